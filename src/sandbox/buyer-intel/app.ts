@@ -1,0 +1,113 @@
+// Express app that emulates the Public-Sector Buyer Intelligence API on a seeded data set: every
+// operation of the spec and the reference, bearer auth (401/403), 415 for non-JSON bodies, 429 past a
+// configurable request rate, and fault knobs for tests and benchmarks under `/__sandbox`.
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { mountStatsAndFaults } from '../shared/control.ts';
+import { CallStats, FaultPlan, type FaultSettings, SlidingWindowLimiter } from '../shared/faults.ts';
+import { buildDataset, type SandboxDataset } from './data/dataset.ts';
+import { HttpError, sendError } from './http-error.ts';
+import { type OperationContext, registerOperations } from './operation.ts';
+import { registerBridgeRoutes } from './routes/bridges.ts';
+import { registerBuyerRoutes } from './routes/buyers.ts';
+import { registerFeedRoutes } from './routes/feeds.ts';
+
+export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
+export const DEFAULT_RESTRICTED_TOKEN = 'sandbox-restricted-token';
+
+export interface BuyerIntelSandboxOptions {
+  /** A prebuilt data set (tests share one to save start-up time), or the seed to build one. */
+  dataset?: SandboxDataset;
+  seed?: number;
+  buyerCount?: number;
+  /** Tokens with access to every bridge. */
+  tokens?: string[];
+  /** Tokens that only see bridges shared with everyone; other bridges answer 403. */
+  restrictedTokens?: string[];
+  /** Requests per window per token before 429; `false` disables. Default 600 per 60 s. */
+  rateLimit?: { requests: number; windowMs: number } | false;
+  faults?: Partial<FaultSettings>;
+  /** Largest accepted JSON body. Default 1 MiB. */
+  maxBodyBytes?: number;
+}
+
+export interface BuyerIntelSandbox {
+  app: express.Express;
+  dataset: SandboxDataset;
+  faults: FaultPlan;
+  stats: CallStats;
+  tokens: { full: string[]; restricted: string[] };
+}
+
+export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}): BuyerIntelSandbox {
+  const dataset =
+    options.dataset ??
+    buildDataset({
+      ...(options.seed === undefined ? {} : { seed: options.seed }),
+      ...(options.buyerCount === undefined ? {} : { buyerCount: options.buyerCount }),
+    });
+  const tokens = {
+    full: options.tokens ?? [DEFAULT_SANDBOX_TOKEN],
+    restricted: options.restrictedTokens ?? [DEFAULT_RESTRICTED_TOKEN],
+  };
+  const faults = new FaultPlan(options.faults);
+  const stats = new CallStats();
+  const rate = options.rateLimit ?? { requests: 600, windowMs: 60_000 };
+  const limiter = rate ? new SlidingWindowLimiter(rate.requests, rate.windowMs) : null;
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use((_req, res, next) => {
+    res.setHeader('X-Request-Id', randomUUID());
+    next();
+  });
+
+  mountControlPlane(app, { faults, stats });
+
+  // A body must be JSON: anything else is 415 before it is parsed.
+  app.use((req, res, next) => {
+    const hasBody =
+      Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody && !req.is('application/json')) {
+      sendError(
+        res,
+        415,
+        'request.media_type.unsupported',
+        'request bodies must be JSON (Content-Type: application/json)',
+      );
+      return;
+    }
+    next();
+  });
+  app.use(express.json({ limit: options.maxBodyBytes ?? 1024 * 1024, strict: false }));
+
+  const ctx: OperationContext = { dataset, faults, stats, limiter, tokens };
+  const router = express.Router();
+  registerOperations(router, ctx, [registerBuyerRoutes, registerBridgeRoutes, registerFeedRoutes]);
+  app.use(router);
+
+  app.use((_req, res) => sendError(res, 404, 'resource.route.not_found', 'no such endpoint'));
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    if (err instanceof HttpError) return sendError(res, err.status, err.code, err.message);
+    const e = err as { type?: string; status?: number };
+    if (e.type === 'entity.parse.failed')
+      return sendError(res, 400, 'request.body.malformed', 'request body is not valid JSON');
+    if (e.type === 'entity.too.large')
+      return sendError(res, 413, 'request.body.too_large', 'request body is too large');
+    sendError(res, 500, 'server.error', 'internal server error');
+  });
+
+  return { app, dataset, faults, stats, tokens };
+}
+
+/**
+ * Sandbox-only control endpoints (not part of the provider's API): read call counts and script faults
+ * from another process, e.g. a benchmark or a reliability test.
+ */
+function mountControlPlane(app: express.Express, parts: { faults: FaultPlan; stats: CallStats }): void {
+  const control = express.Router();
+  control.use(express.json());
+  mountStatsAndFaults(control, parts);
+  app.use('/__sandbox', control);
+}

@@ -1,0 +1,102 @@
+// Every sandbox operation runs through the same steps: count it, add latency, check the bearer token,
+// apply the rate limit, apply a scripted or random fault, then run the handler and send its JSON.
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Request, Response, Router } from 'express';
+import type { CallStats, FaultPlan, SlidingWindowLimiter } from '../shared/faults.ts';
+import type { SandboxDataset } from './data/dataset.ts';
+import { HttpError, sendError } from './http-error.ts';
+
+export interface OperationContext {
+  dataset: SandboxDataset;
+  faults: FaultPlan;
+  stats: CallStats;
+  limiter: SlidingWindowLimiter | null;
+  tokens: { full: string[]; restricted: string[] };
+}
+
+export interface Caller {
+  token: string;
+  /** Sees only bridges shared with everyone. */
+  restricted: boolean;
+}
+
+export type OperationHandler = (req: Request, res: Response, caller: Caller) => unknown;
+export type DefineOperation = (
+  method: 'get' | 'put' | 'patch' | 'post',
+  path: string,
+  operation: string,
+  handler: OperationHandler,
+) => void;
+export type RouteModule = (define: DefineOperation, ctx: OperationContext) => void;
+
+function bearer(req: Request): string | undefined {
+  const header = req.headers.authorization;
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1];
+}
+
+export function registerOperations(router: Router, ctx: OperationContext, modules: RouteModule[]): void {
+  const define: DefineOperation = (method, path, operation, handler) => {
+    router[method](path, async (req, res, next) => {
+      res.on('finish', () => ctx.stats.record(operation, res.statusCode));
+      try {
+        const { latencyMs } = ctx.faults.settings;
+        if (latencyMs > 0) await delay(latencyMs);
+
+        const token = bearer(req);
+        const restricted = token !== undefined && ctx.tokens.restricted.includes(token);
+        if (!token || (!restricted && !ctx.tokens.full.includes(token))) {
+          res.setHeader('WWW-Authenticate', `Bearer realm="api", error="invalid_token"`);
+          return sendError(
+            res,
+            401,
+            'auth.token.invalid',
+            token ? 'the access token is not valid' : 'missing bearer token',
+          );
+        }
+
+        if (ctx.limiter) {
+          const verdict = ctx.limiter.hit(token);
+          if (!verdict.ok) {
+            res.setHeader('Retry-After', String(Math.ceil(verdict.retryAfterMs / 1000)));
+            return sendError(res, 429, 'rate_limit.exceeded', 'rate limit exceeded; retry later');
+          }
+        }
+
+        const fault = ctx.faults.next(operation);
+        if (fault?.kind === 'status') {
+          if (fault.retryAfterSeconds !== undefined)
+            res.setHeader('Retry-After', String(fault.retryAfterSeconds));
+          const code = fault.status === 429 ? 'rate_limit.exceeded' : 'server.error';
+          return sendError(
+            res,
+            fault.status,
+            code,
+            fault.status === 429 ? 'rate limit exceeded; retry later' : 'injected fault',
+          );
+        }
+        if (fault?.kind === 'malformed-json') {
+          return res.status(200).type('application/json').send('{"result": [{"rowId": ');
+        }
+        if (fault?.kind === 'delay') await delay(fault.ms);
+        if (fault?.kind === 'drop-field') {
+          const json = res.json.bind(res);
+          res.json = (body: unknown) => {
+            if (body && typeof body === 'object' && !Array.isArray(body)) {
+              const { [fault.field]: _dropped, ...rest } = body as Record<string, unknown>;
+              return json(rest);
+            }
+            return json(body);
+          };
+        }
+
+        const result = await handler(req, res, { token, restricted });
+        if (result !== undefined && !res.headersSent) res.json(result);
+      } catch (err) {
+        if (err instanceof HttpError) return sendError(res, err.status, err.code, err.message);
+        next(err);
+      }
+    });
+  };
+  for (const register of modules) register(define, ctx);
+}

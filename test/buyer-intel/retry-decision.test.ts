@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter } from '../../src/buyer-intel/retry.ts';
+
+const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1_000 };
+
+describe('decideRetry', () => {
+  it('retries 429, 5xx, network errors and timeouts; never other 4xx', () => {
+    for (const status of [429, 500, 502, 503])
+      expect(decideRetry(1, { kind: 'status', status }, policy).retry).toBe(true);
+    expect(decideRetry(1, { kind: 'network' }, policy).retry).toBe(true);
+    expect(decideRetry(1, { kind: 'timeout' }, policy).retry).toBe(true);
+    for (const status of [400, 401, 403, 404, 415])
+      expect(decideRetry(1, { kind: 'status', status }, policy).retry).toBe(false);
+  });
+
+  it('stops after maxAttempts', () => {
+    expect(decideRetry(5, { kind: 'status', status: 500 }, policy)).toEqual({ retry: false });
+  });
+
+  it('backs off exponentially with full jitter under a cap', () => {
+    const ceilings = [1, 2, 3, 4].map((a) => decideRetry(a, { kind: 'network' }, policy, () => 0.999999));
+    expect(ceilings.map((d) => (d.retry ? d.delayMs : -1))).toEqual([99, 199, 399, 799]);
+    const capped = decideRetry(
+      4,
+      { kind: 'network' },
+      { ...policy, maxAttempts: 10, maxDelayMs: 300 },
+      () => 0.999999,
+    );
+    expect(capped).toEqual({ retry: true, delayMs: 299 });
+    expect(decideRetry(3, { kind: 'network' }, policy, () => 0)).toEqual({ retry: true, delayMs: 0 });
+  });
+
+  it('waits exactly Retry-After, and gives up when it is longer than we hold a call', () => {
+    expect(decideRetry(1, { kind: 'status', status: 429, retryAfterMs: 2_000 }, policy)).toEqual({
+      retry: true,
+      delayMs: 2_000,
+    });
+    expect(decideRetry(1, { kind: 'status', status: 429, retryAfterMs: 120_000 }, policy)).toEqual({
+      retry: false,
+    });
+  });
+});
+
+describe('parseRetryAfter', () => {
+  it('reads seconds and HTTP dates', () => {
+    expect(parseRetryAfter('3')).toBe(3_000);
+    expect(parseRetryAfter(null)).toBeUndefined();
+    expect(parseRetryAfter('soon')).toBeUndefined();
+    const now = Date.parse('2026-11-21T10:00:00Z');
+    expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:05 GMT', now)).toBe(5_000);
+  });
+});

@@ -1,0 +1,42 @@
+// One sandbox data set per test worker (building it is the slow part), a fresh server per test file.
+import { BuyerIntelClient, type BuyerIntelClientOptions } from '../../src/buyer-intel/index.ts';
+import type { BuyerIntelSandboxOptions } from '../../src/sandbox/buyer-intel/app.ts';
+import { buildDataset, type SandboxDataset } from '../../src/sandbox/buyer-intel/data/dataset.ts';
+import {
+  type RunningBuyerIntelSandbox,
+  startBuyerIntelSandbox,
+} from '../../src/sandbox/buyer-intel/server.ts';
+
+let shared: SandboxDataset | undefined;
+export function sharedDataset(): SandboxDataset {
+  shared ??= buildDataset({ seed: 42 });
+  return shared;
+}
+
+export function startSandbox(options: BuyerIntelSandboxOptions = {}): Promise<RunningBuyerIntelSandbox> {
+  return startBuyerIntelSandbox({ dataset: sharedDataset(), rateLimit: false, ...options });
+}
+
+/** A client whose retries do not wait (delays are recorded instead), unless `sleep` is given. */
+export function clientFor(
+  sandbox: RunningBuyerIntelSandbox,
+  options: Partial<BuyerIntelClientOptions> = {},
+): { client: BuyerIntelClient; sleeps: number[]; urls: string[] } {
+  const sleeps: number[] = [];
+  const urls: string[] = [];
+  const client = new BuyerIntelClient({
+    baseUrl: sandbox.url,
+    token: sandbox.token,
+    rateLimit: false,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+    },
+    // Real HTTP; the wrapper only records which URLs were requested.
+    fetch: (input, init) => {
+      urls.push(String(input));
+      return fetch(input, init);
+    },
+    ...options,
+  });
+  return { client, sleeps, urls };
+}
