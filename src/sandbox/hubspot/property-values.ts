@@ -1,0 +1,85 @@
+// How HubSpot checks and stores a property value written through the CRM APIs. Values are stored as
+// strings; "" (or null) clears a value. Datetimes accept epoch milliseconds or ISO 8601 and come back as
+// ISO 8601 with milliseconds; dates must be at midnight UTC and come back as YYYY-MM-DD; enumerations must
+// name one of their options (checkbox enumerations: several, separated by ";").
+import type { PropertyDefinition } from './default-properties.ts';
+import type { InvalidProperty } from './errors.ts';
+
+export type ValueCheck = { ok: true; value: string } | { ok: false; invalid: InvalidProperty };
+
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+export function checkValue(def: PropertyDefinition, raw: unknown): ValueCheck {
+  if (raw === null || raw === undefined || raw === '') return { ok: true, value: '' };
+  if (typeof raw === 'object') {
+    return invalid(
+      def,
+      'INVALID_PROPERTY_VALUE',
+      `${JSON.stringify(raw)} is not a valid value for ${def.name}`,
+    );
+  }
+  const value = String(raw);
+  switch (def.type) {
+    case 'number':
+      return NUMBER.test(value)
+        ? { ok: true, value }
+        : invalid(def, 'INVALID_DOUBLE', `${value} was not a valid number.`);
+    case 'datetime': {
+      const ms = toEpochMs(value);
+      return ms === undefined
+        ? invalid(def, 'INVALID_DATE', `${value} is not a valid datetime.`)
+        : { ok: true, value: new Date(ms).toISOString() };
+    }
+    case 'date': {
+      const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : toEpochMs(value);
+      if (ms === undefined || Number.isNaN(ms))
+        return invalid(def, 'INVALID_DATE', `${value} is not a valid date.`);
+      const iso = new Date(ms).toISOString();
+      if (!iso.endsWith('T00:00:00.000Z')) {
+        return invalid(def, 'INVALID_DATE', `${value} is at ${iso.slice(11, 23)} UTC, not midnight!`);
+      }
+      return { ok: true, value: iso.slice(0, 10) };
+    }
+    case 'bool': {
+      const lower = value.toLowerCase();
+      return lower === 'true' || lower === 'false'
+        ? { ok: true, value: lower }
+        : invalid(def, 'INVALID_OPTION', optionMessage(def, value));
+    }
+    case 'enumeration': {
+      if (def.externalOptions) return { ok: true, value };
+      const parts = def.fieldType === 'checkbox' ? value.split(';') : [value];
+      const allowed = new Set(def.options.map((o) => o.value));
+      const bad = parts.find((p) => !allowed.has(p));
+      return bad === undefined
+        ? { ok: true, value }
+        : invalid(def, 'INVALID_OPTION', optionMessage(def, bad));
+    }
+    default:
+      return { ok: true, value };
+  }
+}
+
+/** Epoch milliseconds from "1700000000000" or an ISO 8601 string. */
+export function toEpochMs(value: string): number | undefined {
+  if (/^-?\d+$/.test(value)) return Number(value);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(value)) return undefined;
+  const ms = Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+const invalid = (def: PropertyDefinition, error: string, message: string): ValueCheck => ({
+  ok: false,
+  invalid: { name: def.name, error, message },
+});
+
+/** HubSpot prints the allowed options the way its (protobuf) option objects print. */
+function optionMessage(def: PropertyDefinition, value: string): string {
+  const options = def.options
+    .map(
+      (o) =>
+        `label: ${JSON.stringify(o.label)}\nvalue: ${JSON.stringify(o.value)}\ndisplay_order: ${o.displayOrder}\nhidden: ${o.hidden}\nread_only: false\n`,
+    )
+    .join(', ');
+  return `${value} was not one of the allowed options: [${options}]`;
+}

@@ -1,0 +1,121 @@
+// Associations v4 (/crm/v4/objects/{type}/{id}/associations/...). An association is visible from both
+// sides: creating note→company (190) also creates company→note (189). Responses follow what HubSpot sends:
+// the list carries `toObjectId` as a number and `label: null` for unlabelled types, and the labelled
+// create answers 201 with numeric object ids (both differ from associations-v4.json, which says strings).
+import { validationError } from '../errors.ts';
+import { defaultAssociationType, OBJECT_TYPES } from '../object-types.ts';
+import type { RouteModule } from '../operation.ts';
+import { intParam, isRecord, objectTypeParam, origin, stringParam } from '../request.ts';
+import { compareIds } from '../store.ts';
+
+const V4 = '/crm/v4/objects';
+
+export const registerAssociationRoutes: RouteModule = (define, ctx) => {
+  const { store } = ctx;
+
+  define(
+    'put',
+    `${V4}/:objectType/:objectId/associations/default/:toObjectType/:toObjectId`,
+    'crm.associations.v4.basicApi.createDefault',
+    (req) => {
+      const startedAt = new Date().toISOString();
+      const fromType = objectTypeParam(String(req.params.objectType));
+      const toType = objectTypeParam(String(req.params.toObjectType));
+      const fromId = String(req.params.objectId);
+      const toId = String(req.params.toObjectId);
+      const def = defaultAssociationType(fromType, toType);
+      if (!def) {
+        throw validationError(`There is no default association type from ${fromType} to ${toType}`);
+      }
+      store.associate(fromType, fromId, toType, toId, [
+        { associationCategory: def.category, associationTypeId: def.typeId },
+      ]);
+      return {
+        status: 'COMPLETE',
+        results: [
+          {
+            from: { id: fromId },
+            to: { id: toId },
+            associationSpec: { associationCategory: def.category, associationTypeId: def.typeId },
+          },
+          {
+            from: { id: toId },
+            to: { id: fromId },
+            associationSpec: { associationCategory: def.category, associationTypeId: def.inverseTypeId },
+          },
+        ],
+        startedAt,
+        completedAt: new Date().toISOString(),
+      };
+    },
+  );
+
+  define(
+    'put',
+    `${V4}/:objectType/:objectId/associations/:toObjectType/:toObjectId`,
+    'crm.associations.v4.basicApi.create',
+    (req, res) => {
+      const fromType = objectTypeParam(String(req.params.objectType));
+      const toType = objectTypeParam(String(req.params.toObjectType));
+      const fromId = String(req.params.objectId);
+      const toId = String(req.params.toObjectId);
+      const body: unknown = req.body;
+      if (!Array.isArray(body) || body.length === 0) {
+        throw validationError('Invalid input JSON: the body must be a non-empty array of association types');
+      }
+      const specs = body.map((s) => {
+        if (!isRecord(s))
+          throw validationError('Invalid input JSON: each association type must be an object');
+        return {
+          associationCategory: String(s.associationCategory),
+          associationTypeId: Number(s.associationTypeId),
+        };
+      });
+      const defs = store.associate(fromType, fromId, toType, toId, specs);
+      res.status(201);
+      return {
+        fromObjectTypeId: OBJECT_TYPES[fromType].typeId,
+        fromObjectId: Number(fromId),
+        toObjectTypeId: OBJECT_TYPES[toType].typeId,
+        toObjectId: Number(toId),
+        labels: defs.map((d) => d.label).filter((l): l is string => l !== null),
+      };
+    },
+  );
+
+  define(
+    'get',
+    `${V4}/:objectType/:objectId/associations/:toObjectType`,
+    'crm.associations.v4.basicApi.getPage',
+    (req) => {
+      const fromType = objectTypeParam(String(req.params.objectType));
+      const toType = objectTypeParam(String(req.params.toObjectType));
+      const fromId = String(req.params.objectId);
+      const limit = intParam(req.query, 'limit', { default: 500, max: 500 });
+      const after = stringParam(req.query, 'after');
+      const all = store.associations(fromType, fromId, toType);
+      if (after !== undefined && !/^\d+$/.test(after))
+        throw validationError(`after must be an object id, got ${after}`);
+      // The cursor is the id of the first association of the next page.
+      const start = after === undefined ? 0 : all.filter((a) => compareIds(a.toId, after) < 0).length;
+      const page = all.slice(start, start + limit);
+      const next = all[start + limit];
+      return {
+        results: page.map((a) => ({
+          toObjectId: Number(a.toId),
+          associationTypes: a.types.map((t) => ({ category: t.category, typeId: t.typeId, label: t.label })),
+        })),
+        ...(next
+          ? {
+              paging: {
+                next: {
+                  after: next.toId,
+                  link: `${origin(req)}${V4}/${req.params.objectType}/${fromId}/associations/${req.params.toObjectType}?limit=${limit}&after=${next.toId}`,
+                },
+              },
+            }
+          : {}),
+      };
+    },
+  );
+};

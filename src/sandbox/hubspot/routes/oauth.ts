@@ -1,0 +1,58 @@
+// OAuth token endpoints. `POST /oauth/v1/token` is what @hubspot/api-client's tokensApi.create calls;
+// `POST /oauth/v3/token` is the one in oauth-v3.json (its answer adds token_use, hub_id, user_id and
+// scopes). Both take application/x-www-form-urlencoded only; a JSON body answers 415.
+import { setTimeout as delay } from 'node:timers/promises';
+import express, { type Request, type Response, type Router } from 'express';
+import { faultError, HubSpotError, sendHubSpotError, sendJson } from '../errors.ts';
+import type { OperationContext } from '../operation.ts';
+
+export function registerOAuthRoutes(router: Router, ctx: OperationContext): void {
+  const form = express.urlencoded({ extended: false, limit: '64kb' });
+
+  const token = (version: 'v1' | 'v3') => async (req: Request, res: Response) => {
+    const operation = version === 'v1' ? 'oauth.tokensApi.create' : 'oauth.v3.token';
+    res.on('finish', () => ctx.stats.record(operation, res.statusCode));
+    try {
+      const { latencyMs } = ctx.faults.settings;
+      if (latencyMs > 0) await delay(latencyMs);
+      const fault = ctx.faults.next(operation);
+      if (fault?.kind === 'status') throw faultError(fault.status, fault.retryAfterSeconds);
+      if (fault?.kind === 'delay') await delay(fault.ms);
+      if (!req.is('application/x-www-form-urlencoded')) {
+        throw new HubSpotError(415, {
+          status: 'error',
+          message: 'Unsupported Media Type: the token endpoint accepts application/x-www-form-urlencoded',
+        });
+      }
+      const body = (req.body ?? {}) as Record<string, unknown>;
+      const fields = Object.fromEntries(
+        Object.entries(body).map(([k, v]) => [k, typeof v === 'string' ? v : undefined]),
+      ) as Record<string, string | undefined>;
+      const tokens = ctx.auth.grant(fields);
+      if (version === 'v1') {
+        return sendJson(res, 200, {
+          token_type: tokens.token_type,
+          refresh_token: tokens.refresh_token,
+          access_token: tokens.access_token,
+          expires_in: tokens.expires_in,
+        });
+      }
+      return sendJson(res, 200, {
+        access_token: tokens.access_token,
+        refresh_token: tokens.refresh_token,
+        expires_in: tokens.expires_in,
+        token_type: tokens.token_type,
+        token_use: 'access_token',
+        hub_id: tokens.hub_id,
+        user_id: tokens.user_id,
+        scopes: tokens.scopes,
+      });
+    } catch (err) {
+      if (err instanceof HubSpotError) return sendHubSpotError(res, err);
+      throw err;
+    }
+  };
+
+  router.post('/oauth/v1/token', form, token('v1'));
+  router.post('/oauth/v3/token', form, token('v3'));
+}

@@ -1,0 +1,54 @@
+// Sandbox-only control endpoints under /__sandbox (not part of Salesforce's API): call counts, fault
+// knobs, expiring sessions, outbound message deliveries and settings, custom fields.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { mountStatsAndFaults } from '../shared/control.ts';
+import type { CallStats, FaultPlan } from '../shared/faults.ts';
+import type { AuthRegistry } from './auth.ts';
+import type { OutboundSender, OutboundSettings } from './outbound.ts';
+import { isRecord } from './routes/sobjects.ts';
+import { resolveType, type SalesforceStore } from './store.ts';
+
+export interface ControlParts {
+  store: SalesforceStore;
+  auth: AuthRegistry;
+  faults: FaultPlan;
+  stats: CallStats;
+  outbound: OutboundSender;
+}
+
+export function controlPlane(parts: ControlParts): express.Router {
+  const control = express.Router();
+  control.use(express.json());
+
+  mountStatsAndFaults(control, parts);
+
+  control.post('/tokens/expire', (req, res) => {
+    const token = isRecord(req.body) && typeof req.body.token === 'string' ? req.body.token : undefined;
+    res.json({ expired: parts.auth.expire(token) });
+  });
+  control.post('/oauth/tokens', (_req, res) => {
+    res.json({ accessToken: parts.auth.issueAccessToken(), refreshToken: parts.auth.issueRefreshToken() });
+  });
+  control.post('/fields', (req, res) => {
+    const body = isRecord(req.body) ? req.body : {};
+    const type = resolveType(String(body.sobjectType ?? 'Account'));
+    if (!type) throw new Error(`unknown sobjectType ${String(body.sobjectType)}`);
+    res.status(201).json({ name: parts.store.defineCustomField(type, String(body.name ?? '')) });
+  });
+  control.get('/outbound/deliveries', (_req, res) => {
+    res.json({ deliveries: parts.outbound.deliveries, pending: parts.outbound.pending });
+  });
+  control.put('/outbound', (req, res) => {
+    parts.outbound.configure((req.body ?? {}) as OutboundSettings);
+    res.json(parts.outbound.settings);
+  });
+  control.post('/outbound/flush', async (_req, res) => {
+    await parts.outbound.flush();
+    res.status(204).end();
+  });
+
+  control.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    res.status(400).json({ error: err instanceof Error ? err.message : String(err) });
+  });
+  return control;
+}

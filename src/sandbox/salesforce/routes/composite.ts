@@ -1,0 +1,113 @@
+// sObject Collections: POST /composite/sobjects (create) and PATCH /composite/sobjects (update), up to
+// 200 records of `{attributes: {type}, ...fields}` (updates carry `id`). Results in request order:
+// `{id, success: true, errors: []}` or `{success: false, errors: [{statusCode, message, fields}]}`.
+// allOrNone: nothing is written when any record fails; the valid ones answer
+// ALL_OR_NONE_OPERATION_ROLLED_BACK.
+import { SalesforceError } from '../errors.ts';
+import type { OperationContext, RouteModule } from '../operation.ts';
+import { resolveType, type SObjectType } from '../store.ts';
+import { isRecord, objectBody } from './sobjects.ts';
+
+export const MAX_COLLECTION_RECORDS = 200;
+
+interface RecordError {
+  statusCode: string;
+  message: string;
+  fields: string[];
+}
+
+type SaveResult = { id?: string; success: boolean; errors: RecordError[] };
+
+interface Item {
+  type: SObjectType;
+  id?: string;
+  values: Record<string, unknown>;
+}
+
+const recordErrors = (err: SalesforceError): RecordError[] =>
+  err.errors.map((e) => ({ statusCode: e.errorCode, message: e.message, fields: e.fields ?? [] }));
+
+function parseItems(body: unknown, update: boolean): { allOrNone: boolean; items: (Item | RecordError)[] } {
+  const { allOrNone, records } = objectBody(body);
+  if (!Array.isArray(records))
+    throw new SalesforceError(400, [{ message: 'records is required', errorCode: 'JSON_PARSER_ERROR' }]);
+  if (records.length > MAX_COLLECTION_RECORDS)
+    throw new SalesforceError(400, [
+      {
+        message: `record limit reached. cannot submit more than ${MAX_COLLECTION_RECORDS} records into this call`,
+        errorCode: 'EXCEEDED_ID_LIMIT',
+        fields: [],
+      },
+    ]);
+  const items = records.map((r): Item | RecordError => {
+    if (!isRecord(r))
+      return { statusCode: 'JSON_PARSER_ERROR', message: 'record must be an object', fields: [] };
+    const { attributes, id, Id, ...values } = r;
+    const type = isRecord(attributes) ? resolveType(String(attributes.type)) : undefined;
+    if (!type)
+      return {
+        statusCode: 'INVALID_TYPE',
+        message: 'Must send a concrete entity type.',
+        fields: [],
+      };
+    if (!update)
+      return { type, values: id === undefined && Id === undefined ? values : { Id: id ?? Id, ...values } };
+    const recordId = id ?? Id;
+    if (typeof recordId !== 'string')
+      return { statusCode: 'MISSING_ARGUMENT', message: 'Id not specified in an update call', fields: [] };
+    return { type, id: recordId, values };
+  });
+  return { allOrNone: allOrNone === true, items };
+}
+
+function save(ctx: OperationContext, body: unknown, update: boolean): SaveResult[] {
+  const { allOrNone, items } = parseItems(body, update);
+  const check = (item: Item | RecordError): RecordError[] => {
+    if (!('type' in item)) return [item];
+    try {
+      if (item.id !== undefined) ctx.store.validateUpdate(item.type, item.id, item.values);
+      else ctx.store.validateCreate(item.type, item.values);
+      return [];
+    } catch (err) {
+      if (err instanceof SalesforceError) return recordErrors(err);
+      throw err;
+    }
+  };
+  if (allOrNone) {
+    const problems = items.map(check);
+    if (problems.some((p) => p.length > 0)) {
+      return problems.map((errors, i) => {
+        const item = items[i];
+        const id = item && 'id' in item && item.id !== undefined ? { id: item.id } : {};
+        return errors.length
+          ? { success: false, errors }
+          : {
+              ...id,
+              success: false,
+              errors: [
+                {
+                  statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK',
+                  message:
+                    'Record rolled back because not all records were valid and the request was using AllOrNone header',
+                  fields: [],
+                },
+              ],
+            };
+      });
+    }
+  }
+  return items.map((item): SaveResult => {
+    const errors = check(item);
+    if (errors.length || !('type' in item)) return { success: false, errors };
+    const record =
+      item.id !== undefined
+        ? ctx.store.update(item.type, item.id, item.values)
+        : ctx.store.create(item.type, item.values);
+    return { id: record.id, success: true, errors: [] };
+  });
+}
+
+export const registerCompositeRoutes: RouteModule = (define, ctx) => {
+  define('post', '/composite/sobjects', 'composite.sobjects.create', (req) => save(ctx, req.body, false));
+  define('patch', '/composite/sobjects', 'composite.sobjects.update', (req) => save(ctx, req.body, true));
+};

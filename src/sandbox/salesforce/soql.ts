@@ -1,0 +1,148 @@
+// A small SOQL subset: SELECT f1, f2 FROM Account|Task [WHERE f = 'x' [AND g != 1 ...]]
+// [ORDER BY f [ASC|DESC]] [LIMIT n]. Keywords are case-insensitive; text comparisons too, as in SOQL.
+// Anything else is MALFORMED_QUERY; unknown objects INVALID_TYPE, unknown fields INVALID_FIELD.
+import { malformedQuery, SalesforceError } from './errors.ts';
+import {
+  type FieldValue,
+  resolveType,
+  type SalesforceStore,
+  type SObjectRecord,
+  type SObjectType,
+} from './store.ts';
+
+export interface Condition {
+  field: string;
+  op: '=' | '!=';
+  value: FieldValue;
+}
+
+export interface SoqlQuery {
+  type: SObjectType;
+  fields: string[];
+  where: Condition[];
+  orderBy?: { field: string; descending: boolean };
+  limit?: number;
+}
+
+const TOKEN = /\s*(?:('(?:[^'\\]|\\.)*')|(!=|=|,)|([A-Za-z_][A-Za-z0-9_.]*)|(-?\d+(?:\.\d+)?))/y;
+
+function tokenize(soql: string): string[] {
+  const tokens: string[] = [];
+  TOKEN.lastIndex = 0;
+  let pos = 0;
+  while (pos < soql.length) {
+    if (/^\s*$/.test(soql.slice(pos))) break;
+    TOKEN.lastIndex = pos;
+    const m = TOKEN.exec(soql);
+    if (!m) throw malformedQuery(`unexpected token: '${soql.slice(pos).trim().split(/\s+/)[0] ?? ''}'`);
+    tokens.push(m[1] ?? m[2] ?? m[3] ?? m[4] ?? '');
+    pos = TOKEN.lastIndex;
+  }
+  return tokens;
+}
+
+const noSuchColumn = (type: string, field: string) =>
+  new SalesforceError(400, [
+    {
+      message: `No such column '${field}' on entity '${type}'. If you are attempting to use a custom field, be sure to append the '__c' after the custom field name. Please reference your WSDL or the describe call for the appropriate names.`,
+      errorCode: 'INVALID_FIELD',
+    },
+  ]);
+
+export function parseSoql(soql: string, store: SalesforceStore): SoqlQuery {
+  const t = tokenize(soql);
+  let i = 0;
+  const peek = () => t[i];
+  const kw = (word: string) => peek()?.toUpperCase() === word;
+  const expect = (word: string) => {
+    if (!kw(word)) throw malformedQuery(`expecting ${word}, found '${peek() ?? 'EOF'}'`);
+    i++;
+  };
+  expect('SELECT');
+  const raw: string[] = [];
+  for (;;) {
+    const f = t[i++];
+    if (!f || !/^[A-Za-z_]/.test(f)) throw malformedQuery(`unexpected token: '${f ?? 'EOF'}'`);
+    raw.push(f);
+    if (peek() !== ',') break;
+    i++;
+  }
+  expect('FROM');
+  const objectName = t[i++] ?? '';
+  const type = resolveType(objectName);
+  if (!type) {
+    throw new SalesforceError(400, [
+      {
+        message: `sObject type '${objectName}' is not supported. If you are attempting to use a custom object, be sure to append the '__c' after the entity name. Please reference your WSDL or the describe call for the appropriate names.`,
+        errorCode: 'INVALID_TYPE',
+      },
+    ]);
+  }
+  const field = (name: string) => {
+    try {
+      return store.fieldName(type, name);
+    } catch {
+      throw noSuchColumn(type, name);
+    }
+  };
+  const fields = raw.map(field);
+  const where: Condition[] = [];
+  if (kw('WHERE')) {
+    i++;
+    for (;;) {
+      const f = field(t[i++] ?? '');
+      const op = t[i++];
+      if (op !== '=' && op !== '!=') throw malformedQuery(`unexpected token: '${op ?? 'EOF'}'`);
+      const v = t[i++];
+      if (v === undefined) throw malformedQuery("unexpected token: 'EOF'");
+      let value: FieldValue;
+      if (v.startsWith("'")) value = v.slice(1, -1).replace(/\\(.)/g, '$1');
+      else if (/^-?\d/.test(v)) value = Number(v);
+      else if (/^(true|false)$/i.test(v)) value = v.toLowerCase() === 'true';
+      else if (/^null$/i.test(v)) value = null;
+      else throw malformedQuery(`unexpected token: '${v}'`);
+      where.push({ field: f, op, value });
+      if (!kw('AND')) break;
+      i++;
+    }
+  }
+  let orderBy: SoqlQuery['orderBy'];
+  if (kw('ORDER')) {
+    i++;
+    expect('BY');
+    orderBy = { field: field(t[i++] ?? ''), descending: false };
+    if (kw('ASC') || kw('DESC')) orderBy.descending = (t[i++] ?? '').toUpperCase() === 'DESC';
+  }
+  let limit: number | undefined;
+  if (kw('LIMIT')) {
+    i++;
+    const n = t[i++] ?? '';
+    if (!/^\d+$/.test(n)) throw malformedQuery(`unexpected token: '${n}'`);
+    limit = Number(n);
+  }
+  if (i < t.length) throw malformedQuery(`unexpected token: '${t[i]}'`);
+  return { type, fields, where, ...(orderBy ? { orderBy } : {}), ...(limit !== undefined ? { limit } : {}) };
+}
+
+function equal(a: FieldValue | undefined, b: FieldValue): boolean {
+  if (typeof a === 'string' && typeof b === 'string') return a.toLowerCase() === b.toLowerCase();
+  return (a ?? null) === b;
+}
+
+export function runSoql(query: SoqlQuery, store: SalesforceStore): SObjectRecord[] {
+  let rows = store
+    .list(query.type)
+    .filter((r) => query.where.every((c) => equal(r.values.get(c.field), c.value) === (c.op === '=')));
+  const order = query.orderBy;
+  if (order) {
+    const key = (r: SObjectRecord) => r.values.get(order.field) ?? null;
+    rows = [...rows].sort((a, b) => {
+      const x = key(a);
+      const y = key(b);
+      // SOQL sorts nulls first in ascending order.
+      const c = x === y ? 0 : x === null ? -1 : y === null ? 1 : x < y ? -1 : 1;
+      return order.descending ? -c : c;
+    });
+  }
+  return query.limit !== undefined ? rows.slice(0, query.limit) : rows;
+}

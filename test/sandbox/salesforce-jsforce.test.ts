@@ -1,0 +1,366 @@
+// The unmodified jsforce 3 against the Salesforce sandbox over real HTTP: sObject rows, collections with
+// a per-record failure, query paging, the refresh on an expired session, the daily API limit and
+// Sforce-Limit-Info.
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { Connection } from 'jsforce';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SalesforceSandboxOptions } from '../../src/sandbox/salesforce/app.ts';
+import { checksumSuffix, isWellFormedId, to18 } from '../../src/sandbox/salesforce/ids.ts';
+import {
+  type RunningSalesforceSandbox,
+  startSalesforceSandbox,
+} from '../../src/sandbox/salesforce/server.ts';
+
+const sandboxes: RunningSalesforceSandbox[] = [];
+async function start(options: SalesforceSandboxOptions = {}): Promise<RunningSalesforceSandbox> {
+  const sandbox = await startSalesforceSandbox(options);
+  sandboxes.push(sandbox);
+  return sandbox;
+}
+afterAll(async () => {
+  await Promise.all(sandboxes.map((s) => s.close()));
+});
+
+const connect = (sf: RunningSalesforceSandbox, accessToken = sf.accessToken) =>
+  new Connection({
+    instanceUrl: sf.url,
+    accessToken,
+    refreshToken: sf.refreshToken,
+    oauth2: { clientId: sf.clientId, clientSecret: sf.clientSecret, loginUrl: sf.url },
+    version: '62.0',
+  });
+
+interface SaveResult {
+  id?: string;
+  success: boolean;
+  errors: { statusCode?: string; errorCode?: string; message: string; fields?: string[] }[];
+}
+
+async function failure(call: PromiseLike<unknown>): Promise<{ errorCode: string; message: string }> {
+  try {
+    await call;
+  } catch (err) {
+    return err as { errorCode: string; message: string };
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('record ids', () => {
+  it('computes the case-safe suffix the documented way', () => {
+    // Salesforce's own example pair: 001A0000006Vm9r → 001A0000006Vm9rIAC.
+    expect(to18('001A0000006Vm9r')).toBe('001A0000006Vm9rIAC');
+    expect(checksumSuffix('000000000000000')).toBe('AAA');
+    expect(isWellFormedId('001A0000006Vm9rIAC')).toBe(true);
+    expect(isWellFormedId('001A0000006Vm9rAAA')).toBe(false);
+  });
+});
+
+describe('sObject rows through jsforce', () => {
+  it('creates, retrieves (all fields or some) and updates an Account', async () => {
+    const sf = await start();
+    sf.store.defineCustomField('Account', 'BuyerIntel_Population__c');
+    const conn = connect(sf);
+    const created = (await conn
+      .sobject('Account')
+      .create({ Name: 'Austin ISD', BillingState: 'TX' })) as SaveResult;
+    expect(created).toEqual({ id: expect.stringMatching(/^001[A-Za-z0-9]{15}$/), success: true, errors: [] });
+    const id = created.id ?? '';
+    expect(isWellFormedId(id)).toBe(true);
+
+    const full = (await conn.sobject('Account').retrieve(id)) as Record<string, unknown>;
+    expect(full).toMatchObject({
+      attributes: { type: 'Account', url: `/services/data/v62.0/sobjects/Account/${id}` },
+      Id: id,
+      Name: 'Austin ISD',
+      BillingState: 'TX',
+      Website: null,
+      OwnerId: expect.stringMatching(/^005/),
+      IsDeleted: false,
+      BuyerIntel_Population__c: null,
+    });
+    expect(String(full.CreatedDate)).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0000$/);
+
+    const updated = await conn
+      .sobject('Account')
+      .update({ Id: id, Website: 'austinisd.org', buyerintel_population__c: 74000 });
+    expect(updated).toEqual({ id, success: true, errors: [] });
+    const some = await conn
+      .sobject('Account')
+      .retrieve(id, { fields: ['Name', 'Website', 'BuyerIntel_Population__c'] });
+    expect(some).toEqual({
+      attributes: { type: 'Account', url: `/services/data/v62.0/sobjects/Account/${id}` },
+      Name: 'Austin ISD',
+      Website: 'austinisd.org',
+      BuyerIntel_Population__c: 74000,
+    });
+  });
+
+  it('answers Salesforce error arrays that jsforce turns into errorCodes', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    const missing = await failure(conn.sobject('Account').retrieve(to18('001Dn0000000001')));
+    expect(missing.errorCode).toBe('NOT_FOUND');
+    const bad = await failure(conn.sobject('Account').create({ Name: 'X', NoSuchField: 1 }));
+    expect(bad).toMatchObject({
+      errorCode: 'INVALID_FIELD',
+      message: "No such column 'NoSuchField' on sobject of type Account",
+    });
+    const readOnly = await failure(
+      conn.sobject('Account').create({ Name: 'X', CreatedDate: '2020-01-01T00:00:00Z' }),
+    );
+    expect(readOnly.errorCode).toBe('INVALID_FIELD_FOR_INSERT_UPDATE');
+    const noName = await failure(conn.sobject('Account').create({ Website: 'x.org' }));
+    expect(noName.errorCode).toBe('REQUIRED_FIELD_MISSING');
+
+    const res = await fetch(`${sf.url}/services/data/v62.0/sobjects/Account`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${sf.accessToken}`, 'Content-Type': 'application/json' },
+      body: '{"Name": ',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual([{ message: expect.any(String), errorCode: 'JSON_PARSER_ERROR' }]);
+  });
+
+  it('updates a collection with one bad id: per-record results in order, the others written', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    const a = sf.store.create('Account', { Name: 'Travis County' });
+    const b = sf.store.create('Account', { Name: 'Round Rock ISD' });
+    const results = (await conn.sobject('Account').update([
+      { Id: a.id, Industry: 'Government' },
+      { Id: '001xx000003DGb2999', Industry: 'Government' },
+      { Id: b.id, Industry: 'Education' },
+    ])) as SaveResult[];
+    expect(results).toEqual([
+      { id: a.id, success: true, errors: [] },
+      {
+        success: false,
+        errors: [
+          {
+            statusCode: 'MALFORMED_ID',
+            message: 'Account ID: id value of incorrect type: 001xx000003DGb2999',
+            fields: ['Id'],
+          },
+        ],
+      },
+      { id: b.id, success: true, errors: [] },
+    ]);
+    expect(sf.store.find('Account', a.id).values.get('Industry')).toBe('Government');
+    expect(sf.store.find('Account', b.id).values.get('Industry')).toBe('Education');
+    expect(sf.stats.count('composite.sobjects.update', 200)).toBe(1);
+
+    const rolledBack = (await conn.sobject('Account').update(
+      [
+        { Id: a.id, Industry: 'Other' },
+        { Id: a.id, Nope__c: 1 },
+      ],
+      { allOrNone: true },
+    )) as SaveResult[];
+    expect(rolledBack.map((r) => r.errors[0]?.statusCode)).toEqual([
+      'ALL_OR_NONE_OPERATION_ROLLED_BACK',
+      'INVALID_FIELD',
+    ]);
+    expect(sf.store.find('Account', a.id).values.get('Industry')).toBe('Government');
+  });
+
+  it('refuses a collection of more than 200 records', async () => {
+    const sf = await start();
+    const res = await fetch(`${sf.url}/services/data/v62.0/composite/sobjects`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${sf.accessToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        allOrNone: false,
+        records: Array.from({ length: 201 }, (_, i) => ({ attributes: { type: 'Account' }, Name: `A${i}` })),
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { errorCode: string }[])[0]?.errorCode).toBe('EXCEEDED_ID_LIMIT');
+    expect(sf.store.list('Account')).toHaveLength(0);
+  });
+});
+
+describe('SOQL query through jsforce', () => {
+  it('pages across more than two batches with nextRecordsUrl / queryMore', async () => {
+    const sf = await start({ queryBatchSize: 4 });
+    for (let i = 0; i < 11; i++)
+      sf.store.create('Account', { Name: `District ${i}`, BillingState: i % 2 ? 'TX' : 'OK' });
+    const conn = connect(sf);
+
+    const first = await conn.query<{ Id: string; Name: string; attributes?: { type: string; url: string } }>(
+      'SELECT Id, Name FROM Account ORDER BY Id',
+    );
+    expect(first.totalSize).toBe(11);
+    expect(first.done).toBe(false);
+    expect(first.records).toHaveLength(4);
+    // jsforce makes the URL absolute; the wire form is relative (checked below).
+    expect(first.nextRecordsUrl).toMatch(/\/services\/data\/v62\.0\/query\/01g[A-Za-z0-9]{15}-4$/);
+    const raw = await fetch(
+      `${sf.url}/services/data/v62.0/query?q=${encodeURIComponent('SELECT Id FROM Account')}`,
+      {
+        headers: { Authorization: `Bearer ${sf.accessToken}` },
+      },
+    );
+    expect(raw.headers.get('sforce-limit-info')).toMatch(/^api-usage=\d+\/15000$/);
+    expect(await raw.json()).toMatchObject({
+      totalSize: 11,
+      done: false,
+      nextRecordsUrl: expect.stringMatching(/^\/services\/data\/v62\.0\/query\/01g[A-Za-z0-9]{15}-4$/),
+    });
+    expect(first.records[0]?.attributes).toEqual({
+      type: 'Account',
+      url: `/services/data/v62.0/sobjects/Account/${first.records[0]?.Id}`,
+    });
+
+    const all: string[] = first.records.map((r) => r.Name);
+    let next = first;
+    while (!next.done && next.nextRecordsUrl) {
+      next = await conn.queryMore<{ Id: string; Name: string; attributes?: { type: string; url: string } }>(
+        next.nextRecordsUrl,
+      );
+      all.push(...next.records.map((r) => r.Name));
+    }
+    expect(all).toEqual(Array.from({ length: 11 }, (_, i) => `District ${i}`));
+    expect(sf.stats.count('queryMore', 200)).toBe(2);
+
+    const fetched: unknown[] = [];
+    await new Promise<void>((resolve, reject) => {
+      conn
+        .query("SELECT Id FROM Account WHERE BillingState = 'tx'")
+        .on('record', (r: unknown) => fetched.push(r))
+        .on('end', () => resolve())
+        .on('error', reject)
+        .run({ autoFetch: true, maxFetch: 100 });
+    });
+    expect(fetched).toHaveLength(5);
+
+    const bad = await failure(conn.query('SELECT Nope FROM Account'));
+    expect(bad.errorCode).toBe('INVALID_FIELD');
+  });
+});
+
+describe('sessions and limits', () => {
+  it('an expired session makes jsforce refresh once and the call succeeds', async () => {
+    const sf = await start({ auth: { rotateRefreshTokens: true } });
+    const account = sf.store.create('Account', { Name: 'Austin Fire Dept' });
+    const conn = connect(sf);
+    const refreshed: { token: string; refreshToken?: string }[] = [];
+    conn.on('refresh', (token: string, res: { refresh_token?: string }) =>
+      refreshed.push({ token, ...(res.refresh_token ? { refreshToken: res.refresh_token } : {}) }),
+    );
+    expect(sf.auth.expire(sf.accessToken)).toBe(1);
+
+    const record = (await conn.sobject('Account').retrieve(account.id)) as { Name: string };
+    expect(record.Name).toBe('Austin Fire Dept');
+    expect(refreshed).toHaveLength(1);
+    expect(refreshed[0]?.token).not.toBe(sf.accessToken);
+    expect(refreshed[0]?.refreshToken).toMatch(/^5Aep861/);
+    expect(conn.accessToken).toBe(refreshed[0]?.token);
+    expect(sf.stats.count('oauth2.token', 200)).toBe(1);
+    expect(sf.stats.count('sobjects.retrieve', 401)).toBe(1);
+    expect(sf.stats.count('sobjects.retrieve', 200)).toBe(1);
+
+    const res = await fetch(`${sf.url}/services/data/v62.0/sobjects/Account/${account.id}`, {
+      headers: { Authorization: `Bearer ${sf.accessToken}` },
+    });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toEqual([
+      { message: 'Session expired or invalid', errorCode: 'INVALID_SESSION_ID' },
+    ]);
+  });
+
+  it('refuses a revoked refresh token with invalid_grant', async () => {
+    const sf = await start({ auth: { rotateRefreshTokens: true } });
+    const res = await fetch(`${sf.url}/services/oauth2/token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        client_id: sf.clientId,
+        client_secret: sf.clientSecret,
+        refresh_token: 'nope',
+      }),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({
+      error: 'invalid_grant',
+      error_description: 'expired access/refresh token',
+    });
+  });
+
+  it('grants a session for a JWT bearer assertion signed with the connected app key', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const sf = await start({ auth: { jwtPublicKey: publicKey } });
+    const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const assertion = (claims: Record<string, unknown>) => {
+      const input = `${b64({ alg: 'RS256' })}.${b64(claims)}`;
+      return `${input}.${sign('RSA-SHA256', Buffer.from(input), privateKey).toString('base64url')}`;
+    };
+    const exp = Math.floor(Date.now() / 1000) + 180;
+    const conn = new Connection({ loginUrl: sf.url, version: '62.0' });
+    const userInfo = await conn.authorize({
+      grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      assertion: assertion({ iss: sf.clientId, sub: sf.username, aud: sf.url, exp }),
+    });
+    expect(userInfo.organizationId).toBe(sf.orgId);
+    expect(conn.instanceUrl).toBe(sf.url);
+    expect(((await conn.query('SELECT Id FROM Account')) as { totalSize: number }).totalSize).toBe(0);
+
+    const wrongAud = await failure(
+      new Connection({ loginUrl: sf.url, version: '62.0' }).authorize({
+        grant_type: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        assertion: assertion({
+          iss: sf.clientId,
+          sub: sf.username,
+          aud: 'https://login.salesforce.com',
+          exp,
+        }),
+      }),
+    );
+    expect(wrongAud.message).toBe('audience is invalid');
+  });
+
+  it('sends Sforce-Limit-Info and answers REQUEST_LIMIT_EXCEEDED past the daily allocation', async () => {
+    const sf = await start({ dailyApiRequests: 3 });
+    const conn = connect(sf);
+    await conn.query('SELECT Id FROM Account');
+    expect(conn.limitInfo.apiUsage).toEqual({ used: 1, limit: 3 });
+    await conn.query('SELECT Id FROM Account');
+    await conn.query('SELECT Id FROM Account');
+    expect(conn.limitInfo.apiUsage).toEqual({ used: 3, limit: 3 });
+    const refused = await failure(conn.query('SELECT Id FROM Account'));
+    expect(refused).toMatchObject({
+      errorCode: 'REQUEST_LIMIT_EXCEEDED',
+      message: 'TotalRequests Limit exceeded.',
+    });
+    expect(sf.stats.count('query', 403)).toBe(1);
+  });
+});
+
+describe('control plane', () => {
+  it('reads stats, injects faults and expires sessions over /__sandbox', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    const put = await fetch(`${sf.url}/__sandbox/faults`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ inject: [{ kind: 'status', status: 500, match: 'sobjects.create' }] }),
+    });
+    expect(put.status).toBe(200);
+    const failed = await failure(conn.sobject('Account').create({ Name: 'Kansas City' }));
+    expect(failed.errorCode).toBe('UNKNOWN_EXCEPTION');
+    expect(sf.store.list('Account')).toHaveLength(0);
+    await conn.sobject('Account').create({ Name: 'Kansas City' });
+
+    const expired = await fetch(`${sf.url}/__sandbox/tokens/expire`, { method: 'POST' });
+    expect(await expired.json()).toEqual({ expired: 1 });
+    await conn.query('SELECT Id FROM Account');
+    const stats = (await (await fetch(`${sf.url}/__sandbox/stats`)).json()) as {
+      byOperation: Record<string, Record<string, number>>;
+    };
+    expect(stats.byOperation).toMatchObject({
+      'sobjects.create': { '201': 1, '500': 1 },
+      query: { '401': 1, '200': 1 },
+      'oauth2.token': { '200': 1 },
+    });
+  });
+});
