@@ -1,0 +1,502 @@
+// The CrmConnector for Salesforce, on jsforce 3. One API call per connector call where Salesforce allows
+// it: sObject Collections (PATCH / POST /composite/sobjects, ≤ 200 records, allOrNone false) for account
+// updates and for notes, which are completed Tasks on the Account. Every jsforce type stays in this folder;
+// failures come out as AccountNotFoundError, CrmAuthError, CrmRateLimitError, SalesforceTransientError or
+// SalesforceRequestError, and no message carries the access or refresh token.
+//
+// Sessions: jsforce refreshes an expired access token itself (one shared refresh per Connection, then
+// re-sends the request); `onRefresh` receives the new access token and a rotated refresh token, which
+// jsforce does not keep. Each Task carries its dedupe key in BuyerIntel_Key__c (and a last line of its
+// Description), so `existingNoteKeys` reads the truth from Salesforce with one SOQL query.
+
+import type { KeyObject } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { Connection } from 'jsforce';
+import {
+  AccountNotFoundError,
+  type AccountSnapshot,
+  type AccountUpdate,
+  type CrmConnector,
+  type EnsureFieldsResult,
+  type FieldDefinition,
+  type NoteDraft,
+  type NoteResult,
+  type UpdateResult,
+  type WriteFailure,
+} from '../types.ts';
+import {
+  type ApiUsage,
+  errorCodeOf,
+  isRecord,
+  PERMANENT_RECORD_CODES,
+  redactor,
+  SalesforceRequestError,
+  toConnectorError,
+} from './errors.ts';
+import {
+  type CustomFieldMetadata,
+  defaultFieldName,
+  NOTE_KEY_FIELD,
+  noteKeyFieldMetadata,
+  toCustomFieldMetadata,
+} from './fields.ts';
+import { requestJwtToken, type SalesforceTokenResponse } from './jwt.ts';
+import { lockedRefresh, readStoredToken, type StoredToken } from './token-refresh.ts';
+
+export { SalesforceRequestError, SalesforceTransientError } from './errors.ts';
+
+export interface SalesforceConnectorOptions {
+  /** https://yourdomain.my.salesforce.com (the sandbox's URL in tests and demos). */
+  instanceUrl: string;
+  /** Where refreshes go. Default https://login.salesforce.com. */
+  loginUrl?: string;
+  accessToken?: string;
+  refreshToken?: string;
+  clientId: string;
+  clientSecret: string;
+  /** REST API version, e.g. '62.0' (jsforce's default, 50.0, is too old). */
+  apiVersion: string;
+  /** The org's id: the connector's tenant. */
+  orgId: string;
+  /** Our property names → Salesforce API names. Default `buyer_intel_population` → `BuyerIntel_Population__c`. */
+  fieldName?: (crmFieldName: string) => string;
+  /** Called after jsforce refreshed the session: persist a rotated refresh token. Must not throw. */
+  onRefresh?: (accessToken: string, refreshToken: string | undefined) => void;
+  /** How notes are stored. Only 'task' (a completed Task on the Account) for now. */
+  notes?: 'task';
+  /**
+   * JWT bearer flow: authenticate and refresh with an RS256 assertion for `username` signed with the
+   * connected app's private key (PKCS#8 PEM or KeyObject) instead of a refresh token.
+   */
+  jwt?: { username: string; privateKey: string | KeyObject };
+  /**
+   * Share the session across workers: every refresh runs under a Redis lock (one at a time), the new
+   * token (and a rotated refresh token) is stored under `key`, and a connector started later uses it.
+   */
+  tokenStore?: { redis: Redis; key: string };
+}
+
+/** Salesforce's sObject Collections limit. */
+export const SALESFORCE_COLLECTION_LIMIT = 200;
+/** The Metadata API takes at most 10 components per upsert. */
+const METADATA_BATCH = 10;
+const SUBJECT_MAX = 255;
+/** Task.Description is a 32,000-character text area. */
+const DESCRIPTION_MAX = 32_000;
+/** A 15- or 18-character record id: the only thing interpolated into SOQL or a URL. */
+const RECORD_ID = /^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/;
+const STANDARD_FIELDS = ['Name', 'BillingState', 'BillingCity', 'Website'] as const;
+const NOT_FOUND_CODES = new Set(['NOT_FOUND', 'MALFORMED_ID', 'ENTITY_IS_DELETED']);
+
+/** A collection save result, read without trusting its shape. */
+interface SaveResultLike {
+  id?: unknown;
+  success?: unknown;
+  errors?: unknown;
+}
+
+/** The line that carries a note's key at the end of a Task's Description. */
+export const NOTE_KEY_LINE_PREFIX = 'buyer-intel-key: ';
+
+function asText(value: unknown): string | null {
+  if (value === null || value === undefined || value === '') return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}
+
+/** YYYY-MM-DD of an ISO timestamp (UTC), or undefined when unparseable. */
+function activityDate(occurredAt: string): string | undefined {
+  if (/^\d{4}-\d\d-\d\d$/.test(occurredAt)) return occurredAt;
+  const ms = Date.parse(occurredAt);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().slice(0, 10);
+}
+
+export function createSalesforceConnector(options: SalesforceConnectorOptions): CrmConnector {
+  if (!options.instanceUrl) throw new Error('createSalesforceConnector: instanceUrl is required');
+  if (!options.orgId) throw new Error('createSalesforceConnector: orgId is required');
+  if (!/^\d+\.\d$/.test(options.apiVersion ?? '')) {
+    throw new Error('createSalesforceConnector: apiVersion is required, e.g. "62.0"');
+  }
+  if (!options.accessToken && !options.refreshToken && !options.jwt && !options.tokenStore) {
+    throw new Error(
+      'createSalesforceConnector: an accessToken, a refreshToken, jwt or a tokenStore is required',
+    );
+  }
+  const fieldName = options.fieldName ?? defaultFieldName;
+
+  const loginUrl = options.loginUrl ?? 'https://login.salesforce.com';
+  const tokenStore = options.tokenStore;
+  const jwt = options.jwt;
+
+  /** One grant: JWT bearer, or the refresh-token grant with the newest refresh token we know. */
+  async function grant(stored: StoredToken | null): Promise<SalesforceTokenResponse> {
+    if (jwt) {
+      return requestJwtToken(conn, {
+        clientId: options.clientId,
+        username: jwt.username,
+        privateKey: jwt.privateKey,
+        loginUrl,
+      });
+    }
+    const refreshToken = stored?.refreshToken ?? conn.refreshToken;
+    if (!refreshToken) throw new Error('No refresh token found in the connection');
+    return (await conn.oauth2.refreshToken(refreshToken)) as unknown as SalesforceTokenResponse;
+  }
+
+  /** jsforce's refreshFn: every refresh goes through `grant`, under the Redis lock when a tokenStore is set. */
+  const refreshFn = (
+    c: Connection,
+    callback: (err?: Error, accessToken?: string, res?: SalesforceTokenResponse) => void,
+  ): void => {
+    const staleAccessToken = c.accessToken ?? undefined;
+    const refreshed: Promise<SalesforceTokenResponse> = tokenStore
+      ? lockedRefresh(
+          tokenStore.redis,
+          tokenStore.key,
+          async (stored) => {
+            const res = await grant(stored);
+            return {
+              accessToken: res.access_token,
+              ...(res.refresh_token ? { refreshToken: res.refresh_token } : {}),
+            };
+          },
+          staleAccessToken ? { staleAccessToken } : {},
+        ).then((stored) => ({
+          access_token: stored.accessToken,
+          ...(stored.refreshToken ? { refresh_token: stored.refreshToken } : {}),
+          instance_url: c.instanceUrl,
+          id: '',
+        }))
+      : grant(null);
+    refreshed.then(
+      (res) => callback(undefined, res.access_token, res),
+      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
+    );
+  };
+
+  const conn: Connection = new Connection({
+    instanceUrl: options.instanceUrl.replace(/\/+$/, ''),
+    ...(options.accessToken ? { accessToken: options.accessToken } : {}),
+    ...(options.refreshToken ? { refreshToken: options.refreshToken } : {}),
+    oauth2: {
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      loginUrl,
+    },
+    version: options.apiVersion,
+    ...(jwt || tokenStore ? { refreshFn: refreshFn as never } : {}),
+  });
+
+  /** With a tokenStore, the first call starts from the stored session (and refresh token), if any. */
+  let loaded: Promise<void> | undefined;
+  const loadStoredToken = (): Promise<void> => {
+    if (!tokenStore) return Promise.resolve();
+    loaded ??= readStoredToken(tokenStore.redis, tokenStore.key).then(
+      (stored) => {
+        if (!stored) return;
+        conn.accessToken = stored.accessToken;
+        if (stored.refreshToken) conn.refreshToken = stored.refreshToken;
+      },
+      () => {
+        loaded = undefined; // Redis unreachable: try again on the next call; jsforce refreshes on a 401.
+      },
+    );
+    return loaded;
+  };
+  let rotatedRefreshToken: string | undefined;
+  conn.on('refresh', (accessToken: string, res: unknown) => {
+    const refreshToken =
+      isRecord(res) && typeof res.refresh_token === 'string' ? res.refresh_token : undefined;
+    if (refreshToken) {
+      rotatedRefreshToken = refreshToken;
+      conn.refreshToken = refreshToken;
+    }
+    try {
+      options.onRefresh?.(accessToken, refreshToken);
+    } catch {
+      // A persistence hook must not break the call that triggered the refresh.
+    }
+  });
+
+  const redact = redactor(() => [
+    options.accessToken,
+    options.refreshToken,
+    options.clientSecret,
+    conn.accessToken,
+    conn.refreshToken,
+    rotatedRefreshToken,
+  ]);
+  const apiUsage = (): ApiUsage => conn.limitInfo.apiUsage;
+
+  /** One jsforce call, its failure as a connector error. */
+  async function call<T>(operation: string, send: () => PromiseLike<T>): Promise<T> {
+    try {
+      return await send();
+    } catch (err) {
+      throw toConnectorError(operation, err, redact, apiUsage());
+    }
+  }
+
+  /** A per-record failure of a collection save. */
+  function recordFailure(errors: unknown, subject: string): WriteFailure {
+    const first = Array.isArray(errors) ? errors.find(isRecord) : undefined;
+    const code = first && typeof first.statusCode === 'string' ? first.statusCode : 'UNKNOWN';
+    const message = first && typeof first.message === 'string' ? redact(first.message) : 'no message';
+    const fields =
+      first && Array.isArray(first.fields) && first.fields.length ? ` [${first.fields.join(', ')}]` : '';
+    const notFound = code === 'NOT_FOUND' || code === 'ENTITY_IS_DELETED';
+    return {
+      status: notFound ? 404 : PERMANENT_RECORD_CODES.has(code) ? 400 : undefined,
+      message: `${subject}: ${code}: ${message}${fields}`,
+      permanent: PERMANENT_RECORD_CODES.has(code),
+    };
+  }
+
+  /** The whole collection call was refused: every record fails with the reason. */
+  const refusedFailure = (err: SalesforceRequestError): WriteFailure => ({
+    status: 400,
+    message: err.message,
+    permanent: true,
+  });
+
+  // --- accounts ------------------------------------------------------------------------------------
+
+  async function getAccount(accountId: string, fieldNames: readonly string[]): Promise<AccountSnapshot> {
+    if (!RECORD_ID.test(accountId)) {
+      throw new AccountNotFoundError(
+        accountId,
+        `Salesforce Account ${JSON.stringify(accountId)} is no record id`,
+      );
+    }
+    const apiNames = new Map(fieldNames.map((name) => [name, fieldName(name)]));
+    const fields = [...new Set<string>([...STANDARD_FIELDS, ...apiNames.values()])];
+    let record: Record<string, unknown>;
+    try {
+      record = (await conn.sobject('Account').retrieve(accountId, { fields })) as Record<string, unknown>;
+    } catch (err) {
+      const code = errorCodeOf(err);
+      if (code && NOT_FOUND_CODES.has(code)) {
+        throw new AccountNotFoundError(accountId, `Salesforce Account ${accountId} not found (${code})`);
+      }
+      throw toConnectorError('sobject.Account.retrieve', err, redact, apiUsage());
+    }
+    // Salesforce answers field names in their defined spelling; ours may differ in case.
+    const byLower = new Map(Object.entries(record).map(([k, v]) => [k.toLowerCase(), v]));
+    const value = (apiName: string) => asText(byLower.get(apiName.toLowerCase()));
+    const out: Record<string, string | null> = {};
+    for (const [name, apiName] of apiNames) out[name] = value(apiName);
+    return {
+      id: accountId,
+      name: value('Name'),
+      state: value('BillingState'),
+      city: value('BillingCity'),
+      website: value('Website'),
+      fields: out,
+    };
+  }
+
+  async function updateAccounts(updates: readonly AccountUpdate[]): Promise<UpdateResult[]> {
+    if (updates.length === 0) return [];
+    if (updates.length > SALESFORCE_COLLECTION_LIMIT) {
+      throw new RangeError(
+        `updateAccounts takes at most ${SALESFORCE_COLLECTION_LIMIT} updates, got ${updates.length}`,
+      );
+    }
+    // One id twice in a collection is refused: merge updates of one account (later wins).
+    const records: { Id: string; [field: string]: string | null }[] = [];
+    const recordOf = new Map<string, number>();
+    for (const update of updates) {
+      let index = recordOf.get(update.accountId);
+      if (index === undefined) {
+        index = records.length;
+        recordOf.set(update.accountId, index);
+        records.push({ Id: update.accountId });
+      }
+      const record = records[index];
+      if (!record) continue;
+      // null clears the field (JSON null in a collection update).
+      for (const [name, value] of Object.entries(update.fields)) record[fieldName(name)] = value;
+    }
+
+    let outcomes: (WriteFailure | undefined)[];
+    try {
+      // jsforce sends an array as one PATCH /composite/sobjects (API ≥ 42.0), results in request order.
+      const results = (await call('composite.sobjects.update', () =>
+        conn.sobject('Account').update(records, { allOrNone: false }),
+      )) as SaveResultLike[];
+      outcomes = records.map((record, i) => {
+        const result = results[i];
+        if (result?.success === true) return undefined;
+        if (!result) {
+          return {
+            status: undefined,
+            message: `Salesforce's answer did not report Account ${record.Id}`,
+            permanent: false,
+          };
+        }
+        return recordFailure(result.errors, `Salesforce Account ${record.Id}`);
+      });
+    } catch (err) {
+      if (!(err instanceof SalesforceRequestError)) throw err;
+      const failure = refusedFailure(err);
+      outcomes = records.map(() => failure);
+    }
+    return updates.map((update) => {
+      const failure = outcomes[recordOf.get(update.accountId) ?? -1];
+      return failure
+        ? { accountId: update.accountId, ok: false, error: failure }
+        : { accountId: update.accountId, ok: true };
+    });
+  }
+
+  // --- notes ---------------------------------------------------------------------------------------
+
+  async function existingNoteKeys(accountId: string): Promise<Set<string>> {
+    if (!RECORD_ID.test(accountId)) {
+      throw new AccountNotFoundError(
+        accountId,
+        `Salesforce Account ${JSON.stringify(accountId)} is no record id`,
+      );
+    }
+    // The id matched RECORD_ID (letters and digits only), so it is safe inside the quotes.
+    const soql = `SELECT ${NOTE_KEY_FIELD} FROM Task WHERE WhatId = '${accountId}'`;
+    const keys = new Set<string>();
+    type Row = Record<string, unknown>;
+    let page = await call('query', () => conn.query<Row>(soql));
+    for (;;) {
+      for (const row of page.records) {
+        const key = Object.entries(row).find(([k]) => k.toLowerCase() === NOTE_KEY_FIELD.toLowerCase())?.[1];
+        if (typeof key === 'string' && key !== '') keys.add(key);
+      }
+      const next = page.nextRecordsUrl;
+      if (page.done || !next) break;
+      page = await call('queryMore', () => conn.queryMore<Row>(next));
+    }
+    return keys;
+  }
+
+  async function createNotes(drafts: readonly NoteDraft[]): Promise<NoteResult[]> {
+    if (drafts.length === 0) return [];
+    if (drafts.length > SALESFORCE_COLLECTION_LIMIT) {
+      throw new RangeError(
+        `createNotes takes at most ${SALESFORCE_COLLECTION_LIMIT} notes, got ${drafts.length}`,
+      );
+    }
+    // The same key twice for one account would be two Tasks for one signal: create it once.
+    const unique: NoteDraft[] = [];
+    const slotOf = new Map<string, number>();
+    const slots = drafts.map((draft) => {
+      const id = `${draft.accountId}\u0000${draft.dedupeKey}`;
+      let slot = slotOf.get(id);
+      if (slot === undefined) {
+        slot = unique.length;
+        slotOf.set(id, slot);
+        unique.push(draft);
+      }
+      return slot;
+    });
+
+    const records = unique.map((draft) => {
+      const keyLine = `${NOTE_KEY_LINE_PREFIX}${draft.dedupeKey}`;
+      const body = draft.body.slice(0, DESCRIPTION_MAX - keyLine.length - 2);
+      const date = activityDate(draft.occurredAt);
+      return {
+        WhatId: draft.accountId,
+        Subject: draft.title.slice(0, SUBJECT_MAX),
+        Description: body ? `${body}\n\n${keyLine}` : keyLine,
+        ...(date ? { ActivityDate: date } : {}),
+        Status: 'Completed',
+        [NOTE_KEY_FIELD]: draft.dedupeKey,
+      };
+    });
+
+    let outcomes: ({ noteId: string } | WriteFailure)[];
+    try {
+      const results = (await call('composite.sobjects.create', () =>
+        conn.sobject('Task').create(records, { allOrNone: false }),
+      )) as SaveResultLike[];
+      outcomes = unique.map((draft, i) => {
+        const result = results[i];
+        if (result?.success === true && typeof result.id === 'string') return { noteId: result.id };
+        if (!result) {
+          return {
+            status: undefined,
+            message: "Salesforce's answer did not report the Task",
+            permanent: false,
+          };
+        }
+        return recordFailure(result.errors, `Task for Salesforce Account ${draft.accountId}`);
+      });
+    } catch (err) {
+      if (!(err instanceof SalesforceRequestError)) throw err;
+      const failure = refusedFailure(err);
+      outcomes = unique.map(() => failure);
+    }
+    return drafts.map((draft, i) => {
+      const outcome = outcomes[slots[i] ?? -1];
+      if (outcome && 'noteId' in outcome)
+        return { dedupeKey: draft.dedupeKey, ok: true, noteId: outcome.noteId };
+      return {
+        dedupeKey: draft.dedupeKey,
+        ok: false,
+        error: outcome ?? { status: undefined, message: 'no outcome', permanent: false },
+      };
+    });
+  }
+
+  // --- fields --------------------------------------------------------------------------------------
+
+  /**
+   * Upserts our Account fields and the Task key field through the Metadata API (10 per call). In an
+   * org the integration user still needs field-level access to them before the first write.
+   */
+  async function ensureFields(fields: readonly FieldDefinition[]): Promise<EnsureFieldsResult> {
+    const metadata: CustomFieldMetadata[] = [
+      ...fields.map((f) => toCustomFieldMetadata(f, fieldName(f.name))),
+      noteKeyFieldMetadata(),
+    ];
+    const created: string[] = [];
+    const existing: string[] = [];
+    for (let i = 0; i < metadata.length; i += METADATA_BATCH) {
+      const chunk = metadata.slice(i, i + METADATA_BATCH);
+      const results = await call('metadata.upsert', () =>
+        conn.metadata.upsert('CustomField', chunk as unknown as Parameters<typeof conn.metadata.create>[1][]),
+      );
+      for (const result of Array.isArray(results) ? results : [results]) {
+        if (!result.success) {
+          const errors = Array.isArray(result.errors) ? result.errors : [result.errors];
+          const detail = errors
+            .map((e: unknown) => (isRecord(e) ? `${String(e.statusCode)}: ${String(e.message)}` : String(e)))
+            .join('; ');
+          throw new SalesforceRequestError(
+            redact(`Salesforce refused the custom field ${result.fullName}: ${detail}`),
+            { operation: 'metadata.upsert', errorCode: 'METADATA_UPSERT_FAILED' },
+          );
+        }
+        (result.created ? created : existing).push(result.fullName);
+      }
+    }
+    return { created, existing };
+  }
+
+  /** Runs `fn` once the stored session (if any) is installed. */
+  const afterLoad =
+    <A extends unknown[], R>(fn: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      await loadStoredToken();
+      return fn(...args);
+    };
+
+  return {
+    kind: 'salesforce',
+    tenant: options.orgId,
+    maxUpdateBatch: SALESFORCE_COLLECTION_LIMIT,
+    maxNoteBatch: SALESFORCE_COLLECTION_LIMIT,
+    getAccount: afterLoad(getAccount),
+    updateAccounts: afterLoad(updateAccounts),
+    existingNoteKeys: afterLoad(existingNoteKeys),
+    createNotes: afterLoad(createNotes),
+    ensureFields: afterLoad(ensureFields),
+  };
+}

@@ -1,0 +1,133 @@
+// How a failed jsforce call becomes one of the connector's errors. jsforce rejects with an HttpApiError
+// (`errorCode` = Salesforce's errorCode, or ERROR_HTTP_<status> when the body had none; `data` = the
+// error item) for an error answer, with a plain Error "Unable to refresh session due to: …" when its own
+// refresh of an expired session failed, and with a system error (ECONNREFUSED, …) when no answer came.
+// Nothing of jsforce leaves this folder, and no message carries the access or refresh token.
+
+import { CrmAuthError, CrmRateLimitError } from '../types.ts';
+
+/** Salesforce could not answer this time (5xx, a lock, a network failure): the same call may succeed later. */
+export class SalesforceTransientError extends Error {
+  readonly retryable = true;
+  readonly operation: string;
+  readonly errorCode: string | undefined;
+  constructor(message: string, options: { operation: string; errorCode?: string }) {
+    super(message);
+    this.name = 'SalesforceTransientError';
+    this.operation = options.operation;
+    this.errorCode = options.errorCode;
+  }
+}
+
+/** Salesforce refused the request (INVALID_FIELD, MALFORMED_QUERY, …): sending it again cannot succeed. */
+export class SalesforceRequestError extends Error {
+  readonly retryable = false;
+  readonly operation: string;
+  readonly errorCode: string;
+  /** The fields Salesforce named, when it named any. */
+  readonly fields: string[];
+  constructor(message: string, options: { operation: string; errorCode: string; fields?: string[] }) {
+    super(message);
+    this.name = 'SalesforceRequestError';
+    this.operation = options.operation;
+    this.errorCode = options.errorCode;
+    this.fields = options.fields ?? [];
+  }
+}
+
+/** Error codes that mean "try again later" (besides ERROR_HTTP_5xx). */
+const TRANSIENT_CODES = new Set([
+  'UNKNOWN_EXCEPTION',
+  'SERVER_UNAVAILABLE',
+  'UNABLE_TO_LOCK_ROW',
+  'REQUEST_RUNNING_TOO_LONG',
+  'QUERY_TIMEOUT',
+  'ERROR_HTTP_420',
+  'ERROR_HTTP_503',
+  'ERROR_HTTP_502',
+  'ERROR_HTTP_504',
+  'ERROR_HTTP_500',
+]);
+const AUTH_CODES = new Set(['INVALID_SESSION_ID', 'INVALID_AUTH_HEADER', 'ERROR_HTTP_401']);
+const RATE_LIMIT_CODES = new Set(['REQUEST_LIMIT_EXCEEDED', 'ERROR_HTTP_429']);
+/** Salesforce's daily allocation is a rolling 24 h window: wait a minute and try again. */
+export const RATE_LIMIT_RETRY_MS = 60_000;
+
+/** Record-level codes that sending the same write again cannot fix. */
+export const PERMANENT_RECORD_CODES = new Set([
+  'INVALID_FIELD',
+  'ENTITY_IS_DELETED',
+  'NOT_FOUND',
+  'MALFORMED_ID',
+]);
+
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The `errorCode` of a jsforce HttpApiError, or undefined for anything else. */
+export function errorCodeOf(err: unknown): string | undefined {
+  if (!(err instanceof Error)) return undefined;
+  const code = (err as { errorCode?: unknown }).errorCode;
+  return typeof code === 'string' && code !== '' ? code : undefined;
+}
+
+/** Removes the given secrets (and any bearer credential) from a text that may end up in a log. */
+export function redactor(secrets: () => (string | null | undefined)[]): (text: string) => string {
+  return (text) => {
+    let out = text.replace(/Bearer\s+[^\s"',]+/gi, 'Bearer [redacted]');
+    for (const secret of secrets()) {
+      if (secret && secret.length >= 4) out = out.split(secret).join('[redacted]');
+    }
+    return out;
+  };
+}
+
+/** The API usage jsforce last saw in Sforce-Limit-Info, e.g. " (api-usage 15000/15000)". */
+export type ApiUsage = { used: number; limit: number } | undefined;
+
+/** The connector error for a failed jsforce call: auth, rate limit, transient, or a refused request. */
+export function toConnectorError(
+  operation: string,
+  err: unknown,
+  redact: (text: string) => string,
+  apiUsage?: ApiUsage,
+): Error {
+  const reason = redact(err instanceof Error ? err.message : String(err)).slice(0, 500);
+  const code = errorCodeOf(err);
+  if (code === undefined) {
+    if (err instanceof Error && /^Unable to refresh session/i.test(err.message)) {
+      return new CrmAuthError(`Salesforce refused to refresh the session for ${operation}: ${reason}`, 401);
+    }
+    if (err instanceof Error && /No refresh token found/i.test(err.message)) {
+      return new CrmAuthError(`Salesforce session expired for ${operation} and no refresh token is set`, 401);
+    }
+    return new SalesforceTransientError(`Salesforce ${operation} failed without an answer: ${reason}`, {
+      operation,
+    });
+  }
+  if (AUTH_CODES.has(code)) {
+    return new CrmAuthError(`Salesforce refused the credentials for ${operation}: ${code}: ${reason}`, 401);
+  }
+  if (RATE_LIMIT_CODES.has(code)) {
+    const usage = apiUsage ? ` (api-usage ${apiUsage.used}/${apiUsage.limit})` : '';
+    return new CrmRateLimitError(
+      `Salesforce API limit on ${operation}: ${code}: ${reason}${usage}`,
+      RATE_LIMIT_RETRY_MS,
+      code === 'REQUEST_LIMIT_EXCEEDED' ? 'DAILY_API_REQUESTS' : undefined,
+    );
+  }
+  if (TRANSIENT_CODES.has(code) || /^ERROR_HTTP_5\d\d$/.test(code)) {
+    return new SalesforceTransientError(`Salesforce ${operation} failed: ${code}: ${reason}`, {
+      operation,
+      errorCode: code,
+    });
+  }
+  const data = (err as { data?: unknown }).data;
+  const fields =
+    isRecord(data) && Array.isArray(data.fields) ? data.fields.map((f: unknown) => String(f)) : [];
+  return new SalesforceRequestError(`Salesforce refused ${operation}: ${code}: ${reason}`, {
+    operation,
+    errorCode: code,
+    fields,
+  });
+}

@@ -1,0 +1,130 @@
+// One session refresh at a time across workers. jsforce refreshes once per Connection; with several
+// processes (or several connectors) on one org every one of them would refresh on the same expiry, and
+// with rotating refresh tokens all but the first would present a revoked token. `lockedRefresh` takes a
+// Redis lock (SET NX PX, released only by its owner); a worker that finds the lock held waits (polling,
+// bounded) for the token the holder stores under `key` (JSON) instead of refreshing again.
+
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+export interface StoredToken {
+  accessToken: string;
+  /** The current refresh token (the rotated one when the org rotates them). */
+  refreshToken?: string;
+  /** When it was stored (ms since epoch). */
+  storedAt: number;
+}
+
+export interface RefreshedToken {
+  accessToken: string;
+  refreshToken?: string;
+}
+
+export interface LockedRefreshOptions {
+  /**
+   * The access token the caller found expired. A stored token other than this one is newer (another
+   * worker refreshed): it is returned without refreshing. Without it, any stored token is taken.
+   */
+  staleAccessToken?: string;
+  /** How long the lock lives if its holder dies. Default 30 s. */
+  lockTtlMs?: number;
+  /** How long to wait for another worker's refresh before giving up. Default 30 s. */
+  waitTimeoutMs?: number;
+  /** Poll interval while waiting. Default 50 ms. */
+  pollMs?: number;
+}
+
+export class TokenRefreshTimeoutError extends Error {
+  constructor(key: string, waitedMs: number) {
+    super(`another worker held the token refresh lock for ${key} longer than ${waitedMs} ms`);
+    this.name = 'TokenRefreshTimeoutError';
+  }
+}
+
+const RELEASE_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+export const lockKeyOf = (key: string): string => `${key}:lock`;
+
+/** The token stored under `key`, or null when none (or unreadable). */
+export async function readStoredToken(redis: Redis, key: string): Promise<StoredToken | null> {
+  const raw = await redis.get(key);
+  if (!raw) return null;
+  try {
+    const value = JSON.parse(raw) as Partial<StoredToken>;
+    if (typeof value.accessToken !== 'string' || value.accessToken === '') return null;
+    return {
+      accessToken: value.accessToken,
+      ...(typeof value.refreshToken === 'string' ? { refreshToken: value.refreshToken } : {}),
+      storedAt: typeof value.storedAt === 'number' ? value.storedAt : 0,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Stores a token; a refresh token not given keeps the one stored before. */
+export async function storeToken(
+  redis: Redis,
+  key: string,
+  token: RefreshedToken,
+  previous?: StoredToken | null,
+): Promise<StoredToken> {
+  const refreshToken = token.refreshToken ?? previous?.refreshToken;
+  const stored: StoredToken = {
+    accessToken: token.accessToken,
+    ...(refreshToken ? { refreshToken } : {}),
+    storedAt: Date.now(),
+  };
+  await redis.set(key, JSON.stringify(stored));
+  return stored;
+}
+
+/**
+ * A fresh token: the one another worker stored since `staleAccessToken` expired, or the result of
+ * `refresh` (called with what is stored, e.g. to use its rotated refresh token) run under the lock and
+ * stored. Rejects with `refresh`'s error, or TokenRefreshTimeoutError after `waitTimeoutMs`.
+ */
+export async function lockedRefresh(
+  redis: Redis,
+  key: string,
+  refresh: (stored: StoredToken | null) => Promise<RefreshedToken>,
+  opts: LockedRefreshOptions = {},
+): Promise<StoredToken> {
+  const lockTtlMs = opts.lockTtlMs ?? 30_000;
+  const waitTimeoutMs = opts.waitTimeoutMs ?? 30_000;
+  const pollMs = opts.pollMs ?? 50;
+  const lockKey = lockKeyOf(key);
+  const isFresh = (t: StoredToken | null): t is StoredToken =>
+    t !== null && t.accessToken !== opts.staleAccessToken;
+
+  const started = Date.now();
+  for (;;) {
+    const before = await readStoredToken(redis, key);
+    if (isFresh(before)) return before;
+
+    const owner = randomUUID();
+    const acquired = await redis.set(lockKey, owner, 'PX', lockTtlMs, 'NX');
+    if (acquired === 'OK') {
+      try {
+        // Another worker may have stored a token between our read and our lock.
+        const current = await readStoredToken(redis, key);
+        if (isFresh(current)) return current;
+        const token = await refresh(current);
+        return await storeToken(redis, key, token, current);
+      } finally {
+        await redis.eval(RELEASE_SCRIPT, 1, lockKey, owner).catch(() => undefined);
+      }
+    }
+
+    // Someone else is refreshing: wait for its token (or for the lock to go away, then try again).
+    while (Date.now() - started < waitTimeoutMs) {
+      await sleep(pollMs);
+      const stored = await readStoredToken(redis, key);
+      if (isFresh(stored)) return stored;
+      if ((await redis.exists(lockKey)) === 0) break;
+    }
+    if (Date.now() - started >= waitTimeoutMs) throw new TokenRefreshTimeoutError(key, waitTimeoutMs);
+  }
+}

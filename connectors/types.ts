@@ -1,0 +1,119 @@
+// The one interface every CRM connector implements. The pipeline talks only to this: no CRM SDK type
+// crosses it, and every value is a plain string/number/null so both HubSpot and Salesforce fit.
+
+export type CrmKind = 'hubspot' | 'salesforce';
+
+/** What the pipeline needs of a CRM account (a HubSpot company, a Salesforce Account). */
+export interface AccountSnapshot {
+  id: string;
+  name: string | null;
+  /** The state as the CRM holds it: a code, a name, or anything a person typed. */
+  state: string | null;
+  city: string | null;
+  website: string | null;
+  /** Values of the requested CRM fields, keyed by CRM field name; null when empty. */
+  fields: Record<string, string | null>;
+}
+
+/** New values per CRM field for one account. `null` clears a field. */
+export interface AccountUpdate {
+  accountId: string;
+  fields: Record<string, string | null>;
+}
+
+export interface WriteFailure {
+  status: number | undefined;
+  message: string;
+  /** True when sending the same write again cannot succeed (unknown field, deleted account...). */
+  permanent: boolean;
+}
+
+export type UpdateResult =
+  | { accountId: string; ok: true }
+  | { accountId: string; ok: false; error: WriteFailure };
+
+/** An activity note to attach to an account (a HubSpot note, a Salesforce Task or ContentNote). */
+export interface NoteDraft {
+  accountId: string;
+  /** Deterministic per buyer + signal: the same signal never becomes two notes on one account. */
+  dedupeKey: string;
+  title: string;
+  /** Plain text, lines separated by \n; connectors render it as their CRM expects. */
+  body: string;
+  /** When the signal happened (ISO-8601). */
+  occurredAt: string;
+}
+
+export type NoteResult =
+  | { dedupeKey: string; ok: true; noteId: string }
+  | { dedupeKey: string; ok: false; error: WriteFailure };
+
+export type FieldType = 'string' | 'text' | 'number' | 'date' | 'datetime' | 'enumeration' | 'bool' | 'url';
+
+/** A CRM field we own, created by `setup`. */
+export interface FieldDefinition {
+  name: string;
+  label: string;
+  type: FieldType;
+  description: string;
+  /** For enumerations. */
+  options?: { value: string; label: string }[];
+}
+
+export interface EnsureFieldsResult {
+  created: string[];
+  existing: string[];
+}
+
+export interface CrmConnector {
+  readonly kind: CrmKind;
+  /** The portal id / org id this connector writes to. */
+  readonly tenant: string;
+  /** Largest batch `updateAccounts` takes in one call. */
+  readonly maxUpdateBatch: number;
+  /** Largest batch `createNotes` takes in one call. */
+  readonly maxNoteBatch: number;
+
+  /** Reads one account with the given CRM fields. Throws AccountNotFoundError for an unknown id. */
+  getAccount(accountId: string, fieldNames: readonly string[]): Promise<AccountSnapshot>;
+  /** Writes up to `maxUpdateBatch` accounts in one call; a result per account, in input order. */
+  updateAccounts(updates: readonly AccountUpdate[]): Promise<UpdateResult[]>;
+  /** The dedupe keys of notes already on the account (read from the CRM, not from our own state). */
+  existingNoteKeys(accountId: string): Promise<Set<string>>;
+  /** Creates up to `maxNoteBatch` notes, each linked to its account; a result per note, in input order. */
+  createNotes(notes: readonly NoteDraft[]): Promise<NoteResult[]>;
+  /** Creates our fields (and their group) where missing; idempotent. */
+  ensureFields(fields: readonly FieldDefinition[]): Promise<EnsureFieldsResult>;
+}
+
+/** The account does not exist (or was deleted): a job for it can never succeed. */
+export class AccountNotFoundError extends Error {
+  readonly accountId: string;
+  constructor(accountId: string, message = `account ${accountId} not found`) {
+    super(message);
+    this.name = 'AccountNotFoundError';
+    this.accountId = accountId;
+  }
+}
+
+/** The CRM refused our credentials: permanent until they change. */
+export class CrmAuthError extends Error {
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.name = 'CrmAuthError';
+    this.status = status;
+  }
+}
+
+/** The CRM answered 429 (or its equivalent): wait `retryAfterMs`, do not spend an attempt. */
+export class CrmRateLimitError extends Error {
+  readonly retryAfterMs: number;
+  readonly policy: string | undefined;
+  constructor(message: string, retryAfterMs: number, policy?: string) {
+    super(message);
+    this.name = 'CrmRateLimitError';
+    this.retryAfterMs = retryAfterMs;
+    this.policy = policy;
+  }
+}

@@ -1,0 +1,158 @@
+// One contract every CRM connector must pass, run once per adapter (see *-contract.test.ts): a harness
+// starts that CRM's emulator, creates accounts as a person would, and reads values and notes straight
+// from the emulator, so the suite checks behaviour through the `CrmConnector` interface alone.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountNotFoundError, type CrmConnector, type NoteDraft } from '../../connectors/types.ts';
+
+export interface Harness {
+  connector: CrmConnector;
+  /** Creates an account as a person would in the CRM (name, state, website) and returns its id. */
+  createAccount(fields: { name: string; state?: string; website?: string }): Promise<string>;
+  /** Deletes it (to test writes to a deleted account). */
+  deleteAccount(id: string): Promise<void>;
+  /** A field of ours that exists in the CRM (setup done), by OUR name, e.g. 'buyer_intel_population'. */
+  ourField: string;
+  /** Reads a field's value straight from the emulator (not through the connector). */
+  readField(accountId: string, ourField: string): Promise<string | null>;
+  /** Notes/Tasks linked to the account, as the emulator holds them. */
+  notesOn(accountId: string): Promise<number>;
+  /** An id that is well formed for the CRM but does not exist. */
+  unknownId: string;
+  close(): Promise<void>;
+}
+
+const draft = (accountId: string, dedupeKey: string): NoteDraft => ({
+  accountId,
+  dedupeKey,
+  title: `RFP: Fleet vehicles ${dedupeKey}`,
+  body: 'Due Date: 2026-10-01\nLink: https://bids.example.gov/rfp/42',
+  occurredAt: '2026-09-15T12:00:00Z',
+});
+
+export function connectorContract(name: string, harness: () => Promise<Harness>): void {
+  describe(`${name} connector contract`, () => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await harness();
+    });
+    afterAll(async () => {
+      await h?.close();
+    });
+
+    it('has a kind, a tenant and batch sizes of at least 100', () => {
+      expect(['hubspot', 'salesforce']).toContain(h.connector.kind);
+      expect(h.connector.tenant).toEqual(expect.any(String));
+      expect(h.connector.tenant.length).toBeGreaterThan(0);
+      expect(h.connector.maxUpdateBatch).toBeGreaterThanOrEqual(100);
+      expect(h.connector.maxNoteBatch).toBeGreaterThanOrEqual(100);
+    });
+
+    it('reads name, state, website and the requested fields (null when empty)', async () => {
+      const id = await h.createAccount({
+        name: 'City of Austin',
+        state: 'TX',
+        website: 'https://www.austintexas.gov',
+      });
+      const empty = await h.connector.getAccount(id, [h.ourField]);
+      expect(empty).toMatchObject({
+        id,
+        name: 'City of Austin',
+        state: 'TX',
+        website: 'https://www.austintexas.gov',
+        fields: { [h.ourField]: null },
+      });
+
+      const [written] = await h.connector.updateAccounts([
+        { accountId: id, fields: { [h.ourField]: '961855' } },
+      ]);
+      expect(written).toEqual({ accountId: id, ok: true });
+      const read = await h.connector.getAccount(id, [h.ourField]);
+      expect(read.fields).toEqual({ [h.ourField]: '961855' });
+    });
+
+    it('reads an account without state or website as nulls', async () => {
+      const id = await h.createAccount({ name: 'Travis County' });
+      expect(await h.connector.getAccount(id, [])).toMatchObject({
+        id,
+        name: 'Travis County',
+        state: null,
+        website: null,
+      });
+    });
+
+    it('throws AccountNotFoundError for an unknown id', async () => {
+      await expect(h.connector.getAccount(h.unknownId, [h.ourField])).rejects.toBeInstanceOf(
+        AccountNotFoundError,
+      );
+    });
+
+    it('writes a batch with results in input order, readable in the CRM; null clears a field', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push(await h.createAccount({ name: `Town ${i}` }));
+      const results = await h.connector.updateAccounts(
+        ids.map((id, i) => ({ accountId: id, fields: { [h.ourField]: String(1000 + i) } })),
+      );
+      expect(results).toEqual(ids.map((id) => ({ accountId: id, ok: true })));
+      for (const [i, id] of ids.entries()) expect(await h.readField(id, h.ourField)).toBe(String(1000 + i));
+
+      const first = ids[0] ?? '';
+      const cleared = await h.connector.updateAccounts([
+        { accountId: first, fields: { [h.ourField]: null } },
+      ]);
+      expect(cleared).toEqual([{ accountId: first, ok: true }]);
+      expect(await h.readField(first, h.ourField)).toBeNull();
+      expect((await h.connector.getAccount(first, [h.ourField])).fields).toEqual({ [h.ourField]: null });
+      expect(await h.readField(ids[1] ?? '', h.ourField)).toBe('1001');
+    });
+
+    it('fails a deleted account in a batch permanently and writes the others', async () => {
+      const a = await h.createAccount({ name: 'Round Rock' });
+      const gone = await h.createAccount({ name: 'Gone' });
+      const b = await h.createAccount({ name: 'Pflugerville' });
+      await h.deleteAccount(gone);
+      const results = await h.connector.updateAccounts([
+        { accountId: a, fields: { [h.ourField]: '119468' } },
+        { accountId: gone, fields: { [h.ourField]: '1' } },
+        { accountId: b, fields: { [h.ourField]: '65191' } },
+      ]);
+      expect(results).toHaveLength(3);
+      expect(results[0]).toEqual({ accountId: a, ok: true });
+      expect(results[1]).toMatchObject({ accountId: gone, ok: false, error: { permanent: true } });
+      expect(results[2]).toEqual({ accountId: b, ok: true });
+      expect(await h.readField(a, h.ourField)).toBe('119468');
+      expect(await h.readField(b, h.ourField)).toBe('65191');
+      await expect(h.connector.getAccount(gone, [])).rejects.toBeInstanceOf(AccountNotFoundError);
+    });
+
+    it('creates notes linked to their accounts, in input order, and reads exactly their keys back', async () => {
+      const austin = await h.createAccount({ name: 'Austin' });
+      const dallas = await h.createAccount({ name: 'Dallas' });
+      expect(await h.connector.existingNoteKeys(austin)).toEqual(new Set());
+      const drafts = [draft(austin, 'bi-1-a'), draft(dallas, 'bi-2-b'), draft(austin, 'bi-1-c')];
+      const results = await h.connector.createNotes(drafts);
+      expect(results.map((r) => r.dedupeKey)).toEqual(['bi-1-a', 'bi-2-b', 'bi-1-c']);
+      for (const result of results) expect(result).toMatchObject({ ok: true, noteId: expect.any(String) });
+      const noteIds = results.map((r) => (r.ok ? r.noteId : ''));
+      expect(new Set(noteIds).size).toBe(3);
+
+      expect(await h.notesOn(austin)).toBe(2);
+      expect(await h.notesOn(dallas)).toBe(1);
+      expect(await h.connector.existingNoteKeys(austin)).toEqual(new Set(['bi-1-a', 'bi-1-c']));
+      expect(await h.connector.existingNoteKeys(dallas)).toEqual(new Set(['bi-2-b']));
+    });
+
+    it('makes one note of a key given twice in one batch', async () => {
+      const plano = await h.createAccount({ name: 'Plano' });
+      const results = await h.connector.createNotes([
+        draft(plano, 'bi-4-a'),
+        draft(plano, 'bi-4-b'),
+        draft(plano, 'bi-4-a'),
+      ]);
+      expect(results.map((r) => r.dedupeKey)).toEqual(['bi-4-a', 'bi-4-b', 'bi-4-a']);
+      for (const result of results) expect(result.ok).toBe(true);
+      expect(results[2]).toEqual(results[0]);
+      expect(await h.notesOn(plano)).toBe(2);
+      expect(await h.connector.existingNoteKeys(plano)).toEqual(new Set(['bi-4-a', 'bi-4-b']));
+    });
+  });
+}

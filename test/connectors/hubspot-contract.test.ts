@@ -1,0 +1,46 @@
+// The connector contract against the HubSpot emulator: companies are created in the emulator's store as
+// a person would, our field is created through the connector's own `ensureFields`.
+import { Client } from '@hubspot/api-client';
+import { createHubSpotConnector } from '../../connectors/hubspot/connector.ts';
+import { startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import { connectorContract } from './contract.ts';
+
+connectorContract('hubspot', async () => {
+  const sandbox = await startHubSpotSandbox();
+  const { store } = sandbox;
+  // A person deletes companies in HubSpot; we archive through HubSpot's own API, as that does.
+  const hubspot = new Client({
+    accessToken: sandbox.accessToken,
+    basePath: sandbox.url,
+    numberOfApiCallRetries: 0,
+  });
+
+  const connector = createHubSpotConnector({
+    accessToken: sandbox.accessToken,
+    basePath: sandbox.url,
+    portalId: String(sandbox.portalId),
+  });
+  const ourField = 'buyer_intel_population';
+  await connector.ensureFields([
+    { name: ourField, label: 'Population', type: 'string', description: 'Residents' },
+  ]);
+
+  return {
+    connector,
+    ourField,
+    unknownId: '99999999999',
+    async createAccount({ name, state, website }) {
+      return store.createCompany({ name, ...(state ? { state } : {}), ...(website ? { website } : {}) }).id;
+    },
+    async deleteAccount(id) {
+      await hubspot.crm.companies.basicApi.archive(id);
+    },
+    async readField(accountId, field) {
+      return store.valueOf('companies', accountId, field) ?? null;
+    },
+    async notesOn(accountId) {
+      return store.notesOf(accountId).length;
+    },
+    close: () => sandbox.close(),
+  };
+});

@@ -1,0 +1,416 @@
+// The Salesforce connector on the unmodified jsforce 3 against the Salesforce sandbox over real HTTP:
+// reading an Account, a collection update with per-record failures, notes as Tasks and their keys, the
+// refresh of an expired session, the daily API limit, no token in any error message, and `ensureFields`
+// end to end through the sandbox's Metadata API (SOAP) as well as the pure FieldDefinition → CustomField
+// mapping.
+import { afterAll, describe, expect, it } from 'vitest';
+import { createConnector } from '../../connectors/registry.ts';
+import {
+  createSalesforceConnector,
+  type SalesforceConnectorOptions,
+  SalesforceTransientError,
+} from '../../connectors/salesforce/connector.ts';
+import {
+  defaultFieldName,
+  noteKeyFieldMetadata,
+  toCustomFieldMetadata,
+} from '../../connectors/salesforce/fields.ts';
+import {
+  AccountNotFoundError,
+  CrmAuthError,
+  CrmRateLimitError,
+  type NoteDraft,
+} from '../../connectors/types.ts';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import { fieldDefinitions } from '../../src/map/field-definitions.ts';
+import type { SalesforceSandboxOptions } from '../../src/sandbox/salesforce/app.ts';
+import { to18 } from '../../src/sandbox/salesforce/ids.ts';
+import {
+  type RunningSalesforceSandbox,
+  startSalesforceSandbox,
+} from '../../src/sandbox/salesforce/server.ts';
+
+const sandboxes: RunningSalesforceSandbox[] = [];
+async function start(options: SalesforceSandboxOptions = {}): Promise<RunningSalesforceSandbox> {
+  const sandbox = await startSalesforceSandbox(options);
+  sandbox.store.defineCustomField('Account', 'BuyerIntel_Population__c');
+  sandbox.store.defineCustomField('Account', 'BuyerIntel_Status__c');
+  sandbox.store.defineCustomField('Account', 'BuyerIntel_IsPublic__c');
+  // Setup creates this through the Metadata API in production (ensureFields); the sandbox has none.
+  sandbox.store.defineCustomField('Task', 'BuyerIntel_Key__c');
+  sandboxes.push(sandbox);
+  return sandbox;
+}
+afterAll(async () => {
+  await Promise.all(sandboxes.map((s) => s.close()));
+});
+
+const optionsFor = (
+  sf: RunningSalesforceSandbox,
+  extra: Partial<SalesforceConnectorOptions> = {},
+): SalesforceConnectorOptions => ({
+  instanceUrl: sf.url,
+  loginUrl: sf.url,
+  accessToken: sf.accessToken,
+  refreshToken: sf.refreshToken,
+  clientId: sf.clientId,
+  clientSecret: sf.clientSecret,
+  apiVersion: '62.0',
+  orgId: sf.orgId,
+  ...extra,
+});
+
+async function failure(call: PromiseLike<unknown>): Promise<Error> {
+  try {
+    await call;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+const expectNoSecrets = (sf: RunningSalesforceSandbox, err: Error, ...more: string[]) => {
+  for (const secret of [sf.accessToken, sf.refreshToken, sf.clientSecret, ...more]) {
+    expect(err.message).not.toContain(secret);
+  }
+};
+
+describe('getAccount', () => {
+  it('reads the standard fields and ours, keyed by our names, as strings or null', async () => {
+    const sf = await start();
+    const account = sf.store.create('Account', {
+      Name: 'Austin ISD',
+      BillingState: 'TX',
+      BillingCity: 'Austin',
+      Website: 'austinisd.org',
+      BuyerIntel_Population__c: 74000.5,
+      BuyerIntel_IsPublic__c: true,
+    });
+    const connector = createSalesforceConnector(optionsFor(sf));
+    expect(connector).toMatchObject({
+      kind: 'salesforce',
+      tenant: sf.orgId,
+      maxUpdateBatch: 200,
+      maxNoteBatch: 200,
+    });
+    const snapshot = await connector.getAccount(account.id, [
+      'buyer_intel_population',
+      'buyer_intel_status',
+      'buyer_intel_is_public',
+    ]);
+    expect(snapshot).toEqual({
+      id: account.id,
+      name: 'Austin ISD',
+      state: 'TX',
+      city: 'Austin',
+      website: 'austinisd.org',
+      fields: { buyer_intel_population: '74000.5', buyer_intel_status: null, buyer_intel_is_public: 'true' },
+    });
+    expect(sf.stats.count('sobjects.retrieve', 200)).toBe(1);
+  });
+
+  it('throws AccountNotFoundError for an unknown, deleted or malformed id', async () => {
+    const sf = await start();
+    const connector = createSalesforceConnector(optionsFor(sf));
+    const missing = to18('001Dn0000000001');
+    const notFound = await failure(connector.getAccount(missing, []));
+    expect(notFound).toBeInstanceOf(AccountNotFoundError);
+    expect(sf.stats.count('sobjects.retrieve', 404)).toBe(1);
+
+    const gone = sf.store.create('Account', { Name: 'Gone' });
+    sf.store.delete('Account', gone.id);
+    expect(await failure(connector.getAccount(gone.id, []))).toBeInstanceOf(AccountNotFoundError);
+    expect(await failure(connector.getAccount("x' OR 1", []))).toBeInstanceOf(AccountNotFoundError);
+  });
+
+  it('an unknown field is a permanent SalesforceRequestError', async () => {
+    const sf = await start();
+    const account = sf.store.create('Account', { Name: 'Travis County' });
+    const connector = createSalesforceConnector(optionsFor(sf));
+    const err = await failure(connector.getAccount(account.id, ['buyer_intel_nope']));
+    expect(err.name).toBe('SalesforceRequestError');
+    expect(err).toMatchObject({ retryable: false, errorCode: 'INVALID_FIELD' });
+  });
+});
+
+describe('updateAccounts', () => {
+  it('writes 50 accounts in one collection call; a deleted and a bad id fail permanently alone', async () => {
+    const sf = await start();
+    const accounts = Array.from({ length: 48 }, (_, i) =>
+      sf.store.create('Account', { Name: `District ${i}` }),
+    );
+    const deleted = sf.store.create('Account', { Name: 'Deleted' });
+    sf.store.delete('Account', deleted.id);
+    const ids = [...accounts.map((a) => a.id)];
+    ids.splice(10, 0, deleted.id);
+    ids.splice(20, 0, '001xx000003DGb2999');
+    const connector = createSalesforceConnector(optionsFor(sf));
+    const results = await connector.updateAccounts(
+      ids.map((id, i) => ({
+        accountId: id,
+        fields: { buyer_intel_population: String(1000 + i), buyer_intel_status: i === 0 ? null : 'enriched' },
+      })),
+    );
+    expect(sf.stats.count('composite.sobjects.update')).toBe(1);
+    expect(results).toHaveLength(50);
+    expect(results.map((r) => r.accountId)).toEqual(ids);
+    expect(results[10]).toMatchObject({ ok: false, error: { permanent: true, status: 404 } });
+    expect(results[20]).toMatchObject({
+      ok: false,
+      error: { permanent: true, message: expect.stringContaining('MALFORMED_ID') },
+    });
+    expect(results.filter((r) => r.ok)).toHaveLength(48);
+    const first = sf.store.find('Account', accounts[0]?.id ?? '');
+    expect(first.values.get('BuyerIntel_Population__c')).toBe('1000');
+    expect(first.values.get('BuyerIntel_Status__c')).toBeNull();
+    expect(sf.store.find('Account', accounts[47]?.id ?? '').values.get('BuyerIntel_Status__c')).toBe(
+      'enriched',
+    );
+  });
+
+  it('an unknown field fails its records permanently; a 500 is a SalesforceTransientError', async () => {
+    const sf = await start();
+    const a = sf.store.create('Account', { Name: 'A' });
+    const b = sf.store.create('Account', { Name: 'B' });
+    const connector = createSalesforceConnector(optionsFor(sf));
+    const results = await connector.updateAccounts([
+      { accountId: a.id, fields: { buyer_intel_nope: 'x' } },
+      { accountId: b.id, fields: { buyer_intel_status: 'ok' } },
+    ]);
+    expect(results[0]).toMatchObject({ ok: false, error: { permanent: true } });
+    expect(results[1]).toEqual({ accountId: b.id, ok: true });
+
+    sf.faults.inject({ kind: 'status', status: 500, match: 'composite.sobjects.update' });
+    const err = await failure(
+      connector.updateAccounts([{ accountId: a.id, fields: { buyer_intel_status: 'x' } }]),
+    );
+    expect(err).toBeInstanceOf(SalesforceTransientError);
+    expect(err).toMatchObject({ retryable: true, errorCode: 'UNKNOWN_EXCEPTION' });
+  });
+});
+
+describe('notes as Tasks', () => {
+  it('creates Tasks in one call and reads their keys back with query paging', async () => {
+    const sf = await start({ queryBatchSize: 4 });
+    const account = sf.store.create('Account', { Name: 'Round Rock ISD' });
+    const other = sf.store.create('Account', { Name: 'Other' });
+    const connector = createSalesforceConnector(optionsFor(sf));
+    const drafts: NoteDraft[] = Array.from({ length: 9 }, (_, i) => ({
+      accountId: account.id,
+      dedupeKey: `buyer-1:signal-${i}`,
+      title: `RFP ${i}: ${'x'.repeat(300)}`,
+      body: `Line one\nLine two ${i}`,
+      occurredAt: '2026-03-04T15:00:00Z',
+    }));
+    drafts.push({ ...drafts[0], accountId: other.id, dedupeKey: 'buyer-2:signal-0' } as NoteDraft);
+    const results = await connector.createNotes(drafts);
+    expect(sf.stats.count('composite.sobjects.create')).toBe(1);
+    expect(results.every((r) => r.ok)).toBe(true);
+    const first = results[0];
+    const task = sf.store.find('Task', first?.ok ? first.noteId : '');
+    expect(Object.fromEntries(task.values)).toMatchObject({
+      WhatId: account.id,
+      Status: 'Completed',
+      ActivityDate: '2026-03-04',
+      BuyerIntel_Key__c: 'buyer-1:signal-0',
+      Description: 'Line one\nLine two 0\n\nbuyer-intel-key: buyer-1:signal-0',
+    });
+    expect(String(task.values.get('Subject'))).toHaveLength(255);
+
+    const keys = await connector.existingNoteKeys(account.id);
+    expect(keys).toEqual(new Set(drafts.slice(0, 9).map((d) => d.dedupeKey)));
+    expect(sf.stats.count('queryMore', 200)).toBe(2);
+    expect(await connector.existingNoteKeys(other.id)).toEqual(new Set(['buyer-2:signal-0']));
+    await expect(connector.existingNoteKeys("001' OR Id != '")).rejects.toBeInstanceOf(AccountNotFoundError);
+  });
+});
+
+describe('sessions, limits and secrets', () => {
+  it('an expired session is refreshed once by jsforce, the call succeeds and onRefresh gets the tokens', async () => {
+    const sf = await start({ auth: { rotateRefreshTokens: true } });
+    const account = sf.store.create('Account', { Name: 'Austin Fire Dept' });
+    const refreshed: { token: string; refreshToken: string | undefined }[] = [];
+    const connector = createSalesforceConnector(
+      optionsFor(sf, { onRefresh: (token, refreshToken) => refreshed.push({ token, refreshToken }) }),
+    );
+    expect(sf.auth.expire(sf.accessToken)).toBe(1);
+    expect((await connector.getAccount(account.id, [])).name).toBe('Austin Fire Dept');
+    expect(refreshed).toHaveLength(1);
+    expect(refreshed[0]?.token).not.toBe(sf.accessToken);
+    expect(refreshed[0]?.refreshToken).toMatch(/^5Aep861/);
+    expect(sf.stats.count('oauth2.token', 200)).toBe(1);
+
+    // The rotated refresh token is the one used next time (the old one was revoked).
+    sf.auth.expire();
+    expect((await connector.getAccount(account.id, [])).name).toBe('Austin Fire Dept');
+    expect(refreshed).toHaveLength(2);
+  });
+
+  it('a refused refresh is a CrmAuthError without any token in its message', async () => {
+    const sf = await start();
+    const badRefresh = '5Aep861-not-a-valid-refresh-token';
+    const connector = createSalesforceConnector(optionsFor(sf, { refreshToken: badRefresh }));
+    sf.auth.expire();
+    const err = await failure(connector.getAccount(to18('001Dn0000000001'), []));
+    expect(err).toBeInstanceOf(CrmAuthError);
+    expectNoSecrets(sf, err, badRefresh);
+
+    const noRefresh = createSalesforceConnector(optionsFor(sf, { refreshToken: undefined }));
+    const err2 = await failure(noRefresh.existingNoteKeys(to18('001Dn0000000001')));
+    expect(err2).toBeInstanceOf(CrmAuthError);
+    expectNoSecrets(sf, err2);
+  });
+
+  it('REQUEST_LIMIT_EXCEEDED is a CrmRateLimitError of 60 s', async () => {
+    const sf = await start({ dailyApiRequests: 1 });
+    const account = sf.store.create('Account', { Name: 'Kansas City' });
+    const connector = createSalesforceConnector(optionsFor(sf));
+    await connector.getAccount(account.id, []);
+    const errors = [
+      await failure(connector.getAccount(account.id, [])),
+      await failure(
+        connector.updateAccounts([{ accountId: account.id, fields: { buyer_intel_status: 'x' } }]),
+      ),
+      await failure(connector.existingNoteKeys(account.id)),
+    ];
+    for (const err of errors) {
+      expect(err).toBeInstanceOf(CrmRateLimitError);
+      expect(err).toMatchObject({ retryAfterMs: 60_000, policy: 'DAILY_API_REQUESTS' });
+      expect(err.message).toContain('api-usage 1/1');
+      expectNoSecrets(sf, err);
+    }
+  });
+
+  it('a network failure is a SalesforceTransientError', async () => {
+    const sf = await start();
+    const connector = createSalesforceConnector(optionsFor(sf));
+    const id = sf.store.create('Account', { Name: 'Lubbock' }).id;
+    sandboxes.splice(sandboxes.indexOf(sf), 1);
+    await sf.close();
+    const err = await failure(
+      connector.updateAccounts([{ accountId: id, fields: { buyer_intel_status: 'x' } }]),
+    );
+    expect(err).toBeInstanceOf(SalesforceTransientError);
+    expectNoSecrets(sf, err);
+  });
+
+  it('is built by kind through the registry', async () => {
+    const sf = await start();
+    const connector = createConnector('salesforce', optionsFor(sf));
+    expect(connector.kind).toBe('salesforce');
+    expect(() => createSalesforceConnector({ ...optionsFor(sf), apiVersion: '' })).toThrow(/apiVersion/);
+  });
+});
+
+describe('ensureFields', () => {
+  it('creates every field of the default mapping and the Task key field, then nothing on a re-run', async () => {
+    const sf = await startSalesforceSandbox();
+    sandboxes.push(sf);
+    const connector = createSalesforceConnector(optionsFor(sf));
+    const definitions = fieldDefinitions(DEFAULT_MAPPING);
+    const expected = [
+      ...definitions.map((d) => `Account.${defaultFieldName(d.name)}`),
+      noteKeyFieldMetadata().fullName,
+    ];
+
+    const first = await connector.ensureFields(definitions);
+    expect(first.created).toEqual(expected);
+    expect(first.existing).toEqual([]);
+    for (const name of expected) {
+      const [type, field] = name.split('.') as ['Account' | 'Task', string];
+      expect(sf.store.fields(type)).toContain(field);
+    }
+    // At most 10 components per Metadata API call.
+    expect(sf.stats.count('metadata.upsertMetadata')).toBe(Math.ceil(expected.length / 10));
+
+    const second = await connector.ensureFields(definitions);
+    expect(second.created).toEqual([]);
+    expect(second.existing).toEqual(expected);
+
+    const account = sf.store.create('Account', { Name: 'Austin ISD' });
+    const status = definitions.find((d) => d.type === 'string');
+    if (!status) throw new Error('the default mapping has no string field');
+    const results = await connector.updateAccounts([
+      { accountId: account.id, fields: { [status.name]: 'written by the test' } },
+    ]);
+    expect(results).toEqual([{ accountId: account.id, ok: true }]);
+    expect(sf.store.find('Account', account.id).values.get(defaultFieldName(status.name))).toBe(
+      'written by the test',
+    );
+  });
+});
+
+describe('FieldDefinition → CustomField metadata', () => {
+  const def = (type: Parameters<typeof toCustomFieldMetadata>[0]['type'], extra = {}) => ({
+    name: `buyer_intel_${type}`,
+    label: `Buyer ${type}`,
+    type,
+    description: 'desc',
+    ...extra,
+  });
+
+  it('translates our names to API names', () => {
+    expect(defaultFieldName('buyer_intel_population')).toBe('BuyerIntel_Population__c');
+    expect(defaultFieldName('buyer_intel_match_reason')).toBe('BuyerIntel_MatchReason__c');
+    expect(defaultFieldName('Website')).toBe('Website');
+    expect(defaultFieldName('Custom__c')).toBe('Custom__c');
+  });
+
+  it('maps each type', () => {
+    const base = { label: expect.any(String), description: 'desc' };
+    expect(toCustomFieldMetadata(def('string'), 'BuyerIntel_String__c')).toEqual({
+      ...base,
+      fullName: 'Account.BuyerIntel_String__c',
+      type: 'Text',
+      length: 255,
+    });
+    expect(toCustomFieldMetadata(def('text'), 'BuyerIntel_Text__c')).toMatchObject({
+      type: 'LongTextArea',
+      length: 32768,
+      visibleLines: 5,
+    });
+    expect(toCustomFieldMetadata(def('number'), 'BuyerIntel_N__c')).toMatchObject({
+      type: 'Number',
+      precision: 18,
+      scale: 2,
+    });
+    expect(toCustomFieldMetadata(def('date'), 'BuyerIntel_D__c').type).toBe('Date');
+    expect(toCustomFieldMetadata(def('datetime'), 'BuyerIntel_Dt__c').type).toBe('DateTime');
+    expect(toCustomFieldMetadata(def('url'), 'BuyerIntel_U__c').type).toBe('Url');
+    expect(toCustomFieldMetadata(def('bool'), 'BuyerIntel_B__c')).toMatchObject({
+      type: 'Checkbox',
+      defaultValue: 'false',
+    });
+    expect(
+      toCustomFieldMetadata(
+        def('enumeration', {
+          options: [
+            { value: 'city', label: 'City' },
+            { value: 'county', label: 'County' },
+          ],
+        }),
+        'BuyerIntel_Kind__c',
+      ),
+    ).toMatchObject({
+      type: 'Picklist',
+      valueSet: {
+        valueSetDefinition: {
+          sorted: false,
+          value: [
+            { fullName: 'city', label: 'City', default: false },
+            { fullName: 'county', label: 'County', default: false },
+          ],
+        },
+      },
+    });
+    expect(
+      toCustomFieldMetadata({ ...def('string'), label: 'L'.repeat(60) }, 'BuyerIntel_S__c').label,
+    ).toHaveLength(40);
+    expect(() => toCustomFieldMetadata(def('string'), 'Bad__Name__c')).toThrow(/API name/);
+    expect(noteKeyFieldMetadata()).toMatchObject({
+      fullName: 'Task.BuyerIntel_Key__c',
+      type: 'Text',
+      length: 255,
+    });
+  });
+});
