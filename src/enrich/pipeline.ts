@@ -1,0 +1,258 @@
+// One enrichment of one CRM account: read it → resolve it to a buyer → fetch the mapped attributes
+// (one bulk call) and recent signals (one call) → plan field writes under each field's policy and the
+// notes not yet on the account → write. Every step is idempotent: delivery is at least once, so a job
+// may run twice and must leave the account as if it ran once.
+import type {
+  AccountUpdate,
+  CrmConnector,
+  CrmKind,
+  NoteDraft,
+  NoteResult,
+  UpdateResult,
+} from '../../connectors/types.ts';
+import type { BuyerIntelClient } from '../buyer-intel/client.ts';
+import type { RelativeDatePeriod, RowStatus, SignalFilterType, SignalSort } from '../buyer-intel/enums.ts';
+import type { BuyerField } from '../buyer-intel/fields.ts';
+import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import type { Mapping } from '../map/mapping-schema.ts';
+import { type FieldChange, planFieldWrites } from '../map/plan.ts';
+import type { MatchDecision, Resolver, ScoredCandidate } from '../resolve/resolver.ts';
+import type { Ledgers } from '../write/ledgers.ts';
+import { signalToNote } from '../write/signal-notes.ts';
+
+export interface SignalSettings {
+  filterType: SignalFilterType[];
+  status: RowStatus[];
+  period: RelativeDatePeriod;
+  sort: SignalSort;
+  maxNotesPerRun: number;
+}
+
+export interface PipelineDeps {
+  buyerIntel: Pick<BuyerIntelClient, 'getBuyerAttributesBulk' | 'listRecentBuyerSignals'>;
+  connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
+  resolver: Pick<Resolver, 'resolve'>;
+  mapping: Mapping;
+  ledgers: Ledgers;
+  /** Writes one account's fields; batched across jobs by the caller. */
+  writeAccount: (crm: CrmKind, tenant: string, update: AccountUpdate) => Promise<UpdateResult>;
+  /** Creates one note; batched across jobs by the caller. */
+  createNote: (crm: CrmKind, tenant: string, note: NoteDraft) => Promise<NoteResult>;
+  signals: SignalSettings;
+  now?: () => Date;
+}
+
+export interface AccountRef {
+  crm: CrmKind;
+  tenant: string;
+  accountId: string;
+}
+
+export type EnrichStatus = 'enriched' | 'needs_review' | 'no_match';
+
+export interface EnrichResult {
+  account: AccountRef & { name: string | null };
+  status: EnrichStatus;
+  match: {
+    buyerId: string | null;
+    buyerName: string | null;
+    confidence: number | null;
+    source: string | null;
+    explanation: string;
+    candidates: {
+      buyerId: string;
+      name: string;
+      stateCode: string | null;
+      type: string | null;
+      score: number;
+    }[];
+  };
+  /** Every mapped field with the policy's decision; empty unless matched. */
+  fields: FieldChange[];
+  /** What was (or, in a dry run, would be) sent to the CRM, provenance included. */
+  written: Record<string, string | null>;
+  notes: { created: { key: string; title: string }[]; alreadyPresent: number; overCap: number };
+  dryRun: boolean;
+}
+
+/** A write the CRM refused for good (unknown field, deleted account): retrying cannot help. */
+export class PermanentWriteError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PermanentWriteError';
+  }
+}
+
+const P = PROVENANCE_FIELDS;
+
+function candidateSummary(candidates: ScoredCandidate[]) {
+  return candidates.slice(0, 5).map((c) => ({
+    buyerId: c.buyerId,
+    name: c.name,
+    stateCode: c.stateCode,
+    type: c.type,
+    score: Math.round(c.score * 100) / 100,
+  }));
+}
+
+/** The candidates as a person reads them in the CRM field. */
+function candidatesText(candidates: ScoredCandidate[]): string {
+  return candidateSummary(candidates)
+    .map(
+      (c, i) =>
+        `${i + 1}. ${c.name} (${[c.stateCode, c.type].filter(Boolean).join(', ')}) — ${c.score.toFixed(2)} [${c.buyerId}]`,
+    )
+    .join('\n');
+}
+
+function statusOf(decision: MatchDecision): EnrichStatus {
+  return decision.status === 'matched' ? 'enriched' : decision.status;
+}
+
+export async function enrichAccount(
+  deps: PipelineDeps,
+  ref: AccountRef,
+  options: { dryRun?: boolean } = {},
+): Promise<EnrichResult> {
+  const dryRun = options.dryRun ?? false;
+  const now = (deps.now ?? (() => new Date()))();
+  const connector = deps.connectorFor(ref.crm, ref.tenant);
+  const mapped = deps.mapping.fields;
+  const fieldNames = [...new Set([...mapped.map((f) => f.property), ...Object.values(P)])];
+  const account = await connector.getAccount(ref.accountId, fieldNames);
+
+  const decision = await deps.resolver.resolve(
+    {
+      id: account.id,
+      name: account.name,
+      state: account.state,
+      city: account.city,
+      website: account.website,
+      pinnedBuyerId: account.fields[P.buyerId] ?? null,
+    },
+    `${ref.crm}:${ref.tenant}:${ref.accountId}`,
+  );
+  const status = statusOf(decision);
+  const match: EnrichResult['match'] = {
+    buyerId: decision.status === 'matched' ? decision.buyerId : null,
+    buyerName: decision.status === 'matched' ? decision.buyerName : null,
+    confidence: decision.status === 'no_match' ? null : Math.round(decision.confidence * 100) / 100,
+    source: decision.status === 'matched' ? decision.source : null,
+    explanation: decision.explanation,
+    candidates: candidateSummary(decision.candidates),
+  };
+
+  const written: Record<string, string | null> = {};
+  let fields: FieldChange[] = [];
+  let fieldUpdates: Record<string, string> = {};
+  let notes: NoteDraft[] = [];
+  let alreadyPresent = 0;
+  let overCap = 0;
+
+  if (decision.status === 'matched') {
+    // `Name` names a pinned buyer (the search that would have named it was skipped) at no extra call.
+    const keys = [...new Set<BuyerField>(['Name', ...mapped.map((f) => f.attribute)])];
+    const [attributes, signals, ledger] = await Promise.all([
+      deps.buyerIntel.getBuyerAttributesBulk(decision.buyerId, keys),
+      deps.signals.maxNotesPerRun > 0
+        ? deps.buyerIntel.listRecentBuyerSignals({
+            buyerId: decision.buyerId,
+            ...(deps.signals.filterType.length ? { filterType: deps.signals.filterType } : {}),
+            ...(deps.signals.status.length ? { status: deps.signals.status } : {}),
+            relativeDatePeriodFrom: deps.signals.period,
+            sort: deps.signals.sort,
+            pageSize: Math.min(100, Math.max(10, deps.signals.maxNotesPerRun * 2)),
+          })
+        : Promise.resolve({ result: [] }),
+      deps.ledgers.writtenFields(ref),
+    ]);
+    const fetchedName = attributes.buyerData?.Name;
+    if (!match.buyerName && typeof fetchedName === 'string') match.buyerName = fetchedName;
+    const plan = planFieldWrites({
+      mapping: deps.mapping,
+      attributes: attributes.buyerData ?? {},
+      current: account.fields,
+      ledger,
+    });
+    fields = plan.changes;
+    fieldUpdates = plan.updates;
+    Object.assign(written, plan.updates);
+
+    const drafts = signals.result.map((s) => signalToNote(ref.accountId, decision.buyerId, s));
+    const unique = [...new Map(drafts.map((d) => [d.dedupeKey, d])).values()];
+    const knownLocally = await deps.ledgers.knownNotes(
+      ref,
+      unique.map((d) => d.dedupeKey),
+    );
+    let fresh = unique.filter((d) => !knownLocally.has(d.dedupeKey));
+    if (fresh.length) {
+      // The CRM is the source of truth: a note our ledger forgot (or a crash between writing a note and
+      // recording it) is found here and not written again.
+      const onCrm = await connector.existingNoteKeys(ref.accountId);
+      const found = fresh.filter((d) => onCrm.has(d.dedupeKey)).map((d) => d.dedupeKey);
+      if (found.length && !dryRun) await deps.ledgers.recordNotes(ref, found);
+      fresh = fresh.filter((d) => !onCrm.has(d.dedupeKey));
+    }
+    alreadyPresent = unique.length - fresh.length;
+    notes = fresh.slice(0, deps.signals.maxNotesPerRun);
+    overCap = fresh.length - notes.length;
+  }
+
+  // Provenance: ours alone, so always current; a value is sent only when it differs.
+  const provenance: Record<string, string | null> = {
+    [P.status]: status,
+    [P.matchReason]: decision.explanation.slice(0, 2000),
+    [P.matchConfidence]: match.confidence === null ? null : String(match.confidence),
+    [P.candidates]: decision.status === 'needs_review' ? candidatesText(decision.candidates) : null,
+    ...(decision.status === 'matched'
+      ? { [P.buyerId]: decision.buyerId, [P.buyerName]: match.buyerName }
+      : {}),
+  };
+  if (decision.status === 'matched' && decision.source === 'pinned' && account.fields[P.matchReason]) {
+    // A pinned run (our own buyer id, or a person's) keeps the reason the match was made for.
+    delete provenance[P.matchReason];
+    delete provenance[P.matchConfidence];
+  }
+  for (const [name, value] of Object.entries(provenance)) {
+    if ((account.fields[name] ?? null) !== value) written[name] = value;
+  }
+
+  if (Object.keys(written).length || notes.length) written[P.lastEnrichedAt] = now.toISOString();
+
+  const created: { key: string; title: string }[] = [];
+  if (!dryRun) {
+    if (Object.keys(written).length) {
+      const result = await deps.writeAccount(ref.crm, ref.tenant, {
+        accountId: ref.accountId,
+        fields: written,
+      });
+      if (!result.ok) {
+        const message = `writing account ${ref.accountId} failed: ${result.error.message}`;
+        throw result.error.permanent ? new PermanentWriteError(message) : new Error(message);
+      }
+      await deps.ledgers.recordWrittenFields(ref, fieldUpdates);
+    }
+    const results = await Promise.all(notes.map((n) => deps.createNote(ref.crm, ref.tenant, n)));
+    const ok = results.flatMap((r) => (r.ok ? [r.dedupeKey] : []));
+    await deps.ledgers.recordNotes(ref, ok);
+    for (const [i, r] of results.entries())
+      if (r.ok) created.push({ key: r.dedupeKey, title: notes[i]?.title ?? '' });
+    const failed = results.find((r) => !r.ok);
+    if (failed && !failed.ok) {
+      const message = `creating a note on account ${ref.accountId} failed: ${failed.error.message}`;
+      throw failed.error.permanent ? new PermanentWriteError(message) : new Error(message);
+    }
+  } else {
+    for (const n of notes) created.push({ key: n.dedupeKey, title: n.title });
+  }
+
+  return {
+    account: { ...ref, name: account.name },
+    status,
+    match,
+    fields,
+    written,
+    notes: { created, alreadyPresent, overCap },
+    dryRun,
+  };
+}

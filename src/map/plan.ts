@@ -1,0 +1,129 @@
+// The pure decision, per mapped field, of whether to write a buyer's value into the CRM field, under the
+// field's write policy. No I/O: the CRM's current values and the ledger (what we last wrote) come in.
+import type { BuyerField } from '../buyer-intel/fields.ts';
+import { DEFAULT_POLICY, type Mapping, type MappingField, type WritePolicy } from './mapping-schema.ts';
+import { comparableValue, enumOptionValues, transformValue } from './transforms.ts';
+
+export type FieldDecision =
+  | 'write'
+  | 'unchanged'
+  | 'blocked-edited-by-person'
+  | 'blocked-not-empty'
+  | 'skip-no-value';
+
+export interface FieldChange {
+  attribute: BuyerField;
+  property: string;
+  policy: WritePolicy;
+  /** The CRM's current value (null when empty). */
+  old: string | null;
+  /** Our value for the field (null when the buyer has none, or it could not be converted). */
+  new: string | null;
+  decision: FieldDecision;
+  /** A short sentence for people (the plan printout, logs). */
+  reason: string;
+}
+
+export interface PlanInput {
+  mapping: Mapping;
+  attributes: Partial<Record<BuyerField, unknown>>;
+  /** The CRM's current values, by field name. */
+  current: Record<string, string | null>;
+  /** What we last wrote, by field name. */
+  ledger: Record<string, string>;
+}
+
+export interface FieldWritePlan {
+  /** One per mapped field, in mapping order. */
+  changes: FieldChange[];
+  /** Only the fields whose decision is 'write'. */
+  updates: Record<string, string>;
+}
+
+/**
+ * - `overwrite` writes whenever our value differs from the current one.
+ * - `fill-empty` writes only into an empty field (null or blank).
+ * - `ours` writes into an empty field, or over the value we wrote last (the ledger); a value somebody
+ *   else put there — a person's edit after our write, or any value present before we ever wrote — is kept.
+ * A null value never clears a field, and a value equal to the current one (after normalising: '100' and
+ * '100.0', trailing spaces) is not written again.
+ */
+export function planFieldWrites(input: PlanInput): FieldWritePlan {
+  const changes = input.mapping.fields.map((field) => decide(field, input));
+  const updates: Record<string, string> = {};
+  for (const change of changes) {
+    if (change.decision === 'write' && change.new !== null) updates[change.property] = change.new;
+  }
+  return { changes, updates };
+}
+
+function decide(field: MappingField, input: PlanInput): FieldChange {
+  const policy = field.policy ?? DEFAULT_POLICY;
+  const rawOld = input.current[field.property];
+  const old = rawOld === undefined || rawOld === null || rawOld.trim() === '' ? null : rawOld;
+  const raw = input.attributes[field.attribute];
+  const converted = transformValue(raw, field);
+  const base = { attribute: field.attribute, property: field.property, policy, old };
+  const result = (decision: FieldDecision, reason: string, value = converted): FieldChange => ({
+    ...base,
+    new: value,
+    decision,
+    reason,
+  });
+
+  if (converted === null) {
+    const noValue = raw === null || raw === undefined || (typeof raw === 'string' && raw.trim() === '');
+    return result(
+      'skip-no-value',
+      noValue
+        ? `The buyer has no ${field.attribute}; the field is left as it is.`
+        : `${field.attribute} ${preview(raw)} is not a valid ${field.transform}; the field is left as it is.`,
+    );
+  }
+  const options = enumOptionValues(field);
+  if (options !== null && !options.includes(converted)) {
+    return result(
+      'skip-no-value',
+      `"${converted}" is not one of the field's options; the field is left as it is.`,
+      null,
+    );
+  }
+
+  const now = comparableValue(old, field);
+  if (now === comparableValue(converted, field))
+    return result('unchanged', 'The field already holds this value.');
+  if (old === null) return result('write', 'The field was empty.');
+
+  switch (policy) {
+    case 'overwrite':
+      return result('write', 'Overwrite policy: our current value replaces the old one.');
+    case 'fill-empty':
+      return result('blocked-not-empty', 'Fill-empty policy: the field already has a value, which is kept.');
+    default: {
+      const ours = input.ledger[field.property];
+      if (ours === undefined) {
+        return result(
+          'blocked-edited-by-person',
+          'The field holds a value we did not write (a person or another tool put it there); it is kept.',
+        );
+      }
+      if (comparableValue(ours, field) === now) {
+        return result('write', 'The field still holds the value we wrote last; it is updated.');
+      }
+      return result(
+        'blocked-edited-by-person',
+        `The value was changed after we wrote ${JSON.stringify(ours)}; the person's edit is kept.`,
+      );
+    }
+  }
+}
+
+function preview(value: unknown): string {
+  let text: string;
+  try {
+    text = typeof value === 'string' ? JSON.stringify(value) : (JSON.stringify(value) ?? String(value));
+  } catch {
+    text = String(value);
+  }
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

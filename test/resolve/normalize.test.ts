@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { fallbackQuery, foldText, hintOfBuyerType, normalizeName } from '../../src/resolve/normalize.ts';
+import { compareNames } from '../../src/resolve/score.ts';
+
+const similarity = (a: string, b: string) => compareNames(normalizeName(a), normalizeName(b)).similarity;
+
+describe('foldText', () => {
+  it('folds case, diacritics, punctuation and "&"', () => {
+    expect(foldText('  Española, N.M. — Dept. of Parks & Rec ')).toBe('espanola n m dept of parks and rec');
+    expect(foldText("Wake County Sheriff's Office")).toBe('wake county sheriffs office');
+  });
+});
+
+describe('normalizeName', () => {
+  it('"City of Austin", "Austin, TX" and "Austin city" have the same core tokens', () => {
+    const city = normalizeName('City of Austin');
+    const suffixed = normalizeName('Austin, TX');
+    const census = normalizeName('Austin city');
+    expect(city.core).toEqual(['austin']);
+    expect(suffixed.core).toEqual(['austin']);
+    expect(census.core).toEqual(['austin']);
+    expect(city.typeHint).toBe('city');
+    expect(census.typeHint).toBe('city');
+    expect(suffixed.typeHint).toBeNull();
+    expect(suffixed.stateCode).toBe('TX');
+    expect(normalizeName('Austin, Texas').stateCode).toBe('TX');
+    expect(normalizeName('Portland OR').stateCode).toBe('OR');
+    expect(normalizeName('Springfield (IL)').stateCode).toBe('IL');
+    expect(suffixed.searchName).toBe('Austin');
+  });
+
+  it('keeps "City" when it is part of the name', () => {
+    expect(normalizeName('Kansas City').core).toEqual(['kansas', 'city']);
+    expect(normalizeName('City of Kansas City').core).toEqual(['kansas', 'city']);
+    expect(normalizeName('Kansas City city').core).toEqual(['kansas', 'city']);
+    expect(normalizeName('kansas city').core).toEqual(['kansas', 'city']);
+    expect(normalizeName('City of College Station').core).toEqual(['college', 'station']);
+  });
+
+  it('"Austin ISD" ≡ "Austin Independent School District"', () => {
+    const short = normalizeName('Austin ISD');
+    const long = normalizeName('Austin Independent School District');
+    expect(short.core).toEqual(long.core);
+    expect(short.typeTokens).toEqual(long.typeTokens);
+    expect(short.typeHint).toBe('school-district');
+    expect(short.expansions).toEqual(['ISD → independent school district']);
+    expect(similarity('Austin ISD', 'Austin Independent School District')).toBe(1);
+  });
+
+  it('"Univ. of Texas at Austin" ≈ "The University of Texas at Austin"', () => {
+    const a = normalizeName('Univ. of Texas at Austin');
+    const b = normalizeName('The University of Texas at Austin');
+    expect(a.core).toEqual(['texas', 'austin']);
+    expect(b.core).toEqual(['texas', 'austin']);
+    expect(a.typeHint).toBe('higher-education');
+    expect(similarity('Univ. of Texas at Austin', 'The University of Texas at Austin')).toBe(1);
+  });
+
+  it('"City of Austin" and "Austin County" share the core and differ by type', () => {
+    const city = normalizeName('City of Austin');
+    const county = normalizeName('Austin County');
+    expect(county.core).toEqual(city.core);
+    expect(county.typeHint).toBe('county');
+    expect(similarity('City of Austin', 'Austin County')).toBeLessThan(0.75);
+    expect(similarity('City of Austin', 'Austin')).toBe(1);
+  });
+
+  it('expands and folds the abbreviations of CRM names', () => {
+    const cases: [string, string, string][] = [
+      ['Round Rock CISD', 'Round Rock Consolidated Independent School District', 'school-district'],
+      ['Los Angeles USD', 'Los Angeles Unified School District', 'school-district'],
+      ['Portland SD', 'Portland School District', 'school-district'],
+      ['Springfield Public Schools', 'Springfield School District', 'school-district'],
+      ['DeKalb County Schools', 'DeKalb County School District', 'school-district'],
+      ['Austin PD', 'Austin Police Department', 'police'],
+      ['Austin FD', 'Austin Fire Department', 'fire'],
+      ['Austin Fire Dept', 'Austin Fire Department', 'fire'],
+      ['Austin CC', 'Austin Community College', 'higher-education'],
+      ['Bexar Co.', 'Bexar County', 'county'],
+      ['Bexar Cnty', 'Bexar County', 'county'],
+      ['Lower Merion Twp', 'Lower Merion Township', 'city'],
+      ['Mt. Pleasant', 'Mount Pleasant', ''],
+      ['Ft. Worth', 'Fort Worth', ''],
+      ['St. Louis County', 'Saint Louis County', 'county'],
+      ['Travis County Government', 'Travis County', 'county'],
+      ['The City of Española', 'City of Espanola', 'city'],
+      ['Texas A&M University', 'Texas A and M University', 'higher-education'],
+    ];
+    for (const [short, long, hint] of cases) {
+      expect(similarity(short, long), `${short} vs ${long}`).toBe(1);
+      expect(normalizeName(short).typeHint ?? '', short).toBe(hint);
+    }
+  });
+
+  it('detects the kind of buyer, the most specific kind winning', () => {
+    expect(normalizeName('Mecklenburg County Fire Department').typeHint).toBe('fire');
+    expect(normalizeName("Wake County Sheriff's Office").typeHint).toBe('police');
+    expect(normalizeName('Texas Department of Transportation').typeHint).toBe('state-agency');
+    expect(normalizeName('Austin Municipal Utility District').typeHint).toBe('special-district');
+    expect(normalizeName('Port of Portland').typeHint).toBe('special-district');
+    expect(normalizeName('City of Port Arthur').typeHint).toBe('city');
+    expect(normalizeName('U.S. Department of Veterans Affairs').typeHint).toBe('federal');
+    expect(normalizeName('Austin Public Library').typeHint).toBe('library');
+    expect(normalizeName('Hillcrest High School').typeHint).toBe('school');
+    expect(normalizeName('Austin').typeHint).toBeNull();
+    expect(hintOfBuyerType('SchoolDistrict')).toBe('school-district');
+    expect(hintOfBuyerType('PrivateCompany')).toBeNull();
+  });
+
+  it('keeps capitalised unknown tokens as possible acronyms', () => {
+    expect(normalizeName('UT Austin').acronyms).toEqual(['ut']);
+    expect(normalizeName('Austin ISD').acronyms).toEqual([]);
+  });
+
+  it('builds the fallback query from the canonical tokens', () => {
+    expect(fallbackQuery(normalizeName('City of Springfield'))).toBe('springfield');
+    expect(fallbackQuery(normalizeName('Austin ISD, TX'))).toBe('austin independent school district');
+  });
+});

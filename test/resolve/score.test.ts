@@ -1,0 +1,182 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_WEIGHTS,
+  editDistance,
+  parseWebAddress,
+  registrableDomain,
+  type ScoreResult,
+  scoreCandidate,
+} from '../../src/resolve/score.ts';
+
+const sum = (r: ScoreResult) => r.signals.reduce((s, x) => s + x.points, 0);
+const points = (r: ScoreResult, signal: string) =>
+  r.signals.filter((s) => s.signal === signal).reduce((s, x) => s + x.points, 0);
+
+const cityOfAustinTX = {
+  name: 'City of Austin',
+  stateCode: 'TX',
+  type: 'City',
+  url: 'https://www.austintexas.gov',
+};
+const austinIsd = {
+  name: 'Austin Independent School District',
+  stateCode: 'TX',
+  type: 'SchoolDistrict',
+  url: 'https://www.austinisd.org',
+};
+
+describe('scoreCandidate', () => {
+  it('explains an ISD match signal by signal, and the signals add up to the score', () => {
+    const r = scoreCandidate({ name: 'Austin ISD', state: 'Texas', website: 'austinisd.org' }, austinIsd);
+    expect(points(r, 'name')).toBe(DEFAULT_WEIGHTS.name);
+    expect(r.signals.find((s) => s.signal === 'name')?.detail).toContain('core tokens equal');
+    expect(r.signals.find((s) => s.signal === 'state')).toEqual({
+      signal: 'state',
+      points: 0.2,
+      detail: 'TX = TX',
+    });
+    expect(points(r, 'website')).toBe(DEFAULT_WEIGHTS.website);
+    expect(points(r, 'type')).toBe(DEFAULT_WEIGHTS.typeAgreement);
+    expect(r.score).toBe(1);
+    expect(points(r, 'clamp')).toBeLessThan(0);
+    expect(sum(r)).toBeCloseTo(r.score, 9);
+    expect(r.reasons).toContain('name equal after expanding ISD');
+  });
+
+  it('a state mismatch disqualifies, whatever else agrees', () => {
+    const r = scoreCandidate(
+      { name: 'City of Austin', state: 'Minnesota', website: 'https://austintexas.gov' },
+      cityOfAustinTX,
+    );
+    expect(r.disqualified).toBe(true);
+    expect(r.signals.find((s) => s.signal === 'state')).toEqual({
+      signal: 'state',
+      points: -1,
+      detail: 'account in MN, buyer in TX',
+    });
+    expect(r.score).toBe(0);
+    expect(sum(r)).toBeCloseTo(0, 9);
+  });
+
+  it('an unknown account state is not compared, and a state in the name is used', () => {
+    const unknown = scoreCandidate({ name: 'City of Austin', state: 'Tejas', website: null }, cityOfAustinTX);
+    expect(unknown.signals.find((s) => s.signal === 'state')).toMatchObject({ points: 0 });
+    expect(unknown.disqualified).toBe(false);
+    const fromName = scoreCandidate(
+      { name: 'City of Austin, MN', state: null, website: null },
+      cityOfAustinTX,
+    );
+    expect(fromName.disqualified).toBe(true);
+  });
+
+  it('"City of Austin" against the county: same place, conflicting type', () => {
+    const r = scoreCandidate(
+      { name: 'City of Austin', state: 'TX', website: null },
+      { name: 'Austin County', stateCode: 'TX', type: 'County', url: 'https://www.austincounty.com' },
+    );
+    expect(points(r, 'type')).toBe(DEFAULT_WEIGHTS.typeConflict);
+    expect(r.score).toBeLessThan(0.5);
+    const right = scoreCandidate({ name: 'City of Austin', state: 'TX', website: null }, cityOfAustinTX);
+    expect(right.score).toBeGreaterThanOrEqual(0.75);
+  });
+
+  it('website: home page, a section of the same site, a shared registrable domain, a mismatch', () => {
+    const police = {
+      name: 'Austin Police Department',
+      stateCode: 'TX',
+      type: 'PoliceDepartment',
+      url: 'https://www.austintexas.gov/department/police',
+    };
+    const account = { name: 'Austin', state: 'TX', website: 'http://austintexas.gov/' };
+    expect(scoreCandidate(account, cityOfAustinTX).web).toBe('home-page');
+    expect(scoreCandidate(account, police).web).toBe('section');
+    expect(
+      scoreCandidate({ ...account, website: 'https://www.austintexas.gov/department/police/' }, police).web,
+    ).toBe('home-page');
+    expect(scoreCandidate({ ...account, website: 'library.austintexas.gov' }, cityOfAustinTX).web).toBe(
+      'domain',
+    );
+    const other = scoreCandidate({ ...account, website: 'austincounty.com' }, cityOfAustinTX);
+    expect(other.web).toBe('mismatch');
+    expect(points(other, 'website')).toBe(DEFAULT_WEIGHTS.websiteMismatch);
+  });
+
+  it('email domains count when the website does not, free mail does not', () => {
+    const ut = {
+      name: 'The University of Texas at Austin',
+      stateCode: 'TX',
+      type: 'HigherEducation',
+      url: 'https://www.utexas.edu',
+    };
+    const r = scoreCandidate(
+      { name: 'UT Austin', state: 'TX', website: null, emailDomains: ['austin.utexas.edu'] },
+      ut,
+    );
+    expect(points(r, 'email-domain')).toBe(DEFAULT_WEIGHTS.emailDomain);
+    const free = scoreCandidate(
+      { name: 'UT Austin', state: 'TX', website: null, emailDomains: ['gmail.com'] },
+      ut,
+    );
+    expect(free.signals.some((s) => s.signal === 'email-domain')).toBe(false);
+  });
+
+  it('reads an acronym as the initials of the buyer name (common name)', () => {
+    const ut = {
+      name: 'The University of Texas at Austin',
+      stateCode: 'TX',
+      type: 'HigherEducation',
+      url: null,
+    };
+    const r = scoreCandidate({ name: 'UT Austin', state: 'TX', website: null }, ut);
+    expect(points(r, 'common-name')).toBeGreaterThan(0);
+    expect(r.nameSimilarity).toBe(1);
+    expect(r.score).toBeGreaterThanOrEqual(0.75);
+    expect(sum(r)).toBeCloseTo(r.score, 9);
+  });
+
+  it('tolerates a typo in a name token', () => {
+    const r = scoreCandidate(
+      { name: 'Springfeild Public Schools', state: 'MA', website: null },
+      {
+        name: 'Springfield Public Schools',
+        stateCode: 'MA',
+        type: 'SchoolDistrict',
+        url: null,
+      },
+    );
+    expect(r.nameSimilarity).toBeGreaterThan(0.7);
+    expect(r.signals.find((s) => s.signal === 'name')?.detail).toContain('"springfeild" ~ "springfield"');
+  });
+
+  it('weights are configurable', () => {
+    const r = scoreCandidate({ name: 'Austin ISD', state: 'TX', website: null }, austinIsd, {
+      name: 0.4,
+      state: 0.3,
+    });
+    expect(points(r, 'name')).toBe(0.4);
+    expect(points(r, 'state')).toBe(0.3);
+    expect(() => scoreCandidate({ name: 'x', website: null }, austinIsd, { name: Number.NaN })).toThrow(
+      RangeError,
+    );
+  });
+});
+
+describe('web address helpers', () => {
+  it('parses hosts without www. and registrable domains of US public-sector sites', () => {
+    expect(parseWebAddress('https://www.AustinTexas.gov/')).toEqual({ host: 'austintexas.gov', path: '' });
+    expect(parseWebAddress('austinisd.org/about')).toEqual({ host: 'austinisd.org', path: '/about' });
+    expect(parseWebAddress('not a url')).toBeNull();
+    expect(registrableDomain('www.austintexas.gov')).toBe('austintexas.gov');
+    expect(registrableDomain('ci.austin.mn.us')).toBe('austin.mn.us');
+    expect(registrableDomain('springfield.k12.or.us')).toBe('springfield.k12.or.us');
+    expect(registrableDomain('springfield.il.us')).toBe('springfield.il.us');
+    expect(registrableDomain('dps.texas.gov')).toBe('texas.gov');
+    expect(registrableDomain('council.leeds.gov.uk')).toBe('leeds.gov.uk');
+  });
+
+  it('edit distance counts a transposition as one edit', () => {
+    expect(editDistance('springfeild', 'springfield')).toBe(1);
+    expect(editDistance('austn', 'austin')).toBe(1);
+    expect(editDistance('austin', 'boston', 2)).toBe(3);
+  });
+});
