@@ -1,0 +1,64 @@
+// What to do with a job that threw: wait out a rate limit without spending an attempt, fail at once
+// when retrying cannot help, or retry with backoff. Pure, so every branch is testable.
+
+import { AccountNotFoundError, CrmAuthError, CrmRateLimitError } from '../connectors/types.ts';
+import {
+  AuthenticationError,
+  BadRequestError,
+  BuyerIntelError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+} from '../src/buyer-intel/errors.ts';
+
+export type FailureAction =
+  | { action: 'rate-limit'; delayMs: number; reason: string }
+  | { action: 'fail'; reason: string }
+  | { action: 'retry'; reason: string };
+
+/** When an upstream 429 names no wait, park the queue this long. */
+export const DEFAULT_RATE_LIMIT_DELAY_MS = 10_000;
+
+export function classifyFailure(err: unknown): FailureAction {
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof RateLimitError) {
+    return {
+      action: 'rate-limit',
+      delayMs: err.retryAfterMs ?? DEFAULT_RATE_LIMIT_DELAY_MS,
+      reason: message,
+    };
+  }
+  if (err instanceof CrmRateLimitError) {
+    return { action: 'rate-limit', delayMs: Math.max(1, err.retryAfterMs), reason: message };
+  }
+  if (err instanceof AccountNotFoundError)
+    return { action: 'fail', reason: `CRM account not found: ${message}` };
+  if (err instanceof CrmAuthError) return { action: 'fail', reason: `CRM credentials refused: ${message}` };
+  if (err instanceof AuthenticationError || err instanceof PermissionDeniedError) {
+    return { action: 'fail', reason: `Buyer Intelligence credentials refused: ${message}` };
+  }
+  if (err instanceof NotFoundError || err instanceof BadRequestError)
+    return { action: 'fail', reason: message };
+  if (err instanceof BuyerIntelError && !err.retryable && err.name === 'InvalidArgumentError') {
+    return { action: 'fail', reason: message };
+  }
+  if (
+    err instanceof Error &&
+    [
+      'MappingError',
+      'ConfigError',
+      'PermanentWriteError',
+      'HubSpotRequestError',
+      'SalesforceRequestError',
+    ].includes(err.name)
+  ) {
+    return { action: 'fail', reason: message };
+  }
+  return { action: 'retry', reason: message };
+}
+
+/** Capped exponential backoff with jitter for BullMQ's `backoffStrategy`: 2 s, 4 s, 8 s ... ≤ 5 min. */
+export function cappedExponentialBackoff(attemptsMade: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(5 * 60_000, 2_000 * 2 ** Math.max(0, attemptsMade - 1));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}

@@ -1,0 +1,69 @@
+// HubSpot request signatures, v3: base64(HMAC-SHA256(client secret, method + uri + body + timestamp)),
+// with X-HubSpot-Request-Timestamp in ms; timestamps older than 5 minutes are refused. The SDK's own
+// check compares with === and does no URI decoding, so we do both here.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const SIGNATURE_TOLERANCE_MS = 5 * 60_000;
+
+// HubSpot decodes these escapes in the URI before signing (its request-validation docs). The HubSpot
+// emulator keeps its own copy on purpose, so that the two sides are checked against each other.
+const DECODED: Record<string, string> = {
+  '%3A': ':',
+  '%2F': '/',
+  '%3F': '?',
+  '%40': '@',
+  '%21': '!',
+  '%24': '$',
+  '%27': "'",
+  '%28': '(',
+  '%29': ')',
+  '%2A': '*',
+  '%2C': ',',
+  '%3B': ';',
+};
+
+export function hubspotSigningUri(uri: string): string {
+  return uri.replace(/%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi, (m) => DECODED[m.toUpperCase()] ?? m);
+}
+
+export function hubspotSignatureV3(
+  secret: string,
+  method: string,
+  uri: string,
+  rawBody: string,
+  timestamp: string,
+): string {
+  return createHmac('sha256', secret)
+    .update(`${method.toUpperCase()}${hubspotSigningUri(uri)}${rawBody}${timestamp}`)
+    .digest('base64');
+}
+
+export type SignatureCheck = { ok: true } | { ok: false; reason: string };
+
+export function verifyHubSpotSignatureV3(input: {
+  secret: string;
+  method: string;
+  uri: string;
+  rawBody: string;
+  signature: string | undefined;
+  timestamp: string | undefined;
+  now?: number;
+}): SignatureCheck {
+  const { signature, timestamp } = input;
+  if (!signature || !timestamp)
+    return { ok: false, reason: 'missing X-HubSpot-Signature-v3 or X-HubSpot-Request-Timestamp' };
+  const ts = Number(timestamp);
+  if (!Number.isFinite(ts)) return { ok: false, reason: 'X-HubSpot-Request-Timestamp is not a number' };
+  const age = (input.now ?? Date.now()) - ts;
+  if (age > SIGNATURE_TOLERANCE_MS) return { ok: false, reason: 'timestamp older than 5 minutes' };
+  if (age < -SIGNATURE_TOLERANCE_MS) return { ok: false, reason: 'timestamp in the future' };
+  const expected = Buffer.from(
+    hubspotSignatureV3(input.secret, input.method, input.uri, input.rawBody, timestamp),
+    'base64',
+  );
+  const given = Buffer.from(signature, 'base64');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    return { ok: false, reason: 'signature does not match' };
+  }
+  return { ok: true };
+}

@@ -1,0 +1,132 @@
+// The enrich worker on real Redis with a unique queue prefix per file.
+import { randomUUID } from 'node:crypto';
+import type { Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AccountNotFoundError } from '../../connectors/types.ts';
+import { createEnrichQueue, type EnrichJobData, enrichJobOptions } from '../../queues/enrich-queue.ts';
+import { startEnrichWorker } from '../../queues/enrich-worker.ts';
+import { RateLimitError } from '../../src/buyer-intel/errors.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+let redis: Redis;
+let queue: Queue<EnrichJobData>;
+let worker: Worker | undefined;
+let prefix: string;
+
+beforeAll(() => {
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+});
+afterEach(async () => {
+  await worker?.close();
+  worker = undefined;
+  await queue.obliterate({ force: true });
+  await queue.close();
+});
+afterAll(() => redis.disconnect());
+
+function setup(process: (data: EnrichJobData) => Promise<string>, opts: { exclusive?: boolean } = {}) {
+  prefix = `test-worker-${randomUUID()}`;
+  queue = createEnrichQueue(redis, { prefix });
+  worker = startEnrichWorker({
+    connection: redis,
+    queue,
+    prefix,
+    concurrency: 5,
+    process: (data) => process(data),
+    ...(opts.exclusive
+      ? {
+          exclusive: {
+            redis,
+            keyOf: (d: EnrichJobData) => `${prefix}:lock:${d.accountId}`,
+            ttlMs: 10_000,
+            retryDelayMs: 50,
+          },
+        }
+      : {}),
+  });
+}
+
+const data = (accountId: string): EnrichJobData => ({
+  crm: 'hubspot',
+  tenant: '1',
+  accountId,
+  trigger: 'webhook',
+});
+
+async function settle(count: number, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const done = await queue.getJobs(['completed', 'failed']);
+    if (done.length >= count || Date.now() > deadline) return done;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('enrich worker', () => {
+  it('never runs two jobs of one account at once, and runs both', async () => {
+    const active = new Map<string, number>();
+    let overlap = false;
+    setup(
+      async (d) => {
+        const n = (active.get(d.accountId) ?? 0) + 1;
+        active.set(d.accountId, n);
+        if (n > 1) overlap = true;
+        await new Promise((r) => setTimeout(r, 30));
+        active.set(d.accountId, (active.get(d.accountId) ?? 1) - 1);
+        return 'ok';
+      },
+      { exclusive: true },
+    );
+    await queue.addBulk(
+      ['a', 'a', 'a', 'b'].map((id, i) => ({
+        name: 'enrich',
+        data: data(id),
+        opts: enrichJobOptions('webhook', 1, `job-${id}-${i}`),
+      })),
+    );
+    const done = await settle(4);
+    expect(done.map((j) => j.returnvalue)).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(overlap).toBe(false);
+  });
+
+  it('an upstream 429 parks the queue without spending the only attempt', async () => {
+    let calls = 0;
+    setup(async () => {
+      calls++;
+      if (calls === 1)
+        throw new RateLimitError('429', { operation: 'getBuyerAttributesBulk', retryAfterMs: 100 });
+      return 'ok';
+    });
+    await queue.add('enrich', data('c'), enrichJobOptions('webhook', 1, 'job-c'));
+    const [job] = await settle(1);
+    expect(job?.returnvalue).toBe('ok');
+    expect(calls).toBe(2);
+  });
+
+  it('a permanent failure fails at once with its reason, and stays in the failed set', async () => {
+    let calls = 0;
+    setup(async () => {
+      calls++;
+      throw new AccountNotFoundError('404');
+    });
+    await queue.add('enrich', data('d'), enrichJobOptions('webhook', 5, 'job-d'));
+    const [job] = await settle(1);
+    expect(calls).toBe(1);
+    expect(job?.failedReason).toContain('CRM account not found');
+    expect(await queue.getFailedCount()).toBe(1);
+  });
+
+  it('a transient failure is retried', async () => {
+    let calls = 0;
+    setup(async () => {
+      calls++;
+      if (calls === 1) throw new Error('socket hang up');
+      return 'ok';
+    });
+    await queue.add('enrich', data('e'), enrichJobOptions('webhook', 3, 'job-e'));
+    const [job] = await settle(1);
+    expect(job?.returnvalue).toBe('ok');
+    expect(job?.attemptsMade).toBeGreaterThanOrEqual(1);
+  });
+});

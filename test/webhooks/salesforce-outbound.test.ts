@@ -1,0 +1,129 @@
+// POST /webhooks/salesforce fed by the Salesforce emulator's own Outbound Message sender, enqueuing
+// into a real BullMQ queue on real Redis.
+import { randomUUID } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
+import {
+  type RunningSalesforceSandbox,
+  startSalesforceSandbox,
+} from '../../src/sandbox/salesforce/server.ts';
+import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
+import { createHttpApp } from '../../src/service/http-app.ts';
+import { id15, salesforceOutboundRouter } from '../../src/webhooks/salesforce.ts';
+
+let redis: Redis;
+let queue: Queue<EnrichJobData>;
+let server: Listening;
+let sf: RunningSalesforceSandbox;
+let enqueueFails = false;
+const prefix = `test-sf-outbound-${randomUUID()}`;
+
+beforeAll(async () => {
+  redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
+  queue = createEnrichQueue(redis, { prefix });
+  sf = await startSalesforceSandbox({});
+  const router = salesforceOutboundRouter({
+    isKnownOrg: (org) => org === id15(sf.orgId),
+    attempts: 3,
+    maxBodyBytes: 64 * 1024,
+    enqueue: async (jobs) => {
+      if (enqueueFails) throw new Error('Redis is down');
+      return queue.addBulk(jobs);
+    },
+  });
+  server = await listen(createHttpApp({ salesforceOutbound: router }));
+  sf.outbound.configure({
+    endpointUrl: `${server.url}/webhooks/salesforce`,
+    batchWindowMs: 10,
+    retryDelaysMs: [20, 40, 80],
+  });
+});
+afterEach(async () => {
+  enqueueFails = false;
+  await queue.obliterate({ force: true });
+});
+afterAll(async () => {
+  await Promise.all([server.close(), sf.close()]);
+  await queue.obliterate({ force: true });
+  await queue.close();
+  redis.disconnect();
+});
+
+const jobs = async () => (await queue.getJobs(['waiting', 'prioritized', 'delayed'])).map((j) => j.data);
+
+async function until(condition: () => Promise<boolean>, what: string) {
+  const deadline = Date.now() + 5_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The envelope of the last message the emulator sent, to replay by hand. */
+const lastEnvelope = () => {
+  const body = sf.outbound.deliveries.at(-1)?.requestBody;
+  if (!body) throw new Error('no delivery recorded');
+  return body;
+};
+
+const post = (body: string) =>
+  fetch(`${server.url}/webhooks/salesforce`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '""' },
+    body,
+  }).then(async (r) => ({ status: r.status, text: await r.text() }));
+
+describe('POST /webhooks/salesforce', () => {
+  it('a new Account arrives as an Outbound Message, is queued once, and is acknowledged', async () => {
+    const account = sf.store.create('Account', { Name: 'City of Austin', BillingState: 'TX' });
+    await until(async () => sf.outbound.deliveries.some((d) => d.acked), 'an acknowledged delivery');
+    expect(await jobs()).toEqual([
+      expect.objectContaining({
+        crm: 'salesforce',
+        tenant: id15(sf.orgId),
+        accountId: account.id,
+        trigger: 'webhook',
+      }),
+    ]);
+    // Salesforce may deliver the same message twice: still one job.
+    const again = await post(lastEnvelope());
+    expect(again.status).toBe(200);
+    expect(again.text).toContain('<Ack>true</Ack>');
+    expect(await jobs()).toHaveLength(1);
+  });
+
+  it('faults a malformed envelope, a DOCTYPE and an unknown org, enqueuing nothing', async () => {
+    const notXml = await post('hello');
+    expect(notXml.status).toBe(400);
+    expect(notXml.text).toContain('<faultcode>soapenv:Client</faultcode>');
+    const lol = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]><x>&lol2;</x>`;
+    expect((await post(lol)).text).toContain('DOCTYPE and ENTITY declarations are not accepted');
+    const noNotification = await post(
+      '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><notifications xmlns="http://soap.sforce.com/2005/09/outbound"><OrganizationId>00D000000000001</OrganizationId></notifications></soapenv:Body></soapenv:Envelope>',
+    );
+    expect(noNotification.text).toContain('Envelope.Body.notifications.Notification');
+    sf.store.create('Account', { Name: 'Travis County', BillingState: 'TX' });
+    await until(async () => sf.outbound.deliveries.length >= 2, 'a second delivery');
+    const foreign = lastEnvelope().replace(
+      /<OrganizationId>[^<]+<\/OrganizationId>/,
+      '<OrganizationId>00D000000000999AAA</OrganizationId>',
+    );
+    const unknown = await post(foreign);
+    expect(unknown.status).toBe(403);
+    expect(unknown.text).toContain('unknown OrganizationId 00D000000000999AAA');
+    await queue.obliterate({ force: true });
+    expect(await jobs()).toEqual([]);
+  });
+
+  it('answers a Server fault when the jobs cannot be stored, so that Salesforce retries', async () => {
+    sf.store.create('Account', { Name: 'Austin ISD', BillingState: 'TX' });
+    await until(async () => sf.outbound.deliveries.length >= 3, 'a third delivery');
+    await queue.obliterate({ force: true });
+    enqueueFails = true;
+    const res = await post(lastEnvelope());
+    expect(res.status).toBe(503);
+    expect(res.text).toContain('<faultcode>soapenv:Server</faultcode>');
+  });
+});
