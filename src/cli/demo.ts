@@ -1,0 +1,217 @@
+// `buyer-intel-sync demo`: the whole product on the local sandboxes, in one process. A person creates
+// 20 public-sector companies in the HubSpot emulator; its webhooks reach our receiver, jobs flow through
+// BullMQ on real Redis, the worker resolves each company against the Buyer Intelligence sandbox and
+// writes fields and notes back through the real @hubspot/api-client. Prints what happened and exits.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { BUYER_FIELD_LABELS } from '../buyer-intel/fields.ts';
+import type { EnrichResult } from '../enrich/pipeline.ts';
+import { DEFAULT_MAPPING } from '../map/default-mapping.ts';
+import { fieldDefinitions } from '../map/field-definitions.ts';
+import { startBuyerIntelSandbox } from '../sandbox/buyer-intel/server.ts';
+import { startHubSpotSandbox } from '../sandbox/hubspot/server.ts';
+import { startSalesforceSandbox } from '../sandbox/salesforce/server.ts';
+import { redisForDemo } from '../service/private-redis.ts';
+import { createService } from '../service/runtime.ts';
+import { sandboxSettings } from '../service/sandbox-settings.ts';
+import type { Command } from './command.ts';
+
+/** What sales teams really have in their CRM: tidy names, sloppy names, and names that fit several buyers. */
+export const DEMO_COMPANIES: { name: string; state?: string; domain?: string }[] = [
+  { name: 'City of Austin', state: 'TX', domain: 'austintexas.gov' },
+  { name: 'Austin ISD', state: 'Texas' },
+  { name: 'Travis County', state: 'TX' },
+  { name: 'UT Austin', state: 'TX', domain: 'utexas.edu' },
+  { name: 'Austin', state: 'TX' },
+  { name: 'City of Austin', state: 'MN' },
+  { name: 'Springfield' },
+  { name: 'City of Springfield', state: 'IL' },
+  { name: 'Springfield Public Schools', state: 'MA' },
+  { name: 'Portland', state: 'OR' },
+  { name: 'City of Portland', state: 'Maine' },
+  { name: 'Columbus', state: 'OH' },
+  { name: 'Kansas City', state: 'MO' },
+  { name: 'Kansas City', state: 'KS' },
+  { name: 'Austin Police Department', state: 'TX' },
+  { name: 'Austin Fire Dept', state: 'TX' },
+  { name: 'Austin Community College', state: 'TX' },
+  { name: 'Springfield', state: 'MO' },
+  { name: 'Zenith Quantum Holdings LLC', state: 'DE' },
+  { name: 'Columbus', state: 'GA' },
+];
+
+/** A few of the same kinds of names, as Salesforce Accounts (Name, BillingState, Website). */
+export const DEMO_ACCOUNTS: { name: string; state?: string; website?: string }[] = [
+  { name: 'City of Austin', state: 'TX', website: 'https://www.austintexas.gov' },
+  { name: 'Austin ISD', state: 'TX' },
+  { name: 'Travis County', state: 'Texas' },
+  { name: 'City of Springfield', state: 'IL' },
+  { name: 'Springfield' },
+  { name: 'Austin Police Department', state: 'TX' },
+  { name: 'Kansas City', state: 'KS' },
+  { name: 'Zenith Quantum Holdings LLC', state: 'DE' },
+];
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'Run the whole product on the local sandboxes and print what it did',
+  usage: `buyer-intel-sync demo
+
+Starts the Buyer Intelligence sandbox, the HubSpot and Salesforce emulators, the webhook receivers and
+a worker in one process; creates ${DEMO_COMPANIES.length} companies in HubSpot and ${DEMO_ACCOUNTS.length} Accounts in
+Salesforce as a person would; prints what enrichment did; exits.
+Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a private redis-server.`,
+  options: {},
+  async run() {
+    const redis = await redisForDemo(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const bi = await startBuyerIntelSandbox({ rateLimit: false });
+    const hs = await startHubSpotSandbox({});
+    const sf = await startSalesforceSandbox({});
+    const prefix = `bis-demo-${randomUUID().slice(0, 8)}`;
+    const service = createService(
+      sandboxSettings(
+        { buyerIntel: bi, hubspot: hs, salesforce: sf },
+        { redisUrl: redis.url, prefix },
+        { worker: { concurrency: 10 } },
+      ),
+    );
+    try {
+      const out = (line = '') => process.stdout.write(`${line}\n`);
+      out(`Buyer Intelligence sandbox  ${bi.url}`);
+      out(`HubSpot emulator            ${hs.url}  (portal ${hs.portalId})`);
+      out(`Salesforce emulator         ${sf.url}  (org ${sf.orgId})`);
+      out(`Redis                       ${redis.url}${redis.private ? '  (private, for this demo)' : ''}`);
+
+      const setup = await service
+        .connector('hubspot', String(hs.portalId))
+        .ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+      out(`setup: created ${setup.created.length} HubSpot properties in group "Buyer Intelligence"`);
+      const sfSetup = await service
+        .connector('salesforce', sf.orgId)
+        .ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+      out(`setup: created ${sfSetup.created.length} Salesforce custom fields (Metadata API)`);
+
+      const http = await service.startHttp(0, '127.0.0.1');
+      service.startWorker();
+      hs.webhooks.configure({ targetUrl: `${http.url}/webhooks/hubspot`, propertyChanges: [] });
+      sf.outbound.configure({ endpointUrl: `${http.url}/webhooks/salesforce`, batchWindowMs: 50 });
+      out(
+        `receiver: ${http.url}/webhooks/hubspot — creating ${DEMO_COMPANIES.length} companies as a person would...`,
+      );
+      out();
+
+      const ids = DEMO_COMPANIES.map(
+        (c) =>
+          hs.store.createCompany(
+            {
+              name: c.name,
+              ...(c.state ? { state: c.state } : {}),
+              ...(c.domain ? { domain: c.domain } : {}),
+            },
+            { source: 'CRM_UI' },
+          ).id,
+      );
+
+      const sfIds = DEMO_ACCOUNTS.map(
+        (a) =>
+          sf.store.create('Account', {
+            Name: a.name,
+            ...(a.state ? { BillingState: a.state } : {}),
+            ...(a.website ? { Website: a.website } : {}),
+          }).id,
+      );
+
+      const results = await waitForResults(service.queue, [...ids, ...sfIds], 60_000);
+      const row = (name: string, state: string | undefined, id: string, notes: number) => {
+        const r = results.get(id);
+        return {
+          account: `${name}${state ? `, ${state}` : ''}`,
+          'matched buyer': r?.match.buyerName
+            ? `${r.match.buyerName}`
+            : r?.status === 'needs_review'
+              ? `? ${r.match.candidates.length} candidates`
+              : '—',
+          confidence: r?.match.confidence ?? '',
+          status: r ? r.status : 'failed',
+          'fields written': r ? r.fields.filter((f) => f.decision === 'write').length : 0,
+          notes,
+        };
+      };
+      const rows = DEMO_COMPANIES.map((c, i) =>
+        row(c.name, c.state, ids[i] ?? '', hs.store.notesOf(ids[i] ?? '').length),
+      );
+      out('HubSpot companies (notes = signal notes on the company):');
+      console.table(rows);
+      const tasksOf = (id: string) =>
+        sf.store.list('Task').filter((t) => t.values.get('WhatId') === id).length;
+      const sfRows = DEMO_ACCOUNTS.map((a, i) =>
+        row(a.name, a.state, sfIds[i] ?? '', tasksOf(sfIds[i] ?? '')),
+      );
+      out('Salesforce Accounts (notes = signal Tasks on the Account):');
+      console.table(sfRows);
+
+      const sample = [...results.values()].find(
+        (r) => r.status === 'enriched' && r.fields.some((f) => f.decision === 'write'),
+      );
+      if (sample) {
+        out();
+        out(`e.g. ${sample.account.name} → ${sample.match.buyerName}: ${sample.match.explanation}`);
+        for (const f of sample.fields.filter((x) => x.decision === 'write').slice(0, 6)) {
+          out(`  ${BUYER_FIELD_LABELS[f.attribute]} → ${f.property} = ${f.new}`);
+        }
+      }
+      const review = [...results.values()].find((r) => r.status === 'needs_review');
+      if (review) {
+        out(`needs review: "${review.account.name}" — ${review.match.explanation}`);
+        for (const c of review.match.candidates.slice(0, 3))
+          out(`  ${c.score.toFixed(2)}  ${c.name} (${c.stateCode}, ${c.type})`);
+      }
+      out();
+      out(
+        `upstream calls: Buyer Intelligence ${bi.stats.count()} (${(bi.stats.count() / (ids.length + sfIds.length)).toFixed(1)} per account), HubSpot ${hs.stats.count()} (${(hs.stats.count() / ids.length).toFixed(1)} per company), Salesforce ${sf.stats.count()} (${(sf.stats.count() / sfIds.length).toFixed(1)} per Account), setup included`,
+      );
+      return [...rows, ...sfRows].every((r) => r.status !== 'failed') ? 0 : 1;
+    } finally {
+      await service.close();
+      await cleanRedis(redis.url, prefix);
+      await Promise.all([bi.close(), hs.close(), sf.close()]);
+      await redis.stop();
+    }
+  },
+};
+
+async function waitForResults(
+  queue: ReturnType<typeof createService>['queue'],
+  accountIds: string[],
+  timeoutMs: number,
+): Promise<Map<string, EnrichResult>> {
+  const wanted = new Set(accountIds);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const jobs = await queue.getJobs(['completed', 'failed']);
+    const results = new Map<string, EnrichResult>();
+    const failed = new Set<string>();
+    for (const job of jobs) {
+      if (!wanted.has(job.data.accountId)) continue;
+      if (job.returnvalue) results.set(job.data.accountId, job.returnvalue as EnrichResult);
+      else if (job.failedReason && job.attemptsMade >= (job.opts.attempts ?? 1))
+        failed.add(job.data.accountId);
+    }
+    if (results.size + failed.size >= wanted.size || Date.now() > deadline) return results;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function cleanRedis(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
+}

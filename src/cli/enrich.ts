@@ -1,0 +1,74 @@
+import { loadEnv } from '../config/env.ts';
+import type { EnrichResult } from '../enrich/pipeline.ts';
+import { createService } from '../service/runtime.ts';
+import { settingsFromEnv } from '../service/settings.ts';
+import { type Command, UsageError } from './command.ts';
+import { crmConnection } from './crm-option.ts';
+
+export const enrichCommand: Command = {
+  name: 'enrich',
+  summary: 'Enrich one CRM account now, or show what enrichment would do (--dry-run)',
+  usage: `buyer-intel-sync enrich --crm hubspot|salesforce --account <id> [--dry-run]
+
+Resolves the account to a buyer and prints the plan: the match and why, every mapped field as
+old → new with the policy that allowed or blocked it, and the notes to create. With --dry-run
+nothing is written. Reads the environment (see .env.example).`,
+  options: {
+    crm: { type: 'string', default: 'hubspot' },
+    account: { type: 'string' },
+    'dry-run': { type: 'boolean', default: false },
+  },
+  async run(values) {
+    if (values.crm !== 'hubspot')
+      throw new UsageError(`--crm ${String(values.crm)} is not supported yet; use hubspot`);
+    if (typeof values.account !== 'string' || !values.account.trim())
+      throw new UsageError('--account <id> is required');
+    const settings = await settingsFromEnv(loadEnv());
+    const { crm, tenant } = crmConnection(values.crm, settings);
+    const service = createService(settings);
+    try {
+      const result = await service.enrich(
+        { crm, tenant, accountId: values.account.trim() },
+        { dryRun: values['dry-run'] === true },
+      );
+      process.stdout.write(renderPlan(result));
+      return 0;
+    } finally {
+      await service.close();
+    }
+  },
+};
+
+export function renderPlan(r: EnrichResult): string {
+  const lines: string[] = [];
+  lines.push(
+    `${r.dryRun ? 'DRY RUN — nothing written. ' : ''}Account ${r.account.accountId} "${r.account.name ?? ''}" (${r.account.crm} ${r.account.tenant})`,
+  );
+  lines.push(`Status: ${r.status}${r.match.confidence === null ? '' : `, confidence ${r.match.confidence}`}`);
+  lines.push(`Why: ${r.match.explanation}`);
+  if (r.status === 'needs_review') {
+    lines.push('Candidates:');
+    for (const c of r.match.candidates)
+      lines.push(
+        `  ${c.score.toFixed(2)}  ${c.name} (${c.stateCode ?? '?'}, ${c.type ?? '?'})  ${c.buyerId}`,
+      );
+  }
+  if (r.fields.length) {
+    lines.push('Fields:');
+    const width = Math.max(...r.fields.map((f) => f.property.length));
+    for (const f of r.fields) {
+      const arrow = f.decision === 'write' ? `${f.old ?? '∅'} → ${f.new ?? '∅'}` : `${f.old ?? '∅'} (kept)`;
+      lines.push(`  ${f.property.padEnd(width)}  ${f.decision.padEnd(24)} [${f.policy}] ${arrow}`);
+    }
+  }
+  const provenance = Object.entries(r.written).filter(([k]) => !r.fields.some((f) => f.property === k));
+  if (provenance.length) {
+    lines.push('Match fields:');
+    for (const [k, v] of provenance) lines.push(`  ${k} = ${v === null ? '∅' : JSON.stringify(v)}`);
+  }
+  lines.push(
+    `Notes ${r.dryRun ? 'to create' : 'created'}: ${r.notes.created.length} (already on the account: ${r.notes.alreadyPresent}, over the per-run cap: ${r.notes.overCap})`,
+  );
+  for (const n of r.notes.created) lines.push(`  + ${n.title}`);
+  return `${lines.join('\n')}\n`;
+}

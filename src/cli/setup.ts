@@ -1,0 +1,31 @@
+import { loadEnv } from '../config/env.ts';
+import { fieldDefinitions } from '../map/field-definitions.ts';
+import { createService } from '../service/runtime.ts';
+import { settingsFromEnv } from '../service/settings.ts';
+import type { Command } from './command.ts';
+import { crmConnection } from './crm-option.ts';
+
+export const setupCommand: Command = {
+  name: 'setup',
+  summary: 'Create our property group and properties in the CRM (idempotent)',
+  usage: `buyer-intel-sync setup [--crm hubspot|salesforce]
+
+Creates the "Buyer Intelligence" property group and one property per mapped field plus the match
+provenance fields, where missing. Safe to run again. Reads the environment (see .env.example).`,
+  options: { crm: { type: 'string', default: 'hubspot' } },
+  async run(values) {
+    const settings = await settingsFromEnv(loadEnv());
+    const { crm, tenant } = crmConnection(values.crm, settings);
+    const service = createService(settings);
+    try {
+      const result = await service.connector(crm, tenant).ensureFields(fieldDefinitions(settings.mapping));
+      process.stdout.write(
+        `${crm} ${tenant}: ${result.created.length} fields created, ${result.existing.length} already there\n` +
+          result.created.map((n) => `  + ${n}\n`).join(''),
+      );
+      return 0;
+    } finally {
+      await service.close();
+    }
+  },
+};

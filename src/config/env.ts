@@ -1,0 +1,166 @@
+// Configuration is read once, from the environment, and validated in one zod schema so that a bad
+// configuration lists every problem at start, not the first one. Secrets are never echoed back.
+import { z } from 'zod';
+import {
+  RELATIVE_DATE_PERIODS,
+  ROW_STATUSES,
+  SIGNAL_FILTER_TYPES,
+  SIGNAL_SORTS,
+} from '../buyer-intel/enums.ts';
+
+const int = (min: number, max: number, fallback: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max))
+    .optional()
+    .transform((v) => v ?? fallback);
+
+const ratio = (fallback: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^(0(\.\d+)?|1(\.0+)?)$/, 'must be a number from 0 to 1')
+    .transform(Number)
+    .optional()
+    .transform((v) => v ?? fallback);
+
+const url = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+const list = <T extends string>(allowed: readonly T[]) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const items = (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
+      const bad = items.filter((i) => !(allowed as readonly string[]).includes(i));
+      if (bad.length)
+        ctx.addIssue({
+          code: 'custom',
+          message: `unknown value(s) ${bad.join(', ')}; allowed: ${allowed.join(', ')}`,
+        });
+      return items as T[];
+    });
+
+const secret = z.string().trim().min(1, 'is required');
+
+export const envSchema = z.object({
+  BUYER_INTEL_BASE_URL: url,
+  BUYER_INTEL_TOKEN: secret,
+  BUYER_INTEL_TIMEOUT_MS: int(100, 120_000, 10_000),
+  BUYER_INTEL_MAX_ATTEMPTS: int(1, 10, 4),
+  BUYER_INTEL_RATE_PER_SECOND: int(1, 10_000, 10),
+  BUYER_INTEL_BURST: int(1, 10_000, 20),
+
+  REDIS_URL: z
+    .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
+    .default('redis://127.0.0.1:6379'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_-]+$/i, 'letters, digits, - and _ only')
+    .default('bis'),
+
+  HUBSPOT_ACCESS_TOKEN: secret.optional(),
+  HUBSPOT_PORTAL_ID: z.string().trim().regex(/^\d+$/, 'must be the numeric portal (hub) id').optional(),
+  HUBSPOT_CLIENT_SECRET: secret.optional(),
+  HUBSPOT_APP_ID: z.string().trim().regex(/^\d+$/, 'must be the numeric app id').optional(),
+  HUBSPOT_BASE_PATH: url.default('https://api.hubapi.com'),
+
+  SALESFORCE_INSTANCE_URL: url.optional(),
+  SALESFORCE_LOGIN_URL: url.default('https://login.salesforce.com'),
+  SALESFORCE_CLIENT_ID: secret.optional(),
+  SALESFORCE_CLIENT_SECRET: secret.optional(),
+  SALESFORCE_REFRESH_TOKEN: secret.optional(),
+  SALESFORCE_ORG_ID: z
+    .string()
+    .trim()
+    .regex(/^00D[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/, 'must be the org id (00D…, 15 or 18 characters)')
+    .optional(),
+  SALESFORCE_API_VERSION: z
+    .string()
+    .regex(/^\d{2}\.0$/, 'must look like 62.0')
+    .default('62.0'),
+
+  PUBLIC_BASE_URL: url.optional(),
+  HOST: z.string().default('0.0.0.0'),
+  PORT: int(0, 65_535, 3000),
+
+  MAPPING_FILE: z.string().optional(),
+  MATCH_ACCEPT_THRESHOLD: ratio(0.75),
+  MATCH_AMBIGUITY_MARGIN: ratio(0.1),
+
+  SIGNALS_FILTER_TYPES: list(SIGNAL_FILTER_TYPES),
+  SIGNALS_STATUS: list(ROW_STATUSES),
+  SIGNALS_PERIOD: z.enum(RELATIVE_DATE_PERIODS).default('LastThreeMonths'),
+  SIGNALS_SORT: z.enum(SIGNAL_SORTS).default('Date'),
+  SIGNALS_MAX_NOTES_PER_RUN: int(0, 100, 5),
+
+  WORKER_CONCURRENCY: int(1, 500, 20),
+  ENRICH_ATTEMPTS: int(1, 50, 8),
+  WRITE_BATCH_WAIT_MS: int(0, 60_000, 250),
+
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Env = z.output<typeof envSchema>;
+
+export class ConfigError extends Error {
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+    this.problems = problems;
+  }
+}
+
+/** A CRM is configured by a group of variables: all of them, or none. */
+export const CRM_GROUPS = {
+  HubSpot: ['HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_PORTAL_ID', 'HUBSPOT_CLIENT_SECRET'],
+  Salesforce: [
+    'SALESFORCE_INSTANCE_URL',
+    'SALESFORCE_CLIENT_ID',
+    'SALESFORCE_CLIENT_SECRET',
+    'SALESFORCE_REFRESH_TOKEN',
+    'SALESFORCE_ORG_ID',
+  ],
+} as const;
+
+function crmGroupProblems(present: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const configured = Object.entries(CRM_GROUPS).filter(([, names]) =>
+    names.some((n) => present[n] !== undefined),
+  );
+  for (const [crm, names] of configured) {
+    for (const n of names)
+      if (present[n] === undefined) problems.push(`${n} is required (${crm} is configured)`);
+  }
+  if (!configured.length) {
+    problems.push(
+      `no CRM configured: set ${CRM_GROUPS.HubSpot.join(', ')} for HubSpot and/or ${CRM_GROUPS.Salesforce.join(', ')} for Salesforce`,
+    );
+  }
+  return problems;
+}
+
+/** Validates the environment; throws one ConfigError naming every bad or missing variable. */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  // An empty variable counts as unset, as in most deployment tools.
+  const present = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  const problems = parsed.success
+    ? []
+    : parsed.error.issues.map((issue) => {
+        const name = String(issue.path[0] ?? '(environment)');
+        const message =
+          issue.code === 'invalid_type' && present[name] === undefined ? 'is required' : issue.message;
+        return `${name} ${message}`;
+      });
+  problems.push(...crmGroupProblems(present));
+  if (parsed.success && !problems.length) return parsed.data;
+  throw new ConfigError([...new Set(problems)]);
+}

@@ -1,0 +1,278 @@
+// Wires one running service from its settings: the Buyer Intelligence client, the CRM connector, the
+// cross-job write batchers, the resolver, the enrich queue and worker, and the HTTP app. Used by the
+// CLI roles, the demo and the end-to-end tests, so all three run the same code.
+import type { Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { createHubSpotConnector } from '../../connectors/hubspot/connector.ts';
+import {
+  createSalesforceConnector,
+  type SalesforceConnectorOptions,
+} from '../../connectors/salesforce/connector.ts';
+import type {
+  AccountUpdate,
+  CrmConnector,
+  CrmKind,
+  NoteDraft,
+  NoteResult,
+  UpdateResult,
+} from '../../connectors/types.ts';
+import { Batcher } from '../../queues/batcher.ts';
+import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
+import { startEnrichWorker, type WorkerLog } from '../../queues/enrich-worker.ts';
+import { createRedis } from '../../queues/redis.ts';
+import { BuyerIntelClient } from '../buyer-intel/client.ts';
+import {
+  type EnrichResult,
+  enrichAccount,
+  type PipelineDeps,
+  type SignalSettings,
+} from '../enrich/pipeline.ts';
+import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import type { Mapping } from '../map/mapping-schema.ts';
+import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
+import { listen } from '../sandbox/shared/listen.ts';
+import { hubspotWebhookRouter } from '../webhooks/hubspot.ts';
+import { id15, salesforceOutboundRouter } from '../webhooks/salesforce.ts';
+import { Ledgers } from '../write/ledgers.ts';
+import { createHttpApp } from './http-app.ts';
+
+export interface ServiceSettings {
+  buyerIntel: {
+    baseUrl: string;
+    token: string;
+    timeoutMs: number;
+    maxAttempts: number;
+    ratePerSecond: number;
+    burst: number;
+    /** The longest Retry-After a call waits out itself; longer ones park the queue instead. */
+    maxRetryAfterMs?: number;
+  };
+  redisUrl: string;
+  /** Namespaces every key and queue of this install in Redis. */
+  prefix: string;
+  hubspot?: {
+    accessToken: string;
+    portalId: string;
+    clientSecret: string;
+    appId?: string | undefined;
+    basePath: string;
+  };
+  salesforce?: Pick<
+    SalesforceConnectorOptions,
+    | 'instanceUrl'
+    | 'loginUrl'
+    | 'accessToken'
+    | 'refreshToken'
+    | 'clientId'
+    | 'clientSecret'
+    | 'apiVersion'
+    | 'orgId'
+  >;
+  publicBaseUrl?: string | undefined;
+  mapping: Mapping;
+  match: { acceptThreshold: number; ambiguityMargin: number };
+  signals: SignalSettings;
+  worker: { concurrency: number; attempts: number; writeBatchWaitMs: number };
+  log?: WorkerLog;
+}
+
+export interface Service {
+  queue: ReturnType<typeof createEnrichQueue>;
+  deps: PipelineDeps;
+  connector(crm: CrmKind, tenant: string): CrmConnector;
+  /** Enrich one account now, in this process (the CLI's `enrich`, dry runs). */
+  enrich(
+    ref: { crm: CrmKind; tenant: string; accountId: string },
+    options?: { dryRun?: boolean },
+  ): Promise<EnrichResult>;
+  startWorker(): Worker<EnrichJobData, EnrichResult>;
+  startHttp(port: number, host?: string): Promise<{ url: string; close(): Promise<void> }>;
+  /** Stops taking work, waits for active jobs, flushes pending writes, closes connections. */
+  close(): Promise<void>;
+}
+
+export function createService(settings: ServiceSettings): Service {
+  const workerRedis: Redis = createRedis(settings.redisUrl, 'worker');
+  const producerRedis: Redis = createRedis(settings.redisUrl, 'producer');
+  const queue = createEnrichQueue(producerRedis, { prefix: settings.prefix });
+  // The worker parks the queue on a 429 through its own (blocking-safe) connection.
+  const workerQueue = createEnrichQueue(workerRedis, { prefix: settings.prefix });
+
+  const buyerIntel = new BuyerIntelClient({
+    baseUrl: settings.buyerIntel.baseUrl,
+    token: settings.buyerIntel.token,
+    timeoutMs: settings.buyerIntel.timeoutMs,
+    retry: {
+      maxAttempts: settings.buyerIntel.maxAttempts,
+      ...(settings.buyerIntel.maxRetryAfterMs === undefined
+        ? {}
+        : { maxRetryAfterMs: settings.buyerIntel.maxRetryAfterMs }),
+    },
+    rateLimit: { ratePerSecond: settings.buyerIntel.ratePerSecond, burst: settings.buyerIntel.burst },
+  });
+
+  // One connection per portal / org; jobs name theirs by `tenant` (Salesforce ids in their 15-char form).
+  const tenantKey = (crm: CrmKind, tenant: string) =>
+    `${crm}:${crm === 'salesforce' ? id15(tenant) : tenant}`;
+  const connectors = new Map<string, CrmConnector>();
+  if (settings.hubspot) {
+    connectors.set(
+      tenantKey('hubspot', settings.hubspot.portalId),
+      createHubSpotConnector({
+        accessToken: settings.hubspot.accessToken,
+        portalId: settings.hubspot.portalId,
+        basePath: settings.hubspot.basePath,
+      }),
+    );
+  }
+  if (settings.salesforce) {
+    connectors.set(
+      tenantKey('salesforce', settings.salesforce.orgId),
+      createSalesforceConnector(settings.salesforce),
+    );
+  }
+  if (!connectors.size) throw new Error('no CRM connection configured: give HubSpot or Salesforce settings');
+  const connector = (crm: CrmKind, tenant: string): CrmConnector => {
+    const c = connectors.get(tenantKey(crm, tenant));
+    if (!c) throw new Error(`no ${crm} connection for ${tenant}`);
+    return c;
+  };
+
+  // Writes from concurrent jobs share calls: up to a connector's batch size per call.
+  const batchers = new Map<string, Batcher<never, unknown>>();
+  function batcherFor<I, O>(
+    kind: string,
+    crm: CrmKind,
+    tenant: string,
+    make: (c: CrmConnector) => Batcher<I, O>,
+  ): Batcher<I, O> {
+    const key = `${kind}:${crm}:${tenant}`;
+    let batcher = batchers.get(key) as Batcher<I, O> | undefined;
+    if (!batcher) {
+      batcher = make(connector(crm, tenant));
+      batchers.set(key, batcher as unknown as Batcher<never, unknown>);
+    }
+    return batcher;
+  }
+  const writeAccount = (crm: CrmKind, tenant: string, update: AccountUpdate): Promise<UpdateResult> =>
+    batcherFor(
+      'fields',
+      crm,
+      tenant,
+      (c) =>
+        new Batcher<AccountUpdate, UpdateResult>({
+          maxBatch: c.maxUpdateBatch,
+          maxWaitMs: settings.worker.writeBatchWaitMs,
+          send: (items) => c.updateAccounts(items),
+        }),
+    ).submit(update);
+  const createNote = (crm: CrmKind, tenant: string, note: NoteDraft): Promise<NoteResult> =>
+    batcherFor(
+      'notes',
+      crm,
+      tenant,
+      (c) =>
+        new Batcher<NoteDraft, NoteResult>({
+          maxBatch: c.maxNoteBatch,
+          maxWaitMs: settings.worker.writeBatchWaitMs,
+          send: (items) => c.createNotes(items),
+        }),
+    ).submit(note);
+
+  const ledgers = new Ledgers(workerRedis, `${settings.prefix}:ledger`);
+  const resolver = new Resolver({
+    client: buyerIntel,
+    cache: redisMatchCache(workerRedis, `${settings.prefix}:match:`),
+    options: settings.match,
+  });
+  const deps: PipelineDeps = {
+    buyerIntel,
+    connectorFor: connector,
+    resolver,
+    mapping: settings.mapping,
+    ledgers,
+    writeAccount,
+    createNote,
+    signals: settings.signals,
+  };
+
+  const workers: Worker[] = [];
+  const servers: { close(): Promise<void> }[] = [];
+
+  return {
+    queue,
+    deps,
+    connector,
+    enrich: (ref, options) => enrichAccount(deps, ref, options),
+    startWorker() {
+      const worker = startEnrichWorker<EnrichResult>({
+        connection: workerRedis,
+        queue: workerQueue,
+        prefix: settings.prefix,
+        concurrency: settings.worker.concurrency,
+        process: async (data, job) => {
+          const result = await enrichAccount(deps, data);
+          await job.updateProgress(100);
+          return result;
+        },
+        onFinalFailure: async (data, reason) => {
+          // Mark the account so a person sees why it was not enriched.
+          await writeAccount(data.crm, data.tenant, {
+            accountId: data.accountId,
+            fields: {
+              [PROVENANCE_FIELDS.status]: 'error',
+              [PROVENANCE_FIELDS.matchReason]: reason.slice(0, 2000),
+            },
+          });
+        },
+        exclusive: {
+          redis: workerRedis,
+          keyOf: (data) => `${settings.prefix}:lock:${data.crm}:${data.tenant}:${data.accountId}`,
+          ttlMs: 120_000,
+          retryDelayMs: 1_000,
+        },
+        ...(settings.log ? { log: settings.log } : {}),
+      });
+      workers.push(worker);
+      return worker;
+    },
+    async startHttp(port, host) {
+      const { hubspot, salesforce } = settings;
+      const app = createHttpApp({
+        ...(hubspot
+          ? {
+              hubspotWebhook: hubspotWebhookRouter({
+                clientSecret: hubspot.clientSecret,
+                publicBaseUrl: settings.publicBaseUrl,
+                isKnownPortal: (portalId) => connectors.has(tenantKey('hubspot', portalId)),
+                appId: hubspot.appId,
+                attempts: settings.worker.attempts,
+                enqueue: (jobs) => queue.addBulk(jobs),
+              }),
+            }
+          : {}),
+        ...(salesforce
+          ? {
+              salesforceOutbound: salesforceOutboundRouter({
+                isKnownOrg: (org) => connectors.has(tenantKey('salesforce', org)),
+                attempts: settings.worker.attempts,
+                enqueue: (jobs) => queue.addBulk(jobs),
+              }),
+            }
+          : {}),
+        ready: async () => (await producerRedis.ping()) === 'PONG',
+      });
+      const server = await listen(app, port, host);
+      servers.push(server);
+      return server;
+    },
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      await Promise.all([...batchers.values()].map((b) => b.drain()));
+      await Promise.all(servers.map((s) => s.close()));
+      await Promise.all([queue.close(), workerQueue.close()]);
+      workerRedis.disconnect();
+      producerRedis.disconnect();
+    },
+  };
+}

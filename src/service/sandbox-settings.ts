@@ -1,0 +1,83 @@
+// Service settings that point at the local sandboxes: what the demo, the benchmark and the end-to-end
+// tests run, so all three exercise the same wiring as production.
+import { DEFAULT_MAPPING } from '../map/default-mapping.ts';
+import type { ServiceSettings } from './runtime.ts';
+
+export interface SandboxEndpoints {
+  buyerIntel: { url: string; token: string };
+  hubspot?: {
+    url: string;
+    accessToken: string;
+    portalId: string | number;
+    clientSecret: string;
+    appId: string | number;
+  };
+  salesforce?: {
+    url: string;
+    orgId: string;
+    clientId: string;
+    clientSecret: string;
+    accessToken: string;
+    refreshToken: string;
+  };
+}
+
+export function sandboxSettings(
+  endpoints: SandboxEndpoints,
+  base: { redisUrl: string; prefix: string },
+  overrides: {
+    buyerIntel?: Partial<ServiceSettings['buyerIntel']>;
+    signals?: Partial<ServiceSettings['signals']>;
+    worker?: Partial<ServiceSettings['worker']>;
+  } = {},
+): ServiceSettings {
+  return {
+    buyerIntel: {
+      baseUrl: endpoints.buyerIntel.url,
+      token: endpoints.buyerIntel.token,
+      timeoutMs: 10_000,
+      maxAttempts: 4,
+      ratePerSecond: 50,
+      burst: 50,
+      ...overrides.buyerIntel,
+    },
+    redisUrl: base.redisUrl,
+    prefix: base.prefix,
+    ...(endpoints.hubspot
+      ? {
+          hubspot: {
+            accessToken: endpoints.hubspot.accessToken,
+            portalId: String(endpoints.hubspot.portalId),
+            clientSecret: endpoints.hubspot.clientSecret,
+            appId: String(endpoints.hubspot.appId),
+            basePath: endpoints.hubspot.url,
+          },
+        }
+      : {}),
+    ...(endpoints.salesforce
+      ? {
+          salesforce: {
+            instanceUrl: endpoints.salesforce.url,
+            loginUrl: endpoints.salesforce.url,
+            accessToken: endpoints.salesforce.accessToken,
+            refreshToken: endpoints.salesforce.refreshToken,
+            clientId: endpoints.salesforce.clientId,
+            clientSecret: endpoints.salesforce.clientSecret,
+            apiVersion: '62.0',
+            orgId: endpoints.salesforce.orgId,
+          },
+        }
+      : {}),
+    mapping: DEFAULT_MAPPING,
+    match: { acceptThreshold: 0.75, ambiguityMargin: 0.1 },
+    signals: {
+      filterType: [],
+      status: [],
+      period: 'LastThreeMonths',
+      sort: 'Date',
+      maxNotesPerRun: 5,
+      ...overrides.signals,
+    },
+    worker: { concurrency: 10, attempts: 5, writeBatchWaitMs: 200, ...overrides.worker },
+  };
+}

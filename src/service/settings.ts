@@ -1,0 +1,63 @@
+// From the validated environment to the service's settings (the mapping file is read here, once).
+import type { Env } from '../config/env.ts';
+import { mappingFromFile } from '../map/default-mapping.ts';
+import type { ServiceSettings } from './runtime.ts';
+
+/** The environment configures one HubSpot portal and/or one Salesforce org (several come with tenants). */
+export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
+  return {
+    buyerIntel: {
+      baseUrl: env.BUYER_INTEL_BASE_URL,
+      token: env.BUYER_INTEL_TOKEN,
+      timeoutMs: env.BUYER_INTEL_TIMEOUT_MS,
+      maxAttempts: env.BUYER_INTEL_MAX_ATTEMPTS,
+      ratePerSecond: env.BUYER_INTEL_RATE_PER_SECOND,
+      burst: env.BUYER_INTEL_BURST,
+    },
+    redisUrl: env.REDIS_URL,
+    prefix: env.REDIS_PREFIX,
+    ...(env.HUBSPOT_ACCESS_TOKEN && env.HUBSPOT_PORTAL_ID && env.HUBSPOT_CLIENT_SECRET
+      ? {
+          hubspot: {
+            accessToken: env.HUBSPOT_ACCESS_TOKEN,
+            portalId: env.HUBSPOT_PORTAL_ID,
+            clientSecret: env.HUBSPOT_CLIENT_SECRET,
+            appId: env.HUBSPOT_APP_ID,
+            basePath: env.HUBSPOT_BASE_PATH,
+          },
+        }
+      : {}),
+    ...(env.SALESFORCE_INSTANCE_URL &&
+    env.SALESFORCE_CLIENT_ID &&
+    env.SALESFORCE_CLIENT_SECRET &&
+    env.SALESFORCE_REFRESH_TOKEN &&
+    env.SALESFORCE_ORG_ID
+      ? {
+          salesforce: {
+            instanceUrl: env.SALESFORCE_INSTANCE_URL,
+            loginUrl: env.SALESFORCE_LOGIN_URL,
+            clientId: env.SALESFORCE_CLIENT_ID,
+            clientSecret: env.SALESFORCE_CLIENT_SECRET,
+            refreshToken: env.SALESFORCE_REFRESH_TOKEN,
+            apiVersion: env.SALESFORCE_API_VERSION,
+            orgId: env.SALESFORCE_ORG_ID,
+          },
+        }
+      : {}),
+    publicBaseUrl: env.PUBLIC_BASE_URL,
+    mapping: await mappingFromFile(env.MAPPING_FILE),
+    match: { acceptThreshold: env.MATCH_ACCEPT_THRESHOLD, ambiguityMargin: env.MATCH_AMBIGUITY_MARGIN },
+    signals: {
+      filterType: env.SIGNALS_FILTER_TYPES,
+      status: env.SIGNALS_STATUS,
+      period: env.SIGNALS_PERIOD,
+      sort: env.SIGNALS_SORT,
+      maxNotesPerRun: env.SIGNALS_MAX_NOTES_PER_RUN,
+    },
+    worker: {
+      concurrency: env.WORKER_CONCURRENCY,
+      attempts: env.ENRICH_ATTEMPTS,
+      writeBatchWaitMs: env.WRITE_BATCH_WAIT_MS,
+    },
+  };
+}

@@ -1,0 +1,85 @@
+// `buyer-intel-sync enrich --dry-run` as a real process against the sandboxes: prints the plan, writes nothing.
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+
+const run = promisify(execFile);
+const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
+let bi: RunningBuyerIntelSandbox;
+let hs: RunningHubSpotSandbox;
+
+beforeAll(async () => {
+  bi = await startSandbox();
+  hs = await startHubSpotSandbox({});
+});
+afterAll(() => Promise.all([bi.close(), hs.close()]));
+
+function cli(args: string[], env: Record<string, string>) {
+  return run(process.execPath, [CLI, ...args], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+      ...env,
+    },
+  }).then(
+    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
+    (e: { code: number; stdout: string; stderr: string }) => ({
+      code: e.code,
+      stdout: e.stdout,
+      stderr: e.stderr,
+    }),
+  );
+}
+
+const sandboxEnv = () => ({
+  BUYER_INTEL_BASE_URL: bi.url,
+  BUYER_INTEL_TOKEN: bi.token,
+  HUBSPOT_BASE_PATH: hs.url,
+  HUBSPOT_ACCESS_TOKEN: hs.accessToken,
+  HUBSPOT_PORTAL_ID: String(hs.portalId),
+  HUBSPOT_CLIENT_SECRET: hs.clientSecret,
+  REDIS_PREFIX: `test-cli-${randomUUID().slice(0, 8)}`,
+});
+
+describe('buyer-intel-sync enrich --dry-run', () => {
+  it('prints the match, each field old → new with its policy, and the notes; writes nothing', async () => {
+    const id = hs.store.createCompany({ name: 'Travis County', state: 'TX' }, { source: 'CRM_UI' }).id;
+    hs.stats.reset();
+    const { code, stdout } = await cli(
+      ['enrich', '--crm', 'hubspot', '--account', id, '--dry-run'],
+      sandboxEnv(),
+    );
+    expect(code).toBe(0);
+    expect(stdout).toContain(`DRY RUN — nothing written. Account ${id} "Travis County"`);
+    expect(stdout).toContain('Status: enriched');
+    const population = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
+    expect(stdout).toMatch(new RegExp(`${population}\\s+write\\s+\\[ours\\] ∅ → \\d+`));
+    expect(stdout).toMatch(/Notes to create: \d+/);
+    const writes =
+      hs.stats.count('crm.companies.batchApi.update') + hs.stats.count('crm.objects.notes.batchApi.create');
+    expect(writes).toBe(0);
+    expect(hs.store.notesOf(id)).toEqual([]);
+  });
+
+  it('exits 2 with what to fix when --account is missing, and 1 listing every bad variable', async () => {
+    const usage = await cli(['enrich', '--crm', 'hubspot'], sandboxEnv());
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain('--account <id> is required');
+    const config = await cli(['enrich', '--account', '1'], { HUBSPOT_PORTAL_ID: 'abc' });
+    expect(config.code).toBe(1);
+    for (const name of [
+      'BUYER_INTEL_BASE_URL',
+      'BUYER_INTEL_TOKEN',
+      'HUBSPOT_ACCESS_TOKEN',
+      'HUBSPOT_PORTAL_ID',
+      'HUBSPOT_CLIENT_SECRET',
+    ]) {
+      expect(config.stderr).toContain(name);
+    }
+  });
+});
