@@ -117,3 +117,58 @@ export class CrmRateLimitError extends Error {
     this.policy = policy;
   }
 }
+
+// ---- Inbound events: what a CRM tells us about its accounts ----------------------------------------
+
+/** One HTTP request as the CRM sent it: the raw body, because signatures cover the exact bytes. */
+export interface InboundRequest {
+  method: string;
+  /** The full URL the CRM called (scheme, host, path and query). */
+  url: string;
+  /** Lower-case header names. */
+  headers: Readonly<Record<string, string | undefined>>;
+  body: string;
+}
+
+/** A CRM account that was created or changed, as one of the CRM's events reported it. */
+export interface AccountEvent {
+  crm: CrmKind;
+  /** Portal id / org id (Salesforce in its 15-character form). */
+  tenant: string;
+  accountId: string;
+  change: 'created' | 'updated';
+  /**
+   * Parts that, after crm and tenant, name the work this event asks for: a re-delivery of the same
+   * event (or a duplicate within one delivery) yields the same parts, so it becomes no new job.
+   */
+  dedupeParts: (string | number)[];
+  /** For the operator: which event caused the work, e.g. `company.creation event 123`. */
+  cause: string;
+}
+
+export type InboundParseResult =
+  | { ok: true; received: number; events: AccountEvent[] }
+  | { ok: false; status: 400 | 401 | 403 | 413; error: string; message: string };
+
+/** What to answer the CRM: each CRM has its own acknowledgement and fault formats. */
+export interface InboundReply {
+  status: number;
+  contentType: string;
+  body: string;
+}
+
+/**
+ * Verifies and parses one CRM's event deliveries (HubSpot webhooks, Salesforce Outbound Messages).
+ * Pure: no I/O, so the receiver decides when the events are safely queued before acknowledging.
+ */
+export interface InboundEventHandler {
+  readonly kind: CrmKind;
+  /** Checks authenticity (signature, org) and shape; events we must not act on are left out. */
+  parse(request: InboundRequest): InboundParseResult;
+  /** The events are in the queue: acknowledge so the CRM stops re-delivering. */
+  accepted(summary: { received: number; enqueued: number; ignored: number }): InboundReply;
+  /** The delivery is bad: the CRM's error format, status 4xx. */
+  rejected(failure: { status: number; error: string; message: string }): InboundReply;
+  /** We could not queue the events: an answer that makes the CRM retry later. */
+  unavailable(): InboundReply;
+}

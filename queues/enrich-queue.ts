@@ -3,7 +3,7 @@
 // and webhooks ahead of backfill, and failed jobs stay in the failed set with their reason.
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { CrmKind } from '../connectors/types.ts';
+import type { AccountEvent, CrmKind } from '../connectors/types.ts';
 
 export const ENRICH_QUEUE = 'enrich';
 
@@ -48,4 +48,25 @@ export function createEnrichQueue(
     connection,
     ...(options.prefix ? { prefix: options.prefix } : {}),
   });
+}
+
+export interface EnrichJob {
+  name: 'enrich';
+  data: EnrichJobData;
+  opts: JobsOptions;
+}
+
+/** The job a CRM's account event asks for; its id makes the event's re-deliveries the same job. */
+export function jobForEvent(event: AccountEvent, attempts: number): EnrichJob {
+  return {
+    name: 'enrich',
+    data: {
+      crm: event.crm,
+      tenant: event.tenant,
+      accountId: event.accountId,
+      trigger: 'webhook',
+      cause: event.cause,
+    },
+    opts: enrichJobOptions('webhook', attempts, jobIdOf(event.crm, event.tenant, ...event.dedupeParts)),
+  };
 }

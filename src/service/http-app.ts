@@ -1,9 +1,10 @@
 // The service's HTTP surface: webhooks in, health out. Every error answer is JSON naming the problem.
 import express, { type NextFunction, type Request, type Response } from 'express';
+import type { CrmKind } from '../../connectors/types.ts';
 
 export interface HttpAppParts {
-  hubspotWebhook?: express.Router;
-  salesforceOutbound?: express.Router;
+  /** Each CRM's event receiver, served at /webhooks/<crm>. */
+  webhooks?: Partial<Record<CrmKind, express.Router>>;
   ready?: () => Promise<boolean>;
 }
 
@@ -18,8 +19,7 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     const ready = parts.ready ? await parts.ready().catch(() => false) : true;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
-  if (parts.hubspotWebhook) app.use('/webhooks/hubspot', parts.hubspotWebhook);
-  if (parts.salesforceOutbound) app.use('/webhooks/salesforce', parts.salesforceOutbound);
+  for (const [crm, router] of Object.entries(parts.webhooks ?? {})) app.use(`/webhooks/${crm}`, router);
   app.use((_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'no such endpoint' });
   });

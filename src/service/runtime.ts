@@ -2,12 +2,11 @@
 // cross-job write batchers, the resolver, the enrich queue and worker, and the HTTP app. Used by the
 // CLI roles, the demo and the end-to-end tests, so all three run the same code.
 import type { Worker } from 'bullmq';
+import type { Router } from 'express';
 import type { Redis } from 'ioredis';
-import { createHubSpotConnector } from '../../connectors/hubspot/connector.ts';
-import {
-  createSalesforceConnector,
-  type SalesforceConnectorOptions,
-} from '../../connectors/salesforce/connector.ts';
+import { createConnector, createEventHandler } from '../../connectors/registry.ts';
+import type { SalesforceConnectorOptions } from '../../connectors/salesforce/connector.ts';
+import { id15 } from '../../connectors/salesforce/outbound-messages.ts';
 import type {
   AccountUpdate,
   CrmConnector,
@@ -17,7 +16,7 @@ import type {
   UpdateResult,
 } from '../../connectors/types.ts';
 import { Batcher } from '../../queues/batcher.ts';
-import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
+import { createEnrichQueue, type EnrichJob, type EnrichJobData } from '../../queues/enrich-queue.ts';
 import { startEnrichWorker, type WorkerLog } from '../../queues/enrich-worker.ts';
 import { createRedis } from '../../queues/redis.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
@@ -31,8 +30,7 @@ import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
 import { listen } from '../sandbox/shared/listen.ts';
-import { hubspotWebhookRouter } from '../webhooks/hubspot.ts';
-import { id15, salesforceOutboundRouter } from '../webhooks/salesforce.ts';
+import { webhookReceiver } from '../webhooks/receiver.ts';
 import { Ledgers } from '../write/ledgers.ts';
 import { createHttpApp } from './http-app.ts';
 
@@ -118,7 +116,7 @@ export function createService(settings: ServiceSettings): Service {
   if (settings.hubspot) {
     connectors.set(
       tenantKey('hubspot', settings.hubspot.portalId),
-      createHubSpotConnector({
+      createConnector('hubspot', {
         accessToken: settings.hubspot.accessToken,
         portalId: settings.hubspot.portalId,
         basePath: settings.hubspot.basePath,
@@ -128,7 +126,7 @@ export function createService(settings: ServiceSettings): Service {
   if (settings.salesforce) {
     connectors.set(
       tenantKey('salesforce', settings.salesforce.orgId),
-      createSalesforceConnector(settings.salesforce),
+      createConnector('salesforce', settings.salesforce),
     );
   }
   if (!connectors.size) throw new Error('no CRM connection configured: give HubSpot or Salesforce settings');
@@ -238,28 +236,30 @@ export function createService(settings: ServiceSettings): Service {
     },
     async startHttp(port, host) {
       const { hubspot, salesforce } = settings;
+      const receiver = {
+        publicBaseUrl: settings.publicBaseUrl,
+        attempts: settings.worker.attempts,
+        enqueue: (jobs: EnrichJob[]) => queue.addBulk(jobs),
+      };
+      const webhooks: Partial<Record<CrmKind, Router>> = {};
+      if (hubspot)
+        webhooks.hubspot = webhookReceiver(
+          createEventHandler('hubspot', {
+            clientSecret: hubspot.clientSecret,
+            isKnownPortal: (portalId) => connectors.has(tenantKey('hubspot', portalId)),
+            appId: hubspot.appId,
+          }),
+          receiver,
+        );
+      if (salesforce)
+        webhooks.salesforce = webhookReceiver(
+          createEventHandler('salesforce', {
+            isKnownOrg: (org) => connectors.has(tenantKey('salesforce', org)),
+          }),
+          receiver,
+        );
       const app = createHttpApp({
-        ...(hubspot
-          ? {
-              hubspotWebhook: hubspotWebhookRouter({
-                clientSecret: hubspot.clientSecret,
-                publicBaseUrl: settings.publicBaseUrl,
-                isKnownPortal: (portalId) => connectors.has(tenantKey('hubspot', portalId)),
-                appId: hubspot.appId,
-                attempts: settings.worker.attempts,
-                enqueue: (jobs) => queue.addBulk(jobs),
-              }),
-            }
-          : {}),
-        ...(salesforce
-          ? {
-              salesforceOutbound: salesforceOutboundRouter({
-                isKnownOrg: (org) => connectors.has(tenantKey('salesforce', org)),
-                attempts: settings.worker.attempts,
-                enqueue: (jobs) => queue.addBulk(jobs),
-              }),
-            }
-          : {}),
+        webhooks,
         ready: async () => (await producerRedis.ping()) === 'PONG',
       });
       const server = await listen(app, port, host);

@@ -3,10 +3,11 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hubspotEventHandler } from '../../connectors/hubspot/events.ts';
 import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
 import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
-import { hubspotWebhookRouter } from '../../src/webhooks/hubspot.ts';
+import { webhookReceiver } from '../../src/webhooks/receiver.ts';
 
 const SECRET = 'test-client-secret';
 const PORTAL = '4242';
@@ -22,11 +23,13 @@ const prefix = `test-webhooks-${randomUUID()}`;
 beforeAll(async () => {
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   queue = createEnrichQueue(redis, { prefix });
-  const router = hubspotWebhookRouter({
+  const handler = hubspotEventHandler({
     clientSecret: SECRET,
-    publicBaseUrl: PUBLIC,
     isKnownPortal: (p) => p === PORTAL,
     appId: APP_ID,
+  });
+  const router = webhookReceiver(handler, {
+    publicBaseUrl: PUBLIC,
     attempts: 3,
     maxBodyBytes: 64 * 1024,
     enqueue: async (jobs) => {
@@ -34,7 +37,7 @@ beforeAll(async () => {
       return queue.addBulk(jobs);
     },
   });
-  server = await listen(createHttpApp({ hubspotWebhook: router }));
+  server = await listen(createHttpApp({ webhooks: { hubspot: router } }));
 });
 afterEach(async () => {
   enqueueFails = false;

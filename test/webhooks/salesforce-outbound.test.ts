@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { id15, salesforceOutboundHandler } from '../../connectors/salesforce/outbound-messages.ts';
 import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
 import {
   type RunningSalesforceSandbox,
@@ -11,7 +12,7 @@ import {
 } from '../../src/sandbox/salesforce/server.ts';
 import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
-import { id15, salesforceOutboundRouter } from '../../src/webhooks/salesforce.ts';
+import { webhookReceiver } from '../../src/webhooks/receiver.ts';
 
 let redis: Redis;
 let queue: Queue<EnrichJobData>;
@@ -24,8 +25,8 @@ beforeAll(async () => {
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   queue = createEnrichQueue(redis, { prefix });
   sf = await startSalesforceSandbox({});
-  const router = salesforceOutboundRouter({
-    isKnownOrg: (org) => org === id15(sf.orgId),
+  const handler = salesforceOutboundHandler({ isKnownOrg: (org) => org === id15(sf.orgId) });
+  const router = webhookReceiver(handler, {
     attempts: 3,
     maxBodyBytes: 64 * 1024,
     enqueue: async (jobs) => {
@@ -33,7 +34,7 @@ beforeAll(async () => {
       return queue.addBulk(jobs);
     },
   });
-  server = await listen(createHttpApp({ salesforceOutbound: router }));
+  server = await listen(createHttpApp({ webhooks: { salesforce: router } }));
   sf.outbound.configure({
     endpointUrl: `${server.url}/webhooks/salesforce`,
     batchWindowMs: 10,

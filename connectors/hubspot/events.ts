@@ -1,0 +1,121 @@
+// HubSpot webhook deliveries → account events. A delivery is a JSON array of up to 100 events signed
+// with the v3 signature over the exact URL HubSpot called; only `company.creation` and
+// `company.propertyChange` concern us, and changes our own app wrote are left out so that our writes
+// never trigger another enrichment.
+import { z } from 'zod';
+import { formatPath } from '../../src/shared/format-path.ts';
+import type { AccountEvent, InboundEventHandler, InboundReply } from '../types.ts';
+import { verifyHubSpotSignatureV3 } from './webhook-signature.ts';
+
+export const HUBSPOT_MAX_EVENTS = 100;
+
+const eventSchema = z.looseObject({
+  eventId: z.union([z.number(), z.string()]),
+  subscriptionType: z.string(),
+  portalId: z.union([z.number().int(), z.string().regex(/^\d+$/)]).transform(String),
+  objectId: z.union([z.number().int(), z.string().regex(/^\d+$/)]).transform(String),
+  occurredAt: z.number(),
+  attemptNumber: z.number().int().optional(),
+  changeSource: z.string().optional(),
+  sourceId: z.string().optional(),
+  propertyName: z.string().optional(),
+});
+const batchSchema = z
+  .array(eventSchema)
+  .min(1, 'empty batch')
+  .max(HUBSPOT_MAX_EVENTS, `more than ${HUBSPOT_MAX_EVENTS} events`);
+
+type HubSpotEvent = z.output<typeof eventSchema>;
+
+export interface HubSpotEventOptions {
+  clientSecret: string;
+  /** Portals we hold credentials for; events of other portals are acknowledged and ignored. */
+  isKnownPortal: (portalId: string) => boolean;
+  /** Our app id: property changes our own writes cause must not trigger another enrichment. */
+  appId?: string | undefined;
+  /** Prefix of the CRM properties we own (changes to them are ours). Default `buyer_intel_`. */
+  ownPropertyPrefix?: string;
+  now?: () => number;
+}
+
+const json = (status: number, body: unknown): InboundReply => ({
+  status,
+  contentType: 'application/json; charset=utf-8',
+  body: JSON.stringify(body),
+});
+
+export function hubspotEventHandler(options: HubSpotEventOptions): InboundEventHandler {
+  const ownPrefix = options.ownPropertyPrefix ?? 'buyer_intel_';
+  return {
+    kind: 'hubspot',
+    parse(request) {
+      const check = verifyHubSpotSignatureV3({
+        secret: options.clientSecret,
+        method: request.method,
+        uri: request.url,
+        rawBody: request.body,
+        signature: request.headers['x-hubspot-signature-v3'],
+        timestamp: request.headers['x-hubspot-request-timestamp'],
+        ...(options.now ? { now: options.now() } : {}),
+      });
+      if (!check.ok) return { ok: false, status: 401, error: 'invalid_signature', message: check.reason };
+      let body: unknown;
+      try {
+        body = JSON.parse(request.body);
+      } catch {
+        return { ok: false, status: 400, error: 'malformed_json', message: 'the body is not valid JSON' };
+      }
+      const parsed = batchSchema.safeParse(body);
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        const where = formatPath(issue?.path ?? []);
+        return {
+          ok: false,
+          status: 400,
+          error: 'invalid_batch',
+          message: `${where}: ${issue?.message ?? 'invalid'}`,
+        };
+      }
+      const events = parsed.data.flatMap((e) => {
+        const event = toAccountEvent(e, options, ownPrefix);
+        return event ? [event] : [];
+      });
+      return { ok: true, received: parsed.data.length, events };
+    },
+    accepted: (summary) => json(200, summary),
+    rejected: ({ status, error, message }) => json(status, { error, message }),
+    unavailable: () =>
+      json(503, { error: 'queue_unavailable', message: 'could not queue the events; retry later' }),
+  };
+}
+
+function toAccountEvent(
+  event: HubSpotEvent,
+  options: HubSpotEventOptions,
+  ownPrefix: string,
+): AccountEvent | null {
+  if (!options.isKnownPortal(event.portalId)) return null;
+  const base = { crm: 'hubspot' as const, tenant: event.portalId, accountId: event.objectId };
+  if (event.subscriptionType === 'company.creation') {
+    return {
+      ...base,
+      change: 'created',
+      dedupeParts: [event.objectId, 'created'],
+      cause: `company.creation event ${event.eventId}`,
+    };
+  }
+  if (event.subscriptionType === 'company.propertyChange') {
+    const ours =
+      (event.propertyName?.startsWith(ownPrefix) ?? false) ||
+      (options.appId !== undefined && event.sourceId === options.appId);
+    if (ours) return null;
+    // A change re-enriches; several changes of one company moments apart are one job.
+    return {
+      ...base,
+      change: 'updated',
+      dedupeParts: [event.objectId, 'changed', Math.floor(event.occurredAt / 60_000)],
+      cause: `company.propertyChange ${event.propertyName ?? ''} event ${event.eventId}`,
+    };
+  }
+  return null;
+}
