@@ -21,7 +21,8 @@ export const startCommand: Command = {
   summary: 'Run the webhook receiver and an enrich worker in one process',
   usage: `buyer-intel-sync start
 
-Serves POST /webhooks/hubspot, /healthz and /readyz on HOST:PORT and runs an enrich worker.
+Serves POST /webhooks/hubspot (HubSpot configured), POST /webhooks/salesforce (Salesforce
+configured), /healthz and /readyz on HOST:PORT and runs an enrich worker.
 SIGTERM or SIGINT stops taking work, lets active jobs finish, flushes pending writes and exits.
 Reads the environment (see .env.example).`,
   options: {},
@@ -32,7 +33,8 @@ Reads the environment (see .env.example).`,
     service.startWorker();
     jsonLog.info('started', {
       url: http.url,
-      portalId: env.HUBSPOT_PORTAL_ID,
+      ...(env.HUBSPOT_PORTAL_ID ? { hubspotPortalId: env.HUBSPOT_PORTAL_ID } : {}),
+      ...(env.SALESFORCE_ORG_ID ? { salesforceOrgId: env.SALESFORCE_ORG_ID } : {}),
       concurrency: env.WORKER_CONCURRENCY,
     });
     const signal = await new Promise<string>((resolve) => {

@@ -232,6 +232,7 @@ export async function enrichAccount(
       }
       await deps.ledgers.recordWrittenFields(ref, fieldUpdates);
     }
+    await deps.ledgers.recordMatch(ref, decision.status === 'matched' ? decision.buyerId : null);
     const results = await Promise.all(notes.map((n) => deps.createNote(ref.crm, ref.tenant, n)));
     const ok = results.flatMap((r) => (r.ok ? [r.dedupeKey] : []));
     await deps.ledgers.recordNotes(ref, ok);

@@ -1,6 +1,7 @@
 // What we wrote, kept in Redis: the last value we wrote per CRM field (so the `ours` policy can tell
-// our value from a person's edit) and the note keys we know to be on an account (a fast path in front
-// of asking the CRM, which stays the source of truth for notes).
+// our value from a person's edit), the note keys we know to be on an account (a fast path in front
+// of asking the CRM, which stays the source of truth for notes), and which buyer each enriched account
+// matched, both ways (digests walk the accounts; a provider webhook names a buyer and needs its accounts).
 import type { Redis } from 'ioredis';
 import type { CrmKind } from '../../connectors/types.ts';
 
@@ -41,4 +42,62 @@ export class Ledgers {
   async recordNotes(account: AccountKey, keys: readonly string[]): Promise<void> {
     if (keys.length) await this.#redis.sadd(this.#key('notes', account), ...keys);
   }
+
+  get #matchesKey(): string {
+    return `${this.#prefix}:matches`;
+  }
+
+  #buyerKey(buyerId: string): string {
+    return `${this.#prefix}:buyer-accounts:${buyerId}`;
+  }
+
+  /** Records the account's buyer (null: it matches none now), moving it off a previous buyer. */
+  async recordMatch(account: AccountKey, buyerId: string | null): Promise<void> {
+    const member = accountMember(account);
+    const previous = await this.#redis.hget(this.#matchesKey, member);
+    if (previous === buyerId) return;
+    const tx = this.#redis.multi();
+    if (previous) tx.srem(this.#buyerKey(previous), member);
+    if (buyerId) tx.hset(this.#matchesKey, member, buyerId).sadd(this.#buyerKey(buyerId), member);
+    else tx.hdel(this.#matchesKey, member);
+    await tx.exec();
+  }
+
+  async buyerOf(account: AccountKey): Promise<string | null> {
+    return this.#redis.hget(this.#matchesKey, accountMember(account));
+  }
+
+  /** The accounts matched to a buyer, across CRMs and tenants. */
+  async accountsOfBuyer(buyerId: string): Promise<AccountKey[]> {
+    const members = await this.#redis.smembers(this.#buyerKey(buyerId));
+    return members.flatMap((m) => parseAccountMember(m) ?? []);
+  }
+
+  /** Every matched account with its buyer, a page at a time (HSCAN: safe on a large install). */
+  async *matchedAccounts(count = 500): AsyncGenerator<{ account: AccountKey; buyerId: string }[]> {
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.#redis.hscan(this.#matchesKey, cursor, 'COUNT', count);
+      cursor = next;
+      const page: { account: AccountKey; buyerId: string }[] = [];
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        const account = parseAccountMember(flat[i] ?? '');
+        if (account) page.push({ account, buyerId: flat[i + 1] ?? '' });
+      }
+      if (page.length) yield page;
+    } while (cursor !== '0');
+  }
+}
+
+const CRMS: readonly CrmKind[] = ['hubspot', 'salesforce'];
+
+/** `crm|tenant|accountId`: none of the three ever holds a `|`. */
+function accountMember(a: AccountKey): string {
+  return `${a.crm}|${a.tenant}|${a.accountId}`;
+}
+
+function parseAccountMember(member: string): AccountKey | null {
+  const [crm, tenant, accountId] = member.split('|');
+  if (!crm || !tenant || !accountId || !CRMS.includes(crm as CrmKind)) return null;
+  return { crm: crm as CrmKind, tenant, accountId };
 }
