@@ -87,6 +87,30 @@ export const envSchema = z.object({
     .default('62.0'),
 
   PUBLIC_BASE_URL: url.optional(),
+  API_KEYS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const keys = (v ?? '')
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean);
+      if (keys.some((k) => k.length < 24))
+        ctx.addIssue({ code: 'custom', message: 'each key must be at least 24 characters' });
+      return keys;
+    }),
+  SALESFORCE_REFRESH_SECRETS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const secrets = (v ?? '')
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean);
+      if (secrets.some((k) => k.length < 32))
+        ctx.addIssue({ code: 'custom', message: 'each secret must be at least 32 characters' });
+      return secrets;
+    }),
   HOST: z.string().default('0.0.0.0'),
   PORT: int(0, 65_535, 3000),
 

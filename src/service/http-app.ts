@@ -5,6 +5,8 @@ import type { CrmKind } from '../../connectors/types.ts';
 export interface HttpAppParts {
   /** Each CRM's event receiver, served at /webhooks/<crm>. */
   webhooks?: Partial<Record<CrmKind, express.Router>>;
+  /** Our API, served at /api. */
+  api?: express.Router;
   ready?: () => Promise<boolean>;
 }
 
@@ -20,6 +22,7 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
   for (const [crm, router] of Object.entries(parts.webhooks ?? {})) app.use(`/webhooks/${crm}`, router);
+  if (parts.api) app.use('/api', parts.api);
   app.use((_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'no such endpoint' });
   });

@@ -19,7 +19,9 @@ import { Batcher } from '../../queues/batcher.ts';
 import { createEnrichQueue, type EnrichJob, type EnrichJobData } from '../../queues/enrich-queue.ts';
 import { startEnrichWorker, type WorkerLog } from '../../queues/enrich-worker.ts';
 import { createRedis } from '../../queues/redis.ts';
+import { apiRouter } from '../api/router.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
+import { EnrichmentHistory } from '../enrich/history.ts';
 import {
   type EnrichResult,
   enrichAccount,
@@ -67,6 +69,8 @@ export interface ServiceSettings {
     | 'orgId'
   >;
   publicBaseUrl?: string | undefined;
+  /** Our HTTP API (/api): API keys, and the Salesforce quick action's signing secrets. */
+  api?: { apiKeys: string[]; salesforceSecrets: string[] };
   mapping: Mapping;
   match: { acceptThreshold: number; ambiguityMargin: number };
   signals: SignalSettings;
@@ -77,6 +81,7 @@ export interface ServiceSettings {
 export interface Service {
   queue: ReturnType<typeof createEnrichQueue>;
   deps: PipelineDeps;
+  history: EnrichmentHistory;
   connector(crm: CrmKind, tenant: string): CrmConnector;
   /** Enrich one account now, in this process (the CLI's `enrich`, dry runs). */
   enrich(
@@ -194,12 +199,14 @@ export function createService(settings: ServiceSettings): Service {
     signals: settings.signals,
   };
 
+  const history = new EnrichmentHistory(workerRedis, settings.prefix);
   const workers: Worker[] = [];
   const servers: { close(): Promise<void> }[] = [];
 
   return {
     queue,
     deps,
+    history,
     connector,
     enrich: (ref, options) => enrichAccount(deps, ref, options),
     startWorker() {
@@ -210,10 +217,12 @@ export function createService(settings: ServiceSettings): Service {
         concurrency: settings.worker.concurrency,
         process: async (data, job) => {
           const result = await enrichAccount(deps, data);
+          await history.record(data, { jobId: job.id, result });
           await job.updateProgress(100);
           return result;
         },
         onFinalFailure: async (data, reason) => {
+          await history.record(data, { error: reason }).catch(() => undefined);
           // Mark the account so a person sees why it was not enriched.
           await writeAccount(data.crm, data.tenant, {
             accountId: data.accountId,
@@ -258,7 +267,27 @@ export function createService(settings: ServiceSettings): Service {
           }),
           receiver,
         );
+      const tenantsOf = (crm: CrmKind) =>
+        [...connectors.keys()].filter((k) => k.startsWith(`${crm}:`)).map((k) => k.slice(crm.length + 1));
+      const api = apiRouter({
+        auth: {
+          apiKeys: settings.api?.apiKeys ?? [],
+          hubspotClientSecret: hubspot?.clientSecret,
+          salesforceSecrets: settings.api?.salesforceSecrets ?? [],
+          redis: producerRedis,
+          prefix: settings.prefix,
+        },
+        publicBaseUrl: settings.publicBaseUrl,
+        queue,
+        redis: producerRedis,
+        prefix: settings.prefix,
+        history: new EnrichmentHistory(producerRedis, settings.prefix),
+        tenantsOf,
+        connectorFor: connector,
+        attempts: settings.worker.attempts,
+      });
       const app = createHttpApp({
+        api,
         webhooks,
         ready: async () => (await producerRedis.ping()) === 'PONG',
       });

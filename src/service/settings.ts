@@ -45,6 +45,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
         }
       : {}),
     publicBaseUrl: env.PUBLIC_BASE_URL,
+    api: { apiKeys: env.API_KEYS, salesforceSecrets: env.SALESFORCE_REFRESH_SECRETS },
     mapping: await mappingFromFile(env.MAPPING_FILE),
     match: { acceptThreshold: env.MATCH_ACCEPT_THRESHOLD, ambiguityMargin: env.MATCH_AMBIGUITY_MARGIN },
     signals: {

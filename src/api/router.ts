@@ -1,0 +1,286 @@
+// Our HTTP API for people and the CRM cards: POST /api/refresh, GET /api/jobs/:id, GET
+// /api/accounts/:crm/:accountId and POST /api/accounts/:crm/:accountId/confirm. Every request is
+// authenticated (authenticate.ts) over its raw bytes; a double click is one job (a per-account window
+// in Redis hands back the job already queued); every refusal is JSON naming the problem.
+
+import type { Queue } from 'bullmq';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import {
+  AccountNotFoundError,
+  type CrmConnector,
+  type CrmKind,
+  type InboundRequest,
+} from '../../connectors/types.ts';
+import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import type { EnrichmentHistory } from '../enrich/history.ts';
+import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import { formatPath } from '../shared/format-path.ts';
+import { type ApiAuthOptions, authenticate, type Caller, mayAct } from './authenticate.ts';
+
+export interface ApiOptions {
+  auth: ApiAuthOptions;
+  /** The public URL prefix callers use (scheme and host), when behind a proxy: signatures cover it. */
+  publicBaseUrl?: string | undefined;
+  queue: Queue<EnrichJobData>;
+  redis: Redis;
+  prefix: string;
+  history: EnrichmentHistory;
+  /** The tenants configured for a CRM (portal ids; Salesforce org ids in their 15-character form). */
+  tenantsOf: (crm: CrmKind) => string[];
+  connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
+  attempts: number;
+  /** Refresh clicks on one account within this window are one job. Default 10 s. */
+  refreshWindowMs?: number;
+}
+
+class ApiProblem extends Error {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+const crmSchema = z.enum(['hubspot', 'salesforce']);
+const accountIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a CRM record id');
+const tenantSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a portal id or org id')
+  .optional();
+const refreshBody = z.strictObject({ crm: crmSchema, tenant: tenantSchema, accountId: accountIdSchema });
+const confirmBody = z.strictObject({
+  tenant: tenantSchema,
+  buyerId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a buyer id'),
+});
+
+function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw new ApiProblem(
+    400,
+    'invalid_request',
+    `${what} ${formatPath(issue?.path ?? [])}: ${issue?.message ?? 'invalid'}`,
+  );
+}
+
+function jsonBody(raw: string): unknown {
+  if (!raw.trim()) return {};
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw new ApiProblem(400, 'malformed_json', 'the body is not valid JSON');
+  }
+}
+
+export function apiRouter(options: ApiOptions): express.Router {
+  const router = express.Router();
+  const windowMs = options.refreshWindowMs ?? 10_000;
+  const P = PROVENANCE_FIELDS;
+
+  /** The request's tenant: the one given (Salesforce ids compared in 15-character form), or the only one. */
+  function tenantFor(crm: CrmKind, given: string | undefined, caller: Caller): string {
+    if (caller.via !== 'api-key' && caller.via !== crm)
+      throw new ApiProblem(403, 'forbidden', `a ${caller.via} caller may not act on ${crm} accounts`);
+    const known = options.tenantsOf(crm);
+    const wanted = given ?? (caller.via === 'hubspot' ? caller.portalId : undefined);
+    const tenant =
+      wanted === undefined
+        ? known.length === 1
+          ? known[0]
+          : undefined
+        : known.find((t) => (crm === 'salesforce' ? t === wanted.slice(0, 15) : t === wanted));
+    if (tenant === undefined) {
+      throw new ApiProblem(
+        400,
+        'unknown_tenant',
+        wanted === undefined
+          ? `give "tenant": ${known.length ? `one of ${known.join(', ')}` : `no ${crm} connection is configured`}`
+          : `no ${crm} connection for tenant ${wanted}`,
+      );
+    }
+    if (!mayAct(caller, crm, tenant))
+      throw new ApiProblem(403, 'forbidden', `this caller may not act on ${crm} ${tenant}`);
+    return tenant;
+  }
+
+  async function enqueue(crm: CrmKind, tenant: string, accountId: string, cause: string, dedupe: boolean) {
+    const jobId = jobIdOf(crm, tenant, accountId, 'refresh', Date.now());
+    const windowKey = `${options.prefix}:refresh-window:${crm}:${tenant}:${accountId}`;
+    if (dedupe) {
+      const taken = await options.redis.set(windowKey, jobId, 'PX', windowMs, 'NX');
+      if (taken !== 'OK') {
+        const existing = await options.redis.get(windowKey);
+        if (existing) return { jobId: existing, deduplicated: true };
+      }
+    } else {
+      await options.redis.set(windowKey, jobId, 'PX', windowMs);
+    }
+    try {
+      await options.queue.add(
+        'enrich',
+        { crm, tenant, accountId, trigger: 'refresh', cause },
+        enrichJobOptions('refresh', options.attempts, jobId),
+      );
+    } catch {
+      await options.redis.del(windowKey).catch(() => undefined);
+      throw new ApiProblem(503, 'queue_unavailable', 'could not queue the refresh; try again');
+    }
+    return { jobId, deduplicated: false };
+  }
+
+  router.use(
+    express.raw({ type: () => true, limit: '64kb' }),
+    async (req: Request, res: Response, next: NextFunction) => {
+      const base = options.publicBaseUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`;
+      const headers: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(req.headers))
+        headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      const inbound: InboundRequest = {
+        method: req.method,
+        url: `${base}${req.originalUrl}`,
+        headers,
+        body: Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '',
+      };
+      try {
+        const outcome = await authenticate(inbound, options.auth);
+        if (!outcome.ok)
+          return void res.status(401).json({ error: 'unauthorized', message: outcome.message });
+        res.locals.caller = outcome.caller;
+        res.locals.body = inbound.body;
+        next();
+      } catch (err) {
+        next(err);
+      }
+    },
+  );
+
+  const handle =
+    (fn: (req: Request, res: Response, caller: Caller, body: string) => Promise<void>) =>
+    (req: Request, res: Response, next: NextFunction) =>
+      fn(req, res, res.locals.caller as Caller, String(res.locals.body ?? '')).catch(next);
+
+  router.post(
+    '/refresh',
+    handle(async (_req, res, caller, raw) => {
+      const body = parse(refreshBody, jsonBody(raw), 'body');
+      const tenant = tenantFor(body.crm, body.tenant, caller);
+      const queued = await enqueue(
+        body.crm,
+        tenant,
+        body.accountId,
+        `refresh requested via ${caller.via}`,
+        true,
+      );
+      res.status(202).json(queued);
+    }),
+  );
+
+  router.get(
+    '/jobs/:id',
+    handle(async (req, res, caller) => {
+      const job = await options.queue.getJob(String(req.params.id));
+      if (!job || !mayAct(caller, job.data.crm, job.data.tenant))
+        throw new ApiProblem(404, 'not_found', `no job ${String(req.params.id)}`);
+      res.json({
+        id: job.id,
+        account: { crm: job.data.crm, tenant: job.data.tenant, accountId: job.data.accountId },
+        state: await job.getState(),
+        progress: job.progress,
+        attemptsMade: job.attemptsMade,
+        ...(job.returnvalue ? { result: job.returnvalue } : {}),
+        ...(job.failedReason ? { failedReason: job.failedReason } : {}),
+      });
+    }),
+  );
+
+  router.get(
+    '/accounts/:crm/:accountId',
+    handle(async (req, res, caller) => {
+      const crm = parse(crmSchema, req.params.crm, 'crm');
+      const accountId = parse(accountIdSchema, req.params.accountId, 'accountId');
+      const tenant = tenantFor(crm, parse(tenantSchema, req.query.tenant, 'tenant'), caller);
+      const account = await readAccount(crm, tenant, accountId);
+      const f = account.fields;
+      const last = await options.history.last({ crm, tenant, accountId });
+      const status = f[P.status] ?? 'never';
+      const confidence = f[P.matchConfidence] ? Number(f[P.matchConfidence]) : null;
+      res.json({
+        crm,
+        tenant,
+        accountId,
+        name: account.name,
+        status,
+        buyerId: f[P.buyerId] ?? null,
+        buyerName: f[P.buyerName] ?? null,
+        confidence: Number.isFinite(confidence) ? confidence : null,
+        explanation: f[P.matchReason] ?? null,
+        lastEnrichedAt: f[P.lastEnrichedAt] ?? null,
+        candidates: status === 'needs_review' ? (last?.result?.match.candidates ?? []) : [],
+      });
+    }),
+  );
+
+  router.post(
+    '/accounts/:crm/:accountId/confirm',
+    handle(async (req, res, caller, raw) => {
+      const crm = parse(crmSchema, req.params.crm, 'crm');
+      const accountId = parse(accountIdSchema, req.params.accountId, 'accountId');
+      const body = parse(confirmBody, jsonBody(raw), 'body');
+      const tenant = tenantFor(crm, body.tenant, caller);
+      const last = await options.history.last({ crm, tenant, accountId });
+      const candidates = last?.result?.match.candidates ?? [];
+      if (!candidates.some((c) => c.buyerId === body.buyerId)) {
+        throw new ApiProblem(
+          400,
+          'not_a_candidate',
+          `buyer ${body.buyerId} is not a candidate of account ${accountId}; to pin another buyer, set ${P.buyerId} in the CRM`,
+        );
+      }
+      // The pin is the same field a person would set: the next enrichment resolves to this buyer.
+      const [written] = await options
+        .connectorFor(crm, tenant)
+        .updateAccounts([{ accountId, fields: { [P.buyerId]: body.buyerId } }]);
+      if (!written?.ok) {
+        throw new ApiProblem(
+          502,
+          'crm_write_failed',
+          `could not pin the buyer: ${written?.error.message ?? 'no result'}`,
+        );
+      }
+      const queued = await enqueue(
+        crm,
+        tenant,
+        accountId,
+        `buyer ${body.buyerId} confirmed via ${caller.via}`,
+        false,
+      );
+      res.status(202).json({ jobId: queued.jobId });
+    }),
+  );
+
+  async function readAccount(crm: CrmKind, tenant: string, accountId: string) {
+    try {
+      return await options.connectorFor(crm, tenant).getAccount(accountId, Object.values(P));
+    } catch (err) {
+      if (err instanceof AccountNotFoundError)
+        throw new ApiProblem(404, 'account_not_found', `no ${crm} account ${accountId}`);
+      throw new ApiProblem(502, 'crm_unavailable', `could not read the account from ${crm}; try again`);
+    }
+  }
+
+  router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof ApiProblem)
+      return void res.status(err.status).json({ error: err.code, message: err.message });
+    if ((err as { type?: string }).type === 'entity.too.large')
+      return void res
+        .status(413)
+        .json({ error: 'payload_too_large', message: 'the body is larger than 64 kB' });
+    next(err);
+  });
+  return router;
+}

@@ -1,0 +1,227 @@
+// The refresh API as the CRM cards and operators use it, over real HTTP with real Redis and the
+// emulators: who may call (API key, HubSpot v3 signature, Salesforce HMAC with a single-use nonce),
+// a double click being one job, the job's diff, and confirming a candidate of a "needs review" match.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
+import { salesforceRequestSignature } from '../../src/api/salesforce-hmac.ts';
+import type { EnrichResult } from '../../src/enrich/pipeline.ts';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
+import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import {
+  type RunningSalesforceSandbox,
+  startSalesforceSandbox,
+} from '../../src/sandbox/salesforce/server.ts';
+import { createService, type Service } from '../../src/service/runtime.ts';
+import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
+import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { closeService } from '../helpers/service.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test-api-${randomUUID().slice(0, 8)}`;
+const API_KEY = `key-${randomBytes(16).toString('hex')}`;
+const SF_SECRET = randomBytes(32).toString('hex');
+
+let bi: RunningBuyerIntelSandbox;
+let hs: RunningHubSpotSandbox;
+let sf: RunningSalesforceSandbox;
+let service: Service;
+let base: string;
+
+beforeAll(async () => {
+  [bi, hs, sf] = await Promise.all([startSandbox(), startHubSpotSandbox(), startSalesforceSandbox({})]);
+  service = createService({
+    ...sandboxSettings(
+      { buyerIntel: bi, hubspot: hs, salesforce: sf },
+      { redisUrl: REDIS_URL, prefix },
+      { worker: { concurrency: 4, writeBatchWaitMs: 20 } },
+    ),
+    api: { apiKeys: [API_KEY], salesforceSecrets: [SF_SECRET] },
+  });
+  await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+  await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+  base = (await service.startHttp(0, '127.0.0.1')).url;
+  service.startWorker();
+});
+
+afterAll(async () => {
+  await closeService(service, REDIS_URL, prefix);
+  await Promise.all([bi?.close(), hs?.close(), sf?.close()]);
+});
+
+const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+};
+const withKey = { authorization: `Bearer ${API_KEY}` };
+
+async function jobResult(jobId: string): Promise<EnrichResult> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { body } = await call('GET', `/api/jobs/${jobId}`, undefined, withKey);
+    if (body.state === 'completed') return body.result as EnrichResult;
+    if (body.state === 'failed') throw new Error(`job failed: ${String(body.failedReason)}`);
+    if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const company = (properties: Record<string, string>) =>
+  hs.store.createCompany(properties, { source: 'CRM_UI' }).id;
+
+describe('POST /api/refresh with an API key', () => {
+  it('queues one job for a double click and reports the diff when it is done', async () => {
+    const id = company({ name: 'City of Austin', state: 'TX' });
+    const first = await call('POST', '/api/refresh', { crm: 'hubspot', accountId: id }, withKey);
+    const second = await call('POST', '/api/refresh', { crm: 'hubspot', accountId: id }, withKey);
+    expect(first.status).toBe(202);
+    expect(second.status).toBe(202);
+    expect(second.body.jobId).toBe(first.body.jobId);
+    expect(second.body.deduplicated).toBe(true);
+
+    const result = await jobResult(String(first.body.jobId));
+    expect(result.status).toBe('enriched');
+    const population = result.fields.find((f) => f.attribute === 'Population');
+    expect(population).toMatchObject({ old: null, decision: 'write' });
+    expect(population?.new).toMatch(/^\d+$/);
+    expect(result.written[P.status]).toBe('enriched');
+
+    const card = await call('GET', `/api/accounts/hubspot/${id}`, undefined, withKey);
+    expect(card.status).toBe(200);
+    expect(card.body).toMatchObject({ status: 'enriched', buyerName: expect.stringContaining('Austin') });
+    expect(card.body.lastEnrichedAt).toEqual(expect.any(String));
+  });
+
+  it('refuses a missing or wrong key, and bad input, with JSON naming the problem', async () => {
+    const none = await call('POST', '/api/refresh', { crm: 'hubspot', accountId: '1' });
+    expect(none.status).toBe(401);
+    expect(none.body.error).toBe('unauthorized');
+    const wrong = await call(
+      'POST',
+      '/api/refresh',
+      { crm: 'hubspot', accountId: '1' },
+      { authorization: 'Bearer nope' },
+    );
+    expect(wrong.status).toBe(401);
+    const missing = await call('POST', '/api/refresh', { crm: 'hubspot' }, withKey);
+    expect(missing.status).toBe(400);
+    expect(String(missing.body.message)).toContain('accountId');
+    const crm = await call('POST', '/api/refresh', { crm: 'pipedrive', accountId: '1' }, withKey);
+    expect(crm.status).toBe(400);
+    expect(String(crm.body.message)).toContain('crm');
+    const json = await call('POST', '/api/refresh', '{', withKey);
+    expect(json).toMatchObject({ status: 400, body: { error: 'malformed_json' } });
+    const job = await call('GET', '/api/jobs/nope', undefined, withKey);
+    expect(job.status).toBe(404);
+  });
+});
+
+describe('HubSpot card calls (hubspot.fetch, v3 signature)', () => {
+  const signed = (method: string, path: string, body: string, secret = hs.clientSecret) => {
+    const timestamp = String(Date.now());
+    return {
+      'x-hubspot-signature-v3': hubspotSignatureV3(secret, method, `${base}${path}`, body, timestamp),
+      'x-hubspot-request-timestamp': timestamp,
+    };
+  };
+
+  it('accepts a valid signature for its own portal and refuses a bad one or another CRM', async () => {
+    const id = company({ name: 'Travis County', state: 'TX' });
+    const path = `/api/refresh?portalId=${hs.portalId}&userId=7`;
+    const body = JSON.stringify({ crm: 'hubspot', accountId: id });
+    const ok = await call('POST', path, body, signed('POST', path, body));
+    expect(ok.status).toBe(202);
+    const bad = await call('POST', path, body, signed('POST', path, body, 'not-the-secret'));
+    expect(bad.status).toBe(401);
+    expect(String(bad.body.message)).toContain('signature');
+    const tampered = JSON.stringify({ crm: 'hubspot', accountId: `${id}9` });
+    expect((await call('POST', path, tampered, signed('POST', path, body))).status).toBe(401);
+    const other = JSON.stringify({ crm: 'salesforce', accountId: '001000000000001' });
+    expect((await call('POST', path, other, signed('POST', path, other))).status).toBe(403);
+  });
+});
+
+describe('Salesforce quick action calls (HMAC, single-use nonce)', () => {
+  const signed = (body: string, options: { nonce?: string; timestamp?: number; secret?: string } = {}) => {
+    const timestamp = String(options.timestamp ?? Math.floor(Date.now() / 1000));
+    const nonce = options.nonce ?? randomBytes(16).toString('hex');
+    return {
+      'x-buyerintel-timestamp': timestamp,
+      'x-buyerintel-nonce': nonce,
+      'x-buyerintel-signature': salesforceRequestSignature(
+        options.secret ?? SF_SECRET,
+        timestamp,
+        nonce,
+        body,
+      ),
+    };
+  };
+
+  it('accepts a signed refresh once; a replay, a stale timestamp or a tampered body is refused', async () => {
+    const id = sf.store.create('Account', {
+      Name: 'Austin Independent School District',
+      BillingState: 'TX',
+    }).id;
+    const body = JSON.stringify({ crm: 'salesforce', tenant: sf.orgId, accountId: id });
+    const headers = signed(body);
+    const ok = await call('POST', '/api/refresh', body, headers);
+    expect(ok.status).toBe(202);
+    const replay = await call('POST', '/api/refresh', body, headers);
+    expect(replay.status).toBe(401);
+    expect(String(replay.body.message)).toContain('nonce');
+    const stale = await call(
+      'POST',
+      '/api/refresh',
+      body,
+      signed(body, { timestamp: Math.floor(Date.now() / 1000) - 600 }),
+    );
+    expect(stale.status).toBe(401);
+    const tampered = body.replace(id, `${id.slice(0, -1)}X`);
+    expect((await call('POST', '/api/refresh', tampered, headers)).status).toBe(401);
+    expect((await call('POST', '/api/refresh', body, signed(body, { secret: 'x'.repeat(40) }))).status).toBe(
+      401,
+    );
+    expect((await jobResult(String(ok.body.jobId))).status).toBe('enriched');
+  });
+});
+
+describe('needs review → confirm a candidate', () => {
+  it('lists the candidates, pins the confirmed buyer and enriches with it', async () => {
+    const id = company({ name: 'Springfield' });
+    const queued = await call('POST', '/api/refresh', { crm: 'hubspot', accountId: id }, withKey);
+    expect((await jobResult(String(queued.body.jobId))).status).toBe('needs_review');
+
+    const card = await call('GET', `/api/accounts/hubspot/${id}`, undefined, withKey);
+    expect(card.body.status).toBe('needs_review');
+    const candidates = card.body.candidates as { buyerId: string; name: string }[];
+    expect(candidates.length).toBeGreaterThan(1);
+    const chosen = candidates[1] ?? candidates[0];
+
+    const refused = await call(
+      'POST',
+      `/api/accounts/hubspot/${id}/confirm`,
+      { buyerId: 'not-a-candidate' },
+      withKey,
+    );
+    expect(refused).toMatchObject({ status: 400, body: { error: 'not_a_candidate' } });
+
+    const confirmed = await call(
+      'POST',
+      `/api/accounts/hubspot/${id}/confirm`,
+      { buyerId: chosen?.buyerId },
+      withKey,
+    );
+    expect(confirmed.status).toBe(202);
+    const result = await jobResult(String(confirmed.body.jobId));
+    expect(result.status).toBe('enriched');
+    expect(result.match).toMatchObject({ buyerId: chosen?.buyerId, source: 'pinned' });
+    const after = await call('GET', `/api/accounts/hubspot/${id}`, undefined, withKey);
+    expect(after.body).toMatchObject({ status: 'enriched', buyerId: chosen?.buyerId, candidates: [] });
+  });
+});
