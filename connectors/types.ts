@@ -65,6 +65,13 @@ export interface EnsureFieldsResult {
   existing: string[];
 }
 
+/** One page of accounts for backfill. */
+export interface AccountPage {
+  accounts: AccountSnapshot[];
+  /** Pass as `after` to read the next page; null after the last. Durable: a backfill resumes from it. */
+  next: string | null;
+}
+
 export interface CrmConnector {
   readonly kind: CrmKind;
   /** The portal id / org id this connector writes to. */
@@ -76,6 +83,14 @@ export interface CrmConnector {
 
   /** Reads one account with the given CRM fields. Throws AccountNotFoundError for an unknown id. */
   getAccount(accountId: string, fieldNames: readonly string[]): Promise<AccountSnapshot>;
+  /**
+   * Reads accounts a page at a time in a stable order (backfill). `after` is the previous page's
+   * `next`; `limit` is capped at what the CRM allows in one call.
+   */
+  listAccounts(
+    fieldNames: readonly string[],
+    page?: { after?: string | null; limit?: number },
+  ): Promise<AccountPage>;
   /** Writes up to `maxUpdateBatch` accounts in one call; a result per account, in input order. */
   updateAccounts(updates: readonly AccountUpdate[]): Promise<UpdateResult[]>;
   /** The dedupe keys of notes already on the account (read from the CRM, not from our own state). */

@@ -10,6 +10,7 @@
 import { Client } from '@hubspot/api-client';
 import {
   AccountNotFoundError,
+  type AccountPage,
   type AccountSnapshot,
   type AccountUpdate,
   type CrmConnector,
@@ -102,6 +103,23 @@ const emptyToNull = (value: string | null | undefined): string | null =>
   value === undefined || value === null || value === '' ? null : value;
 
 /** The ISO timestamp HubSpot expects for hs_timestamp (passed through unchanged when unparseable). */
+function toSnapshot(
+  id: string,
+  properties: Record<string, string | null>,
+  fieldNames: readonly string[],
+): AccountSnapshot {
+  const fields: Record<string, string | null> = {};
+  for (const name of fieldNames) fields[name] = emptyToNull(properties[name]);
+  return {
+    id,
+    name: emptyToNull(properties.name),
+    state: emptyToNull(properties.state),
+    city: emptyToNull(properties.city),
+    website: emptyToNull(properties.website) ?? emptyToNull(properties.domain),
+    fields,
+  };
+}
+
 function noteTimestamp(occurredAt: string): string {
   const ms = Date.parse(occurredAt);
   return Number.isNaN(ms) ? occurredAt : new Date(ms).toISOString();
@@ -184,15 +202,21 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
       }
       throw err;
     }
-    const fields: Record<string, string | null> = {};
-    for (const name of fieldNames) fields[name] = emptyToNull(properties[name]);
+    return toSnapshot(accountId, properties, fieldNames);
+  }
+
+  async function listAccounts(
+    fieldNames: readonly string[],
+    page: { after?: string | null; limit?: number } = {},
+  ): Promise<AccountPage> {
+    const names = [...new Set([...ACCOUNT_PROPERTIES, ...fieldNames])];
+    const limit = Math.min(Math.max(page.limit ?? HUBSPOT_BATCH_LIMIT, 1), HUBSPOT_BATCH_LIMIT);
+    const { data } = await call('crm.companies.basicApi.getPage', () =>
+      companiesApi.basicApi.getPageWithHttpInfo(limit, page.after ?? undefined, names),
+    );
     return {
-      id: accountId,
-      name: emptyToNull(properties.name),
-      state: emptyToNull(properties.state),
-      city: emptyToNull(properties.city),
-      website: emptyToNull(properties.website) ?? emptyToNull(properties.domain),
-      fields,
+      accounts: data.results.map((c) => toSnapshot(c.id, c.properties ?? {}, fieldNames)),
+      next: data.paging?.next?.after ?? null,
     };
   }
 
@@ -546,6 +570,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     maxUpdateBatch: HUBSPOT_BATCH_LIMIT,
     maxNoteBatch: HUBSPOT_BATCH_LIMIT,
     getAccount,
+    listAccounts,
     updateAccounts,
     existingNoteKeys,
     createNotes,

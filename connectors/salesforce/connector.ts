@@ -14,6 +14,7 @@ import type { Redis } from 'ioredis';
 import { Connection } from 'jsforce';
 import {
   AccountNotFoundError,
+  type AccountPage,
   type AccountSnapshot,
   type AccountUpdate,
   type CrmConnector,
@@ -31,6 +32,7 @@ import {
   PERMANENT_RECORD_CODES,
   redactor,
   SalesforceRequestError,
+  SalesforceTransientError,
   toConnectorError,
 } from './errors.ts';
 import {
@@ -76,6 +78,29 @@ export interface SalesforceConnectorOptions {
   tokenStore?: { redis: Redis; key: string };
 }
 
+/** Accounts per backfill page: one SOQL call (Salesforce returns up to 2,000 rows per batch). */
+const LIST_PAGE_LIMIT = 2000;
+
+function toSnapshot(
+  id: string,
+  record: Record<string, unknown>,
+  apiNames: Map<string, string>,
+): AccountSnapshot {
+  // Salesforce answers field names in their defined spelling; ours may differ in case.
+  const byLower = new Map(Object.entries(record).map(([k, v]) => [k.toLowerCase(), v]));
+  const value = (apiName: string) => asText(byLower.get(apiName.toLowerCase()));
+  const fields: Record<string, string | null> = {};
+  for (const [name, apiName] of apiNames) fields[name] = value(apiName);
+  return {
+    id,
+    name: value('Name'),
+    state: value('BillingState'),
+    city: value('BillingCity'),
+    website: value('Website'),
+    fields,
+  };
+}
+
 /** Salesforce's sObject Collections limit. */
 export const SALESFORCE_COLLECTION_LIMIT = 200;
 /** The Metadata API takes at most 10 components per upsert. */
@@ -97,6 +122,18 @@ interface SaveResultLike {
 
 /** The line that carries a note's key at the end of a Task's Description. */
 export const NOTE_KEY_LINE_PREFIX = 'buyer-intel-key: ';
+
+/**
+ * Salesforce's token endpoint refused the grant (invalid_grant, invalid_client, inactive_user, any
+ * other 4xx), or there is nothing to refresh with: only new credentials help. Anything else — the
+ * endpoint down or answering unknown_error ("retry your request"), a network error, Redis or the
+ * refresh lock failing — may pass on a retry. jsforce keeps only the OAuth error code, as the name.
+ */
+const REFUSED_GRANT =
+  /^(?:invalid_\w+|unauthorized_client|inactive_(?:user|org)|unsupported_\w+|access_denied|redirect_uri_mismatch|ERROR_HTTP_4\d\d)$/;
+function isRefusedGrant(err: Error): boolean {
+  return /No refresh token found/.test(err.message) || REFUSED_GRANT.test(err.name);
+}
 
 function asText(value: unknown): string | null {
   if (value === null || value === undefined || value === '') return null;
@@ -170,10 +207,28 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
         }))
       : grant(null);
     refreshed.then(
-      (res) => callback(undefined, res.access_token, res),
-      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err))),
+      (res) => {
+        lastRefreshFailure = undefined;
+        callback(undefined, res.access_token, res);
+      },
+      (err: unknown) => {
+        const error = err instanceof Error ? err : new Error(String(err));
+        lastRefreshFailure = { error, refused: isRefusedGrant(error) };
+        callback(error);
+      },
     );
   };
+  /**
+   * jsforce reports a failed refresh as a new Error naming only our message; this remembers what the
+   * failure was, so an unreachable token endpoint or a Redis outage is retried, not taken for revoked
+   * credentials.
+   */
+  let lastRefreshFailure: { error: Error; refused: boolean } | undefined;
+  const isTransientRefreshFailure = (err: unknown): boolean =>
+    lastRefreshFailure !== undefined &&
+    !lastRefreshFailure.refused &&
+    err instanceof Error &&
+    err.message === `Unable to refresh session due to: ${lastRefreshFailure.error.message}`;
 
   const conn: Connection = new Connection({
     instanceUrl: options.instanceUrl.replace(/\/+$/, ''),
@@ -185,7 +240,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       loginUrl,
     },
     version: options.apiVersion,
-    ...(jwt || tokenStore ? { refreshFn: refreshFn as never } : {}),
+    // Our refreshFn for every flow: it adds the Redis lock where configured and classifies failures.
+    ...(jwt || tokenStore || options.refreshToken ? { refreshFn: refreshFn as never } : {}),
   });
 
   /** With a tokenStore, the first call starts from the stored session (and refresh token), if any. */
@@ -234,8 +290,18 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     try {
       return await send();
     } catch (err) {
-      throw toConnectorError(operation, err, redact, apiUsage());
+      throw connectorError(operation, err);
     }
+  }
+
+  function connectorError(operation: string, err: unknown): Error {
+    if (isTransientRefreshFailure(err)) {
+      const reason = redact(lastRefreshFailure?.error.message ?? '').slice(0, 500);
+      return new SalesforceTransientError(`Salesforce session refresh for ${operation} failed: ${reason}`, {
+        operation,
+      });
+    }
+    return toConnectorError(operation, err, redact, apiUsage());
   }
 
   /** A per-record failure of a collection save. */
@@ -279,21 +345,30 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       if (code && NOT_FOUND_CODES.has(code)) {
         throw new AccountNotFoundError(accountId, `Salesforce Account ${accountId} not found (${code})`);
       }
-      throw toConnectorError('sobject.Account.retrieve', err, redact, apiUsage());
+      throw connectorError('sobject.Account.retrieve', err);
     }
-    // Salesforce answers field names in their defined spelling; ours may differ in case.
-    const byLower = new Map(Object.entries(record).map(([k, v]) => [k.toLowerCase(), v]));
-    const value = (apiName: string) => asText(byLower.get(apiName.toLowerCase()));
-    const out: Record<string, string | null> = {};
-    for (const [name, apiName] of apiNames) out[name] = value(apiName);
-    return {
-      id: accountId,
-      name: value('Name'),
-      state: value('BillingState'),
-      city: value('BillingCity'),
-      website: value('Website'),
-      fields: out,
-    };
+    return toSnapshot(accountId, record, apiNames);
+  }
+
+  /** Keyset pages (`Id > after ORDER BY Id`): a cursor that stays valid, unlike a query locator. */
+  async function listAccounts(
+    fieldNames: readonly string[],
+    page: { after?: string | null; limit?: number } = {},
+  ): Promise<AccountPage> {
+    const after = page.after ?? null;
+    if (after !== null && !RECORD_ID.test(after))
+      throw new Error(`listAccounts: ${JSON.stringify(after)} is no record id`);
+    const limit = Math.min(Math.max(page.limit ?? LIST_PAGE_LIMIT, 1), LIST_PAGE_LIMIT);
+    const apiNames = new Map(fieldNames.map((name) => [name, fieldName(name)]));
+    const fields = [...new Set<string>(['Id', ...STANDARD_FIELDS, ...apiNames.values()])];
+    const where = after === null ? '' : ` WHERE Id > '${after}'`;
+    const soql = `SELECT ${fields.join(', ')} FROM Account${where} ORDER BY Id LIMIT ${limit}`;
+    const result = await call('query.Account', () =>
+      conn.query<Record<string, unknown>>(soql, { autoFetch: false }),
+    );
+    const accounts = result.records.map((r) => toSnapshot(String(r.Id), r, apiNames));
+    const last = accounts.at(-1);
+    return { accounts, next: accounts.length === limit && last ? last.id : null };
   }
 
   async function updateAccounts(updates: readonly AccountUpdate[]): Promise<UpdateResult[]> {
@@ -494,6 +569,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     maxUpdateBatch: SALESFORCE_COLLECTION_LIMIT,
     maxNoteBatch: SALESFORCE_COLLECTION_LIMIT,
     getAccount: afterLoad(getAccount),
+    listAccounts: afterLoad(listAccounts),
     updateAccounts: afterLoad(updateAccounts),
     existingNoteKeys: afterLoad(existingNoteKeys),
     createNotes: afterLoad(createNotes),

@@ -86,6 +86,38 @@ export function connectorContract(name: string, harness: () => Promise<Harness>)
       );
     });
 
+    it('lists every account once, a page at a time, and resumes from a page cursor', async () => {
+      const ids: string[] = [];
+      for (const n of [1, 2, 3, 4, 5]) ids.push(await h.createAccount({ name: `Backfill District ${n}` }));
+      await h.connector.updateAccounts([{ accountId: ids[2] ?? '', fields: { [h.ourField]: '42' } }]);
+      const seen: string[] = [];
+      const cursors: string[] = [];
+      let after: string | null = null;
+      do {
+        const page = await h.connector.listAccounts([h.ourField], { after, limit: 2 });
+        expect(page.accounts.length).toBeLessThanOrEqual(2);
+        for (const account of page.accounts) {
+          seen.push(account.id);
+          if (account.id === ids[2]) expect(account.fields).toEqual({ [h.ourField]: '42' });
+          if (account.id === ids[0]) expect(account.name).toBe('Backfill District 1');
+        }
+        after = page.next;
+        if (after) cursors.push(after);
+      } while (after);
+      expect(new Set(seen).size).toBe(seen.length);
+      for (const id of ids) expect(seen).toContain(id);
+      // A backfill that stopped after a page picks up exactly where it was.
+      const resumeAt = cursors[0] ?? null;
+      const rest: string[] = [];
+      after = resumeAt;
+      while (after) {
+        const page = await h.connector.listAccounts([], { after, limit: 100 });
+        rest.push(...page.accounts.map((a) => a.id));
+        after = page.next;
+      }
+      expect(rest).toEqual(seen.slice(2));
+    });
+
     it('writes a batch with results in input order, readable in the CRM; null clears a field', async () => {
       const ids: string[] = [];
       for (let i = 0; i < 5; i++) ids.push(await h.createAccount({ name: `Town ${i}` }));

@@ -9,6 +9,7 @@ import {
   createSalesforceConnector,
   type SalesforceConnectorOptions,
 } from '../../connectors/salesforce/connector.ts';
+import { SalesforceTransientError } from '../../connectors/salesforce/errors.ts';
 import { signJwtAssertion } from '../../connectors/salesforce/jwt.ts';
 import { lockedRefresh, readStoredToken } from '../../connectors/salesforce/token-refresh.ts';
 import { CrmAuthError } from '../../connectors/types.ts';
@@ -112,6 +113,68 @@ describe('JWT bearer flow', () => {
     );
     expect(err).toBeInstanceOf(CrmAuthError);
     expect(sf.stats.count('oauth2.token', 400)).toBe(1);
+  });
+});
+
+describe('a refresh that fails', () => {
+  const failure = (p: Promise<unknown>) =>
+    p.then(
+      () => {
+        throw new Error('expected a failure');
+      },
+      (e: unknown) => e,
+    );
+
+  it('is retried, not taken for revoked credentials, when the token endpoint answers 503', async () => {
+    const sf = await start();
+    const account = createAccount(sf);
+    const connector = createSalesforceConnector(
+      baseOptions(sf, { accessToken: sf.accessToken, refreshToken: sf.refreshToken }),
+    );
+    sf.auth.expire();
+    sf.faults.inject({ kind: 'status', status: 503, match: 'oauth2.token' });
+    const err = await failure(connector.getAccount(account.id, []));
+    expect(err).toBeInstanceOf(SalesforceTransientError);
+    expect(err).not.toBeInstanceOf(CrmAuthError);
+    expect(String((err as Error).message)).not.toContain(sf.refreshToken);
+    // The retry refreshes and succeeds.
+    expect((await connector.getAccount(account.id, [])).name).toBe('City of Austin');
+  });
+
+  it('is retried when Redis fails under the refresh lock', async () => {
+    const sf = await start();
+    const account = createAccount(sf);
+    // Nothing listens on port 1: every command fails at once.
+    const down = new Redis('redis://127.0.0.1:1', {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      retryStrategy: () => null,
+    });
+    down.on('error', () => undefined);
+    const connector = createSalesforceConnector(
+      baseOptions(sf, {
+        accessToken: sf.accessToken,
+        refreshToken: sf.refreshToken,
+        tokenStore: { redis: down, key: `${PREFIX}down` },
+      }),
+    );
+    sf.auth.expire();
+    const err = await failure(connector.getAccount(account.id, []));
+    expect(err).toBeInstanceOf(SalesforceTransientError);
+    expect(sf.stats.count('oauth2.token', 200)).toBe(0);
+    down.disconnect();
+  });
+
+  it('with a revoked refresh token fails as CrmAuthError', async () => {
+    const sf = await start();
+    const account = createAccount(sf);
+    const connector = createSalesforceConnector(
+      baseOptions(sf, { accessToken: sf.accessToken, refreshToken: sf.refreshToken }),
+    );
+    sf.auth.revokeRefreshToken(sf.refreshToken);
+    sf.auth.expire();
+    expect(await failure(connector.getAccount(account.id, []))).toBeInstanceOf(CrmAuthError);
   });
 });
 

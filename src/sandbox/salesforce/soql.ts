@@ -1,4 +1,4 @@
-// A small SOQL subset: SELECT f1, f2 FROM Account|Task [WHERE f = 'x' [AND g != 1 ...]]
+// A small SOQL subset: SELECT f1, f2 FROM Account|Task [WHERE f = 'x' [AND g != 1 AND Id > 'x' ...]]
 // [ORDER BY f [ASC|DESC]] [LIMIT n]. Keywords are case-insensitive; text comparisons too, as in SOQL.
 // Anything else is MALFORMED_QUERY; unknown objects INVALID_TYPE, unknown fields INVALID_FIELD.
 import { malformedQuery, SalesforceError } from './errors.ts';
@@ -10,9 +10,12 @@ import {
   type SObjectType,
 } from './store.ts';
 
+const OPERATORS = ['=', '!=', '<', '<=', '>', '>='] as const;
+type Operator = (typeof OPERATORS)[number];
+
 export interface Condition {
   field: string;
-  op: '=' | '!=';
+  op: Operator;
   value: FieldValue;
 }
 
@@ -24,7 +27,7 @@ export interface SoqlQuery {
   limit?: number;
 }
 
-const TOKEN = /\s*(?:('(?:[^'\\]|\\.)*')|(!=|=|,)|([A-Za-z_][A-Za-z0-9_.]*)|(-?\d+(?:\.\d+)?))/y;
+const TOKEN = /\s*(?:('(?:[^'\\]|\\.)*')|(!=|<=|>=|=|<|>|,)|([A-Za-z_][A-Za-z0-9_.]*)|(-?\d+(?:\.\d+)?))/y;
 
 function tokenize(soql: string): string[] {
   const tokens: string[] = [];
@@ -92,7 +95,7 @@ export function parseSoql(soql: string, store: SalesforceStore): SoqlQuery {
     for (;;) {
       const f = field(t[i++] ?? '');
       const op = t[i++];
-      if (op !== '=' && op !== '!=') throw malformedQuery(`unexpected token: '${op ?? 'EOF'}'`);
+      if (!OPERATORS.includes(op as Operator)) throw malformedQuery(`unexpected token: '${op ?? 'EOF'}'`);
       const v = t[i++];
       if (v === undefined) throw malformedQuery("unexpected token: 'EOF'");
       let value: FieldValue;
@@ -101,7 +104,7 @@ export function parseSoql(soql: string, store: SalesforceStore): SoqlQuery {
       else if (/^(true|false)$/i.test(v)) value = v.toLowerCase() === 'true';
       else if (/^null$/i.test(v)) value = null;
       else throw malformedQuery(`unexpected token: '${v}'`);
-      where.push({ field: f, op, value });
+      where.push({ field: f, op: op as Operator, value });
       if (!kw('AND')) break;
       i++;
     }
@@ -129,10 +132,21 @@ function equal(a: FieldValue | undefined, b: FieldValue): boolean {
   return (a ?? null) === b;
 }
 
+/** `<`, `>`...: null never compares; ids (and other text) in binary order, as ORDER BY Id sorts them. */
+function holds(a: FieldValue | undefined, c: Condition): boolean {
+  if (c.op === '=') return equal(a, c.value);
+  if (c.op === '!=') return !equal(a, c.value);
+  if (a === null || a === undefined || c.value === null || typeof a !== typeof c.value) return false;
+  const x = a as string | number | boolean;
+  const y = c.value as string | number | boolean;
+  if (c.op === '<') return x < y;
+  if (c.op === '<=') return x <= y;
+  if (c.op === '>') return x > y;
+  return x >= y;
+}
+
 export function runSoql(query: SoqlQuery, store: SalesforceStore): SObjectRecord[] {
-  let rows = store
-    .list(query.type)
-    .filter((r) => query.where.every((c) => equal(r.values.get(c.field), c.value) === (c.op === '=')));
+  let rows = store.list(query.type).filter((r) => query.where.every((c) => holds(r.values.get(c.field), c)));
   const order = query.orderBy;
   if (order) {
     const key = (r: SObjectRecord) => r.values.get(order.field) ?? null;
