@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // buyer-intel-sync: one binary, one subcommand per role.
+import { backfillCommand } from './cli/backfill.ts';
 import { type Command, EXIT_FAILURE, EXIT_USAGE, parse, UsageError } from './cli/command.ts';
 import { demoCommand } from './cli/demo.ts';
 import { enrichCommand } from './cli/enrich.ts';
@@ -7,7 +8,14 @@ import { sandboxCommand } from './cli/sandbox.ts';
 import { setupCommand } from './cli/setup.ts';
 import { startCommand } from './cli/start.ts';
 
-const COMMANDS: Command[] = [startCommand, demoCommand, sandboxCommand, setupCommand, enrichCommand];
+const COMMANDS: Command[] = [
+  startCommand,
+  demoCommand,
+  sandboxCommand,
+  setupCommand,
+  enrichCommand,
+  backfillCommand,
+];
 
 function help(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

@@ -19,8 +19,6 @@ nothing is written. Reads the environment (see .env.example).`,
     'dry-run': { type: 'boolean', default: false },
   },
   async run(values) {
-    if (values.crm !== 'hubspot')
-      throw new UsageError(`--crm ${String(values.crm)} is not supported yet; use hubspot`);
     if (typeof values.account !== 'string' || !values.account.trim())
       throw new UsageError('--account <id> is required');
     const settings = await settingsFromEnv(loadEnv());

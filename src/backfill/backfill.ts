@@ -1,0 +1,141 @@
+// Backfill: page through a CRM's existing accounts and queue one enrich job each at the lowest
+// priority (webhook and refresh jobs always run first). Resumable: after each page the cursor and
+// counts are saved in Redis, and job ids are fixed per run and account, so a run killed between
+// queueing a page and saving its cursor re-queues that page as no-ops: every account once.
+import { createHash } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { CrmConnector } from '../../connectors/types.ts';
+import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import { type AccountFilter, filterFields, matchesFilters } from './filter.ts';
+
+export interface BackfillState {
+  runId: string;
+  /** The page cursor to continue after; null before the first page. */
+  cursor: string | null;
+  scanned: number;
+  enqueued: number;
+  done: boolean;
+  startedAt: string;
+  updatedAt: string;
+}
+
+export interface BackfillOptions {
+  connector: CrmConnector;
+  queue: Queue<EnrichJobData>;
+  redis: Redis;
+  prefix: string;
+  filters: readonly AccountFilter[];
+  /** Stop after queueing this many accounts. */
+  limit?: number;
+  attempts: number;
+  pageSize?: number;
+  /** Forget a saved run with the same scope and start over. */
+  restart?: boolean;
+  onProgress?: (state: BackfillState) => void;
+}
+
+/** A run is its CRM, tenant and filters: the same command resumes it. */
+export function backfillStateKey(
+  prefix: string,
+  connector: CrmConnector,
+  filters: readonly AccountFilter[],
+): string {
+  const scope = createHash('sha256').update(JSON.stringify(filters)).digest('hex').slice(0, 12);
+  return `${prefix}:backfill:${connector.kind}:${connector.tenant}:${scope}`;
+}
+
+export async function readBackfillState(redis: Redis, key: string): Promise<BackfillState | null> {
+  const raw = await redis.get(key);
+  return raw ? (JSON.parse(raw) as BackfillState) : null;
+}
+
+export async function runBackfill(options: BackfillOptions): Promise<BackfillState> {
+  const { connector, redis, filters } = options;
+  const key = backfillStateKey(options.prefix, connector, filters);
+  let state = options.restart ? null : await readBackfillState(redis, key);
+  if (!state || state.done) {
+    const now = new Date().toISOString();
+    state = {
+      runId: String(Date.now()),
+      cursor: null,
+      scanned: 0,
+      enqueued: 0,
+      done: false,
+      startedAt: now,
+      updatedAt: now,
+    };
+  }
+  const fields = filterFields(filters);
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  while (!state.done && state.enqueued < limit) {
+    const page = await connector.listAccounts(fields, {
+      after: state.cursor,
+      ...(options.pageSize ? { limit: options.pageSize } : {}),
+    });
+    const wanted = page.accounts.filter((a) => matchesFilters(a, filters)).slice(0, limit - state.enqueued);
+    const run = state.runId;
+    if (wanted.length) {
+      await options.queue.addBulk(
+        wanted.map((a) => ({
+          name: 'enrich',
+          data: {
+            crm: connector.kind,
+            tenant: connector.tenant,
+            accountId: a.id,
+            trigger: 'backfill',
+            cause: `backfill ${run}`,
+          },
+          opts: enrichJobOptions(
+            'backfill',
+            options.attempts,
+            jobIdOf(connector.kind, connector.tenant, a.id, 'backfill', run),
+          ),
+        })),
+      );
+    }
+    state = {
+      ...state,
+      cursor: page.next,
+      scanned: state.scanned + page.accounts.length,
+      enqueued: state.enqueued + wanted.length,
+      done: page.next === null || state.enqueued + wanted.length >= limit,
+      updatedAt: new Date().toISOString(),
+    };
+    await redis.set(key, JSON.stringify(state));
+    options.onProgress?.(state);
+  }
+  return state;
+}
+
+export interface CostEstimate {
+  accounts: number;
+  buyerIntelCalls: number;
+  crmCalls: number;
+}
+
+/**
+ * Counts the accounts a backfill would queue (reading ids and the filter's fields only) and what
+ * enriching them costs: per account a buyer search, one bulk attribute call and one signal call, and
+ * in the CRM a read and a note check, plus batched writes and the listing itself.
+ */
+export async function estimateBackfill(
+  connector: CrmConnector,
+  filters: readonly AccountFilter[],
+  limit = Number.POSITIVE_INFINITY,
+): Promise<CostEstimate> {
+  const fields = filterFields(filters);
+  let accounts = 0;
+  let pages = 0;
+  let after: string | null = null;
+  do {
+    const page = await connector.listAccounts(fields, { after });
+    pages++;
+    accounts += page.accounts.filter((a) => matchesFilters(a, filters)).length;
+    after = page.next;
+  } while (after && accounts < limit);
+  accounts = Math.min(accounts, limit);
+  const writes =
+    Math.ceil(accounts / connector.maxUpdateBatch) + Math.ceil(accounts / connector.maxNoteBatch);
+  return { accounts, buyerIntelCalls: accounts * 3, crmCalls: pages * 2 + accounts * 2 + writes };
+}
