@@ -31,6 +31,7 @@ Reads the environment (see .env.example).`,
     const service = createService({ ...(await settingsFromEnv(env)), log: jsonLog });
     const http = await service.startHttp(env.PORT, env.HOST);
     service.startWorker();
+    await service.upsertSchedules();
     jsonLog.info('started', {
       url: http.url,
       ...(env.HUBSPOT_PORTAL_ID ? { hubspotPortalId: env.HUBSPOT_PORTAL_ID } : {}),

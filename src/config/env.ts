@@ -7,6 +7,7 @@ import {
   SIGNAL_FILTER_TYPES,
   SIGNAL_SORTS,
 } from '../buyer-intel/enums.ts';
+import { cronOrOff, timeZone } from './cron.ts';
 
 const int = (min: number, max: number, fallback: number) =>
   z
@@ -123,6 +124,10 @@ export const envSchema = z.object({
   SIGNALS_PERIOD: z.enum(RELATIVE_DATE_PERIODS).default('LastThreeMonths'),
   SIGNALS_SORT: z.enum(SIGNAL_SORTS).default('Date'),
   SIGNALS_MAX_NOTES_PER_RUN: int(0, 100, 5),
+
+  SCHEDULE_TZ: timeZone.default('UTC'),
+  /** Re-enrich every matched account: a cron pattern, or off. Default Sundays 04:00. */
+  REENRICH_CRON: cronOrOff('0 4 * * 0'),
 
   WORKER_CONCURRENCY: int(1, 500, 20),
   ENRICH_ATTEMPTS: int(1, 50, 8),

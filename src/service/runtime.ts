@@ -1,7 +1,7 @@
 // Wires one running service from its settings: the Buyer Intelligence client, the CRM connector, the
 // cross-job write batchers, the resolver, the enrich queue and worker, and the HTTP app. Used by the
 // CLI roles, the demo and the end-to-end tests, so all three run the same code.
-import type { Worker } from 'bullmq';
+import type { Queue, Worker } from 'bullmq';
 import type { Router } from 'express';
 import type { Redis } from 'ioredis';
 import { createConnector, createEventHandler } from '../../connectors/registry.ts';
@@ -18,6 +18,13 @@ import type {
 import { Batcher } from '../../queues/batcher.ts';
 import { createEnrichQueue, type EnrichJob, type EnrichJobData } from '../../queues/enrich-queue.ts';
 import { startEnrichWorker, type WorkerLog } from '../../queues/enrich-worker.ts';
+import {
+  createMaintenanceQueue,
+  type MaintenanceData,
+  type MaintenanceHandler,
+  startMaintenanceWorker,
+  upsertSchedule,
+} from '../../queues/maintenance.ts';
 import { createRedis } from '../../queues/redis.ts';
 import { apiRouter } from '../api/router.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
@@ -30,6 +37,7 @@ import {
 } from '../enrich/pipeline.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
+import { reenrichSweep } from '../reenrich/sweep.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
 import { listen } from '../sandbox/shared/listen.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
@@ -71,6 +79,8 @@ export interface ServiceSettings {
   publicBaseUrl?: string | undefined;
   /** Our HTTP API (/api): API keys, and the Salesforce quick action's signing secrets. */
   api?: { apiKeys: string[]; salesforceSecrets: string[] };
+  /** Scheduled work (cron pattern and IANA time zone); absent = not scheduled. */
+  schedules?: { reenrich?: { pattern: string; tz: string } };
   mapping: Mapping;
   match: { acceptThreshold: number; ambiguityMargin: number };
   signals: SignalSettings;
@@ -89,6 +99,9 @@ export interface Service {
     options?: { dryRun?: boolean },
   ): Promise<EnrichResult>;
   startWorker(): Worker<EnrichJobData, EnrichResult>;
+  /** Creates, updates or removes the configured job schedulers (idempotent: every worker may call it). */
+  upsertSchedules(): Promise<void>;
+  maintenanceQueue: Queue<MaintenanceData>;
   startHttp(port: number, host?: string): Promise<{ url: string; close(): Promise<void> }>;
   /** Stops taking work, waits for active jobs, flushes pending writes, closes connections. */
   close(): Promise<void>;
@@ -200,11 +213,17 @@ export function createService(settings: ServiceSettings): Service {
   };
 
   const history = new EnrichmentHistory(workerRedis, settings.prefix);
+  const maintenanceQueue = createMaintenanceQueue(producerRedis, { prefix: settings.prefix });
+  const maintenanceHandlers: Record<string, MaintenanceHandler> = {
+    'reenrich-sweep': (job) =>
+      reenrichSweep({ ledgers, queue, attempts: settings.worker.attempts, runId: String(job.id) }),
+  };
   const workers: Worker[] = [];
   const servers: { close(): Promise<void> }[] = [];
 
   return {
     queue,
+    maintenanceQueue,
     deps,
     history,
     connector,
@@ -241,7 +260,21 @@ export function createService(settings: ServiceSettings): Service {
         ...(settings.log ? { log: settings.log } : {}),
       });
       workers.push(worker);
+      workers.push(
+        startMaintenanceWorker({
+          connection: workerRedis,
+          prefix: settings.prefix,
+          handlers: maintenanceHandlers,
+          ...(settings.log ? { log: settings.log } : {}),
+        }),
+      );
       return worker;
+    },
+    async upsertSchedules() {
+      const reenrich = settings.schedules?.reenrich;
+      if (reenrich)
+        await upsertSchedule(maintenanceQueue, { id: 'reenrich', name: 'reenrich-sweep', ...reenrich });
+      else await maintenanceQueue.removeJobScheduler('reenrich');
     },
     async startHttp(port, host) {
       const { hubspot, salesforce } = settings;
@@ -299,7 +332,7 @@ export function createService(settings: ServiceSettings): Service {
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all([...batchers.values()].map((b) => b.drain()));
       await Promise.all(servers.map((s) => s.close()));
-      await Promise.all([queue.close(), workerQueue.close()]);
+      await Promise.all([queue.close(), workerQueue.close(), maintenanceQueue.close()]);
       workerRedis.disconnect();
       producerRedis.disconnect();
     },

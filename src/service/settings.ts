@@ -46,6 +46,9 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
       : {}),
     publicBaseUrl: env.PUBLIC_BASE_URL,
     api: { apiKeys: env.API_KEYS, salesforceSecrets: env.SALESFORCE_REFRESH_SECRETS },
+    schedules: {
+      ...(env.REENRICH_CRON ? { reenrich: { pattern: env.REENRICH_CRON, tz: env.SCHEDULE_TZ } } : {}),
+    },
     mapping: await mappingFromFile(env.MAPPING_FILE),
     match: { acceptThreshold: env.MATCH_ACCEPT_THRESHOLD, ambiguityMargin: env.MATCH_AMBIGUITY_MARGIN },
     signals: {

@@ -1,0 +1,78 @@
+// The maintenance queue: scheduled work that is not one account's enrichment (re-enrichment sweeps,
+// signal digests). BullMQ job schedulers with fixed ids make a schedule idempotent: every worker may
+// upsert it at start, there is still one, and it survives restarts because it lives in Redis.
+import { type Job, Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { WorkerLog } from './enrich-worker.ts';
+import { cappedExponentialBackoff } from './failure.ts';
+
+export const MAINTENANCE_QUEUE = 'maintenance';
+
+export type MaintenanceData = Record<string, unknown>;
+export type MaintenanceHandler = (job: Job<MaintenanceData>) => Promise<unknown>;
+
+export function createMaintenanceQueue(
+  connection: Redis,
+  options: { prefix?: string } = {},
+): Queue<MaintenanceData> {
+  return new Queue<MaintenanceData>(MAINTENANCE_QUEUE, {
+    connection,
+    ...(options.prefix ? { prefix: options.prefix } : {}),
+  });
+}
+
+export interface Schedule {
+  /** Fixed id: upserting it again replaces, never duplicates. */
+  id: string;
+  /** Cron pattern (with seconds optional), e.g. `0 8 * * 1`. */
+  pattern: string;
+  /** IANA time zone the pattern is read in, e.g. `America/Chicago`. */
+  tz: string;
+  /** The handler's name. */
+  name: string;
+  data?: MaintenanceData;
+}
+
+export async function upsertSchedule(queue: Queue<MaintenanceData>, schedule: Schedule): Promise<void> {
+  await queue.upsertJobScheduler(
+    schedule.id,
+    { pattern: schedule.pattern, tz: schedule.tz },
+    {
+      name: schedule.name,
+      data: schedule.data ?? {},
+      opts: {
+        attempts: 5,
+        backoff: { type: 'capped-exponential' },
+        removeOnComplete: 100,
+        removeOnFail: 1000,
+      },
+    },
+  );
+}
+
+/** Runs maintenance jobs by name; an unknown name fails the job with a reason, never silently. */
+export function startMaintenanceWorker(options: {
+  connection: Redis;
+  prefix?: string;
+  handlers: Record<string, MaintenanceHandler>;
+  log?: WorkerLog;
+}): Worker<MaintenanceData> {
+  const worker = new Worker<MaintenanceData>(
+    MAINTENANCE_QUEUE,
+    async (job) => {
+      const handler = options.handlers[job.name];
+      if (!handler) throw new Error(`no handler for maintenance job "${job.name}"`);
+      return handler(job);
+    },
+    {
+      connection: options.connection,
+      ...(options.prefix ? { prefix: options.prefix } : {}),
+      concurrency: 1,
+      settings: { backoffStrategy: (attemptsMade: number) => cappedExponentialBackoff(attemptsMade) },
+    },
+  );
+  worker.on('failed', (job, err) =>
+    options.log?.warn('maintenance job failed', { jobId: job?.id, name: job?.name, reason: err.message }),
+  );
+  return worker;
+}

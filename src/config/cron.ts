@@ -1,0 +1,33 @@
+// Cron patterns and time zones in configuration, checked at start (a typo fails the start with its
+// variable named, not the first scheduled run).
+import { CronExpressionParser } from 'cron-parser';
+import { z } from 'zod';
+
+export const timeZone = z.string().refine(
+  (tz) => {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: tz });
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'must be an IANA time zone such as UTC or America/Chicago' },
+);
+
+/** A cron pattern, or `off`/empty for "not scheduled" (undefined). */
+export const cronOrOff = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, ctx) => {
+      const value = v ?? fallback;
+      if (value === '' || value.toLowerCase() === 'off') return undefined;
+      try {
+        CronExpressionParser.parse(value);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: `is not a cron pattern (${(err as Error).message})` });
+      }
+      return value;
+    });
