@@ -24,6 +24,8 @@ export interface EnrichWorkerOptions<R> {
   /** Called once a job has failed for good (to mark the account, for instance). */
   onFinalFailure?: (data: EnrichJobData, reason: string) => Promise<void>;
   log?: WorkerLog;
+  /** Called when an upstream rate limit parks the queue (metrics). */
+  onRateLimit?: (delayMs: number) => void;
   /**
    * One job per key at a time (e.g. per CRM account): a job that finds the key held waits, without
    * spending an attempt. Without it a creation job and a change job could write the same notes at once.
@@ -58,6 +60,7 @@ export function startEnrichWorker<R>(options: EnrichWorkerOptions<R>): Worker<En
         const decision = classifyFailure(err);
         if (decision.action === 'rate-limit') {
           log?.warn('upstream rate limit: parking the queue', { jobId: job.id, delayMs: decision.delayMs });
+          options.onRateLimit?.(decision.delayMs);
           await queue.rateLimit(decision.delayMs);
           throw Worker.RateLimitError();
         }

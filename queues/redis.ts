@@ -5,10 +5,22 @@ import { Redis } from 'ioredis';
 
 export type RedisRole = 'worker' | 'producer';
 
-export function createRedis(url: string, role: RedisRole): Redis {
-  return new Redis(url, {
+/**
+ * ioredis reconnects by itself; its connection errors are reported to `onError` (a log line) instead
+ * of crashing the process as an unhandled 'error' event. /readyz tells whether Redis answers.
+ */
+export function createRedis(url: string, role: RedisRole, onError: (err: Error) => void = () => {}): Redis {
+  const redis = new Redis(url, {
     maxRetriesPerRequest: role === 'worker' ? null : 1,
     enableOfflineQueue: role === 'worker',
     lazyConnect: false,
   });
+  let last = 0;
+  redis.on('error', (err: Error) => {
+    // One line per 10 s at most while Redis stays down.
+    if (Date.now() - last < 10_000) return;
+    last = Date.now();
+    onError(err);
+  });
+  return redis;
 }

@@ -62,6 +62,8 @@ export interface SalesforceConnectorOptions {
   orgId: string;
   /** Our property names → Salesforce API names. Default `buyer_intel_population` → `BuyerIntel_Population__c`. */
   fieldName?: (crmFieldName: string) => string;
+  /** Called after every API call (metrics): the operation, 200 or Salesforce's errorCode, the time taken. */
+  onCall?: (event: { operation: string; status: number | string; durationMs: number }) => void;
   /** Called after jsforce refreshed the session: persist a rotated refresh token. Must not throw. */
   onRefresh?: (accessToken: string, refreshToken: string | undefined) => void;
   /** How notes are stored. Only 'task' (a completed Task on the Account) for now. */
@@ -287,10 +289,23 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
 
   /** One jsforce call, its failure as a connector error. */
   async function call<T>(operation: string, send: () => PromiseLike<T>): Promise<T> {
+    const started = performance.now();
     try {
-      return await send();
+      const result = await send();
+      report(operation, 200, started);
+      return result;
     } catch (err) {
-      throw connectorError(operation, err);
+      const failure = connectorError(operation, err);
+      report(operation, errorCodeOf(err) ?? 'network', started);
+      throw failure;
+    }
+  }
+
+  function report(operation: string, status: number | string, started: number): void {
+    try {
+      options.onCall?.({ operation, status, durationMs: performance.now() - started });
+    } catch {
+      // A metrics hook must not turn a successful call into a failure.
     }
   }
 

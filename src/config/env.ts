@@ -133,6 +133,9 @@ export const envSchema = z.object({
   ENRICH_ATTEMPTS: int(1, 50, 8),
   WRITE_BATCH_WAIT_MS: int(0, 60_000, 250),
 
+  ADMIN_USERNAME: z.string().trim().min(1).optional(),
+  ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
+
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -161,6 +164,8 @@ export const CRM_GROUPS = {
 
 function crmGroupProblems(present: Record<string, unknown>): string[] {
   const problems: string[] = [];
+  if ((present.ADMIN_USERNAME === undefined) !== (present.ADMIN_PASSWORD === undefined))
+    problems.push('ADMIN_USERNAME and ADMIN_PASSWORD go together: set both to serve /admin, or neither');
   const configured = Object.entries(CRM_GROUPS).filter(([, names]) =>
     names.some((n) => present[n] !== undefined),
   );

@@ -1,19 +1,57 @@
-// The service's HTTP surface: webhooks in, health out. Every error answer is JSON naming the problem.
+// The service's HTTP surface: webhooks and our API in, health, metrics and the operator pages out. Every
+// request gets a request id (X-Request-Id, taken from the caller when it sends a sane one) that is on
+// its log line; every error answer is JSON naming the problem.
+import { randomUUID } from 'node:crypto';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { ExpressAdapter } from '@bull-board/express';
+import type { Queue } from 'bullmq';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { CrmKind } from '../../connectors/types.ts';
+import type { Registry } from 'prom-client';
+import { basicAuth } from '../observe/admin-auth.ts';
+import type { Logger } from '../observe/logger.ts';
 
 export interface HttpAppParts {
-  /** Each CRM's event receiver, served at /webhooks/<crm>. */
-  webhooks?: Partial<Record<CrmKind, express.Router>>;
+  /** Each event source's receiver (a CRM, the provider), served at /webhooks/<source>. */
+  webhooks?: Record<string, express.Router>;
   /** Our API, served at /api. */
   api?: express.Router;
   ready?: () => Promise<boolean>;
+  /** Served at /metrics in Prometheus text format. */
+  metrics?: Registry;
+  logger?: Logger;
+  /** Bull Board at /admin/queues (and other operator pages under /admin) behind basic auth. */
+  admin?: { username: string; password: string; queues: Queue[]; pages?: express.Router };
 }
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
 export function createHttpApp(parts: HttpAppParts): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', true);
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const given = req.get('x-request-id');
+    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    res.locals.requestId = requestId;
+    res.set('X-Request-Id', requestId);
+    const started = performance.now();
+    res.on('finish', () => {
+      parts.logger?.info(
+        {
+          requestId,
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          durationMs: Math.round(performance.now() - started),
+        },
+        'http request',
+      );
+    });
+    next();
+  });
+
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -21,7 +59,25 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     const ready = parts.ready ? await parts.ready().catch(() => false) : true;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
-  for (const [crm, router] of Object.entries(parts.webhooks ?? {})) app.use(`/webhooks/${crm}`, router);
+  if (parts.metrics) {
+    const registry = parts.metrics;
+    app.get('/metrics', async (_req, res, next) => {
+      try {
+        res.type(registry.contentType).send(await registry.metrics());
+      } catch (err) {
+        next(err);
+      }
+    });
+  }
+  if (parts.admin) {
+    const board = new ExpressAdapter();
+    board.setBasePath('/admin/queues');
+    createBullBoard({ queues: parts.admin.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });
+    const guard = basicAuth(parts.admin.username, parts.admin.password);
+    app.use('/admin/queues', guard, board.getRouter());
+    if (parts.admin.pages) app.use('/admin', guard, parts.admin.pages);
+  }
+  for (const [source, router] of Object.entries(parts.webhooks ?? {})) app.use(`/webhooks/${source}`, router);
   if (parts.api) app.use('/api', parts.api);
   app.use((_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'no such endpoint' });
@@ -34,7 +90,8 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
       return void res
         .status(e.status)
         .json({ error: 'bad_request', message: 'the request could not be read' });
-    res.status(500).json({ error: 'internal', message: 'internal error' });
+    parts.logger?.error({ requestId: res.locals.requestId, err }, 'unhandled error');
+    res.status(500).json({ error: 'internal', message: 'internal error', requestId: res.locals.requestId });
   });
   return app;
 }

@@ -37,6 +37,8 @@ import {
 } from '../enrich/pipeline.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
+import { createLogger, type Logger, workerLog } from '../observe/logger.ts';
+import { Metrics } from '../observe/metrics.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
 import { listen } from '../sandbox/shared/listen.ts';
@@ -86,12 +88,17 @@ export interface ServiceSettings {
   signals: SignalSettings;
   worker: { concurrency: number; attempts: number; writeBatchWaitMs: number };
   log?: WorkerLog;
+  /** pino logger for HTTP requests and jobs (request id / job id on every line). Default: silent. */
+  logger?: Logger;
+  /** Basic auth for /admin (Bull Board); absent = /admin is not served. */
+  admin?: { username: string; password: string };
 }
 
 export interface Service {
   queue: ReturnType<typeof createEnrichQueue>;
   deps: PipelineDeps;
   history: EnrichmentHistory;
+  metrics: Metrics;
   connector(crm: CrmKind, tenant: string): CrmConnector;
   /** Enrich one account now, in this process (the CLI's `enrich`, dry runs). */
   enrich(
@@ -108,9 +115,15 @@ export interface Service {
 }
 
 export function createService(settings: ServiceSettings): Service {
-  const workerRedis: Redis = createRedis(settings.redisUrl, 'worker');
-  const producerRedis: Redis = createRedis(settings.redisUrl, 'producer');
+  const logger = settings.logger ?? createLogger({ level: 'silent' });
+  const log = settings.log ?? workerLog(logger);
+  const redisError = (role: string) => (err: Error) =>
+    logger.warn({ role, reason: err.message }, 'Redis connection error; retrying');
+  const workerRedis: Redis = createRedis(settings.redisUrl, 'worker', redisError('worker'));
+  const producerRedis: Redis = createRedis(settings.redisUrl, 'producer', redisError('producer'));
   const queue = createEnrichQueue(producerRedis, { prefix: settings.prefix });
+  const maintenanceQueue = createMaintenanceQueue(producerRedis, { prefix: settings.prefix });
+  const metrics = new Metrics(() => [queue, maintenanceQueue]);
   // The worker parks the queue on a 429 through its own (blocking-safe) connection.
   const workerQueue = createEnrichQueue(workerRedis, { prefix: settings.prefix });
 
@@ -125,6 +138,7 @@ export function createService(settings: ServiceSettings): Service {
         : { maxRetryAfterMs: settings.buyerIntel.maxRetryAfterMs }),
     },
     rateLimit: { ratePerSecond: settings.buyerIntel.ratePerSecond, burst: settings.buyerIntel.burst },
+    onAttempt: (e) => metrics.recordCall('buyer_intel', e.operation, e.outcome, e.durationMs),
   });
 
   // One connection per portal / org; jobs name theirs by `tenant` (Salesforce ids in their 15-char form).
@@ -138,13 +152,17 @@ export function createService(settings: ServiceSettings): Service {
         accessToken: settings.hubspot.accessToken,
         portalId: settings.hubspot.portalId,
         basePath: settings.hubspot.basePath,
+        onCall: (e) => metrics.recordCall('hubspot', e.operation, e.status, e.durationMs),
       }),
     );
   }
   if (settings.salesforce) {
     connectors.set(
       tenantKey('salesforce', settings.salesforce.orgId),
-      createConnector('salesforce', settings.salesforce),
+      createConnector('salesforce', {
+        ...settings.salesforce,
+        onCall: (e) => metrics.recordCall('salesforce', e.operation, e.status, e.durationMs),
+      }),
     );
   }
   if (!connectors.size) throw new Error('no CRM connection configured: give HubSpot or Salesforce settings');
@@ -213,7 +231,6 @@ export function createService(settings: ServiceSettings): Service {
   };
 
   const history = new EnrichmentHistory(workerRedis, settings.prefix);
-  const maintenanceQueue = createMaintenanceQueue(producerRedis, { prefix: settings.prefix });
   const maintenanceHandlers: Record<string, MaintenanceHandler> = {
     'reenrich-sweep': (job) =>
       reenrichSweep({ ledgers, queue, attempts: settings.worker.attempts, runId: String(job.id) }),
@@ -226,6 +243,7 @@ export function createService(settings: ServiceSettings): Service {
     maintenanceQueue,
     deps,
     history,
+    metrics,
     connector,
     enrich: (ref, options) => enrichAccount(deps, ref, options),
     startWorker() {
@@ -236,6 +254,7 @@ export function createService(settings: ServiceSettings): Service {
         concurrency: settings.worker.concurrency,
         process: async (data, job) => {
           const result = await enrichAccount(deps, data);
+          metrics.recordResult(result);
           await history.record(data, { jobId: job.id, result });
           await job.updateProgress(100);
           return result;
@@ -257,15 +276,30 @@ export function createService(settings: ServiceSettings): Service {
           ttlMs: 120_000,
           retryDelayMs: 1_000,
         },
-        ...(settings.log ? { log: settings.log } : {}),
+        log,
+        onRateLimit: (delayMs) => {
+          metrics.rateLimitWaits.inc({ queue: queue.name });
+          metrics.rateLimitWaitSeconds.inc({ queue: queue.name }, delayMs / 1000);
+        },
       });
+      const timeJob =
+        (outcome: string) =>
+        (job: { processedOn?: number | undefined; finishedOn?: number | undefined } | undefined) => {
+          if (job?.processedOn && job.finishedOn)
+            metrics.jobDuration.observe(
+              { queue: queue.name, outcome },
+              (job.finishedOn - job.processedOn) / 1000,
+            );
+        };
+      worker.on('completed', timeJob('completed'));
+      worker.on('failed', timeJob('failed'));
       workers.push(worker);
       workers.push(
         startMaintenanceWorker({
           connection: workerRedis,
           prefix: settings.prefix,
           handlers: maintenanceHandlers,
-          ...(settings.log ? { log: settings.log } : {}),
+          log,
         }),
       );
       return worker;
@@ -322,7 +356,13 @@ export function createService(settings: ServiceSettings): Service {
       const app = createHttpApp({
         api,
         webhooks,
-        ready: async () => (await producerRedis.ping()) === 'PONG',
+        ready: async () =>
+          (await producerRedis.ping()) === 'PONG' &&
+          !(await queue.isPaused()) &&
+          !(await maintenanceQueue.isPaused()),
+        metrics: metrics.registry,
+        logger,
+        ...(settings.admin ? { admin: { ...settings.admin, queues: [queue, maintenanceQueue] } } : {}),
       });
       const server = await listen(app, port, host);
       servers.push(server);

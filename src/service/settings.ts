@@ -45,6 +45,9 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
         }
       : {}),
     publicBaseUrl: env.PUBLIC_BASE_URL,
+    ...(env.ADMIN_USERNAME && env.ADMIN_PASSWORD
+      ? { admin: { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD } }
+      : {}),
     api: { apiKeys: env.API_KEYS, salesforceSecrets: env.SALESFORCE_REFRESH_SECRETS },
     schedules: {
       ...(env.REENRICH_CRON ? { reenrich: { pattern: env.REENRICH_CRON, tz: env.SCHEDULE_TZ } } : {}),

@@ -1,0 +1,93 @@
+// Prometheus metrics (prom-client) in one registry per service, so tests and several services in one
+// process never share counters. Queue gauges are read from Redis at scrape time; the rest is counted
+// where it happens (upstream call hooks, worker events, enrichment results).
+import type { Queue } from 'bullmq';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { EnrichResult } from '../enrich/pipeline.ts';
+
+const JOB_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'completed', 'failed'] as const;
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly upstreamCalls = new Counter({
+    name: 'bis_upstream_calls_total',
+    help: 'HTTP calls to upstream APIs by API, operation and status (or network/timeout)',
+    labelNames: ['api', 'operation', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly upstreamDuration = new Histogram({
+    name: 'bis_upstream_call_duration_seconds',
+    help: 'Duration of upstream API calls',
+    labelNames: ['api'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly jobDuration = new Histogram({
+    name: 'bis_job_duration_seconds',
+    help: 'Time a job spent processing, by queue and outcome',
+    labelNames: ['queue', 'outcome'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+    registers: [this.registry],
+  });
+  readonly rateLimitWaits = new Counter({
+    name: 'bis_rate_limit_waits_total',
+    help: 'Times a queue was parked because an upstream answered 429 (or its equivalent)',
+    labelNames: ['queue'] as const,
+    registers: [this.registry],
+  });
+  readonly rateLimitWaitSeconds = new Counter({
+    name: 'bis_rate_limit_wait_seconds_total',
+    help: 'Seconds queues were parked for upstream rate limits',
+    labelNames: ['queue'] as const,
+    registers: [this.registry],
+  });
+  readonly matchOutcomes = new Counter({
+    name: 'bis_match_outcomes_total',
+    help: 'Enrichment results by CRM and status (enriched, needs_review, no_match)',
+    labelNames: ['crm', 'status'] as const,
+    registers: [this.registry],
+  });
+  readonly fieldsWritten = new Counter({
+    name: 'bis_fields_written_total',
+    help: 'CRM fields written by enrichment (mapped and match fields)',
+    labelNames: ['crm'] as const,
+    registers: [this.registry],
+  });
+  readonly notesCreated = new Counter({
+    name: 'bis_notes_created_total',
+    help: 'Activity notes created in the CRM',
+    labelNames: ['crm'] as const,
+    registers: [this.registry],
+  });
+
+  constructor(queues: () => Queue[]) {
+    const registry = this.registry;
+    new Gauge({
+      name: 'bis_jobs',
+      help: 'Jobs by queue and state (read from Redis at scrape time)',
+      labelNames: ['queue', 'state'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const queue of queues()) {
+          const counts = await queue.getJobCounts(...JOB_STATES);
+          for (const state of JOB_STATES) this.set({ queue: queue.name, state }, counts[state] ?? 0);
+        }
+      },
+    });
+    collectDefaultMetrics({ register: registry, prefix: 'bis_' });
+  }
+
+  recordCall(api: string, operation: string, status: number | string, durationMs: number): void {
+    this.upstreamCalls.inc({ api, operation, status: String(status) });
+    this.upstreamDuration.observe({ api }, durationMs / 1000);
+  }
+
+  recordResult(result: EnrichResult): void {
+    const crm = result.account.crm;
+    this.matchOutcomes.inc({ crm, status: result.status });
+    const written = Object.keys(result.written).length;
+    if (written) this.fieldsWritten.inc({ crm }, written);
+    if (result.notes.created.length) this.notesCreated.inc({ crm }, result.notes.created.length);
+  }
+}
