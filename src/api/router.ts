@@ -13,10 +13,11 @@ import {
   type CrmKind,
   type InboundRequest,
 } from '../../connectors/types.ts';
-import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import type { EnrichJobData } from '../../queues/enrich-queue.ts';
 import type { EnrichmentHistory } from '../enrich/history.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { formatPath } from '../shared/format-path.ts';
+import { ActionProblem, refreshActions } from './actions.ts';
 import { type ApiAuthOptions, authenticate, type Caller, mayAct } from './authenticate.ts';
 
 export interface ApiOptions {
@@ -35,15 +36,7 @@ export interface ApiOptions {
   refreshWindowMs?: number;
 }
 
-class ApiProblem extends Error {
-  readonly status: number;
-  readonly code: string;
-  constructor(status: number, code: string, message: string) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
+const ApiProblem = ActionProblem;
 
 const crmSchema = z.enum(['hubspot', 'salesforce']);
 const accountIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a CRM record id');
@@ -79,7 +72,7 @@ function jsonBody(raw: string): unknown {
 
 export function apiRouter(options: ApiOptions): express.Router {
   const router = express.Router();
-  const windowMs = options.refreshWindowMs ?? 10_000;
+  const actions = refreshActions(options);
   const P = PROVENANCE_FIELDS;
 
   /** The request's tenant: the one given (Salesforce ids compared in 15-character form), or the only one. */
@@ -106,31 +99,6 @@ export function apiRouter(options: ApiOptions): express.Router {
     if (!mayAct(caller, crm, tenant))
       throw new ApiProblem(403, 'forbidden', `this caller may not act on ${crm} ${tenant}`);
     return tenant;
-  }
-
-  async function enqueue(crm: CrmKind, tenant: string, accountId: string, cause: string, dedupe: boolean) {
-    const jobId = jobIdOf(crm, tenant, accountId, 'refresh', Date.now());
-    const windowKey = `${options.prefix}:refresh-window:${crm}:${tenant}:${accountId}`;
-    if (dedupe) {
-      const taken = await options.redis.set(windowKey, jobId, 'PX', windowMs, 'NX');
-      if (taken !== 'OK') {
-        const existing = await options.redis.get(windowKey);
-        if (existing) return { jobId: existing, deduplicated: true };
-      }
-    } else {
-      await options.redis.set(windowKey, jobId, 'PX', windowMs);
-    }
-    try {
-      await options.queue.add(
-        'enrich',
-        { crm, tenant, accountId, trigger: 'refresh', cause },
-        enrichJobOptions('refresh', options.attempts, jobId),
-      );
-    } catch {
-      await options.redis.del(windowKey).catch(() => undefined);
-      throw new ApiProblem(503, 'queue_unavailable', 'could not queue the refresh; try again');
-    }
-    return { jobId, deduplicated: false };
   }
 
   router.use(
@@ -169,12 +137,11 @@ export function apiRouter(options: ApiOptions): express.Router {
     handle(async (_req, res, caller, raw) => {
       const body = parse(refreshBody, jsonBody(raw), 'body');
       const tenant = tenantFor(body.crm, body.tenant, caller);
-      const queued = await enqueue(
+      const queued = await actions.refresh(
         body.crm,
         tenant,
         body.accountId,
         `refresh requested via ${caller.via}`,
-        true,
       );
       res.status(202).json(queued);
     }),
@@ -232,32 +199,12 @@ export function apiRouter(options: ApiOptions): express.Router {
       const accountId = parse(accountIdSchema, req.params.accountId, 'accountId');
       const body = parse(confirmBody, jsonBody(raw), 'body');
       const tenant = tenantFor(crm, body.tenant, caller);
-      const last = await options.history.last({ crm, tenant, accountId });
-      const candidates = last?.result?.match.candidates ?? [];
-      if (!candidates.some((c) => c.buyerId === body.buyerId)) {
-        throw new ApiProblem(
-          400,
-          'not_a_candidate',
-          `buyer ${body.buyerId} is not a candidate of account ${accountId}; to pin another buyer, set ${P.buyerId} in the CRM`,
-        );
-      }
-      // The pin is the same field a person would set: the next enrichment resolves to this buyer.
-      const [written] = await options
-        .connectorFor(crm, tenant)
-        .updateAccounts([{ accountId, fields: { [P.buyerId]: body.buyerId } }]);
-      if (!written?.ok) {
-        throw new ApiProblem(
-          502,
-          'crm_write_failed',
-          `could not pin the buyer: ${written?.error.message ?? 'no result'}`,
-        );
-      }
-      const queued = await enqueue(
+      const queued = await actions.confirm(
         crm,
         tenant,
         accountId,
+        body.buyerId,
         `buyer ${body.buyerId} confirmed via ${caller.via}`,
-        false,
       );
       res.status(202).json({ jobId: queued.jobId });
     }),
@@ -274,7 +221,7 @@ export function apiRouter(options: ApiOptions): express.Router {
   }
 
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if (err instanceof ApiProblem)
+    if (err instanceof ActionProblem)
       return void res.status(err.status).json({ error: err.code, message: err.message });
     if ((err as { type?: string }).type === 'entity.too.large')
       return void res
