@@ -26,6 +26,8 @@ import {
   upsertSchedule,
 } from '../../queues/maintenance.ts';
 import { createRedis } from '../../queues/redis.ts';
+import { adminRouter } from '../admin/router.ts';
+import { refreshActions } from '../api/actions.ts';
 import { apiRouter } from '../api/router.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
 import { EnrichmentHistory } from '../enrich/history.ts';
@@ -336,7 +338,17 @@ export function createService(settings: ServiceSettings): Service {
         );
       const tenantsOf = (crm: CrmKind) =>
         [...connectors.keys()].filter((k) => k.startsWith(`${crm}:`)).map((k) => k.slice(crm.length + 1));
+      const apiHistory = new EnrichmentHistory(producerRedis, settings.prefix);
+      const actionOptions = {
+        queue,
+        redis: producerRedis,
+        prefix: settings.prefix,
+        history: apiHistory,
+        connectorFor: connector,
+        attempts: settings.worker.attempts,
+      };
       const api = apiRouter({
+        ...actionOptions,
         auth: {
           apiKeys: settings.api?.apiKeys ?? [],
           hubspotClientSecret: hubspot?.clientSecret,
@@ -345,13 +357,7 @@ export function createService(settings: ServiceSettings): Service {
           prefix: settings.prefix,
         },
         publicBaseUrl: settings.publicBaseUrl,
-        queue,
-        redis: producerRedis,
-        prefix: settings.prefix,
-        history: new EnrichmentHistory(producerRedis, settings.prefix),
         tenantsOf,
-        connectorFor: connector,
-        attempts: settings.worker.attempts,
       });
       const app = createHttpApp({
         api,
@@ -362,7 +368,15 @@ export function createService(settings: ServiceSettings): Service {
           !(await maintenanceQueue.isPaused()),
         metrics: metrics.registry,
         logger,
-        ...(settings.admin ? { admin: { ...settings.admin, queues: [queue, maintenanceQueue] } } : {}),
+        ...(settings.admin
+          ? {
+              admin: {
+                ...settings.admin,
+                queues: [queue, maintenanceQueue],
+                pages: adminRouter({ history: apiHistory, actions: refreshActions(actionOptions) }),
+              },
+            }
+          : {}),
       });
       const server = await listen(app, port, host);
       servers.push(server);

@@ -1,0 +1,86 @@
+// /admin (behind basic auth, see http-app.ts): the page of recent enrichments, its data as JSON, and
+// the two actions a person takes there. POSTs must be JSON, which a cross-site form cannot send.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { z } from 'zod';
+import { ActionProblem, type RefreshActions } from '../api/actions.ts';
+import type { EnrichmentHistory } from '../enrich/history.ts';
+import { formatPath } from '../shared/format-path.ts';
+import { renderAdminPage, sortRows } from './page.ts';
+
+const accountBody = z.strictObject({
+  crm: z.enum(['hubspot', 'salesforce']),
+  tenant: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  accountId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+});
+const confirmBody = accountBody.extend({ buyerId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
+
+export function adminRouter(options: {
+  history: EnrichmentHistory;
+  actions: RefreshActions;
+  limit?: number;
+}): express.Router {
+  const router = express.Router();
+  const limit = options.limit ?? 200;
+
+  router.get('/', async (_req, res, next) => {
+    try {
+      res.type('html').send(renderAdminPage(await options.history.recent(limit)));
+    } catch (err) {
+      next(err);
+    }
+  });
+  router.get('/api/recent', async (_req, res, next) => {
+    try {
+      res.json(sortRows(await options.history.recent(limit)));
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  const json = express.json({ limit: '16kb' });
+  const body = <T>(schema: z.ZodType<T>, req: Request): T => {
+    if (!req.is('application/json')) throw new ActionProblem(415, 'unsupported_media_type', 'send JSON');
+    const parsed = schema.safeParse(req.body);
+    if (parsed.success) return parsed.data;
+    const issue = parsed.error.issues[0];
+    throw new ActionProblem(
+      400,
+      'invalid_request',
+      `body ${formatPath(issue?.path ?? [])}: ${issue?.message ?? 'invalid'}`,
+    );
+  };
+  router.post('/api/retry', json, async (req, res, next) => {
+    try {
+      const a = body(accountBody, req);
+      res
+        .status(202)
+        .json(await options.actions.refresh(a.crm, a.tenant, a.accountId, 'retry from the admin page'));
+    } catch (err) {
+      next(err);
+    }
+  });
+  router.post('/api/confirm', json, async (req, res, next) => {
+    try {
+      const a = body(confirmBody, req);
+      res
+        .status(202)
+        .json(
+          await options.actions.confirm(
+            a.crm,
+            a.tenant,
+            a.accountId,
+            a.buyerId,
+            'confirmed on the admin page',
+          ),
+        );
+    } catch (err) {
+      next(err);
+    }
+  });
+  router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof ActionProblem)
+      return void res.status(err.status).json({ error: err.code, message: err.message });
+    next(err);
+  });
+  return router;
+}

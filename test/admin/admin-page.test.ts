@@ -1,0 +1,132 @@
+// The admin page in a real headless Chromium (Debian's, driven by playwright-core) against a running
+// service on the emulators: "needs review" first, fields old → new and notes visible, Confirm pins the
+// candidate and the account ends up enriched; a screenshot of the page is taken.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import { fieldDefinitions } from '../../src/map/field-definitions.ts';
+import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import { createService, type Service } from '../../src/service/runtime.ts';
+import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
+import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { closeService } from '../helpers/service.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test-admin-${randomUUID().slice(0, 8)}`;
+const ADMIN = { username: 'ops', password: randomBytes(12).toString('hex') };
+const API_KEY = `key-${randomBytes(16).toString('hex')}`;
+
+let bi: RunningBuyerIntelSandbox;
+let hs: RunningHubSpotSandbox;
+let service: Service;
+let base: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
+  service = createService({
+    ...sandboxSettings(
+      { buyerIntel: bi, hubspot: hs },
+      { redisUrl: REDIS_URL, prefix },
+      { worker: { writeBatchWaitMs: 20 } },
+    ),
+    api: { apiKeys: [API_KEY], salesforceSecrets: [] },
+    admin: ADMIN,
+  });
+  await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+  base = (await service.startHttp(0, '127.0.0.1')).url;
+  service.startWorker();
+  browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await closeService(service, REDIS_URL, prefix);
+  await Promise.all([bi?.close(), hs?.close()]);
+});
+
+async function refreshAndWait(accountId: string): Promise<void> {
+  const res = await fetch(`${base}/api/refresh`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ crm: 'hubspot', accountId }),
+  });
+  const { jobId } = (await res.json()) as { jobId: string };
+  await waitForJob(jobId);
+}
+async function waitForJob(jobId: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    const job = await service.queue.getJob(jobId);
+    if ((await job?.getState()) === 'completed') return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`job ${jobId} did not complete`);
+}
+
+describe('admin page', () => {
+  it('lists needs-review first, shows the diff, and confirming a candidate enriches the account', async () => {
+    const austin = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
+    const springfield = hs.store.createCompany({ name: 'Springfield' }, { source: 'CRM_UI' }).id;
+    await refreshAndWait(austin);
+    await refreshAndWait(springfield);
+
+    const context = await browser.newContext({
+      httpCredentials: ADMIN,
+      viewport: { width: 1400, height: 900 },
+    });
+    const page = await context.newPage();
+    const response = await page.goto(`${base}/admin`);
+    expect(response?.status()).toBe(200);
+    const rows = page.locator('tbody tr.row');
+    expect(await rows.count()).toBe(2);
+    await expect.poll(() => rows.nth(0).getAttribute('class')).toContain('status-needs_review');
+    expect(await rows.nth(0).textContent()).toContain('Springfield');
+    const enrichedRow = rows.nth(1);
+    expect(await enrichedRow.textContent()).toContain('City of Austin');
+    expect(await enrichedRow.locator('li', { hasText: '→' }).count()).toBeGreaterThan(3);
+
+    const screenshot = process.env.ADMIN_SCREENSHOT ?? join(tmpdir(), `admin-page-${prefix}.png`);
+    await page.screenshot({ path: screenshot, fullPage: true });
+    expect(statSync(screenshot).size).toBeGreaterThan(10_000);
+
+    const confirm = rows.nth(0).locator('button.confirm').first();
+    await confirm.click();
+    await expect.poll(() => page.locator('#flash').textContent()).toMatch(/^Queued job /);
+    const jobId = ((await page.locator('#flash').textContent()) ?? '').replace('Queued job ', '');
+    await waitForJob(jobId);
+
+    await page.reload();
+    const after = page.locator('tbody tr.row');
+    expect(await after.locator('.badge.needs_review').count()).toBe(0);
+    expect(await after.filter({ hasText: 'Springfield' }).locator('.badge').textContent()).toBe('enriched');
+    await context.close();
+  }, 60_000);
+
+  it('asks for credentials: 401 with a Basic challenge, and POSTs must be JSON', async () => {
+    const page = await fetch(`${base}/admin`);
+    expect(page.status).toBe(401);
+    expect(page.headers.get('www-authenticate')).toContain('Basic');
+    const auth = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
+    const form = await fetch(`${base}/admin/api/retry`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'crm=hubspot&tenant=1&accountId=1',
+    });
+    expect(form.status).toBe(415);
+  });
+});
