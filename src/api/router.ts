@@ -150,13 +150,16 @@ export function apiRouter(options: ApiOptions): express.Router {
   router.get(
     '/jobs/:id',
     handle(async (req, res, caller) => {
-      const job = await options.queue.getJob(String(req.params.id));
+      const id = String(req.params.id);
+      // The state first, then the job: a job read before its state could be "completed" without its result.
+      const state = await options.queue.getJobState(id);
+      const job = await options.queue.getJob(id);
       if (!job || !mayAct(caller, job.data.crm, job.data.tenant))
-        throw new ApiProblem(404, 'not_found', `no job ${String(req.params.id)}`);
+        throw new ApiProblem(404, 'not_found', `no job ${id}`);
       res.json({
         id: job.id,
         account: { crm: job.data.crm, tenant: job.data.tenant, accountId: job.data.accountId },
-        state: await job.getState(),
+        state,
         progress: job.progress,
         attemptsMade: job.attemptsMade,
         ...(job.returnvalue ? { result: job.returnvalue } : {}),

@@ -8,6 +8,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
+import { OPENAPI, renderApiDocs } from '../api/openapi.ts';
 import { basicAuth } from '../observe/admin-auth.ts';
 import type { Logger } from '../observe/logger.ts';
 
@@ -78,7 +79,16 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     if (parts.admin.pages) app.use('/admin', guard, parts.admin.pages);
   }
   for (const [source, router] of Object.entries(parts.webhooks ?? {})) app.use(`/webhooks/${source}`, router);
-  if (parts.api) app.use('/api', parts.api);
+  if (parts.api) {
+    // The description of the API is public; everything else under /api is authenticated.
+    app.get('/api/openapi.json', (_req, res) => {
+      res.json(OPENAPI);
+    });
+    app.get('/api/docs', (_req, res) => {
+      res.type('html').send(renderApiDocs());
+    });
+    app.use('/api', parts.api);
+  }
   app.use((_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'no such endpoint' });
   });

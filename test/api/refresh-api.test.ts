@@ -65,7 +65,10 @@ async function jobResult(jobId: string): Promise<EnrichResult> {
   const deadline = Date.now() + 20_000;
   for (;;) {
     const { body } = await call('GET', `/api/jobs/${jobId}`, undefined, withKey);
-    if (body.state === 'completed') return body.result as EnrichResult;
+    if (body.state === 'completed') {
+      if (!body.result) throw new Error(`completed without a result: ${JSON.stringify(body)}`);
+      return body.result as EnrichResult;
+    }
     if (body.state === 'failed') throw new Error(`job failed: ${String(body.failedReason)}`);
     if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish`);
     await new Promise((r) => setTimeout(r, 50));

@@ -1,0 +1,248 @@
+// The OpenAPI 3.1 document of our own HTTP API (served at /api/openapi.json) and a plain page that
+// reads it (/api/docs). Kept next to the routes it describes; a test checks every path is served.
+const error = {
+  type: 'object',
+  required: ['error', 'message'],
+  properties: { error: { type: 'string' }, message: { type: 'string' } },
+} as const;
+const errors = (...codes: number[]) =>
+  Object.fromEntries(
+    codes.map((c) => [
+      String(c),
+      {
+        description: DESCRIPTIONS[c] ?? 'Error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+    ]),
+  );
+const DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad input; the message names the problem',
+  401: 'Not authenticated',
+  403: 'The caller may not act on this CRM or tenant',
+  404: 'Not found',
+  413: 'Body too large',
+  502: 'The CRM failed',
+  503: 'The queue is unavailable; try again',
+};
+const account = {
+  crm: { type: 'string', enum: ['hubspot', 'salesforce'] },
+  tenant: {
+    type: 'string',
+    description: 'HubSpot portal id or Salesforce org id; optional when only one is configured',
+  },
+  accountId: { type: 'string' },
+} as const;
+const queued = {
+  description: 'Queued',
+  content: {
+    'application/json': {
+      schema: {
+        type: 'object',
+        required: ['jobId'],
+        properties: {
+          jobId: { type: 'string' },
+          deduplicated: {
+            type: 'boolean',
+            description: 'true when a request moments ago already queued this job',
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const OPENAPI = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Buyer Intel Sync API',
+    version: '1.0.0',
+    description:
+      'Refresh CRM accounts from the Public-Sector Buyer Intelligence API, follow the job, read and confirm matches. CRM events arrive on the webhooks.',
+  },
+  components: {
+    securitySchemes: {
+      apiKey: { type: 'http', scheme: 'bearer', description: 'A per-install API key (API_KEYS)' },
+      hubspotSignature: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-HubSpot-Signature-v3',
+        description:
+          'hubspot.fetch from the app card: v3 signature with X-HubSpot-Request-Timestamp, portalId in the query',
+      },
+      salesforceHmac: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'X-BuyerIntel-Signature',
+        description:
+          'v1=hex(HMAC-SHA256(secret, timestamp + "." + nonce + "." + body)) with X-BuyerIntel-Timestamp and a single-use X-BuyerIntel-Nonce',
+      },
+    },
+    schemas: { Error: error },
+  },
+  security: [{ apiKey: [] }, { hubspotSignature: [] }, { salesforceHmac: [] }],
+  paths: {
+    '/api/refresh': {
+      post: {
+        summary: 'Enrich an account now (highest priority); a double click is one job',
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['crm', 'accountId'],
+                additionalProperties: false,
+                properties: account,
+              },
+            },
+          },
+        },
+        responses: { '202': queued, ...errors(400, 401, 403, 503) },
+      },
+    },
+    '/api/jobs/{id}': {
+      get: {
+        summary: 'A job’s state, progress and result (match, fields old → new, notes)',
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '200': {
+            description: 'The job',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['id', 'state'],
+                  properties: {
+                    id: { type: 'string' },
+                    state: {
+                      type: 'string',
+                      enum: [
+                        'waiting',
+                        'prioritized',
+                        'active',
+                        'delayed',
+                        'completed',
+                        'failed',
+                        'waiting-children',
+                        'unknown',
+                      ],
+                    },
+                    progress: {},
+                    attemptsMade: { type: 'integer' },
+                    result: {
+                      type: 'object',
+                      description:
+                        'status, match, fields [{property, attribute, policy, old, new, decision, reason}], written, notes',
+                    },
+                    failedReason: { type: 'string' },
+                  },
+                },
+              },
+            },
+          },
+          ...errors(401, 404),
+        },
+      },
+    },
+    '/api/accounts/{crm}/{accountId}': {
+      get: {
+        summary: 'The account’s match as the CRM holds it, with the candidates when it needs review',
+        parameters: [
+          { name: 'crm', in: 'path', required: true, schema: account.crm },
+          { name: 'accountId', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'tenant', in: 'query', required: false, schema: { type: 'string' } },
+        ],
+        responses: {
+          '200': {
+            description: 'The match',
+            content: {
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  properties: {
+                    status: {
+                      type: 'string',
+                      enum: ['enriched', 'needs_review', 'no_match', 'error', 'never'],
+                    },
+                    buyerId: { type: ['string', 'null'] },
+                    buyerName: { type: ['string', 'null'] },
+                    confidence: { type: ['number', 'null'] },
+                    explanation: { type: ['string', 'null'] },
+                    lastEnrichedAt: { type: ['string', 'null'] },
+                    candidates: { type: 'array', items: { type: 'object' } },
+                  },
+                },
+              },
+            },
+          },
+          ...errors(400, 401, 403, 404, 502),
+        },
+      },
+    },
+    '/api/accounts/{crm}/{accountId}/confirm': {
+      post: {
+        summary: 'Confirm one candidate of a "needs review" match: pins the buyer and enriches',
+        parameters: [
+          { name: 'crm', in: 'path', required: true, schema: account.crm },
+          { name: 'accountId', in: 'path', required: true, schema: { type: 'string' } },
+        ],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['buyerId'],
+                additionalProperties: false,
+                properties: { tenant: account.tenant, buyerId: { type: 'string' } },
+              },
+            },
+          },
+        },
+        responses: { '202': queued, ...errors(400, 401, 403, 502, 503) },
+      },
+    },
+  },
+  webhooks: {
+    hubspot: {
+      post: {
+        summary: 'POST /webhooks/hubspot — HubSpot company events (v3 signature)',
+        responses: { '200': { description: 'Queued' } },
+      },
+    },
+    salesforce: {
+      post: {
+        summary: 'POST /webhooks/salesforce — Salesforce Outbound Messages (SOAP, answered with an Ack)',
+        responses: { '200': { description: 'Ack' } },
+      },
+    },
+    'buyer-intel': {
+      post: {
+        summary: 'POST /webhooks/buyer-intel — the provider’s row events (Standard Webhooks)',
+        responses: { '200': { description: 'Accepted' } },
+      },
+    },
+  },
+} as const;
+
+const esc = (s: string) =>
+  s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] ?? c);
+
+export function renderApiDocs(): string {
+  const ops = Object.entries(OPENAPI.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => {
+      const codes = Object.keys((op as { responses: Record<string, unknown> }).responses).join(', ');
+      return `<tr><td><code>${method.toUpperCase()}</code></td><td><code>${esc(path)}</code></td><td>${esc((op as { summary: string }).summary)}</td><td>${codes}</td></tr>`;
+    }),
+  );
+  const auth = Object.entries(OPENAPI.components.securitySchemes)
+    .map(([name, s]) => `<li><strong>${esc(name)}</strong>: ${esc(s.description)}</li>`)
+    .join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${esc(OPENAPI.info.title)}</title>
+<style>body{font:14px/1.5 system-ui,sans-serif;margin:24px;max-width:1100px}td,th{padding:6px 10px;border-bottom:1px solid #e3e6ec;text-align:left;vertical-align:top}table{border-collapse:collapse}</style></head>
+<body><h1>${esc(OPENAPI.info.title)}</h1><p>${esc(OPENAPI.info.description)}</p>
+<p>Machine-readable: <a href="/api/openapi.json">/api/openapi.json</a> (OpenAPI ${OPENAPI.openapi}).</p>
+<h2>Authentication (one of)</h2><ul>${auth}</ul>
+<h2>Endpoints</h2><table><thead><tr><th>Method</th><th>Path</th><th>What</th><th>Answers</th></tr></thead><tbody>${ops.join('')}</tbody></table>
+<p>Errors are JSON: <code>{"error": "...", "message": "..."}</code>.</p></body></html>`;
+}
