@@ -1,0 +1,152 @@
+import confirmCandidate from '@salesforce/apex/BuyerIntelRefreshController.confirmCandidate';
+import getMatch from '@salesforce/apex/BuyerIntelRefreshController.getMatch';
+import jobStatus from '@salesforce/apex/BuyerIntelRefreshController.jobStatus';
+import refresh from '@salesforce/apex/BuyerIntelRefreshController.refresh';
+import { CloseActionScreenEvent } from 'lightning/actions';
+import { api, LightningElement } from 'lwc';
+import {
+  candidateRows,
+  createdNotes,
+  diffRows,
+  formatConfidence,
+  formatDateTime,
+  isTerminal,
+  reduceError,
+  statusBadgeClass,
+  statusLabel,
+} from './buyerIntelFormat';
+
+const POLL_INTERVAL_MS = 1500;
+const MAX_POLLS = 40;
+
+export default class BuyerIntelRefresh extends LightningElement {
+  _recordId;
+  match;
+  job;
+  error;
+  loading = true;
+  busy = false;
+  busyLabel = '';
+  pollTimer;
+
+  // Screen quick actions set recordId after construction, so load when it arrives.
+  @api
+  get recordId() {
+    return this._recordId;
+  }
+  set recordId(value) {
+    const changed = value && value !== this._recordId;
+    this._recordId = value;
+    if (changed) this.load();
+  }
+
+  disconnectedCallback() {
+    clearTimeout(this.pollTimer);
+  }
+
+  async load() {
+    this.loading = true;
+    try {
+      this.match = await getMatch({ accountId: this._recordId });
+      this.error = undefined;
+    } catch (e) {
+      this.error = reduceError(e);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  get hasMatch() {
+    return !this.loading && Boolean(this.match);
+  }
+  get buyerName() {
+    return this.match?.buyerName ?? 'No buyer matched';
+  }
+  get confidence() {
+    return formatConfidence(this.match?.confidence);
+  }
+  get statusText() {
+    return statusLabel(this.match?.status);
+  }
+  get statusClass() {
+    return statusBadgeClass(this.match?.status);
+  }
+  get lastEnriched() {
+    return formatDateTime(this.match?.lastEnrichedAt);
+  }
+  get needsReview() {
+    return this.match?.status === 'needs_review';
+  }
+  get candidates() {
+    return candidateRows(this.match);
+  }
+  get hasCandidates() {
+    return this.candidates.length > 0;
+  }
+  get jobFailed() {
+    return this.job?.state === 'failed';
+  }
+  get jobCompleted() {
+    return this.job?.state === 'completed';
+  }
+  get failedReason() {
+    return this.job?.failedReason ?? 'The refresh failed.';
+  }
+  get changes() {
+    return diffRows(this.job);
+  }
+  get hasChanges() {
+    return this.changes.length > 0;
+  }
+  get notes() {
+    return createdNotes(this.job);
+  }
+  get hasNotes() {
+    return this.notes.length > 0;
+  }
+  get refreshDisabled() {
+    return this.busy || this.loading;
+  }
+
+  handleRefresh() {
+    this.runJob('Refreshing…', () => refresh({ accountId: this._recordId }));
+  }
+
+  handleConfirm(event) {
+    const buyerId = event.currentTarget.dataset.buyerId;
+    this.runJob('Confirming buyer…', () => confirmCandidate({ accountId: this._recordId, buyerId }));
+  }
+
+  handleClose() {
+    this.dispatchEvent(new CloseActionScreenEvent());
+  }
+
+  async runJob(label, start) {
+    if (this.busy) return; // a double click must not queue a second job
+    this.busy = true;
+    this.busyLabel = label;
+    this.job = undefined;
+    this.error = undefined;
+    try {
+      const { jobId } = await start();
+      this.job = await this.poll(jobId);
+      await this.load();
+    } catch (e) {
+      this.error = reduceError(e);
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  async poll(jobId) {
+    for (let i = 0; i < MAX_POLLS; i++) {
+      const job = await jobStatus({ jobId });
+      if (isTerminal(job.state)) return job;
+      await new Promise((resolve) => {
+        // eslint-disable-next-line @lwc/lwc/no-async-operation
+        this.pollTimer = setTimeout(resolve, POLL_INTERVAL_MS);
+      });
+    }
+    throw new Error('The refresh is still running; check back in a minute.');
+  }
+}
