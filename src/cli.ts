@@ -3,13 +3,19 @@
 import { backfillCommand } from './cli/backfill.ts';
 import { type Command, EXIT_FAILURE, EXIT_USAGE, parse, UsageError } from './cli/command.ts';
 import { demoCommand } from './cli/demo.ts';
+import { doctorCommand } from './cli/doctor.ts';
 import { enrichCommand } from './cli/enrich.ts';
 import { sandboxCommand } from './cli/sandbox.ts';
+import { serveCommand } from './cli/serve.ts';
 import { setupCommand } from './cli/setup.ts';
 import { startCommand } from './cli/start.ts';
+import { workerCommand } from './cli/worker.ts';
 
 const COMMANDS: Command[] = [
   startCommand,
+  serveCommand,
+  workerCommand,
+  doctorCommand,
   demoCommand,
   sandboxCommand,
   setupCommand,

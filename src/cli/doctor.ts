@@ -1,0 +1,97 @@
+// `buyer-intel-sync doctor`: checks the configuration and every dependency the way the service uses
+// them, one line each, and exits 0 when nothing failed (warnings allowed), 1 otherwise.
+import { ConfigError, type Env, loadEnv } from '../config/env.ts';
+import {
+  type CheckResult,
+  type CheckStatus,
+  checkBuyerIntel,
+  checkHubSpot,
+  checkRedis,
+  checkSalesforce,
+  DEFAULT_CHECK_TIMEOUT_MS,
+  redact,
+  secretsOf,
+} from '../doctor/checks.ts';
+import { type Command, EXIT_FAILURE, EXIT_OK, numberOption } from './command.ts';
+
+const LABEL: Record<CheckStatus, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', skip: 'SKIP' };
+
+export const doctorCommand: Command = {
+  name: 'doctor',
+  summary: 'Check the configuration, Redis, the Buyer Intelligence API and the CRMs; one line each',
+  usage: `buyer-intel-sync doctor [options]
+
+Checks, one PASS / WARN / FAIL / SKIP line each:
+  config                   the environment (every problem is listed)
+  redis                    PING at REDIS_URL
+  redis version            6.2 or newer (BullMQ)
+  redis maxmemory-policy   noeviction (anything else can drop queued jobs: FAIL; CONFIG disabled: WARN)
+  redis persistence        AOF or RDB snapshots configured (neither: WARN, jobs are lost on restart)
+  buyer intelligence api   one authenticated read (401: the token is wrong)
+  hubspot                  one company read with the access token (when configured)
+  salesforce               session refresh and one Account read (when configured)
+Exits 0 when nothing failed (warnings allowed), 1 otherwise. Never prints a token or secret.
+
+Options:
+  --timeout-ms <n>   deadline per check (default ${DEFAULT_CHECK_TIMEOUT_MS})`,
+  options: { 'timeout-ms': { type: 'string' } },
+  async run(values) {
+    const timeoutMs = numberOption(values, 'timeout-ms', DEFAULT_CHECK_TIMEOUT_MS);
+    const secrets = secretsOf(process.env);
+    const results: CheckResult[] = [];
+    const print = (r: CheckResult) => {
+      results.push(r);
+      const lines = [
+        `${LABEL[r.status]}  ${r.name.padEnd(24)} ${r.detail}`,
+        ...(r.more ?? []).map((m) => `        - ${m}`),
+      ];
+      process.stdout.write(`${redact(lines.join('\n'), secrets)}\n`);
+    };
+
+    let env: Env | undefined;
+    try {
+      env = loadEnv();
+      const crms = [
+        env.HUBSPOT_PORTAL_ID ? `HubSpot portal ${env.HUBSPOT_PORTAL_ID}` : '',
+        env.SALESFORCE_ORG_ID ? `Salesforce org ${env.SALESFORCE_ORG_ID}` : '',
+      ].filter(Boolean);
+      print({ name: 'config', status: 'pass', detail: `environment is valid (${crms.join(', ')})` });
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      print({
+        name: 'config',
+        status: 'fail',
+        detail: `${err.problems.length} problem${err.problems.length === 1 ? '' : 's'} in the environment:`,
+        more: err.problems,
+      });
+    }
+
+    // Redis is checked even with a bad configuration, at REDIS_URL as given (or the default).
+    const rawRedisUrl = process.env.REDIS_URL?.trim();
+    const redisUrl =
+      env?.REDIS_URL ??
+      (rawRedisUrl && /^rediss?:\/\//.test(rawRedisUrl) ? rawRedisUrl : 'redis://127.0.0.1:6379');
+    for (const r of await checkRedis(redisUrl, timeoutMs)) print(r);
+
+    if (env) {
+      const [bi, hs, sf] = await Promise.all([
+        checkBuyerIntel(env, timeoutMs),
+        checkHubSpot(env, timeoutMs),
+        checkSalesforce(env, timeoutMs),
+      ]);
+      for (const r of [bi, hs, sf]) print(r);
+    } else {
+      for (const name of ['buyer intelligence api', 'hubspot', 'salesforce'])
+        print({ name, status: 'skip', detail: 'needs a valid configuration' });
+    }
+
+    const failed = results.filter((r) => r.status === 'fail').length;
+    const warned = results.filter((r) => r.status === 'warn').length;
+    process.stdout.write(
+      failed
+        ? `\n${failed} check${failed === 1 ? '' : 's'} failed${warned ? `, ${warned} warning${warned === 1 ? '' : 's'}` : ''}.\n`
+        : `\nAll checks passed${warned ? ` (${warned} warning${warned === 1 ? '' : 's'})` : ''}.\n`,
+    );
+    return failed ? EXIT_FAILURE : EXIT_OK;
+  },
+};

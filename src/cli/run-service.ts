@@ -1,0 +1,78 @@
+// What `start`, `serve` and `worker` share: read the environment, build the service, run the parts of
+// it the role asks for, and on SIGTERM/SIGINT stop taking work, let active jobs finish, flush pending
+// writes and resolve with exit code 0. A second signal while draining stops at once (exit 1).
+import type { WorkerLog } from '../../queues/enrich-worker.ts';
+import { loadEnv } from '../config/env.ts';
+import { createService } from '../service/runtime.ts';
+import { settingsFromEnv } from '../service/settings.ts';
+
+/** One JSON line per event on stderr; never a token (fields are ids and reasons only). */
+export const jsonLog: WorkerLog = {
+  info: (msg, fields) =>
+    process.stderr.write(
+      `${JSON.stringify({ level: 'info', time: new Date().toISOString(), msg, ...fields })}\n`,
+    ),
+  warn: (msg, fields) =>
+    process.stderr.write(
+      `${JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg, ...fields })}\n`,
+    ),
+};
+
+export type Role = 'start' | 'serve' | 'worker';
+
+/** Which parts each role runs. */
+export const ROLES: Record<Role, { http: boolean; worker: boolean }> = {
+  start: { http: true, worker: true },
+  serve: { http: true, worker: false },
+  worker: { http: false, worker: true },
+};
+
+/** Resolves with the first SIGTERM/SIGINT; listening starts at once, so one during start-up is not lost. */
+function firstSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (signal: NodeJS.Signals) => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      // While draining, a second signal means "now".
+      const force = (again: NodeJS.Signals) => {
+        jsonLog.warn('stopping without draining', { signal: again });
+        process.exit(1);
+      };
+      process.once('SIGTERM', force);
+      process.once('SIGINT', force);
+      resolve(signal);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}
+
+export async function runService(role: Role): Promise<number> {
+  const signal = firstSignal();
+  const parts = ROLES[role];
+  const env = loadEnv();
+  const service = createService({ ...(await settingsFromEnv(env)), log: jsonLog });
+  let url: string | undefined;
+  try {
+    if (parts.http) url = (await service.startHttp(env.PORT, env.HOST)).url;
+    if (parts.worker) {
+      service.startWorker();
+      // Idempotent: every worker replica may (re)declare the schedules.
+      await service.upsertSchedules();
+    }
+  } catch (err) {
+    await service.close().catch(() => undefined);
+    throw err;
+  }
+  jsonLog.info('started', {
+    role,
+    ...(url ? { url } : {}),
+    ...(env.HUBSPOT_PORTAL_ID ? { hubspotPortalId: env.HUBSPOT_PORTAL_ID } : {}),
+    ...(env.SALESFORCE_ORG_ID ? { salesforceOrgId: env.SALESFORCE_ORG_ID } : {}),
+    ...(parts.worker ? { concurrency: env.WORKER_CONCURRENCY } : {}),
+  });
+  jsonLog.info('draining', { role, signal: await signal });
+  await service.close();
+  jsonLog.info('stopped', { role });
+  return 0;
+}

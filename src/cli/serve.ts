@@ -1,0 +1,16 @@
+import type { Command } from './command.ts';
+import { runService } from './run-service.ts';
+
+export const serveCommand: Command = {
+  name: 'serve',
+  summary: 'Run the HTTP side only: webhook receivers, /api and health (no worker)',
+  usage: `buyer-intel-sync serve
+
+Serves POST /webhooks/hubspot (HubSpot configured), POST /webhooks/salesforce (Salesforce
+configured), /api, /healthz and /readyz on HOST:PORT. Queues jobs; runs none: run \`worker\`
+processes (as many as you like) against the same REDIS_URL and REDIS_PREFIX.
+SIGTERM or SIGINT stops accepting requests, finishes the ones in flight and exits.
+Reads the environment (see .env.example).`,
+  options: {},
+  run: () => runService('serve'),
+};

@@ -1,0 +1,15 @@
+import type { Command } from './command.ts';
+import { runService } from './run-service.ts';
+
+export const workerCommand: Command = {
+  name: 'worker',
+  summary: 'Run the enrich and maintenance workers only (no HTTP); scale out with more of them',
+  usage: `buyer-intel-sync worker
+
+Runs the enrich worker (WORKER_CONCURRENCY jobs at a time) and the maintenance worker against
+REDIS_URL / REDIS_PREFIX and declares the schedules (idempotent: every replica may). Serves no HTTP.
+SIGTERM or SIGINT stops taking work, lets active jobs finish, flushes pending writes and exits.
+Reads the environment (see .env.example).`,
+  options: {},
+  run: () => runService('worker'),
+};

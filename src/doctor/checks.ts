@@ -1,0 +1,325 @@
+// The checks of `buyer-intel-sync doctor`: each one talks to one dependency the way the service will
+// and says pass, warn or fail with a line an operator can act on. No check prints a secret (the CLI
+// also redacts every secret value from what it prints, as a second line of defence).
+import { Redis } from 'ioredis';
+import { createConnector } from '../../connectors/registry.ts';
+import { CrmAuthError } from '../../connectors/types.ts';
+import { BuyerIntelClient } from '../buyer-intel/client.ts';
+import { AuthenticationError, PermissionDeniedError } from '../buyer-intel/errors.ts';
+import type { Env } from '../config/env.ts';
+
+export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
+
+export interface CheckResult {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+  /** Further lines (e.g. every configuration problem). */
+  more?: string[];
+}
+
+/** BullMQ needs Redis 6.2 or newer. */
+export const MIN_REDIS_VERSION = '6.2.0';
+export const DEFAULT_CHECK_TIMEOUT_MS = 15_000;
+
+/** -1, 0 or 1 for dotted numeric versions ("7.0.15" vs "6.2"). */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split('.').map((n) => Number.parseInt(n, 10) || 0);
+  const pb = b.split('.').map((n) => Number.parseInt(n, 10) || 0);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d) return Math.sign(d);
+  }
+  return 0;
+}
+
+/** `key:value` lines of an INFO section. */
+export function parseInfo(info: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of info.split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i > 0 && !line.startsWith('#')) out.set(line.slice(0, i), line.slice(i + 1).trim());
+  }
+  return out;
+}
+
+/** The Redis URL without user or password. */
+export function safeRedisUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname && u.pathname !== '/' ? u.pathname : ''}`;
+  } catch {
+    return '(unparsable REDIS_URL)';
+  }
+}
+
+function reason(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Rejects after `ms` so that one unreachable dependency cannot hang the doctor. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** CONFIG GET one parameter; undefined when CONFIG is disabled, renamed or not permitted. */
+async function configGet(redis: Redis, name: string): Promise<string | undefined> {
+  try {
+    const reply = (await redis.call('CONFIG', 'GET', name)) as string[];
+    return reply[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Connection (PING), server version, eviction policy and persistence: four results. Connection
+ * failure fails the first and skips the rest.
+ */
+export async function checkRedis(url: string, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<CheckResult[]> {
+  const where = safeRedisUrl(url);
+  const names = {
+    ping: 'redis',
+    version: 'redis version',
+    eviction: 'redis maxmemory-policy',
+    persistence: 'redis persistence',
+  };
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: Math.min(timeoutMs, 5_000),
+  });
+  let lastError: Error | undefined;
+  redis.on('error', (err: Error) => {
+    lastError = err;
+  });
+  try {
+    let pong: string;
+    try {
+      await withTimeout(redis.connect(), timeoutMs, 'connect');
+      pong = await withTimeout(redis.ping(), timeoutMs, 'PING');
+    } catch (err) {
+      const why =
+        lastError && lastError.message !== reason(err)
+          ? `${reason(err)} (${lastError.message})`
+          : reason(err);
+      return [
+        { name: names.ping, status: 'fail', detail: `cannot reach ${where}: ${why}` },
+        ...[names.version, names.eviction, names.persistence].map(
+          (name): CheckResult => ({ name, status: 'skip', detail: 'Redis is not reachable' }),
+        ),
+      ];
+    }
+    const results: CheckResult[] = [
+      { name: names.ping, status: pong === 'PONG' ? 'pass' : 'fail', detail: `${pong} from ${where}` },
+    ];
+
+    const server = parseInfo(await redis.info('server'));
+    const version = server.get('redis_version');
+    if (!version) {
+      results.push({ name: names.version, status: 'warn', detail: 'INFO server shows no redis_version' });
+    } else {
+      const ok = compareVersions(version, MIN_REDIS_VERSION) >= 0;
+      results.push({
+        name: names.version,
+        status: ok ? 'pass' : 'fail',
+        detail: ok ? `${version} (≥ 6.2)` : `${version}: BullMQ needs Redis 6.2 or newer`,
+      });
+    }
+
+    // CONFIG is often disabled on managed Redis; INFO memory shows the policy as well.
+    const memory = parseInfo(await redis.info('memory').catch(() => ''));
+    const policy = (await configGet(redis, 'maxmemory-policy')) ?? memory.get('maxmemory_policy');
+    if (policy === undefined) {
+      results.push({
+        name: names.eviction,
+        status: 'warn',
+        detail: 'cannot check (CONFIG GET is disabled here); BullMQ needs maxmemory-policy noeviction',
+      });
+    } else if (policy === 'noeviction') {
+      results.push({ name: names.eviction, status: 'pass', detail: 'noeviction' });
+    } else {
+      results.push({
+        name: names.eviction,
+        status: 'fail',
+        detail: `${policy}: Redis may evict queue keys and lose jobs; BullMQ needs noeviction (--maxmemory-policy noeviction)`,
+      });
+    }
+
+    const appendonly = await configGet(redis, 'appendonly');
+    const save = await configGet(redis, 'save');
+    if (appendonly === 'yes') {
+      const fsync = await configGet(redis, 'appendfsync');
+      results.push({
+        name: names.persistence,
+        status: 'pass',
+        detail: `AOF on${fsync ? ` (appendfsync ${fsync})` : ''}`,
+      });
+    } else if (save?.trim()) {
+      results.push({
+        name: names.persistence,
+        status: 'pass',
+        detail: `RDB snapshots (save ${save.trim()}); jobs queued since the last snapshot are lost on a crash — AOF (--appendonly yes) is safer`,
+      });
+    } else if (appendonly === undefined && save === undefined) {
+      const persistence = parseInfo(await redis.info('persistence').catch(() => ''));
+      results.push(
+        persistence.get('aof_enabled') === '1'
+          ? { name: names.persistence, status: 'pass', detail: 'AOF on (INFO persistence)' }
+          : {
+              name: names.persistence,
+              status: 'warn',
+              detail:
+                'cannot check (CONFIG GET is disabled here) and AOF is off; make sure the provider persists data',
+            },
+      );
+    } else {
+      results.push({
+        name: names.persistence,
+        status: 'warn',
+        detail:
+          'no AOF and no RDB snapshots: queued jobs are lost when Redis restarts (use --appendonly yes)',
+      });
+    }
+    return results;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/**
+ * One cheap authenticated read: the organization's top recent signals, one per page (a documented
+ * operation that needs no id). 401 means the token is wrong.
+ */
+export async function checkBuyerIntel(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<CheckResult> {
+  const name = 'buyer intelligence api';
+  const client = new BuyerIntelClient({
+    baseUrl: env.BUYER_INTEL_BASE_URL,
+    token: env.BUYER_INTEL_TOKEN,
+    timeoutMs: Math.min(env.BUYER_INTEL_TIMEOUT_MS, timeoutMs),
+    retry: { maxAttempts: 1 },
+    rateLimit: false,
+  });
+  const started = performance.now();
+  try {
+    await withTimeout(client.listTopRecentSignals({ pageSize: 1 }), timeoutMs, 'listTopRecentSignals');
+    const ms = Math.round(performance.now() - started);
+    return {
+      name,
+      status: 'pass',
+      detail: `authenticated read OK at ${env.BUYER_INTEL_BASE_URL} (listTopRecentSignals, ${ms} ms)`,
+    };
+  } catch (err) {
+    if (err instanceof AuthenticationError)
+      return {
+        name,
+        status: 'fail',
+        detail: `HTTP 401 from ${env.BUYER_INTEL_BASE_URL}: BUYER_INTEL_TOKEN was refused (wrong, revoked or expired token)`,
+      };
+    if (err instanceof PermissionDeniedError)
+      return {
+        name,
+        status: 'warn',
+        detail: `the token was accepted but HTTP 403 on listTopRecentSignals: ask the provider which operations it may call`,
+      };
+    return { name, status: 'fail', detail: `${env.BUYER_INTEL_BASE_URL}: ${reason(err)}` };
+  }
+}
+
+function crmFailure(name: string, variable: string, err: unknown): CheckResult {
+  if (err instanceof CrmAuthError)
+    return { name, status: 'fail', detail: `${variable} was refused: ${reason(err)}` };
+  return { name, status: 'fail', detail: reason(err) };
+}
+
+/** Reads one company through the connector (the same client and base path the service uses). */
+export async function checkHubSpot(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<CheckResult> {
+  const name = 'hubspot';
+  if (!env.HUBSPOT_ACCESS_TOKEN || !env.HUBSPOT_PORTAL_ID)
+    return { name, status: 'skip', detail: 'not configured' };
+  try {
+    const connector = createConnector('hubspot', {
+      accessToken: env.HUBSPOT_ACCESS_TOKEN,
+      portalId: env.HUBSPOT_PORTAL_ID,
+      basePath: env.HUBSPOT_BASE_PATH,
+      fetchTimeoutMs: timeoutMs,
+    });
+    const page = await withTimeout(connector.listAccounts([], { limit: 1 }), timeoutMs, 'list companies');
+    return {
+      name,
+      status: 'pass',
+      detail: `read ${page.accounts.length} compan${page.accounts.length === 1 ? 'y' : 'ies'} of portal ${env.HUBSPOT_PORTAL_ID} at ${env.HUBSPOT_BASE_PATH}`,
+    };
+  } catch (err) {
+    return crmFailure(name, 'HUBSPOT_ACCESS_TOKEN', err);
+  }
+}
+
+/** Refreshes the session and reads one Account (SOQL, LIMIT 1) through the connector. */
+export async function checkSalesforce(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<CheckResult> {
+  const name = 'salesforce';
+  if (
+    !env.SALESFORCE_INSTANCE_URL ||
+    !env.SALESFORCE_CLIENT_ID ||
+    !env.SALESFORCE_CLIENT_SECRET ||
+    !env.SALESFORCE_REFRESH_TOKEN ||
+    !env.SALESFORCE_ORG_ID
+  )
+    return { name, status: 'skip', detail: 'not configured' };
+  try {
+    const connector = createConnector('salesforce', {
+      instanceUrl: env.SALESFORCE_INSTANCE_URL,
+      loginUrl: env.SALESFORCE_LOGIN_URL,
+      clientId: env.SALESFORCE_CLIENT_ID,
+      clientSecret: env.SALESFORCE_CLIENT_SECRET,
+      refreshToken: env.SALESFORCE_REFRESH_TOKEN,
+      apiVersion: env.SALESFORCE_API_VERSION,
+      orgId: env.SALESFORCE_ORG_ID,
+    });
+    const page = await withTimeout(connector.listAccounts([], { limit: 1 }), timeoutMs, 'query Account');
+    return {
+      name,
+      status: 'pass',
+      detail: `read ${page.accounts.length} Account${page.accounts.length === 1 ? '' : 's'} of org ${env.SALESFORCE_ORG_ID} at ${env.SALESFORCE_INSTANCE_URL}`,
+    };
+  } catch (err) {
+    return crmFailure(name, 'the Salesforce credentials (SALESFORCE_REFRESH_TOKEN, client id/secret)', err);
+  }
+}
+
+/** Every value of a secret-looking variable, and the Redis URL's password: to be replaced before printing. */
+export function secretsOf(source: NodeJS.ProcessEnv): string[] {
+  const secrets = new Set<string>();
+  for (const [key, value] of Object.entries(source)) {
+    if (!value) continue;
+    if (/TOKEN|SECRET|PASSWORD|API_KEYS/i.test(key)) {
+      secrets.add(value.trim());
+      for (const part of value.split(',')) secrets.add(part.trim());
+    }
+    if (key === 'REDIS_URL') {
+      try {
+        const u = new URL(value);
+        if (u.password) {
+          secrets.add(u.password);
+          secrets.add(decodeURIComponent(u.password));
+        }
+      } catch {}
+    }
+  }
+  // Short values would blank out ordinary words; the shortest real secret here is far longer.
+  return [...secrets].filter((s) => s.length >= 6).sort((a, b) => b.length - a.length);
+}
+
+export function redact(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) out = out.split(s).join('***');
+  return out;
+}

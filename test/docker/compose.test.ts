@@ -1,0 +1,131 @@
+// The production-relevant settings of docker-compose.yml and the Dockerfile, read as data; and
+// `docker compose config -q` (or docker-compose v1) when a compose CLI is installed.
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
+
+interface Service {
+  image?: string;
+  build?: unknown;
+  command?: string[];
+  ports?: string[];
+  volumes?: string[];
+  container_name?: string;
+  env_file?: string | string[];
+  environment?: Record<string, string>;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test?: string[]; disable?: boolean };
+  profiles?: string[];
+  stop_grace_period?: string;
+}
+const compose = parse(readFileSync(COMPOSE_FILE, 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+  volumes: Record<string, unknown>;
+};
+const service = (name: string): Service => {
+  const s = compose.services[name];
+  if (!s) throw new Error(`no service ${name}`);
+  return s;
+};
+const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+
+/** The compose CLI here: `docker compose` (v2), `docker-compose` (v1), or none. */
+function composeCli(): string[] | undefined {
+  for (const cli of [['docker', 'compose'], ['docker-compose']]) {
+    try {
+      execFileSync(cli[0] as string, [...cli.slice(1), 'version'], { stdio: 'ignore' });
+      return cli;
+    } catch {}
+  }
+  return undefined;
+}
+const CLI = composeCli();
+
+describe('docker-compose.yml', () => {
+  it('runs Redis the way BullMQ needs it, persisted on a named volume, with a healthcheck', () => {
+    const redis = service('redis');
+    expect(redis.image).toMatch(/^redis:7/);
+    const command = (redis.command ?? []).join(' ');
+    expect(command).toContain('--appendonly yes');
+    expect(command).toContain('--appendfsync everysec');
+    expect(command).toContain('--maxmemory-policy noeviction');
+    expect(redis.volumes).toContain('redis-data:/data');
+    expect(Object.keys(compose.volumes)).toContain('redis-data');
+    expect(redis.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
+  });
+
+  it('runs the HTTP role as app: serve, port 3000, .env, waits for a healthy Redis, health-checked', () => {
+    const app = service('app');
+    expect(app.command).toEqual(['node', 'src/cli.ts', 'serve']);
+    expect(app.ports?.some((p) => p.endsWith(':3000'))).toBe(true);
+    expect(app.env_file).toBe('.env');
+    expect(app.environment?.REDIS_URL).toBe('redis://redis:6379');
+    expect(app.depends_on?.redis?.condition).toBe('service_healthy');
+    expect(app.healthcheck?.test?.join(' ')).toContain('/healthz');
+  });
+
+  it('runs workers that scale: worker command, no container_name, no ports, time to drain', () => {
+    const worker = service('worker');
+    expect(worker.command).toEqual(['node', 'src/cli.ts', 'worker']);
+    expect(worker.container_name).toBeUndefined();
+    expect(worker.ports).toBeUndefined();
+    expect(worker.env_file).toBe('.env');
+    expect(worker.depends_on?.redis?.condition).toBe('service_healthy');
+    expect(worker.healthcheck?.disable).toBe(true);
+    expect(worker.stop_grace_period).toBeDefined();
+    expect(worker.image).toBe(service('app').image);
+  });
+
+  it('offers the sandbox only behind a profile', () => {
+    const sandbox = service('sandbox');
+    expect(sandbox.profiles).toEqual(['sandbox']);
+    expect(sandbox.command?.slice(0, 3)).toEqual(['node', 'src/cli.ts', 'sandbox']);
+    for (const name of ['redis', 'app', 'worker']) expect(service(name).profiles).toBeUndefined();
+  });
+
+  it.skipIf(!CLI)(`is valid for the compose CLI (${CLI?.join(' ') ?? 'none installed'})`, () => {
+    // env_file .env must exist; a copy next to an empty one keeps the check independent of a local .env.
+    const dir = mkdtempSync(join(tmpdir(), 'compose-'));
+    try {
+      copyFileSync(COMPOSE_FILE, join(dir, 'docker-compose.yml'));
+      writeFileSync(join(dir, '.env'), '');
+      const cli = CLI as string[];
+      execFileSync(cli[0] as string, [...cli.slice(1), '--profile', 'sandbox', 'config', '-q'], {
+        cwd: dir,
+        stdio: 'pipe',
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Dockerfile', () => {
+  const stages = dockerfile.match(/^FROM .*$/gm) ?? [];
+
+  it('builds on node:24-slim in stages, with production dependencies only', () => {
+    expect(stages.length).toBeGreaterThanOrEqual(2);
+    for (const from of stages) expect(from).toMatch(/^FROM node:24-slim\b/);
+    expect(dockerfile).toMatch(/^RUN npm ci --omit=dev\b/m);
+  });
+
+  it('runs as the non-root node user, exposes 3000, health-checks /healthz, starts the combined role', () => {
+    const lastUser = (dockerfile.match(/^USER .*$/gm) ?? []).at(-1);
+    expect(lastUser).toBe('USER node');
+    expect(dockerfile).toMatch(/^EXPOSE 3000$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK [\s\S]*\/healthz/m);
+    expect(dockerfile).toMatch(/^CMD \["node", ?"src\/cli\.ts", ?"start"\]$/m);
+  });
+
+  it('copies what the service runs and .dockerignore keeps secrets and tests out', () => {
+    for (const dir of ['src', 'connectors', 'queues']) expect(dockerfile).toContain(`COPY ${dir} ./${dir}`);
+    const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n');
+    for (const entry of ['.env', 'node_modules', 'test', '.git']) expect(ignored).toContain(entry);
+  });
+});
