@@ -1,13 +1,15 @@
 // The CrmConnector for Salesforce, on jsforce 3. One API call per connector call where Salesforce allows
 // it: sObject Collections (PATCH / POST /composite/sobjects, ≤ 200 records, allOrNone false) for account
-// updates and for notes, which are completed Tasks on the Account. Every jsforce type stays in this folder;
+// updates and for notes, which are completed Tasks on the Account (`notes: 'task'`, the default) or
+// ContentNotes linked to it (`notes: 'content-note'`, four collection/query calls per batch). Every jsforce type stays in this folder;
 // failures come out as AccountNotFoundError, CrmAuthError, CrmRateLimitError, SalesforceTransientError or
 // SalesforceRequestError, and no message carries the access or refresh token.
 //
 // Sessions: jsforce refreshes an expired access token itself (one shared refresh per Connection, then
 // re-sends the request); `onRefresh` receives the new access token and a rotated refresh token, which
 // jsforce does not keep. Each Task carries its dedupe key in BuyerIntel_Key__c (and a last line of its
-// Description), so `existingNoteKeys` reads the truth from Salesforce with one SOQL query.
+// Description), so `existingNoteKeys` reads the truth from Salesforce with one SOQL query; a ContentNote
+// carries it in BuyerIntel_Key__c of its ContentVersion (two queries: links of the Account, then keys).
 
 import type { KeyObject } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -39,11 +41,12 @@ import {
   type CustomFieldMetadata,
   defaultFieldName,
   NOTE_KEY_FIELD,
+  type NoteKeyObject,
   noteKeyFieldMetadata,
   toCustomFieldMetadata,
 } from './fields.ts';
 import { requestJwtToken, type SalesforceTokenResponse } from './jwt.ts';
-import { lockedRefresh, readStoredToken, type StoredToken } from './token-refresh.ts';
+import { lockedRefresh, readStoredToken, type StoredToken, type TokenCodec } from './token-refresh.ts';
 
 export { SalesforceRequestError, SalesforceTransientError } from './errors.ts';
 
@@ -66,8 +69,13 @@ export interface SalesforceConnectorOptions {
   onCall?: (event: { operation: string; status: number | string; durationMs: number }) => void;
   /** Called after jsforce refreshed the session: persist a rotated refresh token. Must not throw. */
   onRefresh?: (accessToken: string, refreshToken: string | undefined) => void;
-  /** How notes are stored. Only 'task' (a completed Task on the Account) for now. */
-  notes?: 'task';
+  /**
+   * How notes are stored. 'task' (default): a completed Task on the Account, the key in
+   * Task.BuyerIntel_Key__c. 'content-note': a ContentNote (Notes related list, Lightning) linked to the
+   * Account by a ContentDocumentLink (ShareType 'V'), the key in its ContentVersion's BuyerIntel_Key__c;
+   * `ensureFields` then creates the key field on ContentVersion instead of Task.
+   */
+  notes?: 'task' | 'content-note';
   /**
    * JWT bearer flow: authenticate and refresh with an RS256 assertion for `username` signed with the
    * connected app's private key (PKCS#8 PEM or KeyObject) instead of a refresh token.
@@ -77,7 +85,7 @@ export interface SalesforceConnectorOptions {
    * Share the session across workers: every refresh runs under a Redis lock (one at a time), the new
    * token (and a rotated refresh token) is stored under `key`, and a connector started later uses it.
    */
-  tokenStore?: { redis: Redis; key: string };
+  tokenStore?: { redis: Redis; key: string; codec?: TokenCodec };
 }
 
 /** Accounts per backfill page: one SOQL call (Salesforce returns up to 2,000 rows per batch). */
@@ -122,6 +130,27 @@ interface SaveResultLike {
   errors?: unknown;
 }
 
+/** ContentNote.Title is a 255-character text. */
+const NOTE_TITLE_MAX = 255;
+/** Ids per `IN (…)` list: 200 × 21 characters keeps a query URL far below any length limit. */
+const IN_CHUNK = 200;
+
+/** A draft's body as note HTML: every line a paragraph, its text HTML-escaped (Salesforce requires it). */
+export function noteHtml(body: string): string {
+  const escapeHtml = (text: string) =>
+    text
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&#39;');
+  return body
+    .split(/\r\n|\r|\n/)
+    .map((line) => (line.trim() === '' ? '<p><br></p>' : `<p>${escapeHtml(line)}</p>`))
+    .join('')
+    .replace(/^(?:<p><br><\/p>)+|(?:<p><br><\/p>)+$/g, '');
+}
+
 /** The line that carries a note's key at the end of a Task's Description. */
 export const NOTE_KEY_LINE_PREFIX = 'buyer-intel-key: ';
 
@@ -163,6 +192,13 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     );
   }
   const fieldName = options.fieldName ?? defaultFieldName;
+  const notesAs = options.notes ?? 'task';
+  if (notesAs !== 'task' && notesAs !== 'content-note') {
+    throw new Error(
+      `createSalesforceConnector: notes must be 'task' or 'content-note', got ${String(notesAs)}`,
+    );
+  }
+  const noteKeyObject: NoteKeyObject = notesAs === 'content-note' ? 'ContentVersion' : 'Task';
 
   const loginUrl = options.loginUrl ?? 'https://login.salesforce.com';
   const tokenStore = options.tokenStore;
@@ -200,7 +236,10 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
               ...(res.refresh_token ? { refreshToken: res.refresh_token } : {}),
             };
           },
-          staleAccessToken ? { staleAccessToken } : {},
+          {
+            ...(staleAccessToken ? { staleAccessToken } : {}),
+            ...(tokenStore.codec ? { codec: tokenStore.codec } : {}),
+          },
         ).then((stored) => ({
           access_token: stored.accessToken,
           ...(stored.refreshToken ? { refresh_token: stored.refreshToken } : {}),
@@ -250,7 +289,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
   let loaded: Promise<void> | undefined;
   const loadStoredToken = (): Promise<void> => {
     if (!tokenStore) return Promise.resolve();
-    loaded ??= readStoredToken(tokenStore.redis, tokenStore.key).then(
+    loaded ??= readStoredToken(tokenStore.redis, tokenStore.key, tokenStore.codec).then(
       (stored) => {
         if (!stored) return;
         conn.accessToken = stored.accessToken;
@@ -442,6 +481,28 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
 
   // --- notes ---------------------------------------------------------------------------------------
 
+  /** Every row of a SOQL query, following nextRecordsUrl. */
+  async function queryAll(
+    operation: string,
+    soql: string,
+    onRow: (row: Record<string, unknown>) => void,
+  ): Promise<void> {
+    type Row = Record<string, unknown>;
+    let page = await call(operation, () => conn.query<Row>(soql, { autoFetch: false }));
+    for (;;) {
+      for (const row of page.records) onRow(row);
+      const next = page.nextRecordsUrl;
+      if (page.done || !next) break;
+      page = await call('queryMore', () => conn.queryMore<Row>(next));
+    }
+  }
+
+  /** A row's value of a field, whatever case Salesforce answered its name in. */
+  const fieldOf = (row: Record<string, unknown>, field: string): unknown =>
+    Object.entries(row).find(([k]) => k.toLowerCase() === field.toLowerCase())?.[1];
+
+  const inList = (ids: readonly string[]) => ids.map((id) => `'${id}'`).join(', ');
+
   async function existingNoteKeys(accountId: string): Promise<Set<string>> {
     if (!RECORD_ID.test(accountId)) {
       throw new AccountNotFoundError(
@@ -449,22 +510,41 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
         `Salesforce Account ${JSON.stringify(accountId)} is no record id`,
       );
     }
-    // The id matched RECORD_ID (letters and digits only), so it is safe inside the quotes.
-    const soql = `SELECT ${NOTE_KEY_FIELD} FROM Task WHERE WhatId = '${accountId}'`;
     const keys = new Set<string>();
-    type Row = Record<string, unknown>;
-    let page = await call('query', () => conn.query<Row>(soql));
-    for (;;) {
-      for (const row of page.records) {
-        const key = Object.entries(row).find(([k]) => k.toLowerCase() === NOTE_KEY_FIELD.toLowerCase())?.[1];
-        if (typeof key === 'string' && key !== '') keys.add(key);
-      }
-      const next = page.nextRecordsUrl;
-      if (page.done || !next) break;
-      page = await call('queryMore', () => conn.queryMore<Row>(next));
+    const addKey = (row: Record<string, unknown>) => {
+      const key = fieldOf(row, NOTE_KEY_FIELD);
+      if (typeof key === 'string' && key !== '') keys.add(key);
+    };
+    // The id matched RECORD_ID (letters and digits only), so it is safe inside the quotes.
+    if (notesAs === 'task') {
+      await queryAll('query', `SELECT ${NOTE_KEY_FIELD} FROM Task WHERE WhatId = '${accountId}'`, addKey);
+      return keys;
+    }
+    // ContentDocumentLink must be filtered by LinkedEntityId or ContentDocumentId (Salesforce's rule).
+    const documentIds = new Set<string>();
+    await queryAll(
+      'query.ContentDocumentLink',
+      `SELECT ContentDocumentId FROM ContentDocumentLink WHERE LinkedEntityId = '${accountId}'`,
+      (row) => {
+        const id = fieldOf(row, 'ContentDocumentId');
+        if (typeof id === 'string' && RECORD_ID.test(id)) documentIds.add(id);
+      },
+    );
+    // Every version, not only the latest: a person editing the note in Salesforce adds a version that
+    // does not carry our key, and the note must still count as created.
+    const ids = [...documentIds];
+    for (let i = 0; i < ids.length; i += IN_CHUNK) {
+      const chunk = ids.slice(i, i + IN_CHUNK);
+      await queryAll(
+        'query.ContentVersion',
+        `SELECT ${NOTE_KEY_FIELD} FROM ContentVersion WHERE ContentDocumentId IN (${inList(chunk)}) AND FileType = 'SNOTE'`,
+        addKey,
+      );
     }
     return keys;
   }
+
+  type NoteOutcome = { noteId: string } | WriteFailure;
 
   async function createNotes(drafts: readonly NoteDraft[]): Promise<NoteResult[]> {
     if (drafts.length === 0) return [];
@@ -473,7 +553,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
         `createNotes takes at most ${SALESFORCE_COLLECTION_LIMIT} notes, got ${drafts.length}`,
       );
     }
-    // The same key twice for one account would be two Tasks for one signal: create it once.
+    // The same key twice for one account would be two notes for one signal: create it once.
     const unique: NoteDraft[] = [];
     const slotOf = new Map<string, number>();
     const slots = drafts.map((draft) => {
@@ -487,6 +567,22 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       return slot;
     });
 
+    const outcomes =
+      notesAs === 'content-note' ? await createContentNotes(unique) : await createTasks(unique);
+    return drafts.map((draft, i) => {
+      const outcome = outcomes[slots[i] ?? -1];
+      if (outcome && 'noteId' in outcome)
+        return { dedupeKey: draft.dedupeKey, ok: true, noteId: outcome.noteId };
+      return {
+        dedupeKey: draft.dedupeKey,
+        ok: false,
+        error: outcome ?? { status: undefined, message: 'no outcome', permanent: false },
+      };
+    });
+  }
+
+  /** Notes as completed Tasks: one collection create. */
+  async function createTasks(unique: readonly NoteDraft[]): Promise<NoteOutcome[]> {
     const records = unique.map((draft) => {
       const keyLine = `${NOTE_KEY_LINE_PREFIX}${draft.dedupeKey}`;
       const body = draft.body.slice(0, DESCRIPTION_MAX - keyLine.length - 2);
@@ -501,12 +597,11 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       };
     });
 
-    let outcomes: ({ noteId: string } | WriteFailure)[];
     try {
       const results = (await call('composite.sobjects.create', () =>
         conn.sobject('Task').create(records, { allOrNone: false }),
       )) as SaveResultLike[];
-      outcomes = unique.map((draft, i) => {
+      return unique.map((draft, i) => {
         const result = results[i];
         if (result?.success === true && typeof result.id === 'string') return { noteId: result.id };
         if (!result) {
@@ -521,30 +616,195 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     } catch (err) {
       if (!(err instanceof SalesforceRequestError)) throw err;
       const failure = refusedFailure(err);
-      outcomes = unique.map(() => failure);
+      return unique.map(() => failure);
     }
-    return drafts.map((draft, i) => {
-      const outcome = outcomes[slots[i] ?? -1];
-      if (outcome && 'noteId' in outcome)
-        return { dedupeKey: draft.dedupeKey, ok: true, noteId: outcome.noteId };
-      return {
-        dedupeKey: draft.dedupeKey,
-        ok: false,
-        error: outcome ?? { status: undefined, message: 'no outcome', permanent: false },
-      };
+  }
+
+  /**
+   * Notes as ContentNotes, four calls for the batch: create the notes (collection), read their
+   * ContentVersion ids (one query), write each key on its version (collection), link each note to its
+   * Account with ShareType 'V' (collection). A note that failed after it was created is deleted (one
+   * more call) so no half-made note stays behind: unlinked it would be invisible, unkeyed it would be
+   * made again. Key before link: a note becomes visible on the Account only once it carries its key.
+   */
+  async function createContentNotes(unique: readonly NoteDraft[]): Promise<NoteOutcome[]> {
+    const outcomes: (NoteOutcome | undefined)[] = unique.map(() => undefined);
+    /** Created note ids by draft index, while the note is still on its way. */
+    const pending = new Map<number, string>();
+    const subject = (i: number) => `ContentNote for Salesforce Account ${unique[i]?.accountId ?? '?'}`;
+    const fail = (i: number, failure: WriteFailure) => {
+      outcomes[i] = failure;
+    };
+    /** Runs one step's call; a refused call fails every pending note with the reason. */
+    const step = async <T>(send: () => Promise<T>): Promise<T | undefined> => {
+      try {
+        return await send();
+      } catch (err) {
+        if (!(err instanceof SalesforceRequestError)) {
+          await discard([...pending.values()]).catch(() => undefined);
+          throw err;
+        }
+        const failure = refusedFailure(err);
+        for (const i of pending.keys()) if (!outcomes[i]) fail(i, failure);
+        return undefined;
+      }
+    };
+    /** Collection results for the given pending indices: failures recorded, the rest stay pending. */
+    const settle = (indices: number[], results: SaveResultLike[] | undefined, what: string) => {
+      if (!results) return;
+      indices.forEach((i, n) => {
+        const result = results[n];
+        if (result?.success === true) return;
+        fail(
+          i,
+          result
+            ? recordFailure(result.errors, `${subject(i)} (${what})`)
+            : {
+                status: undefined,
+                message: `Salesforce's answer did not report the ${what}`,
+                permanent: false,
+              },
+        );
+      });
+    };
+
+    // 1. The notes.
+    const notes = unique.map((draft) => ({
+      Title: (draft.title.trim() || 'Buyer Intel signal').slice(0, NOTE_TITLE_MAX),
+      Content: Buffer.from(noteHtml(draft.body), 'utf8').toString('base64'),
+    }));
+    let created: SaveResultLike[];
+    try {
+      created = (await call('composite.sobjects.create.ContentNote', () =>
+        conn.sobject('ContentNote').create(notes, { allOrNone: false }),
+      )) as SaveResultLike[];
+    } catch (err) {
+      if (!(err instanceof SalesforceRequestError)) throw err;
+      const failure = refusedFailure(err);
+      return unique.map(() => failure);
+    }
+    unique.forEach((_, i) => {
+      const result = created[i];
+      if (result?.success === true && typeof result.id === 'string') pending.set(i, result.id);
+      else
+        fail(
+          i,
+          result
+            ? recordFailure(result.errors, subject(i))
+            : {
+                status: undefined,
+                message: "Salesforce's answer did not report the ContentNote",
+                permanent: false,
+              },
+        );
     });
+
+    // 2. Their versions (a ContentNote's id is its ContentDocument id).
+    const versionOf = new Map<string, string>();
+    if (pending.size) {
+      const ids = [...pending.values()];
+      await step(() =>
+        queryAll(
+          'query.ContentVersion',
+          `SELECT Id, ContentDocumentId FROM ContentVersion WHERE ContentDocumentId IN (${inList(ids)}) AND IsLatest = true`,
+          (row) => {
+            const doc = fieldOf(row, 'ContentDocumentId');
+            const id = fieldOf(row, 'Id');
+            if (typeof doc === 'string' && typeof id === 'string') versionOf.set(doc.slice(0, 15), id);
+          },
+        ),
+      );
+    }
+
+    // 3. The key on each version.
+    const keyed = [...pending.entries()].filter(([i, noteId]) => {
+      if (outcomes[i]) return false;
+      if (versionOf.has(noteId.slice(0, 15))) return true;
+      fail(i, {
+        status: undefined,
+        message: `${subject(i)}: no ContentVersion found for ${noteId}`,
+        permanent: false,
+      });
+      return false;
+    });
+    if (keyed.length) {
+      const records = keyed.map(([i, noteId]) => ({
+        Id: versionOf.get(noteId.slice(0, 15)) ?? '',
+        [NOTE_KEY_FIELD]: unique[i]?.dedupeKey ?? '',
+      }));
+      const results = await step(
+        async () =>
+          (await call('composite.sobjects.update.ContentVersion', () =>
+            conn.sobject('ContentVersion').update(records, { allOrNone: false }),
+          )) as SaveResultLike[],
+      );
+      settle(
+        keyed.map(([i]) => i),
+        results,
+        'key on its ContentVersion',
+      );
+    }
+
+    // 4. The link to the Account.
+    const linking = [...pending.entries()].filter(([i]) => !outcomes[i]);
+    if (linking.length) {
+      const records = linking.map(([i, noteId]) => ({
+        ContentDocumentId: noteId,
+        LinkedEntityId: unique[i]?.accountId ?? '',
+        ShareType: 'V',
+      }));
+      const results = await step(
+        async () =>
+          (await call('composite.sobjects.create.ContentDocumentLink', () =>
+            conn.sobject('ContentDocumentLink').create(records, { allOrNone: false }),
+          )) as SaveResultLike[],
+      );
+      settle(
+        linking.map(([i]) => i),
+        results,
+        'link to the Account',
+      );
+    }
+
+    // 5. Done, or deleted.
+    const failedNotes = [...pending.entries()].filter(([i]) => outcomes[i]);
+    for (const [i, noteId] of pending) if (!outcomes[i]) outcomes[i] = { noteId };
+    if (failedNotes.length) {
+      const left = await discard(failedNotes.map(([, id]) => id)).catch(
+        () => new Set(failedNotes.map(([, id]) => id)),
+      );
+      for (const [i, noteId] of failedNotes) {
+        const outcome = outcomes[i];
+        if (left.has(noteId) && outcome && !('noteId' in outcome))
+          outcomes[i] = {
+            ...outcome,
+            message: `${outcome.message} (ContentNote ${noteId} was left behind unlinked)`,
+          };
+      }
+    }
+    return outcomes.map((o) => o ?? { status: undefined, message: 'no outcome', permanent: false });
+  }
+
+  /** Deletes half-made notes (one collection call); the ids it could not delete. */
+  async function discard(noteIds: readonly string[]): Promise<Set<string>> {
+    if (noteIds.length === 0) return new Set();
+    const results = (await call('composite.sobjects.delete', () =>
+      conn.sobject('ContentNote').destroy([...noteIds], { allOrNone: false }),
+    )) as SaveResultLike[];
+    return new Set(noteIds.filter((_, n) => results[n]?.success !== true));
   }
 
   // --- fields --------------------------------------------------------------------------------------
 
   /**
-   * Upserts our Account fields and the Task key field through the Metadata API (10 per call). In an
+   * Upserts our Account fields and the note key field (on Task, or on ContentVersion for ContentNotes)
+   * through the Metadata API (10 per call). In an
    * org the integration user still needs field-level access to them before the first write.
    */
   async function ensureFields(fields: readonly FieldDefinition[]): Promise<EnsureFieldsResult> {
     const metadata: CustomFieldMetadata[] = [
       ...fields.map((f) => toCustomFieldMetadata(f, fieldName(f.name))),
-      noteKeyFieldMetadata(),
+      noteKeyFieldMetadata(noteKeyObject),
     ];
     const created: string[] = [];
     const existing: string[] = [];

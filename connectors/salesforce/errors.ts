@@ -59,6 +59,7 @@ export const PERMANENT_RECORD_CODES = new Set([
   'ENTITY_IS_DELETED',
   'NOT_FOUND',
   'MALFORMED_ID',
+  'INVALID_CROSS_REFERENCE_KEY',
 ]);
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>

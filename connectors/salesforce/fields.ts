@@ -4,9 +4,9 @@
 
 import type { FieldDefinition } from '../types.ts';
 
-/** The Account custom fields are prefixed with this; the Task key field is `BuyerIntel_Key__c`. */
+/** The Account custom fields are prefixed with this; the note key field is `BuyerIntel_Key__c`. */
 export const FIELD_PREFIX = 'BuyerIntel_';
-/** The Task field that carries a note's dedupe key. */
+/** The Task (or ContentVersion) field that carries a note's dedupe key. */
 export const NOTE_KEY_FIELD = 'BuyerIntel_Key__c';
 
 /** A CustomField as the Metadata API takes it (plain values; jsforce adds the xsi:type). */
@@ -108,12 +108,21 @@ export function toCustomFieldMetadata(
   }
 }
 
-/** The Task field that holds a note's dedupe key (created by `ensureFields` with the Account fields). */
-export function noteKeyFieldMetadata(): CustomFieldMetadata {
+/** The object that carries a note's dedupe key: the Task, or the ContentVersion of a ContentNote. */
+export type NoteKeyObject = 'Task' | 'ContentVersion';
+
+/**
+ * The field that holds a note's dedupe key (created by `ensureFields` with the Account fields): on Task
+ * for notes as Tasks, on ContentVersion for ContentNotes (a ContentNote takes no custom fields itself).
+ */
+export function noteKeyFieldMetadata(object: NoteKeyObject = 'Task'): CustomFieldMetadata {
   return {
-    fullName: `Task.${NOTE_KEY_FIELD}`,
+    fullName: `${object}.${NOTE_KEY_FIELD}`,
     label: 'Buyer Intel Key',
-    description: 'Dedupe key of the buyer signal this task was created for (set by Buyer Intel Sync).',
+    description:
+      object === 'Task'
+        ? 'Dedupe key of the buyer signal this task was created for (set by Buyer Intel Sync).'
+        : 'Dedupe key of the buyer signal this note was created for (set by Buyer Intel Sync).',
     type: 'Text',
     length: 255,
   };

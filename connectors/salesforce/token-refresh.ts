@@ -20,7 +20,17 @@ export interface RefreshedToken {
   refreshToken?: string;
 }
 
+/** How a stored token is written to and read from Redis, e.g. encrypted. Default: plain JSON. */
+export interface TokenCodec {
+  encode(plain: string): string;
+  decode(stored: string): string;
+}
+
+const PLAIN: TokenCodec = { encode: (s) => s, decode: (s) => s };
+
 export interface LockedRefreshOptions {
+  /** How the token is kept in Redis (e.g. encrypted at rest). */
+  codec?: TokenCodec;
   /**
    * The access token the caller found expired. A stored token other than this one is newer (another
    * worker refreshed): it is returned without refreshing. Without it, any stored token is taken.
@@ -48,11 +58,15 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 export const lockKeyOf = (key: string): string => `${key}:lock`;
 
 /** The token stored under `key`, or null when none (or unreadable). */
-export async function readStoredToken(redis: Redis, key: string): Promise<StoredToken | null> {
+export async function readStoredToken(
+  redis: Redis,
+  key: string,
+  codec: TokenCodec = PLAIN,
+): Promise<StoredToken | null> {
   const raw = await redis.get(key);
   if (!raw) return null;
   try {
-    const value = JSON.parse(raw) as Partial<StoredToken>;
+    const value = JSON.parse(codec.decode(raw)) as Partial<StoredToken>;
     if (typeof value.accessToken !== 'string' || value.accessToken === '') return null;
     return {
       accessToken: value.accessToken,
@@ -70,6 +84,7 @@ export async function storeToken(
   key: string,
   token: RefreshedToken,
   previous?: StoredToken | null,
+  codec: TokenCodec = PLAIN,
 ): Promise<StoredToken> {
   const refreshToken = token.refreshToken ?? previous?.refreshToken;
   const stored: StoredToken = {
@@ -77,7 +92,7 @@ export async function storeToken(
     ...(refreshToken ? { refreshToken } : {}),
     storedAt: Date.now(),
   };
-  await redis.set(key, JSON.stringify(stored));
+  await redis.set(key, codec.encode(JSON.stringify(stored)));
   return stored;
 }
 
@@ -96,12 +111,13 @@ export async function lockedRefresh(
   const waitTimeoutMs = opts.waitTimeoutMs ?? 30_000;
   const pollMs = opts.pollMs ?? 50;
   const lockKey = lockKeyOf(key);
+  const codec = opts.codec ?? PLAIN;
   const isFresh = (t: StoredToken | null): t is StoredToken =>
     t !== null && t.accessToken !== opts.staleAccessToken;
 
   const started = Date.now();
   for (;;) {
-    const before = await readStoredToken(redis, key);
+    const before = await readStoredToken(redis, key, codec);
     if (isFresh(before)) return before;
 
     const owner = randomUUID();
@@ -109,10 +125,10 @@ export async function lockedRefresh(
     if (acquired === 'OK') {
       try {
         // Another worker may have stored a token between our read and our lock.
-        const current = await readStoredToken(redis, key);
+        const current = await readStoredToken(redis, key, codec);
         if (isFresh(current)) return current;
         const token = await refresh(current);
-        return await storeToken(redis, key, token, current);
+        return await storeToken(redis, key, token, current, codec);
       } finally {
         await redis.eval(RELEASE_SCRIPT, 1, lockKey, owner).catch(() => undefined);
       }
@@ -121,7 +137,7 @@ export async function lockedRefresh(
     // Someone else is refreshing: wait for its token (or for the lock to go away, then try again).
     while (Date.now() - started < waitTimeoutMs) {
       await sleep(pollMs);
-      const stored = await readStoredToken(redis, key);
+      const stored = await readStoredToken(redis, key, codec);
       if (isFresh(stored)) return stored;
       if ((await redis.exists(lockKey)) === 0) break;
     }

@@ -1,8 +1,9 @@
 // The Salesforce connector on the unmodified jsforce 3 against the Salesforce sandbox over real HTTP:
-// reading an Account, a collection update with per-record failures, notes as Tasks and their keys, the
-// refresh of an expired session, the daily API limit, no token in any error message, and `ensureFields`
-// end to end through the sandbox's Metadata API (SOAP) as well as the pure FieldDefinition → CustomField
-// mapping.
+// reading an Account, a collection update with per-record failures, notes as Tasks and as ContentNotes
+// and their keys, the refresh of an expired session, the daily API limit, no token in any error message,
+// and `ensureFields` end to end through the sandbox's Metadata API (SOAP) as well as the pure
+// FieldDefinition → CustomField mapping.
+import { Connection } from 'jsforce';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createConnector } from '../../connectors/registry.ts';
 import {
@@ -222,6 +223,155 @@ describe('notes as Tasks', () => {
     expect(sf.stats.count('queryMore', 200)).toBe(2);
     expect(await connector.existingNoteKeys(other.id)).toEqual(new Set(['buyer-2:signal-0']));
     await expect(connector.existingNoteKeys("001' OR Id != '")).rejects.toBeInstanceOf(AccountNotFoundError);
+  });
+});
+
+describe('notes as ContentNotes', () => {
+  const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  const draftFor = (accountId: string, dedupeKey: string, body = 'Due Date: 2026-10-01'): NoteDraft => ({
+    accountId,
+    dedupeKey,
+    title: `RFP: ${dedupeKey}`,
+    body,
+    occurredAt: '2026-03-04T15:00:00Z',
+  });
+  const startNotes = async () => {
+    const sf = await start();
+    sf.store.defineCustomField('ContentVersion', 'BuyerIntel_Key__c');
+    return { sf, connector: createSalesforceConnector(optionsFor(sf, { notes: 'content-note' })) };
+  };
+  /** The notes a person sees on the Account (its ContentDocumentLinks), as Salesforce answers them. */
+  async function notesOnAccount(sf: RunningSalesforceSandbox, accountId: string) {
+    const conn = new Connection({ instanceUrl: sf.url, accessToken: sf.accessToken, version: '62.0' });
+    const links = await conn.query<{ ContentDocumentId: string; ShareType: string }>(
+      `SELECT ContentDocumentId, ShareType FROM ContentDocumentLink WHERE LinkedEntityId = '${accountId}'`,
+    );
+    return Promise.all(
+      links.records.map(async (link) => {
+        const note = (await conn.sobject('ContentNote').retrieve(link.ContentDocumentId)) as {
+          Id: string;
+          Title: string;
+        };
+        const content = await conn.request<string>(
+          `/services/data/v62.0/sobjects/ContentNote/${note.Id}/Content`,
+        );
+        return { id: note.Id, title: note.Title, content: String(content), shareType: link.ShareType };
+      }),
+    );
+  }
+
+  it('creates notes linked to their Account in four calls; the same drafts again create nothing', async () => {
+    const { sf, connector } = await startNotes();
+    const account = sf.store.create('Account', { Name: 'Round Rock ISD' }).id;
+    const other = sf.store.create('Account', { Name: 'Other' }).id;
+    const drafts = [
+      draftFor(account, 'bi-1', 'Due <b>soon</b> & "fast"\n\nLink: https://bids.example.gov/?a=1&b=2'),
+      draftFor(other, 'bi-2'),
+      draftFor(account, 'bi-3'),
+      draftFor(account, 'bi-1', 'the same key again'),
+    ];
+    const results = await connector.createNotes(drafts);
+    expect(results.map((r) => [r.dedupeKey, r.ok])).toEqual([
+      ['bi-1', true],
+      ['bi-2', true],
+      ['bi-3', true],
+      ['bi-1', true],
+    ]);
+    expect(results[3]).toEqual(results[0]);
+    const noteIds = results.map((r) => (r.ok ? r.noteId : ''));
+    for (const id of noteIds) expect(id).toMatch(/^069[A-Za-z0-9]{15}$/);
+    // Notes, their versions (one query), their keys, their links: four calls for the batch.
+    expect(sf.stats.count('composite.sobjects.create')).toBe(2);
+    expect(sf.stats.count('query')).toBe(1);
+    expect(sf.stats.count('composite.sobjects.update')).toBe(1);
+    expect(sf.stats.count('composite.sobjects.delete')).toBe(0);
+
+    const seen = await notesOnAccount(sf, account);
+    expect(seen).toEqual([
+      {
+        id: noteIds[0],
+        title: 'RFP: bi-1',
+        content:
+          '<p>Due &lt;b&gt;soon&lt;/b&gt; &amp; &quot;fast&quot;</p><p><br></p><p>Link: https://bids.example.gov/?a=1&amp;b=2</p>',
+        shareType: 'V',
+      },
+      { id: noteIds[2], title: 'RFP: bi-3', content: '<p>Due Date: 2026-10-01</p>', shareType: 'V' },
+    ]);
+    expect(await connector.existingNoteKeys(account)).toEqual(new Set(['bi-1', 'bi-3']));
+    expect(await connector.existingNoteKeys(other)).toEqual(new Set(['bi-2']));
+
+    // What a worker does with the same drafts again (a re-run, a redelivered job): nothing to create.
+    for (let run = 0; run < 2; run++) {
+      const onCrm = new Map<string, Set<string>>();
+      for (const id of [account, other]) onCrm.set(id, await connector.existingNoteKeys(id));
+      const missing = drafts.filter((d) => !onCrm.get(d.accountId)?.has(d.dedupeKey));
+      expect(missing).toEqual([]);
+      expect(await connector.createNotes(missing)).toEqual([]);
+    }
+    expect(await notesOnAccount(sf, account)).toHaveLength(2);
+    expect(sf.store.list('ContentNote')).toHaveLength(3);
+
+    // A person edits a note in Salesforce (a new version without our key): it still counts as created.
+    sf.store.update('ContentNote', noteIds[2] ?? '', { Content: b64('<p>edited</p>') });
+    expect(await connector.existingNoteKeys(account)).toEqual(new Set(['bi-1', 'bi-3']));
+  });
+
+  it('fails a note for a deleted or unknown account permanently and deletes it again', async () => {
+    const { sf, connector } = await startNotes();
+    const account = sf.store.create('Account', { Name: 'Austin' }).id;
+    const gone = sf.store.create('Account', { Name: 'Gone' }).id;
+    sf.store.delete('Account', gone);
+    const results = await connector.createNotes([
+      draftFor(account, 'bi-1'),
+      draftFor(gone, 'bi-2'),
+      draftFor(to18('001Dn0000000001'), 'bi-3'),
+    ]);
+    expect(results[0]).toMatchObject({ dedupeKey: 'bi-1', ok: true });
+    expect(results[1]).toMatchObject({
+      dedupeKey: 'bi-2',
+      ok: false,
+      error: { status: 404, permanent: true, message: expect.stringContaining('ENTITY_IS_DELETED') },
+    });
+    expect(results[2]).toMatchObject({
+      dedupeKey: 'bi-3',
+      ok: false,
+      error: { permanent: true, message: expect.stringContaining('INVALID_CROSS_REFERENCE_KEY') },
+    });
+    // The two half-made notes were deleted in one call; only the linked one is left.
+    expect(sf.stats.count('composite.sobjects.delete')).toBe(1);
+    expect(sf.store.list('ContentNote').map((n) => n.id)).toEqual([results[0]?.ok ? results[0].noteId : '']);
+  });
+
+  it('a failed key write deletes the batch’s new notes and is a SalesforceTransientError', async () => {
+    const { sf, connector } = await startNotes();
+    const account = sf.store.create('Account', { Name: 'Austin' }).id;
+    sf.faults.inject({ kind: 'status', status: 500, match: 'composite.sobjects.update' });
+    const err = await failure(connector.createNotes([draftFor(account, 'bi-1'), draftFor(account, 'bi-2')]));
+    expect(err).toBeInstanceOf(SalesforceTransientError);
+    expect(sf.store.list('ContentNote')).toEqual([]);
+    expect(await connector.existingNoteKeys(account)).toEqual(new Set());
+    // The retry makes them.
+    const results = await connector.createNotes([draftFor(account, 'bi-1'), draftFor(account, 'bi-2')]);
+    expect(results.every((r) => r.ok)).toBe(true);
+    expect(await connector.existingNoteKeys(account)).toEqual(new Set(['bi-1', 'bi-2']));
+  });
+
+  it('ensureFields creates the key field on ContentVersion', async () => {
+    const sf = await startSalesforceSandbox();
+    sandboxes.push(sf);
+    const connector = createSalesforceConnector(optionsFor(sf, { notes: 'content-note' }));
+    const result = await connector.ensureFields([]);
+    expect(result).toEqual({ created: ['ContentVersion.BuyerIntel_Key__c'], existing: [] });
+    expect(sf.store.fields('ContentVersion')).toContain('BuyerIntel_Key__c');
+    expect(sf.store.fields('Task')).not.toContain('BuyerIntel_Key__c');
+  });
+
+  it('refuses an unknown notes option', () => {
+    const sf = sandboxes[0];
+    if (!sf) throw new Error('no sandbox');
+    expect(() =>
+      createSalesforceConnector(optionsFor(sf, { notes: 'attachment' as unknown as 'task' })),
+    ).toThrow(/notes must be/);
   });
 });
 

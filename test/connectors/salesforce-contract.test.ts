@@ -1,9 +1,12 @@
-// The connector contract against the Salesforce emulator. It has no Metadata API, so the custom fields
-// `setup` would create (ours on Account, the note key on Task) are defined in its store first.
+// The connector contract against the Salesforce emulator, with notes as Tasks and as ContentNotes. The
+// custom fields `setup` would create through the Metadata API (ours on Account, the note key on Task or
+// ContentVersion) are defined in its store first.
+
+import { expect } from 'vitest';
 import { createSalesforceConnector } from '../../connectors/salesforce/connector.ts';
 import { to18 } from '../../src/sandbox/salesforce/ids.ts';
 import { startSalesforceSandbox } from '../../src/sandbox/salesforce/server.ts';
-import { connectorContract } from './contract.ts';
+import { connectorContract, type Harness } from './contract.ts';
 
 /** Our field names → the API names the connector uses by default. */
 const API_NAMES: Record<string, string> = { buyer_intel_population: 'BuyerIntel_Population__c' };
@@ -14,11 +17,11 @@ function apiName(ourField: string): string {
   return name;
 }
 
-connectorContract('salesforce', async () => {
+const harness = (notes: 'task' | 'content-note') => async (): Promise<Harness> => {
   const sandbox = await startSalesforceSandbox();
   const { store } = sandbox;
   for (const name of Object.values(API_NAMES)) store.defineCustomField('Account', name);
-  store.defineCustomField('Task', 'BuyerIntel_Key__c');
+  store.defineCustomField(notes === 'task' ? 'Task' : 'ContentVersion', 'BuyerIntel_Key__c');
 
   const connector = createSalesforceConnector({
     instanceUrl: sandbox.url,
@@ -29,6 +32,7 @@ connectorContract('salesforce', async () => {
     clientSecret: sandbox.clientSecret,
     apiVersion: '62.0',
     orgId: sandbox.orgId,
+    notes,
   });
 
   return {
@@ -50,8 +54,31 @@ connectorContract('salesforce', async () => {
       return value === null || value === undefined ? null : String(value);
     },
     async notesOn(accountId) {
-      return store.list('Task').filter((task) => task.values.get('WhatId') === accountId).length;
+      if (notes === 'task')
+        return store.list('Task').filter((task) => task.values.get('WhatId') === accountId).length;
+      // Notes linked to the account; no ContentNote is left behind unlinked.
+      const linked = store
+        .list('ContentDocumentLink')
+        .filter((link) => link.values.get('LinkedEntityId') === accountId)
+        .map((link) => String(link.values.get('ContentDocumentId')));
+      const notesOfLinks = store.list('ContentNote').filter((note) => linked.includes(note.id));
+      const unlinked = store
+        .list('ContentNote')
+        .filter((note) =>
+          store
+            .list('ContentDocumentLink')
+            .every(
+              (link) =>
+                link.values.get('ContentDocumentId') !== note.id ||
+                link.values.get('LinkedEntityId') === store.userId,
+            ),
+        );
+      expect(unlinked).toEqual([]);
+      return notesOfLinks.length;
     },
     close: () => sandbox.close(),
   };
-});
+};
+
+connectorContract('salesforce', harness('task'));
+connectorContract('salesforce (ContentNote)', harness('content-note'));

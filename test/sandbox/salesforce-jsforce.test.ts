@@ -364,3 +364,250 @@ describe('control plane', () => {
     });
   });
 });
+
+describe('notes and files (ContentNote, ContentDocument, ContentVersion, ContentDocumentLink)', () => {
+  const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+  type Rows = { totalSize: number; records: Record<string, unknown>[] };
+
+  it('creates a ContentNote with its ContentDocument, ContentVersion and owner link', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    const created = (await conn
+      .sobject('ContentNote')
+      .create({ Title: 'RFP: Fleet', Content: b64('<p>Due &amp; soon</p>\n<p>Line 2</p>') })) as SaveResult;
+    expect(created).toEqual({ id: expect.stringMatching(/^069[A-Za-z0-9]{15}$/), success: true, errors: [] });
+    const id = created.id ?? '';
+    expect(isWellFormedId(id)).toBe(true);
+
+    const note = (await conn.sobject('ContentNote').retrieve(id)) as Record<string, unknown>;
+    expect(note).toMatchObject({
+      attributes: { type: 'ContentNote', url: `/services/data/v62.0/sobjects/ContentNote/${id}` },
+      Id: id,
+      Title: 'RFP: Fleet',
+      // base64 fields come back as the URL of the blob.
+      Content: `/services/data/v62.0/sobjects/ContentNote/${id}/Content`,
+      FileType: 'SNOTE',
+      FileExtension: 'snote',
+      TextPreview: 'Due & soon Line 2',
+      LatestPublishedVersionId: expect.stringMatching(/^068/),
+      OwnerId: sf.store.userId,
+      IsDeleted: false,
+    });
+    // Salesforce strips new lines from a note's content.
+    const html = await conn.request<string>(`/services/data/v62.0/sobjects/ContentNote/${id}/Content`);
+    expect(String(html)).toBe('<p>Due &amp; soon</p><p>Line 2</p>');
+
+    const versions = await conn.query<Record<string, unknown>>(
+      `SELECT Id, ContentDocumentId, Title, FileType, IsLatest, VersionNumber, VersionData FROM ContentVersion WHERE ContentDocumentId = '${id}'`,
+    );
+    expect(versions.records).toEqual([
+      {
+        attributes: expect.objectContaining({ type: 'ContentVersion' }),
+        Id: note.LatestPublishedVersionId,
+        ContentDocumentId: id,
+        Title: 'RFP: Fleet',
+        FileType: 'SNOTE',
+        IsLatest: true,
+        VersionNumber: '1',
+        VersionData: `/services/data/v62.0/sobjects/ContentVersion/${String(note.LatestPublishedVersionId)}/VersionData`,
+      },
+    ]);
+    const doc = (await conn.sobject('ContentDocument').retrieve(id)) as Record<string, unknown>;
+    expect(doc).toMatchObject({
+      Id: id,
+      Title: 'RFP: Fleet',
+      FileType: 'SNOTE',
+      LatestPublishedVersionId: note.LatestPublishedVersionId,
+    });
+    // The owner's link (ShareType I) comes with the document.
+    const links = await conn.query<Record<string, unknown>>(
+      `SELECT LinkedEntityId, ShareType FROM ContentDocumentLink WHERE ContentDocumentId = '${id}'`,
+    );
+    expect(links.records).toMatchObject([{ LinkedEntityId: sf.store.userId, ShareType: 'I' }]);
+
+    const untitled = await failure(conn.sobject('ContentNote').create({ Content: b64('x') }));
+    expect(untitled).toMatchObject({ errorCode: 'REQUIRED_FIELD_MISSING' });
+    const direct = await failure(conn.sobject('ContentDocument').create({ Title: 'x' }));
+    expect(direct.errorCode).toBe('INVALID_TYPE_FOR_OPERATION');
+    const readOnly = await failure(conn.sobject('ContentNote').create({ Title: 'x', FileType: 'PDF' }));
+    expect(readOnly.errorCode).toBe('INVALID_FIELD_FOR_INSERT_UPDATE');
+  });
+
+  it('links notes through a collection with per-record failures in request order', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    const account = sf.store.create('Account', { Name: 'Austin' }).id;
+    const gone = sf.store.create('Account', { Name: 'Gone' }).id;
+    sf.store.delete('Account', gone);
+    const notes = (await conn
+      .sobject('ContentNote')
+      .create(
+        [
+          { Title: 'One', Content: b64('<p>1</p>') },
+          { Title: 'Two', Content: b64('<p>2</p>') },
+          { Content: b64('<p>3</p>') },
+        ],
+        { allOrNone: false },
+      )) as SaveResult[];
+    expect(notes.map((n) => n.success)).toEqual([true, true, false]);
+    expect(notes[2]).toEqual({
+      success: false,
+      errors: [{ statusCode: 'REQUIRED_FIELD_MISSING', message: expect.any(String), fields: ['Title'] }],
+    });
+    const [one, two] = notes.map((n) => n.id ?? '');
+    const links = (await conn.sobject('ContentDocumentLink').create(
+      [
+        { ContentDocumentId: one, LinkedEntityId: account, ShareType: 'V' },
+        { ContentDocumentId: two, LinkedEntityId: account, ShareType: 'X' },
+        { ContentDocumentId: two, LinkedEntityId: to18('001Dn0000000001'), ShareType: 'V' },
+        { ContentDocumentId: two, LinkedEntityId: gone, ShareType: 'V' },
+        { ContentDocumentId: two, ShareType: 'V' },
+        { ContentDocumentId: 'nope', LinkedEntityId: account, ShareType: 'V' },
+        { ContentDocumentId: one, LinkedEntityId: account, ShareType: 'V' },
+        { ContentDocumentId: two, LinkedEntityId: account, ShareType: 'C' },
+      ],
+      { allOrNone: false },
+    )) as SaveResult[];
+    expect(links[0]).toEqual({
+      id: expect.stringMatching(/^06A[A-Za-z0-9]{15}$/),
+      success: true,
+      errors: [],
+    });
+    expect(links.slice(1, 7).map((r) => [r.success, r.errors[0]?.statusCode, r.errors[0]?.fields])).toEqual([
+      [false, 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', ['ShareType']],
+      [false, 'INVALID_CROSS_REFERENCE_KEY', []],
+      [false, 'ENTITY_IS_DELETED', []],
+      [false, 'REQUIRED_FIELD_MISSING', ['LinkedEntityId']],
+      [false, 'MALFORMED_ID', ['ContentDocumentId']],
+      [false, 'DUPLICATE_VALUE', []],
+    ]);
+    expect(links[7]).toMatchObject({ success: true });
+
+    const linked = await conn.query<Record<string, unknown>>(
+      `SELECT ContentDocumentId, ShareType, Visibility FROM ContentDocumentLink WHERE LinkedEntityId = '${account}'`,
+    );
+    expect(linked.records.map((r) => [r.ContentDocumentId, r.ShareType, r.Visibility])).toEqual([
+      [one, 'V', 'AllUsers'],
+      [two, 'C', 'AllUsers'],
+    ]);
+    const both = await conn.query<Record<string, unknown>>(
+      `SELECT Id FROM ContentDocumentLink WHERE ContentDocumentId IN ('${one}', '${two}') AND LinkedEntityId = '${account}'`,
+    );
+    expect(both.totalSize).toBe(2);
+  });
+
+  it('refuses a ContentDocumentLink query without a filter on the document or the linked entity', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    for (const where of ['', " WHERE ShareType = 'V'", " WHERE LinkedEntityId != '001Dn0000000001AAA'"]) {
+      const refused = await failure(conn.query(`SELECT Id FROM ContentDocumentLink${where}`));
+      expect(refused).toMatchObject({
+        errorCode: 'MALFORMED_QUERY',
+        message:
+          "Implementation restriction: ContentDocumentLink requires a filter by a single Id on ContentDocumentId or LinkedEntityId using the equals operator or multiple Id's using the IN operator.",
+      });
+    }
+  });
+
+  it('filters with IN lists and refuses a malformed one', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    for (const name of ['Austin', 'Dallas', 'Houston']) sf.store.create('Account', { Name: name });
+    const rows = (await conn.query(
+      "SELECT Name FROM Account WHERE Name IN ('austin', 'Houston') ORDER BY Name",
+    )) as Rows;
+    expect(rows.records.map((r) => r.Name)).toEqual(['Austin', 'Houston']);
+    const one = (await conn.query(
+      "SELECT Name FROM Account WHERE Name IN ('Dallas') AND Name != 'x'",
+    )) as Rows;
+    expect(one.records.map((r) => r.Name)).toEqual(['Dallas']);
+    for (const bad of ["Name IN 'Austin'", "Name IN ('Austin'", 'Name IN ()', "Name IN ('a' 'b')"]) {
+      const refused = await failure(conn.query(`SELECT Name FROM Account WHERE ${bad}`));
+      expect(refused.errorCode).toBe('MALFORMED_QUERY');
+    }
+  });
+
+  it('keeps custom fields on ContentVersion and adds a version when a note is edited', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    sf.store.defineCustomField('ContentVersion', 'BuyerIntel_Key__c');
+    expect(() => sf.store.defineCustomField('ContentNote', 'BuyerIntel_Key__c')).toThrow(/custom fields/);
+    const { id = '' } = (await conn
+      .sobject('ContentNote')
+      .create({ Title: 'Signal', Content: b64('<p>v1</p>') })) as SaveResult;
+    const [v1] = (
+      (await conn.query(
+        `SELECT Id FROM ContentVersion WHERE ContentDocumentId = '${id}' AND IsLatest = true`,
+      )) as Rows
+    ).records;
+    const keyed = (await conn
+      .sobject('ContentVersion')
+      .update([{ Id: String(v1?.Id), BuyerIntel_Key__c: 'bi-1' }], { allOrNone: false })) as SaveResult[];
+    expect(keyed).toEqual([{ id: v1?.Id, success: true, errors: [] }]);
+    const noData = await failure(
+      conn.sobject('ContentVersion').update({ Id: String(v1?.Id), VersionData: b64('x') }),
+    );
+    expect(noData.errorCode).toBe('INVALID_FIELD_FOR_INSERT_UPDATE');
+
+    await conn.sobject('ContentNote').update({ Id: id, Content: b64('<p>v2</p>') });
+    const versions = (await conn.query(
+      `SELECT VersionNumber, IsLatest, BuyerIntel_Key__c FROM ContentVersion WHERE ContentDocumentId = '${id}' ORDER BY VersionNumber`,
+    )) as Rows;
+    expect(versions.records.map((r) => [r.VersionNumber, r.IsLatest, r.BuyerIntel_Key__c])).toEqual([
+      ['1', false, 'bi-1'],
+      ['2', true, null],
+    ]);
+    const html = await conn.request<string>(`/services/data/v62.0/sobjects/ContentNote/${id}/Content`);
+    expect(String(html)).toBe('<p>v2</p>');
+    const notes = (await conn.query(`SELECT Id, Title FROM ContentNote WHERE Id = '${id}'`)) as Rows;
+    expect(notes.records.map((r) => r.Title)).toEqual(['Signal']);
+  });
+
+  it('deletes a note with its versions and links; ContentVersion cannot be deleted directly', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    const account = sf.store.create('Account', { Name: 'Austin' }).id;
+    const created = (await conn.sobject('ContentNote').create(
+      [
+        { Title: 'A', Content: b64('<p>a</p>') },
+        { Title: 'B', Content: b64('<p>b</p>') },
+      ],
+      { allOrNone: false },
+    )) as SaveResult[];
+    const [a = '', b = ''] = created.map((r) => r.id ?? '');
+    await conn.sobject('ContentDocumentLink').create(
+      [
+        { ContentDocumentId: a, LinkedEntityId: account, ShareType: 'V' },
+        { ContentDocumentId: b, LinkedEntityId: account, ShareType: 'V' },
+      ],
+      { allOrNone: false },
+    );
+    const [version] = (
+      (await conn.query(`SELECT Id FROM ContentVersion WHERE ContentDocumentId = '${a}'`)) as Rows
+    ).records;
+    const refused = await failure(conn.sobject('ContentVersion').destroy(String(version?.Id)));
+    expect(refused.errorCode).toBe('INVALID_TYPE_FOR_OPERATION');
+
+    await conn.sobject('ContentNote').destroy(a);
+    expect((await failure(conn.sobject('ContentDocument').retrieve(a))).errorCode).toBe('ENTITY_IS_DELETED');
+    // Collections delete any type by id, with per-record results.
+    const deleted = (await conn.sobject('ContentNote').destroy([b, a], { allOrNone: false })) as SaveResult[];
+    expect(deleted).toEqual([
+      { id: b, success: true, errors: [] },
+      {
+        id: a,
+        success: false,
+        errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }],
+      },
+    ]);
+    const links = (await conn.query(
+      `SELECT Id FROM ContentDocumentLink WHERE LinkedEntityId = '${account}'`,
+    )) as Rows;
+    expect(links.totalSize).toBe(0);
+    const versions = (await conn.query(
+      `SELECT Id FROM ContentVersion WHERE ContentDocumentId IN ('${a}', '${b}')`,
+    )) as Rows;
+    expect(versions.totalSize).toBe(0);
+    expect((await conn.query('SELECT Id FROM ContentNote')).totalSize).toBe(0);
+  });
+});

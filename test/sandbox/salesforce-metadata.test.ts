@@ -110,6 +110,26 @@ describe('upsertMetadata of CustomField', () => {
     expect(sf.store.find('Account', account.id).values.get('BuyerIntel_Status__c')).toBe('enriched');
   });
 
+  it('takes a custom field on ContentVersion, not on ContentNote or ContentDocumentLink', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    const key = (object: string) => ({
+      fullName: `${object}.BuyerIntel_Key__c`,
+      label: 'Buyer Intel Key',
+      type: 'Text',
+      length: 255,
+    });
+    const results = await upsert(conn, [
+      key('ContentVersion'),
+      key('ContentNote'),
+      key('ContentDocumentLink'),
+    ]);
+    expect(results.map((r) => r.success)).toEqual([true, false, false]);
+    expect(results[1]?.errors[0]?.statusCode).toBe('INVALID_CROSS_REFERENCE_KEY');
+    expect(sf.store.fields('ContentVersion')).toContain('BuyerIntel_Key__c');
+    expect(sf.store.fields('ContentNote')).not.toContain('BuyerIntel_Key__c');
+  });
+
   it('reads a component back as it was saved (entities decoded)', async () => {
     const sf = await start();
     const conn = connect(sf);

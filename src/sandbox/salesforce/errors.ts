@@ -52,6 +52,18 @@ export const invalidFieldForInsertUpdate = (fields: string[]) =>
   );
 export const requiredFieldMissing = (fields: string[]) =>
   one(400, 'REQUIRED_FIELD_MISSING', `Required fields are missing: [${fields.join(', ')}]`, fields);
+export const invalidCrossReferenceKey = () =>
+  one(400, 'INVALID_CROSS_REFERENCE_KEY', 'invalid cross reference id', []);
+/** A reference field holding something that is no id of the right object. */
+export const malformedReference = (label: string, value: string, field: string) =>
+  one(400, 'MALFORMED_ID', `${label}: id value of incorrect type: ${value}`, [field]);
+export const badPicklistValue = (field: string, value: string) =>
+  one(400, 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST', `bad value for restricted picklist field: ${value}`, [
+    field,
+  ]);
+/** An object the API cannot insert or delete directly (ContentDocument, ContentVersion). */
+export const invalidTypeForOperation = (operation: 'inserted' | 'deleted', label: string) =>
+  one(400, 'INVALID_TYPE_FOR_OPERATION', `entity type cannot be ${operation}: ${label}`);
 export const faultError = (status: number) =>
   status === 503
     ? one(503, 'SERVER_UNAVAILABLE', 'Server unavailable')

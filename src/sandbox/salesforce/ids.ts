@@ -12,6 +12,7 @@ export const KEY_PREFIXES = {
   Organization: '00D',
   ContentDocument: '069',
   ContentNote: '069',
+  ContentVersion: '068',
   ContentDocumentLink: '06A',
   OutboundNotification: '04l',
   OutboundMessageAction: '04k',

@@ -10,7 +10,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { SalesforceError } from './errors.ts';
 import { LIMIT_INFO_HEADER, type OperationContext } from './operation.ts';
-import { resolveType, type SalesforceStore, type SObjectType } from './store.ts';
+import { resolveType, type SalesforceStore, type SObjectType, supportsCustomFields } from './store.ts';
 
 const SOAPENV = 'http://schemas.xmlsoap.org/soap/envelope/';
 const METADATA_NS = 'http://soap.sforce.com/2006/04/metadata';
@@ -197,7 +197,7 @@ export function validateCustomField(
   const objectName = fullName.slice(0, dot);
   const name = fullName.slice(dot + 1);
   const type = resolveType(objectName);
-  if (!type)
+  if (!type || !supportsCustomFields(type))
     return {
       ok: false,
       errors: [

@@ -1,6 +1,7 @@
 // How records appear in REST answers: `attributes: {type, url}` first, then the fields in their defined
-// spelling.
-import type { FieldValue, SObjectRecord } from './store.ts';
+// spelling. A base64 field (ContentNote.Content, ContentVersion.VersionData) is answered as the URL of
+// its blob, `/services/data/vXX.X/sobjects/{type}/{id}/{field}`, as Salesforce's REST API does.
+import { type FieldValue, isBase64Field, type SObjectRecord } from './store.ts';
 
 export type PresentedRecord = { attributes: { type: string; url: string } } & Record<string, unknown>;
 
@@ -12,6 +13,12 @@ export function presentRecord(version: string, record: SObjectRecord, fields: st
   const out: PresentedRecord = {
     attributes: { type: record.type, url: recordUrl(version, record.type, record.id) },
   };
-  for (const f of fields) out[f] = record.values.get(f) ?? (null as FieldValue);
+  for (const f of fields) {
+    const value = record.values.get(f) ?? (null as FieldValue);
+    out[f] =
+      value !== null && isBase64Field(record.type, f)
+        ? `${recordUrl(version, record.type, record.id)}/${f}`
+        : value;
+  }
   return out;
 }

@@ -1,6 +1,8 @@
-// A small SOQL subset: SELECT f1, f2 FROM Account|Task [WHERE f = 'x' [AND g != 1 AND Id > 'x' ...]]
-// [ORDER BY f [ASC|DESC]] [LIMIT n]. Keywords are case-insensitive; text comparisons too, as in SOQL.
-// Anything else is MALFORMED_QUERY; unknown objects INVALID_TYPE, unknown fields INVALID_FIELD.
+// A small SOQL subset: SELECT f1, f2 FROM <object> [WHERE f = 'x' [AND g != 1 AND Id > 'x'
+// AND h IN ('a', 'b') ...]] [ORDER BY f [ASC|DESC]] [LIMIT n]. Keywords are case-insensitive; text
+// comparisons too, as in SOQL. Anything else is MALFORMED_QUERY; unknown objects INVALID_TYPE, unknown
+// fields INVALID_FIELD. A ContentDocumentLink query must filter on ContentDocumentId or LinkedEntityId
+// with = or IN (Salesforce's implementation restriction).
 import { malformedQuery, SalesforceError } from './errors.ts';
 import {
   type FieldValue,
@@ -13,11 +15,9 @@ import {
 const OPERATORS = ['=', '!=', '<', '<=', '>', '>='] as const;
 type Operator = (typeof OPERATORS)[number];
 
-export interface Condition {
-  field: string;
-  op: Operator;
-  value: FieldValue;
-}
+export type Condition =
+  | { field: string; op: Operator; value: FieldValue }
+  | { field: string; op: 'IN'; values: FieldValue[] };
 
 export interface SoqlQuery {
   type: SObjectType;
@@ -27,7 +27,8 @@ export interface SoqlQuery {
   limit?: number;
 }
 
-const TOKEN = /\s*(?:('(?:[^'\\]|\\.)*')|(!=|<=|>=|=|<|>|,)|([A-Za-z_][A-Za-z0-9_.]*)|(-?\d+(?:\.\d+)?))/y;
+const TOKEN =
+  /\s*(?:('(?:[^'\\]|\\.)*')|(!=|<=|>=|=|<|>|,|\(|\))|([A-Za-z_][A-Za-z0-9_.]*)|(-?\d+(?:\.\d+)?))/y;
 
 function tokenize(soql: string): string[] {
   const tokens: string[] = [];
@@ -92,19 +93,31 @@ export function parseSoql(soql: string, store: SalesforceStore): SoqlQuery {
   const where: Condition[] = [];
   if (kw('WHERE')) {
     i++;
+    const literal = (): FieldValue => {
+      const v = t[i++];
+      if (v === undefined) throw malformedQuery("unexpected token: 'EOF'");
+      if (v.startsWith("'")) return v.slice(1, -1).replace(/\\(.)/g, '$1');
+      if (/^-?\d/.test(v)) return Number(v);
+      if (/^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
+      if (/^null$/i.test(v)) return null;
+      throw malformedQuery(`unexpected token: '${v}'`);
+    };
     for (;;) {
       const f = field(t[i++] ?? '');
       const op = t[i++];
-      if (!OPERATORS.includes(op as Operator)) throw malformedQuery(`unexpected token: '${op ?? 'EOF'}'`);
-      const v = t[i++];
-      if (v === undefined) throw malformedQuery("unexpected token: 'EOF'");
-      let value: FieldValue;
-      if (v.startsWith("'")) value = v.slice(1, -1).replace(/\\(.)/g, '$1');
-      else if (/^-?\d/.test(v)) value = Number(v);
-      else if (/^(true|false)$/i.test(v)) value = v.toLowerCase() === 'true';
-      else if (/^null$/i.test(v)) value = null;
-      else throw malformedQuery(`unexpected token: '${v}'`);
-      where.push({ field: f, op: op as Operator, value });
+      if (op?.toUpperCase() === 'IN') {
+        if (t[i++] !== '(') throw malformedQuery(`unexpected token: '${t[i - 1] ?? 'EOF'}'`);
+        const values: FieldValue[] = [literal()];
+        while (peek() === ',') {
+          i++;
+          values.push(literal());
+        }
+        if (t[i++] !== ')') throw malformedQuery(`unexpected token: '${t[i - 1] ?? 'EOF'}'`);
+        where.push({ field: f, op: 'IN', values });
+      } else {
+        if (!OPERATORS.includes(op as Operator)) throw malformedQuery(`unexpected token: '${op ?? 'EOF'}'`);
+        where.push({ field: f, op: op as Operator, value: literal() });
+      }
       if (!kw('AND')) break;
       i++;
     }
@@ -124,6 +137,16 @@ export function parseSoql(soql: string, store: SalesforceStore): SoqlQuery {
     limit = Number(n);
   }
   if (i < t.length) throw malformedQuery(`unexpected token: '${t[i]}'`);
+  if (
+    type === 'ContentDocumentLink' &&
+    !where.some(
+      (c) =>
+        (c.field === 'ContentDocumentId' || c.field === 'LinkedEntityId') && (c.op === '=' || c.op === 'IN'),
+    )
+  )
+    throw malformedQuery(
+      "Implementation restriction: ContentDocumentLink requires a filter by a single Id on ContentDocumentId or LinkedEntityId using the equals operator or multiple Id's using the IN operator.",
+    );
   return { type, fields, where, ...(orderBy ? { orderBy } : {}), ...(limit !== undefined ? { limit } : {}) };
 }
 
@@ -134,6 +157,7 @@ function equal(a: FieldValue | undefined, b: FieldValue): boolean {
 
 /** `<`, `>`...: null never compares; ids (and other text) in binary order, as ORDER BY Id sorts them. */
 function holds(a: FieldValue | undefined, c: Condition): boolean {
+  if (c.op === 'IN') return c.values.some((v) => equal(a, v));
   if (c.op === '=') return equal(a, c.value);
   if (c.op === '!=') return !equal(a, c.value);
   if (a === null || a === undefined || c.value === null || typeof a !== typeof c.value) return false;

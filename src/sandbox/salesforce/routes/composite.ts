@@ -2,7 +2,8 @@
 // 200 records of `{attributes: {type}, ...fields}` (updates carry `id`). Results in request order:
 // `{id, success: true, errors: []}` or `{success: false, errors: [{statusCode, message, fields}]}`.
 // allOrNone: nothing is written when any record fails; the valid ones answer
-// ALL_OR_NONE_OPERATION_ROLLED_BACK.
+// ALL_OR_NONE_OPERATION_ROLLED_BACK. DELETE /composite/sobjects?ids=a,b[&allOrNone=true] deletes up to
+// 200 records of any type: `{id, success: true, errors: []}` or `{id, success: false, errors}`.
 import { SalesforceError } from '../errors.ts';
 import type { OperationContext, RouteModule } from '../operation.ts';
 import { resolveType, type SObjectType } from '../store.ts';
@@ -107,7 +108,68 @@ function save(ctx: OperationContext, body: unknown, update: boolean): SaveResult
   });
 }
 
+function destroy(ctx: OperationContext, rawIds: unknown, rawAllOrNone: unknown): SaveResult[] {
+  const ids = typeof rawIds === 'string' ? rawIds.split(',').filter((id) => id !== '') : [];
+  if (ids.length === 0)
+    throw new SalesforceError(400, [
+      { message: 'ids parameter is required', errorCode: 'MISSING_ARGUMENT', fields: ['ids'] },
+    ]);
+  if (ids.length > MAX_COLLECTION_RECORDS)
+    throw new SalesforceError(400, [
+      {
+        message: `record limit reached. cannot submit more than ${MAX_COLLECTION_RECORDS} records into this call`,
+        errorCode: 'EXCEEDED_ID_LIMIT',
+        fields: [],
+      },
+    ]);
+  const checkOne = (id: string): RecordError[] => {
+    try {
+      ctx.store.find(ctx.store.typeOf(id), id);
+      if (ctx.store.typeOf(id) === 'ContentVersion') {
+        return [
+          {
+            statusCode: 'INVALID_TYPE_FOR_OPERATION',
+            message: 'entity type cannot be deleted: Content Version',
+            fields: [],
+          },
+        ];
+      }
+      return [];
+    } catch (err) {
+      if (err instanceof SalesforceError) return recordErrors(err);
+      throw err;
+    }
+  };
+  if (String(rawAllOrNone).toLowerCase() === 'true') {
+    const problems = ids.map(checkOne);
+    if (problems.some((p) => p.length > 0))
+      return ids.map((id, i) => ({
+        id,
+        success: false,
+        errors: problems[i]?.length
+          ? (problems[i] ?? [])
+          : [
+              {
+                statusCode: 'ALL_OR_NONE_OPERATION_ROLLED_BACK',
+                message:
+                  'Record rolled back because not all records were valid and the request was using AllOrNone header',
+                fields: [],
+              },
+            ],
+      }));
+  }
+  return ids.map((id): SaveResult => {
+    const errors = checkOne(id);
+    if (errors.length) return { id, success: false, errors };
+    ctx.store.delete(ctx.store.typeOf(id), id);
+    return { id, success: true, errors: [] };
+  });
+}
+
 export const registerCompositeRoutes: RouteModule = (define, ctx) => {
+  define('delete', '/composite/sobjects', 'composite.sobjects.delete', (req) =>
+    destroy(ctx, req.query.ids, req.query.allOrNone),
+  );
   define('post', '/composite/sobjects', 'composite.sobjects.create', (req) => save(ctx, req.body, false));
   define('patch', '/composite/sobjects', 'composite.sobjects.update', (req) => save(ctx, req.body, true));
 };

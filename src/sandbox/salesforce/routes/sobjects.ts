@@ -1,5 +1,6 @@
 // sObject rows: GET (optional `fields=a,b`), POST create → 201 {id, success, errors}, PATCH → 204,
-// DELETE → 204.
+// DELETE → 204; GET /sobjects/{type}/{id}/{field} answers a base64 field's bytes (a note's HTML, a
+// file's data).
 import { notFound, SalesforceError } from '../errors.ts';
 import { isWellFormedId } from '../ids.ts';
 import { apiVersion, type RouteModule } from '../operation.ts';
@@ -51,6 +52,13 @@ export const registerSObjectRoutes: RouteModule = (define, ctx) => {
           .map((f) => ctx.store.fieldName(type, f))
       : ctx.store.fields(type);
     return presentRecord(apiVersion(req), record, fields);
+  });
+
+  define('get', '/sobjects/:type/:id/:field', 'sobjects.blob', (req, res) => {
+    const type = typeOf(req.params.type);
+    const bytes = ctx.store.blob(type, rowId(req.params.id), String(req.params.field));
+    res.status(200).setHeader('Content-Type', 'application/octetstream');
+    res.send(bytes ?? Buffer.alloc(0));
   });
 
   define('post', '/sobjects/:type', 'sobjects.create', (req, res) => {
