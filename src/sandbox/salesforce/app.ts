@@ -1,8 +1,8 @@
 // Express app that emulates the Salesforce APIs the product uses — OAuth token endpoint, REST sObject
 // rows, sObject Collections, SOQL query with paging, the Metadata API's CustomField upsert and read
 // (SOAP, metadata.ts) — closely enough for the unmodified jsforce 3 to run against it, plus Outbound
-// Messages and sandbox-only knobs under /__sandbox. Errors use Salesforce's array bodies; every REST
-// answer carries Sforce-Limit-Info.
+// Messages, the Streaming API's Account change events (CometD, streaming.ts) and sandbox-only knobs
+// under /__sandbox. Errors use Salesforce's array bodies; every REST answer carries Sforce-Limit-Info.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { CallStats, FaultPlan, type FaultSettings, SlidingWindowLimiter } from '../shared/faults.ts';
 import { type AuthOptions, AuthRegistry } from './auth.ts';
@@ -16,6 +16,7 @@ import { registerOAuthRoutes } from './routes/oauth.ts';
 import { registerQueryRoutes } from './routes/query.ts';
 import { registerSObjectRoutes } from './routes/sobjects.ts';
 import { SalesforceStore, type StoreOptions } from './store.ts';
+import { StreamingServer, type StreamingSettings } from './streaming.ts';
 
 export interface SalesforceSandboxOptions extends StoreOptions {
   store?: SalesforceStore;
@@ -27,6 +28,8 @@ export interface SalesforceSandboxOptions extends StoreOptions {
   faults?: Partial<FaultSettings>;
   faultSeed?: number;
   outbound?: OutboundSettings;
+  /** Streaming API (CometD) knobs: connect hold time, event retention. */
+  streaming?: StreamingSettings;
   /** The URL the org is reached at (for Outbound Message URLs); set by startSalesforceSandbox. */
   instanceUrl?: () => string;
   /** Largest accepted JSON body. Default 50 MB. */
@@ -41,6 +44,7 @@ export interface SalesforceSandbox {
   stats: CallStats;
   apiUsage: SlidingWindowLimiter;
   outbound: OutboundSender;
+  streaming: StreamingServer;
 }
 
 export function createSalesforceSandbox(options: SalesforceSandboxOptions = {}): SalesforceSandbox {
@@ -55,11 +59,13 @@ export function createSalesforceSandbox(options: SalesforceSandboxOptions = {}):
     options.outbound,
   );
 
+  const streaming = new StreamingServer(store, auth, options.streaming);
+
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
 
-  app.use('/__sandbox', controlPlane({ store, auth, faults, stats, outbound }));
+  app.use('/__sandbox', controlPlane({ store, auth, faults, stats, outbound, streaming }));
 
   const ctx: OperationContext = {
     store,
@@ -77,6 +83,9 @@ export function createSalesforceSandbox(options: SalesforceSandboxOptions = {}):
   const soap = express.Router();
   registerMetadataRoutes(soap, ctx, maxBodyBytes);
   app.use(soap);
+
+  // Streaming has its own limits and answers Bayeux replies, not REST errors.
+  app.use(streaming.router());
 
   app.use(express.json({ limit: maxBodyBytes }));
   const router = express.Router();
@@ -103,5 +112,5 @@ export function createSalesforceSandbox(options: SalesforceSandboxOptions = {}):
     );
   });
 
-  return { app, store, auth, faults, stats, apiUsage, outbound };
+  return { app, store, auth, faults, stats, apiUsage, outbound, streaming };
 }

@@ -1,5 +1,6 @@
 // Sandbox-only control endpoints under /__sandbox (not part of Salesforce's API): call counts, fault
-// knobs, expiring sessions, outbound message deliveries and settings, custom fields.
+// knobs, expiring sessions, outbound message deliveries and settings, custom fields, streaming clients
+// and retained change events.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { mountStatsAndFaults } from '../shared/control.ts';
 import type { CallStats, FaultPlan } from '../shared/faults.ts';
@@ -7,6 +8,7 @@ import type { AuthRegistry } from './auth.ts';
 import type { OutboundSender, OutboundSettings } from './outbound.ts';
 import { isRecord } from './routes/sobjects.ts';
 import { resolveType, type SalesforceStore } from './store.ts';
+import type { StreamingServer } from './streaming.ts';
 
 export interface ControlParts {
   store: SalesforceStore;
@@ -14,6 +16,7 @@ export interface ControlParts {
   faults: FaultPlan;
   stats: CallStats;
   outbound: OutboundSender;
+  streaming: StreamingServer;
 }
 
 export function controlPlane(parts: ControlParts): express.Router {
@@ -45,6 +48,10 @@ export function controlPlane(parts: ControlParts): express.Router {
   control.post('/outbound/flush', async (_req, res) => {
     await parts.outbound.flush();
     res.status(204).end();
+  });
+
+  control.get('/streaming', (_req, res) => {
+    res.json({ clients: parts.streaming.clientCount, events: parts.streaming.events });
   });
 
   control.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

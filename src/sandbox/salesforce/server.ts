@@ -36,6 +36,7 @@ export async function startSalesforceSandbox(
     accessToken: sandbox.auth.issueAccessToken(),
     close: async () => {
       sandbox.outbound.close();
+      sandbox.streaming.close();
       await listening.close();
     },
   };
