@@ -180,7 +180,16 @@ function activityDate(occurredAt: string): string | undefined {
   return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().slice(0, 10);
 }
 
-export function createSalesforceConnector(options: SalesforceConnectorOptions): CrmConnector {
+/** The session the connector holds, for clients that authenticate themselves (CDC streaming). */
+export interface SalesforceSession {
+  accessToken(): Promise<string>;
+  /** A fresh access token (after the streaming API answered 401::Authentication invalid). */
+  reauthenticate(): Promise<string>;
+}
+
+export type SalesforceConnector = CrmConnector & { session: SalesforceSession };
+
+export function createSalesforceConnector(options: SalesforceConnectorOptions): SalesforceConnector {
   if (!options.instanceUrl) throw new Error('createSalesforceConnector: instanceUrl is required');
   if (!options.orgId) throw new Error('createSalesforceConnector: orgId is required');
   if (!/^\d+\.\d$/.test(options.apiVersion ?? '')) {
@@ -838,7 +847,25 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       return fn(...args);
     };
 
+  /** A new session through the same grant and lock as jsforce's own refreshes (for the streaming client). */
+  const reauthenticate = (): Promise<string> =>
+    new Promise((resolve, reject) => {
+      refreshFn(conn, (err, accessToken, res) => {
+        if (err || !accessToken) return reject(err ?? new Error('the refresh returned no access token'));
+        conn.accessToken = accessToken;
+        conn.emit('refresh', accessToken, res);
+        resolve(accessToken);
+      });
+    });
+
   return {
+    session: {
+      accessToken: async () => {
+        await loadStoredToken();
+        return conn.accessToken ?? reauthenticate();
+      },
+      reauthenticate: () => reauthenticate().catch((err: unknown) => Promise.reject(connectorError('session.refresh', err))),
+    },
     kind: 'salesforce',
     tenant: options.orgId,
     maxUpdateBatch: SALESFORCE_COLLECTION_LIMIT,

@@ -54,7 +54,11 @@ export async function runService(role: Role): Promise<number> {
   const service = createService({ ...(await settingsFromEnv(env)), log: jsonLog });
   let url: string | undefined;
   try {
-    if (parts.http) url = (await service.startHttp(env.PORT, env.HOST)).url;
+    if (parts.http) {
+      url = (await service.startHttp(env.PORT, env.HOST)).url;
+      // CDC is an inbound event source like the webhooks: it runs where they are served.
+      await service.startChangeEvents();
+    }
     if (parts.worker) {
       service.startWorker();
       // Idempotent: every worker replica may (re)declare the schedules.

@@ -82,6 +82,17 @@ export const envSchema = z.object({
     .trim()
     .regex(/^00D[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/, 'must be the org id (00D…, 15 or 18 characters)')
     .optional(),
+  SALESFORCE_EVENTS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const items = [...new Set((v ?? 'outbound').split(',').map((s) => s.trim()).filter(Boolean))];
+      const bad = items.filter((i) => i !== 'outbound' && i !== 'cdc');
+      if (bad.length || !items.length)
+        ctx.addIssue({ code: 'custom', message: 'must be outbound, cdc or outbound,cdc' });
+      return items as ('outbound' | 'cdc')[];
+    }),
+  SALESFORCE_NOTES: z.enum(['task', 'content-note']).default('task'),
   SALESFORCE_API_VERSION: z
     .string()
     .regex(/^\d{2}\.0$/, 'must look like 62.0')

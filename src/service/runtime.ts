@@ -5,7 +5,12 @@ import type { Queue, Worker } from 'bullmq';
 import type { Router } from 'express';
 import type { Redis } from 'ioredis';
 import { createConnector, createEventHandler } from '../../connectors/registry.ts';
-import type { SalesforceConnectorOptions } from '../../connectors/salesforce/connector.ts';
+import { subscribeAccountChanges } from '../../connectors/salesforce/change-events.ts';
+import {
+  createSalesforceConnector,
+  type SalesforceConnector,
+  type SalesforceConnectorOptions,
+} from '../../connectors/salesforce/connector.ts';
 import { id15 } from '../../connectors/salesforce/outbound-messages.ts';
 import type {
   AccountUpdate,
@@ -16,7 +21,12 @@ import type {
   UpdateResult,
 } from '../../connectors/types.ts';
 import { Batcher } from '../../queues/batcher.ts';
-import { createEnrichQueue, type EnrichJob, type EnrichJobData } from '../../queues/enrich-queue.ts';
+import {
+  createEnrichQueue,
+  type EnrichJob,
+  type EnrichJobData,
+  jobForEvent,
+} from '../../queues/enrich-queue.ts';
 import { startEnrichWorker, type WorkerLog } from '../../queues/enrich-worker.ts';
 import {
   createMaintenanceQueue,
@@ -79,7 +89,11 @@ export interface ServiceSettings {
     | 'clientSecret'
     | 'apiVersion'
     | 'orgId'
-  >;
+    | 'notes'
+  > & {
+    /** How we learn about new Accounts: Outbound Messages to /webhooks/salesforce, CDC streaming, or both. */
+    events?: ('outbound' | 'cdc')[];
+  };
   publicBaseUrl?: string | undefined;
   /** Our HTTP API (/api): API keys, and the Salesforce quick action's signing secrets. */
   api?: { apiKeys: string[]; salesforceSecrets: string[] };
@@ -112,6 +126,8 @@ export interface Service {
   upsertSchedules(): Promise<void>;
   maintenanceQueue: Queue<MaintenanceData>;
   startHttp(port: number, host?: string): Promise<{ url: string; close(): Promise<void> }>;
+  /** Subscribes to Salesforce Change Data Capture when configured; CREATE events become enrich jobs. */
+  startChangeEvents(): Promise<void>;
   /** Stops taking work, waits for active jobs, flushes pending writes, closes connections. */
   close(): Promise<void>;
 }
@@ -158,14 +174,14 @@ export function createService(settings: ServiceSettings): Service {
       }),
     );
   }
+  let salesforceConnector: SalesforceConnector | undefined;
   if (settings.salesforce) {
-    connectors.set(
-      tenantKey('salesforce', settings.salesforce.orgId),
-      createConnector('salesforce', {
-        ...settings.salesforce,
-        onCall: (e) => metrics.recordCall('salesforce', e.operation, e.status, e.durationMs),
-      }),
-    );
+    const { events: _events, ...options } = settings.salesforce;
+    salesforceConnector = createSalesforceConnector({
+      ...options,
+      onCall: (e) => metrics.recordCall('salesforce', e.operation, e.status, e.durationMs),
+    });
+    connectors.set(tenantKey('salesforce', settings.salesforce.orgId), salesforceConnector);
   }
   if (!connectors.size) throw new Error('no CRM connection configured: give HubSpot or Salesforce settings');
   const connector = (crm: CrmKind, tenant: string): CrmConnector => {
@@ -238,6 +254,7 @@ export function createService(settings: ServiceSettings): Service {
       reenrichSweep({ ledgers, queue, attempts: settings.worker.attempts, runId: String(job.id) }),
   };
   const workers: Worker[] = [];
+  const subscriptions: { close(): Promise<void> }[] = [];
   const servers: { close(): Promise<void> }[] = [];
 
   return {
@@ -382,7 +399,42 @@ export function createService(settings: ServiceSettings): Service {
       servers.push(server);
       return server;
     },
+    async startChangeEvents() {
+      const sf = settings.salesforce;
+      if (!sf || !salesforceConnector || !(sf.events ?? ['outbound']).includes('cdc')) return;
+      const org = id15(sf.orgId);
+      const { session } = salesforceConnector;
+      const subscription = await subscribeAccountChanges({
+        instanceUrl: sf.instanceUrl,
+        apiVersion: sf.apiVersion,
+        accessToken: () => session.accessToken(),
+        reauthenticate: () => session.reauthenticate(),
+        redis: producerRedis,
+        replayKey: `${settings.prefix}:cdc:${org}:replay`,
+        onEvent: async (event) => {
+          // Only new Accounts start work here; our own writes come back as UPDATEs and must not loop.
+          if (event.changeType !== 'CREATE') return;
+          const jobs = event.recordIds.map((accountId) =>
+            jobForEvent(
+              {
+                crm: 'salesforce',
+                tenant: org,
+                accountId,
+                change: 'created',
+                dedupeParts: [id15(accountId), 'cdc', event.replayId],
+                cause: `AccountChangeEvent CREATE replay ${event.replayId}`,
+              },
+              settings.worker.attempts,
+            ),
+          );
+          if (jobs.length) await queue.addBulk(jobs);
+        },
+        log: (line, fields) => log.info(line, { ...fields, source: 'salesforce-cdc' }),
+      });
+      subscriptions.push(subscription);
+    },
     async close() {
+      await Promise.all(subscriptions.map((s) => s.close()));
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all([...batchers.values()].map((b) => b.drain()));
       await Promise.all(servers.map((s) => s.close()));

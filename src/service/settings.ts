@@ -41,6 +41,8 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
             refreshToken: env.SALESFORCE_REFRESH_TOKEN,
             apiVersion: env.SALESFORCE_API_VERSION,
             orgId: env.SALESFORCE_ORG_ID,
+            events: env.SALESFORCE_EVENTS,
+            notes: env.SALESFORCE_NOTES,
           },
         }
       : {}),
