@@ -3,6 +3,7 @@
 import { backfillCommand } from './cli/backfill.ts';
 import { type Command, EXIT_FAILURE, EXIT_USAGE, parse, UsageError } from './cli/command.ts';
 import { demoCommand } from './cli/demo.ts';
+import { digestCommand } from './cli/digest.ts';
 import { doctorCommand } from './cli/doctor.ts';
 import { enrichCommand } from './cli/enrich.ts';
 import { sandboxCommand } from './cli/sandbox.ts';
@@ -21,6 +22,7 @@ const COMMANDS: Command[] = [
   setupCommand,
   enrichCommand,
   backfillCommand,
+  digestCommand,
 ];
 
 function help(): string {

@@ -7,6 +7,7 @@ import {
   SIGNAL_FILTER_TYPES,
   SIGNAL_SORTS,
 } from '../buyer-intel/enums.ts';
+import { type DigestSettings, digestSettingsFromEnv } from '../digest/settings.ts';
 import { cronOrOff, timeZone } from './cron.ts';
 
 const int = (min: number, max: number, fallback: number) =>
@@ -150,7 +151,8 @@ export const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
-export type Env = z.output<typeof envSchema>;
+/** The validated environment; the DIGEST_* variables come out as one settings object. */
+export type Env = z.output<typeof envSchema> & { digest: DigestSettings };
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -206,6 +208,12 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
         return `${name} ${message}`;
       });
   problems.push(...crmGroupProblems(present));
-  if (parsed.success && !problems.length) return parsed.data;
+  let digest: DigestSettings = {};
+  try {
+    digest = digestSettingsFromEnv(present as Record<string, string>);
+  } catch (err) {
+    problems.push(`DIGEST_* variables: ${(err as Error).message}`);
+  }
+  if (parsed.success && !problems.length) return { ...parsed.data, digest };
   throw new ConfigError([...new Set(problems)]);
 }

@@ -40,6 +40,16 @@ import { adminRouter } from '../admin/router.ts';
 import { refreshActions } from '../api/actions.ts';
 import { apiRouter } from '../api/router.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
+import {
+  createDigestQueue,
+  type DigestDeps,
+  type DigestKind,
+  type DigestRunResult,
+  registerDigestSchedulers,
+  runDigestNow,
+  startDigestWorker,
+} from '../digest/schedule.ts';
+import type { DigestSettings } from '../digest/settings.ts';
 import { EnrichmentHistory } from '../enrich/history.ts';
 import {
   type EnrichResult,
@@ -97,6 +107,8 @@ export interface ServiceSettings {
   publicBaseUrl?: string | undefined;
   /** Our HTTP API (/api): API keys, and the Salesforce quick action's signing secrets. */
   api?: { apiKeys: string[]; salesforceSecrets: string[] };
+  /** Signal digests (per account, org-wide); a kind without its schedule is off. */
+  digest?: DigestSettings;
   /** Scheduled work (cron pattern and IANA time zone); absent = not scheduled. */
   schedules?: { reenrich?: { pattern: string; tz: string } };
   mapping: Mapping;
@@ -126,6 +138,8 @@ export interface Service {
   upsertSchedules(): Promise<void>;
   maintenanceQueue: Queue<MaintenanceData>;
   startHttp(port: number, host?: string): Promise<{ url: string; close(): Promise<void> }>;
+  /** Runs one digest now, in this process (`digest --now`). */
+  digest(kind: DigestKind): Promise<DigestRunResult>;
   /** Subscribes to Salesforce Change Data Capture when configured; CREATE events become enrich jobs. */
   startChangeEvents(): Promise<void>;
   /** Stops taking work, waits for active jobs, flushes pending writes, closes connections. */
@@ -141,7 +155,8 @@ export function createService(settings: ServiceSettings): Service {
   const producerRedis: Redis = createRedis(settings.redisUrl, 'producer', redisError('producer'));
   const queue = createEnrichQueue(producerRedis, { prefix: settings.prefix });
   const maintenanceQueue = createMaintenanceQueue(producerRedis, { prefix: settings.prefix });
-  const metrics = new Metrics(() => [queue, maintenanceQueue]);
+  const digestQueue = createDigestQueue(producerRedis, { prefix: settings.prefix });
+  const metrics = new Metrics(() => [queue, maintenanceQueue, digestQueue]);
   // The worker parks the queue on a 429 through its own (blocking-safe) connection.
   const workerQueue = createEnrichQueue(workerRedis, { prefix: settings.prefix });
 
@@ -253,6 +268,16 @@ export function createService(settings: ServiceSettings): Service {
     'reenrich-sweep': (job) =>
       reenrichSweep({ ledgers, queue, attempts: settings.worker.attempts, runId: String(job.id) }),
   };
+  const digestDeps: DigestDeps = {
+    buyerIntel,
+    connectorFor: connector,
+    ledgers,
+    redis: workerRedis,
+    prefix: settings.prefix,
+    settings: settings.digest ?? {},
+    createNote,
+    log,
+  };
   const workers: Worker[] = [];
   const subscriptions: { close(): Promise<void> }[] = [];
   const servers: { close(): Promise<void> }[] = [];
@@ -265,6 +290,7 @@ export function createService(settings: ServiceSettings): Service {
     metrics,
     connector,
     enrich: (ref, options) => enrichAccount(deps, ref, options),
+    digest: (kind) => runDigestNow(digestDeps, kind),
     startWorker() {
       const worker = startEnrichWorker<EnrichResult>({
         connection: workerRedis,
@@ -313,6 +339,10 @@ export function createService(settings: ServiceSettings): Service {
       worker.on('completed', timeJob('completed'));
       worker.on('failed', timeJob('failed'));
       workers.push(worker);
+      if (settings.digest?.perAccount || settings.digest?.orgWide)
+        workers.push(
+          startDigestWorker({ connection: workerRedis, deps: digestDeps, prefix: settings.prefix }),
+        );
       workers.push(
         startMaintenanceWorker({
           connection: workerRedis,
@@ -324,6 +354,8 @@ export function createService(settings: ServiceSettings): Service {
       return worker;
     },
     async upsertSchedules() {
+      // An unconfigured digest kind has its scheduler removed, so switching one off takes effect.
+      await registerDigestSchedulers(digestQueue, settings.digest ?? {});
       const reenrich = settings.schedules?.reenrich;
       if (reenrich)
         await upsertSchedule(maintenanceQueue, { id: 'reenrich', name: 'reenrich-sweep', ...reenrich });
@@ -389,7 +421,7 @@ export function createService(settings: ServiceSettings): Service {
           ? {
               admin: {
                 ...settings.admin,
-                queues: [queue, maintenanceQueue],
+                queues: [queue, maintenanceQueue, digestQueue],
                 pages: adminRouter({ history: apiHistory, actions: refreshActions(actionOptions) }),
               },
             }
@@ -438,7 +470,7 @@ export function createService(settings: ServiceSettings): Service {
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all([...batchers.values()].map((b) => b.drain()));
       await Promise.all(servers.map((s) => s.close()));
-      await Promise.all([queue.close(), workerQueue.close(), maintenanceQueue.close()]);
+      await Promise.all([queue.close(), workerQueue.close(), maintenanceQueue.close(), digestQueue.close()]);
       workerRedis.disconnect();
       producerRedis.disconnect();
     },

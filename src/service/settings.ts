@@ -51,6 +51,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
       ? { admin: { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD } }
       : {}),
     api: { apiKeys: env.API_KEYS, salesforceSecrets: env.SALESFORCE_REFRESH_SECRETS },
+    digest: env.digest,
     schedules: {
       ...(env.REENRICH_CRON ? { reenrich: { pattern: env.REENRICH_CRON, tz: env.SCHEDULE_TZ } } : {}),
     },

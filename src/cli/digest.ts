@@ -1,0 +1,56 @@
+import { loadEnv } from '../config/env.ts';
+import { DIGEST_KINDS, DigestBusyError, DigestIncompleteError, type DigestKind } from '../digest/schedule.ts';
+import { createService } from '../service/runtime.ts';
+import { settingsFromEnv } from '../service/settings.ts';
+import { type Command, UsageError } from './command.ts';
+
+export const digestCommand: Command = {
+  name: 'digest',
+  summary: 'Run a signal digest now (they otherwise run on their schedules in the worker)',
+  usage: `buyer-intel-sync digest --now [--kind per-account|org-wide]
+
+Per account: one note per matched account with the signals new since its last digest, ranked by
+hotness, none where nothing is new. Org-wide: the top recent signals as a note on the configured
+record and/or to the Slack-compatible webhook. A second run in the same period writes nothing.
+Without --kind, every configured kind runs (DIGEST_PER_ACCOUNT_CRON, DIGEST_ORG_CRON; see
+.env.example). Prints one JSON line per run.`,
+  options: {
+    now: { type: 'boolean', default: false },
+    kind: { type: 'string' },
+  },
+  async run(values) {
+    if (!values.now)
+      throw new UsageError('digest runs on its schedule in the worker; pass --now to run one here');
+    if (values.kind !== undefined && !DIGEST_KINDS.includes(values.kind as DigestKind))
+      throw new UsageError(`--kind must be ${DIGEST_KINDS.join(' or ')}, got "${String(values.kind)}"`);
+    const settings = await settingsFromEnv(loadEnv());
+    const configured = DIGEST_KINDS.filter((k) =>
+      k === 'per-account' ? settings.digest?.perAccount : settings.digest?.orgWide,
+    );
+    const kinds = values.kind ? [values.kind as DigestKind] : configured;
+    const missing = kinds.filter((k) => !configured.includes(k));
+    if (!kinds.length || missing.length)
+      throw new UsageError(
+        `${missing.length ? missing.join(', ') : 'no digest'} is not configured: set DIGEST_PER_ACCOUNT_CRON and/or DIGEST_ORG_CRON (see .env.example)`,
+      );
+    const service = createService(settings);
+    let code = 0;
+    try {
+      for (const kind of kinds) {
+        try {
+          process.stdout.write(`${JSON.stringify(await service.digest(kind))}\n`);
+        } catch (err) {
+          if (err instanceof DigestIncompleteError) {
+            process.stdout.write(`${JSON.stringify({ ...err.result, incomplete: true })}\n`);
+          } else if (err instanceof DigestBusyError) {
+            process.stderr.write(`digest ${kind} is already running elsewhere; try again later\n`);
+          } else throw err;
+          code = 1;
+        }
+      }
+      return code;
+    } finally {
+      await service.close();
+    }
+  },
+};

@@ -1,0 +1,100 @@
+// What a digest run needs, injected: the Buyer Intelligence client, a CRM connector per portal/org
+// (the same CrmConnector interface the pipeline uses: no CRM SDK here), the ledgers (matched accounts),
+// Redis for watermarks and the run lock, and the settings.
+import type { Redis } from 'ioredis';
+import type { CrmConnector, CrmKind, NoteDraft, NoteResult } from '../../connectors/types.ts';
+import type { BuyerIntelClient } from '../buyer-intel/client.ts';
+import type { Ledgers } from '../write/ledgers.ts';
+import type { DigestSettings } from './settings.ts';
+
+export type DigestKind = 'per-account' | 'org-wide';
+
+export interface DigestLog {
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface DigestDeps {
+  buyerIntel: Pick<BuyerIntelClient, 'listRecentBuyerSignals' | 'listTopRecentSignals'>;
+  connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
+  ledgers: Pick<Ledgers, 'matchedAccounts' | 'recordNotes'>;
+  redis: Redis;
+  /** The install's key prefix; digest keys live under `<prefix>:digest:`. */
+  prefix: string;
+  settings: DigestSettings;
+  /**
+   * Creates one note; pass the service's note batcher to share CRM calls with enrichment. Default:
+   * `connectorFor(crm, tenant).createNotes([note])`.
+   */
+  createNote?: (crm: CrmKind, tenant: string, note: NoteDraft) => Promise<NoteResult>;
+  now?: () => Date;
+  /** For the Slack webhook (tests); default `globalThis.fetch`. */
+  fetch?: typeof globalThis.fetch;
+  log?: DigestLog;
+}
+
+export interface DigestRunResult {
+  kind: DigestKind;
+  period: string;
+  /** The run's scheduled time: the end of its window. */
+  windowEnd: string;
+  counts: {
+    written: number;
+    nothingNew: number;
+    alreadyWritten: number;
+    recovered: number;
+    failed: number;
+  };
+  /** Up to 20 failures, for the operator. */
+  failures: { account: string; reason: string; permanent: boolean }[];
+  /** Org-wide only: where the digest went in this run. */
+  delivered?: { note: boolean; slack: boolean };
+}
+
+/** Some accounts or deliveries failed in a way a retry can fix; the job retries (done ones are skipped). */
+export class DigestIncompleteError extends Error {
+  readonly result: DigestRunResult;
+  constructor(message: string, result: DigestRunResult) {
+    super(message);
+    this.name = 'DigestIncompleteError';
+    this.result = result;
+  }
+}
+
+/** Another run of the same digest holds the lock. */
+export class DigestBusyError extends Error {
+  constructor(kind: DigestKind) {
+    super(`a ${kind} digest is already running`);
+    this.name = 'DigestBusyError';
+  }
+}
+
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+/** One run of a digest kind at a time across workers and the CLI (a Redis lock with a TTL). */
+export async function withDigestLock<T>(
+  deps: Pick<DigestDeps, 'redis' | 'prefix'>,
+  kind: DigestKind,
+  run: () => Promise<T>,
+  ttlMs = 30 * 60_000,
+): Promise<T> {
+  const key = `${deps.prefix}:digest:lock:${kind}`;
+  const owner = `${process.pid}:${Math.random().toString(36).slice(2)}`;
+  const taken = await deps.redis.set(key, owner, 'PX', ttlMs, 'NX');
+  if (taken !== 'OK') throw new DigestBusyError(kind);
+  try {
+    return await run();
+  } finally {
+    await deps.redis.eval(RELEASE, 1, key, owner).catch(() => undefined);
+  }
+}
+
+export function emptyResult(kind: DigestKind, period: string, windowEnd: Date): DigestRunResult {
+  return {
+    kind,
+    period,
+    windowEnd: windowEnd.toISOString(),
+    counts: { written: 0, nothingNew: 0, alreadyWritten: 0, recovered: 0, failed: 0 },
+    failures: [],
+  };
+}
