@@ -10,6 +10,7 @@ import { sandboxCommand } from './cli/sandbox.ts';
 import { serveCommand } from './cli/serve.ts';
 import { setupCommand } from './cli/setup.ts';
 import { startCommand } from './cli/start.ts';
+import { tenantsCommand } from './cli/tenants.ts';
 import { workerCommand } from './cli/worker.ts';
 
 const COMMANDS: Command[] = [
@@ -23,6 +24,7 @@ const COMMANDS: Command[] = [
   enrichCommand,
   backfillCommand,
   digestCommand,
+  tenantsCommand,
 ];
 
 function help(): string {

@@ -52,6 +52,9 @@ export async function runService(role: Role): Promise<number> {
   const parts = ROLES[role];
   const env = loadEnv();
   const service = createService({ ...(await settingsFromEnv(env)), log: jsonLog });
+  // Tenants kept in Redis (TOKEN_ENCRYPTION_KEY): load them now, then pick up changes every 30 s.
+  await service.loadTenants();
+  service.watchTenants(30_000);
   let url: string | undefined;
   try {
     if (parts.http) {

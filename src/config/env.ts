@@ -70,6 +70,8 @@ export const envSchema = z.object({
   HUBSPOT_ACCESS_TOKEN: secret.optional(),
   HUBSPOT_PORTAL_ID: z.string().trim().regex(/^\d+$/, 'must be the numeric portal (hub) id').optional(),
   HUBSPOT_CLIENT_SECRET: secret.optional(),
+  /** The app's OAuth client id: needed to refresh the tokens of portals installed through OAuth. */
+  HUBSPOT_CLIENT_ID: z.string().trim().min(1).optional(),
   HUBSPOT_APP_ID: z.string().trim().regex(/^\d+$/, 'must be the numeric app id').optional(),
   HUBSPOT_BASE_PATH: url.default('https://api.hubapi.com'),
 
@@ -87,7 +89,14 @@ export const envSchema = z.object({
     .string()
     .optional()
     .transform((v, ctx) => {
-      const items = [...new Set((v ?? 'outbound').split(',').map((s) => s.trim()).filter(Boolean))];
+      const items = [
+        ...new Set(
+          (v ?? 'outbound')
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean),
+        ),
+      ];
       const bad = items.filter((i) => i !== 'outbound' && i !== 'cdc');
       if (bad.length || !items.length)
         ctx.addIssue({ code: 'custom', message: 'must be outbound, cdc or outbound,cdc' });
@@ -99,6 +108,14 @@ export const envSchema = z.object({
     .regex(/^\d{2}\.0$/, 'must look like 62.0')
     .default('62.0'),
 
+  /** Encrypts the tokens of tenants kept in Redis (AES-256-GCM): 32 random bytes, base64. */
+  TOKEN_ENCRYPTION_KEY: z
+    .string()
+    .trim()
+    .optional()
+    .refine((v) => v === undefined || Buffer.from(v, 'base64').length === 32, {
+      message: 'must be 32 bytes, base64-encoded (e.g. `openssl rand -base64 32`)',
+    }),
   PUBLIC_BASE_URL: url.optional(),
   API_KEYS: z
     .string()
@@ -179,16 +196,25 @@ function crmGroupProblems(present: Record<string, unknown>): string[] {
   const problems: string[] = [];
   if ((present.ADMIN_USERNAME === undefined) !== (present.ADMIN_PASSWORD === undefined))
     problems.push('ADMIN_USERNAME and ADMIN_PASSWORD go together: set both to serve /admin, or neither');
-  const configured = Object.entries(CRM_GROUPS).filter(([, names]) =>
-    names.some((n) => present[n] !== undefined),
+  const tenants = present.TOKEN_ENCRYPTION_KEY !== undefined;
+  // With tenants in Redis, only the apps' own credentials come from the environment.
+  const perTenant: Record<string, readonly string[]> = {
+    HubSpot: ['HUBSPOT_ACCESS_TOKEN', 'HUBSPOT_PORTAL_ID'],
+    Salesforce: ['SALESFORCE_INSTANCE_URL', 'SALESFORCE_REFRESH_TOKEN', 'SALESFORCE_ORG_ID'],
+  };
+  const configured = Object.entries(CRM_GROUPS).filter(([crm, names]) =>
+    names.some((n) => present[n] !== undefined && (!tenants || perTenant[crm]?.includes(n))),
   );
   for (const [crm, names] of configured) {
     for (const n of names)
       if (present[n] === undefined) problems.push(`${n} is required (${crm} is configured)`);
   }
-  if (!configured.length) {
+  const apps = Object.entries(CRM_GROUPS).filter(([crm, names]) =>
+    names.some((n) => present[n] !== undefined && !perTenant[crm]?.includes(n)),
+  );
+  if (!configured.length && !(tenants && apps.length)) {
     problems.push(
-      `no CRM configured: set ${CRM_GROUPS.HubSpot.join(', ')} for HubSpot and/or ${CRM_GROUPS.Salesforce.join(', ')} for Salesforce`,
+      `no CRM configured: set ${CRM_GROUPS.HubSpot.join(', ')} for HubSpot and/or ${CRM_GROUPS.Salesforce.join(', ')} for Salesforce, or TOKEN_ENCRYPTION_KEY with the apps' client credentials for tenants kept in Redis`,
     );
   }
   return problems;

@@ -12,13 +12,14 @@ import {
   type SalesforceConnectorOptions,
 } from '../../connectors/salesforce/connector.ts';
 import { id15 } from '../../connectors/salesforce/outbound-messages.ts';
-import type {
-  AccountUpdate,
-  CrmConnector,
-  CrmKind,
-  NoteDraft,
-  NoteResult,
-  UpdateResult,
+import {
+  type AccountUpdate,
+  CrmAuthError,
+  type CrmConnector,
+  type CrmKind,
+  type NoteDraft,
+  type NoteResult,
+  type UpdateResult,
 } from '../../connectors/types.ts';
 import { Batcher } from '../../queues/batcher.ts';
 import {
@@ -64,6 +65,10 @@ import { Metrics } from '../observe/metrics.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
 import { listen } from '../sandbox/shared/listen.ts';
+import type { TokenCipher } from '../tenants/cipher.ts';
+import { hubspotTokenRefresher } from '../tenants/hubspot-oauth.ts';
+import { refreshingConnector } from '../tenants/refreshing-connector.ts';
+import { type TenantRecord, TenantStore, tenantIdOf } from '../tenants/store.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
 import { Ledgers } from '../write/ledgers.ts';
 import { createHttpApp } from './http-app.ts';
@@ -107,6 +112,23 @@ export interface ServiceSettings {
   publicBaseUrl?: string | undefined;
   /** Our HTTP API (/api): API keys, and the Salesforce quick action's signing secrets. */
   api?: { apiKeys: string[]; salesforceSecrets: string[] };
+  /**
+   * CRM connections kept in Redis (several portals and orgs), credentials encrypted with `cipher`;
+   * the apps' own credentials (to verify webhooks and refresh OAuth tokens) come from the config.
+   */
+  tenants?: {
+    cipher: TokenCipher;
+    hubspotApp?: {
+      clientId?: string | undefined;
+      clientSecret: string;
+      appId?: string | undefined;
+      basePath: string;
+    };
+    salesforceApp?: Pick<
+      SalesforceConnectorOptions,
+      'clientId' | 'clientSecret' | 'loginUrl' | 'apiVersion' | 'notes'
+    >;
+  };
   /** Signal digests (per account, org-wide); a kind without its schedule is off. */
   digest?: DigestSettings;
   /** Scheduled work (cron pattern and IANA time zone); absent = not scheduled. */
@@ -138,6 +160,10 @@ export interface Service {
   upsertSchedules(): Promise<void>;
   maintenanceQueue: Queue<MaintenanceData>;
   startHttp(port: number, host?: string): Promise<{ url: string; close(): Promise<void> }>;
+  /** Adds the CRM connections stored in Redis (tenants), drops removed ones. */
+  loadTenants(): Promise<{ loaded: string[]; unreadable: string[] }>;
+  /** Reloads the stored tenants every `intervalMs`, so a tenant added by the CLI is served soon. */
+  watchTenants(intervalMs: number): void;
   /** Runs one digest now, in this process (`digest --now`). */
   digest(kind: DigestKind): Promise<DigestRunResult>;
   /** Subscribes to Salesforce Change Data Capture when configured; CREATE events become enrich jobs. */
@@ -198,7 +224,85 @@ export function createService(settings: ServiceSettings): Service {
     });
     connectors.set(tenantKey('salesforce', settings.salesforce.orgId), salesforceConnector);
   }
-  if (!connectors.size) throw new Error('no CRM connection configured: give HubSpot or Salesforce settings');
+  if (!connectors.size && !settings.tenants)
+    throw new Error('no CRM connection configured: give HubSpot or Salesforce settings, or tenants');
+  const configured = new Set(connectors.keys());
+  const tenantStore = settings.tenants
+    ? new TenantStore(workerRedis, settings.prefix, settings.tenants.cipher)
+    : undefined;
+
+  /** A connector for a tenant kept in Redis (its refreshed session is kept there too, encrypted). */
+  async function tenantConnector(record: TenantRecord): Promise<CrmConnector> {
+    const t = settings.tenants;
+    if (!t || !tenantStore) throw new Error('tenants are not configured');
+    const id = tenantIdOf(record);
+    const sessionKey = tenantStore.sessionKey(record.crm, id);
+    const codec = t.cipher.codec(sessionKey);
+    if (record.crm === 'hubspot') {
+      const app = t.hubspotApp;
+      if (!app) throw new Error(`HubSpot portal ${id} is stored but HUBSPOT_CLIENT_SECRET is not set`);
+      const refresher =
+        record.refreshToken && app.clientId
+          ? hubspotTokenRefresher({
+              basePath: app.basePath,
+              clientId: app.clientId,
+              clientSecret: app.clientSecret,
+              redis: workerRedis,
+              key: sessionKey,
+              codec,
+              refreshToken: record.refreshToken,
+            })
+          : undefined;
+      return refreshingConnector({
+        initialToken: (await refresher?.current()) ?? record.accessToken,
+        build: (accessToken) =>
+          createConnector('hubspot', {
+            accessToken,
+            portalId: record.portalId,
+            basePath: app.basePath,
+            onCall: (e) => metrics.recordCall('hubspot', e.operation, e.status, e.durationMs),
+          }),
+        refresh: async (stale) => {
+          if (!refresher)
+            throw new CrmAuthError(
+              `HubSpot portal ${id}: the token expired and there is no refresh token (or HUBSPOT_CLIENT_ID) to renew it`,
+              401,
+            );
+          return refresher.refresh(stale);
+        },
+      });
+    }
+    const app = t.salesforceApp;
+    if (!app) throw new Error(`Salesforce org ${id} is stored but SALESFORCE_CLIENT_ID/SECRET are not set`);
+    return createSalesforceConnector({
+      ...app,
+      instanceUrl: record.instanceUrl,
+      orgId: record.orgId,
+      refreshToken: record.refreshToken,
+      ...(record.accessToken ? { accessToken: record.accessToken } : {}),
+      tokenStore: { redis: workerRedis, key: sessionKey, codec },
+      onCall: (e) => metrics.recordCall('salesforce', e.operation, e.status, e.durationMs),
+    });
+  }
+
+  /** Adds the tenants stored in Redis, drops removed ones; configured (environment) tenants stay. */
+  async function loadTenants(): Promise<{ loaded: string[]; unreadable: string[] }> {
+    if (!tenantStore) return { loaded: [], unreadable: [] };
+    const { tenants, unreadable } = await tenantStore.list();
+    const seen = new Set<string>();
+    for (const record of tenants) {
+      const key = tenantKey(record.crm, tenantIdOf(record));
+      seen.add(key);
+      if (configured.has(key) || connectors.has(key)) continue;
+      connectors.set(key, await tenantConnector(record));
+    }
+    for (const key of [...connectors.keys()])
+      if (!configured.has(key) && !seen.has(key)) connectors.delete(key);
+    for (const u of unreadable)
+      log.warn('a stored tenant cannot be read', { tenant: u.field, reason: u.reason });
+    return { loaded: [...seen], unreadable: unreadable.map((u) => u.field) };
+  }
+  let tenantTimer: NodeJS.Timeout | undefined;
   const connector = (crm: CrmKind, tenant: string): CrmConnector => {
     const c = connectors.get(tenantKey(crm, tenant));
     if (!c) throw new Error(`no ${crm} connection for ${tenant}`);
@@ -363,22 +467,23 @@ export function createService(settings: ServiceSettings): Service {
     },
     async startHttp(port, host) {
       const { hubspot, salesforce } = settings;
+      const hubspotApp = hubspot ?? settings.tenants?.hubspotApp;
       const receiver = {
         publicBaseUrl: settings.publicBaseUrl,
         attempts: settings.worker.attempts,
         enqueue: (jobs: EnrichJob[]) => queue.addBulk(jobs),
       };
       const webhooks: Partial<Record<CrmKind, Router>> = {};
-      if (hubspot)
+      if (hubspotApp)
         webhooks.hubspot = webhookReceiver(
           createEventHandler('hubspot', {
-            clientSecret: hubspot.clientSecret,
+            clientSecret: hubspotApp.clientSecret,
             isKnownPortal: (portalId) => connectors.has(tenantKey('hubspot', portalId)),
-            appId: hubspot.appId,
+            appId: hubspotApp.appId,
           }),
           receiver,
         );
-      if (salesforce)
+      if (salesforce || settings.tenants?.salesforceApp)
         webhooks.salesforce = webhookReceiver(
           createEventHandler('salesforce', {
             isKnownOrg: (org) => connectors.has(tenantKey('salesforce', org)),
@@ -400,7 +505,7 @@ export function createService(settings: ServiceSettings): Service {
         ...actionOptions,
         auth: {
           apiKeys: settings.api?.apiKeys ?? [],
-          hubspotClientSecret: hubspot?.clientSecret,
+          hubspotClientSecret: hubspotApp?.clientSecret,
           salesforceSecrets: settings.api?.salesforceSecrets ?? [],
           redis: producerRedis,
           prefix: settings.prefix,
@@ -430,6 +535,14 @@ export function createService(settings: ServiceSettings): Service {
       const server = await listen(app, port, host);
       servers.push(server);
       return server;
+    },
+    loadTenants,
+    watchTenants(intervalMs) {
+      clearInterval(tenantTimer);
+      tenantTimer = setInterval(() => {
+        loadTenants().catch((err: unknown) => log.warn('could not reload tenants', { reason: String(err) }));
+      }, intervalMs);
+      tenantTimer.unref();
     },
     async startChangeEvents() {
       const sf = settings.salesforce;
@@ -466,6 +579,7 @@ export function createService(settings: ServiceSettings): Service {
       subscriptions.push(subscription);
     },
     async close() {
+      clearInterval(tenantTimer);
       await Promise.all(subscriptions.map((s) => s.close()));
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all([...batchers.values()].map((b) => b.drain()));

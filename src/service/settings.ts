@@ -1,6 +1,7 @@
 // From the validated environment to the service's settings (the mapping file is read here, once).
 import type { Env } from '../config/env.ts';
 import { mappingFromFile } from '../map/default-mapping.ts';
+import { TokenCipher } from '../tenants/cipher.ts';
 import type { ServiceSettings } from './runtime.ts';
 
 /** The environment configures one HubSpot portal and/or one Salesforce org (several come with tenants). */
@@ -43,6 +44,34 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
             orgId: env.SALESFORCE_ORG_ID,
             events: env.SALESFORCE_EVENTS,
             notes: env.SALESFORCE_NOTES,
+          },
+        }
+      : {}),
+    ...(env.TOKEN_ENCRYPTION_KEY
+      ? {
+          tenants: {
+            cipher: TokenCipher.fromBase64(env.TOKEN_ENCRYPTION_KEY),
+            ...(env.HUBSPOT_CLIENT_SECRET
+              ? {
+                  hubspotApp: {
+                    clientId: env.HUBSPOT_CLIENT_ID,
+                    clientSecret: env.HUBSPOT_CLIENT_SECRET,
+                    appId: env.HUBSPOT_APP_ID,
+                    basePath: env.HUBSPOT_BASE_PATH,
+                  },
+                }
+              : {}),
+            ...(env.SALESFORCE_CLIENT_ID && env.SALESFORCE_CLIENT_SECRET
+              ? {
+                  salesforceApp: {
+                    clientId: env.SALESFORCE_CLIENT_ID,
+                    clientSecret: env.SALESFORCE_CLIENT_SECRET,
+                    loginUrl: env.SALESFORCE_LOGIN_URL,
+                    apiVersion: env.SALESFORCE_API_VERSION,
+                    notes: env.SALESFORCE_NOTES,
+                  },
+                }
+              : {}),
           },
         }
       : {}),

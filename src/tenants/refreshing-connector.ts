@@ -1,0 +1,41 @@
+// A connector whose credentials can expire: on CrmAuthError (401) it asks for a new access token once,
+// rebuilds the inner connector with it and repeats the call. SDK clients keep their token inside, so
+// a new inner connector is simpler and safer than mutating one.
+import { CrmAuthError, type CrmConnector } from '../../connectors/types.ts';
+
+export function refreshingConnector(options: {
+  initialToken: string;
+  build: (accessToken: string) => CrmConnector;
+  /** A newer token: stored by another worker, or refreshed now. */
+  refresh: (staleToken: string) => Promise<string>;
+}): CrmConnector {
+  let token = options.initialToken;
+  let inner = options.build(token);
+
+  async function withRefresh<R>(call: (c: CrmConnector) => Promise<R>): Promise<R> {
+    const used = token;
+    try {
+      return await call(inner);
+    } catch (err) {
+      if (!(err instanceof CrmAuthError) || err.status !== 401) throw err;
+      if (token === used) {
+        token = await options.refresh(used);
+        inner = options.build(token);
+      }
+      return call(inner);
+    }
+  }
+
+  return {
+    kind: inner.kind,
+    tenant: inner.tenant,
+    maxUpdateBatch: inner.maxUpdateBatch,
+    maxNoteBatch: inner.maxNoteBatch,
+    getAccount: (id, fields) => withRefresh((c) => c.getAccount(id, fields)),
+    listAccounts: (fields, page) => withRefresh((c) => c.listAccounts(fields, page)),
+    updateAccounts: (updates) => withRefresh((c) => c.updateAccounts(updates)),
+    existingNoteKeys: (id) => withRefresh((c) => c.existingNoteKeys(id)),
+    createNotes: (notes) => withRefresh((c) => c.createNotes(notes)),
+    ensureFields: (fields) => withRefresh((c) => c.ensureFields(fields)),
+  };
+}
