@@ -8,6 +8,7 @@ import {
   SIGNAL_SORTS,
 } from '../buyer-intel/enums.ts';
 import { type DigestSettings, digestSettingsFromEnv } from '../digest/settings.ts';
+import { parseHmacSecret, parsePublicKey } from '../signals/standard-webhooks.ts';
 import { cronOrOff, timeZone } from './cron.ts';
 
 const int = (min: number, max: number, fallback: number) =>
@@ -51,6 +52,27 @@ const list = <T extends string>(allowed: readonly T[]) =>
 
 const secret = z.string().trim().min(1, 'is required');
 
+/** A comma-separated list of keys, each checked by `parse` (which never echoes a key). */
+const keyList = (parse: (key: string) => unknown, message: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const keys = (v ?? '')
+        .split(',')
+        .map((k) => k.trim())
+        .filter(Boolean);
+      for (const key of keys) {
+        try {
+          parse(key);
+        } catch {
+          ctx.addIssue({ code: 'custom', message });
+          break;
+        }
+      }
+      return keys;
+    });
+
 export const envSchema = z.object({
   BUYER_INTEL_BASE_URL: url,
   BUYER_INTEL_TOKEN: secret,
@@ -58,6 +80,25 @@ export const envSchema = z.object({
   BUYER_INTEL_MAX_ATTEMPTS: int(1, 10, 4),
   BUYER_INTEL_RATE_PER_SECOND: int(1, 10_000, 10),
   BUYER_INTEL_BURST: int(1, 10_000, 20),
+
+  /** The provider's row webhooks: `whsec_…` HMAC secrets and/or `whpk_…` Ed25519 public keys. */
+  BUYER_INTEL_WEBHOOK_SECRETS: keyList(
+    parseHmacSecret,
+    'each must be whsec_ followed by base64 (≥ 16 bytes)',
+  ),
+  BUYER_INTEL_WEBHOOK_PUBLIC_KEYS: keyList(
+    parsePublicKey,
+    'each must be an Ed25519 public key (whpk_…, PEM or base64)',
+  ),
+  BUYER_INTEL_WEBHOOK_BRIDGE_IDS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
 
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })

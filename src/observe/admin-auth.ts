@@ -12,12 +12,9 @@ export function basicAuth(username: string, password: string) {
     const m = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(header);
     const given = m?.[1] ? Buffer.from(m[1], 'base64').toString('utf8') : '';
     if (given && timingSafeEqual(digest(given), expected)) return next();
-    res
-      .status(401)
-      .set('WWW-Authenticate', 'Basic realm="buyer-intel-sync admin", charset="UTF-8"')
-      .json({
-        error: 'unauthorized',
-        message: 'the admin pages need the ADMIN_USERNAME and ADMIN_PASSWORD credentials',
-      });
+    res.status(401).set('WWW-Authenticate', 'Basic realm="buyer-intel-sync admin", charset="UTF-8"').json({
+      error: 'unauthorized',
+      message: 'the admin pages need the ADMIN_USERNAME and ADMIN_PASSWORD credentials',
+    });
   };
 }

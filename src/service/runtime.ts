@@ -65,10 +65,14 @@ import { Metrics } from '../observe/metrics.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
 import { listen } from '../sandbox/shared/listen.ts';
+import { redisAccountLock } from '../signals/account-lock.ts';
+import { createSignalQueue, enqueueInto, startSignalWorker } from '../signals/queue.ts';
+import { processRowEvent, type RealtimeDeps } from '../signals/realtime.ts';
 import type { TokenCipher } from '../tenants/cipher.ts';
 import { hubspotTokenRefresher } from '../tenants/hubspot-oauth.ts';
 import { refreshingConnector } from '../tenants/refreshing-connector.ts';
 import { type TenantRecord, TenantStore, tenantIdOf } from '../tenants/store.ts';
+import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
 import { Ledgers } from '../write/ledgers.ts';
 import { createHttpApp } from './http-app.ts';
@@ -83,6 +87,8 @@ export interface ServiceSettings {
     burst: number;
     /** The longest Retry-After a call waits out itself; longer ones park the queue instead. */
     maxRetryAfterMs?: number;
+    /** The provider's row webhooks (Standard Webhooks): keys to verify them, bridges to take. */
+    webhooks?: { secrets: string[]; publicKeys: string[]; bridgeIds?: string[] | undefined };
   };
   redisUrl: string;
   /** Namespaces every key and queue of this install in Redis. */
@@ -182,7 +188,9 @@ export function createService(settings: ServiceSettings): Service {
   const queue = createEnrichQueue(producerRedis, { prefix: settings.prefix });
   const maintenanceQueue = createMaintenanceQueue(producerRedis, { prefix: settings.prefix });
   const digestQueue = createDigestQueue(producerRedis, { prefix: settings.prefix });
-  const metrics = new Metrics(() => [queue, maintenanceQueue, digestQueue]);
+  const signalQueue = createSignalQueue(producerRedis, { prefix: settings.prefix });
+  const signalWorkerQueue = createSignalQueue(workerRedis, { prefix: settings.prefix });
+  const metrics = new Metrics(() => [queue, maintenanceQueue, digestQueue, signalQueue]);
   // The worker parks the queue on a 429 through its own (blocking-safe) connection.
   const workerQueue = createEnrichQueue(workerRedis, { prefix: settings.prefix });
 
@@ -443,6 +451,31 @@ export function createService(settings: ServiceSettings): Service {
       worker.on('completed', timeJob('completed'));
       worker.on('failed', timeJob('failed'));
       workers.push(worker);
+      const biWebhooks = settings.buyerIntel.webhooks;
+      if (biWebhooks) {
+        const signalDeps: RealtimeDeps = {
+          buyerIntel,
+          connectorFor: connector,
+          ledgers,
+          createNote,
+          // The enrich worker's own per-account lock: a real-time note and an enrichment never race.
+          lock: redisAccountLock({
+            redis: workerRedis,
+            keyOf: (a) => `${settings.prefix}:lock:${a.crm}:${a.tenant}:${a.accountId}`,
+          }),
+          ...(biWebhooks.bridgeIds?.length ? { bridgeIds: biWebhooks.bridgeIds } : {}),
+        };
+        workers.push(
+          startSignalWorker({
+            connection: workerRedis,
+            queue: signalWorkerQueue,
+            prefix: settings.prefix,
+            concurrency: settings.worker.concurrency,
+            process: (data) => processRowEvent(signalDeps, data),
+            log,
+          }),
+        );
+      }
       if (settings.digest?.perAccount || settings.digest?.orgWide)
         workers.push(
           startDigestWorker({ connection: workerRedis, deps: digestDeps, prefix: settings.prefix }),
@@ -473,7 +506,17 @@ export function createService(settings: ServiceSettings): Service {
         attempts: settings.worker.attempts,
         enqueue: (jobs: EnrichJob[]) => queue.addBulk(jobs),
       };
-      const webhooks: Partial<Record<CrmKind, Router>> = {};
+      const webhooks: Record<string, Router> = {};
+      const biWebhooks = settings.buyerIntel.webhooks;
+      if (biWebhooks && (biWebhooks.secrets.length || biWebhooks.publicKeys.length))
+        webhooks['buyer-intel'] = buyerIntelWebhookRouter({
+          verify: { secrets: biWebhooks.secrets, publicKeys: biWebhooks.publicKeys },
+          redis: producerRedis,
+          prefix: settings.prefix,
+          enqueue: enqueueInto(signalQueue),
+          attempts: settings.worker.attempts,
+          log,
+        });
       if (hubspotApp)
         webhooks.hubspot = webhookReceiver(
           createEventHandler('hubspot', {
@@ -526,7 +569,7 @@ export function createService(settings: ServiceSettings): Service {
           ? {
               admin: {
                 ...settings.admin,
-                queues: [queue, maintenanceQueue, digestQueue],
+                queues: [queue, maintenanceQueue, digestQueue, signalQueue],
                 pages: adminRouter({ history: apiHistory, actions: refreshActions(actionOptions) }),
               },
             }
@@ -584,7 +627,11 @@ export function createService(settings: ServiceSettings): Service {
       await Promise.all(workers.map((w) => w.close()));
       await Promise.all([...batchers.values()].map((b) => b.drain()));
       await Promise.all(servers.map((s) => s.close()));
-      await Promise.all([queue.close(), workerQueue.close(), maintenanceQueue.close(), digestQueue.close()]);
+      await Promise.all(
+        [queue, workerQueue, maintenanceQueue, digestQueue, signalQueue, signalWorkerQueue].map((q) =>
+          q.close(),
+        ),
+      );
       workerRedis.disconnect();
       producerRedis.disconnect();
     },

@@ -14,6 +14,15 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
       maxAttempts: env.BUYER_INTEL_MAX_ATTEMPTS,
       ratePerSecond: env.BUYER_INTEL_RATE_PER_SECOND,
       burst: env.BUYER_INTEL_BURST,
+      ...(env.BUYER_INTEL_WEBHOOK_SECRETS.length || env.BUYER_INTEL_WEBHOOK_PUBLIC_KEYS.length
+        ? {
+            webhooks: {
+              secrets: env.BUYER_INTEL_WEBHOOK_SECRETS,
+              publicKeys: env.BUYER_INTEL_WEBHOOK_PUBLIC_KEYS,
+              bridgeIds: env.BUYER_INTEL_WEBHOOK_BRIDGE_IDS,
+            },
+          }
+        : {}),
     },
     redisUrl: env.REDIS_URL,
     prefix: env.REDIS_PREFIX,

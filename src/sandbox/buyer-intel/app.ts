@@ -11,6 +11,7 @@ import { type OperationContext, registerOperations } from './operation.ts';
 import { registerBridgeRoutes } from './routes/bridges.ts';
 import { registerBuyerRoutes } from './routes/buyers.ts';
 import { registerFeedRoutes } from './routes/feeds.ts';
+import { mountWebhookControl, SandboxWebhookSender, type WebhookSenderOptions } from './webhook-sender.ts';
 
 export const DEFAULT_SANDBOX_TOKEN = 'sandbox-token';
 export const DEFAULT_RESTRICTED_TOKEN = 'sandbox-restricted-token';
@@ -29,6 +30,8 @@ export interface BuyerIntelSandboxOptions {
   faults?: Partial<FaultSettings>;
   /** Largest accepted JSON body. Default 1 MiB. */
   maxBodyBytes?: number;
+  /** The emulated webhook column's keys and retry schedule (see webhook-sender.ts). */
+  webhooks?: WebhookSenderOptions;
 }
 
 export interface BuyerIntelSandbox {
@@ -37,6 +40,8 @@ export interface BuyerIntelSandbox {
   faults: FaultPlan;
   stats: CallStats;
   tokens: { full: string[]; restricted: string[] };
+  /** Sends the provider's bridge row webhooks; `configure({ url })` to turn it on. */
+  webhooks: SandboxWebhookSender;
 }
 
 export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}): BuyerIntelSandbox {
@@ -54,6 +59,7 @@ export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}):
   const stats = new CallStats();
   const rate = options.rateLimit ?? { requests: 600, windowMs: 60_000 };
   const limiter = rate ? new SlidingWindowLimiter(rate.requests, rate.windowMs) : null;
+  const webhooks = new SandboxWebhookSender(options.webhooks);
 
   const app = express();
   app.disable('x-powered-by');
@@ -63,7 +69,7 @@ export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}):
     next();
   });
 
-  mountControlPlane(app, { faults, stats });
+  mountControlPlane(app, { faults, stats, dataset, webhooks });
 
   // A body must be JSON: anything else is 415 before it is parsed.
   app.use((req, res, next) => {
@@ -82,7 +88,7 @@ export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}):
   });
   app.use(express.json({ limit: options.maxBodyBytes ?? 1024 * 1024, strict: false }));
 
-  const ctx: OperationContext = { dataset, faults, stats, limiter, tokens };
+  const ctx: OperationContext = { dataset, faults, stats, limiter, tokens, webhooks };
   const router = express.Router();
   registerOperations(router, ctx, [registerBuyerRoutes, registerBridgeRoutes, registerFeedRoutes]);
   app.use(router);
@@ -98,16 +104,20 @@ export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}):
     sendError(res, 500, 'server.error', 'internal server error');
   });
 
-  return { app, dataset, faults, stats, tokens };
+  return { app, dataset, faults, stats, tokens, webhooks };
 }
 
 /**
  * Sandbox-only control endpoints (not part of the provider's API): read call counts and script faults
  * from another process, e.g. a benchmark or a reliability test.
  */
-function mountControlPlane(app: express.Express, parts: { faults: FaultPlan; stats: CallStats }): void {
+function mountControlPlane(
+  app: express.Express,
+  parts: { faults: FaultPlan; stats: CallStats; dataset: SandboxDataset; webhooks: SandboxWebhookSender },
+): void {
   const control = express.Router();
   control.use(express.json());
   mountStatsAndFaults(control, parts);
+  mountWebhookControl(control, parts);
   app.use('/__sandbox', control);
 }

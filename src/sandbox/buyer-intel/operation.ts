@@ -5,6 +5,7 @@ import type { Request, Response, Router } from 'express';
 import type { CallStats, FaultPlan, SlidingWindowLimiter } from '../shared/faults.ts';
 import type { SandboxDataset } from './data/dataset.ts';
 import { HttpError, sendError } from './http-error.ts';
+import type { SandboxWebhookSender } from './webhook-sender.ts';
 
 export interface OperationContext {
   dataset: SandboxDataset;
@@ -12,6 +13,8 @@ export interface OperationContext {
   stats: CallStats;
   limiter: SlidingWindowLimiter | null;
   tokens: { full: string[]; restricted: string[] };
+  /** Row changes made through the API send their webhook (when configured). */
+  webhooks?: SandboxWebhookSender;
 }
 
 export interface Caller {

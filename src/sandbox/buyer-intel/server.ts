@@ -20,6 +20,9 @@ export async function startBuyerIntelSandbox(
     url,
     token: sandbox.tokens.full[0] ?? '',
     restrictedToken: sandbox.tokens.restricted[0] ?? '',
-    close,
+    close: () => {
+      sandbox.webhooks.close();
+      return close();
+    },
   };
 }

@@ -120,6 +120,7 @@ export const registerBridgeRoutes: RouteModule = (define, ctx) => {
         throw badRequest('request.body.invalid', `newStatus must be one of ${ROW_STATUSES.join(', ')}`);
       row.userStatus = status;
       row.updatedAt = new Date().toISOString();
+      ctx.webhooks?.emitRowEvent(row, 'bridge.row.updated');
       return bridgeRow(row);
     },
   );

@@ -1,0 +1,80 @@
+// The queue of real-time signal jobs (one per provider row event) and its worker. A queue of its own:
+// a burst of provider events must not wait behind a backfill, nor backfill behind them. Failures are
+// classified as the enrich worker's are: an upstream 429 parks the queue without spending the attempt,
+// a permanent failure fails at once, anything else retries with capped exponential backoff.
+import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { cappedExponentialBackoff, classifyFailure } from '../../queues/failure.ts';
+import type { SignalJob, SignalJobData } from './events.ts';
+
+export const SIGNAL_QUEUE = 'buyer-intel-signals';
+
+export function createSignalQueue(
+  connection: Redis,
+  options: { name?: string; prefix?: string } = {},
+): Queue<SignalJobData> {
+  return new Queue<SignalJobData>(options.name ?? SIGNAL_QUEUE, {
+    connection,
+    ...(options.prefix ? { prefix: options.prefix } : {}),
+  });
+}
+
+/** What the webhook router's `enqueue` option wants, for a queue. */
+export function enqueueInto(queue: Queue<SignalJobData>): (job: SignalJob) => Promise<unknown> {
+  return (job) => queue.add(job.name, job.data, job.opts);
+}
+
+export interface SignalWorkerLog {
+  warn(msg: string, fields?: Record<string, unknown>): void;
+}
+
+export interface SignalWorkerOptions<R> {
+  /** A worker connection (maxRetriesPerRequest: null). */
+  connection: Redis;
+  /** The same queue (name and prefix), parked when an upstream rate-limits. */
+  queue: Queue<SignalJobData>;
+  name?: string;
+  prefix?: string;
+  concurrency?: number;
+  process: (data: SignalJobData, job: Job<SignalJobData>) => Promise<R>;
+  log?: SignalWorkerLog;
+}
+
+export function startSignalWorker<R>(options: SignalWorkerOptions<R>): Worker<SignalJobData, R> {
+  const { queue, log } = options;
+  const worker = new Worker<SignalJobData, R>(
+    options.name ?? SIGNAL_QUEUE,
+    async (job) => {
+      try {
+        return await options.process(job.data, job);
+      } catch (err) {
+        const decision = classifyFailure(err);
+        if (decision.action === 'rate-limit') {
+          log?.warn('upstream rate limit: parking the signal queue', {
+            jobId: job.id,
+            delayMs: decision.delayMs,
+          });
+          await queue.rateLimit(decision.delayMs);
+          throw Worker.RateLimitError();
+        }
+        if (decision.action === 'fail') throw new UnrecoverableError(decision.reason);
+        throw err;
+      }
+    },
+    {
+      connection: options.connection,
+      ...(options.prefix ? { prefix: options.prefix } : {}),
+      concurrency: options.concurrency ?? 4,
+      settings: { backoffStrategy: (attemptsMade: number) => cappedExponentialBackoff(attemptsMade) },
+    },
+  );
+  worker.on('failed', (job, err) => {
+    if (!job) return;
+    const final = err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
+    log?.warn(final ? 'signal job failed for good' : 'signal job failed; will retry', {
+      jobId: job.id,
+      reason: err.message,
+    });
+  });
+  return worker;
+}

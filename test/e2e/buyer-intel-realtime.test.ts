@@ -1,0 +1,69 @@
+// The provider's real-time row webhooks through the whole service: the Buyer Intelligence sandbox signs
+// and sends bridge.row.created for a buyer we matched → our receiver queues it → the signal worker
+// writes one note on the matched HubSpot company; the same row again writes nothing.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import { fieldDefinitions } from '../../src/map/field-definitions.ts';
+import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
+import { addSandboxRow } from '../../src/sandbox/buyer-intel/webhook-sender.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import { createService, type Service } from '../../src/service/runtime.ts';
+import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
+import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { closeService } from '../helpers/service.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test-e2e-realtime-${randomUUID().slice(0, 8)}`;
+let bi: RunningBuyerIntelSandbox;
+let hs: RunningHubSpotSandbox;
+let service: Service;
+
+beforeAll(async () => {
+  [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
+  const base = sandboxSettings(
+    { buyerIntel: bi, hubspot: hs },
+    { redisUrl: REDIS_URL, prefix },
+    { signals: { maxNotesPerRun: 0 }, worker: { writeBatchWaitMs: 20 } },
+  );
+  service = createService({
+    ...base,
+    buyerIntel: { ...base.buyerIntel, webhooks: { secrets: [], publicKeys: [bi.webhooks.publicKey] } },
+  });
+  await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+  const http = await service.startHttp(0, '127.0.0.1');
+  service.startWorker();
+  bi.webhooks.configure({ url: `${http.url}/webhooks/buyer-intel`, schemes: ['v1a'] });
+});
+afterAll(async () => {
+  await closeService(service, REDIS_URL, prefix);
+  await Promise.all([bi?.close(), hs?.close()]);
+});
+
+const waitFor = async (check: () => boolean) => {
+  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+  return check();
+};
+
+describe('real-time signals from the provider', () => {
+  it('becomes one note on the matched company, and only one', async () => {
+    const austin = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
+    const result = await service.enrich({ crm: 'hubspot', tenant: String(hs.portalId), accountId: austin });
+    expect(result.status).toBe('enriched');
+    expect(hs.store.notesOf(austin)).toHaveLength(0);
+
+    const row = addSandboxRow(bi.dataset, {
+      bridgeId: (bi.dataset.bridges.find((b) => b.sharedWithAll) ?? bi.dataset.bridges[0])?.bridgeId ?? '',
+      buyerId: result.match.buyerId,
+      name: `RFP: Fleet telematics ${randomUUID().slice(0, 6)}`,
+    });
+    const first = await bi.webhooks.emitRowEvent(row, 'bridge.row.created')?.done;
+    expect(first?.state).toBe('delivered');
+    expect(await waitFor(() => hs.store.notesOf(austin).length === 1)).toBe(true);
+
+    const again = await bi.webhooks.emitRowEvent(row, 'bridge.row.updated')?.done;
+    expect(again?.state).toBe('delivered');
+    await new Promise((r) => setTimeout(r, 500));
+    expect(hs.store.notesOf(austin)).toHaveLength(1);
+  });
+});
