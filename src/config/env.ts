@@ -10,6 +10,7 @@ import {
 import { type DigestSettings, digestSettingsFromEnv } from '../digest/settings.ts';
 import { parseHmacSecret, parsePublicKey } from '../signals/standard-webhooks.ts';
 import { cronOrOff, timeZone } from './cron.ts';
+import { readConfigFile } from './file.ts';
 
 const int = (min: number, max: number, fallback: number) =>
   z
@@ -185,6 +186,8 @@ export const envSchema = z.object({
   HOST: z.string().default('0.0.0.0'),
   PORT: int(0, 65_535, 3000),
 
+  /** Optional YAML/JSON file with the mapping, thresholds and schedules (see config.example.yaml). */
+  CONFIG_FILE: z.string().optional(),
   MAPPING_FILE: z.string().optional(),
   MATCH_ACCEPT_THRESHOLD: ratio(0.75),
   MATCH_AMBIGUITY_MARGIN: ratio(0.1),
@@ -264,7 +267,13 @@ function crmGroupProblems(present: Record<string, unknown>): string[] {
 /** Validates the environment; throws one ConfigError naming every bad or missing variable. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   // An empty variable counts as unset, as in most deployment tools.
-  const present = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const fromEnv = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
+  const file = fromEnv.CONFIG_FILE ? readConfigFile(String(fromEnv.CONFIG_FILE)) : undefined;
+  const present: Record<string, unknown> = { ...file?.values, ...fromEnv };
+  const where = (name: string) => {
+    const key = file?.origin[name];
+    return key && fromEnv[name] === undefined ? ` (${key} in CONFIG_FILE)` : '';
+  };
   const parsed = envSchema.safeParse(present);
   const problems = parsed.success
     ? []
@@ -272,8 +281,9 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
         const name = String(issue.path[0] ?? '(environment)');
         const message =
           issue.code === 'invalid_type' && present[name] === undefined ? 'is required' : issue.message;
-        return `${name} ${message}`;
+        return `${name}${where(name)} ${message}`;
       });
+  problems.push(...(file?.problems ?? []));
   problems.push(...crmGroupProblems(present));
   let digest: DigestSettings = {};
   try {
