@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { formatPath } from '../../src/shared/format-path.ts';
 import type { AccountEvent, InboundEventHandler, InboundReply } from '../types.ts';
-import { verifyHubSpotSignatureV3 } from './webhook-signature.ts';
+import { verifyHubSpotRequest } from './webhook-signature.ts';
 
 export const HUBSPOT_MAX_EVENTS = 100;
 
@@ -49,15 +49,7 @@ export function hubspotEventHandler(options: HubSpotEventOptions): InboundEventH
   return {
     kind: 'hubspot',
     parse(request) {
-      const check = verifyHubSpotSignatureV3({
-        secret: options.clientSecret,
-        method: request.method,
-        uri: request.url,
-        rawBody: request.body,
-        signature: request.headers['x-hubspot-signature-v3'],
-        timestamp: request.headers['x-hubspot-request-timestamp'],
-        ...(options.now ? { now: options.now() } : {}),
-      });
+      const check = verifyHubSpotRequest(request, options.clientSecret, options.now?.());
       if (!check.ok) return { ok: false, status: 401, error: 'invalid_signature', message: check.reason };
       let body: unknown;
       try {

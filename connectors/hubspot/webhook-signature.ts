@@ -67,3 +67,25 @@ export function verifyHubSpotSignatureV3(input: {
   }
   return { ok: true };
 }
+
+/** The v3 check of a request as it arrived (headers lower-case, the full URL called, the raw body). */
+export function verifyHubSpotRequest(
+  request: {
+    method: string;
+    url: string;
+    headers: Readonly<Record<string, string | undefined>>;
+    body: string;
+  },
+  secret: string,
+  now?: number,
+): SignatureCheck {
+  return verifyHubSpotSignatureV3({
+    secret,
+    method: request.method,
+    uri: request.url,
+    rawBody: request.body,
+    signature: request.headers['x-hubspot-signature-v3'],
+    timestamp: request.headers['x-hubspot-request-timestamp'],
+    ...(now === undefined ? {} : { now }),
+  });
+}

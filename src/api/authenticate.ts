@@ -3,7 +3,7 @@
 // a single-use nonce). Each caller may act only on its own CRM and tenant; see `mayAct`.
 import { timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { verifyHubSpotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
+import { verifyHubSpotRequest } from '../../connectors/hubspot/webhook-signature.ts';
 import type { CrmKind, InboundRequest } from '../../connectors/types.ts';
 import { HMAC_TOLERANCE_SECONDS, verifySalesforceRequest } from './salesforce-hmac.ts';
 
@@ -38,15 +38,7 @@ export async function authenticate(request: InboundRequest, options: ApiAuthOpti
   }
   if (request.headers['x-hubspot-signature-v3']) {
     if (!options.hubspotClientSecret) return { ok: false, message: 'HubSpot is not configured' };
-    const check = verifyHubSpotSignatureV3({
-      secret: options.hubspotClientSecret,
-      method: request.method,
-      uri: request.url,
-      rawBody: request.body,
-      signature: request.headers['x-hubspot-signature-v3'],
-      timestamp: request.headers['x-hubspot-request-timestamp'],
-      ...(options.now ? { now: options.now() } : {}),
-    });
+    const check = verifyHubSpotRequest(request, options.hubspotClientSecret, options.now?.());
     if (!check.ok) return { ok: false, message: `HubSpot signature: ${check.reason}` };
     // hubspot.fetch appends the portal the card runs in; the signature covers it (it is in the URL).
     const portalId = new URL(request.url).searchParams.get('portalId');

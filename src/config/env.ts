@@ -54,25 +54,34 @@ const list = <T extends string>(allowed: readonly T[]) =>
 const secret = z.string().trim().min(1, 'is required');
 
 /** A comma-separated list of keys, each checked by `parse` (which never echoes a key). */
-const keyList = (parse: (key: string) => unknown, message: string) =>
+const splitList = (v: string | undefined): string[] =>
+  (v ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+
+/** A comma-separated list of keys, each checked by `valid`; a message never echoes a key. */
+const checkedList = (valid: (key: string) => boolean, message: string) =>
   z
     .string()
     .optional()
     .transform((v, ctx) => {
-      const keys = (v ?? '')
-        .split(',')
-        .map((k) => k.trim())
-        .filter(Boolean);
-      for (const key of keys) {
-        try {
-          parse(key);
-        } catch {
-          ctx.addIssue({ code: 'custom', message });
-          break;
-        }
-      }
+      const keys = splitList(v);
+      if (!keys.every(valid)) ctx.addIssue({ code: 'custom', message });
       return keys;
     });
+
+const secretList = (minLength: number, message: string) => checkedList((k) => k.length >= minLength, message);
+
+const keyList = (parse: (key: string) => unknown, message: string) =>
+  checkedList((key) => {
+    try {
+      parse(key);
+      return true;
+    } catch {
+      return false;
+    }
+  }, message);
 
 export const envSchema = z.object({
   BUYER_INTEL_BASE_URL: url,
@@ -159,30 +168,8 @@ export const envSchema = z.object({
       message: 'must be 32 bytes, base64-encoded (e.g. `openssl rand -base64 32`)',
     }),
   PUBLIC_BASE_URL: url.optional(),
-  API_KEYS: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      const keys = (v ?? '')
-        .split(',')
-        .map((k) => k.trim())
-        .filter(Boolean);
-      if (keys.some((k) => k.length < 24))
-        ctx.addIssue({ code: 'custom', message: 'each key must be at least 24 characters' });
-      return keys;
-    }),
-  SALESFORCE_REFRESH_SECRETS: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      const secrets = (v ?? '')
-        .split(',')
-        .map((k) => k.trim())
-        .filter(Boolean);
-      if (secrets.some((k) => k.length < 32))
-        ctx.addIssue({ code: 'custom', message: 'each secret must be at least 32 characters' });
-      return secrets;
-    }),
+  API_KEYS: secretList(24, 'each key must be at least 24 characters'),
+  SALESFORCE_REFRESH_SECRETS: secretList(32, 'each secret must be at least 32 characters'),
   HOST: z.string().default('0.0.0.0'),
   PORT: int(0, 65_535, 3000),
 

@@ -1,8 +1,7 @@
 // `buyer-intel-sync backfill` as a real process against the HubSpot emulator with 2,500 companies:
 // the estimate, a run killed midway (SIGKILL) and resumed, and every account queued exactly once.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,9 +10,9 @@ import { type BackfillState, backfillStateKey } from '../../src/backfill/backfil
 import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { CLI_PATH as CLI, runCli } from '../helpers/cli.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const prefix = `test-backfill-${randomUUID().slice(0, 8)}`;
 const ACCOUNTS = 2_500;
 
@@ -50,15 +49,7 @@ const env = () => ({
   HUBSPOT_CLIENT_SECRET: hs.clientSecret,
 });
 
-const cli = (args: string[]) =>
-  promisify(execFile)(process.execPath, [CLI, ...args], { env: env() }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({
-      code: e.code,
-      stdout: e.stdout,
-      stderr: e.stderr,
-    }),
-  );
+const cli = (args: string[]) => runCli(args, env());
 
 const stateKey = () =>
   backfillStateKey(prefix, { kind: 'hubspot', tenant: String(hs.portalId) } as CrmConnector, []);

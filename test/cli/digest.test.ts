@@ -1,8 +1,6 @@
 // `buyer-intel-sync digest --now` as a real process on the sandboxes: one digest note on a matched
 // account with new signals, none on a second run in the same period; usage errors exit 2.
-import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
@@ -11,10 +9,10 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandb
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { runCli } from '../helpers/cli.ts';
 import { closeService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const prefix = `test-cli-digest-${randomUUID().slice(0, 8)}`;
 let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
@@ -37,29 +35,18 @@ afterAll(async () => {
 });
 
 const cli = (args: string[], extra: Record<string, string> = {}) =>
-  promisify(execFile)(process.execPath, [CLI, ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      REDIS_URL,
-      REDIS_PREFIX: prefix,
-      BUYER_INTEL_BASE_URL: bi.url,
-      BUYER_INTEL_TOKEN: bi.token,
-      HUBSPOT_BASE_PATH: hs.url,
-      HUBSPOT_ACCESS_TOKEN: hs.accessToken,
-      HUBSPOT_PORTAL_ID: String(hs.portalId),
-      HUBSPOT_CLIENT_SECRET: hs.clientSecret,
-      DIGEST_PER_ACCOUNT_CRON: '0 8 * * 1',
-      DIGEST_LOOKBACK_DAYS: '60',
-      ...extra,
-    },
-  }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({
-      code: e.code,
-      stdout: e.stdout,
-      stderr: e.stderr,
-    }),
-  );
+  runCli(args, {
+    REDIS_PREFIX: prefix,
+    BUYER_INTEL_BASE_URL: bi.url,
+    BUYER_INTEL_TOKEN: bi.token,
+    HUBSPOT_BASE_PATH: hs.url,
+    HUBSPOT_ACCESS_TOKEN: hs.accessToken,
+    HUBSPOT_PORTAL_ID: String(hs.portalId),
+    HUBSPOT_CLIENT_SECRET: hs.clientSecret,
+    DIGEST_PER_ACCOUNT_CRON: '0 8 * * 1',
+    DIGEST_LOOKBACK_DAYS: '60',
+    ...extra,
+  });
 
 describe('buyer-intel-sync digest --now', () => {
   it('writes one digest note per matched account with new signals, and nothing the second time', async () => {

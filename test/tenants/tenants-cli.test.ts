@@ -1,12 +1,11 @@
 // `buyer-intel-sync tenants` as a real process: credentials only from standard input, stored
 // encrypted, listed without any secret, removed; bad input exits 2 naming the field, not the value.
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const prefix = `test-tenants-cli-${randomUUID().slice(0, 8)}`;
 const KEY = randomBytes(32).toString('base64');
 const redis = new Redis(REDIS_URL);
@@ -16,31 +15,18 @@ afterAll(async () => {
   await redis.quit();
 });
 
-function cli(args: string[], stdin = ''): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, 'tenants', ...args], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        REDIS_URL,
-        REDIS_PREFIX: prefix,
-        TOKEN_ENCRYPTION_KEY: KEY,
-        BUYER_INTEL_BASE_URL: 'http://127.0.0.1:9',
-        BUYER_INTEL_TOKEN: 'unused',
-        HUBSPOT_CLIENT_SECRET: 'app-secret',
-      },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => {
-      stdout += d;
-    });
-    child.stderr.on('data', (d) => {
-      stderr += d;
-    });
-    child.stdin.end(stdin);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const cli = (args: string[], stdin = '') =>
+  runCli(
+    ['tenants', ...args],
+    {
+      REDIS_PREFIX: prefix,
+      TOKEN_ENCRYPTION_KEY: KEY,
+      BUYER_INTEL_BASE_URL: 'http://127.0.0.1:9',
+      BUYER_INTEL_TOKEN: 'unused',
+      HUBSPOT_CLIENT_SECRET: 'app-secret',
+    },
+    stdin,
+  );
 
 describe('buyer-intel-sync tenants', () => {
   it('adds from stdin, lists without secrets, removes', async () => {

@@ -1,0 +1,34 @@
+// Runs the real `buyer-intel-sync` binary as a child process with exactly the environment given (plus
+// PATH and REDIS_URL), optionally feeding standard input; resolves with its exit code and output.
+import { spawn } from 'node:child_process';
+
+export const CLI_PATH = new URL('../../src/cli.ts', import.meta.url).pathname;
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCli(args: string[], env: Record<string, string>, stdin = ''): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        ...env,
+      },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
