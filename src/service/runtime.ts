@@ -449,6 +449,18 @@ export function createService(settings: ServiceSettings): Service {
             );
         };
       worker.on('completed', timeJob('completed'));
+      worker.on('completed', (job, result) =>
+        log.info('account enriched', {
+          jobId: job.id,
+          crm: job.data.crm,
+          tenant: job.data.tenant,
+          accountId: job.data.accountId,
+          trigger: job.data.trigger,
+          status: result.status,
+          fieldsWritten: Object.keys(result.written).length,
+          notesCreated: result.notes.created.length,
+        }),
+      );
       worker.on('failed', timeJob('failed'));
       workers.push(worker);
       const biWebhooks = settings.buyerIntel.webhooks;
