@@ -14,6 +14,10 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import {
+  type RunningSalesforceSandbox,
+  startSalesforceSandbox,
+} from '../../src/sandbox/salesforce/server.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
 import { TokenCipher } from '../../src/tenants/cipher.ts';
@@ -29,6 +33,7 @@ const cipher = new TokenCipher(randomBytes(32));
 let bi: RunningBuyerIntelSandbox;
 let hsA: RunningHubSpotSandbox;
 let hsB: RunningHubSpotSandbox;
+let sf: RunningSalesforceSandbox;
 let proxy: Server;
 let proxyUrl: string;
 let redis: Redis;
@@ -45,9 +50,10 @@ const body = async (req: IncomingMessage) => {
 
 beforeAll(async () => {
   bi = await startSandbox();
-  [hsA, hsB] = await Promise.all([
+  [hsA, hsB, sf] = await Promise.all([
     startHubSpotSandbox({ portalId: 1001, auth: APP }),
     startHubSpotSandbox({ portalId: 1002, auth: APP }),
+    startSalesforceSandbox({}),
   ]);
   for (const [name, hs] of [
     ['A', hsA],
@@ -89,6 +95,7 @@ beforeAll(async () => {
     accessToken: issued.A?.access_token ?? '',
     refreshToken: issued.A?.refresh_token ?? '',
   });
+  await store.put({ crm: 'salesforce', orgId: sf.orgId, instanceUrl: sf.url, refreshToken: sf.refreshToken });
   await store.put({
     crm: 'hubspot',
     portalId: '1002',
@@ -103,19 +110,39 @@ beforeAll(async () => {
   );
   service = createService({
     ...settings,
-    tenants: { cipher, hubspotApp: { ...APP, appId: String(APP.appId), basePath: proxyUrl } },
+    tenants: {
+      cipher,
+      hubspotApp: { ...APP, appId: String(APP.appId), basePath: proxyUrl },
+      salesforceApp: {
+        clientId: sf.clientId,
+        clientSecret: sf.clientSecret,
+        loginUrl: sf.url,
+        apiVersion: '62.0',
+      },
+    },
   });
-  expect((await service.loadTenants()).loaded.sort()).toEqual(['hubspot:1001', 'hubspot:1002']);
+  const org = sf.orgId.slice(0, 15);
+  expect((await service.loadTenants()).loaded.sort()).toEqual([
+    'hubspot:1001',
+    'hubspot:1002',
+    `salesforce:${org}`,
+  ]);
   for (const portal of ['1001', '1002'])
     await service.connector('hubspot', portal).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+  await service.connector('salesforce', org).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   base = (await service.startHttp(0, '127.0.0.1')).url;
+  sf.outbound.configure({
+    endpointUrl: `${base}/webhooks/salesforce`,
+    batchWindowMs: 10,
+    retryDelaysMs: [50, 100],
+  });
   service.startWorker();
 });
 afterAll(async () => {
   await closeService(service, REDIS_URL, prefix);
   await redis?.quit();
   await new Promise((r) => proxy?.close(r));
-  await Promise.all([bi?.close(), hsA?.close(), hsB?.close()]);
+  await Promise.all([bi?.close(), hsA?.close(), hsB?.close(), sf?.close()]);
 });
 
 /** Both emulators number their companies alike: find the job by portal and company. */
@@ -171,6 +198,14 @@ describe('tenants', () => {
     // Each portal got its own company's buyer (the emulators number companies alike, so a mix-up shows).
     expect(hsA.store.get('companies', a)?.values.get(P.buyerName)).toContain('Austin');
     expect(hsB.store.get('companies', b)?.values.get(P.buyerName)).toContain('Travis');
+  });
+
+  it('routes a Salesforce org’s Outbound Messages to that org, its session kept encrypted', async () => {
+    const id = sf.store.create('Account', { Name: 'Travis County', BillingState: 'TX' }).id;
+    expect((await finished(sf.orgId.slice(0, 15), id)).status).toBe('enriched');
+    const session = (await redis.get(`${prefix}:tenants:session:salesforce:${sf.orgId.slice(0, 15)}`)) ?? '';
+    expect(session).toMatch(/^v1\./);
+    expect(session).not.toContain(sf.refreshToken);
   });
 
   it('refreshes an expired OAuth token once, under the lock, and keeps it encrypted', async () => {
