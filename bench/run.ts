@@ -1,24 +1,51 @@
-// `npm run bench`: measured on the local sandboxes, printed as tables and written to bench/results.json.
-//   --accounts N      companies through webhook → enrichment (default 1000)
-//   --latency-ms N    latency the sandboxes add to every upstream call (default 0)
-//   --concurrency N   worker concurrency (default 50)
-//   --calls N         client calls per operation in the client section (default 2000)
+// `npm run bench`: measured on the local sandboxes and real Redis, printed as tables and written to
+// bench/results.json. Sizes are chosen so the whole run stays under 5 minutes on a 2-core machine; see
+// bench/README.md for what each section measures and how to read it.
+//   --accounts N          companies per scale-out run (default 2000)
+//   --buyers N            distinct buyers they are spread over (default 600)
+//   --latency-ms N        latency the sandboxes add to every upstream call (default 80)
+//   --concurrency N       jobs per worker process (default 100)
+//   --workers LIST        worker processes per scale-out run (default 1,2,4)
+//   --hubspot-limit N     HubSpot requests per rolling 10 s in the scale-out runs (default 1900)
+//   --bi-limit N          Buyer Intelligence requests per minute in the scale-out runs (default 6000)
+//   --cache-ttl-ms N      Buyer Intelligence cache TTL in the workers; 0 = off (default 300000)
+//   --uncached-accounts N companies of the run without the cache (1 worker); 0 skips it (default 600)
+//   --limited-accounts N  companies of the run at the real limits (190/10 s, 600/min); 0 skips it (default 250)
+//   --limited-concurrency N  jobs per worker in that run (default 20, WORKER_CONCURRENCY's default)
+//   --limited-workers N   worker processes in that run (default 1)
+//   --ingest-s N          seconds per autocannon run (default 4)
+//   --calls N             client calls per operation in the client section; 0 skips it (default 500)
+//   --only LIST           sections to run: ingest,enrichment,client (default all)
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { buildDataset } from '../src/sandbox/buyer-intel/data/dataset.ts';
+import { redisForDemo } from '../src/service/private-redis.ts';
 import { runClientBench } from './client.ts';
 import { runEnrichmentBench } from './enrichment.ts';
+import { runIngestBench } from './ingest.ts';
 
 const { values } = parseArgs({
   options: {
-    accounts: { type: 'string', default: '1000' },
-    'latency-ms': { type: 'string', default: '0' },
-    concurrency: { type: 'string', default: '50' },
-    calls: { type: 'string', default: '2000' },
+    accounts: { type: 'string', default: '2000' },
+    buyers: { type: 'string', default: '600' },
+    'latency-ms': { type: 'string', default: '80' },
+    concurrency: { type: 'string', default: '100' },
+    workers: { type: 'string', default: '1,2,4' },
+    'hubspot-limit': { type: 'string', default: '1900' },
+    'bi-limit': { type: 'string', default: '6000' },
+    'cache-ttl-ms': { type: 'string', default: '300000' },
+    'uncached-accounts': { type: 'string', default: '600' },
+    'limited-accounts': { type: 'string', default: '250' },
+    'limited-concurrency': { type: 'string', default: '20' },
+    'limited-workers': { type: 'string', default: '1' },
+    'ingest-s': { type: 'string', default: '4' },
+    calls: { type: 'string', default: '500' },
+    only: { type: 'string', default: 'ingest,enrichment,client' },
   },
 });
-const num = (name: keyof typeof values) => {
+type NumericOption = Exclude<keyof typeof values, 'workers' | 'only'>;
+const num = (name: NumericOption) => {
   const n = Number(values[name]);
   if (!Number.isFinite(n) || n < 0) {
     console.error(`--${name} must be a non-negative number`);
@@ -26,48 +53,155 @@ const num = (name: keyof typeof values) => {
   }
   return n;
 };
+const workerCounts = values.workers
+  .split(',')
+  .map(Number)
+  .filter((n) => Number.isInteger(n) && n > 0);
+const sections = new Set(values.only.split(','));
 
 const t0 = performance.now();
 const dataset = buildDataset({ seed: 42 });
 const buildMs = Math.round(performance.now() - t0);
+const redis = await redisForDemo(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 
-const enrichment = await runEnrichmentBench({
-  accounts: num('accounts'),
-  latencyMs: num('latency-ms'),
-  concurrency: num('concurrency'),
-  dataset,
-});
-console.log(
-  `\nEnrichment: ${enrichment.accounts} accounts, webhook → enrichment, upstream latency ${enrichment.latencyMs} ms, concurrency ${enrichment.concurrency}`,
-);
-console.table([
-  {
-    'accounts/s': enrichment.accountsPerSecond,
-    seconds: enrichment.seconds,
-    'Buyer Intel calls/account': enrichment.buyerIntelCallsPerAccount,
-    'HubSpot calls/account': enrichment.hubspotCallsPerAccount,
-    'HubSpot field writes/account': enrichment.hubspotFieldWritesPerAccount,
-    failed: enrichment.failed,
-    'peak RSS MB': enrichment.peakRssMb,
-  },
-]);
-console.log('outcomes:', enrichment.statuses);
-
-const client = await runClientBench({ calls: num('calls'), concurrency: 16, latencyMs: 0, dataset });
-console.log(`\nClient against the sandbox (${num('calls')} calls each, concurrency 16)`);
-console.table(client);
-
-const report = {
+const report: Record<string, unknown> = {
   at: new Date().toISOString(),
   machine: {
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model,
     memoryGb: Math.round(totalmem() / 2 ** 30),
     node: process.version,
+    platform: `${process.platform}-${process.arch}`,
   },
   dataset: { buyers: dataset.buyers.length, signals: dataset.rows.length, buildMs },
-  enrichment,
-  client,
 };
-writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
-console.log('\nwritten: bench/results.json');
+const save = () =>
+  writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
+
+try {
+  if (sections.has('ingest')) {
+    const ingest = await runIngestBench({
+      redisUrl: redis.url,
+      dataset,
+      durationS: num('ingest-s'),
+      connections: 16,
+      batchSizes: [1, 100],
+      distinctRequests: 10,
+    });
+    report.ingest = ingest;
+    console.log(
+      `\nIngest: POST /webhooks/hubspot, v3-signed company.creation batches, autocannon ${ingest.settings.connections} connections × ${ingest.settings.durationS} s; bare = express.json() + 200`,
+    );
+    console.table(
+      ingest.summary.map((r) => ({
+        'events/request': r.eventsPerRequest,
+        'requests/s': r.requestsPerSecond,
+        'events/s': r.eventsPerSecond,
+        'p50 ms': r.p50Ms,
+        'p99 ms': r.p99Ms,
+        'bare requests/s': r.bareRequestsPerSecond,
+        'ours / bare': r.ratioToBare,
+        non2xx: r.non2xx,
+      })),
+    );
+    save();
+  }
+
+  if (sections.has('enrichment')) {
+    const base = {
+      redisUrl: redis.url,
+      dataset,
+      accounts: num('accounts'),
+      buyers: num('buyers'),
+      latencyMs: num('latency-ms'),
+      concurrency: num('concurrency'),
+      hubspotPer10s: num('hubspot-limit'),
+      buyerIntelPerMinute: num('bi-limit'),
+      timeoutS: 75,
+    };
+    const runs = [];
+    const cacheTtlMs = num('cache-ttl-ms');
+    // Scale-out: the same load with 1, 2, 4 worker processes against one Redis.
+    for (const workers of workerCounts)
+      runs.push({ run: 'scale-out', ...(await runEnrichmentBench({ ...base, workers, cacheTtlMs })) });
+    // The same with the cache off: what coalescing and caching save upstream.
+    const uncached = num('uncached-accounts');
+    if (uncached > 0)
+      runs.push({
+        run: 'no cache',
+        ...(await runEnrichmentBench({
+          ...base,
+          accounts: uncached,
+          buyers: Math.round((base.buyers * uncached) / base.accounts),
+          workers: 1,
+          cacheTtlMs: 0,
+        })),
+      });
+    // HubSpot's real private-app limit and the sandbox's default Buyer Intelligence limit: how close to
+    // the bound they set the service runs.
+    const limited = num('limited-accounts');
+    if (limited > 0)
+      runs.push({
+        run: 'real limits',
+        ...(await runEnrichmentBench({
+          ...base,
+          accounts: limited,
+          buyers: Math.round((base.buyers * limited) / base.accounts),
+          workers: Math.max(1, num('limited-workers')),
+          concurrency: num('limited-concurrency'),
+          cacheTtlMs,
+          timeoutS: 45,
+          hubspotPer10s: 190,
+          buyerIntelPerMinute: 600,
+        })),
+      });
+    report.enrichment = runs;
+    console.log(
+      `\nEnrichment: webhook → queue → worker processes, upstream latency ${base.latencyMs} ms, ${base.concurrency} jobs per worker; ` +
+        `scale-out: ${base.accounts} accounts over ${base.buyers} buyers, limits HubSpot ${base.hubspotPer10s}/10 s, Buyer Intelligence ${base.buyerIntelPerMinute}/min`,
+    );
+    console.table(
+      runs.map((r) => ({
+        run: r.run,
+        'accounts/buyers': `${r.accounts}/${r.distinctBuyers}`,
+        limits: `${r.limits.hubspotPer10s}/10s, ${r.limits.buyerIntelPerMinute}/min`,
+        workers: r.workers,
+        'jobs/worker': r.concurrencyPerWorker,
+        cache: r.cacheTtlMs ? 'on' : 'off',
+        'accounts/s': r.accountsPerSecond,
+        'bound/s': r.boundAccountsPerSecond,
+        'bound by': r.boundBy,
+        'ratio to bound': r.ratioToBound,
+        'BI calls/account': r.buyerIntelCallsPerAccount,
+        'BI calls/buyer': r.buyerIntelCallsPerBuyer,
+        'CRM calls/account': r.hubspotCallsPerAccount,
+        'field writes/account': r.hubspotFieldWritesPerAccount,
+        '429s (BI/CRM)': `${r.rateLimited.buyerIntel429}/${r.rateLimited.hubspot429}`,
+        'RSS MB/worker start→peak': r.peakRssMbPerWorker
+          .map((peak, i) => `${r.startRssMbPerWorker[i] ?? '?'}→${peak}`)
+          .join(', '),
+        'done/failed': `${r.done}/${r.failed}${r.timedOut ? ' (timed out)' : ''}`,
+      })),
+    );
+    for (const r of runs)
+      console.log(
+        `  ${r.run}, ${r.workers} worker(s), cache ${r.cacheTtlMs ? 'on' : 'off'}:`,
+        r.statuses,
+        r.cache ?? '',
+      );
+    save();
+  }
+
+  if (sections.has('client') && num('calls') > 0) {
+    const client = await runClientBench({ calls: num('calls'), concurrency: 16, latencyMs: 0, dataset });
+    report.client = client;
+    console.log(
+      `\nClient against the sandbox (${num('calls')} calls each, concurrency 16, no added latency)`,
+    );
+    console.table(client);
+    save();
+  }
+} finally {
+  await redis.stop();
+}
+console.log(`\nwritten: bench/results.json (${Math.round((performance.now() - t0) / 1000)} s in all)`);

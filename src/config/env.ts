@@ -90,6 +90,7 @@ export const envSchema = z.object({
   BUYER_INTEL_MAX_ATTEMPTS: int(1, 10, 4),
   BUYER_INTEL_RATE_PER_SECOND: int(1, 10_000, 10),
   BUYER_INTEL_BURST: int(1, 10_000, 20),
+  BUYER_INTEL_CACHE_TTL_MS: int(0, 86_400_000, 300_000),
 
   /** The provider's row webhooks: `whsec_…` HMAC secrets and/or `whpk_…` Ed25519 public keys. */
   BUYER_INTEL_WEBHOOK_SECRETS: keyList(

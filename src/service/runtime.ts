@@ -40,6 +40,7 @@ import { createRedis } from '../../queues/redis.ts';
 import { adminRouter } from '../admin/router.ts';
 import { refreshActions } from '../api/actions.ts';
 import { apiRouter } from '../api/router.ts';
+import { cachedBuyerIntel } from '../buyer-intel/cache.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
 import {
   createDigestQueue,
@@ -87,6 +88,8 @@ export interface ServiceSettings {
     burst: number;
     /** The longest Retry-After a call waits out itself; longer ones park the queue instead. */
     maxRetryAfterMs?: number;
+    /** Reuse Buyer Intelligence reads this long (ms); 0 only coalesces concurrent identical calls. */
+    cacheTtlMs?: number;
     /** The provider's row webhooks (Standard Webhooks): keys to verify them, bridges to take. */
     webhooks?: { secrets: string[]; publicKeys: string[]; bridgeIds?: string[] | undefined };
   };
@@ -194,7 +197,7 @@ export function createService(settings: ServiceSettings): Service {
   // The worker parks the queue on a 429 through its own (blocking-safe) connection.
   const workerQueue = createEnrichQueue(workerRedis, { prefix: settings.prefix });
 
-  const buyerIntel = new BuyerIntelClient({
+  const buyerIntelClient = new BuyerIntelClient({
     baseUrl: settings.buyerIntel.baseUrl,
     token: settings.buyerIntel.token,
     timeoutMs: settings.buyerIntel.timeoutMs,
@@ -206,6 +209,12 @@ export function createService(settings: ServiceSettings): Service {
     },
     rateLimit: { ratePerSecond: settings.buyerIntel.ratePerSecond, burst: settings.buyerIntel.burst },
     onAttempt: (e) => metrics.recordCall('buyer_intel', e.operation, e.outcome, e.durationMs),
+  }); // Enrichment reads go through a cache: concurrent identical calls coalesce (across workers too, via
+  // Redis), and results are reused for cacheTtlMs — many accounts share one buyer.
+  const buyerIntel = cachedBuyerIntel(buyerIntelClient, {
+    ttlMs: settings.buyerIntel.cacheTtlMs ?? 0,
+    maxEntries: 10_000,
+    redis: { client: producerRedis, prefix: `${settings.prefix}:bi-cache:` },
   });
 
   // One connection per portal / org; jobs name theirs by `tenant` (Salesforce ids in their 15-char form).
@@ -381,7 +390,7 @@ export function createService(settings: ServiceSettings): Service {
       reenrichSweep({ ledgers, queue, attempts: settings.worker.attempts, runId: String(job.id) }),
   };
   const digestDeps: DigestDeps = {
-    buyerIntel,
+    buyerIntel: buyerIntelClient,
     connectorFor: connector,
     ledgers,
     redis: workerRedis,
@@ -466,7 +475,7 @@ export function createService(settings: ServiceSettings): Service {
       const biWebhooks = settings.buyerIntel.webhooks;
       if (biWebhooks) {
         const signalDeps: RealtimeDeps = {
-          buyerIntel,
+          buyerIntel: buyerIntelClient,
           connectorFor: connector,
           ledgers,
           createNote,

@@ -14,6 +14,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
       maxAttempts: env.BUYER_INTEL_MAX_ATTEMPTS,
       ratePerSecond: env.BUYER_INTEL_RATE_PER_SECOND,
       burst: env.BUYER_INTEL_BURST,
+      cacheTtlMs: env.BUYER_INTEL_CACHE_TTL_MS,
       ...(env.BUYER_INTEL_WEBHOOK_SECRETS.length || env.BUYER_INTEL_WEBHOOK_PUBLIC_KEYS.length
         ? {
             webhooks: {

@@ -1,0 +1,279 @@
+// Coalescing and caching in front of the Buyer Intelligence reads the enrichment pipeline makes per
+// account. Many CRM accounts name the same buyer (a city with a parks account, a police account, …), so
+// the same buyer's attributes, signals and search are asked for again and again, often at the same
+// moment by concurrent jobs. This wrapper:
+//   (a) coalesces concurrent identical calls in this process: one in-flight promise per key;
+//   (b) keeps results for `ttlMs` in an in-process LRU of at most `maxEntries` entries;
+//   (c) optionally shares results between worker processes through Redis (`redis`), with the same TTL.
+// Keys are the operation + buyer id + the sorted attribute list / normalized signal and search params.
+// Errors are never cached (and a failed Redis read or write falls back to the upstream call). Results
+// are shared between callers: treat them as read-only.
+import type { Redis } from 'ioredis';
+import type { BuyerIntelClient, BuyerSignalsParams, CallOptions, QuickSearchParams } from './client.ts';
+
+export type CachedOperations = Pick<
+  BuyerIntelClient,
+  'getBuyerAttributesBulk' | 'listRecentBuyerSignals' | 'searchBuyers'
+>;
+
+export interface BuyerIntelCacheOptions {
+  /** How long a result is reused, in ms. 0 = coalesce concurrent calls only, cache nothing. */
+  ttlMs: number;
+  /** Largest number of results kept in this process (least recently used go first). */
+  maxEntries: number;
+  /**
+   * Share results between processes: keys are `${prefix}<operation>:<key>`, with the same TTL. With
+   * `leaseMs` > 0 (default 2,000) concurrent misses of different processes coalesce too: the first takes
+   * a lease (`${prefix}lease:<key>`, SET NX PX, renewed while its call runs — which includes waiting in
+   * the client's token bucket); the others poll for its result every `pollMs` (default 15) while the
+   * lease exists, for at most `maxWaitMs` (default 15,000), and call upstream themselves if it ends
+   * without a result (the call failed, or its process died and the lease ran out).
+   */
+  redis?: { client: Redis; prefix: string; leaseMs?: number; pollMs?: number; maxWaitMs?: number };
+  /** Test seam for the in-process clock. */
+  now?: () => number;
+}
+
+export interface BuyerIntelCacheStats {
+  /** Calls answered from the in-process LRU. */
+  hits: number;
+  /** Calls answered from Redis (another process fetched it). */
+  sharedHits: number;
+  /** Of those, calls that waited for another process's call in flight. */
+  sharedWaits: number;
+  /** Calls that joined a call already in flight. */
+  coalesced: number;
+  /** Calls that went upstream. */
+  misses: number;
+  /** Upstream calls that failed (never cached). */
+  errors: number;
+}
+
+export interface CachedBuyerIntel extends CachedOperations {
+  readonly stats: BuyerIntelCacheStats;
+  /** Entries currently held in this process. */
+  readonly size: number;
+  /** Forget everything held in this process (Redis entries expire on their own). */
+  clear(): void;
+}
+
+/** Deletes / extends the lease only when it is still the caller's. */
+const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
+const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`;
+
+/** Object keys sorted, arrays that are sets sorted, undefined dropped: equal params give equal keys. */
+function signalKey(params: BuyerSignalsParams): string {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(params).sort()) {
+    const value = (params as unknown as Record<string, unknown>)[name];
+    if (value === undefined) continue;
+    out[name] = Array.isArray(value) ? [...new Set(value.map(String))].sort() : value;
+  }
+  return JSON.stringify(out);
+}
+
+function attributesKey(buyerId: string, attributes: readonly string[] | undefined): string {
+  const list = attributes?.length ? [...new Set(attributes)].sort().join(',') : '*';
+  return JSON.stringify([buyerId, list]);
+}
+
+function searchKey(params: QuickSearchParams): string {
+  return JSON.stringify([params.buyerName.trim(), params.buyerStateCode ?? '', params.limit ?? null]);
+}
+
+/** Resolves with the shared promise, or rejects as soon as this caller's own signal aborts. */
+function withSignal<T>(shared: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return shared;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    shared.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}
+
+export function cachedBuyerIntel(
+  client: CachedOperations,
+  options: BuyerIntelCacheOptions,
+): CachedBuyerIntel {
+  const { ttlMs, maxEntries, redis } = options;
+  if (!(ttlMs >= 0)) throw new RangeError('ttlMs must be zero or positive');
+  if (!(maxEntries >= 1)) throw new RangeError('maxEntries must be at least 1');
+  const now = options.now ?? Date.now;
+  const lru = new Map<string, { value: unknown; expiresAt: number }>();
+  const inflight = new Map<string, Promise<unknown>>();
+  const stats: BuyerIntelCacheStats = {
+    hits: 0,
+    sharedHits: 0,
+    sharedWaits: 0,
+    coalesced: 0,
+    misses: 0,
+    errors: 0,
+  };
+
+  function remember(key: string, value: unknown): void {
+    if (ttlMs <= 0) return;
+    lru.delete(key);
+    lru.set(key, { value, expiresAt: now() + ttlMs });
+    while (lru.size > maxEntries) {
+      const oldest = lru.keys().next();
+      if (oldest.done) break;
+      lru.delete(oldest.value);
+    }
+  }
+
+  function recall(key: string): { value: unknown } | undefined {
+    const entry = lru.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= now()) {
+      lru.delete(key);
+      return undefined;
+    }
+    // Most recently used goes to the end.
+    lru.delete(key);
+    lru.set(key, entry);
+    return { value: entry.value };
+  }
+
+  const leaseMs = redis?.leaseMs ?? 2_000;
+  const pollMs = redis?.pollMs ?? 15;
+  const maxWaitMs = redis?.maxWaitMs ?? 15_000;
+
+  async function upstream<T>(fetchUpstream: () => Promise<T>): Promise<T> {
+    stats.misses++;
+    try {
+      return await fetchUpstream();
+    } catch (err) {
+      stats.errors++;
+      throw err;
+    }
+  }
+
+  /** The value another process stored, if any (a failed or corrupt read counts as none). */
+  async function readShared<T>(sharedKey: string): Promise<{ value: T } | undefined> {
+    const raw = await redis?.client.get(sharedKey).catch(() => null);
+    if (!raw) return undefined;
+    try {
+      return { value: JSON.parse(raw) as T };
+    } catch {
+      return undefined;
+    }
+  }
+
+  async function load<T>(key: string, fetchUpstream: () => Promise<T>): Promise<T> {
+    if (!redis || ttlMs <= 0) return upstream(fetchUpstream);
+    const sharedKey = `${redis.prefix}${key}`;
+    const leaseKey = `${redis.prefix}lease:${key}`;
+    const store = (value: T) =>
+      redis.client.set(sharedKey, JSON.stringify(value), 'PX', ttlMs).catch(() => undefined);
+
+    const found = await readShared<T>(sharedKey);
+    if (found) {
+      stats.sharedHits++;
+      return found.value;
+    }
+    if (leaseMs <= 0) {
+      const value = await upstream(fetchUpstream);
+      await store(value);
+      return value;
+    }
+    const token = `${process.pid}:${Math.random().toString(36).slice(2)}`;
+    // At most two waits for another process; then call upstream regardless.
+    for (let round = 0; round < 2; round++) {
+      const leased = await redis.client.set(leaseKey, token, 'PX', leaseMs, 'NX').catch(() => 'OK');
+      if (leased === 'OK') {
+        const renew = setInterval(
+          () => void redis.client.eval(RENEW, 1, leaseKey, token, leaseMs).catch(() => undefined),
+          Math.max(10, Math.floor(leaseMs / 3)),
+        );
+        try {
+          // Another process may have stored it and released its lease since our first read.
+          const stored = await readShared<T>(sharedKey);
+          if (stored) {
+            stats.sharedHits++;
+            return stored.value;
+          }
+          const value = await upstream(fetchUpstream);
+          await store(value);
+          return value;
+        } finally {
+          clearInterval(renew);
+          // Only our own lease (it may have run out and been taken by another process).
+          await redis.client.eval(RELEASE, 1, leaseKey, token).catch(() => undefined);
+        }
+      }
+      // Another process is calling: wait for its result while its lease lasts (it renews it).
+      const deadline = Date.now() + maxWaitMs;
+      while (Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, pollMs));
+        const value = await readShared<T>(sharedKey);
+        if (value) {
+          stats.sharedHits++;
+          stats.sharedWaits++;
+          return value.value;
+        }
+        // The lease ended without a result (its call failed): take it ourselves.
+        if (!(await redis.client.exists(leaseKey).catch(() => 0))) break;
+      }
+    }
+    const value = await upstream(fetchUpstream);
+    await store(value);
+    return value;
+  }
+
+  function through<T>(key: string, opts: CallOptions, fetchUpstream: () => Promise<T>): Promise<T> {
+    const hit = recall(key);
+    if (hit) {
+      stats.hits++;
+      return Promise.resolve(hit.value as T);
+    }
+    let pending = inflight.get(key) as Promise<T> | undefined;
+    if (pending) stats.coalesced++;
+    else {
+      pending = load(key, fetchUpstream).then(
+        (value) => {
+          inflight.delete(key);
+          remember(key, value);
+          return value;
+        },
+        (err: unknown) => {
+          inflight.delete(key);
+          throw err;
+        },
+      );
+      inflight.set(key, pending);
+    }
+    // The upstream call runs without any one caller's signal, so one caller giving up fails no other.
+    return withSignal(pending, opts.signal);
+  }
+
+  return {
+    stats,
+    get size() {
+      return lru.size;
+    },
+    clear() {
+      lru.clear();
+    },
+    getBuyerAttributesBulk(buyerId, attributes, opts = {}) {
+      return through(`attributes:${attributesKey(buyerId, attributes)}`, opts, () =>
+        client.getBuyerAttributesBulk(buyerId, attributes),
+      );
+    },
+    listRecentBuyerSignals(params, opts = {}) {
+      return through(`signals:${signalKey(params)}`, opts, () => client.listRecentBuyerSignals(params));
+    },
+    searchBuyers(params, opts = {}) {
+      return through(`search:${searchKey(params)}`, opts, () => client.searchBuyers(params));
+    },
+  };
+}

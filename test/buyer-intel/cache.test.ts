@@ -1,0 +1,178 @@
+// The coalescing cache in front of the Buyer Intelligence client, counted at the sandbox over real HTTP.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { cachedBuyerIntel } from '../../src/buyer-intel/cache.ts';
+import type { BuyerIntelClient } from '../../src/buyer-intel/index.ts';
+import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
+import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+
+let sandbox: RunningBuyerIntelSandbox;
+let client: BuyerIntelClient;
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ faults: { latencyMs: 30 } });
+  // No retries: a scripted 500 reaches the caller.
+  ({ client } = clientFor(sandbox, { retry: { maxAttempts: 1 } }));
+});
+afterAll(() => sandbox.close());
+afterEach(() => {
+  sandbox.stats.reset();
+  sandbox.faults.clear();
+});
+
+const buyerId = (i = 0) => sandbox.dataset.buyers[i]?.id ?? '';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('cachedBuyerIntel', () => {
+  it('coalesces 10 concurrent identical attribute calls into one upstream call', async () => {
+    const cached = cachedBuyerIntel(client, { ttlMs: 60_000, maxEntries: 100 });
+    const results = await Promise.all(
+      // The same attribute set in different orders is the same key.
+      Array.from({ length: 10 }, (_, i) =>
+        cached.getBuyerAttributesBulk(buyerId(), i % 2 ? ['Name', 'Population'] : ['Population', 'Name']),
+      ),
+    );
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(1);
+    expect(new Set(results.map((r) => JSON.stringify(r))).size).toBe(1);
+    expect(results[0]?.buyerData?.Name).toBe(sandbox.dataset.buyers[0]?.name);
+    expect(cached.stats).toMatchObject({ misses: 1, coalesced: 9 });
+
+    // Different attributes or a different buyer are different calls.
+    await cached.getBuyerAttributesBulk(buyerId(), ['Name']);
+    await cached.getBuyerAttributesBulk(buyerId(1), ['Name', 'Population']);
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(3);
+  });
+
+  it('coalesces concurrent signal calls and searches, keyed by their params', async () => {
+    const cached = cachedBuyerIntel(client, { ttlMs: 60_000, maxEntries: 100 });
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        cached.listRecentBuyerSignals({
+          buyerId: buyerId(),
+          relativeDatePeriodFrom: 'LastYear',
+          filterType: i % 2 ? ['RFP', 'Meeting'] : ['Meeting', 'RFP'],
+        }),
+      ),
+    );
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        cached.searchBuyers({ buyerName: 'City of Austin', buyerStateCode: 'TX' }),
+      ),
+    );
+    expect(sandbox.stats.count('listRecentBuyerSignals')).toBe(1);
+    expect(sandbox.stats.count('searchBuyers')).toBe(1);
+    await cached.listRecentBuyerSignals({ buyerId: buyerId(), relativeDatePeriodFrom: 'LastSixMonths' });
+    expect(sandbox.stats.count('listRecentBuyerSignals')).toBe(2);
+  });
+
+  it('reuses a result within the TTL and calls again after it expires', async () => {
+    const cached = cachedBuyerIntel(client, { ttlMs: 400, maxEntries: 100 });
+    await cached.getBuyerAttributesBulk(buyerId(), ['Name']);
+    await cached.getBuyerAttributesBulk(buyerId(), ['Name']);
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(1);
+    expect(cached.stats.hits).toBe(1);
+    await sleep(450);
+    await cached.getBuyerAttributesBulk(buyerId(), ['Name']);
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(2);
+  });
+
+  it('evicts the least recently used entry past maxEntries', async () => {
+    const cached = cachedBuyerIntel(client, { ttlMs: 60_000, maxEntries: 2 });
+    await cached.getBuyerAttributesBulk(buyerId(0), ['Name']);
+    await cached.getBuyerAttributesBulk(buyerId(1), ['Name']);
+    await cached.getBuyerAttributesBulk(buyerId(0), ['Name']); // 0 is now the most recent
+    await cached.getBuyerAttributesBulk(buyerId(2), ['Name']); // evicts 1
+    expect(cached.size).toBe(2);
+    await cached.getBuyerAttributesBulk(buyerId(0), ['Name']);
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(3);
+    await cached.getBuyerAttributesBulk(buyerId(1), ['Name']);
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(4);
+  });
+
+  it('never caches an error: every waiter sees it, and the next call goes upstream again', async () => {
+    const cached = cachedBuyerIntel(client, { ttlMs: 60_000, maxEntries: 100 });
+    sandbox.faults.inject({ kind: 'status', status: 500, match: 'getBuyerAttributesBulk' });
+    const failed = await Promise.allSettled(
+      Array.from({ length: 5 }, () => cached.getBuyerAttributesBulk(buyerId(), ['Name'])),
+    );
+    expect(failed.every((r) => r.status === 'rejected')).toBe(true);
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(1);
+    expect(cached.stats.errors).toBe(1);
+
+    const ok = await cached.getBuyerAttributesBulk(buyerId(), ['Name']);
+    expect(ok.buyerData?.Name).toBe(sandbox.dataset.buyers[0]?.name);
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(2);
+  });
+
+  it("one caller's abort fails only that caller", async () => {
+    const cached = cachedBuyerIntel(client, { ttlMs: 60_000, maxEntries: 100 });
+    const controller = new AbortController();
+    const aborted = cached.getBuyerAttributesBulk(buyerId(), ['Name'], { signal: controller.signal });
+    const other = cached.getBuyerAttributesBulk(buyerId(), ['Name']);
+    controller.abort(new Error('gave up'));
+    await expect(aborted).rejects.toThrow('gave up');
+    await expect(other).resolves.toMatchObject({ buyerId: buyerId() });
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(1);
+  });
+
+  describe('shared through Redis', () => {
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const prefix = `bis-test-cache-${randomUUID().slice(0, 8)}:`;
+    afterAll(async () => {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    });
+
+    it('a second process (another cache instance) reuses what the first fetched, until the TTL', async () => {
+      const a = cachedBuyerIntel(client, { ttlMs: 1_000, maxEntries: 100, redis: { client: redis, prefix } });
+      const b = cachedBuyerIntel(client, { ttlMs: 1_000, maxEntries: 100, redis: { client: redis, prefix } });
+      const first = await a.getBuyerAttributesBulk(buyerId(3), ['Name', 'Type']);
+      const second = await b.getBuyerAttributesBulk(buyerId(3), ['Type', 'Name']);
+      expect(second).toEqual(first);
+      expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(1);
+      expect(b.stats.sharedHits).toBe(1);
+      expect(
+        await redis.pttl(`${prefix}attributes:${JSON.stringify([buyerId(3), 'Name,Type'])}`),
+      ).toBeGreaterThan(0);
+      await sleep(1_050);
+      await b.getBuyerAttributesBulk(buyerId(3), ['Name', 'Type']);
+      expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(2);
+    });
+
+    it('concurrent misses of two processes make one upstream call (a lease in Redis)', async () => {
+      const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: redis, prefix } };
+      const a = cachedBuyerIntel(client, options);
+      const b = cachedBuyerIntel(client, options);
+      const [x, y] = await Promise.all([
+        a.listRecentBuyerSignals({ buyerId: buyerId(4), relativeDatePeriodFrom: 'LastYear' }),
+        b.listRecentBuyerSignals({ buyerId: buyerId(4), relativeDatePeriodFrom: 'LastYear' }),
+      ]);
+      expect(y).toEqual(x);
+      expect(sandbox.stats.count('listRecentBuyerSignals')).toBe(1);
+      expect(a.stats.misses + b.stats.misses).toBe(1);
+      expect(a.stats.sharedHits + b.stats.sharedHits).toBe(1);
+    });
+
+    it('a process whose lease holder fails calls upstream itself; the error is cached nowhere', async () => {
+      const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: redis, prefix } };
+      const a = cachedBuyerIntel(client, options);
+      const b = cachedBuyerIntel(client, options);
+      sandbox.faults.inject({ kind: 'status', status: 500, match: 'getBuyerAttributesBulk' });
+      const [x, y] = await Promise.allSettled([
+        a.getBuyerAttributesBulk(buyerId(5), ['Name']),
+        (async () => {
+          await sleep(5);
+          return b.getBuyerAttributesBulk(buyerId(5), ['Name']);
+        })(),
+      ]);
+      expect(x.status).toBe('rejected');
+      expect(y).toMatchObject({ status: 'fulfilled', value: { buyerId: buyerId(5) } });
+      expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(2);
+      await a.getBuyerAttributesBulk(buyerId(5), ['Name']);
+      expect(a.stats.sharedHits).toBe(1);
+      expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(2);
+    });
+  });
+});
