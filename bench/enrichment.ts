@@ -73,9 +73,9 @@ interface WorkerHandle {
   stop(): Promise<{ peakRssMb: number; cache: Record<string, number> | null }>;
 }
 
-async function startWorkerProcess(settings: unknown, cacheTtlMs: number): Promise<WorkerHandle> {
+async function startWorkerProcess(settings: unknown): Promise<WorkerHandle> {
   const child = fork(new URL('./worker-process.ts', import.meta.url), [], {
-    env: { ...process.env, BENCH_SETTINGS: JSON.stringify(settings), BENCH_CACHE_TTL_MS: String(cacheTtlMs) },
+    env: { ...process.env, BENCH_SETTINGS: JSON.stringify(settings) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const readyRssMb = await new Promise<number>((resolve, reject) => {
@@ -127,13 +127,17 @@ export async function runEnrichmentBench(o: EnrichmentBenchOptions) {
       worker: { concurrency: o.concurrency, writeBatchWaitMs: 250 },
     },
   );
+  // As a deployment would be configured: the Buyer Intelligence cache, and HubSpot's limit as the
+  // shared call budget of every worker.
+  settings.buyerIntel.cacheTtlMs = o.cacheTtlMs;
+  if (settings.hubspot) settings.hubspot.callsPer10s = o.hubspotPer10s;
   // This process: the HTTP role (webhook receiver) and the queue counts.
   const service = createService(settings);
   const workers: WorkerHandle[] = [];
   try {
     await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
     const http = await service.startHttp(0, '127.0.0.1');
-    for (let i = 0; i < o.workers; i++) workers.push(await startWorkerProcess(settings, o.cacheTtlMs));
+    for (let i = 0; i < o.workers; i++) workers.push(await startWorkerProcess(settings));
     hs.webhooks.configure({ targetUrl: `${http.url}/webhooks/hubspot`, propertyChanges: [] });
     // Let the limit windows of the set-up calls pass before counting.
     await new Promise((r) => setTimeout(r, 200));

@@ -8,12 +8,14 @@
 // truth from HubSpot itself: the company's note associations (v4), then the notes' bodies in batches.
 
 import { Client } from '@hubspot/api-client';
+import { type CallBudget, CallBudgetTimeout } from '../call-budget.ts';
 import {
   AccountNotFoundError,
   type AccountPage,
   type AccountSnapshot,
   type AccountUpdate,
   type CrmConnector,
+  CrmRateLimitError,
   type EnsureFieldsResult,
   type FieldDefinition,
   type NoteDraft,
@@ -54,6 +56,11 @@ export interface HubSpotConnectorOptions {
   portalId: string;
   /** Deadline per HTTP call. Default 30 s. */
   fetchTimeoutMs?: number;
+  /**
+   * HubSpot's per-10-second limit, shared by every worker (see call-budget.ts): each call takes a slot
+   * first. A budget that stays full ends the call with CrmRateLimitError, so the queue waits.
+   */
+  budget?: CallBudget;
   /** Group of the company properties `ensureFields` creates. Default buyer_intel / Buyer Intelligence. */
   propertyGroup?: { name: string; label: string };
   /** Called after every HTTP call (metrics, logs). Must not throw; errors are swallowed. */
@@ -159,6 +166,19 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     operation: string,
     send: () => Promise<HttpAnswer<T>>,
   ): Promise<{ status: number; data: T }> {
+    if (options.budget) {
+      try {
+        await options.budget.take();
+      } catch (err) {
+        if (err instanceof CallBudgetTimeout)
+          throw new CrmRateLimitError(
+            `HubSpot call budget full before ${operation}`,
+            err.retryAfterMs,
+            'CALL_BUDGET',
+          );
+        throw err;
+      }
+    }
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {

@@ -126,6 +126,8 @@ export const envSchema = z.object({
   HUBSPOT_CLIENT_ID: z.string().trim().min(1).optional(),
   HUBSPOT_APP_ID: z.string().trim().regex(/^\d+$/, 'must be the numeric app id').optional(),
   HUBSPOT_BASE_PATH: url.default('https://api.hubapi.com'),
+  /** Calls per rolling 10 s our app may make per portal (HubSpot: 100 Free/Starter, 190 Pro/Enterprise, 110 OAuth apps). */
+  HUBSPOT_CALLS_PER_10S: int(1, 1_000, 100),
 
   SALESFORCE_INSTANCE_URL: url.optional(),
   SALESFORCE_LOGIN_URL: url.default('https://login.salesforce.com'),

@@ -4,6 +4,7 @@
 import type { Queue, Worker } from 'bullmq';
 import type { Router } from 'express';
 import type { Redis } from 'ioredis';
+import { redisCallBudget } from '../../connectors/call-budget.ts';
 import { createConnector, createEventHandler } from '../../connectors/registry.ts';
 import { subscribeAccountChanges } from '../../connectors/salesforce/change-events.ts';
 import {
@@ -97,6 +98,8 @@ export interface ServiceSettings {
   /** Namespaces every key and queue of this install in Redis. */
   prefix: string;
   hubspot?: {
+    /** HubSpot's per-10-second call limit for this app, shared by every worker (none: not enforced). */
+    callsPer10s?: number | undefined;
     accessToken: string;
     portalId: string;
     clientSecret: string;
@@ -132,6 +135,7 @@ export interface ServiceSettings {
       clientSecret: string;
       appId?: string | undefined;
       basePath: string;
+      callsPer10s?: number | undefined;
     };
     salesforceApp?: Pick<
       SalesforceConnectorOptions,
@@ -217,6 +221,19 @@ export function createService(settings: ServiceSettings): Service {
     redis: { client: producerRedis, prefix: `${settings.prefix}:bi-cache:` },
   });
 
+  /** HubSpot counts calls per app and portal over a rolling 10 s: one budget per portal in Redis. */
+  const hubspotBudget = (portalId: string, callsPer10s: number | undefined) =>
+    callsPer10s
+      ? {
+          budget: redisCallBudget({
+            redis: workerRedis,
+            key: `${settings.prefix}:budget:hubspot:${portalId}`,
+            limit: callsPer10s,
+            windowMs: 10_000,
+          }),
+        }
+      : {};
+
   // One connection per portal / org; jobs name theirs by `tenant` (Salesforce ids in their 15-char form).
   const tenantKey = (crm: CrmKind, tenant: string) =>
     `${crm}:${crm === 'salesforce' ? id15(tenant) : tenant}`;
@@ -228,6 +245,7 @@ export function createService(settings: ServiceSettings): Service {
         accessToken: settings.hubspot.accessToken,
         portalId: settings.hubspot.portalId,
         basePath: settings.hubspot.basePath,
+        ...hubspotBudget(settings.hubspot.portalId, settings.hubspot.callsPer10s),
         onCall: (e) => metrics.recordCall('hubspot', e.operation, e.status, e.durationMs),
       }),
     );
@@ -277,6 +295,7 @@ export function createService(settings: ServiceSettings): Service {
             accessToken,
             portalId: record.portalId,
             basePath: app.basePath,
+            ...hubspotBudget(record.portalId, app.callsPer10s),
             onCall: (e) => metrics.recordCall('hubspot', e.operation, e.status, e.durationMs),
           }),
         refresh: async (stale) => {

@@ -35,6 +35,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
             clientSecret: env.HUBSPOT_CLIENT_SECRET,
             appId: env.HUBSPOT_APP_ID,
             basePath: env.HUBSPOT_BASE_PATH,
+            callsPer10s: env.HUBSPOT_CALLS_PER_10S,
           },
         }
       : {}),
@@ -68,6 +69,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
                     clientSecret: env.HUBSPOT_CLIENT_SECRET,
                     appId: env.HUBSPOT_APP_ID,
                     basePath: env.HUBSPOT_BASE_PATH,
+                    callsPer10s: env.HUBSPOT_CALLS_PER_10S,
                   },
                 }
               : {}),
