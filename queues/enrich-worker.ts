@@ -33,6 +33,14 @@ export interface EnrichWorkerOptions<R> {
   exclusive?: { redis: Redis; keyOf: (data: EnrichJobData) => string; ttlMs: number; retryDelayMs: number };
 }
 
+/**
+ * Recovery and wake-up timing shared by our workers. A worker that dies holds its jobs until their
+ * lock (renewed every lockDuration/2 while alive) expires and a stalled check sees it: about 20 s
+ * instead of BullMQ's 60. Prioritised jobs pushed back after a rate-limit pause do not wake a blocked
+ * worker, so it polls again after drainDelay (seconds) instead of 5.
+ */
+export const WORKER_TIMING = { lockDuration: 15_000, stalledInterval: 5_000, drainDelay: 1 } as const;
+
 // Take the lock when free or already ours (the same job re-run after a stall); release only our own.
 const ACQUIRE = `local v = redis.call('GET', KEYS[1])
 if v == false or v == ARGV[1] then return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
@@ -74,9 +82,11 @@ export function startEnrichWorker<R>(options: EnrichWorkerOptions<R>): Worker<En
       connection: options.connection,
       ...(options.prefix ? { prefix: options.prefix } : {}),
       concurrency: options.concurrency,
+      ...WORKER_TIMING,
       settings: { backoffStrategy: (attemptsMade: number) => cappedExponentialBackoff(attemptsMade) },
     },
   );
+  worker.on('error', (err) => log?.warn('worker connection error; retrying', { reason: err.message }));
   worker.on('stalled', (jobId) => log?.warn('job stalled; it will run again', { jobId }));
   worker.on('failed', (job, err) => {
     if (!job) return;

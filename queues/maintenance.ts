@@ -3,7 +3,7 @@
 // upsert it at start, there is still one, and it survives restarts because it lives in Redis.
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { WorkerLog } from './enrich-worker.ts';
+import { WORKER_TIMING, type WorkerLog } from './enrich-worker.ts';
 import { cappedExponentialBackoff } from './failure.ts';
 
 export const MAINTENANCE_QUEUE = 'maintenance';
@@ -68,6 +68,7 @@ export function startMaintenanceWorker(options: {
       connection: options.connection,
       ...(options.prefix ? { prefix: options.prefix } : {}),
       concurrency: 1,
+      ...WORKER_TIMING,
       settings: { backoffStrategy: (attemptsMade: number) => cappedExponentialBackoff(attemptsMade) },
     },
   );

@@ -9,11 +9,16 @@ import { verifyHubSpotRequest } from './webhook-signature.ts';
 
 export const HUBSPOT_MAX_EVENTS = 100;
 
+/** A HubSpot id: a positive whole number, as a JSON number or a string of digits. */
+const hubspotId = z
+  .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^[1-9]\d{0,17}$/)])
+  .transform(String);
+
 const eventSchema = z.looseObject({
   eventId: z.union([z.number(), z.string()]),
   subscriptionType: z.string(),
-  portalId: z.union([z.number().int(), z.string().regex(/^\d+$/)]).transform(String),
-  objectId: z.union([z.number().int(), z.string().regex(/^\d+$/)]).transform(String),
+  portalId: hubspotId,
+  objectId: hubspotId,
   occurredAt: z.number(),
   attemptNumber: z.number().int().optional(),
   changeSource: z.string().optional(),

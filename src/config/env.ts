@@ -128,6 +128,7 @@ export const envSchema = z.object({
   HUBSPOT_BASE_PATH: url.default('https://api.hubapi.com'),
   /** Calls per rolling 10 s our app may make per portal (HubSpot: 100 Free/Starter, 190 Pro/Enterprise, 110 OAuth apps). */
   HUBSPOT_CALLS_PER_10S: int(1, 1_000, 100),
+  HUBSPOT_TIMEOUT_MS: int(100, 120_000, 30_000),
 
   SALESFORCE_INSTANCE_URL: url.optional(),
   SALESFORCE_LOGIN_URL: url.default('https://login.salesforce.com'),

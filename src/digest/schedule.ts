@@ -2,8 +2,10 @@
 // fixed id (`digest:per-account`, `digest:org-wide`), so every worker may upsert them at start and there
 // is still one of each, surviving restarts in Redis. A job's period comes from its *scheduled* time
 // (the scheduler's `prevMillis`), so retries of one run share its period, window and dedupe keys.
+
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { WORKER_TIMING } from '../../queues/enrich-worker.ts';
 import { cappedExponentialBackoff } from '../../queues/failure.ts';
 import { type DigestDeps, type DigestKind, type DigestRunResult, withDigestLock } from './deps.ts';
 import { runOrgWideDigest } from './org-wide.ts';
@@ -137,6 +139,7 @@ export function startDigestWorker(options: {
       connection: options.connection,
       ...(options.prefix ? { prefix: options.prefix } : {}),
       concurrency: 1,
+      ...WORKER_TIMING,
       // A per-account run over many accounts can be long: renew the job lock well within it.
       lockDuration: 60_000,
       settings: { backoffStrategy: (attemptsMade: number) => cappedExponentialBackoff(attemptsMade) },

@@ -100,6 +100,8 @@ export interface ServiceSettings {
   hubspot?: {
     /** HubSpot's per-10-second call limit for this app, shared by every worker (none: not enforced). */
     callsPer10s?: number | undefined;
+    /** Deadline per HubSpot call. Default 30 s. */
+    timeoutMs?: number | undefined;
     accessToken: string;
     portalId: string;
     clientSecret: string;
@@ -200,6 +202,15 @@ export function createService(settings: ServiceSettings): Service {
   const metrics = new Metrics(() => [queue, maintenanceQueue, digestQueue, signalQueue]);
   // The worker parks the queue on a 429 through its own (blocking-safe) connection.
   const workerQueue = createEnrichQueue(workerRedis, { prefix: settings.prefix });
+  // BullMQ reports its connection errors as 'error' events: one log line per queue every 10 s at most.
+  for (const q of [queue, workerQueue, maintenanceQueue, digestQueue, signalQueue, signalWorkerQueue]) {
+    let last = 0;
+    q.on('error', (err: Error) => {
+      if (Date.now() - last < 10_000) return;
+      last = Date.now();
+      logger.warn({ queue: q.name, reason: err.message }, 'queue connection error; retrying');
+    });
+  }
 
   const buyerIntelClient = new BuyerIntelClient({
     baseUrl: settings.buyerIntel.baseUrl,
@@ -245,6 +256,7 @@ export function createService(settings: ServiceSettings): Service {
         accessToken: settings.hubspot.accessToken,
         portalId: settings.hubspot.portalId,
         basePath: settings.hubspot.basePath,
+        ...(settings.hubspot.timeoutMs ? { fetchTimeoutMs: settings.hubspot.timeoutMs } : {}),
         ...hubspotBudget(settings.hubspot.portalId, settings.hubspot.callsPer10s),
         onCall: (e) => metrics.recordCall('hubspot', e.operation, e.status, e.durationMs),
       }),

@@ -2,8 +2,10 @@
 // a burst of provider events must not wait behind a backfill, nor backfill behind them. Failures are
 // classified as the enrich worker's are: an upstream 429 parks the queue without spending the attempt,
 // a permanent failure fails at once, anything else retries with capped exponential backoff.
+
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { WORKER_TIMING } from '../../queues/enrich-worker.ts';
 import { cappedExponentialBackoff, classifyFailure } from '../../queues/failure.ts';
 import type { SignalJob, SignalJobData } from './events.ts';
 
@@ -65,6 +67,7 @@ export function startSignalWorker<R>(options: SignalWorkerOptions<R>): Worker<Si
       connection: options.connection,
       ...(options.prefix ? { prefix: options.prefix } : {}),
       concurrency: options.concurrency ?? 4,
+      ...WORKER_TIMING,
       settings: { backoffStrategy: (attemptsMade: number) => cappedExponentialBackoff(attemptsMade) },
     },
   );
