@@ -864,7 +864,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
         await loadStoredToken();
         return conn.accessToken ?? reauthenticate();
       },
-      reauthenticate: () => reauthenticate().catch((err: unknown) => Promise.reject(connectorError('session.refresh', err))),
+      reauthenticate: () =>
+        reauthenticate().catch((err: unknown) => Promise.reject(connectorError('session.refresh', err))),
     },
     kind: 'salesforce',
     tenant: options.orgId,
