@@ -123,7 +123,12 @@ describe('logs', () => {
     const request = parsed.find((l) => l.msg === 'http request' && l.path === '/api/refresh');
     expect(request).toMatchObject({ level: 'info', requestId: 'req-test-0001', status: 202 });
     const job = parsed.find((l) => l.msg === 'account enriched');
-    expect(job).toMatchObject({ level: 'info', crm: 'hubspot', status: 'enriched', jobId: expect.any(String) });
+    expect(job).toMatchObject({
+      level: 'info',
+      crm: 'hubspot',
+      status: 'enriched',
+      jobId: expect.any(String),
+    });
     const all = lines.join('\n');
     for (const secret of [API_KEY, hs.accessToken, hs.clientSecret, bi.token, ADMIN.password])
       expect(all).not.toContain(secret);
