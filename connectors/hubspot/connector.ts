@@ -9,6 +9,7 @@
 
 import { Client } from '@hubspot/api-client';
 import { type CallBudget, CallBudgetTimeout } from '../call-budget.ts';
+import { createNotesOnce, type NoteOutcome } from '../note-batch.ts';
 import {
   AccountNotFoundError,
   type AccountPage,
@@ -365,25 +366,11 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
 
   // --- notes ---------------------------------------------------------------------------------------
 
-  async function createNotes(drafts: readonly NoteDraft[]): Promise<NoteResult[]> {
-    if (drafts.length === 0) return [];
-    if (drafts.length > HUBSPOT_BATCH_LIMIT) {
-      throw new RangeError(`createNotes takes at most ${HUBSPOT_BATCH_LIMIT} notes, got ${drafts.length}`);
-    }
-    // The same key twice for one account would be two notes for one signal: create it once.
-    const unique: NoteDraft[] = [];
-    const slotOf = new Map<string, number>();
-    const slots = drafts.map((draft) => {
-      const id = `${draft.accountId}\u0000${draft.dedupeKey}`;
-      let slot = slotOf.get(id);
-      if (slot === undefined) {
-        slot = unique.length;
-        slotOf.set(id, slot);
-        unique.push(draft);
-      }
-      return slot;
-    });
+  function createNotes(drafts: readonly NoteDraft[]): Promise<NoteResult[]> {
+    return createNotesOnce(drafts, HUBSPOT_BATCH_LIMIT, createUnique);
+  }
 
+  async function createUnique(unique: NoteDraft[]): Promise<NoteOutcome[]> {
     const category = 'HUBSPOT_DEFINED' as AssociationCategory;
     const inputs: NoteCreateInput[] = unique.map((draft, i) => ({
       properties: { hs_timestamp: noteTimestamp(draft.occurredAt), hs_note_body: renderNoteHtml(draft) },
@@ -396,7 +383,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
       objectWriteTraceId: String(i),
     }));
 
-    let outcomes: ({ noteId: string } | WriteFailure)[];
+    let outcomes: NoteOutcome[];
     try {
       const answer = await call('crm.objects.notes.batchApi.create', () =>
         notesApi.batchApi.createWithHttpInfo({ inputs }),
@@ -406,16 +393,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
       if (!(err instanceof HubSpotRequestError)) throw err;
       outcomes = notesRefused(err, unique);
     }
-    return drafts.map((draft, i) => {
-      const outcome = outcomes[slots[i] ?? -1];
-      if (outcome && 'noteId' in outcome)
-        return { dedupeKey: draft.dedupeKey, ok: true, noteId: outcome.noteId };
-      return {
-        dedupeKey: draft.dedupeKey,
-        ok: false,
-        error: outcome ?? { status: undefined, message: 'no outcome', permanent: false },
-      };
-    });
+    return outcomes;
   }
 
   /** Pairs a batch create's results and errors with its inputs. */

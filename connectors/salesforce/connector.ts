@@ -14,6 +14,7 @@
 import type { KeyObject } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { Connection } from 'jsforce';
+import { createNotesOnce, type NoteOutcome } from '../note-batch.ts';
 import {
   AccountNotFoundError,
   type AccountPage,
@@ -553,41 +554,10 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     return keys;
   }
 
-  type NoteOutcome = { noteId: string } | WriteFailure;
-
-  async function createNotes(drafts: readonly NoteDraft[]): Promise<NoteResult[]> {
-    if (drafts.length === 0) return [];
-    if (drafts.length > SALESFORCE_COLLECTION_LIMIT) {
-      throw new RangeError(
-        `createNotes takes at most ${SALESFORCE_COLLECTION_LIMIT} notes, got ${drafts.length}`,
-      );
-    }
-    // The same key twice for one account would be two notes for one signal: create it once.
-    const unique: NoteDraft[] = [];
-    const slotOf = new Map<string, number>();
-    const slots = drafts.map((draft) => {
-      const id = `${draft.accountId}\u0000${draft.dedupeKey}`;
-      let slot = slotOf.get(id);
-      if (slot === undefined) {
-        slot = unique.length;
-        slotOf.set(id, slot);
-        unique.push(draft);
-      }
-      return slot;
-    });
-
-    const outcomes =
-      notesAs === 'content-note' ? await createContentNotes(unique) : await createTasks(unique);
-    return drafts.map((draft, i) => {
-      const outcome = outcomes[slots[i] ?? -1];
-      if (outcome && 'noteId' in outcome)
-        return { dedupeKey: draft.dedupeKey, ok: true, noteId: outcome.noteId };
-      return {
-        dedupeKey: draft.dedupeKey,
-        ok: false,
-        error: outcome ?? { status: undefined, message: 'no outcome', permanent: false },
-      };
-    });
+  function createNotes(drafts: readonly NoteDraft[]): Promise<NoteResult[]> {
+    return createNotesOnce(drafts, SALESFORCE_COLLECTION_LIMIT, (unique) =>
+      notesAs === 'content-note' ? createContentNotes(unique) : createTasks(unique),
+    );
   }
 
   /** Notes as completed Tasks: one collection create. */
