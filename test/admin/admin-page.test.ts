@@ -14,7 +14,7 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandb
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, completedJob, refreshAndWait } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-admin-${randomUUID().slice(0, 8)}`;
@@ -60,30 +60,12 @@ afterAll(async () => {
   await Promise.all([bi?.close(), hs?.close()]);
 });
 
-async function refreshAndWait(accountId: string): Promise<void> {
-  const res = await fetch(`${base}/api/refresh`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ crm: 'hubspot', accountId }),
-  });
-  const { jobId } = (await res.json()) as { jobId: string };
-  await waitForJob(jobId);
-}
-async function waitForJob(jobId: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    const job = await service.queue.getJob(jobId);
-    if ((await job?.getState()) === 'completed') return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`job ${jobId} did not complete`);
-}
-
 describe('admin page', () => {
   it('lists needs-review first, shows the diff, and confirming a candidate enriches the account', async () => {
     const austin = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
     const springfield = hs.store.createCompany({ name: 'Springfield' }, { source: 'CRM_UI' }).id;
-    await refreshAndWait(austin);
-    await refreshAndWait(springfield);
+    await refreshAndWait(service, base, API_KEY, austin);
+    await refreshAndWait(service, base, API_KEY, springfield);
 
     const context = await browser.newContext({
       httpCredentials: ADMIN,
@@ -108,7 +90,7 @@ describe('admin page', () => {
     await confirm.click();
     await expect.poll(() => page.locator('#flash').textContent()).toMatch(/^Queued job /);
     const jobId = ((await page.locator('#flash').textContent()) ?? '').replace('Queued job ', '');
-    await waitForJob(jobId);
+    await completedJob(service, jobId);
 
     await page.reload();
     const after = page.locator('tbody tr.row');

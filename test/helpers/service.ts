@@ -35,3 +35,34 @@ export async function closeService(
   if (keys.length) await redis.del(...keys);
   redis.disconnect();
 }
+
+/** Bounded poll until the job has completed (a failed job throws with its reason). */
+export async function completedJob(service: Service, jobId: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const state = await service.queue.getJobState(jobId);
+    if (state === 'completed') return;
+    if (state === 'failed')
+      throw new Error(`job ${jobId} failed: ${(await service.queue.getJob(jobId))?.failedReason}`);
+    if (Date.now() > deadline) throw new Error(`job ${jobId} did not complete in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** POST /api/refresh for a HubSpot company with an API key, then waits for the job. */
+export async function refreshAndWait(
+  service: Service,
+  base: string,
+  apiKey: string,
+  accountId: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const res = await fetch(`${base}/api/refresh`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ crm: 'hubspot', accountId }),
+  });
+  const { jobId } = (await res.json()) as { jobId: string };
+  await completedJob(service, jobId);
+  return jobId;
+}

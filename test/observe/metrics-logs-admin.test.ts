@@ -12,7 +12,7 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandb
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, refreshAndWait } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-observe-${randomUUID().slice(0, 8)}`;
@@ -53,32 +53,13 @@ afterAll(async () => {
   await Promise.all([bi?.close(), hs?.close()]);
 });
 
-async function refreshAndWait(accountId: string): Promise<void> {
-  const res = await fetch(`${base}/api/refresh`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${API_KEY}`,
-      'content-type': 'application/json',
-      'x-request-id': 'req-test-0001',
-    },
-    body: JSON.stringify({ crm: 'hubspot', accountId }),
-  });
-  const { jobId } = (await res.json()) as { jobId: string };
-  for (let i = 0; i < 400; i++) {
-    const job = await service.queue.getJob(jobId);
-    if ((await job?.getState()) === 'completed') return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('refresh did not complete');
-}
-
 const metric = (text: string, name: string, labels: string) =>
   Number(new RegExp(`^${name}\\{${labels}\\} (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
 
 describe('/metrics', () => {
   it('counts upstream calls, outcomes, fields, notes and jobs after an enrichment', async () => {
     const id = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
-    await refreshAndWait(id);
+    await refreshAndWait(service, base, API_KEY, id, { 'x-request-id': 'req-test-0001' });
     const res = await fetch(`${base}/metrics`);
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
