@@ -1,5 +1,6 @@
-// The enrich worker: runs the pipeline for each job. A 429 from any upstream parks the whole queue for
-// the time the upstream asked (the limit is shared by every job), without spending the job's attempt;
+// The enrich worker: runs the pipeline for each job. A 429 from the Buyer Intelligence API parks the
+// whole queue for the time asked (every job shares that limit); a CRM tenant's limit delays only the
+// job that hit it; neither spends the job's attempt;
 // a permanent failure fails the job at once with its reason; anything else retries with backoff.
 // Stalled jobs (a worker that died mid-job) are picked up again by BullMQ, so every side effect of the
 // pipeline is idempotent.
@@ -71,6 +72,12 @@ export function startEnrichWorker<R>(options: EnrichWorkerOptions<R>): Worker<En
           options.onRateLimit?.(decision.delayMs);
           await queue.rateLimit(decision.delayMs);
           throw Worker.RateLimitError();
+        }
+        if (decision.action === 'defer') {
+          log?.warn('CRM rate limit: this job waits', { jobId: job.id, delayMs: decision.delayMs });
+          options.onRateLimit?.(decision.delayMs);
+          await job.moveToDelayed(Date.now() + decision.delayMs, token);
+          throw new DelayedError();
         }
         if (decision.action === 'fail') throw new UnrecoverableError(decision.reason);
         throw err;

@@ -1,5 +1,7 @@
-// What to do with a job that threw: wait out a rate limit without spending an attempt, fail at once
-// when retrying cannot help, or retry with backoff. Pure, so every branch is testable.
+// What to do with a job that threw: wait out a rate limit without spending an attempt (the whole queue
+// for the Buyer Intelligence API, which every job shares; only the job for one CRM tenant's limit, so
+// one org out of API calls does not stall the others), fail at once when retrying cannot help, or
+// retry with backoff. Pure, so every branch is testable.
 
 import { AccountNotFoundError, CrmAuthError, CrmRateLimitError } from '../connectors/types.ts';
 import {
@@ -12,7 +14,10 @@ import {
 } from '../src/buyer-intel/errors.ts';
 
 export type FailureAction =
+  /** The Buyer Intelligence API (shared by every job) is rate-limited: park the whole queue. */
   | { action: 'rate-limit'; delayMs: number; reason: string }
+  /** One CRM tenant's limit: only this job waits, other tenants' jobs go on. */
+  | { action: 'defer'; delayMs: number; reason: string }
   | { action: 'fail'; reason: string }
   | { action: 'retry'; reason: string };
 
@@ -29,7 +34,7 @@ export function classifyFailure(err: unknown): FailureAction {
     };
   }
   if (err instanceof CrmRateLimitError) {
-    return { action: 'rate-limit', delayMs: Math.max(1, err.retryAfterMs), reason: message };
+    return { action: 'defer', delayMs: Math.max(1, err.retryAfterMs), reason: message };
   }
   if (err instanceof AccountNotFoundError)
     return { action: 'fail', reason: `CRM account not found: ${message}` };

@@ -3,7 +3,7 @@
 // classified as the enrich worker's are: an upstream 429 parks the queue without spending the attempt,
 // a permanent failure fails at once, anything else retries with capped exponential backoff.
 
-import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { WORKER_TIMING } from '../../queues/enrich-worker.ts';
 import { cappedExponentialBackoff, classifyFailure } from '../../queues/failure.ts';
@@ -46,7 +46,7 @@ export function startSignalWorker<R>(options: SignalWorkerOptions<R>): Worker<Si
   const { queue, log } = options;
   const worker = new Worker<SignalJobData, R>(
     options.name ?? SIGNAL_QUEUE,
-    async (job) => {
+    async (job, token) => {
       try {
         return await options.process(job.data, job);
       } catch (err) {
@@ -58,6 +58,11 @@ export function startSignalWorker<R>(options: SignalWorkerOptions<R>): Worker<Si
           });
           await queue.rateLimit(decision.delayMs);
           throw Worker.RateLimitError();
+        }
+        if (decision.action === 'defer') {
+          log?.warn('CRM rate limit: this job waits', { jobId: job.id, delayMs: decision.delayMs });
+          await job.moveToDelayed(Date.now() + decision.delayMs, token);
+          throw new DelayedError();
         }
         if (decision.action === 'fail') throw new UnrecoverableError(decision.reason);
         throw err;

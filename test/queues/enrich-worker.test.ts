@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AccountNotFoundError } from '../../connectors/types.ts';
+import { AccountNotFoundError, CrmRateLimitError } from '../../connectors/types.ts';
 import { createEnrichQueue, type EnrichJobData, enrichJobOptions } from '../../queues/enrich-queue.ts';
 import { startEnrichWorker } from '../../queues/enrich-worker.ts';
 import { RateLimitError } from '../../src/buyer-intel/errors.ts';
@@ -102,6 +102,25 @@ describe('enrich worker', () => {
     const [job] = await settle(1);
     expect(job?.returnvalue).toBe('ok');
     expect(calls).toBe(2);
+  });
+
+  it('a CRM tenant’s 429 delays only that job: another tenant’s job runs meanwhile', async () => {
+    let limited = 0;
+    let otherSawLimitedDelayed = false;
+    setup(async (d) => {
+      if (d.tenant === 'A' && limited++ === 0)
+        throw new CrmRateLimitError('429', 1_500, 'TEN_SECONDLY_ROLLING');
+      if (d.tenant === 'B') otherSawLimitedDelayed = (await queue.getJobState('job-a')) === 'delayed';
+      return 'ok';
+    });
+    await queue.add('enrich', { ...data('a'), tenant: 'A' }, enrichJobOptions('webhook', 1, 'job-a'));
+    for (let i = 0; i < 200 && (await queue.getJobState('job-a')) !== 'delayed'; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    await queue.add('enrich', { ...data('b'), tenant: 'B' }, enrichJobOptions('webhook', 1, 'job-b'));
+    const done = await settle(2);
+    expect(done.map((j) => j.returnvalue)).toEqual(['ok', 'ok']);
+    expect(otherSawLimitedDelayed).toBe(true);
+    expect(limited).toBe(2);
   });
 
   it('a permanent failure fails at once with its reason, and stays in the failed set', async () => {

@@ -13,8 +13,11 @@ describe('classifyFailure', () => {
       action: 'rate-limit',
       delayMs: 10_000,
     });
+  });
+
+  it('delays only the job for one CRM tenant’s limit, so other tenants go on', () => {
     expect(classifyFailure(new CrmRateLimitError('429', 7000, 'TEN_SECONDLY_ROLLING'))).toMatchObject({
-      action: 'rate-limit',
+      action: 'defer',
       delayMs: 7000,
     });
   });

@@ -6,7 +6,7 @@
 // Asserts: transient faults → the job retries and ends enriched with the right buyer, every mapped
 // field written once (one property-history entry) and no note twice; a fault that never clears → the
 // job ends in the failed set with a reason naming it, and the account is marked `error` with it.
-// The REQUEST_LIMIT_EXCEEDED case parks its queue for ~30 s, so it runs on a second service (own prefix,
+// The REQUEST_LIMIT_EXCEEDED case makes its job wait ~60 s, so it runs on a second service (own prefix,
 // emulators and queue), started in beforeAll, while the other cases run one after the other.
 // HubSpot timeouts are not covered: the service gives the HubSpot connector no timeout setting (its
 // default is 30 s), see the report.
@@ -50,7 +50,7 @@ let sf: RunningSalesforceSandbox;
 let service: Service;
 let buyers: SandboxBuyer[];
 /**
- * REQUEST_LIMIT_EXCEEDED parks the whole queue for ~30 s, so that case runs on its own service, queue
+ * REQUEST_LIMIT_EXCEEDED delays its job for ~60 s, so that case runs on its own service, queue
  * and emulators, started in beforeAll and awaited by its test, alongside the others.
  */
 let limited: {
@@ -329,8 +329,8 @@ describe('Salesforce API faults', () => {
     ).toBe(2);
   });
 
-  it('REQUEST_LIMIT_EXCEEDED waits the allocation out (queue parked) and the job then succeeds', async () => {
-    // Started in beforeAll; the connector parks the queue (60 s asked, BullMQ caps a park at 30 s).
+  it('REQUEST_LIMIT_EXCEEDED waits the allocation out (the job delayed) and then succeeds', async () => {
+    // Started in beforeAll; the connector asks for 60 s, and only this job waits them out.
     const outcome = await limited.outcome;
     if (outcome instanceof Error) throw outcome;
     expect(limited.sf.stats.count(undefined, 403) - limited.rejectedBefore).toBeGreaterThanOrEqual(1);
