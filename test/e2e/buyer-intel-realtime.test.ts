@@ -2,7 +2,10 @@
 // and sends bridge.row.created for a buyer we matched → our receiver queues it → the signal worker
 // writes one note on the matched HubSpot company; the same row again writes nothing.
 import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jobIdOf } from '../../queues/enrich-queue.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
@@ -10,6 +13,7 @@ import { addSandboxRow } from '../../src/sandbox/buyer-intel/webhook-sender.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
+import { SIGNAL_QUEUE } from '../../src/signals/queue.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { closeService } from '../helpers/service.ts';
 
@@ -18,6 +22,8 @@ const prefix = `test-e2e-realtime-${randomUUID().slice(0, 8)}`;
 let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
 let service: Service;
+let signalQueue: Queue;
+let redis: Redis;
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
@@ -33,9 +39,13 @@ beforeAll(async () => {
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   const http = await service.startHttp(0, '127.0.0.1');
   service.startWorker();
+  redis = new Redis(REDIS_URL);
+  signalQueue = new Queue(SIGNAL_QUEUE, { connection: redis, prefix });
   bi.webhooks.configure({ url: `${http.url}/webhooks/buyer-intel`, schemes: ['v1a'] });
 });
 afterAll(async () => {
+  await signalQueue?.close();
+  redis?.disconnect();
   await closeService(service, REDIS_URL, prefix);
   await Promise.all([bi?.close(), hs?.close()]);
 });
@@ -63,7 +73,11 @@ describe('real-time signals from the provider', () => {
 
     const again = await bi.webhooks.emitRowEvent(row, 'bridge.row.updated')?.done;
     expect(again?.state).toBe('delivered');
-    await new Promise((r) => setTimeout(r, 500));
+    // The second delivery's job has run (and found the note already there).
+    const jobId = jobIdOf('bi-webhook', again?.webhookId ?? '');
+    for (let i = 0; i < 400 && (await signalQueue.getJobState(jobId)) !== 'completed'; i++)
+      await new Promise((r) => setTimeout(r, 25));
+    expect(await signalQueue.getJobState(jobId)).toBe('completed');
     expect(hs.store.notesOf(austin)).toHaveLength(1);
   });
 });

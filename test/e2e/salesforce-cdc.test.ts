@@ -3,6 +3,7 @@
 // Tasks written; our own writes (UPDATE events) start no new work; a restarted service resumes from
 // the replay id kept in Redis and picks up what was created while it was down.
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
@@ -23,6 +24,7 @@ let bi: RunningBuyerIntelSandbox;
 let sf: RunningSalesforceSandbox;
 let settings: ServiceSettings;
 let service: Service | undefined;
+let redis: Redis;
 
 async function startService(): Promise<Service> {
   const s = createService(settings);
@@ -32,6 +34,7 @@ async function startService(): Promise<Service> {
 }
 
 beforeAll(async () => {
+  redis = new Redis(REDIS_URL);
   bi = await startSandbox();
   sf = await startSalesforceSandbox({ streaming: { connectTimeoutMs: 500 } });
   const base = sandboxSettings(
@@ -44,6 +47,7 @@ beforeAll(async () => {
   await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
 });
 afterAll(async () => {
+  redis?.disconnect();
   await closeService(service, REDIS_URL, prefix);
   await Promise.all([bi?.close(), sf?.close()]);
 });
@@ -59,8 +63,21 @@ describe('Salesforce Change Data Capture', () => {
     const result = await finishedJob(service as Service, id);
     expect(result.status).toBe('enriched');
     expect(sf.store.list('Task').filter((t) => t.values.get('WhatId') === id).length).toBeGreaterThan(0);
-    // The enrichment's own UPDATE events have arrived by now (the account was written); still one job.
-    await new Promise((r) => setTimeout(r, 300));
+    // Wait until the subscriber has processed every event of this Account, our own UPDATEs included
+    // (the replay id it stored has reached the last one): still one job.
+    const last = Math.max(
+      ...sf.streaming.events
+        .filter((e) => e.data.payload.ChangeEventHeader.recordIds.includes(id))
+        .map((e) => e.replayId),
+    );
+    expect(
+      sf.streaming.events.some(
+        (e) => e.replayId === last && e.data.payload.ChangeEventHeader.changeType === 'UPDATE',
+      ),
+    ).toBe(true);
+    const stored = async () => Number(await redis.get(`${prefix}:cdc:${sf.orgId.slice(0, 15)}:replay`));
+    for (let i = 0; i < 400 && (await stored()) < last; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(await stored()).toBeGreaterThanOrEqual(last);
     expect(await jobsOf(service as Service, id)).toHaveLength(1);
   });
 
