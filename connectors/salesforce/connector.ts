@@ -403,13 +403,17 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     const fields = [...new Set<string>([...STANDARD_FIELDS, ...apiNames.values()])];
     let record: Record<string, unknown>;
     try {
-      record = (await conn.sobject('Account').retrieve(accountId, { fields })) as Record<string, unknown>;
+      record = (await call('sobject.Account.retrieve', () =>
+        conn.sobject('Account').retrieve(accountId, { fields }),
+      )) as Record<string, unknown>;
     } catch (err) {
-      const code = errorCodeOf(err);
-      if (code && NOT_FOUND_CODES.has(code)) {
-        throw new AccountNotFoundError(accountId, `Salesforce Account ${accountId} not found (${code})`);
+      if (err instanceof SalesforceRequestError && NOT_FOUND_CODES.has(err.errorCode)) {
+        throw new AccountNotFoundError(
+          accountId,
+          `Salesforce Account ${accountId} not found (${err.errorCode})`,
+        );
       }
-      throw connectorError('sobject.Account.retrieve', err);
+      throw err;
     }
     return toSnapshot(accountId, record, apiNames);
   }
