@@ -124,6 +124,8 @@ export const envSchema = z.object({
   HUBSPOT_CLIENT_SECRET: secret.optional(),
   /** The app's OAuth client id: needed to refresh the tokens of portals installed through OAuth. */
   HUBSPOT_CLIENT_ID: z.string().trim().min(1).optional(),
+  /** HubSpot's consent page for /oauth/hubspot/install. */
+  HUBSPOT_AUTHORIZE_URL: url.default('https://app.hubspot.com/oauth/authorize'),
   HUBSPOT_APP_ID: z.string().trim().regex(/^\d+$/, 'must be the numeric app id').optional(),
   HUBSPOT_BASE_PATH: url.default('https://api.hubapi.com'),
   /** Calls per rolling 10 s our app may make per portal (HubSpot: 100 Free/Starter, 190 Pro/Enterprise, 110 OAuth apps). */

@@ -1,6 +1,7 @@
 // Wires one running service from its settings: the Buyer Intelligence client, the CRM connector, the
 // cross-job write batchers, the resolver, the enrich queue and worker, and the HTTP app. Used by the
 // CLI roles, the demo and the end-to-end tests, so all three run the same code.
+import { once } from 'node:events';
 import type { Queue, Worker } from 'bullmq';
 import type { Router } from 'express';
 import type { Redis } from 'ioredis';
@@ -40,6 +41,7 @@ import {
 import { createRedis } from '../../queues/redis.ts';
 import { adminRouter } from '../admin/router.ts';
 import { refreshActions } from '../api/actions.ts';
+import { hubspotInstallRouter } from '../api/hubspot-install.ts';
 import { apiRouter } from '../api/router.ts';
 import { cachedBuyerIntel } from '../buyer-intel/cache.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
@@ -138,6 +140,8 @@ export interface ServiceSettings {
       appId?: string | undefined;
       basePath: string;
       callsPer10s?: number | undefined;
+      /** HubSpot's consent page for the install flow (the emulator's in tests). */
+      authorizeUrl?: string | undefined;
     };
     salesforceApp?: Pick<
       SalesforceConnectorOptions,
@@ -551,6 +555,14 @@ export function createService(settings: ServiceSettings): Service {
       else await maintenanceQueue.removeJobScheduler('reenrich');
     },
     async startHttp(port, host) {
+      // The producer connection fails fast instead of queueing commands; give it a moment to connect
+      // so the first requests after a start are not refused (a Redis that stays down: serve anyway,
+      // /readyz says so and deliveries get a retry-later answer).
+      if (producerRedis.status !== 'ready')
+        await Promise.race([
+          once(producerRedis, 'ready'),
+          new Promise((r) => setTimeout(r, 5_000).unref()),
+        ]).catch(() => undefined);
       const { hubspot, salesforce } = settings;
       const hubspotApp = hubspot ?? settings.tenants?.hubspotApp;
       const receiver = {
@@ -608,8 +620,24 @@ export function createService(settings: ServiceSettings): Service {
         publicBaseUrl: settings.publicBaseUrl,
         tenantsOf,
       });
+      const installApp = settings.tenants?.hubspotApp;
+      const hubspotInstall =
+        installApp?.clientId && tenantStore
+          ? hubspotInstallRouter({
+              clientId: installApp.clientId,
+              clientSecret: installApp.clientSecret,
+              basePath: installApp.basePath,
+              authorizeUrl: installApp.authorizeUrl,
+              publicBaseUrl: settings.publicBaseUrl,
+              redis: producerRedis,
+              prefix: settings.prefix,
+              store: tenantStore,
+              onInstalled: () => loadTenants(),
+            })
+          : undefined;
       const app = createHttpApp({
         api,
+        ...(hubspotInstall ? { hubspotInstall } : {}),
         webhooks,
         ready: async () =>
           (await producerRedis.ping()) === 'PONG' &&

@@ -71,6 +71,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
                     appId: env.HUBSPOT_APP_ID,
                     basePath: env.HUBSPOT_BASE_PATH,
                     callsPer10s: env.HUBSPOT_CALLS_PER_10S,
+                    authorizeUrl: env.HUBSPOT_AUTHORIZE_URL,
                   },
                 }
               : {}),

@@ -1,0 +1,139 @@
+// The HubSpot app's install flow (OAuth authorization code): /oauth/hubspot/install sends the person to
+// HubSpot's consent page with a single-use state kept in Redis; /oauth/hubspot/callback exchanges the
+// code (POST /oauth/v3/token, which names the portal as hub_id) and stores the portal as a tenant, its
+// tokens encrypted. Running services pick it up at once here and within 30 s elsewhere.
+import { randomBytes } from 'node:crypto';
+import express, { type Request, type Response } from 'express';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import type { TenantStore } from '../tenants/store.ts';
+
+/** What our card and writes need (see README: HubSpot set-up). */
+export const HUBSPOT_SCOPES = [
+  'oauth',
+  'crm.objects.companies.read',
+  'crm.objects.companies.write',
+  'crm.schemas.companies.read',
+  'crm.schemas.companies.write',
+];
+
+const STATE_TTL_SECONDS = 600;
+const tokenAnswer = z.object({
+  access_token: z.string().min(1),
+  refresh_token: z.string().min(1),
+  hub_id: z.union([z.number().int().positive(), z.string().regex(/^\d+$/)]).transform(String),
+});
+
+export interface HubSpotInstallOptions {
+  clientId: string;
+  clientSecret: string;
+  /** HubSpot's API base (the token endpoint), e.g. https://api.hubapi.com. */
+  basePath: string;
+  /** The consent page. Default https://app.hubspot.com/oauth/authorize. */
+  authorizeUrl?: string | undefined;
+  scopes?: string[];
+  /** Our public URL prefix (scheme and host); the callback URL is built from it. */
+  publicBaseUrl?: string | undefined;
+  redis: Redis;
+  prefix: string;
+  store: TenantStore;
+  /** Called after a portal was stored (the service loads it). */
+  onInstalled: (portalId: string) => Promise<unknown>;
+  fetch?: typeof globalThis.fetch;
+}
+
+const page = (res: Response, status: number, title: string, text: string) =>
+  void res
+    .status(status)
+    .type('html')
+    .send(
+      `<!doctype html><html lang="en"><meta charset="utf-8"><title>${title}</title><body style="font:16px system-ui;margin:48px"><h1>${title}</h1><p>${text}</p></body></html>`,
+    );
+
+const escapeHtml = (s: string) =>
+  s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
+
+export function hubspotInstallRouter(options: HubSpotInstallOptions): express.Router {
+  const router = express.Router();
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const stateKey = (state: string) => `${options.prefix}:oauth-state:${state}`;
+  const callbackUrl = (req: Request) =>
+    `${options.publicBaseUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`}${req.baseUrl}/callback`;
+
+  router.get('/install', async (req, res, next) => {
+    try {
+      const state = randomBytes(24).toString('base64url');
+      await options.redis.set(stateKey(state), '1', 'EX', STATE_TTL_SECONDS);
+      const target = new URL(options.authorizeUrl ?? 'https://app.hubspot.com/oauth/authorize');
+      target.searchParams.set('client_id', options.clientId);
+      target.searchParams.set('redirect_uri', callbackUrl(req));
+      target.searchParams.set('scope', (options.scopes ?? HUBSPOT_SCOPES).join(' '));
+      target.searchParams.set('state', state);
+      res.redirect(302, target.toString());
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.get('/callback', async (req, res, next) => {
+    try {
+      const code = typeof req.query.code === 'string' ? req.query.code : '';
+      const state = typeof req.query.state === 'string' ? req.query.state : '';
+      if (!code || !state)
+        return page(
+          res,
+          400,
+          'Install failed',
+          'The link is missing its code or state: start again from the install link.',
+        );
+      // Single use: a replayed or forged callback finds no state.
+      if (!(await options.redis.getdel(stateKey(state))))
+        return page(
+          res,
+          400,
+          'Install failed',
+          'This install link has expired or was already used: start again from the install link.',
+        );
+      const answer = await doFetch(`${options.basePath.replace(/\/+$/, '')}/oauth/v3/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          client_id: options.clientId,
+          client_secret: options.clientSecret,
+          redirect_uri: callbackUrl(req),
+          code,
+        }),
+      });
+      if (!answer.ok)
+        return page(
+          res,
+          502,
+          'Install failed',
+          `HubSpot refused the authorization code (HTTP ${answer.status}): start again.`,
+        );
+      const tokens = tokenAnswer.safeParse(await answer.json());
+      if (!tokens.success)
+        return page(res, 502, 'Install failed', 'HubSpot answered without the tokens we need.');
+      await options.store.put({
+        crm: 'hubspot',
+        portalId: tokens.data.hub_id,
+        accessToken: tokens.data.access_token,
+        refreshToken: tokens.data.refresh_token,
+      });
+      await options.onInstalled(tokens.data.hub_id);
+      page(
+        res,
+        200,
+        'Buyer Intel Sync is installed',
+        `Portal ${escapeHtml(tokens.data.hub_id)} is connected. You can close this page.`,
+      );
+    } catch (err) {
+      next(err);
+    }
+  });
+  return router;
+}

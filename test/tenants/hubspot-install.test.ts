@@ -1,0 +1,81 @@
+// The HubSpot app's install flow against the emulator's consent page and token endpoint: install →
+// consent → callback stores the portal as a tenant (tokens encrypted) and the service serves it at
+// once; a callback link used twice, or without state, is refused.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import { createService, type Service } from '../../src/service/runtime.ts';
+import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
+import { TokenCipher } from '../../src/tenants/cipher.ts';
+import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { closeService } from '../helpers/service.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test-install-${randomUUID().slice(0, 8)}`;
+const APP = { clientId: 'install-client-id', clientSecret: randomBytes(16).toString('hex'), appId: 777 };
+
+let bi: RunningBuyerIntelSandbox;
+let hs: RunningHubSpotSandbox;
+let service: Service;
+let base: string;
+let redis: Redis;
+
+beforeAll(async () => {
+  [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({ portalId: 3003, auth: APP })]);
+  redis = new Redis(REDIS_URL);
+  const { hubspot: _none, ...settings } = sandboxSettings(
+    { buyerIntel: bi },
+    { redisUrl: REDIS_URL, prefix },
+  );
+  service = createService({
+    ...settings,
+    tenants: {
+      cipher: new TokenCipher(randomBytes(32)),
+      hubspotApp: {
+        ...APP,
+        appId: String(APP.appId),
+        basePath: hs.url,
+        authorizeUrl: `${hs.url}/__sandbox/oauth/authorize`,
+      },
+    },
+  });
+  base = (await service.startHttp(0, '127.0.0.1')).url;
+});
+afterAll(async () => {
+  redis?.disconnect();
+  await closeService(service, REDIS_URL, prefix);
+  await Promise.all([bi?.close(), hs?.close()]);
+});
+
+const go = (url: string) => fetch(url, { redirect: 'manual' });
+
+describe('HubSpot install flow', () => {
+  it('connects the portal that consented, and refuses its callback a second time', async () => {
+    const install = await go(`${base}/oauth/hubspot/install`);
+    expect(install.status).toBe(302);
+    const consent = new URL(install.headers.get('location') ?? '');
+    expect(consent.origin + consent.pathname).toBe(`${hs.url}/__sandbox/oauth/authorize`);
+    expect(consent.searchParams.get('client_id')).toBe(APP.clientId);
+    expect(consent.searchParams.get('redirect_uri')).toBe(`${base}/oauth/hubspot/callback`);
+    expect(consent.searchParams.get('scope')).toContain('crm.objects.companies.write');
+
+    const granted = await go(consent.toString());
+    expect(granted.status).toBe(302);
+    const callback = granted.headers.get('location') ?? '';
+    const done = await go(callback);
+    expect(done.status).toBe(200);
+    expect(await done.text()).toContain('Portal 3003 is connected');
+
+    const id = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
+    expect((await service.connector('hubspot', '3003').getAccount(id, [])).name).toBe('City of Austin');
+    const stored = JSON.stringify(await redis.hgetall(`${prefix}:tenants`));
+    expect(stored).toMatch(/"hubspot:3003":"v1\./);
+
+    const again = await go(callback);
+    expect(again.status).toBe(400);
+    expect(await again.text()).toContain('expired or was already used');
+    expect((await go(`${base}/oauth/hubspot/callback?code=x`)).status).toBe(400);
+  });
+});
