@@ -10,7 +10,7 @@ import { type BackfillState, backfillStateKey } from '../../src/backfill/backfil
 import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { CLI_PATH as CLI, runCli } from '../helpers/cli.ts';
+import { CLI_PATH as CLI, runCli, sandboxCliEnv } from '../helpers/cli.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-backfill-${randomUUID().slice(0, 8)}`;
@@ -41,12 +41,7 @@ const env = () => ({
   PATH: process.env.PATH ?? '',
   REDIS_URL,
   REDIS_PREFIX: prefix,
-  BUYER_INTEL_BASE_URL: bi.url,
-  BUYER_INTEL_TOKEN: bi.token,
-  HUBSPOT_BASE_PATH: hs.url,
-  HUBSPOT_ACCESS_TOKEN: hs.accessToken,
-  HUBSPOT_PORTAL_ID: String(hs.portalId),
-  HUBSPOT_CLIENT_SECRET: hs.clientSecret,
+  ...sandboxCliEnv(bi, hs),
 });
 
 const cli = (args: string[]) => runCli(args, env());

@@ -9,7 +9,7 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandb
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, sandboxCliEnv } from '../helpers/cli.ts';
 import { closeService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -37,12 +37,7 @@ afterAll(async () => {
 const cli = (args: string[], extra: Record<string, string> = {}) =>
   runCli(args, {
     REDIS_PREFIX: prefix,
-    BUYER_INTEL_BASE_URL: bi.url,
-    BUYER_INTEL_TOKEN: bi.token,
-    HUBSPOT_BASE_PATH: hs.url,
-    HUBSPOT_ACCESS_TOKEN: hs.accessToken,
-    HUBSPOT_PORTAL_ID: String(hs.portalId),
-    HUBSPOT_CLIENT_SECRET: hs.clientSecret,
+    ...sandboxCliEnv(bi, hs),
     DIGEST_PER_ACCOUNT_CRON: '0 8 * * 1',
     DIGEST_LOOKBACK_DAYS: '60',
     ...extra,

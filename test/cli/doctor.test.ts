@@ -15,6 +15,7 @@ import {
   startSalesforceSandbox,
 } from '../../src/sandbox/salesforce/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { sandboxCliEnv } from '../helpers/cli.ts';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const SHARED_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -93,12 +94,7 @@ afterAll(async () => {
 const env = (overrides: Record<string, string> = {}): Record<string, string> => ({
   PATH: process.env.PATH ?? '',
   REDIS_URL: privateRedisUrl ?? SHARED_REDIS_URL,
-  BUYER_INTEL_BASE_URL: bi.url,
-  BUYER_INTEL_TOKEN: bi.token,
-  HUBSPOT_BASE_PATH: hs.url,
-  HUBSPOT_ACCESS_TOKEN: hs.accessToken,
-  HUBSPOT_PORTAL_ID: String(hs.portalId),
-  HUBSPOT_CLIENT_SECRET: hs.clientSecret,
+  ...sandboxCliEnv(bi, hs),
   SALESFORCE_INSTANCE_URL: sf.url,
   SALESFORCE_LOGIN_URL: sf.url,
   SALESFORCE_CLIENT_ID: sf.clientId,

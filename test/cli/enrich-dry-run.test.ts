@@ -7,6 +7,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { sandboxCliEnv } from '../helpers/cli.ts';
 
 const run = promisify(execFile);
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -37,12 +38,7 @@ function cli(args: string[], env: Record<string, string>) {
 }
 
 const sandboxEnv = () => ({
-  BUYER_INTEL_BASE_URL: bi.url,
-  BUYER_INTEL_TOKEN: bi.token,
-  HUBSPOT_BASE_PATH: hs.url,
-  HUBSPOT_ACCESS_TOKEN: hs.accessToken,
-  HUBSPOT_PORTAL_ID: String(hs.portalId),
-  HUBSPOT_CLIENT_SECRET: hs.clientSecret,
+  ...sandboxCliEnv(bi, hs),
   REDIS_PREFIX: `test-cli-${randomUUID().slice(0, 8)}`,
 });
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { sandboxCliEnv } from '../helpers/cli.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -41,12 +42,7 @@ const env = () => ({
   REDIS_PREFIX: prefix,
   HOST: '127.0.0.1',
   PORT: '0',
-  BUYER_INTEL_BASE_URL: bi.url,
-  BUYER_INTEL_TOKEN: bi.token,
-  HUBSPOT_BASE_PATH: hs.url,
-  HUBSPOT_ACCESS_TOKEN: hs.accessToken,
-  HUBSPOT_PORTAL_ID: String(hs.portalId),
-  HUBSPOT_CLIENT_SECRET: hs.clientSecret,
+  ...sandboxCliEnv(bi, hs),
   API_KEYS: 'k'.repeat(32),
 });
 

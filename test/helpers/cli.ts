@@ -32,3 +32,22 @@ export function runCli(args: string[], env: Record<string, string>, stdin = ''):
     child.stdin.end(stdin);
   });
 }
+
+/** The variables that point the CLI at the Buyer Intelligence sandbox and a HubSpot emulator. */
+export function sandboxCliEnv(
+  bi: { url: string; token: string },
+  hs?: { url: string; accessToken: string; portalId: string | number; clientSecret: string },
+): Record<string, string> {
+  return {
+    BUYER_INTEL_BASE_URL: bi.url,
+    BUYER_INTEL_TOKEN: bi.token,
+    ...(hs
+      ? {
+          HUBSPOT_BASE_PATH: hs.url,
+          HUBSPOT_ACCESS_TOKEN: hs.accessToken,
+          HUBSPOT_PORTAL_ID: String(hs.portalId),
+          HUBSPOT_CLIENT_SECRET: hs.clientSecret,
+        }
+      : {}),
+  };
+}
