@@ -14,14 +14,13 @@ import {
   type SalesforceConnectorOptions,
 } from '../../connectors/salesforce/connector.ts';
 import { id15 } from '../../connectors/salesforce/outbound-messages.ts';
-import {
-  type AccountUpdate,
-  CrmAuthError,
-  type CrmConnector,
-  type CrmKind,
-  type NoteDraft,
-  type NoteResult,
-  type UpdateResult,
+import type {
+  AccountUpdate,
+  CrmConnector,
+  CrmKind,
+  NoteDraft,
+  NoteResult,
+  UpdateResult,
 } from '../../connectors/types.ts';
 import { Batcher } from '../../queues/batcher.ts';
 import {
@@ -73,9 +72,8 @@ import { redisAccountLock } from '../signals/account-lock.ts';
 import { createSignalQueue, enqueueInto, startSignalWorker } from '../signals/queue.ts';
 import { processRowEvent, type RealtimeDeps } from '../signals/realtime.ts';
 import type { TokenCipher } from '../tenants/cipher.ts';
-import { hubspotTokenRefresher } from '../tenants/hubspot-oauth.ts';
-import { refreshingConnector } from '../tenants/refreshing-connector.ts';
-import { type TenantRecord, TenantStore, tenantIdOf } from '../tenants/store.ts';
+import { tenantConnectorFactory } from '../tenants/connectors.ts';
+import { TenantStore, tenantIdOf } from '../tenants/store.ts';
 import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
 import { Ledgers } from '../write/ledgers.ts';
@@ -282,60 +280,16 @@ export function createService(settings: ServiceSettings): Service {
     ? new TenantStore(workerRedis, settings.prefix, settings.tenants.cipher)
     : undefined;
 
-  /** A connector for a tenant kept in Redis (its refreshed session is kept there too, encrypted). */
-  async function tenantConnector(record: TenantRecord): Promise<CrmConnector> {
-    const t = settings.tenants;
-    if (!t || !tenantStore) throw new Error('tenants are not configured');
-    const id = tenantIdOf(record);
-    const sessionKey = tenantStore.sessionKey(record.crm, id);
-    const codec = t.cipher.codec(sessionKey);
-    if (record.crm === 'hubspot') {
-      const app = t.hubspotApp;
-      if (!app) throw new Error(`HubSpot portal ${id} is stored but HUBSPOT_CLIENT_SECRET is not set`);
-      const refresher =
-        record.refreshToken && app.clientId
-          ? hubspotTokenRefresher({
-              basePath: app.basePath,
-              clientId: app.clientId,
-              clientSecret: app.clientSecret,
-              redis: workerRedis,
-              key: sessionKey,
-              codec,
-              refreshToken: record.refreshToken,
-            })
-          : undefined;
-      return refreshingConnector({
-        initialToken: (await refresher?.current()) ?? record.accessToken,
-        build: (accessToken) =>
-          createConnector('hubspot', {
-            accessToken,
-            portalId: record.portalId,
-            basePath: app.basePath,
-            ...hubspotBudget(record.portalId, app.callsPer10s),
-            onCall: (e) => metrics.recordCall('hubspot', e.operation, e.status, e.durationMs),
-          }),
-        refresh: async (stale) => {
-          if (!refresher)
-            throw new CrmAuthError(
-              `HubSpot portal ${id}: the token expired and there is no refresh token (or HUBSPOT_CLIENT_ID) to renew it`,
-              401,
-            );
-          return refresher.refresh(stale);
-        },
-      });
-    }
-    const app = t.salesforceApp;
-    if (!app) throw new Error(`Salesforce org ${id} is stored but SALESFORCE_CLIENT_ID/SECRET are not set`);
-    return createSalesforceConnector({
-      ...app,
-      instanceUrl: record.instanceUrl,
-      orgId: record.orgId,
-      refreshToken: record.refreshToken,
-      ...(record.accessToken ? { accessToken: record.accessToken } : {}),
-      tokenStore: { redis: workerRedis, key: sessionKey, codec },
-      onCall: (e) => metrics.recordCall('salesforce', e.operation, e.status, e.durationMs),
-    });
-  }
+  const tenantConnector =
+    settings.tenants && tenantStore
+      ? tenantConnectorFactory({
+          apps: settings.tenants,
+          store: tenantStore,
+          redis: workerRedis,
+          hubspotBudget,
+          recordCall: (api, e) => metrics.recordCall(api, e.operation, e.status, e.durationMs),
+        })
+      : undefined;
 
   /** Adds the tenants stored in Redis, drops removed ones; configured (environment) tenants stay. */
   async function loadTenants(): Promise<{ loaded: string[]; unreadable: string[] }> {
@@ -346,7 +300,7 @@ export function createService(settings: ServiceSettings): Service {
       const key = tenantKey(record.crm, tenantIdOf(record));
       seen.add(key);
       if (configured.has(key) || connectors.has(key)) continue;
-      connectors.set(key, await tenantConnector(record));
+      if (tenantConnector) connectors.set(key, await tenantConnector(record));
     }
     for (const key of [...connectors.keys()])
       if (!configured.has(key) && !seen.has(key)) connectors.delete(key);
