@@ -26,10 +26,6 @@ export function registerCrm<K extends CrmKind>(kind: K, factories: CrmFactories<
   registry.set(kind, factories as unknown as CrmFactories<never>);
 }
 
-export function isRegisteredCrm(kind: CrmKind): boolean {
-  return registry.has(kind);
-}
-
 function factoriesOf<K extends CrmKind>(kind: K): CrmFactories<K> {
   const factories = registry.get(kind) as CrmFactories<K> | undefined;
   if (!factories) throw new Error(`no connector registered for CRM kind "${kind}"`);

@@ -101,15 +101,7 @@ export const envSchema = z.object({
     parsePublicKey,
     'each must be an Ed25519 public key (whpk_…, PEM or base64)',
   ),
-  BUYER_INTEL_WEBHOOK_BRIDGE_IDS: z
-    .string()
-    .optional()
-    .transform((v) =>
-      (v ?? '')
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean),
-    ),
+  BUYER_INTEL_WEBHOOK_BRIDGE_IDS: z.string().optional().transform(splitList),
 
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
