@@ -3,8 +3,10 @@
 // the service's worker role with the same settings), against both sandboxes with an injected latency
 // on every upstream call and their rate limits on. Reports accounts/s, its ratio to the bound the
 // tightest rate limit sets, upstream calls per account, and each worker's peak RSS.
+
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import type { HubSpotConfig } from '../connectors/hubspot/config.ts';
 import { DEFAULT_MAPPING } from '../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../src/map/field-definitions.ts';
 import type { SandboxDataset } from '../src/sandbox/buyer-intel/data/dataset.ts';
@@ -130,7 +132,8 @@ export async function runEnrichmentBench(o: EnrichmentBenchOptions) {
   // As a deployment would be configured: the Buyer Intelligence cache, and HubSpot's limit as the
   // shared call budget of every worker.
   settings.buyerIntel.cacheTtlMs = o.cacheTtlMs;
-  if (settings.hubspot) settings.hubspot.callsPer10s = o.hubspotPer10s;
+  const hubspotConfig = settings.crms.hubspot as HubSpotConfig | undefined;
+  if (hubspotConfig) hubspotConfig.app.callsPer10s = o.hubspotPer10s;
   // This process: the HTTP role (webhook receiver) and the queue counts.
   const service = createService(settings);
   const workers: WorkerHandle[] = [];

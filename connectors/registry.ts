@@ -1,56 +1,25 @@
-// What each CRM kind supplies, by kind: a connector factory and an inbound-event handler factory. The
-// service builds both from configuration without importing a CRM-specific module. HubSpot and
-// Salesforce are registered here; a new CRM adds one folder and one `registerCrm` line.
+// The CRMs this service speaks, one descriptor each. A new CRM is one folder under connectors/ and one
+// line in CRMS; the core reads the set of kinds from here and never names one.
+import type { CrmDescriptor } from './descriptor.ts';
+import { hubspot } from './hubspot/index.ts';
+import { salesforce } from './salesforce/index.ts';
 
-import { createHubSpotConnector, type HubSpotConnectorOptions } from './hubspot/connector.ts';
-import { type HubSpotEventOptions, hubspotEventHandler } from './hubspot/events.ts';
-import { createSalesforceConnector, type SalesforceConnectorOptions } from './salesforce/connector.ts';
-import { type OutboundMessageOptions, salesforceOutboundHandler } from './salesforce/outbound-messages.ts';
-import type { CrmConnector, CrmKind, InboundEventHandler } from './types.ts';
+/**
+ * Each descriptor is typed by its own config and tenant record; the core holds them erased, and
+ * only ever hands a descriptor the config that descriptor itself read (see service/crm-connections).
+ */
+const erase = <C, T extends { crm: string }>(d: CrmDescriptor<C, T>) =>
+  d as unknown as CrmDescriptor<unknown, { crm: string }>;
 
-/** The configuration each kind's factories take. */
-export interface CrmConfigs {
-  hubspot: { connector: HubSpotConnectorOptions; events: HubSpotEventOptions };
-  salesforce: { connector: SalesforceConnectorOptions; events: OutboundMessageOptions };
+export const CRMS: readonly CrmDescriptor<unknown, { crm: string }>[] = [erase(hubspot), erase(salesforce)];
+
+export const crmKinds = (): string[] => CRMS.map((d) => d.kind);
+
+export const isCrmKind = (kind: unknown): kind is string => CRMS.some((d) => d.kind === kind);
+
+/** The descriptor of `kind`; throws for a kind nobody registered. */
+export function crmOf(kind: string): CrmDescriptor<unknown, { crm: string }> {
+  const descriptor = CRMS.find((d) => d.kind === kind);
+  if (!descriptor) throw new Error(`unknown CRM "${kind}": one of ${crmKinds().join(', ')}`);
+  return descriptor;
 }
-
-export interface CrmFactories<K extends CrmKind = CrmKind> {
-  connector: (config: CrmConfigs[K]['connector']) => CrmConnector;
-  events: (config: CrmConfigs[K]['events']) => InboundEventHandler;
-}
-
-const registry = new Map<CrmKind, CrmFactories<never>>();
-
-/** Registers (or replaces) what a CRM kind supplies. */
-export function registerCrm<K extends CrmKind>(kind: K, factories: CrmFactories<K>): void {
-  registry.set(kind, factories as unknown as CrmFactories<never>);
-}
-
-function factoriesOf<K extends CrmKind>(kind: K): CrmFactories<K> {
-  const factories = registry.get(kind) as CrmFactories<K> | undefined;
-  if (!factories) throw new Error(`no connector registered for CRM kind "${kind}"`);
-  return factories;
-}
-
-/** Builds a connector of the given kind; throws when nothing is registered for it. */
-export function createConnector<K extends CrmKind>(
-  kind: K,
-  config: CrmConfigs[K]['connector'],
-): CrmConnector {
-  const connector = factoriesOf(kind).connector(config);
-  if (connector.kind !== kind) {
-    throw new Error(`the factory registered for "${kind}" built a "${connector.kind}" connector`);
-  }
-  return connector;
-}
-
-/** Builds the handler that verifies and parses the kind's event deliveries. */
-export function createEventHandler<K extends CrmKind>(
-  kind: K,
-  config: CrmConfigs[K]['events'],
-): InboundEventHandler {
-  return factoriesOf(kind).events(config);
-}
-
-registerCrm('hubspot', { connector: createHubSpotConnector, events: hubspotEventHandler });
-registerCrm('salesforce', { connector: createSalesforceConnector, events: salesforceOutboundHandler });

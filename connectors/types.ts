@@ -1,7 +1,8 @@
 // The one interface every CRM connector implements. The pipeline talks only to this: no CRM SDK type
-// crosses it, and every value is a plain string/number/null so both HubSpot and Salesforce fit.
+// crosses it, and every value is a plain string/number/null so every CRM fits.
 
-export type CrmKind = 'hubspot' | 'salesforce';
+/** A CRM's kind, as its descriptor in connectors/registry.ts names it ('hubspot', 'salesforce', …). */
+export type CrmKind = string;
 
 /** What the pipeline needs of a CRM account (a HubSpot company, a Salesforce Account). */
 export interface AccountSnapshot {

@@ -7,6 +7,7 @@ import type { Queue } from 'bullmq';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { crmOf, isCrmKind } from '../../connectors/registry.ts';
 import {
   AccountNotFoundError,
   type CrmConnector,
@@ -18,7 +19,7 @@ import type { EnrichmentHistory } from '../enrich/history.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { formatPath } from '../shared/format-path.ts';
 import { ActionProblem, refreshActions } from './actions.ts';
-import { type ApiAuthOptions, authenticate, type Caller, mayAct } from './authenticate.ts';
+import { type ApiAuthOptions, authenticate, type Caller, describeCaller, mayAct } from './authenticate.ts';
 
 export interface ApiOptions {
   auth: ApiAuthOptions;
@@ -28,7 +29,7 @@ export interface ApiOptions {
   redis: Redis;
   prefix: string;
   history: EnrichmentHistory;
-  /** The tenants configured for a CRM (portal ids; Salesforce org ids in their 15-character form). */
+  /** The tenants served for a CRM (each CRM's canonical ids). */
   tenantsOf: (crm: CrmKind) => string[];
   connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
   attempts: number;
@@ -38,7 +39,7 @@ export interface ApiOptions {
 
 const ApiProblem = ActionProblem;
 
-const crmSchema = z.enum(['hubspot', 'salesforce']);
+const crmSchema = z.string().refine(isCrmKind, 'is not a CRM this service speaks');
 const accountIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a CRM record id');
 const tenantSchema = z
   .string()
@@ -75,18 +76,15 @@ export function apiRouter(options: ApiOptions): express.Router {
   const actions = refreshActions(options);
   const P = PROVENANCE_FIELDS;
 
-  /** The request's tenant: the one given (Salesforce ids compared in 15-character form), or the only one. */
+  /** The request's tenant: the one given (compared in its CRM's canonical form), or the only one. */
   function tenantFor(crm: CrmKind, given: string | undefined, caller: Caller): string {
-    if (caller.via !== 'api-key' && caller.via !== crm)
-      throw new ApiProblem(403, 'forbidden', `a ${caller.via} caller may not act on ${crm} accounts`);
+    if (caller.via === 'crm' && caller.crm !== crm)
+      throw new ApiProblem(403, 'forbidden', `a ${caller.crm} caller may not act on ${crm} accounts`);
     const known = options.tenantsOf(crm);
-    const wanted = given ?? (caller.via === 'hubspot' ? caller.portalId : undefined);
+    const wanted = given ?? (caller.via === 'crm' ? caller.tenant : undefined);
+    const canonical = wanted === undefined ? undefined : (crmOf(crm).tenantId(wanted) ?? wanted);
     const tenant =
-      wanted === undefined
-        ? known.length === 1
-          ? known[0]
-          : undefined
-        : known.find((t) => (crm === 'salesforce' ? t === wanted.slice(0, 15) : t === wanted));
+      wanted === undefined ? (known.length === 1 ? known[0] : undefined) : known.find((t) => t === canonical);
     if (tenant === undefined) {
       throw new ApiProblem(
         400,
@@ -141,7 +139,7 @@ export function apiRouter(options: ApiOptions): express.Router {
         body.crm,
         tenant,
         body.accountId,
-        `refresh requested via ${caller.via}`,
+        `refresh requested via ${describeCaller(caller)}`,
       );
       res.status(202).json(queued);
     }),
@@ -207,7 +205,7 @@ export function apiRouter(options: ApiOptions): express.Router {
         tenant,
         accountId,
         body.buyerId,
-        `buyer ${body.buyerId} confirmed via ${caller.via}`,
+        `buyer ${body.buyerId} confirmed via ${describeCaller(caller)}`,
       );
       res.status(202).json({ jobId: queued.jobId });
     }),

@@ -1,13 +1,13 @@
 // `buyer-intel-sync doctor`: checks the configuration and every dependency the way the service uses
 // them, one line each, and exits 0 when nothing failed (warnings allowed), 1 otherwise.
+import { crmKinds, crmOf } from '../../connectors/registry.ts';
 import { ConfigError, type Env, loadEnv } from '../config/env.ts';
 import {
   type CheckResult,
   type CheckStatus,
   checkBuyerIntel,
-  checkHubSpot,
+  checkCrms,
   checkRedis,
-  checkSalesforce,
   DEFAULT_CHECK_TIMEOUT_MS,
   redact,
   secretsOf,
@@ -51,10 +51,13 @@ Options:
     let env: Env | undefined;
     try {
       env = loadEnv();
-      const crms = [
-        env.HUBSPOT_PORTAL_ID ? `HubSpot portal ${env.HUBSPOT_PORTAL_ID}` : '',
-        env.SALESFORCE_ORG_ID ? `Salesforce org ${env.SALESFORCE_ORG_ID}` : '',
-      ].filter(Boolean);
+      const crms = Object.entries(env.crms).flatMap(([kind, config]) => {
+        const crm = crmOf(kind);
+        const tenants = crm.configuredTenants(config);
+        return tenants.length
+          ? tenants.map((t) => `${crm.label} ${crm.tenantNoun} ${t}`)
+          : [`${crm.label} app`];
+      });
       print({ name: 'config', status: 'pass', detail: `environment is valid (${crms.join(', ')})` });
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
@@ -74,14 +77,10 @@ Options:
     for (const r of await checkRedis(redisUrl, timeoutMs)) print(r);
 
     if (env) {
-      const [bi, hs, sf] = await Promise.all([
-        checkBuyerIntel(env, timeoutMs),
-        checkHubSpot(env, timeoutMs),
-        checkSalesforce(env, timeoutMs),
-      ]);
-      for (const r of [bi, hs, sf]) print(r);
+      const results = await Promise.all([checkBuyerIntel(env, timeoutMs), ...checkCrms(env, timeoutMs)]);
+      for (const r of results) print(r);
     } else {
-      for (const name of ['buyer intelligence api', 'hubspot', 'salesforce'])
+      for (const name of ['buyer intelligence api', ...crmKinds()])
         print({ name, status: 'skip', detail: 'needs a valid configuration' });
     }
 

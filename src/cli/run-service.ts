@@ -59,7 +59,7 @@ export async function runService(role: Role): Promise<number> {
   try {
     if (parts.http) {
       url = (await service.startHttp(env.PORT, env.HOST)).url;
-      // CDC is an inbound event source like the webhooks: it runs where they are served.
+      // CRM event sources (e.g. streaming) are inbound like the webhooks: they run where those are served.
       await service.startChangeEvents();
     }
     if (parts.worker) {
@@ -74,8 +74,7 @@ export async function runService(role: Role): Promise<number> {
   jsonLog.info('started', {
     role,
     ...(url ? { url } : {}),
-    ...(env.HUBSPOT_PORTAL_ID ? { hubspotPortalId: env.HUBSPOT_PORTAL_ID } : {}),
-    ...(env.SALESFORCE_ORG_ID ? { salesforceOrgId: env.SALESFORCE_ORG_ID } : {}),
+    crms: Object.fromEntries(Object.keys(env.crms).map((kind) => [kind, service.tenantsOf(kind)])),
     ...(parts.worker ? { concurrency: env.WORKER_CONCURRENCY } : {}),
   });
   jsonLog.info('draining', { role, signal: await signal });

@@ -1,36 +1,36 @@
 import { text } from 'node:stream/consumers';
+import { z } from 'zod';
+import { CRMS, crmKinds, crmOf, isCrmKind } from '../../connectors/registry.ts';
 import { createRedis } from '../../queues/redis.ts';
 import { loadEnv } from '../config/env.ts';
 import { TokenCipher } from '../tenants/cipher.ts';
-import { type TenantRecord, TenantStore, tenantIdOf, tenantSchema } from '../tenants/store.ts';
+import { parseTenant, type TenantRecord, TenantStore, tenantIdOf } from '../tenants/store.ts';
 import { type Command, UsageError } from './command.ts';
+
+const storable = CRMS.filter((c) => c.tenants);
 
 export const tenantsCommand: Command = {
   name: 'tenants',
   summary: 'Add, list or remove CRM connections kept in Redis (tokens encrypted at rest)',
   usage: `buyer-intel-sync tenants list
-buyer-intel-sync tenants add hubspot --portal-id <id> < credentials.json
-buyer-intel-sync tenants add salesforce --org-id <00D…> --instance-url <https://…> < credentials.json
-buyer-intel-sync tenants remove hubspot|salesforce <portal id | org id>
+${storable.map((c) => `buyer-intel-sync ${c.tenants?.cli.usage}`).join('\n')}
+buyer-intel-sync tenants remove ${crmKinds().join('|')} <${storable.map((c) => `${c.tenantNoun} id`).join(' | ')}>
 
-Several HubSpot portals (routed by portalId) and Salesforce orgs (routed by OrganizationId) can
-be served at once. Credentials are read from standard input as JSON, never from the command line:
-  HubSpot:    {"accessToken": "...", "refreshToken": "..."}   (refreshToken for OAuth installs)
-  Salesforce: {"refreshToken": "..."}
-They are stored encrypted with TOKEN_ENCRYPTION_KEY (AES-256-GCM); running services pick up a
-change within 30 seconds. The apps' own credentials (HUBSPOT_CLIENT_ID/SECRET,
-SALESFORCE_CLIENT_ID/SECRET) come from the environment.`,
-  options: {
-    'portal-id': { type: 'string' },
-    'org-id': { type: 'string' },
-    'instance-url': { type: 'string' },
-  },
+Several connections of each CRM can be served at once, each routed by its own id. Credentials are
+read from standard input as JSON, never from the command line (shown after "<" above). They are
+stored encrypted with TOKEN_ENCRYPTION_KEY (AES-256-GCM); running services pick up a change within
+30 seconds. The apps' own credentials (client id/secret) come from the environment.`,
+  options: Object.fromEntries(
+    storable.flatMap((c) =>
+      Object.keys(c.tenants?.cli.options ?? {}).map((o) => [o, { type: 'string' as const }]),
+    ),
+  ),
   async run(values, positionals) {
     const [action, crm, id] = positionals;
     if (action !== 'list' && action !== 'add' && action !== 'remove')
       throw new UsageError('say what to do: tenants list | add <crm> | remove <crm> <id>');
-    if (action !== 'list' && crm !== 'hubspot' && crm !== 'salesforce')
-      throw new UsageError(`the CRM must be hubspot or salesforce, got "${crm ?? ''}"`);
+    if (action !== 'list' && !isCrmKind(crm))
+      throw new UsageError(`the CRM must be ${crmKinds().join(' or ')}, got "${crm ?? ''}"`);
     const env = loadEnv();
     if (!env.TOKEN_ENCRYPTION_KEY)
       throw new UsageError(
@@ -42,37 +42,42 @@ SALESFORCE_CLIENT_ID/SECRET) come from the environment.`,
       if (action === 'list') {
         const { tenants, unreadable } = await store.list();
         for (const t of tenants) {
-          const detail = t.crm === 'hubspot' ? (t.refreshToken ? 'oauth' : 'private app') : t.instanceUrl;
+          const detail = crmOf(t.crm).tenants?.cli.describe(t) ?? '';
           process.stdout.write(`${t.crm}\t${tenantIdOf(t)}\t${detail}\n`);
         }
         for (const u of unreadable) process.stdout.write(`${u.field}\tUNREADABLE: ${u.reason}\n`);
         return unreadable.length ? 1 : 0;
       }
+      const descriptor = crmOf(crm as string);
       if (action === 'remove') {
-        if (!id) throw new UsageError(`give the ${crm === 'hubspot' ? 'portal id' : 'org id'} to remove`);
-        const removed = await store.remove(crm as string, id);
+        if (!id) throw new UsageError(`give the ${descriptor.tenantNoun} id to remove`);
+        const removed = await store.remove(descriptor.kind, id);
         process.stdout.write(removed ? `removed ${crm} ${id}\n` : `no ${crm} tenant ${id}\n`);
         return removed ? 0 : 1;
       }
+      const cli = descriptor.tenants?.cli;
+      if (!cli) throw new UsageError(`${descriptor.label} connections cannot be stored as tenants`);
       let credentials: unknown;
       try {
         credentials = JSON.parse(await text(process.stdin));
       } catch {
         throw new UsageError('pipe the credentials as JSON on standard input (see --help)');
       }
-      const parsed = tenantSchema.safeParse({
-        ...(typeof credentials === 'object' && credentials ? credentials : {}),
-        crm,
-        ...(crm === 'hubspot'
-          ? { portalId: values['portal-id'] }
-          : { orgId: values['org-id'], instanceUrl: values['instance-url'] }),
-      });
-      if (!parsed.success) {
+      let record: TenantRecord;
+      try {
+        record = parseTenant({
+          ...(typeof credentials === 'object' && credentials ? credentials : {}),
+          crm,
+          ...Object.fromEntries(
+            Object.entries(cli.options).map(([option, member]) => [member, values[option]]),
+          ),
+        });
+      } catch (err) {
+        if (!(err instanceof z.ZodError)) throw err;
         // Name the fields only: a credential value is never echoed.
-        const fields = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? '')))].join(', ');
+        const fields = [...new Set(err.issues.map((i) => String(i.path[0] ?? '')))].join(', ');
         throw new UsageError(`missing or invalid: ${fields} (see --help)`);
       }
-      const record: TenantRecord = parsed.data;
       await store.put(record);
       process.stdout.write(`stored ${record.crm} ${tenantIdOf(record)} (encrypted)\n`);
       return 0;

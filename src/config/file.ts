@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
+import { CRMS } from '../../connectors/registry.ts';
 
 /** File key (dotted path) → environment variable. */
 export const CONFIG_KEYS: Readonly<Record<string, string>> = {
@@ -30,12 +31,11 @@ export const CONFIG_KEYS: Readonly<Record<string, string>> = {
   'worker.concurrency': 'WORKER_CONCURRENCY',
   'worker.attempts': 'ENRICH_ATTEMPTS',
   'worker.writeBatchWaitMs': 'WRITE_BATCH_WAIT_MS',
-  'salesforce.events': 'SALESFORCE_EVENTS',
-  'salesforce.notes': 'SALESFORCE_NOTES',
   'buyerIntel.ratePerSecond': 'BUYER_INTEL_RATE_PER_SECOND',
   'buyerIntel.burst': 'BUYER_INTEL_BURST',
   'buyerIntel.webhookBridgeIds': 'BUYER_INTEL_WEBHOOK_BRIDGE_IDS',
   logLevel: 'LOG_LEVEL',
+  ...Object.assign({}, ...CRMS.map((crm) => crm.config.fileKeys ?? {})),
 };
 
 export interface ConfigFileValues {

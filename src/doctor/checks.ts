@@ -2,11 +2,13 @@
 // and says pass, warn or fail with a line an operator can act on. No check prints a secret (the CLI
 // also redacts every secret value from what it prints, as a second line of defence).
 import { Redis } from 'ioredis';
-import { createConnector } from '../../connectors/registry.ts';
-import { CrmAuthError } from '../../connectors/types.ts';
+import { CRMS } from '../../connectors/registry.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
 import { AuthenticationError, PermissionDeniedError } from '../buyer-intel/errors.ts';
 import type { Env } from '../config/env.ts';
+import { withTimeout } from '../shared/deadline.ts';
+
+export { withTimeout };
 
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
 
@@ -55,17 +57,6 @@ export function safeRedisUrl(url: string): string {
 
 function reason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
-}
-
-/** Rejects after `ms` so that one unreachable dependency cannot hang the doctor. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-    }),
-  ]).finally(() => clearTimeout(timer));
 }
 
 /** CONFIG GET one parameter; undefined when CONFIG is disabled, renamed or not permitted. */
@@ -234,65 +225,18 @@ export async function checkBuyerIntel(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOU
   }
 }
 
-function crmFailure(name: string, variable: string, err: unknown): CheckResult {
-  if (err instanceof CrmAuthError)
-    return { name, status: 'fail', detail: `${variable} was refused: ${reason(err)}` };
-  return { name, status: 'fail', detail: reason(err) };
-}
-
-/** Reads one company through the connector (the same client and base path the service uses). */
-export async function checkHubSpot(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<CheckResult> {
-  const name = 'hubspot';
-  if (!env.HUBSPOT_ACCESS_TOKEN || !env.HUBSPOT_PORTAL_ID)
-    return { name, status: 'skip', detail: 'not configured' };
-  try {
-    const connector = createConnector('hubspot', {
-      accessToken: env.HUBSPOT_ACCESS_TOKEN,
-      portalId: env.HUBSPOT_PORTAL_ID,
-      basePath: env.HUBSPOT_BASE_PATH,
-      fetchTimeoutMs: timeoutMs,
-    });
-    const page = await withTimeout(connector.listAccounts([], { limit: 1 }), timeoutMs, 'list companies');
-    return {
-      name,
-      status: 'pass',
-      detail: `read ${page.accounts.length} compan${page.accounts.length === 1 ? 'y' : 'ies'} of portal ${env.HUBSPOT_PORTAL_ID} at ${env.HUBSPOT_BASE_PATH}`,
-    };
-  } catch (err) {
-    return crmFailure(name, 'HUBSPOT_ACCESS_TOKEN', err);
-  }
-}
-
-/** Refreshes the session and reads one Account (SOQL, LIMIT 1) through the connector. */
-export async function checkSalesforce(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<CheckResult> {
-  const name = 'salesforce';
-  if (
-    !env.SALESFORCE_INSTANCE_URL ||
-    !env.SALESFORCE_CLIENT_ID ||
-    !env.SALESFORCE_CLIENT_SECRET ||
-    !env.SALESFORCE_REFRESH_TOKEN ||
-    !env.SALESFORCE_ORG_ID
-  )
-    return { name, status: 'skip', detail: 'not configured' };
-  try {
-    const connector = createConnector('salesforce', {
-      instanceUrl: env.SALESFORCE_INSTANCE_URL,
-      loginUrl: env.SALESFORCE_LOGIN_URL,
-      clientId: env.SALESFORCE_CLIENT_ID,
-      clientSecret: env.SALESFORCE_CLIENT_SECRET,
-      refreshToken: env.SALESFORCE_REFRESH_TOKEN,
-      apiVersion: env.SALESFORCE_API_VERSION,
-      orgId: env.SALESFORCE_ORG_ID,
-    });
-    const page = await withTimeout(connector.listAccounts([], { limit: 1 }), timeoutMs, 'query Account');
-    return {
-      name,
-      status: 'pass',
-      detail: `read ${page.accounts.length} Account${page.accounts.length === 1 ? '' : 's'} of org ${env.SALESFORCE_ORG_ID} at ${env.SALESFORCE_INSTANCE_URL}`,
-    };
-  } catch (err) {
-    return crmFailure(name, 'the Salesforce credentials (SALESFORCE_REFRESH_TOKEN, client id/secret)', err);
-  }
+/** Each CRM's own check (one real read with the configured credentials); skip when not configured. */
+export function checkCrms(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<CheckResult>[] {
+  return CRMS.map(async (crm): Promise<CheckResult> => {
+    const config = env.crms[crm.kind];
+    if (config === undefined || !crm.doctor)
+      return { name: crm.kind, status: 'skip', detail: 'not configured' };
+    try {
+      return { name: crm.kind, ...(await crm.doctor(config, timeoutMs)) };
+    } catch (err) {
+      return { name: crm.kind, status: 'fail', detail: reason(err) };
+    }
+  });
 }
 
 /** Every value of a secret-looking variable, and the Redis URL's password: to be replaced before printing. */

@@ -17,8 +17,8 @@ export interface HttpAppParts {
   webhooks?: Record<string, express.Router>;
   /** Our API, served at /api. */
   api?: express.Router;
-  /** The HubSpot app's install flow, served at /oauth/hubspot. */
-  hubspotInstall?: express.Router;
+  /** Routes a CRM adds (e.g. its app's install flow), each at its path. */
+  routes?: { path: string; router: express.Router }[];
   ready?: () => Promise<boolean>;
   /** Served at /metrics in Prometheus text format. */
   metrics?: Registry;
@@ -81,7 +81,7 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     if (parts.admin.pages) app.use('/admin', guard, parts.admin.pages);
   }
   for (const [source, router] of Object.entries(parts.webhooks ?? {})) app.use(`/webhooks/${source}`, router);
-  if (parts.hubspotInstall) app.use('/oauth/hubspot', parts.hubspotInstall);
+  for (const route of parts.routes ?? []) app.use(route.path, route.router);
   if (parts.api) {
     // The description of the API is public; everything else under /api is authenticated.
     app.get('/api/openapi.json', (_req, res) => {

@@ -1,5 +1,7 @@
 // Service settings that point at the local sandboxes: what the demo, the benchmark and the end-to-end
 // tests run, so all three exercise the same wiring as production.
+import type { HubSpotConfig } from '../../connectors/hubspot/config.ts';
+import type { SalesforceConfig } from '../../connectors/salesforce/config.ts';
 import { DEFAULT_MAPPING } from '../map/default-mapping.ts';
 import type { ServiceSettings } from './runtime.ts';
 
@@ -43,31 +45,41 @@ export function sandboxSettings(
     },
     redisUrl: base.redisUrl,
     prefix: base.prefix,
-    ...(endpoints.hubspot
-      ? {
-          hubspot: {
-            accessToken: endpoints.hubspot.accessToken,
-            portalId: String(endpoints.hubspot.portalId),
-            clientSecret: endpoints.hubspot.clientSecret,
-            appId: String(endpoints.hubspot.appId),
-            basePath: endpoints.hubspot.url,
-          },
-        }
-      : {}),
-    ...(endpoints.salesforce
-      ? {
-          salesforce: {
-            instanceUrl: endpoints.salesforce.url,
-            loginUrl: endpoints.salesforce.url,
-            accessToken: endpoints.salesforce.accessToken,
-            refreshToken: endpoints.salesforce.refreshToken,
-            clientId: endpoints.salesforce.clientId,
-            clientSecret: endpoints.salesforce.clientSecret,
-            apiVersion: '62.0',
-            orgId: endpoints.salesforce.orgId,
-          },
-        }
-      : {}),
+    crms: {
+      ...(endpoints.hubspot
+        ? {
+            hubspot: {
+              app: {
+                clientSecret: endpoints.hubspot.clientSecret,
+                appId: String(endpoints.hubspot.appId),
+                basePath: endpoints.hubspot.url,
+              },
+              portal: {
+                portalId: String(endpoints.hubspot.portalId),
+                accessToken: endpoints.hubspot.accessToken,
+              },
+            } satisfies HubSpotConfig,
+          }
+        : {}),
+      ...(endpoints.salesforce
+        ? {
+            salesforce: {
+              app: {
+                clientId: endpoints.salesforce.clientId,
+                clientSecret: endpoints.salesforce.clientSecret,
+                loginUrl: endpoints.salesforce.url,
+                apiVersion: '62.0',
+              },
+              org: {
+                orgId: endpoints.salesforce.orgId,
+                instanceUrl: endpoints.salesforce.url,
+                accessToken: endpoints.salesforce.accessToken,
+                refreshToken: endpoints.salesforce.refreshToken,
+              },
+            } satisfies SalesforceConfig,
+          }
+        : {}),
+    },
     mapping: DEFAULT_MAPPING,
     match: { acceptThreshold: 0.75, ambiguityMargin: 0.1 },
     signals: {

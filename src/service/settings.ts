@@ -1,10 +1,10 @@
 // From the validated environment to the service's settings (the mapping file is read here, once).
+// Each CRM's settings were read by its own descriptor in loadEnv; they pass through untouched.
 import type { Env } from '../config/env.ts';
 import { mappingFromFile } from '../map/default-mapping.ts';
 import { TokenCipher } from '../tenants/cipher.ts';
-import type { ServiceSettings } from './runtime.ts';
+import type { ServiceSettings } from './types.ts';
 
-/** The environment configures one HubSpot portal and/or one Salesforce org (several come with tenants). */
 export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
   return {
     buyerIntel: {
@@ -27,73 +27,15 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
     },
     redisUrl: env.REDIS_URL,
     prefix: env.REDIS_PREFIX,
-    ...(env.HUBSPOT_ACCESS_TOKEN && env.HUBSPOT_PORTAL_ID && env.HUBSPOT_CLIENT_SECRET
-      ? {
-          hubspot: {
-            accessToken: env.HUBSPOT_ACCESS_TOKEN,
-            portalId: env.HUBSPOT_PORTAL_ID,
-            clientSecret: env.HUBSPOT_CLIENT_SECRET,
-            appId: env.HUBSPOT_APP_ID,
-            basePath: env.HUBSPOT_BASE_PATH,
-            callsPer10s: env.HUBSPOT_CALLS_PER_10S,
-            timeoutMs: env.HUBSPOT_TIMEOUT_MS,
-          },
-        }
-      : {}),
-    ...(env.SALESFORCE_INSTANCE_URL &&
-    env.SALESFORCE_CLIENT_ID &&
-    env.SALESFORCE_CLIENT_SECRET &&
-    env.SALESFORCE_REFRESH_TOKEN &&
-    env.SALESFORCE_ORG_ID
-      ? {
-          salesforce: {
-            instanceUrl: env.SALESFORCE_INSTANCE_URL,
-            loginUrl: env.SALESFORCE_LOGIN_URL,
-            clientId: env.SALESFORCE_CLIENT_ID,
-            clientSecret: env.SALESFORCE_CLIENT_SECRET,
-            refreshToken: env.SALESFORCE_REFRESH_TOKEN,
-            apiVersion: env.SALESFORCE_API_VERSION,
-            orgId: env.SALESFORCE_ORG_ID,
-            events: env.SALESFORCE_EVENTS,
-            notes: env.SALESFORCE_NOTES,
-          },
-        }
-      : {}),
+    crms: env.crms,
     ...(env.TOKEN_ENCRYPTION_KEY
-      ? {
-          tenants: {
-            cipher: TokenCipher.fromBase64(env.TOKEN_ENCRYPTION_KEY),
-            ...(env.HUBSPOT_CLIENT_SECRET
-              ? {
-                  hubspotApp: {
-                    clientId: env.HUBSPOT_CLIENT_ID,
-                    clientSecret: env.HUBSPOT_CLIENT_SECRET,
-                    appId: env.HUBSPOT_APP_ID,
-                    basePath: env.HUBSPOT_BASE_PATH,
-                    callsPer10s: env.HUBSPOT_CALLS_PER_10S,
-                    authorizeUrl: env.HUBSPOT_AUTHORIZE_URL,
-                  },
-                }
-              : {}),
-            ...(env.SALESFORCE_CLIENT_ID && env.SALESFORCE_CLIENT_SECRET
-              ? {
-                  salesforceApp: {
-                    clientId: env.SALESFORCE_CLIENT_ID,
-                    clientSecret: env.SALESFORCE_CLIENT_SECRET,
-                    loginUrl: env.SALESFORCE_LOGIN_URL,
-                    apiVersion: env.SALESFORCE_API_VERSION,
-                    notes: env.SALESFORCE_NOTES,
-                  },
-                }
-              : {}),
-          },
-        }
+      ? { tenants: { cipher: TokenCipher.fromBase64(env.TOKEN_ENCRYPTION_KEY) } }
       : {}),
     publicBaseUrl: env.PUBLIC_BASE_URL,
     ...(env.ADMIN_USERNAME && env.ADMIN_PASSWORD
       ? { admin: { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD } }
       : {}),
-    api: { apiKeys: env.API_KEYS, salesforceSecrets: env.SALESFORCE_REFRESH_SECRETS },
+    api: { apiKeys: env.API_KEYS },
     digest: env.digest,
     schedules: {
       ...(env.REENRICH_CRON ? { reenrich: { pattern: env.REENRICH_CRON, tz: env.SCHEDULE_TZ } } : {}),

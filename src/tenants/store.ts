@@ -1,30 +1,33 @@
-// CRM connections added at run time (several HubSpot portals, several Salesforce orgs), kept in Redis
-// with every credential encrypted (AES-256-GCM, TOKEN_ENCRYPTION_KEY). One hash field per tenant; the
-// field name is the record's encryption context, so a blob copied to another tenant does not decrypt.
+// CRM connections added at run time (several portals, several orgs), kept in Redis with every
+// credential encrypted (AES-256-GCM, TOKEN_ENCRYPTION_KEY). One hash field per tenant; the field name
+// is the record's encryption context, so a blob copied to another tenant does not decrypt. Each
+// record is validated by its CRM's own schema (connectors/<crm>/tenants.ts).
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import type { TenantSession } from '../../connectors/descriptor.ts';
+import { crmOf, isCrmKind } from '../../connectors/registry.ts';
 import type { TokenCipher } from './cipher.ts';
 
-const hubspotTenant = z.object({
-  crm: z.literal('hubspot'),
-  portalId: z.string().regex(/^\d+$/, 'must be the numeric portal id'),
-  accessToken: z.string().min(1),
-  /** OAuth installs: refreshed under a lock when the access token expires. Private apps have none. */
-  refreshToken: z.string().min(1).optional(),
-});
-const salesforceTenant = z.object({
-  crm: z.literal('salesforce'),
-  orgId: z.string().regex(/^00D[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/, 'must be the org id (00D…)'),
-  instanceUrl: z.url({ protocol: /^https?$/ }),
-  refreshToken: z.string().min(1),
-  accessToken: z.string().min(1).optional(),
-});
-export const tenantSchema = z.discriminatedUnion('crm', [hubspotTenant, salesforceTenant]);
-export type TenantRecord = z.output<typeof tenantSchema>;
-export type HubSpotTenant = z.output<typeof hubspotTenant>;
+export type TenantRecord = { crm: string } & Record<string, unknown>;
 
-export const tenantIdOf = (t: TenantRecord): string =>
-  t.crm === 'hubspot' ? t.portalId : t.orgId.slice(0, 15);
+function supportOf(crm: string) {
+  const tenants = isCrmKind(crm) ? crmOf(crm).tenants : undefined;
+  if (!tenants) throw new Error(`${crm} connections cannot be stored as tenants`);
+  return tenants;
+}
+
+/** The record checked by its CRM's schema; throws a ZodError naming the bad fields. */
+export function parseTenant(value: unknown): TenantRecord {
+  const crm = z.object({ crm: z.string().refine(isCrmKind, 'unknown CRM') }).parse(value).crm;
+  return supportOf(crm).schema.parse(value) as TenantRecord;
+}
+
+/** The tenant's id in its CRM's canonical form (portal id, 15-character org id, …). */
+export function tenantIdOf(record: TenantRecord): string {
+  const descriptor = crmOf(record.crm);
+  const id = supportOf(record.crm).idOf(record);
+  return descriptor.tenantId(id) ?? id;
+}
 
 export class TenantStore {
   readonly #redis: Redis;
@@ -37,21 +40,22 @@ export class TenantStore {
     this.#cipher = cipher;
   }
 
-  /** The Redis key under which a tenant's refreshed session is kept (encrypted too). */
-  sessionKey(crm: string, tenant: string): string {
-    return `${this.#key}:session:${crm}:${tenant}`;
+  /** Where a tenant's connector keeps its refreshed session (encrypted, bound to that key). */
+  session(crm: string, tenant: string): TenantSession {
+    const key = `${this.#key}:session:${crm}:${tenant}`;
+    return { key, codec: this.#cipher.codec(key) };
   }
 
   async put(record: TenantRecord): Promise<void> {
-    const parsed = tenantSchema.parse(record);
+    const parsed = parseTenant(record);
     const field = `${parsed.crm}:${tenantIdOf(parsed)}`;
     await this.#redis.hset(this.#key, field, this.#cipher.encrypt(JSON.stringify(parsed), field));
   }
 
   async remove(crm: string, tenant: string): Promise<boolean> {
-    const id = crm === 'salesforce' ? tenant.slice(0, 15) : tenant;
+    const id = (isCrmKind(crm) ? crmOf(crm).tenantId(tenant) : undefined) ?? tenant;
     const removed = await this.#redis.hdel(this.#key, `${crm}:${id}`);
-    await this.#redis.del(this.sessionKey(crm, id));
+    await this.#redis.del(this.session(crm, id).key);
     return removed === 1;
   }
 
@@ -62,7 +66,7 @@ export class TenantStore {
     const unreadable: { field: string; reason: string }[] = [];
     for (const [field, blob] of Object.entries(all)) {
       try {
-        tenants.push(tenantSchema.parse(JSON.parse(this.#cipher.decrypt(blob, field))));
+        tenants.push(parseTenant(JSON.parse(this.#cipher.decrypt(blob, field))));
       } catch (err) {
         unreadable.push({
           field,

@@ -35,7 +35,7 @@ beforeAll(async () => {
       { redisUrl: REDIS_URL, prefix },
       { worker: { writeBatchWaitMs: 20 } },
     ),
-    api: { apiKeys: [API_KEY], salesforceSecrets: [] },
+    api: { apiKeys: [API_KEY] },
     admin: ADMIN,
   });
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));

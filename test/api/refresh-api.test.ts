@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
-import { salesforceRequestSignature } from '../../src/api/salesforce-hmac.ts';
+import { salesforceRequestSignature } from '../../connectors/salesforce/request-signature.ts';
 import type { EnrichResult } from '../../src/enrich/pipeline.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
@@ -32,13 +32,17 @@ let base: string;
 
 beforeAll(async () => {
   [bi, hs, sf] = await Promise.all([startSandbox(), startHubSpotSandbox(), startSalesforceSandbox({})]);
+  const settings = sandboxSettings(
+    { buyerIntel: bi, hubspot: hs, salesforce: sf },
+    { redisUrl: REDIS_URL, prefix },
+    { worker: { concurrency: 4, writeBatchWaitMs: 20 } },
+  );
+  // The quick action's signing secret is part of Salesforce's own configuration section.
+  const salesforce = { ...(settings.crms.salesforce as object), requestSecrets: [SF_SECRET] };
   service = createService({
-    ...sandboxSettings(
-      { buyerIntel: bi, hubspot: hs, salesforce: sf },
-      { redisUrl: REDIS_URL, prefix },
-      { worker: { concurrency: 4, writeBatchWaitMs: 20 } },
-    ),
-    api: { apiKeys: [API_KEY], salesforceSecrets: [SF_SECRET] },
+    ...settings,
+    crms: { ...settings.crms, salesforce },
+    api: { apiKeys: [API_KEY] },
   });
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));

@@ -82,11 +82,11 @@ describe('loadEnv', () => {
       SALESFORCE_CLIENT_SECRET: 'secret',
       SALESFORCE_REFRESH_TOKEN: 'refresh',
     });
-    expect(salesforceOnly).toMatchObject({
-      SALESFORCE_API_VERSION: '62.0',
-      SALESFORCE_LOGIN_URL: 'https://login.salesforce.com',
+    expect(salesforceOnly.crms.salesforce).toMatchObject({
+      app: { apiVersion: '62.0', loginUrl: 'https://login.salesforce.com' },
+      org: { orgId: '00D5g000004ABCD' },
     });
-    expect(salesforceOnly.HUBSPOT_ACCESS_TOKEN).toBeUndefined();
+    expect(salesforceOnly.crms.hubspot).toBeUndefined();
   });
 
   it('treats an empty variable as unset', () => {

@@ -12,7 +12,7 @@ import {
   HubSpotTransientError,
 } from '../../connectors/hubspot/connector.ts';
 import { extractNoteKeys, NOTE_BODY_LIMIT, renderNoteHtml } from '../../connectors/hubspot/note-html.ts';
-import { createConnector } from '../../connectors/registry.ts';
+import { crmOf } from '../../connectors/registry.ts';
 import {
   AccountNotFoundError,
   CrmAuthError,
@@ -562,14 +562,18 @@ describe('failures', () => {
 describe('registry', () => {
   it('builds a HubSpot connector by kind and refuses unknown kinds', async () => {
     const sandbox = await start();
-    const connector = createConnector('hubspot', {
-      accessToken: sandbox.accessToken,
-      basePath: sandbox.url,
-      portalId: String(sandbox.portalId),
-    });
-    expect(connector.kind).toBe('hubspot');
+    const runtime = { redis: undefined as never, prefix: 'unused', recordCall: () => {}, log: console };
+    const { connections } = crmOf('hubspot').connect(
+      {
+        app: { clientSecret: 'secret', basePath: sandbox.url },
+        portal: { portalId: String(sandbox.portalId), accessToken: sandbox.accessToken },
+      },
+      runtime,
+    );
+    const connector = connections[0]?.connector;
+    expect(connector?.kind).toBe('hubspot');
     const id = sandbox.store.createCompany({ name: 'Lubbock' }).id;
-    expect((await connector.getAccount(id, [])).name).toBe('Lubbock');
-    expect(() => createConnector('nope' as 'hubspot', {} as never)).toThrow(/no connector registered/);
+    expect((await connector?.getAccount(id, []))?.name).toBe('Lubbock');
+    expect(() => crmOf('nope')).toThrow(/unknown CRM "nope"/);
   });
 });

@@ -5,7 +5,7 @@
 // FieldDefinition → CustomField mapping.
 import { Connection } from 'jsforce';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createConnector } from '../../connectors/registry.ts';
+import { crmOf } from '../../connectors/registry.ts';
 import {
   createSalesforceConnector,
   type SalesforceConnectorOptions,
@@ -444,10 +444,21 @@ describe('sessions, limits and secrets', () => {
     expectNoSecrets(sf, err);
   });
 
-  it('is built by kind through the registry', async () => {
+  it('is built by kind through the registry, from its config section', async () => {
     const sf = await start();
-    const connector = createConnector('salesforce', optionsFor(sf));
-    expect(connector.kind).toBe('salesforce');
+    const runtime = { redis: undefined as never, prefix: 'unused', recordCall: () => {}, log: console };
+    const { connections, eventSources } = crmOf('salesforce').connect(
+      {
+        app: { clientId: sf.clientId, clientSecret: sf.clientSecret, loginUrl: sf.url, apiVersion: '62.0' },
+        org: { orgId: sf.orgId, instanceUrl: sf.url, refreshToken: sf.refreshToken },
+      },
+      runtime,
+    );
+    expect(eventSources).toEqual([]);
+    expect(connections.map((c) => c.tenant)).toEqual([sf.orgId.slice(0, 15)]);
+    const connector = connections[0]?.connector;
+    expect(connector?.kind).toBe('salesforce');
+    expect((await connector?.listAccounts([], { limit: 1 }))?.accounts).toBeDefined();
     expect(() => createSalesforceConnector({ ...optionsFor(sf), apiVersion: '' })).toThrow(/apiVersion/);
   });
 });

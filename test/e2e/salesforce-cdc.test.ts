@@ -42,7 +42,7 @@ beforeAll(async () => {
     { redisUrl: REDIS_URL, prefix },
     { worker: { writeBatchWaitMs: 20 } },
   );
-  settings = { ...base, ...(base.salesforce ? { salesforce: { ...base.salesforce, events: ['cdc'] } } : {}) };
+  settings = { ...base, crms: { salesforce: { ...(base.crms.salesforce as object), events: ['cdc'] } } };
   service = await startService();
   await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
 });

@@ -40,7 +40,7 @@ beforeAll(async () => {
       { redisUrl: REDIS_URL, prefix },
       { worker: { writeBatchWaitMs: 20 } },
     ),
-    api: { apiKeys: [API_KEY], salesforceSecrets: [] },
+    api: { apiKeys: [API_KEY] },
     admin: ADMIN,
     logger: createLogger({ level: 'debug', destination: capture }),
   });

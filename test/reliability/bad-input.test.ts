@@ -55,7 +55,7 @@ beforeAll(async () => {
       { redisUrl: REDIS_URL, prefix },
       { worker: { concurrency: 2, writeBatchWaitMs: 10 } },
     ),
-    api: { apiKeys: [API_KEY], salesforceSecrets: [] },
+    api: { apiKeys: [API_KEY] },
   });
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));

@@ -1,9 +1,11 @@
 // The HubSpot app's install flow against the emulator's consent page and token endpoint: install →
 // consent → callback stores the portal as a tenant (tokens encrypted) and the service serves it at
 // once; a callback link used twice, or without state, is refused.
+
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HubSpotConfig } from '../../connectors/hubspot/config.ts';
 import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
@@ -25,21 +27,19 @@ let redis: Redis;
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({ portalId: 3003, auth: APP })]);
   redis = new Redis(REDIS_URL);
-  const { hubspot: _none, ...settings } = sandboxSettings(
-    { buyerIntel: bi },
-    { redisUrl: REDIS_URL, prefix },
-  );
+  const settings = sandboxSettings({ buyerIntel: bi }, { redisUrl: REDIS_URL, prefix });
+  const hubspot: HubSpotConfig = {
+    app: {
+      ...APP,
+      appId: String(APP.appId),
+      basePath: hs.url,
+      authorizeUrl: `${hs.url}/__sandbox/oauth/authorize`,
+    },
+  };
   service = createService({
     ...settings,
-    tenants: {
-      cipher: new TokenCipher(randomBytes(32)),
-      hubspotApp: {
-        ...APP,
-        appId: String(APP.appId),
-        basePath: hs.url,
-        authorizeUrl: `${hs.url}/__sandbox/oauth/authorize`,
-      },
-    },
+    crms: { hubspot },
+    tenants: { cipher: new TokenCipher(randomBytes(32)) },
   });
   base = (await service.startHttp(0, '127.0.0.1')).url;
 });

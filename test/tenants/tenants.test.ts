@@ -3,12 +3,15 @@
 // encrypted, no token readable in Redis, and the cipher refusing tampered or misplaced values.
 // One HubSpot base URL serves every portal, as api.hubapi.com does: a small proxy in front of two
 // emulators forwards each call to the portal that issued its token.
+
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { HubSpotConfig } from '../../connectors/hubspot/config.ts';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
+import type { SalesforceConfig } from '../../connectors/salesforce/config.ts';
 import type { EnrichResult } from '../../src/enrich/pipeline.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
@@ -103,24 +106,16 @@ beforeAll(async () => {
     refreshToken: issued.B?.refresh_token ?? '',
   });
 
-  const { hubspot: _none, ...settings } = sandboxSettings(
+  const settings = sandboxSettings(
     { buyerIntel: bi },
     { redisUrl: REDIS_URL, prefix },
     { worker: { writeBatchWaitMs: 20 } },
   );
-  service = createService({
-    ...settings,
-    tenants: {
-      cipher,
-      hubspotApp: { ...APP, appId: String(APP.appId), basePath: proxyUrl },
-      salesforceApp: {
-        clientId: sf.clientId,
-        clientSecret: sf.clientSecret,
-        loginUrl: sf.url,
-        apiVersion: '62.0',
-      },
-    },
-  });
+  const hubspot: HubSpotConfig = { app: { ...APP, appId: String(APP.appId), basePath: proxyUrl } };
+  const salesforce: SalesforceConfig = {
+    app: { clientId: sf.clientId, clientSecret: sf.clientSecret, loginUrl: sf.url, apiVersion: '62.0' },
+  };
+  service = createService({ ...settings, crms: { hubspot, salesforce }, tenants: { cipher } });
   const org = sf.orgId.slice(0, 15);
   expect((await service.loadTenants()).loaded.sort()).toEqual([
     'hubspot:1001',

@@ -1,7 +1,7 @@
 // A connector whose credentials can expire: on CrmAuthError (401) it asks for a new access token once,
 // rebuilds the inner connector with it and repeats the call. SDK clients keep their token inside, so
 // a new inner connector is simpler and safer than mutating one.
-import { CrmAuthError, type CrmConnector } from '../../connectors/types.ts';
+import { CrmAuthError, type CrmConnector } from './types.ts';
 
 export function refreshingConnector(options: {
   initialToken: string;

@@ -3,12 +3,8 @@
 // encrypted; a worker that finds a fresher stored token uses it instead of refreshing again.
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import {
-  lockedRefresh,
-  readStoredToken,
-  type TokenCodec,
-} from '../../connectors/salesforce/token-refresh.ts';
-import { CrmAuthError } from '../../connectors/types.ts';
+import { lockedRefresh, readStoredToken, type TokenCodec } from '../salesforce/token-refresh.ts';
+import { CrmAuthError } from '../types.ts';
 
 const tokenAnswer = z.object({
   access_token: z.string().min(1),

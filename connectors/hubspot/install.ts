@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { TenantStore } from '../tenants/store.ts';
 
 /** What our card and writes need (see README: HubSpot set-up). */
 export const HUBSPOT_SCOPES = [
@@ -36,9 +35,13 @@ export interface HubSpotInstallOptions {
   publicBaseUrl?: string | undefined;
   redis: Redis;
   prefix: string;
-  store: TenantStore;
-  /** Called after a portal was stored (the service loads it). */
-  onInstalled: (portalId: string) => Promise<unknown>;
+  /** Stores the portal as a tenant (encrypted) and makes the service load it. */
+  addTenant: (record: {
+    crm: 'hubspot';
+    portalId: string;
+    accessToken: string;
+    refreshToken: string;
+  }) => Promise<void>;
   fetch?: typeof globalThis.fetch;
 }
 
@@ -118,13 +121,12 @@ export function hubspotInstallRouter(options: HubSpotInstallOptions): express.Ro
       const tokens = tokenAnswer.safeParse(await answer.json());
       if (!tokens.success)
         return page(res, 502, 'Install failed', 'HubSpot answered without the tokens we need.');
-      await options.store.put({
+      await options.addTenant({
         crm: 'hubspot',
         portalId: tokens.data.hub_id,
         accessToken: tokens.data.access_token,
         refreshToken: tokens.data.refresh_token,
       });
-      await options.onInstalled(tokens.data.hub_id);
       page(
         res,
         200,

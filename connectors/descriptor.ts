@@ -1,0 +1,140 @@
+// What one CRM supplies to the service: everything CRM-specific, behind one descriptor per folder
+// (connectors/<crm>/index.ts) and one line in the registry. The core builds connections, mounts
+// webhooks, authenticates CRM-signed API calls, stores tenants and runs doctor checks only through
+// this, so it never names a CRM. No SDK type appears here.
+import type { Router } from 'express';
+import type { Redis } from 'ioredis';
+import type { z } from 'zod';
+import type { AccountEvent, CrmConnector, InboundEventHandler, InboundRequest } from './types.ts';
+
+/** What the service lends a CRM's slice: shared infrastructure, never another CRM's state. */
+export interface CrmRuntime {
+  /** A connection for locks, budgets and token stores (never used for blocking commands). */
+  redis: Redis;
+  /** Namespace of this install's Redis keys. */
+  prefix: string;
+  /** One upstream call finished (for metrics). */
+  recordCall(event: { operation: string; status: number | string; durationMs: number }): void;
+  log: {
+    info(message: string, fields?: Record<string, unknown>): void;
+    warn(message: string, fields?: Record<string, unknown>): void;
+  };
+}
+
+/** Encrypts what a tenant's connector stores about itself (refreshed tokens), bound to that tenant. */
+export interface SecretCodec {
+  encode(plain: string): string;
+  decode(blob: string): string;
+}
+
+export interface TenantSession {
+  key: string;
+  codec: SecretCodec;
+}
+
+/** A source of account events that is not an HTTP delivery, e.g. a streaming subscription. */
+export interface EventSource {
+  readonly name: string;
+  /** Starts delivering; `emit` resolves once the events are safely queued. */
+  start(emit: (events: AccountEvent[]) => Promise<void>): Promise<{ close(): Promise<void> }>;
+}
+
+/** The connections a configuration names, and their event sources. */
+export interface CrmConnections {
+  connections: { tenant: string; connector: CrmConnector }[];
+  eventSources: EventSource[];
+}
+
+/** Who signed an API request from inside the CRM (the card, the quick action). */
+export type SignedCaller = { ok: true; tenant?: string | undefined } | { ok: false; message: string };
+
+export interface SignedRequests {
+  /** The lower-case header whose presence says the request claims this CRM's signature. */
+  header: string;
+  /** Checks the signature over the raw request (and any replay protection). */
+  verify(request: InboundRequest): Promise<SignedCaller>;
+}
+
+/** CRM connections kept in Redis (several portals / orgs), credentials encrypted by the core. */
+export interface TenantSupport<T extends { crm: string }, C = unknown> {
+  /** A stored record, credentials included. */
+  schema: z.ZodType<T>;
+  idOf(record: T): string;
+  /** `session`: where the connector keeps what it refreshes (a Redis key, values encrypted by `codec`). */
+  /** `config`: the CRM's configuration (its app credentials), none when the environment lacks it. */
+  connect(
+    record: T,
+    config: C | undefined,
+    session: TenantSession,
+    runtime: CrmRuntime,
+  ): Promise<CrmConnector>;
+  /** `tenants add <kind>`: its options (option → record member) and the credentials read from stdin. */
+  cli: {
+    /** The usage lines of `tenants add|remove <kind>`. */
+    usage: string;
+    /** The option that names the tenant, e.g. `portal-id`. */
+    idOption: string;
+    options: Record<string, string>;
+    /** One line for `tenants list` (never a secret). */
+    describe(record: T): string;
+  };
+}
+
+export interface HttpContext {
+  redis: Redis;
+  prefix: string;
+  publicBaseUrl: string | undefined;
+  /** Stores a tenant (validated with the kind's schema, encrypted) and makes the service load it. */
+  addTenant?: ((record: { crm: string }) => Promise<void>) | undefined;
+}
+
+export interface DoctorCheck {
+  status: 'pass' | 'warn' | 'fail';
+  detail: string;
+}
+
+export interface CrmDescriptor<C = unknown, T extends { crm: string } = { crm: string }> {
+  readonly kind: string;
+  /** For people: "HubSpot". */
+  readonly label: string;
+  /** What the CRM calls an account, for people: "company", "Account". */
+  readonly accountNoun: string;
+  /** What the CRM calls a tenant, for people: "portal", "org". */
+  readonly tenantNoun: string;
+  /** The canonical form of a tenant id, or undefined when `raw` is not one. */
+  tenantId(raw: string): string | undefined;
+  config: {
+    /** This CRM's environment variables, validated in the one configuration schema. */
+    variables: z.ZodRawShape;
+    /** CONFIG_FILE keys (dotted) → variable names. */
+    fileKeys?: Record<string, string>;
+    /**
+     * From the validated variables (absent ones undefined): the CRM's settings, or none when it is not
+     * configured, and a problem per variable a half-done configuration lacks.
+     */
+    read(
+      vars: Record<string, unknown>,
+      options: { tenantsInRedis: boolean },
+    ): { config?: C; problems: string[] };
+    /** How to configure it, for "no CRM configured": e.g. "HUBSPOT_ACCESS_TOKEN, … for HubSpot". */
+    hint: string;
+  };
+  /** The tenant ids the configuration names itself (without connecting). */
+  configuredTenants(config: C): string[];
+  connect(config: C, runtime: CrmRuntime): CrmConnections;
+  tenants?: TenantSupport<T, C>;
+  /** Verifies and parses the CRM's deliveries to POST /webhooks/<kind>; none when not configured. */
+  webhook?(config: C, context: { isKnownTenant(id: string): boolean }): InboundEventHandler | undefined;
+  /** API requests signed by code running inside the CRM; none when not configured. */
+  signedRequests?(config: C, runtime: CrmRuntime): SignedRequests | undefined;
+  /** How those requests are signed, for the OpenAPI document (name → security scheme object). */
+  signedRequestScheme?: { name: string; scheme: Record<string, unknown> };
+  /** Extra HTTP routes (e.g. an app install flow), mounted at their path. */
+  routes?(config: C, context: HttpContext): { path: string; router: Router }[];
+  /** `doctor`: one real read with the configured credentials. */
+  doctor?(config: C, timeoutMs: number): Promise<DoctorCheck>;
+  /** Request headers that carry a secret or signature: redacted from every log line. */
+  secretHeaders?: readonly string[];
+  /** For the OpenAPI document: what POST /webhooks/<kind> accepts. */
+  webhookSummary?: string;
+}

@@ -1,0 +1,109 @@
+// HubSpot's descriptor: everything the service needs of HubSpot, and nothing the core has to know.
+import { withTimeout } from '../../src/shared/deadline.ts';
+import type { CrmDescriptor } from '../descriptor.ts';
+import { CrmAuthError } from '../types.ts';
+import { type HubSpotConfig, hubspotVariables, readHubSpotConfig } from './config.ts';
+import { hubspotConnection } from './connection.ts';
+import { createHubSpotConnector } from './connector.ts';
+import { hubspotEventHandler } from './events.ts';
+import { hubspotInstallRouter } from './install.ts';
+import { type HubSpotTenant, hubspotTenants } from './tenants.ts';
+import { verifyHubSpotRequest } from './webhook-signature.ts';
+
+export const hubspot: CrmDescriptor<HubSpotConfig, HubSpotTenant> = {
+  kind: 'hubspot',
+  label: 'HubSpot',
+  accountNoun: 'company',
+  tenantNoun: 'portal',
+  tenantId: (raw) => (/^[1-9]\d{0,17}$/.test(raw) ? raw : undefined),
+  config: {
+    variables: hubspotVariables,
+    read: readHubSpotConfig,
+    hint: 'HUBSPOT_ACCESS_TOKEN, HUBSPOT_PORTAL_ID, HUBSPOT_CLIENT_SECRET for HubSpot',
+  },
+  configuredTenants: (config) => (config.portal ? [config.portal.portalId] : []),
+  connect: (config, runtime) => ({
+    connections: config.portal
+      ? [
+          {
+            tenant: config.portal.portalId,
+            connector: hubspotConnection(config.app, config.portal, runtime),
+          },
+        ]
+      : [],
+    eventSources: [],
+  }),
+  tenants: hubspotTenants,
+  webhook: (config, context) =>
+    hubspotEventHandler({
+      clientSecret: config.app.clientSecret,
+      isKnownPortal: context.isKnownTenant,
+      appId: config.app.appId,
+    }),
+  // hubspot.fetch from the app card signs with the app's client secret (v3) and appends the portal.
+  signedRequests: (config) => ({
+    header: 'x-hubspot-signature-v3',
+    async verify(request) {
+      const check = verifyHubSpotRequest(request, config.app.clientSecret);
+      if (!check.ok) return { ok: false, message: `HubSpot signature: ${check.reason}` };
+      const portalId = new URL(request.url).searchParams.get('portalId');
+      if (!portalId) return { ok: false, message: 'a HubSpot-signed request must carry portalId' };
+      return { ok: true, tenant: portalId };
+    },
+  }),
+  routes: (config, context) => {
+    const { clientId, clientSecret, basePath, authorizeUrl } = config.app;
+    if (!clientId || !context.addTenant) return [];
+    return [
+      {
+        path: '/oauth/hubspot',
+        router: hubspotInstallRouter({
+          clientId,
+          clientSecret,
+          basePath,
+          authorizeUrl,
+          publicBaseUrl: context.publicBaseUrl,
+          redis: context.redis,
+          prefix: context.prefix,
+          addTenant: context.addTenant,
+        }),
+      },
+    ];
+  },
+  signedRequestScheme: {
+    name: 'hubspotSignature',
+    scheme: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-HubSpot-Signature-v3',
+      description:
+        'hubspot.fetch from the app card: v3 signature with X-HubSpot-Request-Timestamp, portalId in the query',
+    },
+  },
+  async doctor(config, timeoutMs) {
+    const { portal, app } = config;
+    if (!portal) return { status: 'pass', detail: 'app credentials only (portals come from tenants)' };
+    try {
+      const connector = createHubSpotConnector({
+        accessToken: portal.accessToken,
+        portalId: portal.portalId,
+        basePath: app.basePath,
+        fetchTimeoutMs: timeoutMs,
+      });
+      const page = await withTimeout(connector.listAccounts([], { limit: 1 }), timeoutMs, 'list companies');
+      const n = page.accounts.length;
+      return {
+        status: 'pass',
+        detail: `read ${n} compan${n === 1 ? 'y' : 'ies'} of portal ${portal.portalId} at ${app.basePath}`,
+      };
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      return {
+        status: 'fail',
+        detail: err instanceof CrmAuthError ? `HUBSPOT_ACCESS_TOKEN was refused: ${why}` : why,
+      };
+    }
+  },
+  secretHeaders: ['x-hubspot-signature-v3', 'x-hubspot-signature'],
+  webhookSummary: 'HubSpot company events (v3 signature)',
+};

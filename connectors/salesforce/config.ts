@@ -1,0 +1,102 @@
+// Salesforce's section of the configuration: the connected app (client id/secret, login URL, API
+// version, how notes are stored), one org from the environment, how we learn of new Accounts, and the
+// quick action's signing secrets.
+import { z } from 'zod';
+import { httpUrl, missing, secret, secretList, splitList } from '../../src/shared/config-schema.ts';
+
+const ORG_ID = /^00D[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/;
+
+export const salesforceVariables = {
+  SALESFORCE_INSTANCE_URL: httpUrl.optional(),
+  SALESFORCE_LOGIN_URL: httpUrl.default('https://login.salesforce.com'),
+  SALESFORCE_CLIENT_ID: secret.optional(),
+  SALESFORCE_CLIENT_SECRET: secret.optional(),
+  SALESFORCE_REFRESH_TOKEN: secret.optional(),
+  SALESFORCE_ORG_ID: z
+    .string()
+    .trim()
+    .regex(ORG_ID, 'must be the org id (00D…, 15 or 18 characters)')
+    .optional(),
+  SALESFORCE_EVENTS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      const items = [...new Set(splitList(v ?? 'outbound'))];
+      const bad = items.filter((i) => i !== 'outbound' && i !== 'cdc');
+      if (bad.length || !items.length)
+        ctx.addIssue({ code: 'custom', message: 'must be outbound, cdc or outbound,cdc' });
+      return items as ('outbound' | 'cdc')[];
+    }),
+  SALESFORCE_NOTES: z.enum(['task', 'content-note']).default('task'),
+  SALESFORCE_API_VERSION: z
+    .string()
+    .regex(/^\d{2}\.0$/, 'must look like 62.0')
+    .default('62.0'),
+  /** Shared secrets of the quick action's signed calls to our API (several allow rotation). */
+  SALESFORCE_REFRESH_SECRETS: secretList(32, 'each secret must be at least 32 characters'),
+};
+
+export interface SalesforceApp {
+  clientId: string;
+  clientSecret: string;
+  loginUrl: string;
+  apiVersion: string;
+  notes?: 'task' | 'content-note' | undefined;
+}
+
+export interface SalesforceConfig {
+  app: SalesforceApp;
+  /** The org the environment names. */
+  org?:
+    | {
+        orgId: string;
+        instanceUrl: string;
+        refreshToken?: string | undefined;
+        accessToken?: string | undefined;
+      }
+    | undefined;
+  /** How we learn about new Accounts: Outbound Messages to /webhooks/salesforce, CDC streaming, or both. */
+  events?: ('outbound' | 'cdc')[] | undefined;
+  /** The quick action's signing secrets. */
+  requestSecrets?: string[] | undefined;
+}
+
+const CONNECTION = ['SALESFORCE_INSTANCE_URL', 'SALESFORCE_REFRESH_TOKEN', 'SALESFORCE_ORG_ID'] as const;
+const GROUP = [...CONNECTION, 'SALESFORCE_CLIENT_ID', 'SALESFORCE_CLIENT_SECRET'] as const;
+
+export function readSalesforceConfig(
+  vars: Record<string, unknown>,
+  options: { tenantsInRedis: boolean },
+): { config?: SalesforceConfig; problems: string[] } {
+  const str = (n: string) => vars[n] as string | undefined;
+  const wantsOrg =
+    CONNECTION.some((n) => vars[n] !== undefined) ||
+    (!options.tenantsInRedis &&
+      (vars.SALESFORCE_CLIENT_ID !== undefined || vars.SALESFORCE_CLIENT_SECRET !== undefined));
+  const problems = wantsOrg
+    ? missing(vars, GROUP).map((n) => `${n} is required (Salesforce is configured)`)
+    : [];
+  const clientId = str('SALESFORCE_CLIENT_ID');
+  const clientSecret = str('SALESFORCE_CLIENT_SECRET');
+  if (problems.length || !clientId || !clientSecret || (!wantsOrg && !options.tenantsInRedis))
+    return { problems };
+  const orgId = str('SALESFORCE_ORG_ID');
+  const instanceUrl = str('SALESFORCE_INSTANCE_URL');
+  return {
+    problems,
+    config: {
+      app: {
+        clientId,
+        clientSecret,
+        loginUrl: str('SALESFORCE_LOGIN_URL') ?? 'https://login.salesforce.com',
+        apiVersion: str('SALESFORCE_API_VERSION') ?? '62.0',
+        notes: vars.SALESFORCE_NOTES as 'task' | 'content-note' | undefined,
+      },
+      ...(orgId && instanceUrl
+        ? { org: { orgId, instanceUrl, refreshToken: str('SALESFORCE_REFRESH_TOKEN') } }
+        : {}),
+      events: vars.SALESFORCE_EVENTS as ('outbound' | 'cdc')[] | undefined,
+      requestSecrets: vars.SALESFORCE_REFRESH_SECRETS as string[] | undefined,
+    },
+  };
+}

@@ -1,0 +1,102 @@
+// Salesforce's descriptor: everything the service needs of Salesforce, and nothing the core has to know.
+import { withTimeout } from '../../src/shared/deadline.ts';
+import type { CrmDescriptor } from '../descriptor.ts';
+import { CrmAuthError } from '../types.ts';
+import { accountChangeSource } from './account-changes.ts';
+import { readSalesforceConfig, type SalesforceConfig, salesforceVariables } from './config.ts';
+import { salesforceConnection } from './connection.ts';
+import { id15, salesforceOutboundHandler } from './outbound-messages.ts';
+import { HMAC_TOLERANCE_SECONDS, verifySalesforceRequest } from './request-signature.ts';
+import { type SalesforceTenant, salesforceTenants } from './tenants.ts';
+
+const ORG_ID = /^00D[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/;
+
+export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
+  kind: 'salesforce',
+  label: 'Salesforce',
+  accountNoun: 'Account',
+  tenantNoun: 'org',
+  // Orgs are configured in either form; we key them by the 15-character one.
+  tenantId: (raw) => (ORG_ID.test(raw) ? id15(raw) : undefined),
+  config: {
+    variables: salesforceVariables,
+    fileKeys: { 'salesforce.events': 'SALESFORCE_EVENTS', 'salesforce.notes': 'SALESFORCE_NOTES' },
+    read: readSalesforceConfig,
+    hint: 'SALESFORCE_INSTANCE_URL, SALESFORCE_CLIENT_ID, SALESFORCE_CLIENT_SECRET, SALESFORCE_REFRESH_TOKEN, SALESFORCE_ORG_ID for Salesforce',
+  },
+  configuredTenants: (config) => (config.org ? [id15(config.org.orgId)] : []),
+  connect(config, runtime) {
+    if (!config.org) return { connections: [], eventSources: [] };
+    const connector = salesforceConnection(config.app, config.org, { recordCall: runtime.recordCall });
+    const events = config.events ?? ['outbound'];
+    return {
+      connections: [{ tenant: id15(config.org.orgId), connector }],
+      eventSources: events.includes('cdc')
+        ? [
+            accountChangeSource(
+              connector,
+              { instanceUrl: config.org.instanceUrl, apiVersion: config.app.apiVersion },
+              runtime,
+            ),
+          ]
+        : [],
+    };
+  },
+  tenants: salesforceTenants,
+  webhook: (_config, context) => salesforceOutboundHandler({ isKnownOrg: context.isKnownTenant }),
+  // The quick action's Apex signs with a shared secret; a nonce remembered past the tolerance stops replays.
+  signedRequests: (config, runtime) => {
+    const secrets = config.requestSecrets ?? [];
+    if (!secrets.length) return undefined;
+    return {
+      header: 'x-buyerintel-signature',
+      async verify(request) {
+        const check = verifySalesforceRequest({ secrets, headers: request.headers, body: request.body });
+        if (!check.ok) return { ok: false, message: `Salesforce signature: ${check.reason}` };
+        const fresh = await runtime.redis.set(
+          `${runtime.prefix}:api-nonce:${check.nonce}`,
+          '1',
+          'EX',
+          HMAC_TOLERANCE_SECONDS * 2,
+          'NX',
+        );
+        if (fresh !== 'OK') return { ok: false, message: 'Salesforce signature: the nonce was already used' };
+        return { ok: true };
+      },
+    };
+  },
+  signedRequestScheme: {
+    name: 'salesforceHmac',
+    scheme: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-BuyerIntel-Signature',
+      description:
+        'v1=hex(HMAC-SHA256(secret, timestamp + "." + nonce + "." + body)) with X-BuyerIntel-Timestamp and a single-use X-BuyerIntel-Nonce',
+    },
+  },
+  async doctor(config, timeoutMs) {
+    const { org, app } = config;
+    if (!org) return { status: 'pass', detail: 'connected app only (orgs come from tenants)' };
+    try {
+      const connector = salesforceConnection(app, org, {});
+      const page = await withTimeout(connector.listAccounts([], { limit: 1 }), timeoutMs, 'query Account');
+      const n = page.accounts.length;
+      return {
+        status: 'pass',
+        detail: `read ${n} Account${n === 1 ? '' : 's'} of org ${org.orgId} at ${org.instanceUrl}`,
+      };
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      return {
+        status: 'fail',
+        detail:
+          err instanceof CrmAuthError
+            ? `the Salesforce credentials (SALESFORCE_REFRESH_TOKEN, client id/secret) were refused: ${why}`
+            : why,
+      };
+    }
+  },
+  secretHeaders: ['x-buyerintel-signature'],
+  webhookSummary: 'Salesforce Outbound Messages (SOAP, answered with an Ack)',
+};

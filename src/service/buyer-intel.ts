@@ -1,0 +1,33 @@
+// The Buyer Intelligence client, and the cache enrichment reads go through: concurrent identical calls
+// coalesce (across workers too, via Redis) and results are reused for cacheTtlMs, since many accounts
+// share one buyer.
+import type { Redis } from 'ioredis';
+import { cachedBuyerIntel } from '../buyer-intel/cache.ts';
+import { BuyerIntelClient } from '../buyer-intel/client.ts';
+import type { Metrics } from '../observe/metrics.ts';
+import type { BuyerIntelSettings } from './types.ts';
+
+export function buyerIntelClients(
+  settings: BuyerIntelSettings,
+  redis: Redis,
+  prefix: string,
+  metrics: Metrics,
+) {
+  const client = new BuyerIntelClient({
+    baseUrl: settings.baseUrl,
+    token: settings.token,
+    timeoutMs: settings.timeoutMs,
+    retry: {
+      maxAttempts: settings.maxAttempts,
+      ...(settings.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: settings.maxRetryAfterMs }),
+    },
+    rateLimit: { ratePerSecond: settings.ratePerSecond, burst: settings.burst },
+    onAttempt: (e) => metrics.recordCall('buyer_intel', e.operation, e.outcome, e.durationMs),
+  });
+  const cached = cachedBuyerIntel(client, {
+    ttlMs: settings.cacheTtlMs ?? 0,
+    maxEntries: 10_000,
+    redis: { client: redis, prefix: `${prefix}:bi-cache:` },
+  });
+  return { client, cached };
+}

@@ -1,0 +1,94 @@
+// The parts every role of the service shares, built once from the settings: connections, queues,
+// clients, CRM connections and the pipeline's dependencies. Assembly only; no business logic.
+
+import type { CrmRuntime } from '../../connectors/descriptor.ts';
+import { crmOf } from '../../connectors/registry.ts';
+import type { DigestDeps } from '../digest/schedule.ts';
+import { EnrichmentHistory } from '../enrich/history.ts';
+import type { PipelineDeps } from '../enrich/pipeline.ts';
+import { createLogger, workerLog } from '../observe/logger.ts';
+import { Metrics } from '../observe/metrics.ts';
+import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
+import { TenantStore } from '../tenants/store.ts';
+import { batchedWrites } from '../write/batched-writes.ts';
+import { Ledgers } from '../write/ledgers.ts';
+import { buyerIntelClients } from './buyer-intel.ts';
+import { CrmConnections } from './crm-connections.ts';
+import { createQueues } from './queues.ts';
+import { connectRedis } from './redis.ts';
+import type { ServiceSettings } from './types.ts';
+
+export function buildCore(settings: ServiceSettings) {
+  const logger = settings.logger ?? createLogger({ level: 'silent' });
+  const log = settings.log ?? workerLog(logger);
+  const { prefix } = settings;
+  const redis = connectRedis(settings.redisUrl, logger);
+  const queues = createQueues(redis, prefix, logger);
+  const metrics = new Metrics(() => queues.observed);
+  const buyerIntel = buyerIntelClients(settings.buyerIntel, redis.producer, prefix, metrics);
+  const tenantStore = settings.tenants
+    ? new TenantStore(redis.worker, prefix, settings.tenants.cipher)
+    : undefined;
+  const runtime = (crm: string): CrmRuntime => ({
+    redis: redis.worker,
+    prefix,
+    recordCall: (e) => metrics.recordCall(crm, e.operation, e.status, e.durationMs),
+    log,
+  });
+  const crms = new CrmConnections({ crms: settings.crms, runtime, store: tenantStore });
+  const connector = crms.get.bind(crms);
+  const writes = batchedWrites({ connector, maxWaitMs: settings.worker.writeBatchWaitMs });
+  const ledgers = new Ledgers(redis.worker, `${prefix}:ledger`);
+  const deps: PipelineDeps = {
+    buyerIntel: buyerIntel.cached,
+    connectorFor: connector,
+    resolver: new Resolver({
+      client: buyerIntel.cached,
+      cache: redisMatchCache(redis.worker, `${prefix}:match:`),
+      options: settings.match,
+    }),
+    mapping: settings.mapping,
+    ledgers,
+    writeAccount: writes.writeAccount,
+    createNote: writes.createNote,
+    signals: settings.signals,
+  };
+  const digestDeps: DigestDeps = {
+    buyerIntel: buyerIntel.client,
+    connectorFor: connector,
+    ledgers,
+    redis: redis.worker,
+    prefix,
+    settings: settings.digest ?? {},
+    createNote: writes.createNote,
+    log,
+  };
+  return {
+    settings,
+    logger,
+    log,
+    redis,
+    queues,
+    metrics,
+    buyerIntel,
+    tenantStore,
+    runtime,
+    crms,
+    connector,
+    writes,
+    ledgers,
+    deps,
+    digestDeps,
+    history: new EnrichmentHistory(redis.worker, prefix),
+    /** Stores a tenant and serves it at once (the install flows). */
+    addTenant: tenantStore
+      ? async (record: { crm: string }) => {
+          crmOf(record.crm);
+          await tenantStore.put(record);
+          await crms.loadTenants();
+        }
+      : undefined,
+  };
+}
+
+export type ServiceCore = ReturnType<typeof buildCore>;

@@ -1,0 +1,102 @@
+// The HTTP tier: each configured CRM's webhook at /webhooks/<kind> and its extra routes, the
+// provider's row webhooks, our API (API keys and each CRM's signed requests), health, metrics and the
+// operator pages. Assembly only.
+import { once } from 'node:events';
+import type { Router } from 'express';
+import { crmOf } from '../../connectors/registry.ts';
+import type { EnrichJob } from '../../queues/enrich-queue.ts';
+import { adminRouter } from '../admin/router.ts';
+import { refreshActions } from '../api/actions.ts';
+import { apiRouter } from '../api/router.ts';
+import { EnrichmentHistory } from '../enrich/history.ts';
+import { enqueueInto } from '../signals/queue.ts';
+import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
+import { webhookReceiver } from '../webhooks/receiver.ts';
+import type { ServiceCore } from './core.ts';
+import { createHttpApp } from './http-app.ts';
+import { listen } from './listen.ts';
+
+export async function startHttp(core: ServiceCore, port: number, host?: string) {
+  const { settings, redis, queues, crms } = core;
+  const { prefix } = settings;
+  // The producer connection fails fast instead of queueing commands; give it a moment to connect so
+  // the first requests after a start are not refused (a Redis that stays down: serve anyway, /readyz
+  // says so and deliveries get a retry-later answer).
+  if (redis.producer.status !== 'ready')
+    await Promise.race([
+      once(redis.producer, 'ready'),
+      new Promise((r) => setTimeout(r, 5_000).unref()),
+    ]).catch(() => undefined);
+
+  const receiver = {
+    publicBaseUrl: settings.publicBaseUrl,
+    attempts: settings.worker.attempts,
+    enqueue: (jobs: EnrichJob[]) => queues.enrich.addBulk(jobs),
+  };
+  const webhooks: Record<string, Router> = {};
+  const routes: { path: string; router: Router }[] = [];
+  const signed = [];
+  const crmRuntime = (crm: string) => ({ ...core.runtime(crm), redis: redis.producer });
+  for (const kind of crms.kinds()) {
+    const crm = crmOf(kind);
+    const config = crms.configOf(kind);
+    const handler = crm.webhook?.(config, { isKnownTenant: (id) => crms.has(kind, id) });
+    if (handler) webhooks[kind] = webhookReceiver(handler, receiver);
+    const check = crm.signedRequests?.(config, crmRuntime(kind));
+    if (check) signed.push({ crm: kind, check });
+    routes.push(
+      ...(crm.routes?.(config, {
+        redis: redis.producer,
+        prefix,
+        publicBaseUrl: settings.publicBaseUrl,
+        addTenant: core.addTenant,
+      }) ?? []),
+    );
+  }
+  const biWebhooks = settings.buyerIntel.webhooks;
+  if (biWebhooks && (biWebhooks.secrets.length || biWebhooks.publicKeys.length))
+    webhooks['buyer-intel'] = buyerIntelWebhookRouter({
+      verify: { secrets: biWebhooks.secrets, publicKeys: biWebhooks.publicKeys },
+      redis: redis.producer,
+      prefix,
+      enqueue: enqueueInto(queues.signal),
+      attempts: settings.worker.attempts,
+      log: core.log,
+    });
+
+  const history = new EnrichmentHistory(redis.producer, prefix);
+  const actionOptions = {
+    queue: queues.enrich,
+    redis: redis.producer,
+    prefix,
+    history,
+    connectorFor: core.connector,
+    attempts: settings.worker.attempts,
+  };
+  const app = createHttpApp({
+    api: apiRouter({
+      ...actionOptions,
+      auth: { apiKeys: settings.api?.apiKeys ?? [], signed },
+      publicBaseUrl: settings.publicBaseUrl,
+      tenantsOf: (crm) => crms.tenantsOf(crm),
+    }),
+    routes,
+    webhooks,
+    ready: async () =>
+      (await redis.producer.ping()) === 'PONG' &&
+      !(await queues.enrich.isPaused()) &&
+      !(await queues.maintenance.isPaused()),
+    metrics: core.metrics.registry,
+    logger: core.logger,
+    ...(settings.admin
+      ? {
+          admin: {
+            ...settings.admin,
+            queues: queues.observed,
+            pages: adminRouter({ history, actions: refreshActions(actionOptions) }),
+          },
+        }
+      : {}),
+  });
+  return listen(app, port, host);
+}

@@ -1,0 +1,87 @@
+// What a running service is configured with and what it offers its callers (the CLI roles, the demo,
+// the tests). CRM settings are opaque here: each CRM's descriptor reads its own section.
+import type { Queue, Worker } from 'bullmq';
+import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
+import type { createEnrichQueue, EnrichJobData } from '../../queues/enrich-queue.ts';
+import type { WorkerLog } from '../../queues/enrich-worker.ts';
+import type { MaintenanceData } from '../../queues/maintenance.ts';
+import type { DigestKind, DigestRunResult } from '../digest/schedule.ts';
+import type { DigestSettings } from '../digest/settings.ts';
+import type { EnrichmentHistory } from '../enrich/history.ts';
+import type { EnrichResult, PipelineDeps, SignalSettings } from '../enrich/pipeline.ts';
+import type { Mapping } from '../map/mapping-schema.ts';
+import type { Logger } from '../observe/logger.ts';
+import type { Metrics } from '../observe/metrics.ts';
+import type { TokenCipher } from '../tenants/cipher.ts';
+
+export interface BuyerIntelSettings {
+  baseUrl: string;
+  token: string;
+  timeoutMs: number;
+  maxAttempts: number;
+  ratePerSecond: number;
+  burst: number;
+  /** The longest Retry-After a call waits out itself; longer ones park the queue instead. */
+  maxRetryAfterMs?: number;
+  /** Reuse Buyer Intelligence reads this long (ms); 0 only coalesces concurrent identical calls. */
+  cacheTtlMs?: number;
+  /** The provider's row webhooks (Standard Webhooks): keys to verify them, bridges to take. */
+  webhooks?: { secrets: string[]; publicKeys: string[]; bridgeIds?: string[] | undefined };
+}
+
+export interface ServiceSettings {
+  buyerIntel: BuyerIntelSettings;
+  redisUrl: string;
+  /** Namespaces every key and queue of this install in Redis. */
+  prefix: string;
+  /** Each configured CRM's settings by kind, as its descriptor's `config.read` made them. */
+  crms: Record<string, unknown>;
+  publicBaseUrl?: string | undefined;
+  /** Our HTTP API (/api): its API keys (CRM-signed calls are each CRM's own). */
+  api?: { apiKeys: string[] };
+  /** CRM connections kept in Redis (several portals and orgs), credentials encrypted with `cipher`. */
+  tenants?: { cipher: TokenCipher };
+  /** Signal digests (per account, org-wide); a kind without its schedule is off. */
+  digest?: DigestSettings;
+  /** Scheduled work (cron pattern and IANA time zone); absent = not scheduled. */
+  schedules?: { reenrich?: { pattern: string; tz: string } };
+  mapping: Mapping;
+  match: { acceptThreshold: number; ambiguityMargin: number };
+  signals: SignalSettings;
+  worker: { concurrency: number; attempts: number; writeBatchWaitMs: number };
+  log?: WorkerLog;
+  /** pino logger for HTTP requests and jobs (request id / job id on every line). Default: silent. */
+  logger?: Logger;
+  /** Basic auth for /admin (Bull Board); absent = /admin is not served. */
+  admin?: { username: string; password: string };
+}
+
+export interface Service {
+  queue: ReturnType<typeof createEnrichQueue>;
+  deps: PipelineDeps;
+  history: EnrichmentHistory;
+  metrics: Metrics;
+  connector(crm: CrmKind, tenant: string): CrmConnector;
+  /** The tenants served for a CRM now (canonical ids). */
+  tenantsOf(crm: CrmKind): string[];
+  /** Enrich one account now, in this process (the CLI's `enrich`, dry runs). */
+  enrich(
+    ref: { crm: CrmKind; tenant: string; accountId: string },
+    options?: { dryRun?: boolean },
+  ): Promise<EnrichResult>;
+  startWorker(): Worker<EnrichJobData, EnrichResult>;
+  /** Creates, updates or removes the configured job schedulers (idempotent: every worker may call it). */
+  upsertSchedules(): Promise<void>;
+  maintenanceQueue: Queue<MaintenanceData>;
+  startHttp(port: number, host?: string): Promise<{ url: string; close(): Promise<void> }>;
+  /** Adds the CRM connections stored in Redis (tenants), drops removed ones. */
+  loadTenants(): Promise<{ loaded: string[]; unreadable: string[] }>;
+  /** Reloads the stored tenants every `intervalMs`, so a tenant added by the CLI is served soon. */
+  watchTenants(intervalMs: number): void;
+  /** Runs one digest now, in this process (`digest --now`). */
+  digest(kind: DigestKind): Promise<DigestRunResult>;
+  /** Starts the CRMs' non-HTTP event sources (e.g. Salesforce CDC); their events become enrich jobs. */
+  startChangeEvents(): Promise<void>;
+  /** Stops taking work, waits for active jobs, flushes pending writes, closes connections. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,123 @@
+// The work tier: the enrich worker (with the per-account lock and final-failure marking), the
+// real-time signal worker when provider webhooks are configured, the digest worker when a digest is
+// scheduled, and the maintenance worker.
+import type { Worker } from 'bullmq';
+import { startEnrichWorker } from '../../queues/enrich-worker.ts';
+import { startMaintenanceWorker } from '../../queues/maintenance.ts';
+import { startDigestWorker } from '../digest/schedule.ts';
+import { type EnrichResult, enrichAccount } from '../enrich/pipeline.ts';
+import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import { reenrichSweep } from '../reenrich/sweep.ts';
+import { redisAccountLock } from '../signals/account-lock.ts';
+import { startSignalWorker } from '../signals/queue.ts';
+import { processRowEvent } from '../signals/realtime.ts';
+import type { ServiceCore } from './core.ts';
+
+const lockKey = (prefix: string, a: { crm: string; tenant: string; accountId: string }) =>
+  `${prefix}:lock:${a.crm}:${a.tenant}:${a.accountId}`;
+
+export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[] } {
+  const { settings, queues, metrics, log, deps, history, redis } = core;
+  const { prefix } = settings;
+  const enrich = startEnrichWorker<EnrichResult>({
+    connection: redis.worker,
+    queue: queues.enrichForWorker,
+    prefix,
+    concurrency: settings.worker.concurrency,
+    process: async (data, job) => {
+      const result = await enrichAccount(deps, data);
+      metrics.recordResult(result);
+      await history.record(data, { jobId: job.id, result });
+      await job.updateProgress(100);
+      return result;
+    },
+    onFinalFailure: async (data, reason) => {
+      await history.record(data, { error: reason }).catch(() => undefined);
+      // Mark the account so a person sees why it was not enriched.
+      await core.writes.writeAccount(data.crm, data.tenant, {
+        accountId: data.accountId,
+        fields: {
+          [PROVENANCE_FIELDS.status]: 'error',
+          [PROVENANCE_FIELDS.matchReason]: reason.slice(0, 2000),
+        },
+      });
+    },
+    exclusive: {
+      redis: redis.worker,
+      keyOf: (data) => lockKey(prefix, data),
+      ttlMs: 120_000,
+      retryDelayMs: 1_000,
+    },
+    log,
+    onRateLimit: (delayMs) => {
+      metrics.rateLimitWaits.inc({ queue: queues.enrich.name });
+      metrics.rateLimitWaitSeconds.inc({ queue: queues.enrich.name }, delayMs / 1000);
+    },
+  });
+  const timeJob =
+    (outcome: string) =>
+    (job: { processedOn?: number | undefined; finishedOn?: number | undefined } | undefined) => {
+      if (job?.processedOn && job.finishedOn)
+        metrics.jobDuration.observe(
+          { queue: queues.enrich.name, outcome },
+          (job.finishedOn - job.processedOn) / 1000,
+        );
+    };
+  enrich.on('completed', timeJob('completed'));
+  enrich.on('completed', (job, result) =>
+    log.info('account enriched', {
+      jobId: job.id,
+      crm: job.data.crm,
+      tenant: job.data.tenant,
+      accountId: job.data.accountId,
+      trigger: job.data.trigger,
+      status: result.status,
+      fieldsWritten: Object.keys(result.written).length,
+      notesCreated: result.notes.created.length,
+    }),
+  );
+  enrich.on('failed', timeJob('failed'));
+
+  const all: Worker[] = [enrich];
+  const biWebhooks = settings.buyerIntel.webhooks;
+  if (biWebhooks) {
+    const signalDeps = {
+      buyerIntel: core.buyerIntel.client,
+      connectorFor: core.connector,
+      ledgers: core.ledgers,
+      createNote: core.writes.createNote,
+      // The enrich worker's own per-account lock: a real-time note and an enrichment never race.
+      lock: redisAccountLock({ redis: redis.worker, keyOf: (a) => lockKey(prefix, a) }),
+      ...(biWebhooks.bridgeIds?.length ? { bridgeIds: biWebhooks.bridgeIds } : {}),
+    };
+    all.push(
+      startSignalWorker({
+        connection: redis.worker,
+        queue: queues.signalForWorker,
+        prefix,
+        concurrency: settings.worker.concurrency,
+        process: (data) => processRowEvent(signalDeps, data),
+        log,
+      }),
+    );
+  }
+  if (settings.digest?.perAccount || settings.digest?.orgWide)
+    all.push(startDigestWorker({ connection: redis.worker, deps: core.digestDeps, prefix }));
+  all.push(
+    startMaintenanceWorker({
+      connection: redis.worker,
+      prefix,
+      handlers: {
+        'reenrich-sweep': (job) =>
+          reenrichSweep({
+            ledgers: core.ledgers,
+            queue: queues.enrich,
+            attempts: settings.worker.attempts,
+            runId: String(job.id),
+          }),
+      },
+      log,
+    }),
+  );
+  return { enrich, all };
+}
