@@ -1,14 +1,16 @@
 // /admin (behind basic auth, see http-app.ts): the page of recent enrichments, its data as JSON, and
 // the two actions a person takes there. POSTs must be JSON, which a cross-site form cannot send.
+
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
+import { isCrmKind } from '../../connectors/registry.ts';
 import { ActionProblem, type RefreshActions } from '../api/actions.ts';
 import type { EnrichmentHistory } from '../enrich/history.ts';
 import { formatPath } from '../shared/format-path.ts';
 import { renderAdminPage, sortRows } from './page.ts';
 
 const accountBody = z.strictObject({
-  crm: z.enum(['hubspot', 'salesforce']),
+  crm: z.string().refine(isCrmKind, 'is not a CRM this service speaks'),
   tenant: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
   accountId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
 });

@@ -1,5 +1,7 @@
 // The OpenAPI 3.1 document of our own HTTP API (served at /api/openapi.json) and a plain page that
 // reads it (/api/docs). Kept next to the routes it describes; a test checks every path is served.
+import { CRMS, crmKinds } from '../../connectors/registry.ts';
+
 const error = {
   type: 'object',
   required: ['error', 'message'],
@@ -24,11 +26,13 @@ const DESCRIPTIONS: Record<number, string> = {
   502: 'The CRM failed',
   503: 'The queue is unavailable; try again',
 };
+const signedSchemes = CRMS.flatMap((c) => (c.signedRequestScheme ? [c.signedRequestScheme] : []));
+
 const account = {
-  crm: { type: 'string', enum: ['hubspot', 'salesforce'] },
+  crm: { type: 'string', enum: crmKinds() },
   tenant: {
     type: 'string',
-    description: 'HubSpot portal id or Salesforce org id; optional when only one is configured',
+    description: `${CRMS.map((c) => `${c.label} ${c.tenantNoun} id`).join(' or ')}; optional when only one is configured`,
   },
   accountId: { type: 'string' },
 } as const;
@@ -62,24 +66,11 @@ export const OPENAPI = {
   components: {
     securitySchemes: {
       apiKey: { type: 'http', scheme: 'bearer', description: 'A per-install API key (API_KEYS)' },
-      hubspotSignature: {
-        type: 'apiKey',
-        in: 'header',
-        name: 'X-HubSpot-Signature-v3',
-        description:
-          'hubspot.fetch from the app card: v3 signature with X-HubSpot-Request-Timestamp, portalId in the query',
-      },
-      salesforceHmac: {
-        type: 'apiKey',
-        in: 'header',
-        name: 'X-BuyerIntel-Signature',
-        description:
-          'v1=hex(HMAC-SHA256(secret, timestamp + "." + nonce + "." + body)) with X-BuyerIntel-Timestamp and a single-use X-BuyerIntel-Nonce',
-      },
-    },
+      ...Object.fromEntries(signedSchemes.map((s) => [s.name, s.scheme])),
+    } as Record<string, { description: string }>,
     schemas: { Error: error },
   },
-  security: [{ apiKey: [] }, { hubspotSignature: [] }, { salesforceHmac: [] }],
+  security: [{ apiKey: [] }, ...signedSchemes.map((s) => ({ [s.name]: [] }))],
   paths: {
     '/api/refresh': {
       post: {
@@ -204,18 +195,17 @@ export const OPENAPI = {
     },
   },
   webhooks: {
-    hubspot: {
-      post: {
-        summary: 'POST /webhooks/hubspot — HubSpot company events (v3 signature)',
-        responses: { '200': { description: 'Queued' } },
-      },
-    },
-    salesforce: {
-      post: {
-        summary: 'POST /webhooks/salesforce — Salesforce Outbound Messages (SOAP, answered with an Ack)',
-        responses: { '200': { description: 'Ack' } },
-      },
-    },
+    ...Object.fromEntries(
+      CRMS.filter((c) => c.webhookSummary).map((c) => [
+        c.kind,
+        {
+          post: {
+            summary: `POST /webhooks/${c.kind} — ${c.webhookSummary}`,
+            responses: { '200': { description: 'Acknowledged' } },
+          },
+        },
+      ]),
+    ),
     'buyer-intel': {
       post: {
         summary: 'POST /webhooks/buyer-intel — the provider’s row events (Standard Webhooks)',

@@ -11,12 +11,12 @@ import { loadEnv } from '../config/env.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { type Command, numberOption, UsageError } from './command.ts';
-import { crmConnection } from './crm-option.ts';
+import { crmChoices, crmConnection } from './crm-option.ts';
 
 export const backfillCommand: Command = {
   name: 'backfill',
   summary: 'Queue enrichment of existing CRM accounts (resumable), after a cost estimate',
-  usage: `buyer-intel-sync backfill --crm hubspot|salesforce [--filter field=value ...] [--limit N] [--dry-run] [--restart]
+  usage: `buyer-intel-sync backfill --crm ${crmChoices()} [--filter field=value ...] [--limit N] [--dry-run] [--restart]
 
 Pages through the CRM's accounts, prints what enriching them will cost (accounts, Buyer
 Intelligence calls, CRM calls), then queues one job per account at the lowest priority, so
@@ -36,7 +36,7 @@ command resumes after the last page it saved in Redis, and no account is queued 
     restart: { type: 'boolean', default: false },
   },
   async run(values) {
-    if (values.crm === undefined) throw new UsageError('--crm hubspot|salesforce is required');
+    if (values.crm === undefined) throw new UsageError('--crm ${crmChoices()} is required');
     const rawFilters = (values as Record<string, unknown>).filter;
     let filters: AccountFilter[];
     try {

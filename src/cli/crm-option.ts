@@ -8,6 +8,13 @@ export const crmChoices = (): string => crmKinds().join('|');
 
 /** The `--crm` a command acts on, and that CRM's tenant (the one the configuration names). */
 export function crmConnection(value: unknown, settings: ServiceSettings): { crm: CrmKind; tenant: string } {
+  if (value === undefined) {
+    // Without --crm, the one CRM configured is meant; with several, say which.
+    const configured = Object.keys(settings.crms);
+    if (configured.length !== 1 || configured[0] === undefined)
+      throw new UsageError(`--crm ${crmChoices()} is required when several CRMs are configured`);
+    return crmConnection(configured[0], settings);
+  }
   if (!isCrmKind(value))
     throw new UsageError(`--crm must be ${crmKinds().join(' or ')}, got "${String(value)}"`);
   const crm = crmOf(value);

@@ -1,6 +1,6 @@
 // `buyer-intel-sync doctor`: checks the configuration and every dependency the way the service uses
 // them, one line each, and exits 0 when nothing failed (warnings allowed), 1 otherwise.
-import { crmKinds, crmOf } from '../../connectors/registry.ts';
+import { CRMS, crmKinds, crmOf } from '../../connectors/registry.ts';
 import { ConfigError, type Env, loadEnv } from '../config/env.ts';
 import {
   type CheckResult,
@@ -28,8 +28,7 @@ Checks, one PASS / WARN / FAIL / SKIP line each:
   redis maxmemory-policy   noeviction (anything else can drop queued jobs: FAIL; CONFIG disabled: WARN)
   redis persistence        AOF or RDB snapshots configured (neither: WARN, jobs are lost on restart)
   buyer intelligence api   one authenticated read (401: the token is wrong)
-  hubspot                  one company read with the access token (when configured)
-  salesforce               session refresh and one Account read (when configured)
+${CRMS.map((c) => `  ${c.kind.padEnd(24)} one ${c.accountNoun} read with its credentials (when configured)`).join('\n')}
 Exits 0 when nothing failed (warnings allowed), 1 otherwise. Never prints a token or secret.
 
 Options:

@@ -3,18 +3,18 @@ import type { EnrichResult } from '../enrich/pipeline.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { type Command, UsageError } from './command.ts';
-import { crmConnection } from './crm-option.ts';
+import { crmChoices, crmConnection } from './crm-option.ts';
 
 export const enrichCommand: Command = {
   name: 'enrich',
   summary: 'Enrich one CRM account now, or show what enrichment would do (--dry-run)',
-  usage: `buyer-intel-sync enrich --crm hubspot|salesforce --account <id> [--dry-run]
+  usage: `buyer-intel-sync enrich --crm ${crmChoices()} --account <id> [--dry-run]
 
 Resolves the account to a buyer and prints the plan: the match and why, every mapped field as
 old → new with the policy that allowed or blocked it, and the notes to create. With --dry-run
 nothing is written. Reads the environment (see .env.example).`,
   options: {
-    crm: { type: 'string', default: 'hubspot' },
+    crm: { type: 'string' },
     account: { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
   },

@@ -1,3 +1,4 @@
+import { crmKinds } from '../../connectors/registry.ts';
 import type { Command } from './command.ts';
 import { runService } from './run-service.ts';
 
@@ -6,8 +7,7 @@ export const serveCommand: Command = {
   summary: 'Run the HTTP side only: webhook receivers, /api and health (no worker)',
   usage: `buyer-intel-sync serve
 
-Serves POST /webhooks/hubspot (HubSpot configured), POST /webhooks/salesforce (Salesforce
-configured), /api, /healthz and /readyz on HOST:PORT. Queues jobs; runs none: run \`worker\`
+Serves POST /webhooks/<crm> for each configured CRM (${crmKinds().join(', ')}), /api, /healthz and /readyz on HOST:PORT. Queues jobs; runs none: run \`worker\`
 processes (as many as you like) against the same REDIS_URL and REDIS_PREFIX.
 SIGTERM or SIGINT stops accepting requests, finishes the ones in flight and exits.
 Reads the environment (see .env.example).`,

@@ -3,16 +3,16 @@ import { fieldDefinitions } from '../map/field-definitions.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import type { Command } from './command.ts';
-import { crmConnection } from './crm-option.ts';
+import { crmChoices, crmConnection } from './crm-option.ts';
 
 export const setupCommand: Command = {
   name: 'setup',
   summary: 'Create our property group and properties in the CRM (idempotent)',
-  usage: `buyer-intel-sync setup [--crm hubspot|salesforce]
+  usage: `buyer-intel-sync setup [--crm ${crmChoices()}]
 
 Creates the "Buyer Intelligence" property group and one property per mapped field plus the match
 provenance fields, where missing. Safe to run again. Reads the environment (see .env.example).`,
-  options: { crm: { type: 'string', default: 'hubspot' } },
+  options: { crm: { type: 'string' } },
   async run(values) {
     const settings = await settingsFromEnv(loadEnv());
     const { crm, tenant } = crmConnection(values.crm, settings);

@@ -1,3 +1,4 @@
+import { crmKinds } from '../../connectors/registry.ts';
 import type { Command } from './command.ts';
 import { runService } from './run-service.ts';
 
@@ -6,8 +7,7 @@ export const startCommand: Command = {
   summary: 'Run the webhook receiver and an enrich worker in one process',
   usage: `buyer-intel-sync start
 
-Serves POST /webhooks/hubspot (HubSpot configured), POST /webhooks/salesforce (Salesforce
-configured), /api, /healthz and /readyz on HOST:PORT and runs the enrich and maintenance workers
+Serves POST /webhooks/<crm> for each configured CRM (${crmKinds().join(', ')}), /api, /healthz and /readyz on HOST:PORT and runs the enrich and maintenance workers
 (and declares the schedules): \`serve\` and \`worker\` in one process.
 SIGTERM or SIGINT stops taking work, lets active jobs finish, flushes pending writes and exits.
 Reads the environment (see .env.example).`,

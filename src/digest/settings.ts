@@ -1,7 +1,9 @@
 // Digest settings, validated at the boundary (configuration or env). The Slack webhook URL is a secret:
 // it is accepted here and used by the org-wide digest, never logged, never put in job data.
+
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+import { isCrmKind } from '../../connectors/registry.ts';
 import { ROW_STATUSES, SIGNAL_FILTER_TYPES } from '../buyer-intel/enums.ts';
 import { timeZone } from '../config/cron.ts';
 
@@ -18,7 +20,7 @@ const cronPattern = z
   });
 
 export const crmRecordSchema = z.object({
-  crm: z.enum(['hubspot', 'salesforce']),
+  crm: z.string().refine(isCrmKind, 'is not a CRM this service speaks'),
   tenant: z.string().trim().min(1),
   accountId: z.string().trim().min(1),
 });

@@ -1,7 +1,9 @@
 // pino JSON logs: one line per event, level from config, and every known secret path redacted. Our own
 // messages never carry a token (clients redact their errors), and redaction covers what a library or a
 // request header might add.
+
 import { type Logger, pino } from 'pino';
+import { CRMS } from '../../connectors/registry.ts';
 import type { WorkerLog } from '../../queues/enrich-worker.ts';
 
 export type { Logger };
@@ -29,13 +31,10 @@ export const REDACT_PATHS = [
   '*.signature',
   'headers.authorization',
   'headers.cookie',
-  'headers["x-hubspot-signature-v3"]',
-  'headers["x-buyerintel-signature"]',
   'headers["webhook-signature"]',
   'req.headers.authorization',
-  'req.headers["x-hubspot-signature-v3"]',
-  'req.headers["x-buyerintel-signature"]',
   'req.headers["webhook-signature"]',
+  ...CRMS.flatMap((c) => c.secretHeaders ?? []).flatMap((h) => [`headers["${h}"]`, `req.headers["${h}"]`]),
 ];
 
 export function createLogger(options: { level?: string; destination?: NodeJS.WritableStream } = {}): Logger {

@@ -2,7 +2,9 @@
 // our value from a person's edit), the note keys we know to be on an account (a fast path in front
 // of asking the CRM, which stays the source of truth for notes), and which buyer each enriched account
 // matched, both ways (digests walk the accounts; a provider webhook names a buyer and needs its accounts).
+
 import type { Redis } from 'ioredis';
+import { isCrmKind } from '../../connectors/registry.ts';
 import type { CrmKind } from '../../connectors/types.ts';
 
 export interface AccountKey {
@@ -89,8 +91,6 @@ export class Ledgers {
   }
 }
 
-const CRMS: readonly CrmKind[] = ['hubspot', 'salesforce'];
-
 /** `crm|tenant|accountId`: none of the three ever holds a `|`. */
 function accountMember(a: AccountKey): string {
   return `${a.crm}|${a.tenant}|${a.accountId}`;
@@ -98,6 +98,6 @@ function accountMember(a: AccountKey): string {
 
 function parseAccountMember(member: string): AccountKey | null {
   const [crm, tenant, accountId] = member.split('|');
-  if (!crm || !tenant || !accountId || !CRMS.includes(crm as CrmKind)) return null;
-  return { crm: crm as CrmKind, tenant, accountId };
+  if (!crm || !tenant || !accountId || !isCrmKind(crm)) return null;
+  return { crm, tenant, accountId };
 }
