@@ -154,6 +154,20 @@ export function describeProperties(properties: RejectedProperty[]): string {
   return properties.map((p) => `property "${p.name}" (${p.code}: ${p.message})`).join('; ');
 }
 
+/** HubSpot refused the call with this status (404: no such object, 409: it exists already). */
+export const isStatus = (err: unknown, status: number): err is HubSpotRequestError =>
+  err instanceof HubSpotRequestError && err.status === status;
+
+/** Company ids from HubSpot's INVALID_OBJECT_IDS context ("COMPANY=123 is not valid"). */
+export function invalidCompanyIds(context: Record<string, string[]>): Set<string> {
+  const ids = new Set<string>();
+  for (const entry of context.INVALID_OBJECT_IDS ?? []) {
+    const id = /COMPANY=(\d+)/i.exec(entry)?.[1];
+    if (id) ids.add(id);
+  }
+  return ids;
+}
+
 /** Case-insensitive header lookup (the SDK lower-cases them, but nothing promises it). */
 export function header(headers: Record<string, string> | undefined, name: string): string | undefined {
   if (!headers) return undefined;

@@ -1,7 +1,10 @@
-// Our FieldDefinitions as HubSpot company property definitions (POST /crm/v3/properties/companies).
+// Our FieldDefinitions as HubSpot company property definitions (POST /crm/v3/properties/companies),
+// and `ensureFields`, which creates them and their property group where missing.
 // HubSpot has no URL property type: URLs are single-line text.
 
-import type { FieldDefinition, FieldType } from '../types.ts';
+import type { EnsureFieldsResult, FieldDefinition, FieldType } from '../types.ts';
+import type { HubSpotCalls } from './client.ts';
+import { isStatus } from './errors.ts';
 
 export interface HubSpotPropertyDefinition {
   name: string;
@@ -13,6 +16,8 @@ export interface HubSpotPropertyDefinition {
   options?: { label: string; value: string; displayOrder: number; hidden: boolean }[];
   formField: boolean;
 }
+
+type PropertyCreate = Parameters<HubSpotCalls['properties']['coreApi']['createWithHttpInfo']>[1];
 
 const TYPES: Record<FieldType, Pick<HubSpotPropertyDefinition, 'type' | 'fieldType'>> = {
   string: { type: 'string', fieldType: 'text' },
@@ -53,4 +58,54 @@ export function toPropertyDefinition(field: FieldDefinition, groupName: string):
     ...(options ? { options } : {}),
     formField: false,
   };
+}
+
+/** Idempotent: a group or property that exists already (409, even one created meanwhile) is left as is. */
+export async function ensureFields(
+  calls: HubSpotCalls,
+  group: { name: string; label: string },
+  definitions: readonly FieldDefinition[],
+): Promise<EnsureFieldsResult> {
+  try {
+    await calls.call('crm.properties.groupsApi.create', () =>
+      calls.properties.groupsApi.createWithHttpInfo('companies', {
+        name: group.name,
+        label: group.label,
+        displayOrder: -1,
+      }),
+    );
+  } catch (err) {
+    if (!isStatus(err, 409)) throw err; // 409: the group exists
+  }
+  const { data } = await calls.call('crm.properties.coreApi.getAll', () =>
+    calls.properties.coreApi.getAllWithHttpInfo('companies', false),
+  );
+  const existingNames = new Set((data.results ?? []).map((p) => p.name));
+  const created: string[] = [];
+  const existing: string[] = [];
+  const seen = new Set<string>();
+  for (const definition of definitions) {
+    if (seen.has(definition.name)) continue;
+    seen.add(definition.name);
+    if (existingNames.has(definition.name)) {
+      existing.push(definition.name);
+      continue;
+    }
+    const def = toPropertyDefinition(definition, group.name);
+    const property: PropertyCreate = {
+      ...def,
+      type: def.type as PropertyCreate['type'],
+      fieldType: def.fieldType as PropertyCreate['fieldType'],
+    };
+    try {
+      await calls.call('crm.properties.coreApi.create', () =>
+        calls.properties.coreApi.createWithHttpInfo('companies', property),
+      );
+      created.push(definition.name);
+    } catch (err) {
+      if (!isStatus(err, 409)) throw err; // created meanwhile by someone else
+      existing.push(definition.name);
+    }
+  }
+  return { created, existing };
 }

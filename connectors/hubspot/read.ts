@@ -1,0 +1,66 @@
+// Reading companies: one by id, or a page at a time for backfill, as AccountSnapshots.
+
+import { AccountNotFoundError, type AccountPage, type AccountSnapshot } from '../types.ts';
+import { HUBSPOT_BATCH_LIMIT, type HubSpotCalls } from './client.ts';
+import { isStatus } from './errors.ts';
+
+/** Read with every company besides the requested fields: the snapshot is made of them. */
+const ACCOUNT_PROPERTIES = ['name', 'state', 'city', 'domain', 'website'] as const;
+
+const emptyToNull = (value: string | null | undefined): string | null =>
+  value === undefined || value === null || value === '' ? null : value;
+
+/** HubSpot sends an unset property as "" or leaves it out; the pipeline knows only null for both. */
+function toSnapshot(
+  id: string,
+  properties: Record<string, string | null>,
+  fieldNames: readonly string[],
+): AccountSnapshot {
+  const fields: Record<string, string | null> = {};
+  for (const name of fieldNames) fields[name] = emptyToNull(properties[name]);
+  return {
+    id,
+    name: emptyToNull(properties.name),
+    state: emptyToNull(properties.state),
+    city: emptyToNull(properties.city),
+    website: emptyToNull(properties.website) ?? emptyToNull(properties.domain),
+    fields,
+  };
+}
+
+export async function getAccount(
+  calls: HubSpotCalls,
+  accountId: string,
+  fieldNames: readonly string[],
+): Promise<AccountSnapshot> {
+  const names = [...new Set([...ACCOUNT_PROPERTIES, ...fieldNames])];
+  let properties: Record<string, string | null>;
+  try {
+    const { data } = await calls.call('crm.companies.basicApi.getById', () =>
+      calls.companies.basicApi.getByIdWithHttpInfo(accountId, names),
+    );
+    properties = data.properties ?? {};
+  } catch (err) {
+    if (isStatus(err, 404)) {
+      throw new AccountNotFoundError(accountId, `HubSpot company ${accountId} not found`);
+    }
+    throw err;
+  }
+  return toSnapshot(accountId, properties, fieldNames);
+}
+
+export async function listAccounts(
+  calls: HubSpotCalls,
+  fieldNames: readonly string[],
+  page: { after?: string | null; limit?: number } = {},
+): Promise<AccountPage> {
+  const names = [...new Set([...ACCOUNT_PROPERTIES, ...fieldNames])];
+  const limit = Math.min(Math.max(page.limit ?? HUBSPOT_BATCH_LIMIT, 1), HUBSPOT_BATCH_LIMIT);
+  const { data } = await calls.call('crm.companies.basicApi.getPage', () =>
+    calls.companies.basicApi.getPageWithHttpInfo(limit, page.after ?? undefined, names),
+  );
+  return {
+    accounts: data.results.map((c) => toSnapshot(c.id, c.properties ?? {}, fieldNames)),
+    next: data.paging?.next?.after ?? null,
+  };
+}
