@@ -1,8 +1,10 @@
 // Our field definitions as Salesforce CustomField metadata, and our snake_case field names as Salesforce
-// API names. Pure functions: `ensureFields` sends what `toCustomFieldMetadata` builds through the Metadata
-// API (`conn.metadata.upsert('CustomField', …)`).
+// API names: pure functions. `ensureFields` sends what they build through the Metadata API
+// (`conn.metadata.upsert('CustomField', …)`).
 
-import type { FieldDefinition } from '../types.ts';
+import type { EnsureFieldsResult, FieldDefinition } from '../types.ts';
+import type { SalesforceCalls } from './client.ts';
+import { isRecord, SalesforceRequestError } from './errors.ts';
 
 /** The Account custom fields are prefixed with this; the note key field is `BuyerIntel_Key__c`. */
 export const FIELD_PREFIX = 'BuyerIntel_';
@@ -27,6 +29,9 @@ export interface CustomFieldMetadata {
     valueSetDefinition: { sorted: boolean; value: { fullName: string; label: string; default: boolean }[] };
   };
 }
+
+/** Our field names → Salesforce API names (`defaultFieldName`, or the connector's `fieldName` option). */
+export type ApiNameOf = (crmFieldName: string) => string;
 
 const pascal = (words: string[]) =>
   words
@@ -126,4 +131,47 @@ export function noteKeyFieldMetadata(object: NoteKeyObject = 'Task'): CustomFiel
     type: 'Text',
     length: 255,
   };
+}
+
+/** The Metadata API takes at most 10 components per upsert. */
+const METADATA_BATCH = 10;
+
+/**
+ * Upserts our Account fields and the note key field (on Task, or on ContentVersion for ContentNotes)
+ * through the Metadata API (10 per call). In an org the integration user still needs field-level access
+ * to them before the first write.
+ */
+export async function ensureFields(
+  calls: SalesforceCalls,
+  fieldName: ApiNameOf,
+  noteKeyObject: NoteKeyObject,
+  fields: readonly FieldDefinition[],
+): Promise<EnsureFieldsResult> {
+  const { conn, call, redact } = calls;
+  const metadata: CustomFieldMetadata[] = [
+    ...fields.map((f) => toCustomFieldMetadata(f, fieldName(f.name))),
+    noteKeyFieldMetadata(noteKeyObject),
+  ];
+  const created: string[] = [];
+  const existing: string[] = [];
+  for (let i = 0; i < metadata.length; i += METADATA_BATCH) {
+    const chunk = metadata.slice(i, i + METADATA_BATCH);
+    const results = await call('metadata.upsert', () =>
+      conn.metadata.upsert('CustomField', chunk as unknown as Parameters<typeof conn.metadata.create>[1][]),
+    );
+    for (const result of Array.isArray(results) ? results : [results]) {
+      if (!result.success) {
+        const errors = Array.isArray(result.errors) ? result.errors : [result.errors];
+        const detail = errors
+          .map((e: unknown) => (isRecord(e) ? `${String(e.statusCode)}: ${String(e.message)}` : String(e)))
+          .join('; ');
+        throw new SalesforceRequestError(
+          redact(`Salesforce refused the custom field ${result.fullName}: ${detail}`),
+          { operation: 'metadata.upsert', errorCode: 'METADATA_UPSERT_FAILED' },
+        );
+      }
+      (result.created ? created : existing).push(result.fullName);
+    }
+  }
+  return { created, existing };
 }

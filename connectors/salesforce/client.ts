@@ -1,0 +1,173 @@
+// The jsforce Connection and the one wrapper every Salesforce call goes through: it reports the call to
+// `onCall` and turns a failure into a connector error (errors.ts) whose message carries no token. The
+// concern files (read, write, notes, fields) take a SalesforceCalls; it never leaves this folder, so
+// no jsforce type does either.
+
+import { Connection } from 'jsforce';
+import type { WriteFailure } from '../types.ts';
+import {
+  errorCodeOf,
+  isRecord,
+  PERMANENT_RECORD_CODES,
+  redactor,
+  type SalesforceRequestError,
+  SalesforceTransientError,
+  toConnectorError,
+} from './errors.ts';
+import {
+  createSessionHandler,
+  DEFAULT_LOGIN_URL,
+  type SalesforceSession,
+  type SalesforceSessionOptions,
+} from './session.ts';
+
+export interface SalesforceClientOptions extends SalesforceSessionOptions {
+  /** https://yourdomain.my.salesforce.com (the sandbox's URL in tests and demos). */
+  instanceUrl: string;
+  accessToken?: string;
+  refreshToken?: string;
+  clientSecret: string;
+  /** REST API version, e.g. '62.0' (jsforce's default, 50.0, is too old). */
+  apiVersion: string;
+  /** Called after every API call (metrics): the operation, 200 or Salesforce's errorCode, the time taken. */
+  onCall?: (event: { operation: string; status: number | string; durationMs: number }) => void;
+}
+
+/** Salesforce's sObject Collections limit. */
+export const SALESFORCE_COLLECTION_LIMIT = 200;
+/** A 15- or 18-character record id: the only thing interpolated into SOQL or a URL. */
+export const RECORD_ID = /^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/;
+
+/** A collection save result, read without trusting its shape. */
+export interface SaveResultLike {
+  id?: unknown;
+  success?: unknown;
+  errors?: unknown;
+}
+
+/** One connector's connection and call wrapper: what the concern files work with. */
+export interface SalesforceCalls {
+  readonly conn: Connection;
+  /** One jsforce call, its failure as a connector error. */
+  call: <T>(operation: string, send: () => PromiseLike<T>) => Promise<T>;
+  /** Every row of a SOQL query, following nextRecordsUrl. */
+  queryAll: (operation: string, soql: string, onRow: (row: Record<string, unknown>) => void) => Promise<void>;
+  /** A per-record failure of a collection save. */
+  recordFailure: (errors: unknown, subject: string) => WriteFailure;
+  /** Removes the tokens and the client secret from a text that may end up in a log. */
+  redact: (text: string) => string;
+}
+
+/** The whole collection call was refused: every record fails with the reason. */
+export const refusedFailure = (err: SalesforceRequestError): WriteFailure => ({
+  status: 400,
+  message: err.message,
+  permanent: true,
+});
+
+export function createSalesforceCalls(options: SalesforceClientOptions): {
+  calls: SalesforceCalls;
+  session: SalesforceSession;
+  /** Resolves once the stored session (if any) is installed; every operation waits for it. */
+  loadStoredToken: () => Promise<void>;
+} {
+  const session = createSessionHandler(options, () => conn);
+  const conn: Connection = new Connection({
+    instanceUrl: options.instanceUrl.replace(/\/+$/, ''),
+    ...(options.accessToken ? { accessToken: options.accessToken } : {}),
+    ...(options.refreshToken ? { refreshToken: options.refreshToken } : {}),
+    oauth2: {
+      clientId: options.clientId,
+      clientSecret: options.clientSecret,
+      loginUrl: options.loginUrl ?? DEFAULT_LOGIN_URL,
+    },
+    version: options.apiVersion,
+    // Our refreshFn for every flow: it adds the Redis lock where configured and classifies failures.
+    ...(options.jwt || options.tokenStore || options.refreshToken
+      ? { refreshFn: session.refreshFn as never }
+      : {}),
+  });
+  conn.on('refresh', session.onRefresh);
+
+  const redact = redactor(() => [
+    options.accessToken,
+    options.refreshToken,
+    options.clientSecret,
+    conn.accessToken,
+    conn.refreshToken,
+    session.rotatedRefreshToken(),
+  ]);
+
+  async function call<T>(operation: string, send: () => PromiseLike<T>): Promise<T> {
+    const started = performance.now();
+    try {
+      const result = await send();
+      report(operation, 200, started);
+      return result;
+    } catch (err) {
+      const failure = connectorError(operation, err);
+      report(operation, errorCodeOf(err) ?? 'network', started);
+      throw failure;
+    }
+  }
+
+  function report(operation: string, status: number | string, started: number): void {
+    try {
+      options.onCall?.({ operation, status, durationMs: performance.now() - started });
+    } catch {
+      // A metrics hook must not turn a successful call into a failure.
+    }
+  }
+
+  function connectorError(operation: string, err: unknown): Error {
+    const refreshFailure = session.transientRefreshFailure(err);
+    if (refreshFailure) {
+      const reason = redact(refreshFailure.message).slice(0, 500);
+      return new SalesforceTransientError(`Salesforce session refresh for ${operation} failed: ${reason}`, {
+        operation,
+      });
+    }
+    return toConnectorError(operation, err, redact, conn.limitInfo.apiUsage);
+  }
+
+  async function queryAll(
+    operation: string,
+    soql: string,
+    onRow: (row: Record<string, unknown>) => void,
+  ): Promise<void> {
+    type Row = Record<string, unknown>;
+    let page = await call(operation, () => conn.query<Row>(soql, { autoFetch: false }));
+    for (;;) {
+      for (const row of page.records) onRow(row);
+      const next = page.nextRecordsUrl;
+      if (page.done || !next) break;
+      page = await call('queryMore', () => conn.queryMore<Row>(next));
+    }
+  }
+
+  function recordFailure(errors: unknown, subject: string): WriteFailure {
+    const first = Array.isArray(errors) ? errors.find(isRecord) : undefined;
+    const code = first && typeof first.statusCode === 'string' ? first.statusCode : 'UNKNOWN';
+    const message = first && typeof first.message === 'string' ? redact(first.message) : 'no message';
+    const fields =
+      first && Array.isArray(first.fields) && first.fields.length ? ` [${first.fields.join(', ')}]` : '';
+    const notFound = code === 'NOT_FOUND' || code === 'ENTITY_IS_DELETED';
+    return {
+      status: notFound ? 404 : PERMANENT_RECORD_CODES.has(code) ? 400 : undefined,
+      message: `${subject}: ${code}: ${message}${fields}`,
+      permanent: PERMANENT_RECORD_CODES.has(code),
+    };
+  }
+
+  return {
+    calls: { conn, call, queryAll, recordFailure, redact },
+    session: {
+      accessToken: session.accessToken,
+      reauthenticate: () =>
+        session
+          .reauthenticate()
+          .catch((err: unknown) => Promise.reject(connectorError('session.refresh', err))),
+    },
+    loadStoredToken: session.loadStoredToken,
+  };
+}

@@ -1,0 +1,336 @@
+// Notes on an Account, in one of two forms. 'task' (the default): a completed Task, one collection
+// create per batch, its dedupe key in BuyerIntel_Key__c and on the last line of its Description.
+// 'content-note': a ContentNote linked to the Account by a ContentDocumentLink, four collection/query
+// calls per batch, its key in BuyerIntel_Key__c of its ContentVersion (a ContentNote takes no custom
+// fields). Either way `existingNoteKeys` reads the keys back from Salesforce, not from our own state.
+
+import { createNotesOnce, type NoteOutcome } from '../note-batch.ts';
+import { AccountNotFoundError, type NoteDraft, type NoteResult, type WriteFailure } from '../types.ts';
+import {
+  RECORD_ID,
+  refusedFailure,
+  SALESFORCE_COLLECTION_LIMIT,
+  type SalesforceCalls,
+  type SaveResultLike,
+} from './client.ts';
+import { SalesforceRequestError } from './errors.ts';
+import { NOTE_KEY_FIELD } from './fields.ts';
+
+const SUBJECT_MAX = 255;
+/** Task.Description is a 32,000-character text area. */
+const DESCRIPTION_MAX = 32_000;
+/** ContentNote.Title is a 255-character text. */
+const NOTE_TITLE_MAX = 255;
+/** Ids per `IN (…)` list: 200 × 21 characters keeps a query URL far below any length limit. */
+const IN_CHUNK = 200;
+
+/** How notes are stored: see SalesforceConnectorOptions.notes. */
+export type NoteMode = 'task' | 'content-note';
+
+/** A draft's body as note HTML: every line a paragraph, its text HTML-escaped (Salesforce requires it). */
+export function noteHtml(body: string): string {
+  const escapeHtml = (text: string) =>
+    text
+      .replace(/&/g, '&amp;')
+      .replace(/</g, '&lt;')
+      .replace(/>/g, '&gt;')
+      .replace(/"/g, '&quot;')
+      .replace(/'/g, '&#39;');
+  return body
+    .split(/\r\n|\r|\n/)
+    .map((line) => (line.trim() === '' ? '<p><br></p>' : `<p>${escapeHtml(line)}</p>`))
+    .join('')
+    .replace(/^(?:<p><br><\/p>)+|(?:<p><br><\/p>)+$/g, '');
+}
+
+/** The line that carries a note's key at the end of a Task's Description. */
+export const NOTE_KEY_LINE_PREFIX = 'buyer-intel-key: ';
+
+/** YYYY-MM-DD of an ISO timestamp (UTC), or undefined when unparseable. */
+function activityDate(occurredAt: string): string | undefined {
+  if (/^\d{4}-\d\d-\d\d$/.test(occurredAt)) return occurredAt;
+  const ms = Date.parse(occurredAt);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().slice(0, 10);
+}
+
+/** A row's value of a field, whatever case Salesforce answered its name in. */
+const fieldOf = (row: Record<string, unknown>, field: string): unknown =>
+  Object.entries(row).find(([k]) => k.toLowerCase() === field.toLowerCase())?.[1];
+
+const inList = (ids: readonly string[]) => ids.map((id) => `'${id}'`).join(', ');
+
+export async function existingNoteKeys(
+  calls: SalesforceCalls,
+  notesAs: NoteMode,
+  accountId: string,
+): Promise<Set<string>> {
+  const { queryAll } = calls;
+  if (!RECORD_ID.test(accountId)) {
+    throw new AccountNotFoundError(
+      accountId,
+      `Salesforce Account ${JSON.stringify(accountId)} is no record id`,
+    );
+  }
+  const keys = new Set<string>();
+  const addKey = (row: Record<string, unknown>) => {
+    const key = fieldOf(row, NOTE_KEY_FIELD);
+    if (typeof key === 'string' && key !== '') keys.add(key);
+  };
+  // The id matched RECORD_ID (letters and digits only), so it is safe inside the quotes.
+  if (notesAs === 'task') {
+    await queryAll('query', `SELECT ${NOTE_KEY_FIELD} FROM Task WHERE WhatId = '${accountId}'`, addKey);
+    return keys;
+  }
+  // ContentDocumentLink must be filtered by LinkedEntityId or ContentDocumentId (Salesforce's rule).
+  const documentIds = new Set<string>();
+  await queryAll(
+    'query.ContentDocumentLink',
+    `SELECT ContentDocumentId FROM ContentDocumentLink WHERE LinkedEntityId = '${accountId}'`,
+    (row) => {
+      const id = fieldOf(row, 'ContentDocumentId');
+      if (typeof id === 'string' && RECORD_ID.test(id)) documentIds.add(id);
+    },
+  );
+  // Every version, not only the latest: a person editing the note in Salesforce adds a version that
+  // does not carry our key, and the note must still count as created.
+  const ids = [...documentIds];
+  for (let i = 0; i < ids.length; i += IN_CHUNK) {
+    const chunk = ids.slice(i, i + IN_CHUNK);
+    await queryAll(
+      'query.ContentVersion',
+      `SELECT ${NOTE_KEY_FIELD} FROM ContentVersion WHERE ContentDocumentId IN (${inList(chunk)}) AND FileType = 'SNOTE'`,
+      addKey,
+    );
+  }
+  return keys;
+}
+
+export function createNotes(
+  calls: SalesforceCalls,
+  notesAs: NoteMode,
+  drafts: readonly NoteDraft[],
+): Promise<NoteResult[]> {
+  return createNotesOnce(drafts, SALESFORCE_COLLECTION_LIMIT, (unique) =>
+    notesAs === 'content-note' ? createContentNotes(calls, unique) : createTasks(calls, unique),
+  );
+}
+
+/** Notes as completed Tasks: one collection create. */
+async function createTasks(calls: SalesforceCalls, unique: readonly NoteDraft[]): Promise<NoteOutcome[]> {
+  const { conn, call, recordFailure } = calls;
+  const records = unique.map((draft) => {
+    const keyLine = `${NOTE_KEY_LINE_PREFIX}${draft.dedupeKey}`;
+    const body = draft.body.slice(0, DESCRIPTION_MAX - keyLine.length - 2);
+    const date = activityDate(draft.occurredAt);
+    return {
+      WhatId: draft.accountId,
+      Subject: draft.title.slice(0, SUBJECT_MAX),
+      Description: body ? `${body}\n\n${keyLine}` : keyLine,
+      ...(date ? { ActivityDate: date } : {}),
+      Status: 'Completed',
+      [NOTE_KEY_FIELD]: draft.dedupeKey,
+    };
+  });
+
+  try {
+    const results = (await call('composite.sobjects.create', () =>
+      conn.sobject('Task').create(records, { allOrNone: false }),
+    )) as SaveResultLike[];
+    return unique.map((draft, i) => {
+      const result = results[i];
+      if (result?.success === true && typeof result.id === 'string') return { noteId: result.id };
+      if (!result) {
+        return {
+          status: undefined,
+          message: "Salesforce's answer did not report the Task",
+          permanent: false,
+        };
+      }
+      return recordFailure(result.errors, `Task for Salesforce Account ${draft.accountId}`);
+    });
+  } catch (err) {
+    if (!(err instanceof SalesforceRequestError)) throw err;
+    const failure = refusedFailure(err);
+    return unique.map(() => failure);
+  }
+}
+
+/**
+ * Notes as ContentNotes, four calls for the batch: create the notes (collection), read their
+ * ContentVersion ids (one query), write each key on its version (collection), link each note to its
+ * Account with ShareType 'V' (collection). A note that failed after it was created is deleted (one
+ * more call) so no half-made note stays behind: unlinked it would be invisible, unkeyed it would be
+ * made again. Key before link: a note becomes visible on the Account only once it carries its key.
+ */
+async function createContentNotes(
+  calls: SalesforceCalls,
+  unique: readonly NoteDraft[],
+): Promise<NoteOutcome[]> {
+  const { conn, call, queryAll, recordFailure } = calls;
+  const outcomes: (NoteOutcome | undefined)[] = unique.map(() => undefined);
+  /** Created note ids by draft index, while the note is still on its way. */
+  const pending = new Map<number, string>();
+  const subject = (i: number) => `ContentNote for Salesforce Account ${unique[i]?.accountId ?? '?'}`;
+  const fail = (i: number, failure: WriteFailure) => {
+    outcomes[i] = failure;
+  };
+  /** Runs one step's call; a refused call fails every pending note with the reason. */
+  const step = async <T>(send: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await send();
+    } catch (err) {
+      if (!(err instanceof SalesforceRequestError)) {
+        await discard(calls, [...pending.values()]).catch(() => undefined);
+        throw err;
+      }
+      const failure = refusedFailure(err);
+      for (const i of pending.keys()) if (!outcomes[i]) fail(i, failure);
+      return undefined;
+    }
+  };
+  /** Collection results for the given pending indices: failures recorded, the rest stay pending. */
+  const settle = (indices: number[], results: SaveResultLike[] | undefined, what: string) => {
+    if (!results) return;
+    indices.forEach((i, n) => {
+      const result = results[n];
+      if (result?.success === true) return;
+      fail(
+        i,
+        result
+          ? recordFailure(result.errors, `${subject(i)} (${what})`)
+          : {
+              status: undefined,
+              message: `Salesforce's answer did not report the ${what}`,
+              permanent: false,
+            },
+      );
+    });
+  };
+
+  // 1. The notes.
+  const notes = unique.map((draft) => ({
+    Title: (draft.title.trim() || 'Buyer Intel signal').slice(0, NOTE_TITLE_MAX),
+    Content: Buffer.from(noteHtml(draft.body), 'utf8').toString('base64'),
+  }));
+  let created: SaveResultLike[];
+  try {
+    created = (await call('composite.sobjects.create.ContentNote', () =>
+      conn.sobject('ContentNote').create(notes, { allOrNone: false }),
+    )) as SaveResultLike[];
+  } catch (err) {
+    if (!(err instanceof SalesforceRequestError)) throw err;
+    const failure = refusedFailure(err);
+    return unique.map(() => failure);
+  }
+  unique.forEach((_, i) => {
+    const result = created[i];
+    if (result?.success === true && typeof result.id === 'string') pending.set(i, result.id);
+    else
+      fail(
+        i,
+        result
+          ? recordFailure(result.errors, subject(i))
+          : {
+              status: undefined,
+              message: "Salesforce's answer did not report the ContentNote",
+              permanent: false,
+            },
+      );
+  });
+
+  // 2. Their versions (a ContentNote's id is its ContentDocument id).
+  const versionOf = new Map<string, string>();
+  if (pending.size) {
+    const ids = [...pending.values()];
+    await step(() =>
+      queryAll(
+        'query.ContentVersion',
+        `SELECT Id, ContentDocumentId FROM ContentVersion WHERE ContentDocumentId IN (${inList(ids)}) AND IsLatest = true`,
+        (row) => {
+          const doc = fieldOf(row, 'ContentDocumentId');
+          const id = fieldOf(row, 'Id');
+          if (typeof doc === 'string' && typeof id === 'string') versionOf.set(doc.slice(0, 15), id);
+        },
+      ),
+    );
+  }
+
+  // 3. The key on each version.
+  const keyed = [...pending.entries()].filter(([i, noteId]) => {
+    if (outcomes[i]) return false;
+    if (versionOf.has(noteId.slice(0, 15))) return true;
+    fail(i, {
+      status: undefined,
+      message: `${subject(i)}: no ContentVersion found for ${noteId}`,
+      permanent: false,
+    });
+    return false;
+  });
+  if (keyed.length) {
+    const records = keyed.map(([i, noteId]) => ({
+      Id: versionOf.get(noteId.slice(0, 15)) ?? '',
+      [NOTE_KEY_FIELD]: unique[i]?.dedupeKey ?? '',
+    }));
+    const results = await step(
+      async () =>
+        (await call('composite.sobjects.update.ContentVersion', () =>
+          conn.sobject('ContentVersion').update(records, { allOrNone: false }),
+        )) as SaveResultLike[],
+    );
+    settle(
+      keyed.map(([i]) => i),
+      results,
+      'key on its ContentVersion',
+    );
+  }
+
+  // 4. The link to the Account.
+  const linking = [...pending.entries()].filter(([i]) => !outcomes[i]);
+  if (linking.length) {
+    const records = linking.map(([i, noteId]) => ({
+      ContentDocumentId: noteId,
+      LinkedEntityId: unique[i]?.accountId ?? '',
+      ShareType: 'V',
+    }));
+    const results = await step(
+      async () =>
+        (await call('composite.sobjects.create.ContentDocumentLink', () =>
+          conn.sobject('ContentDocumentLink').create(records, { allOrNone: false }),
+        )) as SaveResultLike[],
+    );
+    settle(
+      linking.map(([i]) => i),
+      results,
+      'link to the Account',
+    );
+  }
+
+  // 5. Done, or deleted.
+  const failedNotes = [...pending.entries()].filter(([i]) => outcomes[i]);
+  for (const [i, noteId] of pending) if (!outcomes[i]) outcomes[i] = { noteId };
+  if (failedNotes.length) {
+    const left = await discard(
+      calls,
+      failedNotes.map(([, id]) => id),
+    ).catch(() => new Set(failedNotes.map(([, id]) => id)));
+    for (const [i, noteId] of failedNotes) {
+      const outcome = outcomes[i];
+      if (left.has(noteId) && outcome && !('noteId' in outcome))
+        outcomes[i] = {
+          ...outcome,
+          message: `${outcome.message} (ContentNote ${noteId} was left behind unlinked)`,
+        };
+    }
+  }
+  return outcomes.map((o) => o ?? { status: undefined, message: 'no outcome', permanent: false });
+}
+
+/** Deletes half-made notes (one collection call); the ids it could not delete. */
+async function discard(calls: SalesforceCalls, noteIds: readonly string[]): Promise<Set<string>> {
+  const { conn, call } = calls;
+  if (noteIds.length === 0) return new Set();
+  const results = (await call('composite.sobjects.delete', () =>
+    conn.sobject('ContentNote').destroy([...noteIds], { allOrNone: false }),
+  )) as SaveResultLike[];
+  return new Set(noteIds.filter((_, n) => results[n]?.success !== true));
+}
