@@ -8,8 +8,8 @@ import {
   SIGNAL_SORTS,
 } from '../buyer-intel/enums.ts';
 import { type DigestSettings, digestSettingsFromEnv } from '../digest/settings.ts';
+import { cronOrOff, timeZone } from '../shared/cron.ts';
 import { parseHmacSecret, parsePublicKey } from '../signals/standard-webhooks.ts';
-import { cronOrOff, timeZone } from './cron.ts';
 import { readConfigFile } from './file.ts';
 
 const int = (min: number, max: number, fallback: number) =>
