@@ -38,6 +38,7 @@ import {
   upsertSchedule,
 } from '../../queues/maintenance.ts';
 import { createRedis } from '../../queues/redis.ts';
+import { createSignalQueue, enqueueInto, startSignalWorker } from '../../queues/signal-queue.ts';
 import { adminRouter } from '../admin/router.ts';
 import { refreshActions } from '../api/actions.ts';
 import { hubspotInstallRouter } from '../api/hubspot-install.ts';
@@ -69,7 +70,6 @@ import { reenrichSweep } from '../reenrich/sweep.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
 import { listen } from '../sandbox/shared/listen.ts';
 import { redisAccountLock } from '../signals/account-lock.ts';
-import { createSignalQueue, enqueueInto, startSignalWorker } from '../signals/queue.ts';
 import { processRowEvent, type RealtimeDeps } from '../signals/realtime.ts';
 import type { TokenCipher } from '../tenants/cipher.ts';
 import { tenantConnectorFactory } from '../tenants/connectors.ts';
