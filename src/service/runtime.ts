@@ -23,6 +23,7 @@ import type {
   UpdateResult,
 } from '../../connectors/types.ts';
 import { Batcher } from '../../queues/batcher.ts';
+import { createDigestQueue, registerDigestSchedulers, startDigestWorker } from '../../queues/digest-queue.ts';
 import {
   createEnrichQueue,
   type EnrichJob,
@@ -45,15 +46,8 @@ import { hubspotInstallRouter } from '../api/hubspot-install.ts';
 import { apiRouter } from '../api/router.ts';
 import { cachedBuyerIntel } from '../buyer-intel/cache.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
-import {
-  createDigestQueue,
-  type DigestDeps,
-  type DigestKind,
-  type DigestRunResult,
-  registerDigestSchedulers,
-  runDigestNow,
-  startDigestWorker,
-} from '../digest/schedule.ts';
+import type { DigestDeps, DigestKind, DigestRunResult } from '../digest/deps.ts';
+import { runDigestNow } from '../digest/run.ts';
 import type { DigestSettings } from '../digest/settings.ts';
 import { EnrichmentHistory } from '../enrich/history.ts';
 import {
