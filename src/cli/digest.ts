@@ -1,5 +1,5 @@
 import { loadEnv } from '../config/env.ts';
-import { DIGEST_KINDS, DigestBusyError, DigestIncompleteError, type DigestKind } from '../digest/schedule.ts';
+import { DIGEST_KINDS, DigestBusyError, DigestIncompleteError, type DigestKind } from '../digest/deps.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { type Command, UsageError } from './command.ts';

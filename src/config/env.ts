@@ -19,8 +19,8 @@ import {
   splitList,
   httpUrl as url,
 } from '../shared/config-schema.ts';
+import { cronOrOff, timeZone } from '../shared/cron.ts';
 import { parseHmacSecret, parsePublicKey } from '../signals/standard-webhooks.ts';
-import { cronOrOff, timeZone } from './cron.ts';
 import { readConfigFile } from './file.ts';
 
 const keyList = (parse: (key: string) => unknown, message: string) =>

@@ -7,7 +7,8 @@ import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import type { DigestSettings } from './settings.ts';
 
-export type DigestKind = 'per-account' | 'org-wide';
+export const DIGEST_KINDS = ['per-account', 'org-wide'] as const;
+export type DigestKind = (typeof DIGEST_KINDS)[number];
 
 export interface DigestLog {
   info(msg: string, fields?: Record<string, unknown>): void;

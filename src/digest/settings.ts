@@ -5,7 +5,7 @@ import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { isCrmKind } from '../../connectors/registry.ts';
 import { ROW_STATUSES, SIGNAL_FILTER_TYPES } from '../buyer-intel/enums.ts';
-import { timeZone } from '../config/cron.ts';
+import { timeZone } from '../shared/cron.ts';
 
 const cronPattern = z
   .string()

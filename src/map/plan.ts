@@ -99,7 +99,7 @@ function decide(field: MappingField, input: PlanInput): FieldChange {
       return result('write', 'Overwrite policy: our current value replaces the old one.');
     case 'fill-empty':
       return result('blocked-not-empty', 'Fill-empty policy: the field already has a value, which is kept.');
-    default: {
+    case 'ours': {
       const ours = input.ledger[field.property];
       if (ours === undefined) {
         return result(
@@ -114,6 +114,12 @@ function decide(field: MappingField, input: PlanInput): FieldChange {
         'blocked-edited-by-person',
         `The value was changed after we wrote ${JSON.stringify(ours)}; the person's edit is kept.`,
       );
+    }
+    default: {
+      // A policy added to WRITE_POLICIES must get its own case: this stops compiling until it does,
+      // rather than it quietly behaving as another policy.
+      const unreachable: never = policy;
+      throw new Error(`unknown write policy "${String(unreachable)}"`);
     }
   }
 }

@@ -3,7 +3,7 @@
 
 import type { CrmRuntime } from '../../connectors/descriptor.ts';
 import { crmOf } from '../../connectors/registry.ts';
-import type { DigestDeps } from '../digest/schedule.ts';
+import type { DigestDeps } from '../digest/deps.ts';
 import { EnrichmentHistory } from '../enrich/history.ts';
 import type { PipelineDeps } from '../enrich/pipeline.ts';
 import { createLogger, workerLog } from '../observe/logger.ts';

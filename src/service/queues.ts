@@ -1,11 +1,11 @@
 // Every queue handle the service uses, on the right connection, with connection errors logged at
 // most once per 10 s per queue (BullMQ reports them as 'error' events).
 import type { Queue } from 'bullmq';
+import { createDigestQueue } from '../../queues/digest-queue.ts';
 import { createEnrichQueue } from '../../queues/enrich-queue.ts';
 import { createMaintenanceQueue } from '../../queues/maintenance.ts';
-import { createDigestQueue } from '../digest/schedule.ts';
+import { createSignalQueue } from '../../queues/signal-queue.ts';
 import type { Logger } from '../observe/logger.ts';
-import { createSignalQueue } from '../signals/queue.ts';
 import type { RedisConnections } from './redis.ts';
 
 export function createQueues(redis: RedisConnections, prefix: string, logger: Logger) {

@@ -2,7 +2,7 @@
 // workers.ts the work tier, http.ts the HTTP tier, schedules.ts the schedulers). Used by the CLI roles,
 // the demo and the end-to-end tests, so all three run the same code. No business logic here.
 import { jobForEvent } from '../../queues/enrich-queue.ts';
-import { runDigestNow } from '../digest/schedule.ts';
+import { runDigestNow } from '../digest/run.ts';
 import { enrichAccount } from '../enrich/pipeline.ts';
 import { buildCore } from './core.ts';
 import { startHttp } from './http.ts';

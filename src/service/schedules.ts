@@ -1,7 +1,8 @@
 // The job schedulers a configuration asks for. Idempotent: every worker replica may declare them, and
 // a schedule switched off in the configuration has its scheduler removed.
+
+import { registerDigestSchedulers } from '../../queues/digest-queue.ts';
 import { upsertSchedule } from '../../queues/maintenance.ts';
-import { registerDigestSchedulers } from '../digest/schedule.ts';
 import type { ServiceCore } from './core.ts';
 
 export async function upsertSchedules(core: ServiceCore): Promise<void> {

@@ -5,7 +5,7 @@ import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
 import type { createEnrichQueue, EnrichJobData } from '../../queues/enrich-queue.ts';
 import type { WorkerLog } from '../../queues/enrich-worker.ts';
 import type { MaintenanceData } from '../../queues/maintenance.ts';
-import type { DigestKind, DigestRunResult } from '../digest/schedule.ts';
+import type { DigestKind, DigestRunResult } from '../digest/deps.ts';
 import type { DigestSettings } from '../digest/settings.ts';
 import type { EnrichmentHistory } from '../enrich/history.ts';
 import type { EnrichResult, PipelineDeps, SignalSettings } from '../enrich/pipeline.ts';

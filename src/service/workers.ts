@@ -2,14 +2,14 @@
 // real-time signal worker when provider webhooks are configured, the digest worker when a digest is
 // scheduled, and the maintenance worker.
 import type { Worker } from 'bullmq';
+import { startDigestWorker } from '../../queues/digest-queue.ts';
 import { startEnrichWorker } from '../../queues/enrich-worker.ts';
 import { startMaintenanceWorker } from '../../queues/maintenance.ts';
-import { startDigestWorker } from '../digest/schedule.ts';
+import { startSignalWorker } from '../../queues/signal-queue.ts';
 import { type EnrichResult, enrichAccount } from '../enrich/pipeline.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
 import { redisAccountLock } from '../signals/account-lock.ts';
-import { startSignalWorker } from '../signals/queue.ts';
 import { processRowEvent } from '../signals/realtime.ts';
 import type { ServiceCore } from './core.ts';
 

@@ -1,9 +1,8 @@
-// The provider's webhook payload (shared/reference/buyer-intelligence-webhooks.yml) and the job one row
-// event becomes. The payload names the row and its bridge but not its buyer nor its cells, so the job
-// carries ids only and the worker reads the row from the API (src/signals/row-lookup.ts).
-import type { JobsOptions } from 'bullmq';
+// The provider's webhook payload (shared/reference/buyer-intelligence-webhooks.yml) and the data of the
+// job one row event becomes (the job itself: queues/signal-queue.ts). The payload names the row and its
+// bridge but not its buyer nor its cells, so the job carries ids only and the worker reads the row from
+// the API (src/signals/row-lookup.ts).
 import { z } from 'zod';
-import { jobIdOf } from '../../queues/enrich-queue.ts';
 
 export const ROW_EVENT_TYPES = ['bridge.row.created', 'bridge.row.updated'] as const;
 export type RowEventType = (typeof ROW_EVENT_TYPES)[number];
@@ -35,42 +34,8 @@ export interface SignalJobData {
   name: string | null;
 }
 
-export interface SignalJob {
-  name: 'buyer-intel-row';
-  data: SignalJobData;
-  opts: JobsOptions;
-}
-
 /**
  * Standard Webhooks senders retry for about a day and a half (Svix' schedule: up to 5 s, 5 min, 30 min,
  * 2 h, 5 h, 10 h, 10 h); the provider's catalogue states none. Three days covers it with room to spare.
  */
 export const WEBHOOK_DEDUPE_TTL_SECONDS = 3 * 24 * 3600;
-
-export function signalJobFor(
-  webhookId: string,
-  type: RowEventType,
-  data: RowEventData,
-  attempts: number,
-): SignalJob {
-  return {
-    name: 'buyer-intel-row',
-    data: {
-      webhookId,
-      type,
-      rowId: data.rowId,
-      bridgeId: data.bridgeId,
-      updatedAt: data.updatedAt ?? null,
-      name: data.name ?? null,
-    },
-    opts: {
-      // Same delivery, same job: BullMQ ignores an add whose id exists, so a re-delivery racing the
-      // first one (before the dedupe key is set) is still one job.
-      jobId: jobIdOf('bi-webhook', webhookId),
-      attempts,
-      backoff: { type: 'capped-exponential' },
-      removeOnComplete: { age: WEBHOOK_DEDUPE_TTL_SECONDS, count: 100_000 },
-      removeOnFail: false,
-    },
-  };
-}

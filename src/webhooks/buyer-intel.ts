@@ -4,12 +4,11 @@
 // failure to queue answers 503 so the provider retries.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
+import { type SignalJob, signalJobFor } from '../../queues/signal-queue.ts';
 import {
   ROW_EVENT_TYPES,
   type RowEventType,
   rowEventDataSchema,
-  type SignalJob,
-  signalJobFor,
   WEBHOOK_DEDUPE_TTL_SECONDS,
   webhookEnvelopeSchema,
 } from '../signals/events.ts';

@@ -8,7 +8,7 @@ import type {
   NoteResult,
   UpdateResult,
 } from '../../connectors/types.ts';
-import { Batcher } from '../../queues/batcher.ts';
+import { Batcher } from './batcher.ts';
 
 export interface BatchedWrites {
   writeAccount(crm: CrmKind, tenant: string, update: AccountUpdate): Promise<UpdateResult>;

@@ -4,20 +4,17 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BuyerIntelClient } from '../../src/buyer-intel/client.ts';
-import { periodOf, periodUnitOf, relativePeriodCovering } from '../../src/digest/period.ts';
 import {
   createDigestQueue,
   DIGEST_SCHEDULER_IDS,
-  DigestBusyError,
-  type DigestDeps,
-  type DigestRunResult,
-  digestSettingsFromEnv,
-  parseDigestSettings,
   registerDigestSchedulers,
-  runDigestNow,
   startDigestWorker,
-} from '../../src/digest/schedule.ts';
+} from '../../queues/digest-queue.ts';
+import { BuyerIntelClient } from '../../src/buyer-intel/client.ts';
+import { DigestBusyError, type DigestDeps, type DigestRunResult } from '../../src/digest/deps.ts';
+import { periodOf, periodUnitOf, relativePeriodCovering } from '../../src/digest/period.ts';
+import { runDigestNow } from '../../src/digest/run.ts';
+import { digestSettingsFromEnv, parseDigestSettings } from '../../src/digest/settings.ts';
 import { Ledgers } from '../../src/write/ledgers.ts';
 import { DAY, deleteKeys, REDIS_URL } from './helpers.ts';
 

@@ -6,6 +6,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jobIdOf } from '../../queues/enrich-queue.ts';
+import { SIGNAL_QUEUE } from '../../queues/signal-queue.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
@@ -13,7 +14,6 @@ import { addSandboxRow } from '../../src/sandbox/buyer-intel/webhook-sender.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
-import { SIGNAL_QUEUE } from '../../src/signals/queue.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { closeService } from '../helpers/service.ts';
 

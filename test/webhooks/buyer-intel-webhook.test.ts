@@ -6,6 +6,7 @@ import type { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { jobIdOf } from '../../queues/enrich-queue.ts';
+import { createSignalQueue, enqueueInto, startSignalWorker } from '../../queues/signal-queue.ts';
 import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
 import {
   addSandboxRow,
@@ -15,7 +16,6 @@ import {
 import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
 import type { SignalJobData } from '../../src/signals/events.ts';
-import { createSignalQueue, enqueueInto, startSignalWorker } from '../../src/signals/queue.ts';
 import { processRowEvent, type RowEventResult } from '../../src/signals/realtime.ts';
 import { signStandardWebhook } from '../../src/signals/standard-webhooks.ts';
 import { buyerIntelWebhookRouter } from '../../src/webhooks/buyer-intel.ts';

@@ -1,5 +1,7 @@
 // Cron patterns and time zones in configuration, checked at start (a typo fails the start with its
-// variable named, not the first scheduled run).
+// variable named, not the first scheduled run). In src/shared because both the env configuration and
+// the digest settings it reads need them: kept in src/config, they made config and digest import each
+// other.
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 

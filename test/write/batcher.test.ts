@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Batcher } from '../../queues/batcher.ts';
+import { Batcher } from '../../src/write/batcher.ts';
 
 describe('Batcher', () => {
   it('sends a full batch at once and the rest after the wait', async () => {

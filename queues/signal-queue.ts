@@ -1,13 +1,20 @@
 // The queue of real-time signal jobs (one per provider row event) and its worker. A queue of its own:
 // a burst of provider events must not wait behind a backfill, nor backfill behind them. Failures are
 // classified as the enrich worker's are: an upstream 429 parks the queue without spending the attempt,
-// a permanent failure fails at once, anything else retries with capped exponential backoff.
+// a permanent failure fails at once, anything else retries with capped exponential backoff. What a job
+// does is src/signals/realtime.ts, handed in as `process`.
 
-import { DelayedError, type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
+import { DelayedError, type Job, type JobsOptions, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { WORKER_TIMING } from '../../queues/enrich-worker.ts';
-import { cappedExponentialBackoff, classifyFailure } from '../../queues/failure.ts';
-import type { SignalJob, SignalJobData } from './events.ts';
+import {
+  type RowEventData,
+  type RowEventType,
+  type SignalJobData,
+  WEBHOOK_DEDUPE_TTL_SECONDS,
+} from '../src/signals/events.ts';
+import { jobIdOf } from './enrich-queue.ts';
+import { WORKER_TIMING } from './enrich-worker.ts';
+import { cappedExponentialBackoff, classifyFailure } from './failure.ts';
 
 export const SIGNAL_QUEUE = 'buyer-intel-signals';
 
@@ -19,6 +26,40 @@ export function createSignalQueue(
     connection,
     ...(options.prefix ? { prefix: options.prefix } : {}),
   });
+}
+
+export interface SignalJob {
+  name: 'buyer-intel-row';
+  data: SignalJobData;
+  opts: JobsOptions;
+}
+
+export function signalJobFor(
+  webhookId: string,
+  type: RowEventType,
+  data: RowEventData,
+  attempts: number,
+): SignalJob {
+  return {
+    name: 'buyer-intel-row',
+    data: {
+      webhookId,
+      type,
+      rowId: data.rowId,
+      bridgeId: data.bridgeId,
+      updatedAt: data.updatedAt ?? null,
+      name: data.name ?? null,
+    },
+    opts: {
+      // Same delivery, same job: BullMQ ignores an add whose id exists, so a re-delivery racing the
+      // first one (before the dedupe key is set) is still one job.
+      jobId: jobIdOf('bi-webhook', webhookId),
+      attempts,
+      backoff: { type: 'capped-exponential' },
+      removeOnComplete: { age: WEBHOOK_DEDUPE_TTL_SECONDS, count: 100_000 },
+      removeOnFail: false,
+    },
+  };
 }
 
 /** What the webhook router's `enqueue` option wants, for a queue. */

@@ -2,28 +2,17 @@
 // fixed id (`digest:per-account`, `digest:org-wide`), so every worker may upsert them at start and there
 // is still one of each, surviving restarts in Redis. A job's period comes from its *scheduled* time
 // (the scheduler's `prevMillis`), so retries of one run share its period, window and dedupe keys.
+// What a run does is src/digest (runDigest).
 
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { WORKER_TIMING } from '../../queues/enrich-worker.ts';
-import { cappedExponentialBackoff } from '../../queues/failure.ts';
-import { type DigestDeps, type DigestKind, type DigestRunResult, withDigestLock } from './deps.ts';
-import { runOrgWideDigest } from './org-wide.ts';
-import { runPerAccountDigest } from './per-account.ts';
-import type { DigestSettings } from './settings.ts';
-
-export type { DigestDeps, DigestKind, DigestLog, DigestRunResult } from './deps.ts';
-export { DigestBusyError, DigestIncompleteError } from './deps.ts';
-export {
-  type DigestSettings,
-  type DigestSettingsInput,
-  digestSettingsFromEnv,
-  digestSettingsSchema,
-  parseDigestSettings,
-} from './settings.ts';
+import { DIGEST_KINDS, type DigestDeps, type DigestKind, type DigestRunResult } from '../src/digest/deps.ts';
+import { digestSettingsOf, runDigest } from '../src/digest/run.ts';
+import type { DigestSettings } from '../src/digest/settings.ts';
+import { WORKER_TIMING } from './enrich-worker.ts';
+import { cappedExponentialBackoff } from './failure.ts';
 
 export const DIGEST_QUEUE = 'digest';
-export const DIGEST_KINDS: readonly DigestKind[] = ['per-account', 'org-wide'];
 export const DIGEST_SCHEDULER_IDS: Readonly<Record<DigestKind, string>> = {
   'per-account': 'digest:per-account',
   'org-wide': 'digest:org-wide',
@@ -45,9 +34,6 @@ export function createDigestQueue(
   });
 }
 
-const settingsOf = (settings: DigestSettings, kind: DigestKind) =>
-  kind === 'per-account' ? settings.perAccount : settings.orgWide;
-
 /**
  * Creates or updates the scheduler of each configured digest and removes the one of a digest no longer
  * configured. Idempotent: any number of workers may call it at start.
@@ -58,7 +44,7 @@ export async function registerDigestSchedulers(
 ): Promise<void> {
   for (const kind of DIGEST_KINDS) {
     const id = DIGEST_SCHEDULER_IDS[kind];
-    const s = settingsOf(settings, kind);
+    const s = digestSettingsOf(settings, kind);
     if (!s) {
       await queue.removeJobScheduler(id);
       continue;
@@ -99,30 +85,15 @@ function kindOf(job: Pick<Job<DigestJobData>, 'data' | 'name'>): DigestKind {
   throw new UnrecoverableError(`unknown digest kind "${String(kind)}"`);
 }
 
-export function runDigest(deps: DigestDeps, kind: DigestKind, scheduledAt: Date): Promise<DigestRunResult> {
-  return withDigestLock(deps, kind, () =>
-    kind === 'per-account' ? runPerAccountDigest(deps, scheduledAt) : runOrgWideDigest(deps, scheduledAt),
-  );
-}
-
 /** The processor of the digest queue. */
 export async function processDigestJob(
   deps: DigestDeps,
   job: Pick<Job<DigestJobData>, 'opts' | 'id' | 'data' | 'timestamp' | 'name'>,
 ): Promise<DigestRunResult> {
   const kind = kindOf(job);
-  if (!settingsOf(deps.settings, kind))
+  if (!digestSettingsOf(deps.settings, kind))
     throw new UnrecoverableError(`the ${kind} digest is not configured on this worker`);
   return runDigest(deps, kind, scheduledTimeOf(job));
-}
-
-/**
- * One run now, in this process (`buyer-intel-sync digest --now`). Its period is the one holding now, so
- * it writes nothing for an account whose digest of this period is already on the CRM.
- */
-export function runDigestNow(deps: DigestDeps, kind: DigestKind): Promise<DigestRunResult> {
-  if (!settingsOf(deps.settings, kind)) throw new Error(`the ${kind} digest is not configured`);
-  return runDigest(deps, kind, (deps.now ?? (() => new Date()))());
 }
 
 /** A worker for the digest queue: one run at a time, retries with capped exponential backoff. */

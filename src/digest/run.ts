@@ -1,0 +1,26 @@
+// One run of a digest kind: under its lock, for the period holding the time the run stands for. The
+// digest queue's worker (queues/digest-queue.ts) calls it with a job's scheduled time; the CLI and the
+// service's `digest --now` with the present.
+import { type DigestDeps, type DigestKind, type DigestRunResult, withDigestLock } from './deps.ts';
+import { runOrgWideDigest } from './org-wide.ts';
+import { runPerAccountDigest } from './per-account.ts';
+import type { DigestSettings } from './settings.ts';
+
+/** The settings of one kind; undefined when that kind is not configured (not scheduled). */
+export const digestSettingsOf = (settings: DigestSettings, kind: DigestKind) =>
+  kind === 'per-account' ? settings.perAccount : settings.orgWide;
+
+export function runDigest(deps: DigestDeps, kind: DigestKind, scheduledAt: Date): Promise<DigestRunResult> {
+  return withDigestLock(deps, kind, () =>
+    kind === 'per-account' ? runPerAccountDigest(deps, scheduledAt) : runOrgWideDigest(deps, scheduledAt),
+  );
+}
+
+/**
+ * One run now, in this process (`buyer-intel-sync digest --now`). Its period is the one holding now, so
+ * it writes nothing for an account whose digest of this period is already on the CRM.
+ */
+export function runDigestNow(deps: DigestDeps, kind: DigestKind): Promise<DigestRunResult> {
+  if (!digestSettingsOf(deps.settings, kind)) throw new Error(`the ${kind} digest is not configured`);
+  return runDigest(deps, kind, (deps.now ?? (() => new Date()))());
+}
