@@ -36,7 +36,7 @@ command resumes after the last page it saved in Redis, and no account is queued 
     restart: { type: 'boolean', default: false },
   },
   async run(values) {
-    if (values.crm === undefined) throw new UsageError('--crm ${crmChoices()} is required');
+    if (values.crm === undefined) throw new UsageError(`--crm ${crmChoices()} is required`);
     const rawFilters = (values as Record<string, unknown>).filter;
     let filters: AccountFilter[];
     try {
