@@ -8,6 +8,7 @@ import {
   SIGNAL_SORTS,
 } from '../buyer-intel/enums.ts';
 import { type DigestSettings, digestSettingsFromEnv } from '../digest/settings.ts';
+import { IntegrationError } from '../shared/errors.ts';
 import { parseHmacSecret, parsePublicKey } from '../signals/standard-webhooks.ts';
 import { cronOrOff, timeZone } from './cron.ts';
 import { readConfigFile } from './file.ts';
@@ -200,11 +201,10 @@ export const envSchema = z.object({
 /** The validated environment; the DIGEST_* variables come out as one settings object. */
 export type Env = z.output<typeof envSchema> & { digest: DigestSettings };
 
-export class ConfigError extends Error {
+export class ConfigError extends IntegrationError {
   readonly problems: string[];
   constructor(problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`, { permanent: true });
     this.problems = problems;
   }
 }
