@@ -12,6 +12,7 @@ import {
   PermissionDeniedError,
   RateLimitError,
 } from '../src/buyer-intel/errors.ts';
+import { backoffDelay } from '../src/shared/backoff.ts';
 
 export type FailureAction =
   /** The Buyer Intelligence API (shared by every job) is rate-limited: park the whole queue. */
@@ -62,8 +63,10 @@ export function classifyFailure(err: unknown): FailureAction {
   return { action: 'retry', reason: message };
 }
 
-/** Capped exponential backoff with jitter for BullMQ's `backoffStrategy`: 2 s, 4 s, 8 s ... ≤ 5 min. */
+/** BullMQ job retries: 2 s, 4 s, 8 s ... never more than 5 minutes. */
+const JOB_BACKOFF = { baseMs: 2_000, maxMs: 5 * 60_000 } as const;
+
+/** BullMQ's `backoffStrategy`: the project's one backoff with the job-retry policy. */
 export function cappedExponentialBackoff(attemptsMade: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(5 * 60_000, 2_000 * 2 ** Math.max(0, attemptsMade - 1));
-  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+  return backoffDelay(attemptsMade, JOB_BACKOFF, random);
 }

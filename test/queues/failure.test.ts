@@ -52,6 +52,14 @@ describe('cappedExponentialBackoff', () => {
     expect(cappedExponentialBackoff(1, () => 1)).toBe(2_000);
     expect(cappedExponentialBackoff(1, () => 0)).toBe(1_000);
     expect(cappedExponentialBackoff(4, () => 1)).toBe(16_000);
+    expect(cappedExponentialBackoff(4, () => 0)).toBe(8_000);
     expect(cappedExponentialBackoff(30, () => 1)).toBe(300_000);
+    expect(cappedExponentialBackoff(30, () => 0)).toBe(150_000);
+    for (let attempt = 1; attempt <= 12; attempt++) {
+      const ceiling = Math.min(300_000, 2_000 * 2 ** (attempt - 1));
+      const delay = cappedExponentialBackoff(attempt);
+      expect(delay).toBeGreaterThanOrEqual(ceiling / 2);
+      expect(delay).toBeLessThanOrEqual(ceiling);
+    }
   });
 });
