@@ -106,7 +106,7 @@ export interface CrmConnector {
 /** The account does not exist (or was deleted): a job for it can never succeed. */
 export class AccountNotFoundError extends IntegrationError {
   readonly accountId: string;
-  constructor(accountId: string, message = `account ${accountId} not found`) {
+  constructor(accountId: string, message = `CRM account not found: ${accountId}`) {
     super(message, { permanent: true, status: 404 });
     this.accountId = accountId;
   }
