@@ -4,6 +4,7 @@
 // instead of collecting 429s (and retrying whole jobs). The log lives in a sorted set, one per tenant.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { IntegrationError } from '../src/shared/errors.ts';
 
 // Drop what left the window; take a slot if there is room (0), else say how long until the oldest leaves.
 const TAKE = `redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1] - ARGV[2])
@@ -20,12 +21,16 @@ export interface CallBudget {
   take(): Promise<void>;
 }
 
-export class CallBudgetTimeout extends Error {
-  readonly retryAfterMs: number;
+/** The budget stayed full: the call never went out, and a slot frees up in `retryAfterMs`. */
+export class CallBudgetTimeout extends IntegrationError {
+  declare readonly retryAfterMs: number;
   constructor(key: string, retryAfterMs: number) {
-    super(`the call budget ${key} stayed full; try again in ${retryAfterMs} ms`);
-    this.name = 'CallBudgetTimeout';
-    this.retryAfterMs = retryAfterMs;
+    // A budget is one tenant's (one app and portal): only that tenant's work has to wait.
+    super(`the call budget ${key} stayed full; try again in ${retryAfterMs} ms`, {
+      permanent: false,
+      retryAfterMs,
+      limit: 'tenant',
+    });
   }
 }
 

@@ -1,6 +1,8 @@
 // The one interface every CRM connector implements. The pipeline talks only to this: no CRM SDK type
 // crosses it, and every value is a plain string/number/null so every CRM fits.
 
+import { type FailureFacts, IntegrationError } from '../src/shared/errors.ts';
+
 /** A CRM's kind, as its descriptor in connectors/registry.ts names it ('hubspot', 'salesforce', …). */
 export type CrmKind = string;
 
@@ -103,33 +105,33 @@ export interface CrmConnector {
 }
 
 /** The account does not exist (or was deleted): a job for it can never succeed. */
-export class AccountNotFoundError extends Error {
+export class AccountNotFoundError extends IntegrationError {
   readonly accountId: string;
-  constructor(accountId: string, message = `account ${accountId} not found`) {
-    super(message);
-    this.name = 'AccountNotFoundError';
+  constructor(accountId: string, message = `CRM account not found: ${accountId}`) {
+    super(message, { permanent: true, status: 404 });
     this.accountId = accountId;
   }
 }
 
 /** The CRM refused our credentials: permanent until they change. */
-export class CrmAuthError extends Error {
-  readonly status: number | undefined;
-  constructor(message: string, status?: number) {
-    super(message);
-    this.name = 'CrmAuthError';
-    this.status = status;
+export class CrmAuthError extends IntegrationError {
+  constructor(message: string, status?: number, facts: Pick<FailureFacts, 'requestId'> = {}) {
+    super(message, { ...facts, permanent: true, status });
   }
 }
 
 /** The CRM answered 429 (or its equivalent): wait `retryAfterMs`, do not spend an attempt. */
-export class CrmRateLimitError extends Error {
-  readonly retryAfterMs: number;
+export class CrmRateLimitError extends IntegrationError {
+  declare readonly retryAfterMs: number;
   readonly policy: string | undefined;
-  constructor(message: string, retryAfterMs: number, policy?: string) {
-    super(message);
-    this.name = 'CrmRateLimitError';
-    this.retryAfterMs = retryAfterMs;
+  constructor(
+    message: string,
+    retryAfterMs: number,
+    policy?: string,
+    facts: Pick<FailureFacts, 'status' | 'requestId'> = {},
+  ) {
+    // One portal's or org's limit: only that tenant's work has to wait.
+    super(message, { ...facts, permanent: false, retryAfterMs, limit: 'tenant' });
     this.policy = policy;
   }
 }

@@ -4,24 +4,32 @@
 // callers see AccountNotFoundError / CrmAuthError / CrmRateLimitError (connectors/types.ts) or the two
 // classes below, and no message ever contains the access token.
 
+import { IntegrationError } from '../../src/shared/errors.ts';
 import { CrmAuthError, CrmRateLimitError } from '../types.ts';
 
 /**
  * HubSpot could not answer this time (5xx, 423 locked, 477 migration, a timeout, a network failure):
- * the same call can succeed later. `retryable` is always true; `retryAfterMs` is set when HubSpot said
- * how long to wait (Retry-After, or the 2 s HubSpot asks for after a 423).
+ * the same call can succeed later. `retryAfterMs` is set when HubSpot said how long to wait
+ * (Retry-After, or the 2 s HubSpot asks for after a 423).
  */
-export class HubSpotTransientError extends Error {
-  readonly retryable = true;
-  readonly status: number | undefined;
+export class HubSpotTransientError extends IntegrationError {
   readonly operation: string;
-  readonly retryAfterMs: number | undefined;
-  constructor(message: string, options: { operation: string; status?: number; retryAfterMs?: number }) {
-    super(message);
-    this.name = 'HubSpotTransientError';
+  constructor(
+    message: string,
+    options: { operation: string; status?: number; retryAfterMs?: number; requestId?: string },
+  ) {
+    super(message, {
+      permanent: false,
+      status: options.status,
+      retryAfterMs: options.retryAfterMs,
+      requestId: options.requestId,
+    });
     this.operation = options.operation;
-    this.status = options.status;
-    this.retryAfterMs = options.retryAfterMs;
+  }
+
+  /** `!permanent` (always true), by the name this error had before the common root. */
+  get retryable(): boolean {
+    return !this.permanent;
   }
 }
 
@@ -35,12 +43,11 @@ export interface RejectedProperty {
 
 /**
  * HubSpot refused the request itself (a 4xx other than 401/403/429, e.g. an invalid property
- * definition): sending it again unchanged cannot succeed. `retryable` is always false. Carries what
- * HubSpot said in plain values, so callers in this folder can attribute the refusal.
+ * definition): sending it again unchanged cannot succeed. Carries what HubSpot said in plain values,
+ * so callers in this folder can attribute the refusal.
  */
-export class HubSpotRequestError extends Error {
-  readonly retryable = false;
-  readonly status: number;
+export class HubSpotRequestError extends IntegrationError {
+  declare readonly status: number;
   readonly operation: string;
   /** HubSpot's error category (VALIDATION_ERROR, OBJECT_NOT_FOUND, ...), when it sent one. */
   readonly category: string | undefined;
@@ -58,16 +65,20 @@ export class HubSpotRequestError extends Error {
       hubspotMessage?: string;
       rejectedProperties?: RejectedProperty[];
       context?: Record<string, string[]>;
+      requestId?: string;
     },
   ) {
-    super(message);
-    this.name = 'HubSpotRequestError';
+    super(message, { permanent: true, status: options.status, requestId: options.requestId });
     this.operation = options.operation;
-    this.status = options.status;
     this.category = options.category;
     this.hubspotMessage = options.hubspotMessage ?? '';
     this.rejectedProperties = options.rejectedProperties ?? [];
     this.context = options.context ?? {};
+  }
+
+  /** `!permanent` (always false), by the name this error had before the common root. */
+  get retryable(): boolean {
+    return !this.permanent;
   }
 }
 
@@ -233,13 +244,17 @@ export function rateLimitDelay(
   };
 }
 
+/** HubSpot's id of the failed request (what its support asks for), from the body or the header. */
+export function correlationIdOf(failure: HubSpotApiFailure): string | undefined {
+  return bodyString(failure.body, 'correlationId') ?? header(failure.headers, 'x-hubspot-correlation-id');
+}
+
 /** "401 EXPIRED_AUTHENTICATION: The OAuth token ... (correlationId …)" from an ApiException. */
 export function describeFailure(failure: HubSpotApiFailure, redact: (text: string) => string): string {
   const category = bodyString(failure.body, 'category') ?? bodyString(failure.body, 'errorType');
   const message =
     bodyString(failure.body, 'message') ?? (typeof failure.body === 'string' ? failure.body : '');
-  const correlationId =
-    bodyString(failure.body, 'correlationId') ?? header(failure.headers, 'x-hubspot-correlation-id');
+  const correlationId = correlationIdOf(failure);
   const text = `${failure.code}${category ? ` ${category}` : ''}${message ? `: ${message.slice(0, 500)}` : ''}${
     correlationId ? ` (correlationId ${correlationId})` : ''
   }`;
@@ -261,12 +276,18 @@ export function toConnectorError(
   }
   const status = err.code;
   const what = describeFailure(err, redact);
+  const requestId = correlationIdOf(err);
   if (status === 401 || status === 403) {
-    return new CrmAuthError(`HubSpot refused the credentials for ${operation}: ${what}`, status);
+    return new CrmAuthError(`HubSpot refused the credentials for ${operation}: ${what}`, status, {
+      requestId,
+    });
   }
   if (status === 429) {
     const { retryAfterMs, policy } = rateLimitDelay(err, now);
-    return new CrmRateLimitError(`HubSpot rate limit on ${operation}: ${what}`, retryAfterMs, policy);
+    return new CrmRateLimitError(`HubSpot rate limit on ${operation}: ${what}`, retryAfterMs, policy, {
+      status,
+      requestId,
+    });
   }
   if (status >= 500 || status === 423 || status === 477 || status === 0) {
     const retryAfterMs =
@@ -275,6 +296,7 @@ export function toConnectorError(
       operation,
       status,
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      requestId,
     });
   }
   const category = bodyString(err.body, 'category');
@@ -290,6 +312,7 @@ export function toConnectorError(
       hubspotMessage: redact(bodyString(err.body, 'message') ?? ''),
       rejectedProperties: rejected,
       context: errorContext(err.body),
+      requestId,
     },
   );
 }

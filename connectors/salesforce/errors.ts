@@ -4,35 +4,51 @@
 // refresh of an expired session failed, and with a system error (ECONNREFUSED, …) when no answer came.
 // Nothing of jsforce leaves this folder, and no message carries the access or refresh token.
 
+import { IntegrationError } from '../../src/shared/errors.ts';
 import { CrmAuthError, CrmRateLimitError } from '../types.ts';
 
 /** Salesforce could not answer this time (5xx, a lock, a network failure): the same call may succeed later. */
-export class SalesforceTransientError extends Error {
-  readonly retryable = true;
+export class SalesforceTransientError extends IntegrationError {
   readonly operation: string;
   readonly errorCode: string | undefined;
   constructor(message: string, options: { operation: string; errorCode?: string }) {
-    super(message);
-    this.name = 'SalesforceTransientError';
+    super(message, { permanent: false, status: statusOf(options.errorCode) });
     this.operation = options.operation;
     this.errorCode = options.errorCode;
+  }
+
+  /** `!permanent` (always true), by the name this error had before the common root. */
+  get retryable(): boolean {
+    return !this.permanent;
   }
 }
 
 /** Salesforce refused the request (INVALID_FIELD, MALFORMED_QUERY, …): sending it again cannot succeed. */
-export class SalesforceRequestError extends Error {
-  readonly retryable = false;
+export class SalesforceRequestError extends IntegrationError {
   readonly operation: string;
   readonly errorCode: string;
   /** The fields Salesforce named, when it named any. */
   readonly fields: string[];
   constructor(message: string, options: { operation: string; errorCode: string; fields?: string[] }) {
-    super(message);
-    this.name = 'SalesforceRequestError';
+    super(message, { permanent: true, status: statusOf(options.errorCode) });
     this.operation = options.operation;
     this.errorCode = options.errorCode;
     this.fields = options.fields ?? [];
   }
+
+  /** `!permanent` (always false), by the name this error had before the common root. */
+  get retryable(): boolean {
+    return !this.permanent;
+  }
+}
+
+/**
+ * The HTTP status, where the error says it: jsforce keeps only Salesforce's errorCode, and names the
+ * status (ERROR_HTTP_<status>) just when the answer carried no errorCode of its own.
+ */
+function statusOf(errorCode: string | undefined): number | undefined {
+  const match = errorCode === undefined ? null : /^ERROR_HTTP_(\d{3})$/.exec(errorCode);
+  return match ? Number(match[1]) : undefined;
 }
 
 /** Error codes that mean "try again later" (besides ERROR_HTTP_5xx). */
@@ -115,6 +131,8 @@ export function toConnectorError(
       `Salesforce API limit on ${operation}: ${code}: ${reason}${usage}`,
       RATE_LIMIT_RETRY_MS,
       code === 'REQUEST_LIMIT_EXCEEDED' ? 'DAILY_API_REQUESTS' : undefined,
+      // Salesforce answers REQUEST_LIMIT_EXCEEDED with a 403.
+      { status: statusOf(code) ?? 403 },
     );
   }
   if (TRANSIENT_CODES.has(code) || /^ERROR_HTTP_5\d\d$/.test(code)) {

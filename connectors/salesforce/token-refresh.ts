@@ -6,6 +6,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { IntegrationError } from '../../src/shared/errors.ts';
 
 export interface StoredToken {
   accessToken: string;
@@ -44,10 +45,12 @@ export interface LockedRefreshOptions {
   pollMs?: number;
 }
 
-export class TokenRefreshTimeoutError extends Error {
+/** Another worker's refresh outlasted our wait: the token will likely be there on the next attempt. */
+export class TokenRefreshTimeoutError extends IntegrationError {
   constructor(key: string, waitedMs: number) {
-    super(`another worker held the token refresh lock for ${key} longer than ${waitedMs} ms`);
-    this.name = 'TokenRefreshTimeoutError';
+    super(`another worker held the token refresh lock for ${key} longer than ${waitedMs} ms`, {
+      permanent: false,
+    });
   }
 }
 

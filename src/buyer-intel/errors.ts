@@ -2,6 +2,8 @@
 // the HTTP status, the provider's request id and its response body. Messages never include the token
 // or any request header.
 
+import { IntegrationError } from '../shared/errors.ts';
+
 export interface BuyerIntelErrorDetails {
   operation: string;
   status?: number | undefined;
@@ -10,21 +12,31 @@ export interface BuyerIntelErrorDetails {
   cause?: unknown;
 }
 
-export class BuyerIntelError extends Error {
+export class BuyerIntelError extends IntegrationError {
+  /** A kind of failure that may pass when the same request is sent again; sets `permanent`. */
+  protected static readonly transient: boolean = false;
   readonly operation: string;
-  readonly status: number | undefined;
-  readonly requestId: string | undefined;
   readonly body: unknown;
-  /** Whether sending the same request again may succeed. */
-  readonly retryable: boolean = false;
 
-  constructor(message: string, details: BuyerIntelErrorDetails) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.name = new.target.name;
+  constructor(
+    message: string,
+    details: BuyerIntelErrorDetails,
+    wait: { retryAfterMs?: number | undefined; limit?: 'shared' | 'tenant' } = {},
+  ) {
+    super(message, {
+      permanent: !new.target.transient,
+      status: details.status,
+      requestId: details.requestId,
+      cause: details.cause,
+      ...wait,
+    });
     this.operation = details.operation;
-    this.status = details.status;
-    this.requestId = details.requestId;
     this.body = details.body;
+  }
+
+  /** Whether sending the same request again may succeed. */
+  get retryable(): boolean {
+    return !this.permanent;
   }
 }
 
@@ -41,17 +53,17 @@ export class UnsupportedMediaTypeError extends BuyerIntelError {}
 
 /** 429: over the provider's rate limit. `retryAfterMs` is the provider's `Retry-After`, when it sent one. */
 export class RateLimitError extends BuyerIntelError {
-  override readonly retryable = true;
-  readonly retryAfterMs: number | undefined;
+  protected static override readonly transient = true;
   constructor(message: string, details: BuyerIntelErrorDetails & { retryAfterMs?: number | undefined }) {
-    super(message, details);
-    this.retryAfterMs = details.retryAfterMs;
+    // The provider's limit is one every job spends, so waiting it out concerns the whole queue.
+    const wait = { retryAfterMs: details.retryAfterMs, limit: 'shared' } as const;
+    super(message, { ...details, status: details.status ?? 429 }, wait);
   }
 }
 
 /** 500 and any other 5xx. */
 export class ServerError extends BuyerIntelError {
-  override readonly retryable = true;
+  protected static override readonly transient = true;
 }
 
 /** Any other status the contract does not list. */
@@ -59,16 +71,21 @@ export class UnexpectedStatusError extends BuyerIntelError {}
 
 /** The request never got an HTTP answer: DNS, refused or reset connection. */
 export class ConnectionError extends BuyerIntelError {
-  override readonly retryable = true;
+  protected static override readonly transient = true;
 }
 
 /** No answer within the per-request timeout. */
 export class TimeoutError extends BuyerIntelError {
-  override readonly retryable = true;
+  protected static override readonly transient = true;
 }
 
-/** A 2xx answer that does not match the contract. `path` names the first bad field, e.g. `buyers[3].id`. */
+/**
+ * A 2xx answer that does not match the contract. `path` names the first bad field, e.g. `buyers[3].id`.
+ * Transient: a garbled or truncated answer is the provider's hiccup, which the next job attempt rarely
+ * meets again (the transport still does not repeat it within one call).
+ */
 export class ResponseValidationError extends BuyerIntelError {
+  protected static override readonly transient = true;
   readonly path: string;
   constructor(message: string, details: BuyerIntelErrorDetails & { path: string }) {
     super(message, details);

@@ -1,5 +1,7 @@
 // The retry decision is a pure function so it can be tested without a clock or a network.
 
+import { backoffDelay } from '../shared/backoff.ts';
+
 export interface RetryPolicy {
   /** Total attempts including the first; 1 disables retries. */
   maxAttempts: number;
@@ -34,7 +36,7 @@ export function isRetryableOutcome(outcome: AttemptOutcome): boolean {
 /**
  * Decide whether attempt number `attempt` (1-based) should be followed by another.
  * Retries 429, 5xx, network errors and timeouts, never other 4xx. Waits for `Retry-After` when the
- * server sent one; otherwise capped exponential backoff with full jitter.
+ * server sent one; otherwise the project's one backoff (src/shared/backoff.ts) within the policy.
  */
 export function decideRetry(
   attempt: number,
@@ -47,8 +49,8 @@ export function decideRetry(
     if (outcome.retryAfterMs > policy.maxRetryAfterMs) return { retry: false };
     return { retry: true, delayMs: outcome.retryAfterMs };
   }
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
-  return { retry: true, delayMs: Math.floor(random() * ceiling) };
+  const delayMs = backoffDelay(attempt, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, random);
+  return { retry: true, delayMs };
 }
 
 /** `Retry-After` is either delay-seconds or an HTTP date (RFC 9110 §10.2.3). */

@@ -20,6 +20,7 @@ import {
   httpUrl as url,
 } from '../shared/config-schema.ts';
 import { cronOrOff, timeZone } from '../shared/cron.ts';
+import { IntegrationError } from '../shared/errors.ts';
 import { parseHmacSecret, parsePublicKey } from '../signals/standard-webhooks.ts';
 import { readConfigFile } from './file.ts';
 
@@ -117,11 +118,10 @@ export type Env = z.output<typeof coreSchema> & {
   vars: Record<string, unknown>;
 };
 
-export class ConfigError extends Error {
+export class ConfigError extends IntegrationError {
   readonly problems: string[];
   constructor(problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`, { permanent: true });
     this.problems = problems;
   }
 }

@@ -4,6 +4,7 @@
 import type { Redis } from 'ioredis';
 import type { CrmConnector, CrmKind, NoteDraft, NoteResult } from '../../connectors/types.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
+import { IntegrationError } from '../shared/errors.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import type { DigestSettings } from './settings.ts';
 
@@ -53,20 +54,18 @@ export interface DigestRunResult {
 }
 
 /** Some accounts or deliveries failed in a way a retry can fix; the job retries (done ones are skipped). */
-export class DigestIncompleteError extends Error {
+export class DigestIncompleteError extends IntegrationError {
   readonly result: DigestRunResult;
   constructor(message: string, result: DigestRunResult) {
-    super(message);
-    this.name = 'DigestIncompleteError';
+    super(message, { permanent: false });
     this.result = result;
   }
 }
 
-/** Another run of the same digest holds the lock. */
-export class DigestBusyError extends Error {
+/** Another run of the same digest holds the lock; once it ends, this one can run. */
+export class DigestBusyError extends IntegrationError {
   constructor(kind: DigestKind) {
-    super(`a ${kind} digest is already running`);
-    this.name = 'DigestBusyError';
+    super(`a ${kind} digest is already running`, { permanent: false });
   }
 }
 

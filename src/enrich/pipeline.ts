@@ -17,6 +17,7 @@ import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import { type FieldChange, planFieldWrites } from '../map/plan.ts';
 import type { MatchDecision, Resolver, ScoredCandidate } from '../resolve/resolver.ts';
+import { IntegrationError } from '../shared/errors.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
 
@@ -76,10 +77,9 @@ export interface EnrichResult {
 }
 
 /** A write the CRM refused for good (unknown field, deleted account): retrying cannot help. */
-export class PermanentWriteError extends Error {
+export class PermanentWriteError extends IntegrationError {
   constructor(message: string) {
-    super(message);
-    this.name = 'PermanentWriteError';
+    super(message, { permanent: true });
   }
 }
 

@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { type Document, isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
+import { IntegrationError } from '../shared/errors.ts';
 import { formatPath } from '../shared/format-path.ts';
 import { type Mapping, type MappingIssue, validateMapping } from './mapping-schema.ts';
 
@@ -20,14 +21,15 @@ export interface MappingProblem {
 }
 
 /** The mapping file is unreadable or invalid; `message` lists every problem, one a line. */
-export class MappingError extends Error {
+export class MappingError extends IntegrationError {
   readonly file: string;
   readonly problems: readonly MappingProblem[];
 
   constructor(file: string, problems: readonly MappingProblem[]) {
     const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-    super(`invalid mapping file ${file} (${count}):\n${problems.map(formatProblem).join('\n')}`);
-    this.name = 'MappingError';
+    super(`invalid mapping file ${file} (${count}):\n${problems.map(formatProblem).join('\n')}`, {
+      permanent: true,
+    });
     this.file = file;
     this.problems = problems;
   }

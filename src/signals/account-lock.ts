@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
+import { IntegrationError } from '../shared/errors.ts';
 import type { AccountKey } from '../write/ledgers.ts';
 
 export type AccountLock = <T>(account: AccountKey, fn: () => Promise<T>) => Promise<T>;
@@ -15,10 +16,9 @@ return false`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 /** The account is busy for longer than we wait: the job retries later. */
-export class AccountBusyError extends Error {
+export class AccountBusyError extends IntegrationError {
   constructor(message: string) {
-    super(message);
-    this.name = 'AccountBusyError';
+    super(message, { permanent: false });
   }
 }
 

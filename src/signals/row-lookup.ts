@@ -4,6 +4,7 @@
 // reaches rows older than the event the row cannot come later.
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import type { BridgeRow, BridgeSignal } from '../buyer-intel/schemas.ts';
+import { IntegrationError } from '../shared/errors.ts';
 
 export type RowLookupClient = Pick<
   BuyerIntelClient,
@@ -18,10 +19,10 @@ export interface RowLookupOptions {
 }
 
 /** The row is not (yet) listed: retrying later may find it. */
-export class RowNotFoundError extends Error {
+export class RowNotFoundError extends IntegrationError {
   constructor(message: string) {
-    super(message);
-    this.name = 'RowNotFoundError';
+    // Not found *yet*: the event can arrive before the bridge lists its row.
+    super(message, { permanent: false });
   }
 }
 

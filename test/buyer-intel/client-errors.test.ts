@@ -162,7 +162,7 @@ describe('retries', () => {
     const { client, sleeps } = clientFor(sandbox, { random: () => 1 });
     const res = await client.getBuyerAttributesBulk(buyerId(), ['Name']);
     expect(res.buyerData?.Name).toBeTruthy();
-    // Full jitter with random() = 1 hits the exponential ceiling: 250 ms, then 500 ms.
+    // random() = 1 hits the exponential ceiling: 250 ms, then 500 ms.
     expect(sleeps).toEqual([250, 500]);
     expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(3);
   });

@@ -17,17 +17,25 @@ describe('decideRetry', () => {
     expect(decideRetry(5, { kind: 'status', status: 500 }, policy)).toEqual({ retry: false });
   });
 
-  it('backs off exponentially with full jitter under a cap', () => {
-    const ceilings = [1, 2, 3, 4].map((a) => decideRetry(a, { kind: 'network' }, policy, () => 0.999999));
-    expect(ceilings.map((d) => (d.retry ? d.delayMs : -1))).toEqual([99, 199, 399, 799]);
-    const capped = decideRetry(
-      4,
-      { kind: 'network' },
-      { ...policy, maxAttempts: 10, maxDelayMs: 300 },
-      () => 0.999999,
-    );
-    expect(capped).toEqual({ retry: true, delayMs: 299 });
-    expect(decideRetry(3, { kind: 'network' }, policy, () => 0)).toEqual({ retry: true, delayMs: 0 });
+  it('backs off exponentially under a cap, jittered within the upper half of each step', () => {
+    const delay = (attempt: number, random: () => number, p = policy) => {
+      const d = decideRetry(attempt, { kind: 'network' }, p, random);
+      return d.retry ? d.delayMs : -1;
+    };
+    // The ceiling doubles from baseDelayMs: 100, 200, 400, 800 ms.
+    expect([1, 2, 3, 4].map((a) => delay(a, () => 1))).toEqual([100, 200, 400, 800]);
+    // Never less than half the ceiling, so no retry goes out almost at once.
+    expect([1, 2, 3, 4].map((a) => delay(a, () => 0))).toEqual([50, 100, 200, 400]);
+    for (let attempt = 1; attempt <= 4; attempt++) {
+      const ceiling = 100 * 2 ** (attempt - 1);
+      const d = delay(attempt, Math.random);
+      expect(d).toBeGreaterThanOrEqual(ceiling / 2);
+      expect(d).toBeLessThanOrEqual(ceiling);
+    }
+    // maxDelayMs caps the ceiling.
+    const capped = { ...policy, maxAttempts: 10, maxDelayMs: 300 };
+    expect(delay(4, () => 1, capped)).toBe(300);
+    expect(delay(9, () => 0, capped)).toBe(150);
   });
 
   it('waits exactly Retry-After, and gives up when it is longer than we hold a call', () => {

@@ -425,7 +425,13 @@ describe('sessions, limits and secrets', () => {
     ];
     for (const err of errors) {
       expect(err).toBeInstanceOf(CrmRateLimitError);
-      expect(err).toMatchObject({ retryAfterMs: 60_000, policy: 'DAILY_API_REQUESTS' });
+      expect(err).toMatchObject({
+        retryAfterMs: 60_000,
+        policy: 'DAILY_API_REQUESTS',
+        permanent: false,
+        // One org's allocation: only that org's jobs wait.
+        limit: 'tenant',
+      });
       expect(err.message).toContain('api-usage 1/1');
       expectNoSecrets(sf, err);
     }
