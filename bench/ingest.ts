@@ -11,7 +11,7 @@ import { hubspotSignatureV3 } from '../connectors/hubspot/webhook-signature.ts';
 import type { SandboxDataset } from '../src/sandbox/buyer-intel/data/dataset.ts';
 import { startBuyerIntelSandbox } from '../src/sandbox/buyer-intel/server.ts';
 import { startHubSpotSandbox } from '../src/sandbox/hubspot/server.ts';
-import { listen } from '../src/sandbox/shared/listen.ts';
+import { listen } from '../src/service/listen.ts';
 import { createService } from '../src/service/runtime.ts';
 import { sandboxSettings } from '../src/service/sandbox-settings.ts';
 import { deletePrefix } from './redis-cleanup.ts';

@@ -67,7 +67,6 @@ import { createLogger, type Logger, workerLog } from '../observe/logger.ts';
 import { Metrics } from '../observe/metrics.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
-import { listen } from '../sandbox/shared/listen.ts';
 import { redisAccountLock } from '../signals/account-lock.ts';
 import { createSignalQueue, enqueueInto, startSignalWorker } from '../signals/queue.ts';
 import { processRowEvent, type RealtimeDeps } from '../signals/realtime.ts';
@@ -78,6 +77,7 @@ import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
 import { Ledgers } from '../write/ledgers.ts';
 import { createHttpApp } from './http-app.ts';
+import { listen } from './listen.ts';
 
 export interface ServiceSettings {
   buyerIntel: {

@@ -8,7 +8,7 @@ import {
   type RunningSalesforceSandbox,
   startSalesforceSandbox,
 } from '../../src/sandbox/salesforce/server.ts';
-import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
+import { type Listening, listen } from '../../src/service/listen.ts';
 
 const closers: { close(): Promise<void> }[] = [];
 afterAll(async () => {

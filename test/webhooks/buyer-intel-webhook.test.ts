@@ -12,8 +12,8 @@ import {
   type Delivery,
   touchSandboxRow,
 } from '../../src/sandbox/buyer-intel/webhook-sender.ts';
-import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
+import { type Listening, listen } from '../../src/service/listen.ts';
 import type { SignalJobData } from '../../src/signals/events.ts';
 import { createSignalQueue, enqueueInto, startSignalWorker } from '../../src/signals/queue.ts';
 import { processRowEvent, type RowEventResult } from '../../src/signals/realtime.ts';

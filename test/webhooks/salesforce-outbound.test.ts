@@ -10,8 +10,8 @@ import {
   type RunningSalesforceSandbox,
   startSalesforceSandbox,
 } from '../../src/sandbox/salesforce/server.ts';
-import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
+import { type Listening, listen } from '../../src/service/listen.ts';
 import { webhookReceiver } from '../../src/webhooks/receiver.ts';
 
 let redis: Redis;

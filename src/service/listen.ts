@@ -1,3 +1,5 @@
+// Starts an express app and reports its URL. It lives in production because the HTTP roles need it and
+// production never imports the emulators; the emulators and tests borrow it from here.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
