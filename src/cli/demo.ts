@@ -4,13 +4,13 @@
 // writes fields and notes back through the real @hubspot/api-client. Prints what happened and exits.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { startBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { BUYER_FIELD_LABELS } from '../buyer-intel/fields.ts';
 import type { EnrichResult } from '../enrich/pipeline.ts';
 import { DEFAULT_MAPPING } from '../map/default-mapping.ts';
 import { fieldDefinitions } from '../map/field-definitions.ts';
-import { startBuyerIntelSandbox } from '../sandbox/buyer-intel/server.ts';
-import { startHubSpotSandbox } from '../sandbox/hubspot/server.ts';
-import { startSalesforceSandbox } from '../sandbox/salesforce/server.ts';
 import { redisForDemo } from '../service/private-redis.ts';
 import { createService } from '../service/runtime.ts';
 import { sandboxSettings } from '../service/sandbox-settings.ts';

@@ -1,5 +1,5 @@
-import { startBuyerIntelSandbox } from '../sandbox/buyer-intel/server.ts';
-import { startHubSpotSandbox } from '../sandbox/hubspot/server.ts';
+import { startBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { type Command, numberOption } from './command.ts';
 
 export const sandboxCommand: Command = {

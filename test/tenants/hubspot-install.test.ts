@@ -4,8 +4,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
 import { TokenCipher } from '../../src/tenants/cipher.ts';
