@@ -8,11 +8,11 @@ import { randomUUID } from 'node:crypto';
 import type { SandboxDataset } from '../emulators/buyer-intel/data/dataset.ts';
 import { startBuyerIntelSandbox } from '../emulators/buyer-intel/server.ts';
 import { startHubSpotSandbox } from '../emulators/hubspot/server.ts';
+import { sandboxSettings } from '../emulators/settings.ts';
 import { seededRandom } from '../emulators/shared/faults.ts';
 import { DEFAULT_MAPPING } from '../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../src/map/field-definitions.ts';
 import { createService } from '../src/service/runtime.ts';
-import { sandboxSettings } from '../src/service/sandbox-settings.ts';
 import { deletePrefix } from './redis-cleanup.ts';
 
 export interface EnrichmentBenchOptions {
