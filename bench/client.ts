@@ -1,8 +1,8 @@
 // The Buyer Intelligence client against the local sandbox over real HTTP: calls/s and latency per
 // operation at a given concurrency.
+import type { SandboxDataset } from '../emulators/buyer-intel/data/dataset.ts';
+import { startBuyerIntelSandbox } from '../emulators/buyer-intel/server.ts';
 import { BuyerIntelClient } from '../src/buyer-intel/index.ts';
-import type { SandboxDataset } from '../src/sandbox/buyer-intel/data/dataset.ts';
-import { startBuyerIntelSandbox } from '../src/sandbox/buyer-intel/server.ts';
 
 export async function runClientBench(o: {
   calls: number;

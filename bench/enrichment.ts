@@ -7,14 +7,14 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import type { HubSpotConfig } from '../connectors/hubspot/config.ts';
+import type { SandboxDataset } from '../emulators/buyer-intel/data/dataset.ts';
+import { startBuyerIntelSandbox } from '../emulators/buyer-intel/server.ts';
+import { startHubSpotSandbox } from '../emulators/hubspot/server.ts';
+import { sandboxSettings } from '../emulators/settings.ts';
+import { seededRandom } from '../emulators/shared/faults.ts';
 import { DEFAULT_MAPPING } from '../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../src/map/field-definitions.ts';
-import type { SandboxDataset } from '../src/sandbox/buyer-intel/data/dataset.ts';
-import { startBuyerIntelSandbox } from '../src/sandbox/buyer-intel/server.ts';
-import { startHubSpotSandbox } from '../src/sandbox/hubspot/server.ts';
-import { seededRandom } from '../src/sandbox/shared/faults.ts';
 import { createService } from '../src/service/runtime.ts';
-import { sandboxSettings } from '../src/service/sandbox-settings.ts';
 import { deletePrefix } from './redis-cleanup.ts';
 
 export interface EnrichmentBenchOptions {

@@ -8,12 +8,12 @@ import { randomUUID } from 'node:crypto';
 import type autocannon from 'autocannon';
 import express from 'express';
 import { hubspotSignatureV3 } from '../connectors/hubspot/webhook-signature.ts';
-import type { SandboxDataset } from '../src/sandbox/buyer-intel/data/dataset.ts';
-import { startBuyerIntelSandbox } from '../src/sandbox/buyer-intel/server.ts';
-import { startHubSpotSandbox } from '../src/sandbox/hubspot/server.ts';
-import { listen } from '../src/sandbox/shared/listen.ts';
+import type { SandboxDataset } from '../emulators/buyer-intel/data/dataset.ts';
+import { startBuyerIntelSandbox } from '../emulators/buyer-intel/server.ts';
+import { startHubSpotSandbox } from '../emulators/hubspot/server.ts';
+import { sandboxSettings } from '../emulators/settings.ts';
+import { listen } from '../src/service/listen.ts';
 import { createService } from '../src/service/runtime.ts';
-import { sandboxSettings } from '../src/service/sandbox-settings.ts';
 import { deletePrefix } from './redis-cleanup.ts';
 
 export interface IngestBenchOptions {

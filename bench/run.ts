@@ -19,8 +19,8 @@
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
-import { buildDataset } from '../src/sandbox/buyer-intel/data/dataset.ts';
-import { redisForDemo } from '../src/service/private-redis.ts';
+import { buildDataset } from '../emulators/buyer-intel/data/dataset.ts';
+import { redisForDemo } from '../emulators/private-redis.ts';
 import { runClientBench } from './client.ts';
 import { runEnrichmentBench } from './enrichment.ts';
 import { runIngestBench } from './ingest.ts';

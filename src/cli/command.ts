@@ -41,3 +41,47 @@ export function numberOption(values: Record<string, unknown>, name: string, fall
   }
   return n;
 }
+
+function help(program: string, commands: Command[]): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return [
+    `Usage: ${program} <command> [options]`,
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    `Run \`${program} <command> --help\` for a command’s options.`,
+  ].join('\n');
+}
+
+/**
+ * Dispatches argv to one of `commands` and resolves with the exit code. Shared by the product's CLI and
+ * the emulators' dev CLI so both answer --help, usage errors and failures the same way.
+ */
+export async function runCli(program: string, commands: Command[], argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(`${help(program, commands)}\n`);
+    return name ? 0 : EXIT_USAGE;
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command) {
+    process.stderr.write(`${program}: unknown command "${name}"\n\n${help(program, commands)}\n`);
+    return EXIT_USAGE;
+  }
+  try {
+    const { values, positionals } = parse(command, rest);
+    if (values.help) {
+      process.stdout.write(`${command.usage}\n`);
+      return 0;
+    }
+    return await command.run(values as Record<string, string | boolean | undefined>, positionals);
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${program} ${name}: ${err.message}\n(see ${program} ${name} --help)\n`);
+      return EXIT_USAGE;
+    }
+    process.stderr.write(`${program} ${name}: ${(err as Error).message}\n`);
+    return EXIT_FAILURE;
+  }
+}

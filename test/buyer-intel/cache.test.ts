@@ -2,9 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { cachedBuyerIntel } from '../../src/buyer-intel/cache.ts';
 import type { BuyerIntelClient } from '../../src/buyer-intel/index.ts';
-import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 
 let sandbox: RunningBuyerIntelSandbox;

@@ -2,6 +2,7 @@
 // behaviour around them. Delays are recorded through the client's sleep seam, not waited for.
 import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import {
   AuthenticationError,
   BadRequestError,
@@ -17,7 +18,6 @@ import {
   TimeoutError,
   UnsupportedMediaTypeError,
 } from '../../src/buyer-intel/index.ts';
-import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 
 let sandbox: RunningBuyerIntelSandbox;

@@ -1,7 +1,7 @@
 // Every client operation against the sandbox over real HTTP.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { BUYER_FIELDS, type BuyerIntelClient } from '../../src/buyer-intel/index.ts';
-import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 
 let sandbox: RunningBuyerIntelSandbox;

@@ -2,12 +2,12 @@
 // account with new signals, none on a second run in the same period; usage errors exit 2.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
-import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
-import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { runCli, sandboxCliEnv } from '../helpers/cli.ts';
 import { closeService } from '../helpers/service.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisCallBudget } from '../../connectors/call-budget.ts';
 import { createHubSpotConnector } from '../../connectors/hubspot/connector.ts';
 import { CrmRateLimitError } from '../../connectors/types.ts';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 
 const prefix = `test-budget-${randomUUID().slice(0, 8)}`;
 let redis: Redis;

@@ -21,8 +21,8 @@ import {
   type FieldDefinition,
   type NoteDraft,
 } from '../../connectors/types.ts';
-import type { HubSpotSandboxOptions } from '../../src/sandbox/hubspot/app.ts';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import type { HubSpotSandboxOptions } from '../../emulators/hubspot/app.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 
 const sandboxes: RunningHubSpotSandbox[] = [];
 async function start(options: HubSpotSandboxOptions = {}): Promise<RunningHubSpotSandbox> {

@@ -2,7 +2,7 @@
 // a person would, our field is created through the connector's own `ensureFields`.
 import { Client } from '@hubspot/api-client';
 import { createHubSpotConnector } from '../../connectors/hubspot/connector.ts';
-import { startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import { startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { connectorContract } from './contract.ts';
 
 connectorContract('hubspot', async () => {

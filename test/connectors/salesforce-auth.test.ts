@@ -13,11 +13,8 @@ import { SalesforceTransientError } from '../../connectors/salesforce/errors.ts'
 import { signJwtAssertion } from '../../connectors/salesforce/jwt.ts';
 import { lockedRefresh, readStoredToken } from '../../connectors/salesforce/token-refresh.ts';
 import { CrmAuthError } from '../../connectors/types.ts';
-import type { SalesforceSandboxOptions } from '../../src/sandbox/salesforce/app.ts';
-import {
-  type RunningSalesforceSandbox,
-  startSalesforceSandbox,
-} from '../../src/sandbox/salesforce/server.ts';
+import type { SalesforceSandboxOptions } from '../../emulators/salesforce/app.ts';
+import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 
 const PREFIX = `test:sf-auth:${randomUUID()}:`;
 let redis: Redis;

@@ -13,10 +13,7 @@ import {
   type AccountChangeSubscription,
   subscribeAccountChanges,
 } from '../../connectors/salesforce/change-events.ts';
-import {
-  type RunningSalesforceSandbox,
-  startSalesforceSandbox,
-} from '../../src/sandbox/salesforce/server.ts';
+import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 
 const PREFIX = `test:sf-cdc:${randomUUID()}:`;
 let redis: Redis;

@@ -22,14 +22,11 @@ import {
   CrmRateLimitError,
   type NoteDraft,
 } from '../../connectors/types.ts';
+import type { SalesforceSandboxOptions } from '../../emulators/salesforce/app.ts';
+import { to18 } from '../../emulators/salesforce/ids.ts';
+import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
-import type { SalesforceSandboxOptions } from '../../src/sandbox/salesforce/app.ts';
-import { to18 } from '../../src/sandbox/salesforce/ids.ts';
-import {
-  type RunningSalesforceSandbox,
-  startSalesforceSandbox,
-} from '../../src/sandbox/salesforce/server.ts';
 
 const sandboxes: RunningSalesforceSandbox[] = [];
 async function start(options: SalesforceSandboxOptions = {}): Promise<RunningSalesforceSandbox> {

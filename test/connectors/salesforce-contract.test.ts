@@ -4,8 +4,8 @@
 
 import { expect } from 'vitest';
 import { createSalesforceConnector } from '../../connectors/salesforce/connector.ts';
-import { to18 } from '../../src/sandbox/salesforce/ids.ts';
-import { startSalesforceSandbox } from '../../src/sandbox/salesforce/server.ts';
+import { to18 } from '../../emulators/salesforce/ids.ts';
+import { startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { connectorContract, type Harness } from './contract.ts';
 
 /** Our field names → the API names the connector uses by default. */

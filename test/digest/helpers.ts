@@ -2,7 +2,7 @@
 // (and passes them on for real), sandbox rows as the digest should see them, and Redis cleanup.
 import type { Redis } from 'ioredis';
 import type { CrmConnector, NoteDraft } from '../../connectors/types.ts';
-import type { SandboxDataset, SandboxRow } from '../../src/sandbox/buyer-intel/data/dataset.ts';
+import type { SandboxDataset, SandboxRow } from '../../emulators/buyer-intel/data/dataset.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const DAY = 86_400_000;

@@ -82,10 +82,12 @@ describe('docker-compose.yml', () => {
     expect(worker.image).toBe(service('app').image);
   });
 
-  it('offers the sandbox only behind a profile', () => {
+  it('offers the sandbox only behind a profile, from an image of its own', () => {
     const sandbox = service('sandbox');
     expect(sandbox.profiles).toEqual(['sandbox']);
-    expect(sandbox.command?.slice(0, 3)).toEqual(['node', 'src/cli.ts', 'sandbox']);
+    expect(sandbox.command?.slice(0, 3)).toEqual(['node', 'emulators/cli.ts', 'sandbox']);
+    expect(sandbox.build).toEqual({ context: '.', dockerfile: 'emulators/Dockerfile' });
+    expect(sandbox.image).not.toBe(service('app').image);
     for (const name of ['redis', 'app', 'worker']) expect(service(name).profiles).toBeUndefined();
   });
 
@@ -123,9 +125,26 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^CMD \["node", ?"src\/cli\.ts", ?"start"\]$/m);
   });
 
-  it('copies what the service runs and .dockerignore keeps secrets and tests out', () => {
+  it('copies what the service runs and .dockerignore keeps secrets, tests and emulators out', () => {
     for (const dir of ['src', 'connectors', 'queues']) expect(dockerfile).toContain(`COPY ${dir} ./${dir}`);
+    expect(dockerfile).not.toContain('emulators');
     const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n');
+    for (const entry of ['.env', 'node_modules', 'test', '.git', 'emulators'])
+      expect(ignored).toContain(entry);
+  });
+});
+
+describe('emulators/Dockerfile', () => {
+  const sandboxfile = readFileSync(join(ROOT, 'emulators/Dockerfile'), 'utf8');
+
+  it('adds the emulators to what the service runs, and keeps secrets out of its own context', () => {
+    for (const dir of ['src', 'connectors', 'queues', 'emulators'])
+      expect(sandboxfile).toContain(`COPY ${dir} ./${dir}`);
+    expect(sandboxfile).toMatch(/^RUN npm ci --omit=dev\b/m);
+    expect((sandboxfile.match(/^USER .*$/gm) ?? []).at(-1)).toBe('USER node');
+    // BuildKit reads <Dockerfile>.dockerignore next to the Dockerfile instead of the root one.
+    const ignored = readFileSync(join(ROOT, 'emulators/Dockerfile.dockerignore'), 'utf8').split('\n');
     for (const entry of ['.env', 'node_modules', 'test', '.git']) expect(ignored).toContain(entry);
+    expect(ignored).not.toContain('emulators');
   });
 });

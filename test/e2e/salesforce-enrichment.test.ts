@@ -5,15 +5,12 @@ import { randomUUID } from 'node:crypto';
 import jsforce from 'jsforce';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultFieldName, NOTE_KEY_FIELD } from '../../connectors/salesforce/fields.ts';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
+import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
-import {
-  type RunningSalesforceSandbox,
-  startSalesforceSandbox,
-} from '../../src/sandbox/salesforce/server.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
-import { sandboxSettings } from '../../src/service/sandbox-settings.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { closeService, finishedJob } from '../helpers/service.ts';
 

@@ -1,11 +1,8 @@
 // One sandbox data set per test worker (building it is the slow part), a fresh server per test file.
+import type { BuyerIntelSandboxOptions } from '../../emulators/buyer-intel/app.ts';
+import { buildDataset, type SandboxDataset } from '../../emulators/buyer-intel/data/dataset.ts';
+import { type RunningBuyerIntelSandbox, startBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { BuyerIntelClient, type BuyerIntelClientOptions } from '../../src/buyer-intel/index.ts';
-import type { BuyerIntelSandboxOptions } from '../../src/sandbox/buyer-intel/app.ts';
-import { buildDataset, type SandboxDataset } from '../../src/sandbox/buyer-intel/data/dataset.ts';
-import {
-  type RunningBuyerIntelSandbox,
-  startBuyerIntelSandbox,
-} from '../../src/sandbox/buyer-intel/server.ts';
 
 let shared: SandboxDataset | undefined;
 export function sharedDataset(): SandboxDataset {

@@ -4,9 +4,9 @@
 import { createServer } from 'node:net';
 import { extractNoteKeys } from '../../connectors/hubspot/note-html.ts';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
-import type { SandboxBuyer } from '../../src/sandbox/buyer-intel/data/types.ts';
-import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
-import type { RunningHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import type { SandboxBuyer } from '../../emulators/buyer-intel/data/types.ts';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import type { RunningHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;

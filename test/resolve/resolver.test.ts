@@ -2,6 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SandboxBuyer } from '../../emulators/buyer-intel/data/dataset.ts';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import type { BuyerIntelClient } from '../../src/buyer-intel/index.ts';
 import {
   type AccountForMatching,
@@ -10,8 +12,6 @@ import {
   redisMatchCache,
   type ScoredCandidate,
 } from '../../src/resolve/resolver.ts';
-import type { SandboxBuyer } from '../../src/sandbox/buyer-intel/data/dataset.ts';
-import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 
 let sandbox: RunningBuyerIntelSandbox;

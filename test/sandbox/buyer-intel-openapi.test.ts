@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 
 const SPEC_PATH = new URL('../../../shared/reference/buyer-intelligence-openapi.json', import.meta.url);

@@ -1,15 +1,15 @@
 // The sandbox's seeded data set: deterministic, large enough, with the resolver's hard cases, typed
 // attributes and rows shaped like their bridges.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BUYER_TYPES, RELATIVE_DATE_PERIODS } from '../../src/buyer-intel/enums.ts';
-import { BUYER_FIELDS } from '../../src/buyer-intel/fields.ts';
-import { populationTrendFor } from '../../src/sandbox/buyer-intel/data/attributes.ts';
-import { HARD_CASES } from '../../src/sandbox/buyer-intel/data/buyers.ts';
+import { populationTrendFor } from '../../emulators/buyer-intel/data/attributes.ts';
+import { HARD_CASES } from '../../emulators/buyer-intel/data/buyers.ts';
 import {
   buildDataset,
   type SandboxBuyer,
   type SandboxDataset,
-} from '../../src/sandbox/buyer-intel/data/dataset.ts';
+} from '../../emulators/buyer-intel/data/dataset.ts';
+import { BUYER_TYPES, RELATIVE_DATE_PERIODS } from '../../src/buyer-intel/enums.ts';
+import { BUYER_FIELDS } from '../../src/buyer-intel/fields.ts';
 
 const now = new Date('2026-11-21T12:00:00Z');
 let ds: SandboxDataset;

@@ -2,8 +2,8 @@
 // makes, the errors it must handle (400, 401, 404, 409, 429) and the 207 partial failure of batch update.
 import { Client } from '@hubspot/api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { HubSpotSandboxOptions } from '../../src/sandbox/hubspot/app.ts';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
+import type { HubSpotSandboxOptions } from '../../emulators/hubspot/app.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 
 interface ApiError {
   code: number;

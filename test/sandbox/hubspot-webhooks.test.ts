@@ -4,8 +4,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { Client } from '@hubspot/api-client';
 import express from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../src/sandbox/hubspot/server.ts';
-import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { type Listening, listen } from '../../src/service/listen.ts';
 
 interface Received {
   headers: Record<string, string | string[] | undefined>;

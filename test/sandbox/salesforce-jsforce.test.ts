@@ -4,12 +4,9 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { Connection } from 'jsforce';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { SalesforceSandboxOptions } from '../../src/sandbox/salesforce/app.ts';
-import { checksumSuffix, isWellFormedId, to18 } from '../../src/sandbox/salesforce/ids.ts';
-import {
-  type RunningSalesforceSandbox,
-  startSalesforceSandbox,
-} from '../../src/sandbox/salesforce/server.ts';
+import type { SalesforceSandboxOptions } from '../../emulators/salesforce/app.ts';
+import { checksumSuffix, isWellFormedId, to18 } from '../../emulators/salesforce/ids.ts';
+import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 
 const sandboxes: RunningSalesforceSandbox[] = [];
 async function start(options: SalesforceSandboxOptions = {}): Promise<RunningSalesforceSandbox> {

@@ -4,11 +4,8 @@
 // session on the SOAP fault, and `conn.metadata.read` gives the component back.
 import { Connection } from 'jsforce';
 import { afterAll, describe, expect, it } from 'vitest';
-import { decodeXmlText, parseSoap } from '../../src/sandbox/salesforce/metadata.ts';
-import {
-  type RunningSalesforceSandbox,
-  startSalesforceSandbox,
-} from '../../src/sandbox/salesforce/server.ts';
+import { decodeXmlText, parseSoap } from '../../emulators/salesforce/metadata.ts';
+import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 
 const sandboxes: RunningSalesforceSandbox[] = [];
 async function start(): Promise<RunningSalesforceSandbox> {

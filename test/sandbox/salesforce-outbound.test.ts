@@ -3,12 +3,9 @@
 import express from 'express';
 import { Connection } from 'jsforce';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isAck } from '../../src/sandbox/salesforce/outbound.ts';
-import {
-  type RunningSalesforceSandbox,
-  startSalesforceSandbox,
-} from '../../src/sandbox/salesforce/server.ts';
-import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
+import { isAck } from '../../emulators/salesforce/outbound.ts';
+import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
+import { type Listening, listen } from '../../src/service/listen.ts';
 
 const closers: { close(): Promise<void> }[] = [];
 afterAll(async () => {

@@ -4,10 +4,7 @@
 import { Connection } from 'jsforce';
 import { StreamingExtension } from 'jsforce/api/streaming';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  type RunningSalesforceSandbox,
-  startSalesforceSandbox,
-} from '../../src/sandbox/salesforce/server.ts';
+import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 
 const CHANNEL = '/data/AccountChangeEvent';
 

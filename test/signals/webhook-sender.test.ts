@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import express from 'express';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
-import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { type Listening, listen } from '../../src/service/listen.ts';
 import { rowEventDataSchema, webhookEnvelopeSchema } from '../../src/signals/events.ts';
 import { createStandardWebhookVerifier, type VerifyResult } from '../../src/signals/standard-webhooks.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';

@@ -5,16 +5,12 @@ import { randomUUID } from 'node:crypto';
 import type { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { addSandboxRow, type Delivery, touchSandboxRow } from '../../emulators/buyer-intel/webhook-sender.ts';
 import { jobIdOf } from '../../queues/enrich-queue.ts';
 import { createSignalQueue, enqueueInto, startSignalWorker } from '../../queues/signal-queue.ts';
-import type { RunningBuyerIntelSandbox } from '../../src/sandbox/buyer-intel/server.ts';
-import {
-  addSandboxRow,
-  type Delivery,
-  touchSandboxRow,
-} from '../../src/sandbox/buyer-intel/webhook-sender.ts';
-import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
+import { type Listening, listen } from '../../src/service/listen.ts';
 import type { SignalJobData } from '../../src/signals/events.ts';
 import { processRowEvent, type RowEventResult } from '../../src/signals/realtime.ts';
 import { signStandardWebhook } from '../../src/signals/standard-webhooks.ts';

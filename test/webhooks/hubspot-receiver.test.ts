@@ -5,8 +5,8 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hubspotEventHandler } from '../../connectors/hubspot/events.ts';
 import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
-import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
+import { type Listening, listen } from '../../src/service/listen.ts';
 import { webhookReceiver } from '../../src/webhooks/receiver.ts';
 
 const SECRET = 'test-client-secret';

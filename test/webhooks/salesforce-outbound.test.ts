@@ -5,13 +5,10 @@ import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { id15, salesforceOutboundHandler } from '../../connectors/salesforce/outbound-messages.ts';
+import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
-import {
-  type RunningSalesforceSandbox,
-  startSalesforceSandbox,
-} from '../../src/sandbox/salesforce/server.ts';
-import { type Listening, listen } from '../../src/sandbox/shared/listen.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
+import { type Listening, listen } from '../../src/service/listen.ts';
 import { webhookReceiver } from '../../src/webhooks/receiver.ts';
 
 let redis: Redis;

@@ -2,8 +2,8 @@
 // towards the larger ones, dated so that each relative period of the feeds (last day ... last two
 // years) selects a different subset, mostly processed and new. Every hard-case buyer gets three
 // recent, new rows on bridges shared with everyone.
-import type { ProcessingStatus, RowStatus } from '../../../buyer-intel/enums.ts';
-import type { BuyerField } from '../../../buyer-intel/fields.ts';
+import type { ProcessingStatus, RowStatus } from '../../../src/buyer-intel/enums.ts';
+import type { BuyerField } from '../../../src/buyer-intel/fields.ts';
 import { BRIDGE_SPECS, type BridgeKey, type BridgeSpec } from './bridges.ts';
 import type { BuyerRecord } from './buyers.ts';
 import { createRng, type Rng } from './rng.ts';

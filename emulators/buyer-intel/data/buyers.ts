@@ -3,7 +3,7 @@
 // governments, all placed in real US cities and counties. Large places are always in; smaller ones are
 // drawn with the seed. The resolver's hard cases (every Springfield, the Austins, Portland, Columbus,
 // Kansas City) are in whatever the seed.
-import type { BuyerType } from '../../../buyer-intel/enums.ts';
+import type { BuyerType } from '../../../src/buyer-intel/enums.ts';
 import {
   COLLEGES,
   FEDERAL_AGENCIES,

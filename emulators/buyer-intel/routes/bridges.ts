@@ -3,7 +3,7 @@ import {
   BRIDGE_SORT_FIELDS,
   ROW_STATUSES,
   SORT_DIRECTIONS,
-} from '../../../buyer-intel/enums.ts';
+} from '../../../src/buyer-intel/enums.ts';
 import { bridgeFor, canSee } from '../access.ts';
 import type { SandboxBridge } from '../data/dataset.ts';
 import { badRequest, notFound } from '../http-error.ts';

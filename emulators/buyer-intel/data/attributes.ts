@@ -1,7 +1,7 @@
 // The 179 BuyerField values of one sandbox buyer, computed from its record with a stream seeded by the
 // data set's seed and the buyer's id, so the values do not depend on the order buyers are asked for.
 // Keys that do not apply to a buyer's type are null; about a tenth of the applicable ones are null too.
-import { BUYER_FIELDS, type BuyerField } from '../../../buyer-intel/fields.ts';
+import { BUYER_FIELDS, type BuyerField } from '../../../src/buyer-intel/fields.ts';
 import { type BuyerRecord, governingBody } from './buyers.ts';
 import { type BuyerKind, KIND_GROUPS } from './kinds.ts';
 import { CAMPUS_STREETS, CIVIC_STREETS, SCHOOL_STREETS } from './names.ts';

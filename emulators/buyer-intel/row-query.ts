@@ -6,7 +6,7 @@ import {
   filterOperationCategory,
   ROW_FILTER_ENTRY_FIELDS,
   type ROW_SORT_ENTRY_FIELDS,
-} from '../../buyer-intel/enums.ts';
+} from '../../src/buyer-intel/enums.ts';
 import type { SandboxBridge, SandboxRow } from './data/dataset.ts';
 import { badRequest } from './http-error.ts';
 

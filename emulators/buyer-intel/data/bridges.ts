@@ -1,6 +1,6 @@
 // The sandbox's bridges: a dozen configured signal feeds over RFPs, meetings, purchase orders,
 // conferences, job changes, contacts, budget signals and target buyers, each with typed columns.
-import type { BridgeFilterType, COLUMN_TYPES, FieldBaseFormat } from '../../../buyer-intel/enums.ts';
+import type { BridgeFilterType, COLUMN_TYPES, FieldBaseFormat } from '../../../src/buyer-intel/enums.ts';
 import type { BuyerRecord } from './buyers.ts';
 import { type BuyerKind, K12_KINDS, KIND_GROUPS, PUBLIC_SAFETY_KINDS } from './kinds.ts';
 import { createRng, uuidFromKey } from './rng.ts';

@@ -4,8 +4,8 @@ import {
   BUYER_FIELDS,
   type BuyerField,
   isBuyerField,
-} from '../../../buyer-intel/fields.ts';
-import { findState, STATES } from '../../../buyer-intel/states.ts';
+} from '../../../src/buyer-intel/fields.ts';
+import { findState, STATES } from '../../../src/buyer-intel/states.ts';
 import type { SandboxBuyer } from '../data/dataset.ts';
 import { badRequest, HttpError, notFound } from '../http-error.ts';
 import type { OperationContext, RouteModule } from '../operation.ts';

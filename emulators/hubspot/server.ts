@@ -1,6 +1,6 @@
 // Starts the HubSpot sandbox on a port and returns what a test or the demo needs to point
 // `new Client({ accessToken, basePath: url, numberOfApiCallRetries: 0 })` at it.
-import { listen } from '../shared/listen.ts';
+import { listen } from '../../src/service/listen.ts';
 import { createHubSpotSandbox, type HubSpotSandbox, type HubSpotSandboxOptions } from './app.ts';
 
 export interface RunningHubSpotSandbox extends HubSpotSandbox {

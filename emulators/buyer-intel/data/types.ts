@@ -7,8 +7,8 @@ import type {
   FieldBaseFormat,
   ProcessingStatus,
   RowStatus,
-} from '../../../buyer-intel/enums.ts';
-import type { BuyerField } from '../../../buyer-intel/fields.ts';
+} from '../../../src/buyer-intel/enums.ts';
+import type { BuyerField } from '../../../src/buyer-intel/fields.ts';
 
 export interface SandboxBuyer {
   id: string;

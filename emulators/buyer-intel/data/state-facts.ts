@@ -1,7 +1,7 @@
 // Public facts per state used to make the seeded buyers plausible: capital, 2020 census population,
 // FIPS code, a main telephone area code, the regional accreditor of its colleges, and the month the
 // state government's fiscal year starts.
-import { STATES } from '../../../buyer-intel/states.ts';
+import { STATES } from '../../../src/buyer-intel/states.ts';
 
 export interface StateFacts {
   code: string;

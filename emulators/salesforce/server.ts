@@ -1,7 +1,7 @@
 // Starts the Salesforce sandbox on a port and returns what a test or the demo needs to point
 // `new jsforce.Connection({ instanceUrl: url, accessToken, refreshToken,
 //   oauth2: { clientId, clientSecret, loginUrl: url }, version: '62.0' })` at it.
-import { listen } from '../shared/listen.ts';
+import { listen } from '../../src/service/listen.ts';
 import { createSalesforceSandbox, type SalesforceSandbox, type SalesforceSandboxOptions } from './app.ts';
 
 export interface RunningSalesforceSandbox extends SalesforceSandbox {

@@ -4,17 +4,17 @@
 // writes fields and notes back through the real @hubspot/api-client. Prints what happened and exits.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { BUYER_FIELD_LABELS } from '../buyer-intel/fields.ts';
-import type { EnrichResult } from '../enrich/pipeline.ts';
-import { DEFAULT_MAPPING } from '../map/default-mapping.ts';
-import { fieldDefinitions } from '../map/field-definitions.ts';
-import { startBuyerIntelSandbox } from '../sandbox/buyer-intel/server.ts';
-import { startHubSpotSandbox } from '../sandbox/hubspot/server.ts';
-import { startSalesforceSandbox } from '../sandbox/salesforce/server.ts';
-import { redisForDemo } from '../service/private-redis.ts';
-import { createService } from '../service/runtime.ts';
-import { sandboxSettings } from '../service/sandbox-settings.ts';
-import type { Command } from './command.ts';
+import { BUYER_FIELD_LABELS } from '../../src/buyer-intel/fields.ts';
+import type { Command } from '../../src/cli/command.ts';
+import type { EnrichResult } from '../../src/enrich/pipeline.ts';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import { fieldDefinitions } from '../../src/map/field-definitions.ts';
+import { createService } from '../../src/service/runtime.ts';
+import { startBuyerIntelSandbox } from '../buyer-intel/server.ts';
+import { startHubSpotSandbox } from '../hubspot/server.ts';
+import { redisForDemo } from '../private-redis.ts';
+import { startSalesforceSandbox } from '../salesforce/server.ts';
+import { sandboxSettings } from '../settings.ts';
 
 /** What sales teams really have in their CRM: tidy names, sloppy names, and names that fit several buyers. */
 export const DEMO_COMPANIES: { name: string; state?: string; domain?: string }[] = [

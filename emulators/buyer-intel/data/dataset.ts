@@ -1,7 +1,7 @@
 // The seeded data set of the buyer-intelligence sandbox: ~6,000 buyers built from real US places, a
 // dozen bridges and ~20,000 signal rows. Same seed and same `now` give the same data set; the 179
 // attributes of a buyer are computed on first request and cached.
-import type { BuyerField } from '../../../buyer-intel/fields.ts';
+import type { BuyerField } from '../../../src/buyer-intel/fields.ts';
 import { computeAttributes } from './attributes.ts';
 import { buildBridges } from './bridges.ts';
 import { type BuyerRecord, buildBuyers } from './buyers.ts';

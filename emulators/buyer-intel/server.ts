@@ -1,4 +1,4 @@
-import { listen } from '../shared/listen.ts';
+import { listen } from '../../src/service/listen.ts';
 import { type BuyerIntelSandbox, type BuyerIntelSandboxOptions, createBuyerIntelSandbox } from './app.ts';
 
 export interface RunningBuyerIntelSandbox extends BuyerIntelSandbox {

@@ -1,9 +1,9 @@
 // Service settings that point at the local sandboxes: what the demo, the benchmark and the end-to-end
 // tests run, so all three exercise the same wiring as production.
-import type { HubSpotConfig } from '../../connectors/hubspot/config.ts';
-import type { SalesforceConfig } from '../../connectors/salesforce/config.ts';
-import { DEFAULT_MAPPING } from '../map/default-mapping.ts';
-import type { ServiceSettings } from './runtime.ts';
+import type { HubSpotConfig } from '../connectors/hubspot/config.ts';
+import type { SalesforceConfig } from '../connectors/salesforce/config.ts';
+import { DEFAULT_MAPPING } from '../src/map/default-mapping.ts';
+import type { ServiceSettings } from '../src/service/runtime.ts';
 
 export interface SandboxEndpoints {
   buyerIntel: { url: string; token: string };

@@ -1,6 +1,6 @@
-import { startBuyerIntelSandbox } from '../sandbox/buyer-intel/server.ts';
-import { startHubSpotSandbox } from '../sandbox/hubspot/server.ts';
-import { type Command, numberOption } from './command.ts';
+import { type Command, numberOption } from '../../src/cli/command.ts';
+import { startBuyerIntelSandbox } from '../buyer-intel/server.ts';
+import { startHubSpotSandbox } from '../hubspot/server.ts';
 
 export const sandboxCommand: Command = {
   name: 'sandbox',

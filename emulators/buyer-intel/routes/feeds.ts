@@ -6,7 +6,7 @@ import {
   SIGNAL_FILTER_TYPES,
   SIGNAL_SORTS,
   type SignalSort,
-} from '../../../buyer-intel/enums.ts';
+} from '../../../src/buyer-intel/enums.ts';
 import { canSee } from '../access.ts';
 import type { SandboxRow } from '../data/dataset.ts';
 import { notFound } from '../http-error.ts';

@@ -6,7 +6,7 @@
 import { generateKeyPairSync, type KeyObject, randomBytes, randomUUID } from 'node:crypto';
 import type express from 'express';
 import { z } from 'zod';
-import { formatPublicKey, signStandardWebhook } from '../../signals/standard-webhooks.ts';
+import { formatPublicKey, signStandardWebhook } from '../../src/signals/standard-webhooks.ts';
 import type { SandboxCell, SandboxDataset, SandboxRow } from './data/dataset.ts';
 
 export const DEFAULT_RETRY_SCHEDULE_MS = [

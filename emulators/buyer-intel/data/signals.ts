@@ -1,6 +1,6 @@
 // What one signal row says, per bridge: a title built from the buyer's real name, the entry it stands
 // for, and a value for each column, typed as the column's field format says.
-import type { BuyerField } from '../../../buyer-intel/fields.ts';
+import type { BuyerField } from '../../../src/buyer-intel/fields.ts';
 import type { BridgeKey } from './bridges.ts';
 import { type BuyerRecord, governingBody } from './buyers.ts';
 import { type BuyerKind, K12_KINDS, KIND_GROUPS } from './kinds.ts';
