@@ -11,7 +11,11 @@ import { salesforce } from './salesforce/index.ts';
 const erase = <C, T extends { crm: string }>(d: CrmDescriptor<C, T>) =>
   d as unknown as CrmDescriptor<unknown, { crm: string }>;
 
-export const CRMS: readonly CrmDescriptor<unknown, { crm: string }>[] = [erase(hubspot), erase(salesforce)];
+export const CRMS: readonly CrmDescriptor<unknown, { crm: string }>[] = [
+  // One line per CRM (and its import above).
+  erase(hubspot),
+  erase(salesforce),
+];
 
 export const crmKinds = (): string[] => CRMS.map((d) => d.kind);
 
