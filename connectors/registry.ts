@@ -2,6 +2,7 @@
 // line in CRMS; the core reads the set of kinds from here and never names one.
 import type { CrmDescriptor } from './descriptor.ts';
 import { hubspot } from './hubspot/index.ts';
+import { memory } from './memory/index.ts';
 import { salesforce } from './salesforce/index.ts';
 
 /**
@@ -15,6 +16,7 @@ export const CRMS: readonly CrmDescriptor<unknown, { crm: string }>[] = [
   // One line per CRM (and its import above).
   erase(hubspot),
   erase(salesforce),
+  erase(memory),
 ];
 
 export const crmKinds = (): string[] => CRMS.map((d) => d.kind);

@@ -1,0 +1,120 @@
+// The CrmConnector over a MemoryCrmStore: the same contract as HubSpot and Salesforce, batch sizes
+// of 100, per-record results, keyset pages, notes keyed for dedupe.
+import { AccountNotFoundError, type CrmConnector, type FieldDefinition } from '../types.ts';
+import type { MemoryAccount, MemoryCrmStore } from './store.ts';
+
+export const MEMORY_BATCH_LIMIT = 100;
+
+function snapshot(account: MemoryAccount, fieldNames: readonly string[]) {
+  return {
+    id: account.id,
+    name: account.name,
+    state: account.state,
+    city: account.city,
+    website: account.website,
+    fields: Object.fromEntries(fieldNames.map((f) => [f, account.fields.get(f) ?? null])),
+  };
+}
+
+/** Why a value does not fit the field, or undefined when it does. */
+function misfit(definition: FieldDefinition | undefined, value: string | null): string | undefined {
+  if (!definition) return 'is not a field of this CRM (run setup)';
+  if (value === null) return undefined;
+  if (definition.type === 'number' && !/^-?\d+(\.\d+)?$/.test(value)) return 'must be a number';
+  if (
+    definition.type === 'enumeration' &&
+    definition.options &&
+    !definition.options.some((o) => o.value === value)
+  )
+    return 'is not one of the field’s options';
+  return undefined;
+}
+
+export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
+  const accountOf = (id: string) => {
+    const account = store.accounts.get(id);
+    if (!account) throw new AccountNotFoundError(id);
+    return account;
+  };
+  return {
+    kind: 'memory',
+    tenant: store.workspace,
+    maxUpdateBatch: MEMORY_BATCH_LIMIT,
+    maxNoteBatch: MEMORY_BATCH_LIMIT,
+    async getAccount(accountId, fieldNames) {
+      return snapshot(accountOf(accountId), fieldNames);
+    },
+    async listAccounts(fieldNames, page = {}) {
+      const limit = Math.min(Math.max(1, page.limit ?? MEMORY_BATCH_LIMIT), MEMORY_BATCH_LIMIT);
+      const after = page.after ?? '';
+      const ids = [...store.accounts.keys()].filter((id) => id > after).sort();
+      const taken = ids.slice(0, limit);
+      const accounts = taken.map((id) => snapshot(accountOf(id), fieldNames));
+      return { accounts, next: ids.length > limit ? (taken.at(-1) ?? null) : null };
+    },
+    async updateAccounts(updates) {
+      return updates.map(({ accountId, fields }) => {
+        const account = store.accounts.get(accountId);
+        if (!account)
+          return {
+            accountId,
+            ok: false as const,
+            error: { status: 404, message: `account ${accountId} not found`, permanent: true },
+          };
+        for (const [name, value] of Object.entries(fields)) {
+          const why = misfit(store.fields.get(name), value);
+          if (why)
+            return {
+              accountId,
+              ok: false as const,
+              error: { status: 400, message: `${name} ${why}`, permanent: true },
+            };
+        }
+        for (const [name, value] of Object.entries(fields))
+          if (value === null) account.fields.delete(name);
+          else account.fields.set(name, value);
+        return { accountId, ok: true as const };
+      });
+    },
+    async existingNoteKeys(accountId) {
+      accountOf(accountId);
+      return new Set(store.notesOf(accountId).map((n) => n.key));
+    },
+    async createNotes(notes) {
+      // One note per account and key, even when a batch names a key twice.
+      const made = new Map<string, string>();
+      return notes.map((note) => {
+        if (!store.accounts.has(note.accountId))
+          return {
+            dedupeKey: note.dedupeKey,
+            ok: false as const,
+            error: { status: 404, message: `account ${note.accountId} not found`, permanent: true },
+          };
+        const slot = `${note.accountId}|${note.dedupeKey}`;
+        const noteId =
+          made.get(slot) ??
+          store.addNote({
+            accountId: note.accountId,
+            key: note.dedupeKey,
+            title: note.title,
+            body: note.body,
+            occurredAt: note.occurredAt,
+          }).id;
+        made.set(slot, noteId);
+        return { dedupeKey: note.dedupeKey, ok: true as const, noteId };
+      });
+    },
+    async ensureFields(fields) {
+      const created: string[] = [];
+      const existing: string[] = [];
+      for (const field of fields) {
+        if (store.fields.has(field.name)) existing.push(field.name);
+        else {
+          store.fields.set(field.name, field);
+          created.push(field.name);
+        }
+      }
+      return { created, existing };
+    },
+  };
+}

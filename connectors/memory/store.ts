@@ -1,0 +1,88 @@
+// A CRM that lives in this process: accounts with fields, our field definitions and notes, and an
+// "account created" event for each new account. It refuses what a CRM refuses (an unknown field, a
+// deleted account, a number field given letters), so it exercises the same paths a real CRM does.
+// One store per workspace (tenant) for the life of the process.
+import { EventEmitter } from 'node:events';
+import type { FieldDefinition } from '../types.ts';
+
+export interface MemoryAccount {
+  id: string;
+  name: string | null;
+  state: string | null;
+  city: string | null;
+  website: string | null;
+  fields: Map<string, string>;
+}
+
+export interface MemoryNote {
+  id: string;
+  accountId: string;
+  key: string;
+  title: string;
+  body: string;
+  occurredAt: string;
+}
+
+export class MemoryCrmStore {
+  readonly workspace: string;
+  readonly accounts = new Map<string, MemoryAccount>();
+  readonly fields = new Map<string, FieldDefinition>();
+  readonly notes: MemoryNote[] = [];
+  readonly #events = new EventEmitter();
+  #nextId = 1;
+
+  constructor(workspace: string) {
+    this.workspace = workspace;
+  }
+
+  /** Zero-padded so that ids sort in creation order (listAccounts pages by id). */
+  #id(prefix: string): string {
+    return `${prefix}${String(this.#nextId++).padStart(9, '0')}`;
+  }
+
+  /** Creates an account as a person would, and announces it. */
+  createAccount(values: { name: string; state?: string; city?: string; website?: string }): string {
+    const id = this.#id('acc');
+    this.accounts.set(id, {
+      id,
+      name: values.name,
+      state: values.state ?? null,
+      city: values.city ?? null,
+      website: values.website ?? null,
+      fields: new Map(),
+    });
+    this.#events.emit('created', id);
+    return id;
+  }
+
+  deleteAccount(id: string): void {
+    this.accounts.delete(id);
+  }
+
+  addNote(note: Omit<MemoryNote, 'id'>): MemoryNote {
+    const stored = { ...note, id: this.#id('note') };
+    this.notes.push(stored);
+    return stored;
+  }
+
+  notesOf(accountId: string): MemoryNote[] {
+    return this.notes.filter((n) => n.accountId === accountId);
+  }
+
+  onCreated(listener: (accountId: string) => void): () => void {
+    this.#events.on('created', listener);
+    return () => this.#events.off('created', listener);
+  }
+}
+
+const stores = new Map<string, MemoryCrmStore>();
+
+/** The workspace's store, made on first use. */
+export function memoryCrm(workspace: string): MemoryCrmStore {
+  let store = stores.get(workspace);
+  if (!store) {
+    store = new MemoryCrmStore(workspace);
+    stores.set(workspace, store);
+  }
+  return store;
+}

@@ -1,0 +1,33 @@
+// The connector contract against the in-memory CRM: accounts are created in its store as a person
+// would, our field through the connector's own `ensureFields`.
+import { randomUUID } from 'node:crypto';
+import { createMemoryConnector } from '../../connectors/memory/connector.ts';
+import { memoryCrm } from '../../connectors/memory/store.ts';
+import { connectorContract } from './contract.ts';
+
+connectorContract('memory', async () => {
+  const store = memoryCrm(`contract-${randomUUID().slice(0, 8)}`);
+  const connector = createMemoryConnector(store);
+  const ourField = 'buyer_intel_population';
+  await connector.ensureFields([
+    { name: ourField, label: 'Population', type: 'string', description: 'Residents' },
+  ]);
+  return {
+    connector,
+    ourField,
+    unknownId: 'acc999999999',
+    async createAccount(values) {
+      return store.createAccount(values);
+    },
+    async deleteAccount(id) {
+      store.deleteAccount(id);
+    },
+    async readField(accountId, field) {
+      return store.accounts.get(accountId)?.fields.get(field) ?? null;
+    },
+    async notesOn(accountId) {
+      return store.notesOf(accountId).length;
+    },
+    close: async () => {},
+  };
+});

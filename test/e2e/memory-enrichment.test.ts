@@ -1,0 +1,89 @@
+// The seam, end to end: a third CRM that exists only as connectors/memory/ and one registry line runs
+// the whole flow — an "account created" event → the enrich queue (real BullMQ on real Redis) → resolve
+// and fetch against the Buyer Intelligence emulator → map → fields and notes written in that CRM.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { memoryCrm } from '../../connectors/memory/store.ts';
+import { crmOf } from '../../connectors/registry.ts';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { sandboxSettings } from '../../emulators/settings.ts';
+import { loadEnv } from '../../src/config/env.ts';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
+import { createService, type Service } from '../../src/service/runtime.ts';
+import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { closeService, finishedJob } from '../helpers/service.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test-memory-${randomUUID().slice(0, 8)}`;
+const workspace = `e2e-${randomUUID().slice(0, 8)}`;
+const store = memoryCrm(workspace);
+const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
+
+let bi: RunningBuyerIntelSandbox;
+let service: Service;
+
+beforeAll(async () => {
+  bi = await startSandbox();
+  const settings = sandboxSettings(
+    { buyerIntel: bi },
+    { redisUrl: REDIS_URL, prefix },
+    { signals: { period: 'LastTwoYears', maxNotesPerRun: 50 }, worker: { writeBatchWaitMs: 20 } },
+  );
+  service = createService({ ...settings, crms: { memory: { workspace } } });
+  await service.connector('memory', workspace).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+  service.startWorker();
+  await service.startChangeEvents();
+});
+
+afterAll(async () => {
+  await closeService(service, REDIS_URL, prefix);
+  await bi?.close();
+});
+
+describe('a third CRM through the registry alone', () => {
+  it('is configured from its own variable, like any CRM', () => {
+    const env = loadEnv({
+      BUYER_INTEL_BASE_URL: 'https://bi.example.com',
+      BUYER_INTEL_TOKEN: 'token',
+      MEMORY_CRM_WORKSPACE: workspace,
+    });
+    expect(env.crms).toEqual({ memory: { workspace } });
+    expect(crmOf('memory').configuredTenants(env.crms.memory)).toEqual([workspace]);
+  });
+
+  it('a created account ends up with the buyer’s fields and signal notes', async () => {
+    const id = store.createAccount({
+      name: 'City of Austin',
+      state: 'TX',
+      website: 'https://austintexas.gov',
+    });
+    const result = await finishedJob(service, id);
+    expect(result.status).toBe('enriched');
+    const fields = store.accounts.get(id)?.fields;
+    expect(fields?.get(P.status)).toBe('enriched');
+    expect(fields?.get(P.buyerName)).toBe('City of Austin');
+    expect(Number(fields?.get(POPULATION))).toBeGreaterThan(100_000);
+    const notes = store.notesOf(id);
+    expect(notes.length).toBe(result.notes.created.length);
+    expect(notes.length).toBeGreaterThan(0);
+    expect(new Set(notes.map((n) => n.key)).size).toBe(notes.length);
+  });
+
+  it('an account that names no public buyer is marked, not matched', async () => {
+    const id = store.createAccount({ name: 'Zenith Quantum Holdings LLC', state: 'DE' });
+    const result = await finishedJob(service, id);
+    expect(result.status).toBe('no_match');
+    expect(store.accounts.get(id)?.fields.get(P.status)).toBe('no_match');
+    expect(store.notesOf(id)).toEqual([]);
+  });
+
+  it('enriching the same account again adds no duplicate note', async () => {
+    const id = store.createAccount({ name: 'Travis County', state: 'TX' });
+    const first = await finishedJob(service, id);
+    expect(first.status).toBe('enriched');
+    const again = await service.enrich({ crm: 'memory', tenant: workspace, accountId: id });
+    expect(again.notes.created).toEqual([]);
+    expect(store.notesOf(id).length).toBe(first.notes.created.length);
+  });
+});
