@@ -1,3 +1,4 @@
+// Size: every HubSpot error shape (SDK, batch, property validation) maps here, in one place by design.
 // How a failed HubSpot call becomes one of the connector's errors. The SDK rejects with an ApiException
 // (`code` = HTTP status, `body` = HubSpot's JSON error body, `headers` = the response headers) for any
 // non-2xx answer, and with a plain Error for network failures. Nothing of the SDK leaves this folder:

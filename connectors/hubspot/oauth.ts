@@ -3,7 +3,7 @@
 // encrypted; a worker that finds a fresher stored token uses it instead of refreshing again.
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { lockedRefresh, readStoredToken, type TokenCodec } from '../salesforce/token-refresh.ts';
+import { lockedRefresh, readStoredToken, type TokenCodec } from '../token-refresh.ts';
 import { CrmAuthError } from '../types.ts';
 
 const tokenAnswer = z.object({

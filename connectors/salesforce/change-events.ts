@@ -1,3 +1,4 @@
+// Size: one CometD subscription's whole life (handshake, replay, re-auth, resubscribe) reads best whole.
 // A durable subscriber to Salesforce Change Data Capture for Accounts (/data/AccountChangeEvent over the
 // Streaming API, jsforce's Faye client). Delivery is at least once and in order: events are handled one
 // at a time, and an event's replay id is written to Redis only after `onEvent` resolved, so a restart

@@ -1,3 +1,4 @@
+// Size: both note forms (Task, ContentNote) share one dedupe and failure path; apart they would repeat it.
 // Notes on an Account, in one of two forms. 'task' (the default): a completed Task, one collection
 // create per batch, its dedupe key in BuyerIntel_Key__c and on the last line of its Description.
 // 'content-note': a ContentNote linked to the Account by a ContentDocumentLink, four collection/query

@@ -7,9 +7,9 @@
 import type { KeyObject } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'jsforce';
+import { lockedRefresh, readStoredToken, type StoredToken, type TokenCodec } from '../token-refresh.ts';
 import { isRecord } from './errors.ts';
 import { requestJwtToken, type SalesforceTokenResponse } from './jwt.ts';
-import { lockedRefresh, readStoredToken, type StoredToken, type TokenCodec } from './token-refresh.ts';
 
 export const DEFAULT_LOGIN_URL = 'https://login.salesforce.com';
 

@@ -1,3 +1,4 @@
+// Size: static data — the provider's BuyerField list with each field's type.
 // The spec's BuyerField list, exactly and in its order (179 keys). The provider's older OpenAPI has
 // fewer keys (and one, `StarbridgeUrl`, the spec does not list); the spec's list wins.
 

@@ -1,3 +1,4 @@
+// Size: mostly tables (abbreviations, type words, state names) that the scorer reads together.
 // Name normalisation for comparing a CRM account's name with a buyer's name. Folds case, diacritics and
 // punctuation, drops generic words ("City of", "the", "government", a ", TX" suffix), expands the
 // abbreviations people type in CRMs (ISD, PD, Univ., Co., St.) into canonical tokens, and splits the

@@ -1,3 +1,4 @@
+// Size: the resolution steps (cache, search, candidates, decision) in their order; each step is short.
 // Resolves a CRM account to a buyer of the Buyer Intelligence API, explainably: a pinned buyer id wins;
 // then a cached match; then one quick search (a second one only when the first finds nothing that
 // shares a word with the name), every result scored by `scoreCandidate`, and a decision — matched,

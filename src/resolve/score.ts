@@ -1,3 +1,4 @@
+// Size: one scorer whose rules interact; kept together so a change to one rule shows its neighbours.
 // Pure scoring of one buyer (a search result) against one CRM account. Every point of the score comes
 // with a signal saying where it came from, and the signals add up to the score: a "clamp" signal
 // records what the 0..1 bounds took off.

@@ -11,7 +11,7 @@ import {
 } from '../../connectors/salesforce/connector.ts';
 import { SalesforceTransientError } from '../../connectors/salesforce/errors.ts';
 import { signJwtAssertion } from '../../connectors/salesforce/jwt.ts';
-import { lockedRefresh, readStoredToken } from '../../connectors/salesforce/token-refresh.ts';
+import { lockedRefresh, readStoredToken } from '../../connectors/token-refresh.ts';
 import { CrmAuthError } from '../../connectors/types.ts';
 import type { SalesforceSandboxOptions } from '../../emulators/salesforce/app.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';

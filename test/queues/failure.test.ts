@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CallBudgetTimeout } from '../../connectors/call-budget.ts';
 import { HubSpotRequestError, HubSpotTransientError } from '../../connectors/hubspot/errors.ts';
 import { SalesforceRequestError, SalesforceTransientError } from '../../connectors/salesforce/errors.ts';
-import { TokenRefreshTimeoutError } from '../../connectors/salesforce/token-refresh.ts';
+import { TokenRefreshTimeoutError } from '../../connectors/token-refresh.ts';
 import { AccountNotFoundError, CrmAuthError, CrmRateLimitError } from '../../connectors/types.ts';
 import { cappedExponentialBackoff, classifyFailure } from '../../queues/failure.ts';
 import {

@@ -1,12 +1,13 @@
-// One session refresh at a time across workers. jsforce refreshes once per Connection; with several
-// processes (or several connectors) on one org every one of them would refresh on the same expiry, and
-// with rotating refresh tokens all but the first would present a revoked token. `lockedRefresh` takes a
+// One session refresh at a time across workers, for every CRM whose tokens expire (Salesforce
+// sessions, HubSpot OAuth installs). jsforce refreshes once per Connection; with several processes
+// (or several connectors) on one org every one of them would refresh on the same expiry, and with
+// rotating refresh tokens all but the first would present a revoked token. `lockedRefresh` takes a
 // Redis lock (SET NX PX, released only by its owner); a worker that finds the lock held waits (polling,
 // bounded) for the token the holder stores under `key` (JSON) instead of refreshing again.
 
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { IntegrationError } from '../../src/shared/errors.ts';
+import { IntegrationError } from '../src/shared/errors.ts';
 
 export interface StoredToken {
   accessToken: string;
