@@ -2,6 +2,7 @@
 // whole batch, becomes the failure of the records it concerns, permanent when resending cannot help.
 
 import type { AccountUpdate, UpdateResult, WriteFailure } from '../types.ts';
+import { mergeUpdates, resultsInInputOrder } from '../update-batch.ts';
 import { HUBSPOT_BATCH_LIMIT, type HubSpotCalls } from './client.ts';
 import {
   describeProperties,
@@ -34,34 +35,13 @@ export async function updateAccounts(
   updates: readonly AccountUpdate[],
 ): Promise<UpdateResult[]> {
   if (updates.length === 0) return [];
-  if (updates.length > HUBSPOT_BATCH_LIMIT) {
-    throw new RangeError(
-      `updateAccounts takes at most ${HUBSPOT_BATCH_LIMIT} updates, got ${updates.length}`,
-    );
-  }
-  // HubSpot rejects a whole batch that names an id twice: merge updates of one account (later wins).
-  const records: CompanyRecord[] = [];
-  const recordOf = new Map<string, number>();
-  for (const update of updates) {
-    let index = recordOf.get(update.accountId);
-    if (index === undefined) {
-      index = records.length;
-      recordOf.set(update.accountId, index);
-      records.push({ accountId: update.accountId, properties: {} });
-    }
-    const record = records[index];
-    if (!record) continue;
-    // HubSpot clears a property with "".
-    for (const [name, value] of Object.entries(update.fields)) record.properties[name] = value ?? '';
-  }
-
-  const outcomes = await writeRecords(calls, records);
-  return updates.map((update) => {
-    const failure = outcomes[recordOf.get(update.accountId) ?? -1];
-    return failure
-      ? { accountId: update.accountId, ok: false, error: failure }
-      : { accountId: update.accountId, ok: true };
-  });
+  // HubSpot rejects a whole batch that names an id twice; it clears a property with "".
+  const { merged, slotOf } = mergeUpdates(updates, HUBSPOT_BATCH_LIMIT);
+  const records: CompanyRecord[] = merged.map((u) => ({
+    accountId: u.accountId,
+    properties: Object.fromEntries(Object.entries(u.fields).map(([name, value]) => [name, value ?? ''])),
+  }));
+  return resultsInInputOrder(updates, slotOf, await writeRecords(calls, records));
 }
 
 /** One batch update; per record: undefined = written, or why not. */

@@ -2,6 +2,7 @@
 // batch, and a result per update in input order.
 
 import type { AccountUpdate, UpdateResult, WriteFailure } from '../types.ts';
+import { mergeUpdates, resultsInInputOrder } from '../update-batch.ts';
 import {
   refusedFailure,
   SALESFORCE_COLLECTION_LIMIT,
@@ -18,26 +19,12 @@ export async function updateAccounts(
 ): Promise<UpdateResult[]> {
   const { conn, call, recordFailure } = calls;
   if (updates.length === 0) return [];
-  if (updates.length > SALESFORCE_COLLECTION_LIMIT) {
-    throw new RangeError(
-      `updateAccounts takes at most ${SALESFORCE_COLLECTION_LIMIT} updates, got ${updates.length}`,
-    );
-  }
-  // One id twice in a collection is refused: merge updates of one account (later wins).
-  const records: { Id: string; [field: string]: string | null }[] = [];
-  const recordOf = new Map<string, number>();
-  for (const update of updates) {
-    let index = recordOf.get(update.accountId);
-    if (index === undefined) {
-      index = records.length;
-      recordOf.set(update.accountId, index);
-      records.push({ Id: update.accountId });
-    }
-    const record = records[index];
-    if (!record) continue;
-    // null clears the field (JSON null in a collection update).
-    for (const [name, value] of Object.entries(update.fields)) record[fieldName(name)] = value;
-  }
+  // One id twice in a collection is refused; null clears the field (JSON null in a collection update).
+  const { merged, slotOf } = mergeUpdates(updates, SALESFORCE_COLLECTION_LIMIT);
+  const records = merged.map((u) => ({
+    Id: u.accountId,
+    ...Object.fromEntries(Object.entries(u.fields).map(([name, value]) => [fieldName(name), value])),
+  }));
 
   let outcomes: (WriteFailure | undefined)[];
   try {
@@ -62,10 +49,5 @@ export async function updateAccounts(
     const failure = refusedFailure(err);
     outcomes = records.map(() => failure);
   }
-  return updates.map((update) => {
-    const failure = outcomes[recordOf.get(update.accountId) ?? -1];
-    return failure
-      ? { accountId: update.accountId, ok: false, error: failure }
-      : { accountId: update.accountId, ok: true };
-  });
+  return resultsInInputOrder(updates, slotOf, outcomes);
 }
