@@ -4,6 +4,8 @@ import { AccountNotFoundError, type CrmConnector, type FieldDefinition } from '.
 import type { MemoryAccount, MemoryCrmStore } from './store.ts';
 
 export const MEMORY_BATCH_LIMIT = 100;
+/** Distinct from the word "memory" (Redis INFO sections and the like), so the core's check finds it. */
+export const MEMORY_CRM = 'memory-crm';
 
 function snapshot(account: MemoryAccount, fieldNames: readonly string[]) {
   return {
@@ -37,7 +39,7 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
     return account;
   };
   return {
-    kind: 'memory',
+    kind: MEMORY_CRM,
     tenant: store.workspace,
     maxUpdateBatch: MEMORY_BATCH_LIMIT,
     maxNoteBatch: MEMORY_BATCH_LIMIT,

@@ -2,7 +2,7 @@
 // set MEMORY_CRM_WORKSPACE to serve one workspace; its new accounts arrive as events in-process.
 import { z } from 'zod';
 import type { CrmDescriptor } from '../descriptor.ts';
-import { createMemoryConnector } from './connector.ts';
+import { createMemoryConnector, MEMORY_CRM } from './connector.ts';
 import { memoryCrm } from './store.ts';
 
 const WORKSPACE = /^[a-z0-9][a-z0-9-]{0,39}$/;
@@ -12,7 +12,7 @@ export interface MemoryConfig {
 }
 
 export const memory: CrmDescriptor<MemoryConfig> = {
-  kind: 'memory',
+  kind: MEMORY_CRM,
   label: 'In-memory CRM',
   accountNoun: 'account',
   tenantNoun: 'workspace',
@@ -40,7 +40,7 @@ export const memory: CrmDescriptor<MemoryConfig> = {
             const stop = store.onCreated((accountId) => {
               emit([
                 {
-                  crm: 'memory',
+                  crm: MEMORY_CRM,
                   tenant: config.workspace,
                   accountId,
                   change: 'created',

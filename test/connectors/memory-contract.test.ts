@@ -5,7 +5,7 @@ import { createMemoryConnector } from '../../connectors/memory/connector.ts';
 import { memoryCrm } from '../../connectors/memory/store.ts';
 import { connectorContract } from './contract.ts';
 
-connectorContract('memory', async () => {
+connectorContract('memory-crm', async () => {
   const store = memoryCrm(`contract-${randomUUID().slice(0, 8)}`);
   const connector = createMemoryConnector(store);
   const ourField = 'buyer_intel_population';

@@ -30,8 +30,8 @@ beforeAll(async () => {
     { redisUrl: REDIS_URL, prefix },
     { signals: { period: 'LastTwoYears', maxNotesPerRun: 50 }, worker: { writeBatchWaitMs: 20 } },
   );
-  service = createService({ ...settings, crms: { memory: { workspace } } });
-  await service.connector('memory', workspace).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+  service = createService({ ...settings, crms: { 'memory-crm': { workspace } } });
+  await service.connector('memory-crm', workspace).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   service.startWorker();
   await service.startChangeEvents();
 });
@@ -48,8 +48,8 @@ describe('a third CRM through the registry alone', () => {
       BUYER_INTEL_TOKEN: 'token',
       MEMORY_CRM_WORKSPACE: workspace,
     });
-    expect(env.crms).toEqual({ memory: { workspace } });
-    expect(crmOf('memory').configuredTenants(env.crms.memory)).toEqual([workspace]);
+    expect(env.crms).toEqual({ 'memory-crm': { workspace } });
+    expect(crmOf('memory-crm').configuredTenants(env.crms['memory-crm'])).toEqual([workspace]);
   });
 
   it('a created account ends up with the buyer’s fields and signal notes', async () => {
@@ -82,7 +82,7 @@ describe('a third CRM through the registry alone', () => {
     const id = store.createAccount({ name: 'Travis County', state: 'TX' });
     const first = await finishedJob(service, id);
     expect(first.status).toBe('enriched');
-    const again = await service.enrich({ crm: 'memory', tenant: workspace, accountId: id });
+    const again = await service.enrich({ crm: 'memory-crm', tenant: workspace, accountId: id });
     expect(again.notes.created).toEqual([]);
     expect(store.notesOf(id).length).toBe(first.notes.created.length);
   });
