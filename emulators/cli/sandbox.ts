@@ -47,24 +47,51 @@ Options:
       hubspot: numberOption(values, 'hubspot-port', 4020),
       salesforce: numberOption(values, 'salesforce-port', 4030),
     };
+    const faults = {
+      latencyMs: numberOption(values, 'latency-ms', 0),
+      errorRate: numberOption(values, 'error-rate', 0),
+      rateLimitRate: numberOption(values, 'rate-limit-rate', 0),
+    };
     const started = performance.now();
-    const sandbox = await startBuyerIntelSandbox({
-      port: ports.buyerIntel,
-      host,
-      seed: numberOption(values, 'seed', 42),
-      rateLimit: perMinute > 0 ? { requests: perMinute, windowMs: 60_000 } : false,
-      faults: {
-        latencyMs: numberOption(values, 'latency-ms', 0),
-        errorRate: numberOption(values, 'error-rate', 0),
-        rateLimitRate: numberOption(values, 'rate-limit-rate', 0),
-      },
-    });
-    const hubspot = await startHubSpotSandbox({ port: ports.hubspot, host });
-    const salesforce = await startSalesforceSandbox({
-      port: ports.salesforce,
-      host,
-      auth: { refreshToken: SALESFORCE_REFRESH_TOKEN },
-    });
+    // When one cannot start (its port is taken), those already listening are closed, or they would keep
+    // the process alive after the error line.
+    const running: { close(): Promise<void> }[] = [];
+    const start = async <T extends { close(): Promise<void> }>(
+      name: string,
+      option: string,
+      launch: () => Promise<T>,
+    ): Promise<T> => {
+      try {
+        const emulator = await launch();
+        running.push(emulator);
+        return emulator;
+      } catch (err) {
+        await Promise.all(running.map((r) => r.close()));
+        const inUse = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+        throw new Error(
+          `${name}: ${(err as Error).message}${inUse ? ` (choose another with ${option})` : ''}`,
+        );
+      }
+    };
+    const sandbox = await start('Buyer Intelligence sandbox', '--port', () =>
+      startBuyerIntelSandbox({
+        port: ports.buyerIntel,
+        host,
+        seed: numberOption(values, 'seed', 42),
+        rateLimit: perMinute > 0 ? { requests: perMinute, windowMs: 60_000 } : false,
+        faults,
+      }),
+    );
+    const hubspot = await start('HubSpot emulator', '--hubspot-port', () =>
+      startHubSpotSandbox({ port: ports.hubspot, host }),
+    );
+    const salesforce = await start('Salesforce emulator', '--salesforce-port', () =>
+      startSalesforceSandbox({
+        port: ports.salesforce,
+        host,
+        auth: { refreshToken: SALESFORCE_REFRESH_TOKEN },
+      }),
+    );
     // Before anything else touches the emulators: their id counters then hand out the README's ids.
     const companies = seedHubSpot(hubspot);
     const accounts = seedSalesforce(salesforce);

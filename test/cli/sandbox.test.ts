@@ -2,6 +2,7 @@
 // CRM under the very ids the README's examples quote, readable through each CRM's API with what it printed.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_ACCOUNTS } from '../../emulators/cli/sandbox-accounts.ts';
 
@@ -137,5 +138,43 @@ describe('npm run sandbox', () => {
   it('stops on SIGTERM with exit code 0', async () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+  });
+});
+
+describe('npm run sandbox with a port taken', () => {
+  it('says which emulator and which option in one line, closes the others and exits 1', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const address = taken.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      const run = spawn(process.execPath, [
+        EMULATORS_CLI,
+        'sandbox',
+        '--port',
+        '0',
+        '--hubspot-port',
+        '0',
+        '--salesforce-port',
+        String(port),
+      ]);
+      let out = '';
+      let err = '';
+      run.stdout.on('data', (d) => {
+        out += d;
+      });
+      run.stderr.on('data', (d) => {
+        err += d;
+      });
+      // Exiting at all shows the emulators that had started were closed: they would keep it running.
+      const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
+      expect(code).toBe(1);
+      expect(out).toBe('');
+      expect(err).toBe(
+        `buyer-intel-sync sandbox: Salesforce emulator: listen EADDRINUSE: address already in use 127.0.0.1:${port} (choose another with --salesforce-port)\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 });
