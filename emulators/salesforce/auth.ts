@@ -16,6 +16,11 @@ export interface AuthOptions {
   rotateRefreshTokens?: boolean;
   /** Certificate/public key of the connected app, for the JWT bearer flow (PEM or KeyObject). */
   jwtPublicKey?: string | KeyObject;
+  /**
+   * A refresh token the integration user already holds, as after an earlier login: `npm run sandbox`
+   * fixes one so that an .env written from its output still works after a restart.
+   */
+  refreshToken?: string;
 }
 
 export interface Caller {
@@ -66,6 +71,7 @@ export class AuthRegistry {
     this.rotateRefreshTokens = options.rotateRefreshTokens ?? false;
     this.jwtPublicKey = options.jwtPublicKey;
     this.#now = now;
+    if (options.refreshToken) this.#refreshTokens.set(options.refreshToken, this.username);
   }
 
   /** A new session for the configured user (what a completed login hands the product). */

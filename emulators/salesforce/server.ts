@@ -11,7 +11,7 @@ export interface RunningSalesforceSandbox extends SalesforceSandbox {
   clientId: string;
   clientSecret: string;
   username: string;
-  /** A refresh token of the integration user. */
+  /** A refresh token of the integration user (`auth.refreshToken` when given, else a new one). */
   refreshToken: string;
   /** A session of the integration user (expires after auth.accessTokenTtlSeconds). */
   accessToken: string;
@@ -32,7 +32,7 @@ export async function startSalesforceSandbox(
     clientId: sandbox.auth.clientId,
     clientSecret: sandbox.auth.clientSecret,
     username: sandbox.auth.username,
-    refreshToken: sandbox.auth.issueRefreshToken(),
+    refreshToken: options.auth?.refreshToken ?? sandbox.auth.issueRefreshToken(),
     accessToken: sandbox.auth.issueAccessToken(),
     close: async () => {
       sandbox.outbound.close();

@@ -22,6 +22,7 @@ describe('emulators/cli.ts', () => {
     const help = await runNode(['sandbox', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--hubspot-port <n>');
+    expect(help.stdout).toContain('--salesforce-port <n>');
     const bad = await runNode(['sandbox', '--nope']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('buyer-intel-sync sandbox: ');
@@ -31,7 +32,16 @@ describe('emulators/cli.ts', () => {
   });
 
   it('runs the sandbox until SIGTERM, then exits 0', async () => {
-    const child = spawn(process.execPath, [EMULATORS_CLI, 'sandbox', '--port', '0', '--hubspot-port', '0']);
+    const child = spawn(process.execPath, [
+      EMULATORS_CLI,
+      'sandbox',
+      '--port',
+      '0',
+      '--hubspot-port',
+      '0',
+      '--salesforce-port',
+      '0',
+    ]);
     let stdout = '';
     const ready = new Promise<void>((resolve) => {
       child.stdout.on('data', (d) => {
@@ -44,6 +54,7 @@ describe('emulators/cli.ts', () => {
       await ready;
       expect(stdout).toMatch(/Buyer Intelligence sandbox: http:\/\/127\.0\.0\.1:\d+/);
       expect(stdout).toMatch(/HubSpot emulator: http:\/\/127\.0\.0\.1:\d+/);
+      expect(stdout).toMatch(/Salesforce emulator: http:\/\/127\.0\.0\.1:\d+/);
     } finally {
       child.kill('SIGTERM');
     }

@@ -87,6 +87,8 @@ describe('docker-compose.yml', () => {
     expect(sandbox.profiles).toEqual(['sandbox']);
     expect(sandbox.command?.slice(0, 3)).toEqual(['node', 'emulators/cli.ts', 'sandbox']);
     expect(sandbox.build).toEqual({ context: '.', dockerfile: 'emulators/Dockerfile' });
+    // Buyer Intelligence, HubSpot and Salesforce, each published on the host's loopback only.
+    expect(sandbox.ports).toEqual(['127.0.0.1:4010:4010', '127.0.0.1:4020:4020', '127.0.0.1:4030:4030']);
     expect(sandbox.image).not.toBe(service('app').image);
     for (const name of ['redis', 'app', 'worker']) expect(service(name).profiles).toBeUndefined();
   });

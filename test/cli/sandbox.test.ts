@@ -1,0 +1,180 @@
+// `npm run sandbox` as a newcomer uses it: three emulators, the environment to paste, and accounts in each
+// CRM under the very ids the README's examples quote, readable through each CRM's API with what it printed.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_ACCOUNTS } from '../../emulators/cli/sandbox-accounts.ts';
+
+const EMULATORS_CLI = new URL('../../emulators/cli.ts', import.meta.url).pathname;
+const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+
+/** The ids the README's `enrich … --dry-run` examples use, per CRM. */
+function readmeIds(crm: 'hubspot' | 'salesforce'): string[] {
+  const pattern = new RegExp(`enrich --crm ${crm} --account (\\w+) --dry-run`, 'g');
+  return [...README.matchAll(pattern)].map((m) => m[1] ?? '');
+}
+
+let child: ChildProcessWithoutNullStreams;
+let exited: Promise<number | null>;
+let stdout = '';
+const env: Record<string, string> = {};
+
+beforeAll(async () => {
+  child = spawn(process.execPath, [
+    EMULATORS_CLI,
+    'sandbox',
+    '--port',
+    '0',
+    '--hubspot-port',
+    '0',
+    '--salesforce-port',
+    '0',
+  ]);
+  exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.on('data', (d) => {
+      stdout += d;
+      if (stdout.includes('Ctrl-C stops them.')) resolve();
+    });
+    child.on('close', (code) => reject(new Error(`the sandbox exited ${code} before it was ready`)));
+  });
+  for (const [, name = '', value = ''] of stdout.matchAll(/^export ([A-Z_]+)=(\S+)$/gm)) env[name] = value;
+});
+
+afterAll(async () => {
+  if (child.exitCode === null) child.kill('SIGTERM');
+  await exited;
+});
+
+/** The `id  name[, state]` lines printed under a CRM's heading. */
+function printedAccounts(heading: string): { id: string; label: string }[] {
+  const block = stdout.split(`\n${heading}`)[1]?.split('  try:')[0] ?? '';
+  return [...block.matchAll(/^ {2}(?:\S+:)?\s+(\w+) {2}(.+)$/gm)].map((m) => ({
+    id: m[1] ?? '',
+    label: m[2] ?? '',
+  }));
+}
+
+const labels = SANDBOX_ACCOUNTS.map((a) => `${a.name}${a.state ? `, ${a.state}` : ''}`);
+
+describe('npm run sandbox', () => {
+  it('prints the environment for the Buyer Intelligence API, HubSpot and Salesforce', () => {
+    for (const name of [
+      'BUYER_INTEL_BASE_URL',
+      'BUYER_INTEL_TOKEN',
+      'HUBSPOT_BASE_PATH',
+      'HUBSPOT_ACCESS_TOKEN',
+      'HUBSPOT_PORTAL_ID',
+      'HUBSPOT_CLIENT_SECRET',
+      'HUBSPOT_APP_ID',
+      'SALESFORCE_INSTANCE_URL',
+      'SALESFORCE_LOGIN_URL',
+      'SALESFORCE_ORG_ID',
+      'SALESFORCE_CLIENT_ID',
+      'SALESFORCE_CLIENT_SECRET',
+      'SALESFORCE_REFRESH_TOKEN',
+    ])
+      expect(env[name], name).toBeTruthy();
+    expect(stdout).toMatch(/^Salesforce emulator: http:\/\/127\.0\.0\.1:\d+ {2}\(org 00D\w{15}\)$/m);
+  });
+
+  it('seeds HubSpot with the README’s companies, readable with the printed token', async () => {
+    const seeded = printedAccounts('HubSpot emulator:');
+    expect(seeded.map((a) => a.label)).toEqual(labels);
+    const quoted = readmeIds('hubspot');
+    expect(quoted.length).toBeGreaterThan(0);
+    for (const id of quoted) expect(seeded.map((a) => a.id)).toContain(id);
+
+    for (const [i, { id }] of seeded.entries()) {
+      const res = await fetch(
+        `${env.HUBSPOT_BASE_PATH}/crm/v3/objects/companies/${id}?properties=name,state`,
+        { headers: { authorization: `Bearer ${env.HUBSPOT_ACCESS_TOKEN}` } },
+      );
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as { id: string; properties: Record<string, string | null> };
+      expect(body.id).toBe(id);
+      expect(body.properties.name).toBe(SANDBOX_ACCOUNTS[i]?.name);
+      expect(body.properties.state ?? undefined).toBe(SANDBOX_ACCOUNTS[i]?.state);
+    }
+  });
+
+  it('seeds Salesforce with the README’s Accounts, readable with the printed session and refresh token', async () => {
+    const seeded = printedAccounts('Salesforce emulator:');
+    expect(seeded.map((a) => a.label)).toEqual(labels);
+    const quoted = readmeIds('salesforce');
+    expect(quoted.length).toBeGreaterThan(0);
+    for (const id of quoted) expect(seeded.map((a) => a.id)).toContain(id);
+
+    const session = /Authorization: Bearer (00D[^']+)'/.exec(stdout)?.[1] ?? '';
+    const token = await fetch(`${env.SALESFORCE_LOGIN_URL}/services/oauth2/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        client_id: env.SALESFORCE_CLIENT_ID ?? '',
+        client_secret: env.SALESFORCE_CLIENT_SECRET ?? '',
+        refresh_token: env.SALESFORCE_REFRESH_TOKEN ?? '',
+      }),
+    });
+    expect(token.status).toBe(200);
+    const refreshed = ((await token.json()) as { access_token: string }).access_token;
+
+    for (const bearer of [session, refreshed]) {
+      const soql = `SELECT Id, Name, BillingState FROM Account WHERE Id IN ('${seeded.map((a) => a.id).join("','")}') ORDER BY Id`;
+      const res = await fetch(
+        `${env.SALESFORCE_INSTANCE_URL}/services/data/v62.0/query?q=${encodeURIComponent(soql)}`,
+        { headers: { authorization: `Bearer ${bearer}` } },
+      );
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as {
+        records: { Id: string; Name: string; BillingState: string | null }[];
+      };
+      expect(body.records.map((r) => [r.Id, r.Name, r.BillingState ?? undefined])).toEqual(
+        seeded.map((a, i) => [a.id, SANDBOX_ACCOUNTS[i]?.name, SANDBOX_ACCOUNTS[i]?.state]),
+      );
+    }
+  });
+
+  it('stops on SIGTERM with exit code 0', async () => {
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
+
+describe('npm run sandbox with a port taken', () => {
+  it('says which emulator and which option in one line, closes the others and exits 1', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const address = taken.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      const run = spawn(process.execPath, [
+        EMULATORS_CLI,
+        'sandbox',
+        '--port',
+        '0',
+        '--hubspot-port',
+        '0',
+        '--salesforce-port',
+        String(port),
+      ]);
+      let out = '';
+      let err = '';
+      run.stdout.on('data', (d) => {
+        out += d;
+      });
+      run.stderr.on('data', (d) => {
+        err += d;
+      });
+      // Exiting at all shows the emulators that had started were closed: they would keep it running.
+      const code = await new Promise<number | null>((resolve) => run.on('close', resolve));
+      expect(code).toBe(1);
+      expect(out).toBe('');
+      expect(err).toBe(
+        `buyer-intel-sync sandbox: Salesforce emulator: listen EADDRINUSE: address already in use 127.0.0.1:${port} (choose another with --salesforce-port)\n`,
+      );
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+});
