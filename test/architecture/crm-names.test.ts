@@ -17,7 +17,7 @@ function tsFiles(dir: string): string[] {
 }
 
 /** Every string literal (and template text) that equals one of `names`, with its line. */
-export function crmLiterals(source: string, names: readonly string[]): { text: string; line: number }[] {
+function crmLiterals(source: string, names: readonly string[]): { text: string; line: number }[] {
   const file = ts.createSourceFile('x.ts', source, ts.ScriptTarget.Latest, true);
   const found: { text: string; line: number }[] = [];
   const visit = (node: ts.Node) => {
