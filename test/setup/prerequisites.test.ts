@@ -2,9 +2,9 @@
 // stops the run with one line naming the package to install.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import getPort from 'get-port';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,15 +85,13 @@ describe('Chromium', () => {
 describe('a run on a machine missing both', () => {
   it('prints one line per missing package, runs no test and exits non-zero', async () => {
     const url = await silentUrl();
-    // Only the bundled Node on PATH: no redis-server, no chromium. The nested vitest must not think it
-    // is a worker of this run.
+    // Only Node on PATH (wherever this Node lives, redis-server may live beside it): no redis-server, no
+    // chromium. The nested vitest must not think it is a worker of this run.
+    const bin = join(scratch, 'bin');
+    await mkdir(bin);
+    await symlink(process.execPath, join(bin, 'node'));
     const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST')));
-    Object.assign(env, {
-      PATH: dirname(process.execPath),
-      REDIS_URL: url,
-      CHROMIUM_PATH: '/nonexistent',
-      CI: '',
-    });
+    Object.assign(env, { PATH: bin, REDIS_URL: url, CHROMIUM_PATH: '/nonexistent', CI: '' });
     const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = execFile(
         process.execPath,
