@@ -23,8 +23,8 @@ export class MissingPrerequisite extends Error {
   override name = 'MissingPrerequisite';
 }
 
-/** Whether a Redis answers PING at `url` within `timeoutMs` (refused, unknown host, silence: all false). */
-export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boolean> {
+/** What `ask` learns from the Redis at `url`, or undefined when none answers within `timeoutMs`. */
+async function askRedis<T>(url: string, timeoutMs: number, ask: (redis: Redis) => Promise<T>) {
   const probe = new Redis(url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
@@ -36,12 +36,17 @@ export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boole
   probe.on('error', () => undefined);
   try {
     await probe.connect();
-    return (await probe.ping()) === 'PONG';
+    return await ask(probe);
   } catch {
-    return false;
+    return undefined;
   } finally {
     probe.disconnect();
   }
+}
+
+/** Whether a Redis answers PING at `url` within `timeoutMs` (refused, unknown host, silence: all false). */
+export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boolean> {
+  return (await askRedis(url, timeoutMs, (redis) => redis.ping())) === 'PONG';
 }
 
 export interface TestRedis {
@@ -133,7 +138,13 @@ async function untilAnswers(child: ChildProcess, url: string): Promise<string | 
   const deadline = Date.now() + 10_000;
   while (Date.now() < deadline) {
     if (exited) return exited;
-    if (await redisAnswers(url, 500)) return undefined;
+    // The server's own pid, not just any answer: another run may have taken the port first.
+    const pid = await askRedis(
+      url,
+      500,
+      async (redis) => /process_id:(\d+)/.exec(await redis.info('server'))?.[1],
+    );
+    if (pid !== undefined && Number(pid) === child.pid) return undefined;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return 'it did not answer PING within 10 s';
