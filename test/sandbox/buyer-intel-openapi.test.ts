@@ -1,5 +1,5 @@
-// The sandbox's answers validate against the provider's published OpenAPI (shared/reference), for every
-// operation that document describes. Raw HTTP, so nothing of our client's tolerance hides a mismatch.
+// The sandbox's answers validate against the provider's published OpenAPI (kept in test/fixtures/reference,
+// its origin in SOURCES.md), for every operation that document describes. Raw HTTP, so nothing of our client's tolerance hides a mismatch.
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 
-const SPEC_PATH = new URL('../../../shared/reference/buyer-intelligence-openapi.json', import.meta.url);
+const SPEC_PATH = new URL('../fixtures/reference/buyer-intelligence-openapi.json', import.meta.url);
 const openapi = JSON.parse(readFileSync(SPEC_PATH, 'utf8')) as {
   paths: Record<
     string,

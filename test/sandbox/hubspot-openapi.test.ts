@@ -1,6 +1,6 @@
-// The sandbox's answers validate against HubSpot's official OpenAPI specs (shared/reference/hubspot-openapi,
-// OpenAPI 3.0.1), looked up by path, method and status exactly as the spec declares them. Raw HTTP, so no
-// client tolerance hides a mismatch. Where HubSpot's real answers differ from its own spec, the difference
+// The sandbox's answers validate against HubSpot's official OpenAPI specs (OpenAPI 3.0.1, kept in
+// test/fixtures/reference/hubspot-openapi with their origin in SOURCES.md), looked up by path, method and
+// status exactly as the spec declares them. Raw HTTP, so no client tolerance hides a mismatch. Where HubSpot's real answers differ from its own spec, the difference
 // is listed below as a named gap with its evidence; a gap only excuses those exact errors, and a gap that
 // no longer occurs fails the test (so the list cannot rot).
 import { readFileSync } from 'node:fs';
@@ -30,7 +30,7 @@ const specs = Object.fromEntries(
   Object.entries(FILES).map(([name, file]) => [
     name,
     JSON.parse(
-      readFileSync(new URL(`../../../shared/reference/hubspot-openapi/${file}`, import.meta.url), 'utf8'),
+      readFileSync(new URL(`../fixtures/reference/hubspot-openapi/${file}`, import.meta.url), 'utf8'),
     ) as Spec,
   ]),
 ) as Record<SpecName, Spec>;
