@@ -5,7 +5,12 @@ import { Redis } from 'ioredis';
 import { CRMS } from '../../connectors/registry.ts';
 import { pingRedis, RedisUnavailableError } from '../../queues/redis.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
-import { AuthenticationError, PermissionDeniedError } from '../buyer-intel/errors.ts';
+import {
+  AuthenticationError,
+  ConnectionError,
+  PermissionDeniedError,
+  TimeoutError,
+} from '../buyer-intel/errors.ts';
 import { coreSchema, type Env } from '../config/env.ts';
 import { withTimeout } from '../shared/deadline.ts';
 
@@ -246,7 +251,13 @@ export async function checkBuyerIntel(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOU
         status: 'warn',
         detail: `the token was accepted but HTTP 403 on listTopRecentSignals: ask the provider which operations it may call`,
       };
-    return { name, status: 'fail', detail: `${env.BUYER_INTEL_BASE_URL}: ${reason(err)}` };
+    // A connection failure names the URL and the cause itself; an HTTP answer does not.
+    const named = err instanceof ConnectionError || err instanceof TimeoutError;
+    return {
+      name,
+      status: 'fail',
+      detail: named ? reason(err) : `${env.BUYER_INTEL_BASE_URL}: ${reason(err)}`,
+    };
   }
 }
 
