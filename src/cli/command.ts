@@ -98,23 +98,15 @@ export function reportFailure(prefix: string, err: unknown, verbose: boolean): v
   if (verbose) process.stderr.write(`${inspect(err, { depth: 6 })}\n`);
 }
 
-class DeadlineExceeded extends Error {}
-
 function runWithin(command: Command, run: () => Promise<number>): Promise<number> {
   const ms = command.deadlineMs;
   if (ms === undefined) return run();
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new DeadlineExceeded(
-            `did not finish within ${Math.round(ms / 1000)} s: a dependency (Redis, an API) stopped answering`,
-          ),
-        ),
-      ms,
-    );
-    timer.unref();
+    timer = setTimeout(() => {
+      const seconds = Math.round(ms / 1000);
+      reject(new Error(`did not finish within ${seconds} s: a dependency (Redis, an API) stopped answering`));
+    }, ms);
   });
   return Promise.race([run(), deadline]).finally(() => clearTimeout(timer));
 }
