@@ -2,6 +2,8 @@
 // (maxRetriesPerRequest null); producers (the webhook receiver) must fail fast instead of queueing
 // commands while Redis is down, so that the CRM gets a 5xx and retries the delivery.
 import { Redis } from 'ioredis';
+import { IntegrationError } from '../src/shared/errors.ts';
+import { endpointOf, networkCause } from '../src/shared/network-cause.ts';
 
 export type RedisRole = 'worker' | 'producer';
 
@@ -23,4 +25,75 @@ export function createRedis(url: string, role: RedisRole, onError: (err: Error) 
     onError(err);
   });
   return redis;
+}
+
+/** How long a command waits for Redis to answer its first PING before it gives up. */
+export const REDIS_PING_TIMEOUT_MS = 3_000;
+
+/** Redis did not answer a PING: where (no password) and why, in words. */
+export class RedisUnavailableError extends IntegrationError {
+  /** `redis://host:port`, without credentials. */
+  readonly endpoint: string;
+  /** "connection refused", "host not found in DNS", "timed out", "authentication failed", … */
+  readonly reason: string;
+  constructor(endpoint: string, reason: string) {
+    super(`Redis does not answer at ${endpoint} (${reason})`, { permanent: false });
+    this.endpoint = endpoint;
+    this.reason = reason;
+  }
+}
+
+/** The reason a connection to Redis failed, from what ioredis reported (its own error says little). */
+export function redisFailureReason(err: unknown, url: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (/^(NOAUTH|WRONGPASS)\b|invalid password|invalid username-password/i.test(message))
+    return /^NOAUTH/.test(message)
+      ? 'authentication failed: Redis wants a password (redis://:password@host)'
+      : 'authentication failed: wrong user or password';
+  const cause = networkCause(err);
+  // A rediss:// URL on a port that does not speak TLS waits for a handshake that never comes.
+  if (cause?.startsWith('timed out') && url.startsWith('rediss:'))
+    return `${cause} (TLS handshake: is it a TLS port?)`;
+  if (cause) return cause;
+  return /connection is closed/i.test(message) ? 'connection closed' : message.split('\n')[0] || 'no answer';
+}
+
+/**
+ * One PING with a short deadline, no reconnects and no offline queue, so an unreachable Redis is said
+ * in seconds instead of retried forever. Resolves when Redis answered PONG; rejects with
+ * RedisUnavailableError otherwise.
+ */
+export async function pingRedis(url: string, timeoutMs = REDIS_PING_TIMEOUT_MS): Promise<void> {
+  const endpoint = endpointOf(url);
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: timeoutMs,
+  });
+  // ioredis rejects with "Connection is closed."; the error event before it says why.
+  let reported: Error | undefined;
+  redis.on('error', (err: Error) => {
+    reported ??= err;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = Object.assign(new Error(`no answer within ${timeoutMs} ms`), { code: 'ETIMEDOUT' });
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timedOut), timeoutMs);
+  });
+  try {
+    await Promise.race([
+      (async () => {
+        await redis.connect();
+        await redis.ping();
+      })(),
+      deadline,
+    ]);
+  } catch (err) {
+    throw new RedisUnavailableError(endpoint, redisFailureReason(reported ?? err, url));
+  } finally {
+    clearTimeout(timer);
+    redis.disconnect();
+  }
 }

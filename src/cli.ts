@@ -26,4 +26,8 @@ const COMMANDS: Command[] = [
   tenantsCommand,
 ];
 
-process.exitCode = await runCli('buyer-intel-sync', COMMANDS, process.argv.slice(2));
+const code = await runCli('buyer-intel-sync', COMMANDS, process.argv.slice(2));
+// A failed command has said why and closed what it opened; a retry timer left in a library (jsforce
+// retries a refused connection for 15 s) must not keep the process, and its exit code, waiting.
+if (code !== 0) process.exit(code);
+process.exitCode = code;

@@ -5,9 +5,16 @@
 // types they need from it.
 
 import { Client } from '@hubspot/api-client';
+import { endpointOf } from '../../src/shared/network-cause.ts';
 import { type CallBudget, CallBudgetTimeout } from '../call-budget.ts';
 import { CrmRateLimitError } from '../types.ts';
-import { HubSpotTransientError, isApiFailure, redactor, toConnectorError } from './errors.ts';
+import {
+  HUBSPOT_API_BASE,
+  HubSpotTransientError,
+  isApiFailure,
+  redactor,
+  toConnectorError,
+} from './errors.ts';
 
 export interface HubSpotCallEvent {
   /** The SDK method, e.g. `crm.companies.batchApi.update`. */
@@ -117,11 +124,12 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
       const durationMs = performance.now() - started;
       report({ operation, status: isApiFailure(err) ? err.code : 'network', durationMs });
       if (err instanceof DeadlineExceeded) {
-        throw new HubSpotTransientError(`HubSpot ${operation} did not answer within ${timeoutMs} ms`, {
-          operation,
-        });
+        throw new HubSpotTransientError(
+          `HubSpot ${operation} got no answer from ${endpointOf(basePath ?? HUBSPOT_API_BASE)}: timed out after ${timeoutMs} ms`,
+          { operation },
+        );
       }
-      throw toConnectorError(operation, err, redact);
+      throw toConnectorError(operation, err, redact, basePath);
     } finally {
       clearTimeout(timer);
     }

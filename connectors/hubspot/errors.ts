@@ -6,6 +6,7 @@
 // classes below, and no message ever contains the access token.
 
 import { IntegrationError } from '../../src/shared/errors.ts';
+import { describeNetworkFailure, endpointOf } from '../../src/shared/network-cause.ts';
 import { CrmAuthError, CrmRateLimitError } from '../types.ts';
 
 /**
@@ -17,13 +18,21 @@ export class HubSpotTransientError extends IntegrationError {
   readonly operation: string;
   constructor(
     message: string,
-    options: { operation: string; status?: number; retryAfterMs?: number; requestId?: string },
+    options: {
+      operation: string;
+      status?: number;
+      retryAfterMs?: number;
+      requestId?: string;
+      /** The network failure behind "no answer" (shown by the CLI's --verbose). */
+      cause?: unknown;
+    },
   ) {
     super(message, {
       permanent: false,
       status: options.status,
       retryAfterMs: options.retryAfterMs,
       requestId: options.requestId,
+      cause: options.cause,
     });
     this.operation = options.operation;
   }
@@ -262,18 +271,32 @@ export function describeFailure(failure: HubSpotApiFailure, redact: (text: strin
   return redact(text);
 }
 
-/** The connector error for a failed call: auth, rate limit, transient, or a refused request. */
+/** HubSpot's API, where a connector without a basePath sends its calls. */
+export const HUBSPOT_API_BASE = 'https://api.hubapi.com';
+
+/**
+ * The connector error for a failed call: auth, rate limit, transient, or a refused request. With no
+ * answer at all, the message names where the call went (`basePath`, no path or token) and why, in words
+ * ("connection refused", "host not found in DNS", "timed out", "TLS handshake failed: …").
+ */
 export function toConnectorError(
   operation: string,
   err: unknown,
   redact: (text: string) => string,
+  basePath = HUBSPOT_API_BASE,
   now = Date.now(),
 ): Error {
   if (!isApiFailure(err)) {
+    const network = describeNetworkFailure(basePath, err);
     const reason = err instanceof Error ? err.message : String(err);
-    return new HubSpotTransientError(redact(`HubSpot ${operation} failed without an answer: ${reason}`), {
-      operation,
-    });
+    return new HubSpotTransientError(
+      redact(
+        network
+          ? `HubSpot ${operation} got no answer from ${network}`
+          : `HubSpot ${operation} failed without an answer from ${endpointOf(basePath)}: ${reason}`,
+      ),
+      { operation, cause: err },
+    );
   }
   const status = err.code;
   const what = describeFailure(err, redact);

@@ -3,8 +3,10 @@
 // encrypted; a worker that finds a fresher stored token uses it instead of refreshing again.
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import { describeNetworkFailure, endpointOf } from '../../src/shared/network-cause.ts';
 import { lockedRefresh, readStoredToken, type TokenCodec } from '../token-refresh.ts';
 import { CrmAuthError } from '../types.ts';
+import { HubSpotTransientError } from './errors.ts';
 
 const tokenAnswer = z.object({
   access_token: z.string().min(1),
@@ -36,7 +38,8 @@ export function hubspotTokenRefresher(options: HubSpotRefreshOptions) {
         options.redis,
         options.key,
         async (previous) => {
-          const res = await doFetch(`${options.basePath.replace(/\/+$/, '')}/oauth/v1/token`, {
+          const url = `${options.basePath.replace(/\/+$/, '')}/oauth/v1/token`;
+          const res = await doFetch(url, {
             method: 'POST',
             headers: { 'content-type': 'application/x-www-form-urlencoded' },
             body: new URLSearchParams({
@@ -45,6 +48,15 @@ export function hubspotTokenRefresher(options: HubSpotRefreshOptions) {
               client_secret: options.clientSecret,
               refresh_token: previous?.refreshToken ?? options.refreshToken,
             }),
+          }).catch((err: unknown) => {
+            // fetch's own "fetch failed" names neither the endpoint nor the cause.
+            const where =
+              describeNetworkFailure(url, err) ??
+              `${endpointOf(url)}: ${err instanceof Error ? err.message : String(err)}`;
+            throw new HubSpotTransientError(`HubSpot token refresh got no answer from ${where}`, {
+              operation: 'oauth.refresh',
+              cause: err,
+            });
           });
           if (res.status === 400 || res.status === 401)
             throw new CrmAuthError(

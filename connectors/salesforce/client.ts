@@ -8,6 +8,7 @@ import type { WriteFailure } from '../types.ts';
 import {
   errorCodeOf,
   isRecord,
+  noAnswer,
   PERMANENT_RECORD_CODES,
   redactor,
   type SalesforceRequestError,
@@ -122,12 +123,23 @@ export function createSalesforceCalls(options: SalesforceClientOptions): {
   function connectorError(operation: string, err: unknown): Error {
     const refreshFailure = session.transientRefreshFailure(err);
     if (refreshFailure) {
+      // The grant goes to the login URL (the token endpoint), not to the instance.
+      const network = noAnswer(options.loginUrl ?? DEFAULT_LOGIN_URL, refreshFailure);
       const reason = redact(refreshFailure.message).slice(0, 500);
-      return new SalesforceTransientError(`Salesforce session refresh for ${operation} failed: ${reason}`, {
-        operation,
-      });
+      return new SalesforceTransientError(
+        network
+          ? `Salesforce session refresh for ${operation} ${network}`
+          : `Salesforce session refresh for ${operation} failed: ${reason}`,
+        { operation, cause: refreshFailure },
+      );
     }
-    return toConnectorError(operation, err, redact, conn.limitInfo.apiUsage);
+    return toConnectorError(
+      operation,
+      err,
+      redact,
+      conn.limitInfo.apiUsage,
+      conn.instanceUrl || options.instanceUrl,
+    );
   }
 
   async function queryAll(

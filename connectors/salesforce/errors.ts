@@ -5,14 +5,23 @@
 // Nothing of jsforce leaves this folder, and no message carries the access or refresh token.
 
 import { IntegrationError } from '../../src/shared/errors.ts';
+import { describeNetworkFailure } from '../../src/shared/network-cause.ts';
 import { CrmAuthError, CrmRateLimitError } from '../types.ts';
 
 /** Salesforce could not answer this time (5xx, a lock, a network failure): the same call may succeed later. */
 export class SalesforceTransientError extends IntegrationError {
   readonly operation: string;
   readonly errorCode: string | undefined;
-  constructor(message: string, options: { operation: string; errorCode?: string }) {
-    super(message, { permanent: false, status: statusOf(options.errorCode) });
+  constructor(
+    message: string,
+    options: {
+      operation: string;
+      errorCode?: string;
+      /** The network failure behind "no answer" (shown by the CLI's --verbose). */
+      cause?: unknown;
+    },
+  ) {
+    super(message, { permanent: false, status: statusOf(options.errorCode), cause: options.cause });
     this.operation = options.operation;
     this.errorCode = options.errorCode;
   }
@@ -102,12 +111,25 @@ export function redactor(secrets: () => (string | null | undefined)[]): (text: s
 /** The API usage jsforce last saw in Sforce-Limit-Info, e.g. " (api-usage 15000/15000)". */
 export type ApiUsage = { used: number; limit: number } | undefined;
 
-/** The connector error for a failed jsforce call: auth, rate limit, transient, or a refused request. */
+/**
+ * "got no answer from https://host: connection refused" when `err` is a network failure of a call to
+ * `url` (jsforce's own message carries the whole request URL and Node's code, not the cause in words).
+ */
+export function noAnswer(url: string, err: unknown): string | undefined {
+  const network = describeNetworkFailure(url, err);
+  return network === undefined ? undefined : `got no answer from ${network}`;
+}
+
+/**
+ * The connector error for a failed jsforce call: auth, rate limit, transient, or a refused request.
+ * `instanceUrl` is where the call went: a network failure names it (no path, no token) and the cause.
+ */
 export function toConnectorError(
   operation: string,
   err: unknown,
   redact: (text: string) => string,
   apiUsage?: ApiUsage,
+  instanceUrl?: string,
 ): Error {
   const reason = redact(err instanceof Error ? err.message : String(err)).slice(0, 500);
   const code = errorCodeOf(err);
@@ -118,9 +140,13 @@ export function toConnectorError(
     if (err instanceof Error && /No refresh token found/i.test(err.message)) {
       return new CrmAuthError(`Salesforce session expired for ${operation} and no refresh token is set`, 401);
     }
-    return new SalesforceTransientError(`Salesforce ${operation} failed without an answer: ${reason}`, {
-      operation,
-    });
+    const network = instanceUrl === undefined ? undefined : noAnswer(instanceUrl, err);
+    return new SalesforceTransientError(
+      network
+        ? `Salesforce ${operation} ${network}`
+        : `Salesforce ${operation} failed without an answer: ${reason}`,
+      { operation, cause: err },
+    );
   }
   if (AUTH_CODES.has(code)) {
     return new CrmAuthError(`Salesforce refused the credentials for ${operation}: ${code}: ${reason}`, 401);

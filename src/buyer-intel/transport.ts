@@ -3,6 +3,7 @@
 // environment variables; everything comes in through options.
 import type { z } from 'zod';
 import { formatPath } from '../shared/format-path.ts';
+import { describeNetworkFailure, endpointOf } from '../shared/network-cause.ts';
 import {
   type BuyerIntelError,
   ConnectionError,
@@ -136,16 +137,20 @@ export class Transport {
         return {
           ok: false,
           outcome: { kind: 'timeout' },
-          error: new TimeoutError(`${operation}: no answer within ${opts.timeoutMs} ms`, { operation }),
+          error: new TimeoutError(
+            `${operation}: no answer from the Buyer Intelligence API at ${endpointOf(this.#base)} within ${opts.timeoutMs} ms`,
+            { operation },
+          ),
         };
       }
       report('network');
-      const reason =
-        err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : '';
+      const where =
+        describeNetworkFailure(this.#base, err) ??
+        `${endpointOf(this.#base)}: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`;
       return {
         ok: false,
         outcome: { kind: 'network' },
-        error: new ConnectionError(`${operation}: could not reach the Buyer Intelligence API (${reason})`, {
+        error: new ConnectionError(`${operation}: could not reach the Buyer Intelligence API at ${where}`, {
           operation,
           cause: err,
         }),

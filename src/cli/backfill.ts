@@ -12,6 +12,7 @@ import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { type Command, numberOption, UsageError } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
+import { requireRedis } from './redis-check.ts';
 
 export const backfillCommand: Command = {
   name: 'backfill',
@@ -51,6 +52,7 @@ command resumes after the last page it saved in Redis, and no account is queued 
     const env = loadEnv();
     const settings = await settingsFromEnv(env);
     const { crm, tenant } = crmConnection(values.crm, settings);
+    await requireRedis(settings.redisUrl);
     const service = createService(settings);
     const redis = createRedis(settings.redisUrl, 'worker');
     try {

@@ -1,6 +1,7 @@
-// A tiny command registry on node:util parseArgs: every command has --help, and exit codes are
-// 0 ok, 1 failure, 2 usage.
-import { type ParseArgsConfig, parseArgs } from 'node:util';
+// A tiny command registry on node:util parseArgs: every command has --help and --verbose, exit codes
+// are 0 ok, 1 failure, 2 usage, and a failure is one line on stderr (its stack only with --verbose).
+import { inspect, type ParseArgsConfig, parseArgs } from 'node:util';
+import { ConfigError } from '../config/env.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -15,6 +16,11 @@ export interface Command<O extends Options = Options> {
   summary: string;
   usage: string;
   options: O;
+  /**
+   * A one-shot command that must not outlive this (ms): past it, it fails with one line instead of
+   * waiting on a dependency that stopped answering mid-way.
+   */
+  deadlineMs?: number;
   /** Resolves with the exit code; long-running commands resolve when they stop. */
   run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number>;
 }
@@ -28,8 +34,23 @@ export function parse(command: Command, argv: string[]) {
       strict: true,
     });
   } catch (err) {
-    throw new UsageError((err as Error).message);
+    throw new UsageError(parseArgsProblem(err));
   }
+}
+
+/** parseArgs' own text (a hint with an unbalanced quote, several lines) as one short phrase. */
+function parseArgsProblem(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown }).code;
+  const option = /'(-[^' ]*)/.exec(message)?.[1];
+  if (option && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option}`;
+  if (option && code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+    if (/does not take an argument/.test(message)) return `${option} takes no value`;
+    if (/ambiguous/.test(message))
+      return `${option} needs a value (one starting with "-" is written ${option}=-…)`;
+    return `${option} needs a value`;
+  }
+  return message.split('\n')[0] ?? message;
 }
 
 export function numberOption(values: Record<string, unknown>, name: string, fallback: number): number {
@@ -50,8 +71,44 @@ function help(program: string, commands: Command[]): string {
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    `Run \`${program} <command> --help\` for a command’s options.`,
+    `Run \`${program} <command> --help\` for a command’s options. Every command also takes --verbose (a`,
+    'failure’s stack trace, not only its one line).',
   ].join('\n');
+}
+
+/** `--verbose` is global: accepted before or after the command name, never passed to a command. */
+function takeVerbose(argv: string[]): { verbose: boolean; args: string[] } {
+  const end = argv.indexOf('--');
+  const options = end === -1 ? argv : argv.slice(0, end);
+  const rest = end === -1 ? [] : argv.slice(end);
+  const args = options.filter((a) => a !== '--verbose');
+  return { verbose: args.length !== options.length, args: [...args, ...rest] };
+}
+
+/** A failure as one line: ConfigError keeps its list of problems (one per line, by design). */
+export function failureText(err: unknown): string {
+  if (err instanceof ConfigError) return err.message;
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/\s*\n\s*/g, ' ').trim() || (err instanceof Error ? err.name : 'failed');
+}
+
+/** Writes a failure that escaped a command: one line, and with --verbose the stack and causes. */
+export function reportFailure(prefix: string, err: unknown, verbose: boolean): void {
+  process.stderr.write(`${prefix}: ${failureText(err)}\n`);
+  if (verbose) process.stderr.write(`${inspect(err, { depth: 6 })}\n`);
+}
+
+function runWithin(command: Command, run: () => Promise<number>): Promise<number> {
+  const ms = command.deadlineMs;
+  if (ms === undefined) return run();
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const seconds = Math.round(ms / 1000);
+      reject(new Error(`did not finish within ${seconds} s: a dependency (Redis, an API) stopped answering`));
+    }, ms);
+  });
+  return Promise.race([run(), deadline]).finally(() => clearTimeout(timer));
 }
 
 /**
@@ -59,29 +116,45 @@ function help(program: string, commands: Command[]): string {
  * the emulators' dev CLI so both answer --help, usage errors and failures the same way.
  */
 export async function runCli(program: string, commands: Command[], argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  const { verbose, args } = takeVerbose(argv);
+  const [name, ...rest] = args;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${help(program, commands)}\n`);
     return name ? 0 : EXIT_USAGE;
   }
   const command = commands.find((c) => c.name === name);
   if (!command) {
-    process.stderr.write(`${program}: unknown command "${name}"\n\n${help(program, commands)}\n`);
+    process.stderr.write(
+      `${program}: unknown command "${name}" (commands: ${commands.map((c) => c.name).join(', ')}; see ${program} --help)\n`,
+    );
     return EXIT_USAGE;
   }
+  // Whatever escapes the command's own awaits (an 'error' event, a stray rejection) still ends as one line.
+  const escaped = (err: unknown) => {
+    reportFailure(`${program} ${name}`, err, verbose);
+    process.exit(EXIT_FAILURE);
+  };
+  process.on('uncaughtException', escaped);
+  process.on('unhandledRejection', escaped);
   try {
     const { values, positionals } = parse(command, rest);
     if (values.help) {
       process.stdout.write(`${command.usage}\n`);
       return 0;
     }
-    return await command.run(values as Record<string, string | boolean | undefined>, positionals);
+    return await runWithin(command, () =>
+      command.run(values as Record<string, string | boolean | undefined>, positionals),
+    );
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`${program} ${name}: ${err.message}\n(see ${program} ${name} --help)\n`);
+      process.stderr.write(`${program} ${name}: ${failureText(err)} (see ${program} ${name} --help)\n`);
+      if (verbose) process.stderr.write(`${inspect(err)}\n`);
       return EXIT_USAGE;
     }
-    process.stderr.write(`${program} ${name}: ${(err as Error).message}\n`);
+    reportFailure(`${program} ${name}`, err, verbose);
     return EXIT_FAILURE;
+  } finally {
+    process.off('uncaughtException', escaped);
+    process.off('unhandledRejection', escaped);
   }
 }

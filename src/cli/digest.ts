@@ -3,6 +3,7 @@ import { DIGEST_KINDS, DigestBusyError, DigestIncompleteError, type DigestKind }
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { type Command, UsageError } from './command.ts';
+import { requireRedis } from './redis-check.ts';
 
 export const digestCommand: Command = {
   name: 'digest',
@@ -33,6 +34,7 @@ Without --kind, every configured kind runs (DIGEST_PER_ACCOUNT_CRON, DIGEST_ORG_
       throw new UsageError(
         `${missing.length ? missing.join(', ') : 'no digest'} is not configured: set DIGEST_PER_ACCOUNT_CRON and/or DIGEST_ORG_CRON (see .env.example)`,
       );
+    await requireRedis(settings.redisUrl);
     const service = createService(settings);
     let code = 0;
     try {

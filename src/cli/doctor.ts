@@ -10,6 +10,7 @@ import {
   checkRedis,
   DEFAULT_CHECK_TIMEOUT_MS,
   redact,
+  redisUrlProblem,
   secretsOf,
 } from '../doctor/checks.ts';
 import { type Command, EXIT_FAILURE, EXIT_OK, numberOption } from './command.ts';
@@ -68,12 +69,18 @@ Options:
       });
     }
 
-    // Redis is checked even with a bad configuration, at REDIS_URL as given (or the default).
-    const rawRedisUrl = process.env.REDIS_URL?.trim();
-    const redisUrl =
-      env?.REDIS_URL ??
-      (rawRedisUrl && /^rediss?:\/\//.test(rawRedisUrl) ? rawRedisUrl : 'redis://127.0.0.1:6379');
-    for (const r of await checkRedis(redisUrl, timeoutMs)) print(r);
+    // Redis is checked even with a bad configuration, at REDIS_URL as given (the default when unset);
+    // an invalid REDIS_URL fails the check: testing the default instead would pass on another Redis.
+    const rawRedisUrl = process.env.REDIS_URL?.trim() || undefined;
+    const badRedisUrl = rawRedisUrl === undefined ? undefined : redisUrlProblem(rawRedisUrl);
+    if (badRedisUrl) {
+      print({ name: 'redis', status: 'fail', detail: badRedisUrl });
+      for (const name of ['redis version', 'redis maxmemory-policy', 'redis persistence'])
+        print({ name, status: 'skip', detail: 'needs a valid REDIS_URL' });
+    } else {
+      const redisUrl = env?.REDIS_URL ?? rawRedisUrl ?? 'redis://127.0.0.1:6379';
+      for (const r of await checkRedis(redisUrl, timeoutMs)) print(r);
+    }
 
     if (env) {
       const results = await Promise.all([checkBuyerIntel(env, timeoutMs), ...checkCrms(env, timeoutMs)]);

@@ -4,6 +4,7 @@ import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { type Command, UsageError } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
+import { requireRedis } from './redis-check.ts';
 
 export const enrichCommand: Command = {
   name: 'enrich',
@@ -18,11 +19,14 @@ nothing is written. Reads the environment (see .env.example).`,
     account: { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
   },
+  // One account: minutes would mean something stopped answering (Redis went away mid-way, say).
+  deadlineMs: 180_000,
   async run(values) {
     if (typeof values.account !== 'string' || !values.account.trim())
       throw new UsageError('--account <id> is required');
     const settings = await settingsFromEnv(loadEnv());
     const { crm, tenant } = crmConnection(values.crm, settings);
+    await requireRedis(settings.redisUrl);
     const service = createService(settings);
     try {
       const result = await service.enrich(

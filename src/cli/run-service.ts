@@ -5,6 +5,7 @@ import type { WorkerLog } from '../../queues/enrich-worker.ts';
 import { loadEnv } from '../config/env.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
+import { requireRedis } from './redis-check.ts';
 
 /** One JSON line per event on stderr; never a token (fields are ids and reasons only). */
 export const jsonLog: WorkerLog = {
@@ -51,6 +52,7 @@ export async function runService(role: Role): Promise<number> {
   const signal = firstSignal();
   const parts = ROLES[role];
   const env = loadEnv();
+  await requireRedis(env.REDIS_URL);
   const service = createService({ ...(await settingsFromEnv(env)), log: jsonLog });
   // Tenants kept in Redis (TOKEN_ENCRYPTION_KEY): load them now, then pick up changes every 30 s.
   await service.loadTenants();

@@ -4,6 +4,7 @@ import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import type { Command } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
+import { requireRedis } from './redis-check.ts';
 
 export const setupCommand: Command = {
   name: 'setup',
@@ -16,6 +17,7 @@ provenance fields, where missing. Safe to run again. Reads the environment (see 
   async run(values) {
     const settings = await settingsFromEnv(loadEnv());
     const { crm, tenant } = crmConnection(values.crm, settings);
+    await requireRedis(settings.redisUrl);
     const service = createService(settings);
     try {
       const result = await service.connector(crm, tenant).ensureFields(fieldDefinitions(settings.mapping));

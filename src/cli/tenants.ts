@@ -6,6 +6,7 @@ import { loadEnv } from '../config/env.ts';
 import { TokenCipher } from '../tenants/cipher.ts';
 import { parseTenant, type TenantRecord, TenantStore, tenantIdOf } from '../tenants/store.ts';
 import { type Command, UsageError } from './command.ts';
+import { requireRedis } from './redis-check.ts';
 
 const storable = CRMS.filter((c) => c.tenants);
 
@@ -36,6 +37,7 @@ stored encrypted with TOKEN_ENCRYPTION_KEY (AES-256-GCM); running services pick 
       throw new UsageError(
         'TOKEN_ENCRYPTION_KEY is not set: tenants are stored encrypted with it (openssl rand -base64 32)',
       );
+    await requireRedis(env.REDIS_URL);
     const redis = createRedis(env.REDIS_URL, 'worker');
     const store = new TenantStore(redis, env.REDIS_PREFIX, TokenCipher.fromBase64(env.TOKEN_ENCRYPTION_KEY));
     try {

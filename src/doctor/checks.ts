@@ -3,9 +3,15 @@
 // also redacts every secret value from what it prints, as a second line of defence).
 import { Redis } from 'ioredis';
 import { CRMS } from '../../connectors/registry.ts';
+import { pingRedis, RedisUnavailableError } from '../../queues/redis.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
-import { AuthenticationError, PermissionDeniedError } from '../buyer-intel/errors.ts';
-import type { Env } from '../config/env.ts';
+import {
+  AuthenticationError,
+  ConnectionError,
+  PermissionDeniedError,
+  TimeoutError,
+} from '../buyer-intel/errors.ts';
+import { coreSchema, type Env } from '../config/env.ts';
 import { withTimeout } from '../shared/deadline.ts';
 
 export { withTimeout };
@@ -55,6 +61,18 @@ export function safeRedisUrl(url: string): string {
   }
 }
 
+/**
+ * What is wrong with REDIS_URL as set (the same rule as the configuration's), or undefined when it is
+ * a Redis URL. The value is shown only when it cannot hold a password.
+ */
+export function redisUrlProblem(raw: string): string | undefined {
+  const verdict = coreSchema.shape.REDIS_URL.safeParse(raw);
+  if (verdict.success) return undefined;
+  const rule = verdict.error.issues[0]?.message ?? 'must be a redis:// or rediss:// URL';
+  const shown = raw.includes('@') ? 'a value with credentials, not shown' : JSON.stringify(raw);
+  return `REDIS_URL ${rule}, got ${shown}`;
+}
+
 function reason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -81,6 +99,20 @@ export async function checkRedis(url: string, timeoutMs = DEFAULT_CHECK_TIMEOUT_
     eviction: 'redis maxmemory-policy',
     persistence: 'redis persistence',
   };
+  const skipped = (detail: string) =>
+    [names.version, names.eviction, names.persistence].map(
+      (name): CheckResult => ({ name, status: 'skip', detail }),
+    );
+  // The same PING every command starts with, so doctor and a failing command name the same cause.
+  try {
+    await pingRedis(url, Math.min(timeoutMs, 5_000));
+  } catch (err) {
+    if (!(err instanceof RedisUnavailableError)) throw err;
+    return [
+      { name: names.ping, status: 'fail', detail: `cannot reach ${where}: ${err.reason}` },
+      ...skipped('Redis is not reachable'),
+    ];
+  }
   const redis = new Redis(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
@@ -104,9 +136,7 @@ export async function checkRedis(url: string, timeoutMs = DEFAULT_CHECK_TIMEOUT_
           : reason(err);
       return [
         { name: names.ping, status: 'fail', detail: `cannot reach ${where}: ${why}` },
-        ...[names.version, names.eviction, names.persistence].map(
-          (name): CheckResult => ({ name, status: 'skip', detail: 'Redis is not reachable' }),
-        ),
+        ...skipped('Redis is not reachable'),
       ];
     }
     const results: CheckResult[] = [
@@ -221,7 +251,13 @@ export async function checkBuyerIntel(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOU
         status: 'warn',
         detail: `the token was accepted but HTTP 403 on listTopRecentSignals: ask the provider which operations it may call`,
       };
-    return { name, status: 'fail', detail: `${env.BUYER_INTEL_BASE_URL}: ${reason(err)}` };
+    // A connection failure names the URL and the cause itself; an HTTP answer does not.
+    const named = err instanceof ConnectionError || err instanceof TimeoutError;
+    return {
+      name,
+      status: 'fail',
+      detail: named ? reason(err) : `${env.BUYER_INTEL_BASE_URL}: ${reason(err)}`,
+    };
   }
 }
 

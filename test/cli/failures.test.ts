@@ -1,0 +1,245 @@
+// What a person sees when something is down: the real CLI as a child process, each failure one line on
+// stderr (no stack unless --verbose) naming where and why, a non-zero exit code, within 5 seconds —
+// the deadline the issue sets, so this file measures each run's wall time.
+import { spawn } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { CLI_PATH, sandboxCliEnv } from '../helpers/cli.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** The issue's deadline for any failure to be said. */
+const DEADLINE_MS = 5_000;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs the CLI with exactly `env` (plus PATH); kills it after 20 s so a hang fails instead of stalling. */
+function cli(args: string[], env: Record<string, string>): Promise<Run> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(killer);
+      resolve({ code, stdout, stderr, ms: performance.now() - started });
+    });
+    child.stdin.end();
+  });
+}
+
+/** A port on which nothing listens (taken from the OS, then released). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const address = srv.address();
+      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** stderr as its lines, without the final newline. */
+const lines = (stderr: string) => stderr.replace(/\n$/, '').split('\n');
+const STACK_FRAME = /^\s+at /m;
+
+let bi: RunningBuyerIntelSandbox;
+let hs: RunningHubSpotSandbox;
+let deadRedisUrl: string;
+let deadPort: number;
+
+beforeAll(async () => {
+  [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({})]);
+  deadRedisUrl = `redis://127.0.0.1:${await freePort()}`;
+  deadPort = await freePort();
+});
+afterAll(() => Promise.all([bi?.close(), hs?.close()]));
+
+/** A valid configuration for every command: the sandboxes, tenants in Redis, a digest schedule. */
+const env = (overrides: Record<string, string> = {}): Record<string, string> => ({
+  REDIS_URL,
+  REDIS_PREFIX: `test-failures-${randomUUID().slice(0, 8)}`,
+  HOST: '127.0.0.1',
+  PORT: '0',
+  ...sandboxCliEnv(bi, hs),
+  TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+  DIGEST_PER_ACCOUNT_CRON: '0 8 * * 1',
+  ...overrides,
+});
+
+describe('an unreachable Redis', () => {
+  const commands: [string, string[]][] = [
+    ['enrich', ['enrich', '--crm', 'hubspot', '--account', '1', '--dry-run']],
+    ['start', ['start']],
+    ['serve', ['serve']],
+    ['worker', ['worker']],
+    ['backfill', ['backfill', '--crm', 'hubspot']],
+    ['digest', ['digest', '--now']],
+    ['tenants', ['tenants', 'list']],
+    ['setup', ['setup', '--crm', 'hubspot']],
+  ];
+
+  it.each(commands)(
+    '%s says so in one line naming the URL and the cause, within 5 s, exit 1',
+    async (_, args) => {
+      const run = await cli(args, env({ REDIS_URL: deadRedisUrl }));
+      expect(run.code).toBe(1);
+      expect(lines(run.stderr)).toEqual([
+        `buyer-intel-sync ${args[0]}: Redis does not answer at ${deadRedisUrl} (connection refused): start Redis or set REDIS_URL`,
+      ]);
+      expect(run.ms).toBeLessThanOrEqual(DEADLINE_MS);
+    },
+  );
+
+  it('never prints the password of REDIS_URL', async () => {
+    const url = `redis://:s3cret-passw0rd@${deadRedisUrl.slice('redis://'.length)}`;
+    const run = await cli(['tenants', 'list'], env({ REDIS_URL: url }));
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`Redis does not answer at ${deadRedisUrl} (connection refused)`);
+    expect(run.stderr).not.toContain('s3cret-passw0rd');
+  });
+
+  it('shows the stack only with --verbose, before or after the command name', async () => {
+    const quiet = await cli(['enrich', '--account', '1'], env({ REDIS_URL: deadRedisUrl }));
+    expect(quiet.stderr).not.toMatch(STACK_FRAME);
+    for (const args of [
+      ['enrich', '--account', '1', '--verbose'],
+      ['--verbose', 'enrich', '--account', '1'],
+    ]) {
+      const verbose = await cli(args, env({ REDIS_URL: deadRedisUrl }));
+      expect(verbose.code).toBe(1);
+      const [first, ...rest] = lines(verbose.stderr);
+      expect(first).toBe(
+        `buyer-intel-sync enrich: Redis does not answer at ${deadRedisUrl} (connection refused): start Redis or set REDIS_URL`,
+      );
+      expect(rest.join('\n')).toMatch(STACK_FRAME);
+      expect(rest.join('\n')).toContain('redis-check.ts');
+    }
+  });
+});
+
+describe('an unreachable API', () => {
+  const enrich = ['enrich', '--crm', 'hubspot', '--account', '1', '--dry-run'];
+
+  it('names the HubSpot URL and "connection refused" in one line, within 5 s', async () => {
+    const url = `http://127.0.0.1:${deadPort}`;
+    const run = await cli(enrich, env({ HUBSPOT_BASE_PATH: url }));
+    expect(run.code).toBe(1);
+    expect(lines(run.stderr)).toEqual([
+      `buyer-intel-sync enrich: HubSpot crm.companies.basicApi.getById got no answer from ${url}: connection refused`,
+    ]);
+    expect(run.stderr).not.toContain(hs.accessToken);
+    expect(run.ms).toBeLessThanOrEqual(DEADLINE_MS);
+  });
+
+  it('says "host not found" for a host DNS does not know', async () => {
+    const run = await cli(enrich, env({ HUBSPOT_BASE_PATH: 'http://no-such-host.invalid' }));
+    expect(run.code).toBe(1);
+    expect(lines(run.stderr)).toHaveLength(1);
+    expect(run.stderr).toMatch(
+      /^buyer-intel-sync enrich: HubSpot .* got no answer from http:\/\/no-such-host\.invalid: host not found/,
+    );
+    expect(run.ms).toBeLessThanOrEqual(DEADLINE_MS);
+  });
+
+  it('says "TLS handshake failed" for https:// on a port that speaks plain HTTP', async () => {
+    const url = hs.url.replace(/^http:/, 'https:');
+    const run = await cli(enrich, env({ HUBSPOT_BASE_PATH: url }));
+    expect(run.code).toBe(1);
+    expect(lines(run.stderr)).toEqual([
+      `buyer-intel-sync enrich: HubSpot crm.companies.basicApi.getById got no answer from ${url}: TLS handshake failed`,
+    ]);
+  });
+
+  it('names the Buyer Intelligence URL and the cause in one line, within 5 s', async () => {
+    const id = hs.store.createCompany({ name: 'Travis County', state: 'TX' }, { source: 'CRM_UI' }).id;
+    const url = `http://127.0.0.1:${deadPort}`;
+    const run = await cli(
+      ['enrich', '--crm', 'hubspot', '--account', id, '--dry-run'],
+      env({ BUYER_INTEL_BASE_URL: url }),
+    );
+    expect(run.code).toBe(1);
+    expect(lines(run.stderr)).toHaveLength(1);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^buyer-intel-sync enrich: \\w+: could not reach the Buyer Intelligence API at ${url}: connection refused\\n$`,
+      ),
+    );
+    expect(run.stderr).not.toContain(bi.token);
+    expect(run.ms).toBeLessThanOrEqual(DEADLINE_MS);
+  });
+});
+
+describe('doctor', () => {
+  it('fails the redis check on an invalid REDIS_URL and tests no other Redis', async () => {
+    const run = await cli(['doctor', '--timeout-ms', '4000'], env({ REDIS_URL: 'nonsense' }));
+    expect(run.code).toBe(1);
+    const redisLines = run.stdout.split('\n').filter((l) => / {2}redis/.test(l));
+    expect(redisLines[0]).toMatch(
+      /^FAIL {2}redis {2,}REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL, got "nonsense"$/,
+    );
+    expect(redisLines.filter((l) => l.startsWith('PASS'))).toEqual([]);
+    expect(run.stdout).not.toContain('127.0.0.1:6379');
+  });
+
+  it('does not echo an invalid REDIS_URL that may hold a password', async () => {
+    const run = await cli(
+      ['doctor', '--timeout-ms', '4000'],
+      env({ REDIS_URL: 'redis//:hunter2-pass@host' }),
+    );
+    expect(run.stdout).toMatch(/^FAIL {2}redis {2,}REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/m);
+    expect(run.stdout).not.toContain('hunter2-pass');
+  });
+
+  it('names the cause when the Redis it was given does not answer', async () => {
+    const run = await cli(['doctor', '--timeout-ms', '4000'], env({ REDIS_URL: deadRedisUrl }));
+    expect(run.stdout).toMatch(
+      new RegExp(`^FAIL {2}redis {2,}cannot reach ${deadRedisUrl}: connection refused$`, 'm'),
+    );
+  });
+});
+
+describe('usage errors', () => {
+  it('an unknown option is one clean line, exit 2', async () => {
+    const run = await cli(['enrich', '--foo'], env());
+    expect(run.code).toBe(2);
+    expect(lines(run.stderr)).toEqual([
+      'buyer-intel-sync enrich: unknown option --foo (see buyer-intel-sync enrich --help)',
+    ]);
+  });
+
+  it('a missing option value is one clean line, exit 2', async () => {
+    const run = await cli(['enrich', '--crm', 'hubspot', '--account'], env());
+    expect(run.code).toBe(2);
+    expect(lines(run.stderr)).toEqual([
+      'buyer-intel-sync enrich: --account needs a value (see buyer-intel-sync enrich --help)',
+    ]);
+  });
+
+  it('an unknown command is one line listing the commands, exit 2', async () => {
+    const run = await cli(['enrihc'], env());
+    expect(run.code).toBe(2);
+    expect(lines(run.stderr)).toHaveLength(1);
+    expect(run.stderr).toContain('unknown command "enrihc"');
+    expect(run.stderr).toContain('enrich');
+  });
+});
