@@ -66,6 +66,23 @@ export const refusedFailure = (err: SalesforceRequestError): WriteFailure => ({
   permanent: true,
 });
 
+/**
+ * jsforce retries a refused, reset or unresolvable GET five times over about 16 s on its own; the job's
+ * backoff already owns retrying, and a person at the CLI should hear "connection refused" at once. Its
+ * retry of 420/429/5xx answers stays. jsforce has no per-connection option for this, so the one
+ * transport this connection owns gets the option on every request.
+ */
+function withoutNetworkRetries(conn: Connection): void {
+  type Options = { retry?: Record<string, unknown> };
+  const transport = (
+    conn as unknown as { _transport?: { httpRequest(req: unknown, options?: Options): unknown } }
+  )._transport;
+  if (!transport) return;
+  const send = transport.httpRequest.bind(transport);
+  transport.httpRequest = (req, options = {}) =>
+    send(req, { ...options, retry: { ...options.retry, errorCodes: [] } });
+}
+
 export function createSalesforceCalls(options: SalesforceClientOptions): {
   calls: SalesforceCalls;
   session: SalesforceSession;
@@ -89,6 +106,7 @@ export function createSalesforceCalls(options: SalesforceClientOptions): {
       : {}),
   });
   conn.on('refresh', session.onRefresh);
+  withoutNetworkRetries(conn);
 
   const redact = redactor(() => [
     options.accessToken,

@@ -151,6 +151,28 @@ describe('an unreachable API', () => {
     expect(run.ms).toBeLessThanOrEqual(DEADLINE_MS);
   });
 
+  it('names the Salesforce URL and "connection refused" in one line, within 5 s (no silent retries)', async () => {
+    const url = `http://127.0.0.1:${deadPort}`;
+    const run = await cli(['enrich', '--crm', 'salesforce', '--account', '001Dn000000LmjeIAC', '--dry-run'], {
+      ...env(),
+      SALESFORCE_INSTANCE_URL: url,
+      SALESFORCE_LOGIN_URL: url,
+      SALESFORCE_CLIENT_ID: 'client-id',
+      SALESFORCE_CLIENT_SECRET: 'client-secret',
+      SALESFORCE_REFRESH_TOKEN: 'refresh-token',
+      SALESFORCE_ORG_ID: '00D5g0000007C9R',
+    });
+    expect(run.code).toBe(1);
+    expect(lines(run.stderr)).toHaveLength(1);
+    expect(run.stderr).toMatch(
+      new RegExp(
+        `^buyer-intel-sync enrich: Salesforce .* ${url.replace(/[.:/]/g, '\\$&')}.*connection refused`,
+      ),
+    );
+    expect(run.stderr).not.toContain('refresh-token');
+    expect(run.ms).toBeLessThanOrEqual(DEADLINE_MS);
+  });
+
   it('says "host not found" for a host DNS does not know', async () => {
     const run = await cli(enrich, env({ HUBSPOT_BASE_PATH: 'http://no-such-host.invalid' }));
     expect(run.code).toBe(1);
