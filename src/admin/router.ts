@@ -5,8 +5,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import { isCrmKind } from '../../connectors/registry.ts';
 import { ActionProblem, type RefreshActions } from '../api/actions.ts';
-import type { EnrichmentHistory } from '../enrich/history.ts';
 import { formatPath } from '../shared/format-path.ts';
+import type { OutcomeHistory } from '../store/history.ts';
 import { renderAdminPage, sortRows } from './page.ts';
 
 const accountBody = z.strictObject({
@@ -17,7 +17,7 @@ const accountBody = z.strictObject({
 const confirmBody = accountBody.extend({ buyerId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
 
 export function adminRouter(options: {
-  history: EnrichmentHistory;
+  history: OutcomeHistory;
   actions: RefreshActions;
   limit?: number;
 }): express.Router {

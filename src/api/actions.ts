@@ -5,8 +5,8 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
 import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
-import type { EnrichmentHistory } from '../enrich/history.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import type { OutcomeHistory } from '../store/history.ts';
 
 export class ActionProblem extends Error {
   readonly status: number;
@@ -22,7 +22,7 @@ export interface ActionOptions {
   queue: Queue<EnrichJobData>;
   redis: Redis;
   prefix: string;
-  history: EnrichmentHistory;
+  history: OutcomeHistory;
   connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
   attempts: number;
   /** Refresh requests for one account within this window are one job. Default 10 s. */

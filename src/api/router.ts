@@ -15,9 +15,9 @@ import {
   type InboundRequest,
 } from '../../connectors/types.ts';
 import type { EnrichJobData } from '../../queues/enrich-queue.ts';
-import type { EnrichmentHistory } from '../enrich/history.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { formatPath } from '../shared/format-path.ts';
+import type { OutcomeHistory } from '../store/history.ts';
 import { ActionProblem, refreshActions } from './actions.ts';
 import { type ApiAuthOptions, authenticate, type Caller, describeCaller, mayAct } from './authenticate.ts';
 
@@ -28,7 +28,7 @@ export interface ApiOptions {
   queue: Queue<EnrichJobData>;
   redis: Redis;
   prefix: string;
-  history: EnrichmentHistory;
+  history: OutcomeHistory;
   /** The tenants served for a CRM (each CRM's canonical ids). */
   tenantsOf: (crm: CrmKind) => string[];
   connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;

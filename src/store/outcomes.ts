@@ -137,8 +137,11 @@ export class Outcomes {
     this.#db = db;
   }
 
-  /** One statement: insert the account's outcome, or replace the one it had. */
-  async record(r: OutcomeRecord): Promise<void> {
+  /**
+   * One statement: insert the account's outcome, or replace the one it had (with `onlyIfNewer`, only
+   * an older one: imports never undo a newer outcome). Resolves with whether the row was written.
+   */
+  async record(r: OutcomeRecord, options: { onlyIfNewer?: boolean } = {}): Promise<boolean> {
     const row: NewOutcome = {
       crm: r.crm,
       tenant: r.tenant,
@@ -161,11 +164,11 @@ export class Outcomes {
       job_id: r.jobId ?? null,
       updated_at: r.at ?? new Date(),
     };
-    await this.#db
+    const result = await this.#db
       .insertInto('account_outcomes')
       .values(row)
-      .onConflict((oc) =>
-        oc.columns(['crm', 'tenant', 'account_id']).doUpdateSet({
+      .onConflict((oc) => {
+        const update = oc.columns(['crm', 'tenant', 'account_id']).doUpdateSet({
           account_name: (eb) => eb.ref('excluded.account_name'),
           state: (eb) => eb.ref('excluded.state'),
           status: (eb) => eb.ref('excluded.status'),
@@ -184,9 +187,13 @@ export class Outcomes {
           run_id: (eb) => eb.ref('excluded.run_id'),
           job_id: (eb) => eb.ref('excluded.job_id'),
           updated_at: (eb) => eb.ref('excluded.updated_at'),
-        }),
-      )
-      .execute();
+        });
+        return options.onlyIfNewer
+          ? update.where('account_outcomes.updated_at', '<', (eb) => eb.ref('excluded.updated_at'))
+          : update;
+      })
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
   /** One statement: the job failed for good. The last match stays, for a person to see what it was. */
@@ -197,10 +204,11 @@ export class Outcomes {
       trigger?: string | undefined;
       runId?: string | undefined;
       jobId?: string | undefined;
-      at?: Date;
+      at?: Date | undefined;
+      onlyIfNewer?: boolean | undefined;
     } = {},
-  ): Promise<void> {
-    await this.#db
+  ): Promise<boolean> {
+    const result = await this.#db
       .insertInto('account_outcomes')
       .values({
         crm: key.crm,
@@ -215,8 +223,8 @@ export class Outcomes {
         job_id: meta.jobId ?? null,
         updated_at: meta.at ?? new Date(),
       })
-      .onConflict((oc) =>
-        oc.columns(['crm', 'tenant', 'account_id']).doUpdateSet({
+      .onConflict((oc) => {
+        const update = oc.columns(['crm', 'tenant', 'account_id']).doUpdateSet({
           status: 'error',
           cohort: 'error',
           error: (eb) => eb.ref('excluded.error'),
@@ -224,9 +232,13 @@ export class Outcomes {
           run_id: (eb) => eb.ref('excluded.run_id'),
           job_id: (eb) => eb.ref('excluded.job_id'),
           updated_at: (eb) => eb.ref('excluded.updated_at'),
-        }),
-      )
-      .execute();
+        });
+        return meta.onlyIfNewer
+          ? update.where('account_outcomes.updated_at', '<', (eb) => eb.ref('excluded.updated_at'))
+          : update;
+      })
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
   async get(key: AccountKey): Promise<Outcome | null> {

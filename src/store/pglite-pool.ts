@@ -5,8 +5,20 @@
 // PGlite is one session: a "connection" here is the whole database, handed to one caller at a time,
 // so a Kysely transaction (BEGIN … COMMIT on one connection) never interleaves with another query.
 // A data directory serves one process: a lock file with our pid keeps a second process out.
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
@@ -52,6 +64,33 @@ function lockDir(dir: string): () => void {
   throw new Error(`could not lock the embedded database in ${dir}`);
 }
 
+const extensions = { pg_trgm };
+
+/**
+ * A fresh in-memory database. Creating one runs initdb (seconds of WebAssembly); loading a copy of a
+ * fresh cluster takes a tenth of that, so the first process to create one leaves a copy in the temp
+ * directory for the others (every test file and every demo opens one). A missing or unreadable copy
+ * only costs the initdb.
+ */
+async function inMemory(): Promise<PGlite> {
+  let template: string | undefined;
+  try {
+    const wasm = statSync(fileURLToPath(import.meta.resolve('@electric-sql/pglite/pglite.wasm')));
+    template = join(tmpdir(), `buyer-intel-sync-pglite-${wasm.size}-${Math.floor(wasm.mtimeMs)}.tar`);
+    return await PGlite.create({ loadDataDir: new Blob([readFileSync(template)]), extensions });
+  } catch {}
+  const db = await PGlite.create('memory://', { extensions });
+  if (template) {
+    try {
+      const copy = Buffer.from(await (await db.dumpDataDir('none')).arrayBuffer());
+      const partial = `${template}.${process.pid}`;
+      writeFileSync(partial, copy);
+      renameSync(partial, template);
+    } catch {}
+  }
+  return db;
+}
+
 /** `dir` undefined: in memory, gone when the process ends. */
 export function pglitePool(dir: string | undefined): PostgresPool {
   let opened: Promise<{ db: PGlite; unlock: () => void }> | undefined;
@@ -62,7 +101,7 @@ export function pglitePool(dir: string | undefined): PostgresPool {
       const where = dir === undefined ? undefined : resolve(dir);
       const unlock = where ? lockDir(where) : () => undefined;
       try {
-        const db = await PGlite.create(where ?? 'memory://', { extensions: { pg_trgm } });
+        const db = where ? await PGlite.create(where, { extensions }) : await inMemory();
         return { db, unlock };
       } catch (err) {
         unlock();

@@ -24,6 +24,14 @@ export class MigrationsPending extends IntegrationError {
   }
 }
 
+/** An error in one line; a refused connection to `localhost` is an AggregateError with no message. */
+export function describeError(err: unknown): string {
+  if (err instanceof AggregateError && !err.message)
+    return [...new Set(err.errors.map((e: unknown) => describeError(e)))].join('; ');
+  if (err instanceof Error) return err.message || (err as NodeJS.ErrnoException).code || err.name;
+  return String(err);
+}
+
 export interface Repositories {
   outcomes: Outcomes;
   decisions: Decisions;
@@ -57,7 +65,13 @@ export class Store {
     this.#ready ??= (async () => {
       if (this.#handle.embedded) await this.migrate();
       else {
-        const pending = await this.pending();
+        const pending = await this.pending().catch((err: unknown) => {
+          const reason = describeError(err);
+          throw new IntegrationError(`could not reach the database at ${this.#handle.where}: ${reason}`, {
+            permanent: false,
+            cause: err,
+          });
+        });
         if (pending.length) throw new MigrationsPending(this.#handle.where, pending);
       }
       const db = this.#handle.db;
@@ -81,7 +95,7 @@ export class Store {
     const { error, results } = await this.#migrator.migrateToLatest();
     if (error) {
       const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-      const reason = error instanceof Error ? error.message : String(error);
+      const reason = describeError(error);
       throw new IntegrationError(
         `${failed ? `migration ${failed}` : 'migrating'} failed on ${this.#handle.where}: ${reason}`,
         { permanent: true, cause: error },
