@@ -19,6 +19,8 @@ const confirmBody = accountBody.extend({ buyerId: z.string().regex(/^[A-Za-z0-9_
 export function adminRouter(options: {
   history: OutcomeHistory;
   actions: RefreshActions;
+  /** Who decisions taken here are recorded as (the admin user). */
+  user: string;
   limit?: number;
 }): express.Router {
   const router = express.Router();
@@ -54,9 +56,12 @@ export function adminRouter(options: {
   router.post('/api/retry', json, async (req, res, next) => {
     try {
       const a = body(accountBody, req);
-      res
-        .status(202)
-        .json(await options.actions.refresh(a.crm, a.tenant, a.accountId, 'retry from the admin page'));
+      res.status(202).json(
+        await options.actions.refresh(a.crm, a.tenant, a.accountId, 'retry from the admin page', {
+          kind: 'admin',
+          name: options.user,
+        }),
+      );
     } catch (err) {
       next(err);
     }
@@ -73,6 +78,7 @@ export function adminRouter(options: {
             a.accountId,
             a.buyerId,
             'confirmed on the admin page',
+            { kind: 'admin', name: options.user },
           ),
         );
     } catch (err) {

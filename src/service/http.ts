@@ -69,6 +69,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
     redis: redis.producer,
     prefix,
     history,
+    store: core.store,
     connectorFor: core.connector,
     attempts: settings.worker.attempts,
   };
@@ -92,7 +93,11 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
           admin: {
             ...settings.admin,
             queues: queues.observed,
-            pages: adminRouter({ history, actions: refreshActions(actionOptions) }),
+            pages: adminRouter({
+              history,
+              actions: refreshActions(actionOptions),
+              user: settings.admin.username,
+            }),
           },
         }
       : {}),
