@@ -118,13 +118,24 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
       connection: redis.worker,
       prefix,
       handlers: {
-        'reenrich-sweep': (job) =>
-          reenrichSweep({
+        'reenrich-sweep': async (job) => {
+          // Keyed by the scheduled job: a retried sweep is the same run.
+          const { runs } = await store.open();
+          const run = await runs.create({
+            kind: 'reenrich',
+            key: `reenrich:${job.id}`,
+            label: `scheduled re-enrichment ${job.id}`,
+          });
+          const result = await reenrichSweep({
             ledgers: core.ledgers,
             queue: queues.enrich,
             attempts: settings.worker.attempts,
             runId: String(job.id),
-          }),
+            storeRunId: run.id,
+          });
+          await runs.finish(run.id, { queued: result.queued });
+          return result;
+        },
       },
       log,
     }),
