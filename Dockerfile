@@ -21,6 +21,8 @@ COPY package.json ./
 COPY src ./src
 COPY connectors ./connectors
 COPY queues ./queues
+# `start` without DATABASE_URL keeps its embedded database here (mount a volume to keep it).
+RUN mkdir -p /app/.data && chown node:node /app/.data
 USER node
 EXPOSE 3000
 # Liveness of the HTTP roles (start, serve). The worker role serves no HTTP: disable it there

@@ -19,6 +19,8 @@ export interface EnrichJobData {
   trigger: EnrichTrigger;
   /** What caused it, for the operator: e.g. `company.creation event 123`. */
   cause?: string;
+  /** The run it belongs to in the store (a backfill, a refresh, a re-enrichment); none for webhooks. */
+  runId?: string;
 }
 
 /** HubSpot re-delivers for 24 h: keep completed job ids a little longer so a re-delivery stays a no-op. */

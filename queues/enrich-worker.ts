@@ -23,7 +23,7 @@ export interface EnrichWorkerOptions<R> {
   concurrency: number;
   process: (data: EnrichJobData, job: Job<EnrichJobData>) => Promise<R>;
   /** Called once a job has failed for good (to mark the account, for instance). */
-  onFinalFailure?: (data: EnrichJobData, reason: string) => Promise<void>;
+  onFinalFailure?: (data: EnrichJobData, reason: string, jobId: string | undefined) => Promise<void>;
   log?: WorkerLog;
   /** Called when an upstream rate limit parks the queue (metrics). */
   onRateLimit?: (delayMs: number) => void;
@@ -103,7 +103,7 @@ export function startEnrichWorker<R>(options: EnrichWorkerOptions<R>): Worker<En
       reason: err.message,
     });
     if (final && options.onFinalFailure) {
-      options.onFinalFailure(job.data, err.message).catch((e: unknown) => {
+      options.onFinalFailure(job.data, err.message, job.id).catch((e: unknown) => {
         log?.warn('could not record the failure on the account', { jobId: job.id, reason: String(e) });
       });
     }

@@ -6,6 +6,7 @@ import { demoStub, sandboxStub } from './cli/dev-only.ts';
 import { digestCommand } from './cli/digest.ts';
 import { doctorCommand } from './cli/doctor.ts';
 import { enrichCommand } from './cli/enrich.ts';
+import { migrateCommand } from './cli/migrate.ts';
 import { serveCommand } from './cli/serve.ts';
 import { setupCommand } from './cli/setup.ts';
 import { startCommand } from './cli/start.ts';
@@ -20,6 +21,7 @@ const COMMANDS: Command[] = [
   demoStub,
   sandboxStub,
   setupCommand,
+  migrateCommand,
   enrichCommand,
   backfillCommand,
   digestCommand,

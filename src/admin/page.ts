@@ -1,8 +1,9 @@
 // The admin page: recent enrichments per CRM account, the ones that need a person first. Rendered on
 // the server (every value escaped) with a few lines of script for the Confirm and Retry buttons, which
 // POST JSON to /admin/api (same origin, behind the same basic auth as Bull Board).
-import type { HistoryEntry } from '../enrich/history.ts';
+
 import type { AccountRef } from '../enrich/pipeline.ts';
+import type { HistoryEntry } from '../store/history.ts';
 
 export interface AdminRow {
   account: AccountRef;

@@ -5,8 +5,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import { isCrmKind } from '../../connectors/registry.ts';
 import { ActionProblem, type RefreshActions } from '../api/actions.ts';
-import type { EnrichmentHistory } from '../enrich/history.ts';
 import { formatPath } from '../shared/format-path.ts';
+import type { OutcomeHistory } from '../store/history.ts';
 import { renderAdminPage, sortRows } from './page.ts';
 
 const accountBody = z.strictObject({
@@ -17,8 +17,10 @@ const accountBody = z.strictObject({
 const confirmBody = accountBody.extend({ buyerId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/) });
 
 export function adminRouter(options: {
-  history: EnrichmentHistory;
+  history: OutcomeHistory;
   actions: RefreshActions;
+  /** Who decisions taken here are recorded as (the admin user). */
+  user: string;
   limit?: number;
 }): express.Router {
   const router = express.Router();
@@ -54,9 +56,12 @@ export function adminRouter(options: {
   router.post('/api/retry', json, async (req, res, next) => {
     try {
       const a = body(accountBody, req);
-      res
-        .status(202)
-        .json(await options.actions.refresh(a.crm, a.tenant, a.accountId, 'retry from the admin page'));
+      res.status(202).json(
+        await options.actions.refresh(a.crm, a.tenant, a.accountId, 'retry from the admin page', {
+          kind: 'admin',
+          name: options.user,
+        }),
+      );
     } catch (err) {
       next(err);
     }
@@ -73,6 +78,7 @@ export function adminRouter(options: {
             a.accountId,
             a.buyerId,
             'confirmed on the admin page',
+            { kind: 'admin', name: options.user },
           ),
         );
     } catch (err) {

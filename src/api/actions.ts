@@ -5,8 +5,10 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
 import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
-import type { EnrichmentHistory } from '../enrich/history.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import type { Actor } from '../store/decisions.ts';
+import type { OutcomeHistory } from '../store/history.ts';
+import type { Store } from '../store/store.ts';
 
 export class ActionProblem extends Error {
   readonly status: number;
@@ -22,7 +24,9 @@ export interface ActionOptions {
   queue: Queue<EnrichJobData>;
   redis: Redis;
   prefix: string;
-  history: EnrichmentHistory;
+  history: OutcomeHistory;
+  /** Where each refresh and confirm is recorded as a run, and each confirm as a decision. */
+  store: Pick<Store, 'open'>;
   connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
   attempts: number;
   /** Refresh requests for one account within this window are one job. Default 10 s. */
@@ -37,12 +41,21 @@ export interface Queued {
 export function refreshActions(options: ActionOptions) {
   const windowMs = options.refreshWindowMs ?? 10_000;
 
+  async function recorded<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch {
+      throw new ActionProblem(503, 'store_unavailable', `could not record the ${what}; try again`);
+    }
+  }
+
   async function enqueue(
     crm: CrmKind,
     tenant: string,
     accountId: string,
     cause: string,
     dedupe: boolean,
+    run: () => Promise<string>,
   ): Promise<Queued> {
     const jobId = jobIdOf(crm, tenant, accountId, 'refresh', Date.now());
     const windowKey = `${options.prefix}:refresh-window:${crm}:${tenant}:${accountId}`;
@@ -56,21 +69,33 @@ export function refreshActions(options: ActionOptions) {
       await options.redis.set(windowKey, jobId, 'PX', windowMs);
     }
     try {
+      const runId = await run();
       await options.queue.add(
         'enrich',
-        { crm, tenant, accountId, trigger: 'refresh', cause },
+        { crm, tenant, accountId, trigger: 'refresh', cause, runId },
         enrichJobOptions('refresh', options.attempts, jobId),
       );
-    } catch {
+    } catch (err) {
       await options.redis.del(windowKey).catch(() => undefined);
+      if (err instanceof ActionProblem) throw err;
       throw new ActionProblem(503, 'queue_unavailable', 'could not queue the refresh; try again');
     }
     return { jobId, deduplicated: false };
   }
 
   return {
-    refresh: (crm: CrmKind, tenant: string, accountId: string, cause: string) =>
-      enqueue(crm, tenant, accountId, cause, true),
+    refresh: (crm: CrmKind, tenant: string, accountId: string, cause: string, actor: Actor) =>
+      enqueue(crm, tenant, accountId, cause, true, () =>
+        recorded('refresh', async () => {
+          const { runs } = await options.store.open();
+          const run = await runs.create({
+            kind: 'refresh',
+            label: `refresh ${crm} ${tenant} ${accountId}`,
+            actor: actor.name,
+          });
+          return run.id;
+        }),
+      ),
 
     /** Pins a candidate of the account's last "needs review" result and enriches with it. */
     async confirm(
@@ -79,6 +104,7 @@ export function refreshActions(options: ActionOptions) {
       accountId: string,
       buyerId: string,
       cause: string,
+      actor: Actor,
     ): Promise<Queued> {
       const last = await options.history.last({ crm, tenant, accountId });
       const candidates = last?.result?.match.candidates ?? [];
@@ -100,7 +126,27 @@ export function refreshActions(options: ActionOptions) {
           `could not pin the buyer: ${written?.error.message ?? 'no result'}`,
         );
       }
-      return enqueue(crm, tenant, accountId, cause, false);
+      // The decision is recorded once the CRM holds the pin: what was decided is what was applied.
+      const runId = await recorded('decision', async () => {
+        const { runs, decisions } = await options.store.open();
+        const run = await runs.create({
+          kind: 'confirm',
+          label: `confirm ${buyerId} for ${crm} ${tenant} ${accountId}`,
+          actor: actor.name,
+        });
+        await decisions.append({
+          crm,
+          tenant,
+          accountId,
+          action: 'confirm',
+          buyerId,
+          params: { cause },
+          actor,
+          runId: run.id,
+        });
+        return run.id;
+      });
+      return enqueue(crm, tenant, accountId, cause, false, async () => runId);
     },
   };
 }

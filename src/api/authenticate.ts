@@ -2,11 +2,17 @@
 // HubSpot card, the Salesforce quick action) that signs its requests the way that CRM's descriptor
 // verifies. Each CRM-signed caller may act only on its own CRM (and on its own tenant when the
 // signature names one); see `mayAct`.
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { SignedRequests } from '../../connectors/descriptor.ts';
 import type { CrmKind, InboundRequest } from '../../connectors/types.ts';
 
-export type Caller = { via: 'api-key' } | { via: 'crm'; crm: CrmKind; tenant?: string | undefined };
+export type Caller =
+  /** `key`: a fingerprint of the key used (never the key), to tell who decided what. */
+  { via: 'api-key'; key?: string | undefined } | { via: 'crm'; crm: CrmKind; tenant?: string | undefined };
+
+/** Names an API key in records without revealing it. */
+export const keyFingerprint = (key: string): string =>
+  `key:${createHash('sha256').update(key).digest('hex').slice(0, 8)}`;
 
 export interface ApiAuthOptions {
   /** Per-install API keys (any of them; several allow rotation). */
@@ -29,7 +35,7 @@ export async function authenticate(request: InboundRequest, options: ApiAuthOpti
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
   if (bearer) {
     return options.apiKeys.some((key) => sameSecret(key, bearer))
-      ? { ok: true, caller: { via: 'api-key' } }
+      ? { ok: true, caller: { via: 'api-key', key: keyFingerprint(bearer) } }
       : { ok: false, message: 'the API key is not valid' };
   }
   for (const { crm, check } of options.signed) {

@@ -15,9 +15,11 @@ import {
   type InboundRequest,
 } from '../../connectors/types.ts';
 import type { EnrichJobData } from '../../queues/enrich-queue.ts';
-import type { EnrichmentHistory } from '../enrich/history.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { formatPath } from '../shared/format-path.ts';
+import type { Actor } from '../store/decisions.ts';
+import type { OutcomeHistory } from '../store/history.ts';
+import type { Store } from '../store/store.ts';
 import { ActionProblem, refreshActions } from './actions.ts';
 import { type ApiAuthOptions, authenticate, type Caller, describeCaller, mayAct } from './authenticate.ts';
 
@@ -28,7 +30,8 @@ export interface ApiOptions {
   queue: Queue<EnrichJobData>;
   redis: Redis;
   prefix: string;
-  history: EnrichmentHistory;
+  history: OutcomeHistory;
+  store: Pick<Store, 'open'>;
   /** The tenants served for a CRM (each CRM's canonical ids). */
   tenantsOf: (crm: CrmKind) => string[];
   connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
@@ -77,6 +80,12 @@ export function apiRouter(options: ApiOptions): express.Router {
   const P = PROVENANCE_FIELDS;
 
   /** The request's tenant: the one given (compared in its CRM's canonical form), or the only one. */
+  /** Who a decision is recorded as: the API key's fingerprint, or the CRM (and portal) that signed. */
+  const actorOf = (caller: Caller): Actor =>
+    caller.via === 'api-key'
+      ? { kind: 'api-key', name: caller.key ?? 'api-key' }
+      : { kind: 'crm-user', name: [caller.crm, caller.tenant].filter(Boolean).join(' ') };
+
   function tenantFor(crm: CrmKind, given: string | undefined, caller: Caller): string {
     if (caller.via === 'crm' && caller.crm !== crm)
       throw new ApiProblem(403, 'forbidden', `a ${caller.crm} caller may not act on ${crm} accounts`);
@@ -140,6 +149,7 @@ export function apiRouter(options: ApiOptions): express.Router {
         tenant,
         body.accountId,
         `refresh requested via ${describeCaller(caller)}`,
+        actorOf(caller),
       );
       res.status(202).json(queued);
     }),
@@ -206,6 +216,7 @@ export function apiRouter(options: ApiOptions): express.Router {
         accountId,
         body.buyerId,
         `buyer ${body.buyerId} confirmed via ${describeCaller(caller)}`,
+        actorOf(caller),
       );
       res.status(202).json({ jobId: queued.jobId });
     }),

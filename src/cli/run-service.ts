@@ -48,10 +48,15 @@ function firstSignal(): Promise<NodeJS.Signals> {
   });
 }
 
+/** The embedded database serves one process; `serve` and `worker` are two. */
+export const NEEDS_SHARED_DATABASE =
+  'serve and worker run as separate processes and need a shared database: set DATABASE_URL (PostgreSQL)';
+
 export async function runService(role: Role): Promise<number> {
   const signal = firstSignal();
   const parts = ROLES[role];
   const env = loadEnv();
+  if (role !== 'start' && !env.DATABASE_URL) throw new Error(NEEDS_SHARED_DATABASE);
   await requireRedis(env.REDIS_URL);
   const service = createService({ ...(await settingsFromEnv(env)), log: jsonLog });
   // Tenants kept in Redis (TOKEN_ENCRYPTION_KEY): load them now, then pick up changes every 30 s.
@@ -59,6 +64,8 @@ export async function runService(role: Role): Promise<number> {
   service.watchTenants(30_000);
   let url: string | undefined;
   try {
+    // Before taking work: a database that is unreachable, or has migrations pending, stops us here.
+    await service.store.open();
     if (parts.http) {
       url = (await service.startHttp(env.PORT, env.HOST)).url;
       // CRM event sources (e.g. streaming) are inbound like the webhooks: they run where those are served.

@@ -11,7 +11,8 @@ export const setupCommand: Command = {
   summary: 'Create our property group and properties in the CRM (idempotent)',
   usage: `buyer-intel-sync setup [--crm ${crmChoices()}]
 
-Creates the "Buyer Intelligence" property group and one property per mapped field plus the match
+Applies the database's pending migrations (as \`migrate\` does, without importing from Redis), then
+creates the "Buyer Intelligence" property group and one property per mapped field plus the match
 provenance fields, where missing. Safe to run again. Reads the environment (see .env.example).`,
   options: { crm: { type: 'string' } },
   async run(values) {
@@ -20,6 +21,10 @@ provenance fields, where missing. Safe to run again. Reads the environment (see 
     await requireRedis(settings.redisUrl);
     const service = createService(settings);
     try {
+      const applied = await service.store.migrate();
+      process.stdout.write(
+        `database: ${applied.length ? `applied ${applied.join(', ')}` : 'schema up to date'} (${service.store.where})\n`,
+      );
       const result = await service.connector(crm, tenant).ensureFields(fieldDefinitions(settings.mapping));
       process.stdout.write(
         `${crm} ${tenant}: ${result.created.length} fields created, ${result.existing.length} already there\n` +

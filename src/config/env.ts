@@ -63,6 +63,13 @@ export const coreSchema = z.object({
     .regex(/^[a-z0-9_-]+$/i, 'letters, digits, - and _ only')
     .default('bis'),
 
+  /** The system of record; unset: the embedded PostgreSQL (PGlite) in PGLITE_DIR, for one process. */
+  DATABASE_URL: z
+    .url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' })
+    .optional(),
+  /** The embedded database's directory (`memory`: none, gone at exit). Ignored with DATABASE_URL. */
+  PGLITE_DIR: z.string().trim().min(1).default('.data/pglite'),
+
   /** Encrypts the tokens of tenants kept in Redis (AES-256-GCM): 32 random bytes, base64. */
   TOKEN_ENCRYPTION_KEY: z
     .string()

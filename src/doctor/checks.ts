@@ -275,7 +275,7 @@ export function checkCrms(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promi
   });
 }
 
-/** Every value of a secret-looking variable, and the Redis URL's password: to be replaced before printing. */
+/** Every secret-looking variable's value, and the Redis and database URLs' passwords: never printed. */
 export function secretsOf(source: NodeJS.ProcessEnv): string[] {
   const secrets = new Set<string>();
   for (const [key, value] of Object.entries(source)) {
@@ -284,7 +284,7 @@ export function secretsOf(source: NodeJS.ProcessEnv): string[] {
       secrets.add(value.trim());
       for (const part of value.split(',')) secrets.add(part.trim());
     }
-    if (key === 'REDIS_URL') {
+    if (key === 'REDIS_URL' || key === 'DATABASE_URL') {
       try {
         const u = new URL(value);
         if (u.password) {

@@ -52,11 +52,14 @@ export interface AccountRef {
 export type EnrichStatus = 'enriched' | 'needs_review' | 'no_match';
 
 export interface EnrichResult {
-  account: AccountRef & { name: string | null };
+  /** `state` as the CRM holds it (a code, a name, or what a person typed). */
+  account: AccountRef & { name: string | null; state?: string | null };
   status: EnrichStatus;
   match: {
     buyerId: string | null;
     buyerName: string | null;
+    /** The matched buyer's type (the provider's `Type`), when known. */
+    buyerType?: string | null;
     confidence: number | null;
     source: string | null;
     explanation: string;
@@ -136,6 +139,10 @@ export async function enrichAccount(
   const match: EnrichResult['match'] = {
     buyerId: decision.status === 'matched' ? decision.buyerId : null,
     buyerName: decision.status === 'matched' ? decision.buyerName : null,
+    buyerType:
+      decision.status === 'matched'
+        ? (decision.candidates.find((c) => c.buyerId === decision.buyerId)?.type ?? null)
+        : null,
     confidence: decision.status === 'no_match' ? null : Math.round(decision.confidence * 100) / 100,
     source: decision.status === 'matched' ? decision.source : null,
     explanation: decision.explanation,
@@ -150,8 +157,8 @@ export async function enrichAccount(
   let overCap = 0;
 
   if (decision.status === 'matched') {
-    // `Name` names a pinned buyer (the search that would have named it was skipped) at no extra call.
-    const keys = [...new Set<BuyerField>(['Name', ...mapped.map((f) => f.attribute)])];
+    // `Name` and `Type` describe a pinned buyer (no search described it) at no extra call.
+    const keys = [...new Set<BuyerField>(['Name', 'Type', ...mapped.map((f) => f.attribute)])];
     const [attributes, signals, ledger] = await Promise.all([
       deps.buyerIntel.getBuyerAttributesBulk(decision.buyerId, keys),
       deps.signals.maxNotesPerRun > 0
@@ -168,6 +175,8 @@ export async function enrichAccount(
     ]);
     const fetchedName = attributes.buyerData?.Name;
     if (!match.buyerName && typeof fetchedName === 'string') match.buyerName = fetchedName;
+    const fetchedType = attributes.buyerData?.Type;
+    if (typeof fetchedType === 'string' && fetchedType) match.buyerType = fetchedType;
     const plan = planFieldWrites({
       mapping: deps.mapping,
       attributes: attributes.buyerData ?? {},
@@ -248,7 +257,7 @@ export async function enrichAccount(
   }
 
   return {
-    account: { ...ref, name: account.name },
+    account: { ...ref, name: account.name, state: account.state },
     status,
     match,
     fields,

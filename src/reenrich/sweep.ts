@@ -11,13 +11,20 @@ export async function reenrichSweep(options: {
   attempts: number;
   /** Names this run (e.g. the scheduled time): the same run queues the same job ids. */
   runId: string;
+  /** The run in the store, which every job's outcome names. */
+  storeRunId?: string | undefined;
 }): Promise<{ queued: number }> {
   let queued = 0;
   for await (const page of options.ledgers.matchedAccounts()) {
     await options.queue.addBulk(
       page.map(({ account }) => ({
         name: 'enrich',
-        data: { ...account, trigger: 'backfill' as const, cause: `scheduled re-enrichment ${options.runId}` },
+        data: {
+          ...account,
+          trigger: 'backfill' as const,
+          cause: `scheduled re-enrichment ${options.runId}`,
+          ...(options.storeRunId ? { runId: options.storeRunId } : {}),
+        },
         opts: enrichJobOptions(
           'backfill',
           options.attempts,

@@ -4,11 +4,12 @@
 import type { CrmRuntime } from '../../connectors/descriptor.ts';
 import { crmOf } from '../../connectors/registry.ts';
 import type { DigestDeps } from '../digest/deps.ts';
-import { EnrichmentHistory } from '../enrich/history.ts';
 import type { PipelineDeps } from '../enrich/pipeline.ts';
 import { createLogger, workerLog } from '../observe/logger.ts';
 import { Metrics } from '../observe/metrics.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
+import { OutcomeHistory } from '../store/history.ts';
+import { Store } from '../store/store.ts';
 import { TenantStore } from '../tenants/store.ts';
 import { batchedWrites } from '../write/batched-writes.ts';
 import { Ledgers } from '../write/ledgers.ts';
@@ -23,6 +24,9 @@ export function buildCore(settings: ServiceSettings) {
   const log = settings.log ?? workerLog(logger);
   const { prefix } = settings;
   const redis = connectRedis(settings.redisUrl, logger);
+  const store = new Store(settings.database ?? { pgliteDir: 'memory' }, {
+    onError: (err) => log.warn('a database connection was lost', { reason: err.message }),
+  });
   const queues = createQueues(redis, prefix, logger);
   const metrics = new Metrics(() => queues.observed);
   const buyerIntel = buyerIntelClients(settings.buyerIntel, redis.producer, prefix, metrics);
@@ -79,7 +83,8 @@ export function buildCore(settings: ServiceSettings) {
     ledgers,
     deps,
     digestDeps,
-    history: new EnrichmentHistory(redis.worker, prefix),
+    store,
+    history: new OutcomeHistory(store),
     /** Stores a tenant and serves it at once (the install flows). */
     addTenant: tenantStore
       ? async (record: { crm: string }) => {

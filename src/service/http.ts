@@ -9,7 +9,6 @@ import { enqueueInto } from '../../queues/signal-queue.ts';
 import { adminRouter } from '../admin/router.ts';
 import { refreshActions } from '../api/actions.ts';
 import { apiRouter } from '../api/router.ts';
-import { EnrichmentHistory } from '../enrich/history.ts';
 import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
 import type { ServiceCore } from './core.ts';
@@ -64,12 +63,13 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
       log: core.log,
     });
 
-  const history = new EnrichmentHistory(redis.producer, prefix);
+  const { history } = core;
   const actionOptions = {
     queue: queues.enrich,
     redis: redis.producer,
     prefix,
     history,
+    store: core.store,
     connectorFor: core.connector,
     attempts: settings.worker.attempts,
   };
@@ -93,7 +93,11 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
           admin: {
             ...settings.admin,
             queues: queues.observed,
-            pages: adminRouter({ history, actions: refreshActions(actionOptions) }),
+            pages: adminRouter({
+              history,
+              actions: refreshActions(actionOptions),
+              user: settings.admin.username,
+            }),
           },
         }
       : {}),

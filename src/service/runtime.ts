@@ -30,6 +30,7 @@ export function createService(settings: ServiceSettings): Service {
     queue: core.queues.enrich,
     maintenanceQueue: core.queues.maintenance,
     deps: core.deps,
+    store: core.store,
     history: core.history,
     metrics: core.metrics,
     connector: core.connector,
@@ -77,6 +78,7 @@ export function createService(settings: ServiceSettings): Service {
       await Promise.all(servers.map((s) => s.close()));
       await core.queues.close();
       core.redis.close();
+      await core.store.close();
     },
   };
 }

@@ -26,6 +26,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
         : {}),
     },
     redisUrl: env.REDIS_URL,
+    database: env.DATABASE_URL ? { url: env.DATABASE_URL } : { pgliteDir: env.PGLITE_DIR },
     prefix: env.REDIS_PREFIX,
     crms: env.crms,
     ...(env.TOKEN_ENCRYPTION_KEY

@@ -7,11 +7,13 @@ import type { WorkerLog } from '../../queues/enrich-worker.ts';
 import type { MaintenanceData } from '../../queues/maintenance.ts';
 import type { DigestKind, DigestRunResult } from '../digest/deps.ts';
 import type { DigestSettings } from '../digest/settings.ts';
-import type { EnrichmentHistory } from '../enrich/history.ts';
 import type { EnrichResult, PipelineDeps, SignalSettings } from '../enrich/pipeline.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import type { Logger } from '../observe/logger.ts';
 import type { Metrics } from '../observe/metrics.ts';
+import type { DatabaseSettings } from '../store/db.ts';
+import type { OutcomeHistory } from '../store/history.ts';
+import type { Store } from '../store/store.ts';
 import type { TokenCipher } from '../tenants/cipher.ts';
 
 export interface BuyerIntelSettings {
@@ -32,6 +34,11 @@ export interface BuyerIntelSettings {
 export interface ServiceSettings {
   buyerIntel: BuyerIntelSettings;
   redisUrl: string;
+  /**
+   * The system of record (outcomes, decisions, runs): a PostgreSQL URL, or the embedded PGlite in a
+   * directory. Absent: an embedded one in memory (tests, the demo).
+   */
+  database?: DatabaseSettings;
   /** Namespaces every key and queue of this install in Redis. */
   prefix: string;
   /** Each configured CRM's settings by kind, as its descriptor's `config.read` made them. */
@@ -59,7 +66,10 @@ export interface ServiceSettings {
 export interface Service {
   queue: ReturnType<typeof createEnrichQueue>;
   deps: PipelineDeps;
-  history: EnrichmentHistory;
+  /** The system of record. */
+  store: Store;
+  /** Each account's last outcome, read from the store as the API and the admin page show it. */
+  history: OutcomeHistory;
   metrics: Metrics;
   connector(crm: CrmKind, tenant: string): CrmConnector;
   /** The tenants served for a CRM now (canonical ids). */

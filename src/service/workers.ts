@@ -11,13 +11,14 @@ import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
 import { redisAccountLock } from '../signals/account-lock.ts';
 import { processRowEvent } from '../signals/realtime.ts';
+import { recordOf } from '../store/history.ts';
 import type { ServiceCore } from './core.ts';
 
 const lockKey = (prefix: string, a: { crm: string; tenant: string; accountId: string }) =>
   `${prefix}:lock:${a.crm}:${a.tenant}:${a.accountId}`;
 
 export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[] } {
-  const { settings, queues, metrics, log, deps, history, redis } = core;
+  const { settings, queues, metrics, log, deps, store, redis } = core;
   const { prefix } = settings;
   const enrich = startEnrichWorker<EnrichResult>({
     connection: redis.worker,
@@ -25,14 +26,23 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
     prefix,
     concurrency: settings.worker.concurrency,
     process: async (data, job) => {
+      // Checked once per process (the schema is current), then no round trip of its own.
+      const { outcomes } = await store.open();
       const result = await enrichAccount(deps, data);
       metrics.recordResult(result);
-      await history.record(data, { jobId: job.id, result });
+      // The job's only round trip to the store: one upsert of the account's outcome.
+      await outcomes.record(recordOf(result, { jobId: job.id, trigger: data.trigger, runId: data.runId }));
       await job.updateProgress(100);
       return result;
     },
-    onFinalFailure: async (data, reason) => {
-      await history.record(data, { error: reason }).catch(() => undefined);
+    onFinalFailure: async (data, reason, jobId) => {
+      const meta = { jobId, trigger: data.trigger, runId: data.runId };
+      await store
+        .open()
+        .then(({ outcomes }) => outcomes.recordError(data, reason, meta))
+        .catch((err: unknown) =>
+          log.warn('could not record the failure in the store', { jobId, reason: String(err) }),
+        );
       // Mark the account so a person sees why it was not enriched.
       await core.writes.writeAccount(data.crm, data.tenant, {
         accountId: data.accountId,
@@ -108,13 +118,24 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
       connection: redis.worker,
       prefix,
       handlers: {
-        'reenrich-sweep': (job) =>
-          reenrichSweep({
+        'reenrich-sweep': async (job) => {
+          // Keyed by the scheduled job: a retried sweep is the same run.
+          const { runs } = await store.open();
+          const run = await runs.create({
+            kind: 'reenrich',
+            key: `reenrich:${job.id}`,
+            label: `scheduled re-enrichment ${job.id}`,
+          });
+          const result = await reenrichSweep({
             ledgers: core.ledgers,
             queue: queues.enrich,
             attempts: settings.worker.attempts,
             runId: String(job.id),
-          }),
+            storeRunId: run.id,
+          });
+          await runs.finish(run.id, { queued: result.queued });
+          return result;
+        },
       },
       log,
     }),

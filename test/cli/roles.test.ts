@@ -9,6 +9,7 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { sandboxCliEnv } from '../helpers/cli.ts';
+import { freshPostgresDatabase, itWithPostgres } from '../helpers/databases.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -18,12 +19,15 @@ let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
 let redis: Redis;
 let queue: Queue;
+/** serve and worker share a database: a real PostgreSQL (the embedded one serves one process). */
+let database: Awaited<ReturnType<typeof freshPostgresDatabase>>;
 const children: ChildProcessWithoutNullStreams[] = [];
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({})]);
   redis = new Redis(REDIS_URL);
   queue = new Queue('enrich', { connection: redis, prefix });
+  database = await freshPostgresDatabase();
 });
 afterAll(async () => {
   for (const child of children)
@@ -34,10 +38,12 @@ afterAll(async () => {
   if (keys.length) await redis.del(...keys);
   await redis.quit();
   await Promise.all([bi.close(), hs.close()]);
+  await database?.drop();
 });
 
-const env = () => ({
+const env = (): Record<string, string> => ({
   PATH: process.env.PATH ?? '',
+  ...(database ? { DATABASE_URL: database.url } : { PGLITE_DIR: 'memory' }),
   REDIS_URL,
   REDIS_PREFIX: prefix,
   HOST: '127.0.0.1',
@@ -53,8 +59,8 @@ interface Running {
 }
 
 /** Spawns a role and resolves with its `started` log line. */
-function run(role: string): Promise<Running> {
-  const child = spawn(process.execPath, [CLI, role], { env: env() });
+function run(role: string, extra: Record<string, string> = {}): Promise<Running> {
+  const child = spawn(process.execPath, [CLI, role], { env: { ...env(), ...extra } });
   children.push(child);
   let stderr = '';
   return new Promise((resolve, reject) => {
@@ -88,50 +94,76 @@ function stop(child: ChildProcessWithoutNullStreams): Promise<{ code: number | n
 }
 
 describe('buyer-intel-sync serve', () => {
-  it('answers /healthz and a 401 on an unsigned /api/refresh, runs no worker, exits 0 on SIGTERM', async () => {
-    const serve = await run('serve');
-    expect(serve.started.role).toBe('serve');
-    const url = String(serve.started.url);
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  itWithPostgres(
+    'answers /healthz and a 401 on an unsigned /api/refresh, runs no worker, exits 0 on SIGTERM',
+    async () => {
+      const serve = await run('serve');
+      expect(serve.started.role).toBe('serve');
+      const url = String(serve.started.url);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
-    const health = await fetch(`${url}/healthz`);
-    expect(health.status).toBe(200);
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(200);
 
-    const refresh = await fetch(`${url}/api/refresh`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ crm: 'hubspot', accountId: '1' }),
-    });
-    expect(refresh.status).toBe(401);
-    expect(refresh.headers.get('content-type')).toMatch(/json/);
-    expect(await refresh.json()).toBeTypeOf('object');
+      const refresh = await fetch(`${url}/api/refresh`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ crm: 'hubspot', accountId: '1' }),
+      });
+      expect(refresh.status).toBe(401);
+      expect(refresh.headers.get('content-type')).toMatch(/json/);
+      expect(await refresh.json()).toBeTypeOf('object');
 
-    expect(await queue.getWorkersCount()).toBe(0);
+      expect(await queue.getWorkersCount()).toBe(0);
 
-    const stopped = await stop(serve.child);
-    expect(stopped.code).toBe(0);
-    expect(stopped.ms).toBeLessThan(5_000);
-    expect(serve.stderr()).toContain('"msg":"stopped"');
-  }, 60_000);
+      const stopped = await stop(serve.child);
+      expect(stopped.code).toBe(0);
+      expect(stopped.ms).toBeLessThan(5_000);
+      expect(serve.stderr()).toContain('"msg":"stopped"');
+    },
+    60_000,
+  );
 });
 
 describe('buyer-intel-sync worker', () => {
-  it('runs the enrich worker without HTTP and exits 0 on SIGTERM', async () => {
-    const worker = await run('worker');
-    expect(worker.started.role).toBe('worker');
-    expect(worker.started.url).toBeUndefined();
-    await expect.poll(() => queue.getWorkersCount(), { timeout: 5_000 }).toBeGreaterThan(0);
+  itWithPostgres(
+    'runs the enrich worker without HTTP and exits 0 on SIGTERM',
+    async () => {
+      const worker = await run('worker');
+      expect(worker.started.role).toBe('worker');
+      expect(worker.started.url).toBeUndefined();
+      await expect.poll(() => queue.getWorkersCount(), { timeout: 5_000 }).toBeGreaterThan(0);
 
-    const stopped = await stop(worker.child);
-    expect(stopped.code).toBe(0);
-    expect(stopped.ms).toBeLessThan(5_000);
-    expect(worker.stderr()).toContain('"msg":"stopped"');
-  }, 60_000);
+      const stopped = await stop(worker.child);
+      expect(stopped.code).toBe(0);
+      expect(stopped.ms).toBeLessThan(5_000);
+      expect(worker.stderr()).toContain('"msg":"stopped"');
+    },
+    60_000,
+  );
+});
+
+describe('serve and worker without DATABASE_URL', () => {
+  for (const role of ['serve', 'worker'])
+    it(`${role} stops at start with one line saying to set DATABASE_URL`, async () => {
+      const { DATABASE_URL: _, ...rest } = env();
+      const child = spawn(process.execPath, [CLI, role], { env: rest });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+      });
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toBe(
+        `buyer-intel-sync ${role}: serve and worker run as separate processes and need a shared database: set DATABASE_URL (PostgreSQL)\n`,
+      );
+    });
 });
 
 describe('buyer-intel-sync start', () => {
-  it('still runs both: HTTP and a worker in one process; exits 0 on SIGTERM', async () => {
-    const start = await run('start');
+  it('still runs both: HTTP and a worker in one process, on the embedded database; exits 0 on SIGTERM', async () => {
+    // One process: the embedded database is enough (and what a small install runs).
+    const start = await run('start', { DATABASE_URL: '', PGLITE_DIR: 'memory' });
     expect(start.started.role).toBe('start');
     expect((await fetch(`${String(start.started.url)}/healthz`)).status).toBe(200);
     await expect.poll(() => queue.getWorkersCount(), { timeout: 5_000 }).toBeGreaterThan(0);

@@ -60,6 +60,20 @@ describe('docker-compose.yml', () => {
     expect(redis.healthcheck?.test).toEqual(['CMD', 'redis-cli', 'ping']);
   });
 
+  it('runs PostgreSQL 16 as the system of record, persisted on a named volume, health-checked', () => {
+    const postgres = service('postgres');
+    expect(postgres.image).toMatch(/^postgres:16/);
+    expect(postgres.volumes).toContain('postgres-data:/var/lib/postgresql/data');
+    expect(Object.keys(compose.volumes)).toContain('postgres-data');
+    expect(postgres.healthcheck?.test?.join(' ')).toContain('pg_isready');
+    expect(postgres.ports?.every((p) => p.startsWith('127.0.0.1:'))).toBe(true);
+    for (const name of ['app', 'worker']) {
+      const s = service(name);
+      expect(s.environment?.DATABASE_URL).toMatch(/^postgres:\/\/.*@postgres:5432\//);
+      expect(s.depends_on?.postgres?.condition).toBe('service_healthy');
+    }
+  });
+
   it('runs the HTTP role as app: serve, port 3000, .env, waits for a healthy Redis, health-checked', () => {
     const app = service('app');
     expect(app.command).toEqual(['node', 'src/cli.ts', 'serve']);
@@ -90,7 +104,7 @@ describe('docker-compose.yml', () => {
     // Buyer Intelligence, HubSpot and Salesforce, each published on the host's loopback only.
     expect(sandbox.ports).toEqual(['127.0.0.1:4010:4010', '127.0.0.1:4020:4020', '127.0.0.1:4030:4030']);
     expect(sandbox.image).not.toBe(service('app').image);
-    for (const name of ['redis', 'app', 'worker']) expect(service(name).profiles).toBeUndefined();
+    for (const name of ['redis', 'postgres', 'app', 'worker']) expect(service(name).profiles).toBeUndefined();
   });
 
   it.skipIf(!CLI)(`is valid for the compose CLI (${CLI?.join(' ') ?? 'none installed'})`, () => {

@@ -17,6 +17,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { freshPostgresDatabase } from '../helpers/databases.ts';
 import {
   CLI,
   cliEnv,
@@ -38,9 +39,15 @@ let hs: RunningHubSpotSandbox;
 /** In this process: the queue, field setup, and (after the kill) the replacement worker. */
 let service: Service;
 let child: ChildProcessWithoutNullStreams | undefined;
+/**
+ * A `worker` process needs a shared database (DATABASE_URL). Without a PostgreSQL to test on, the
+ * child is `start` on its own embedded database instead: the same worker, killed the same way.
+ */
+let database: Awaited<ReturnType<typeof freshPostgresDatabase>>;
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({ rateLimits: false })]);
+  database = await freshPostgresDatabase();
   service = createService(
     sandboxSettings(
       { buyerIntel: bi, hubspot: hs },
@@ -59,11 +66,13 @@ afterAll(async () => {
   if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await closeService(service, REDIS_URL, prefix);
   await Promise.all([bi?.close(), hs?.close()]);
+  await database?.drop();
 });
 
 function spawnWorker(): Promise<ChildProcessWithoutNullStreams> {
-  const proc = spawn(process.execPath, [CLI, 'worker'], {
+  const proc = spawn(process.execPath, [CLI, database ? 'worker' : 'start'], {
     env: cliEnv(bi, hs, prefix, {
+      ...(database ? { DATABASE_URL: database.url } : { PGLITE_DIR: 'memory' }),
       WORKER_CONCURRENCY: '10',
       WRITE_BATCH_WAIT_MS: '50',
       SIGNALS_PERIOD: 'LastTwoYears',

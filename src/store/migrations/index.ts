@@ -1,0 +1,8 @@
+// Every migration, in order, listed here rather than found on disk: the list is the same from src/
+// and from dist/, and a migration cannot be skipped by a missing file. Names sort in order of release.
+import type { Migration } from 'kysely';
+import * as initial from './0001_initial.ts';
+
+export const MIGRATIONS: Record<string, Migration> = {
+  '0001_initial': initial,
+};

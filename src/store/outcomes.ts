@@ -1,0 +1,359 @@
+// Each account's latest outcome: recorded in one statement per job (an upsert), read one at a time,
+// listed by cohort with filters and keyset paging, and counted per cohort. The review queue reads it.
+import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { Cohort, Database, NewOutcome, OutcomeCandidate, OutcomeDetail, OutcomeRow } from './schema.ts';
+
+export interface AccountKey {
+  crm: string;
+  tenant: string;
+  accountId: string;
+}
+
+/** What one job found: the columns of its outcome (cohort derived by `cohortOf`). */
+export interface OutcomeRecord extends AccountKey {
+  accountName: string | null;
+  state: string | null;
+  status: 'enriched' | 'needs_review' | 'no_match';
+  matchedBy: 'id' | 'name' | null;
+  buyerId: string | null;
+  buyerName: string | null;
+  buyerType: string | null;
+  confidence: number | null;
+  reason: string;
+  candidates: OutcomeCandidate[];
+  detail: OutcomeDetail;
+  trigger?: string | undefined;
+  runId?: string | undefined;
+  jobId?: string | undefined;
+  at?: Date | undefined;
+}
+
+export interface Outcome extends AccountKey {
+  id: string;
+  accountName: string | null;
+  state: string | null;
+  status: OutcomeRow['status'];
+  cohort: Cohort;
+  matchedBy: 'id' | 'name' | null;
+  buyerId: string | null;
+  buyerName: string | null;
+  buyerType: string | null;
+  confidence: number | null;
+  reason: string | null;
+  candidates: OutcomeCandidate[];
+  detail: OutcomeDetail | null;
+  trigger: string | null;
+  error: string | null;
+  pinned: boolean;
+  runId: string | null;
+  jobId: string | null;
+  updatedAt: Date;
+}
+
+export interface OutcomeFilter {
+  cohort?: Cohort | undefined;
+  crm?: string | undefined;
+  tenant?: string | undefined;
+  state?: string | undefined;
+  buyerType?: string | undefined;
+  minConfidence?: number | undefined;
+  maxConfidence?: number | undefined;
+  updatedFrom?: Date | undefined;
+  updatedTo?: Date | undefined;
+  /** Part of the account's name, any case. */
+  name?: string | undefined;
+  /** Only accounts that share their buyer with another account of the same tenant. */
+  duplicates?: boolean | undefined;
+}
+
+export interface PageRequest {
+  sort: 'confidence' | 'date';
+  direction: 'asc' | 'desc';
+  limit: number;
+  /** The `next` of the previous page. */
+  after?: string | undefined;
+}
+
+export type CohortCounts = Record<Cohort | 'duplicates', number>;
+
+export function cohortOf(status: OutcomeRow['status'], matchedBy: 'id' | 'name' | null): Cohort {
+  if (status === 'enriched') return matchedBy === 'id' ? 'matched_by_id' : 'matched_by_name';
+  return status;
+}
+
+/** A run pinned to the buyer already matched (our own id on the account) keeps how it was first matched. */
+const sameMatch = sql<boolean>`(excluded.matched_by = 'id' and account_outcomes.matched_by is not null and account_outcomes.buyer_id = excluded.buyer_id)`;
+const sameBuyer = sql<boolean>`(account_outcomes.buyer_id = excluded.buyer_id)`;
+
+// The sort keys, as the indexes hold them (no confidence sorts as -1).
+const confidenceKey = sql<number>`coalesce(confidence, -1)`;
+
+const toNumber = (v: string | number | null): number | null => (v === null ? null : Number(v));
+
+export function outcomeOf(row: OutcomeRow): Outcome {
+  return {
+    id: String(row.id),
+    crm: row.crm,
+    tenant: row.tenant,
+    accountId: row.account_id,
+    accountName: row.account_name,
+    state: row.state,
+    status: row.status,
+    cohort: row.cohort,
+    matchedBy: row.matched_by,
+    buyerId: row.buyer_id,
+    buyerName: row.buyer_name,
+    buyerType: row.buyer_type,
+    confidence: toNumber(row.confidence),
+    reason: row.reason,
+    candidates: row.candidates,
+    detail: row.detail,
+    trigger: row.trigger,
+    error: row.error,
+    pinned: row.pinned,
+    runId: row.run_id === null ? null : String(row.run_id),
+    jobId: row.job_id,
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+function encodeCursor(key: number | string, id: string): string {
+  return Buffer.from(JSON.stringify([key, id])).toString('base64url');
+}
+
+function decodeCursor(cursor: string, sort: PageRequest['sort']): [number | string, string] {
+  try {
+    const [key, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
+    const keyOk = sort === 'confidence' ? typeof key === 'number' : typeof key === 'string';
+    if (keyOk && typeof id === 'string' && /^\d{1,19}$/.test(id)) return [key as number | string, id];
+  } catch {}
+  throw new RangeError('not a cursor of this listing');
+}
+
+export class Outcomes {
+  readonly #db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  /**
+   * One statement: insert the account's outcome, or replace the one it had (with `onlyIfNewer`, only
+   * an older one: imports never undo a newer outcome). Resolves with whether the row was written.
+   */
+  async record(r: OutcomeRecord, options: { onlyIfNewer?: boolean } = {}): Promise<boolean> {
+    const row: NewOutcome = {
+      crm: r.crm,
+      tenant: r.tenant,
+      account_id: r.accountId,
+      account_name: r.accountName,
+      state: r.state,
+      status: r.status,
+      cohort: cohortOf(r.status, r.matchedBy),
+      matched_by: r.matchedBy,
+      buyer_id: r.buyerId,
+      buyer_name: r.buyerName,
+      buyer_type: r.buyerType,
+      confidence: r.confidence,
+      reason: r.reason,
+      candidates: JSON.stringify(r.candidates),
+      detail: JSON.stringify(r.detail),
+      trigger: r.trigger ?? null,
+      error: null,
+      run_id: r.runId ?? null,
+      job_id: r.jobId ?? null,
+      updated_at: r.at ?? new Date(),
+    };
+    const result = await this.#db
+      .insertInto('account_outcomes')
+      .values(row)
+      .onConflict((oc) => {
+        const update = oc.columns(['crm', 'tenant', 'account_id']).doUpdateSet({
+          account_name: (eb) => eb.ref('excluded.account_name'),
+          state: (eb) => eb.ref('excluded.state'),
+          status: (eb) => eb.ref('excluded.status'),
+          cohort: sql`case when ${sameMatch} and excluded.status = 'enriched' then (case account_outcomes.matched_by when 'id' then 'matched_by_id' else 'matched_by_name' end) else excluded.cohort end`,
+          matched_by: sql`case when ${sameMatch} then account_outcomes.matched_by else excluded.matched_by end`,
+          confidence: sql`case when ${sameMatch} then account_outcomes.confidence else excluded.confidence end`,
+          reason: sql`case when ${sameMatch} then account_outcomes.reason else excluded.reason end`,
+          buyer_id: (eb) => eb.ref('excluded.buyer_id'),
+          // A pinned run does not search, so it learns the name and type of the buyer only by fetching.
+          buyer_name: sql`coalesce(excluded.buyer_name, case when ${sameBuyer} then account_outcomes.buyer_name end)`,
+          buyer_type: sql`coalesce(excluded.buyer_type, case when ${sameBuyer} then account_outcomes.buyer_type end)`,
+          candidates: (eb) => eb.ref('excluded.candidates'),
+          detail: (eb) => eb.ref('excluded.detail'),
+          trigger: (eb) => eb.ref('excluded.trigger'),
+          error: null,
+          run_id: (eb) => eb.ref('excluded.run_id'),
+          job_id: (eb) => eb.ref('excluded.job_id'),
+          updated_at: (eb) => eb.ref('excluded.updated_at'),
+        });
+        return options.onlyIfNewer
+          ? update.where('account_outcomes.updated_at', '<', (eb) => eb.ref('excluded.updated_at'))
+          : update;
+      })
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  /** One statement: the job failed for good. The last match stays, for a person to see what it was. */
+  async recordError(
+    key: AccountKey,
+    error: string,
+    meta: {
+      trigger?: string | undefined;
+      runId?: string | undefined;
+      jobId?: string | undefined;
+      at?: Date | undefined;
+      onlyIfNewer?: boolean | undefined;
+    } = {},
+  ): Promise<boolean> {
+    const result = await this.#db
+      .insertInto('account_outcomes')
+      .values({
+        crm: key.crm,
+        tenant: key.tenant,
+        account_id: key.accountId,
+        status: 'error',
+        cohort: 'error',
+        candidates: '[]',
+        error,
+        trigger: meta.trigger ?? null,
+        run_id: meta.runId ?? null,
+        job_id: meta.jobId ?? null,
+        updated_at: meta.at ?? new Date(),
+      })
+      .onConflict((oc) => {
+        const update = oc.columns(['crm', 'tenant', 'account_id']).doUpdateSet({
+          status: 'error',
+          cohort: 'error',
+          error: (eb) => eb.ref('excluded.error'),
+          trigger: (eb) => eb.ref('excluded.trigger'),
+          run_id: (eb) => eb.ref('excluded.run_id'),
+          job_id: (eb) => eb.ref('excluded.job_id'),
+          updated_at: (eb) => eb.ref('excluded.updated_at'),
+        });
+        return meta.onlyIfNewer
+          ? update.where('account_outcomes.updated_at', '<', (eb) => eb.ref('excluded.updated_at'))
+          : update;
+      })
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async get(key: AccountKey): Promise<Outcome | null> {
+    const row = await this.#db
+      .selectFrom('account_outcomes')
+      .selectAll()
+      .where('crm', '=', key.crm)
+      .where('tenant', '=', key.tenant)
+      .where('account_id', '=', key.accountId)
+      .executeTakeFirst();
+    return row ? outcomeOf(row) : null;
+  }
+
+  /** One page in the order asked, and the cursor of the next one (null on the last page). */
+  async list(filter: OutcomeFilter, page: PageRequest): Promise<{ rows: Outcome[]; next: string | null }> {
+    const limit = Math.max(1, Math.min(500, Math.floor(page.limit)));
+    const desc = page.direction === 'desc';
+    const key = page.sort === 'confidence' ? confidenceKey : sql<Date>`updated_at`;
+    let query = this.#filtered(filter);
+    if (page.after) {
+      const [value, id] = decodeCursor(page.after, page.sort);
+      const at = page.sort === 'confidence' ? value : new Date(String(value));
+      // A row comparison is an index bound: paging stays as fast on the last page as on the first.
+      query = query.where(
+        desc ? sql<boolean>`(${key}, id) < (${at}, ${id})` : sql<boolean>`(${key}, id) > (${at}, ${id})`,
+      );
+    }
+    const dir = desc ? 'desc' : 'asc';
+    const rows = await query
+      .selectAll()
+      .orderBy(key, dir)
+      .orderBy('id', dir)
+      .limit(limit + 1)
+      .execute();
+    const outcomes = rows.slice(0, limit).map(outcomeOf);
+    const last = outcomes.at(-1);
+    const next =
+      rows.length > limit && last
+        ? encodeCursor(
+            page.sort === 'confidence' ? (last.confidence ?? -1) : last.updatedAt.toISOString(),
+            last.id,
+          )
+        : null;
+    return { rows: outcomes, next };
+  }
+
+  /** Accounts per cohort, and how many share their buyer with another account of their tenant. */
+  async counts(
+    filter: { crm?: string | undefined; tenant?: string | undefined } = {},
+  ): Promise<CohortCounts> {
+    const scope = <QB extends SelectQueryBuilder<Database, 'account_outcomes', object>>(q: QB): QB => {
+      let out = q;
+      if (filter.crm !== undefined) out = out.where('crm', '=', filter.crm) as QB;
+      if (filter.tenant !== undefined) out = out.where('tenant', '=', filter.tenant) as QB;
+      return out;
+    };
+    const perCohort = scope(this.#db.selectFrom('account_outcomes'))
+      .select((eb) => [sql<string>`${eb.ref('cohort')}`.as('key'), eb.fn.countAll<string>().as('n')])
+      .groupBy('cohort');
+    const groups = scope(this.#db.selectFrom('account_outcomes'))
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('buyer_id', 'is not', null)
+      .groupBy(['crm', 'tenant', 'buyer_id'])
+      .having((eb) => eb.fn.countAll(), '>', 1);
+    const rows = await perCohort
+      .unionAll(
+        this.#db
+          .selectFrom(groups.as('g'))
+          .select((eb) => [
+            sql<string>`'duplicates'`.as('key'),
+            eb.fn.coalesce(eb.fn.sum<string>('g.n'), sql<string>`0`).as('n'),
+          ]),
+      )
+      .execute();
+    const counts: CohortCounts = {
+      matched_by_id: 0,
+      matched_by_name: 0,
+      needs_review: 0,
+      no_match: 0,
+      error: 0,
+      duplicates: 0,
+    };
+    for (const { key, n } of rows) counts[key as keyof CohortCounts] = Number(n);
+    return counts;
+  }
+
+  #filtered(f: OutcomeFilter) {
+    let q = this.#db.selectFrom('account_outcomes');
+    if (f.cohort !== undefined) q = q.where('cohort', '=', f.cohort);
+    if (f.crm !== undefined) q = q.where('crm', '=', f.crm);
+    if (f.tenant !== undefined) q = q.where('tenant', '=', f.tenant);
+    if (f.state !== undefined) q = q.where('state', '=', f.state);
+    if (f.buyerType !== undefined) q = q.where('buyer_type', '=', f.buyerType);
+    if (f.minConfidence !== undefined) q = q.where('confidence', '>=', f.minConfidence);
+    if (f.maxConfidence !== undefined) q = q.where('confidence', '<=', f.maxConfidence);
+    if (f.updatedFrom !== undefined) q = q.where('updated_at', '>=', f.updatedFrom);
+    if (f.updatedTo !== undefined) q = q.where('updated_at', '<', f.updatedTo);
+    if (f.name?.trim()) q = q.where('account_name', 'ilike', `%${likeEscape(f.name.trim())}%`);
+    if (f.duplicates)
+      q = q.where((eb: ExpressionBuilder<Database, 'account_outcomes'>) =>
+        eb.exists(
+          eb
+            .selectFrom('account_outcomes as other')
+            .select(sql`1`.as('one'))
+            .whereRef('other.crm', '=', 'account_outcomes.crm')
+            .whereRef('other.tenant', '=', 'account_outcomes.tenant')
+            .whereRef('other.buyer_id', '=', 'account_outcomes.buyer_id')
+            .whereRef('other.id', '<>', 'account_outcomes.id'),
+        ),
+      );
+    return q;
+  }
+}
+
+/** `%` and `_` in a search are letters, not wildcards. */
+function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,139 @@
+// The tables of the system of record, as Kysely sees them (migrations/ creates them). Ids are bigint
+// identities, read back as strings (neither driver may round them). `numeric` comes back as a string
+// from node-postgres: repositories turn it into a number.
+import type { ColumnType, Insertable, Selectable } from 'kysely';
+
+export const RUN_KINDS = ['webhook', 'refresh', 'backfill', 'reenrich', 'confirm', 'review', 'undo'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+export const OUTCOME_STATUSES = ['enriched', 'needs_review', 'no_match', 'error'] as const;
+export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
+
+/** The review queue's tabs. "Duplicates" is not a cohort of its own: it is computed by query. */
+export const COHORTS = ['matched_by_id', 'matched_by_name', 'needs_review', 'no_match', 'error'] as const;
+export type Cohort = (typeof COHORTS)[number];
+
+export const DECISION_ACTIONS = ['confirm', 'reject', 'research', 'approve', 'clear'] as const;
+export type DecisionAction = (typeof DECISION_ACTIONS)[number];
+
+export const ACTOR_KINDS = ['api-key', 'crm-user', 'cli', 'admin'] as const;
+export type ActorKind = (typeof ACTOR_KINDS)[number];
+
+type Id = ColumnType<string, never, never>;
+type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
+type Json<T> = ColumnType<T, string, string>;
+type Numeric = ColumnType<string | number, number | null, number | null>;
+
+export interface RunsTable {
+  id: Id;
+  kind: RunKind;
+  /** Makes creating a run idempotent (a retried sweep, a resumed backfill); null for one-offs. */
+  key: string | null;
+  label: string;
+  actor: string | null;
+  started_at: CreatedAt;
+  finished_at: Date | null;
+  counts: Json<Record<string, number>>;
+}
+
+export interface AccountOutcomesTable {
+  /** A stable tiebreaker for keyset paging and a short handle for the review queue. */
+  id: Id;
+  crm: string;
+  tenant: string;
+  account_id: string;
+  account_name: string | null;
+  /** Two-letter code when the CRM's value names a state, else the value as typed. */
+  state: string | null;
+  status: OutcomeStatus;
+  cohort: Cohort;
+  /** How the buyer was found: `id` (a buyer id on the account) or `name` (search, or its cache). */
+  matched_by: 'id' | 'name' | null;
+  buyer_id: string | null;
+  buyer_name: string | null;
+  buyer_type: string | null;
+  confidence: Numeric | null;
+  reason: string | null;
+  candidates: Json<OutcomeCandidate[]>;
+  /** What the last run did besides the match: fields written old → new, notes, the raw match source. */
+  detail: Json<OutcomeDetail> | null;
+  trigger: string | null;
+  error: string | null;
+  /** A person's decision holds (e.g. rejected → no_match) until they clear it. */
+  pinned: ColumnType<boolean, boolean | undefined, boolean>;
+  run_id: string | null;
+  job_id: string | null;
+  updated_at: ColumnType<Date, Date | string, Date | string>;
+}
+
+export interface OutcomeCandidate {
+  buyerId: string;
+  name: string;
+  stateCode: string | null;
+  type: string | null;
+  score: number;
+}
+
+export interface OutcomeDetail {
+  source: string | null;
+  fields: { property: string; old: string | null; new: string | null; decision: string; policy: string }[];
+  written: Record<string, string | null>;
+  notes: { created: { key: string; title: string }[]; alreadyPresent: number; overCap: number };
+}
+
+export interface DecisionsTable {
+  id: Id;
+  crm: string;
+  tenant: string;
+  account_id: string;
+  action: DecisionAction;
+  buyer_id: string | null;
+  params: Json<Record<string, unknown>>;
+  actor_kind: ActorKind;
+  /** API key fingerprint, CRM user, admin user name or `cli`. */
+  actor: string;
+  run_id: string | null;
+  at: CreatedAt;
+}
+
+/** Written by the field-history issue: every field write with the policy's decision and the CRM's answer. */
+export interface FieldWritesTable {
+  id: Id;
+  run_id: string | null;
+  job_id: string | null;
+  crm: string;
+  tenant: string;
+  account_id: string;
+  buyer_id: string | null;
+  field: string;
+  old_value: string | null;
+  new_value: string | null;
+  policy_decision: string;
+  crm_result: string;
+  at: CreatedAt;
+}
+
+/** Written by the field-history issue: every note we created, with the CRM's id and our dedupe key. */
+export interface NotesCreatedTable {
+  crm: string;
+  tenant: string;
+  account_id: string;
+  note_id: string;
+  dedupe_key: string;
+  run_id: string | null;
+  job_id: string | null;
+  at: CreatedAt;
+}
+
+export interface Database {
+  runs: RunsTable;
+  account_outcomes: AccountOutcomesTable;
+  decisions: DecisionsTable;
+  field_writes: FieldWritesTable;
+  notes_created: NotesCreatedTable;
+}
+
+export type RunRow = Selectable<RunsTable>;
+export type OutcomeRow = Selectable<AccountOutcomesTable>;
+export type NewOutcome = Insertable<AccountOutcomesTable>;
+export type DecisionRow = Selectable<DecisionsTable>;

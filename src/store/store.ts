@@ -1,0 +1,110 @@
+// The system of record as the service holds it: the database (opened lazily, connecting nothing until
+// first used), its migrations, and the repositories once the schema is current.
+//
+// Migrations run only when asked (`setup`, `migrate`), never at import time. The one exception is the
+// embedded PGlite: it serves this process alone, so `start`, `enrich`, the demo and the tests migrate it
+// when they first use it. A shared PostgreSQL (DATABASE_URL) is never migrated behind an operator's
+// back: the service refuses to use it while a migration is pending.
+import { Migrator } from 'kysely';
+import { IntegrationError } from '../shared/errors.ts';
+import { type DatabaseHandle, type DatabaseSettings, openDatabase } from './db.ts';
+import { Decisions } from './decisions.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+import { Outcomes } from './outcomes.ts';
+import { Runs } from './runs.ts';
+
+export class MigrationsPending extends IntegrationError {
+  readonly pending: string[];
+  constructor(where: string, pending: string[]) {
+    super(
+      `the database (${where}) has ${pending.length} pending migration${pending.length === 1 ? '' : 's'} (${pending.join(', ')}): run \`buyer-intel-sync migrate\``,
+      { permanent: true },
+    );
+    this.pending = pending;
+  }
+}
+
+/** An error in one line; a refused connection to `localhost` is an AggregateError with no message. */
+export function describeError(err: unknown): string {
+  if (err instanceof AggregateError && !err.message)
+    return [...new Set(err.errors.map((e: unknown) => describeError(e)))].join('; ');
+  if (err instanceof Error) return err.message || (err as NodeJS.ErrnoException).code || err.name;
+  return String(err);
+}
+
+export interface Repositories {
+  outcomes: Outcomes;
+  decisions: Decisions;
+  runs: Runs;
+}
+
+export class Store {
+  readonly #handle: DatabaseHandle;
+  readonly #migrator: Migrator;
+  #ready: Promise<Repositories> | undefined;
+
+  constructor(settings: DatabaseSettings, options: { onError?: (err: Error) => void } = {}) {
+    this.#handle = openDatabase(settings, options.onError);
+    this.#migrator = new Migrator({
+      db: this.#handle.db,
+      provider: { getMigrations: async () => MIGRATIONS },
+    });
+  }
+
+  get embedded(): boolean {
+    return this.#handle.embedded;
+  }
+
+  /** Where the database is (no password), for messages. */
+  get where(): string {
+    return this.#handle.where;
+  }
+
+  /** The repositories, once the schema is current (see the top of this file). */
+  open(): Promise<Repositories> {
+    this.#ready ??= (async () => {
+      if (this.#handle.embedded) await this.migrate();
+      else {
+        const pending = await this.pending().catch((err: unknown) => {
+          const reason = describeError(err);
+          throw new IntegrationError(`could not reach the database at ${this.#handle.where}: ${reason}`, {
+            permanent: false,
+            cause: err,
+          });
+        });
+        if (pending.length) throw new MigrationsPending(this.#handle.where, pending);
+      }
+      const db = this.#handle.db;
+      return { outcomes: new Outcomes(db), decisions: new Decisions(db), runs: new Runs(db) };
+    })();
+    // A failed check (database down, migrations pending) is asked again next time.
+    this.#ready.catch(() => {
+      this.#ready = undefined;
+    });
+    return this.#ready;
+  }
+
+  /** Names of the migrations not yet applied. */
+  async pending(): Promise<string[]> {
+    const all = await this.#migrator.getMigrations();
+    return all.filter((m) => !m.executedAt).map((m) => m.name);
+  }
+
+  /** Applies every pending migration (under Kysely's migration lock); returns the names applied. */
+  async migrate(): Promise<string[]> {
+    const { error, results } = await this.#migrator.migrateToLatest();
+    if (error) {
+      const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+      const reason = describeError(error);
+      throw new IntegrationError(
+        `${failed ? `migration ${failed}` : 'migrating'} failed on ${this.#handle.where}: ${reason}`,
+        { permanent: true, cause: error },
+      );
+    }
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  }
+
+  async close(): Promise<void> {
+    await this.#handle.close();
+  }
+}

@@ -1,0 +1,131 @@
+// `buyer-intel-sync migrate` as an operator runs it on upgrade: the schema is brought up to date, the
+// outcomes an earlier version kept only in Redis land in the database, and a second run changes
+// nothing. On a shared PostgreSQL the service refuses to start until it has run.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Store } from '../../src/store/store.ts';
+import { runCli } from '../helpers/cli.ts';
+import { freshPostgresDatabase, itWithPostgres } from '../helpers/databases.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test-migrate-${randomUUID().slice(0, 8)}`;
+let redis: Redis;
+let dir: string;
+
+const enriched = {
+  at: '2026-02-01T10:00:00.000Z',
+  jobId: 'hubspot.1.c1.refresh.1',
+  result: {
+    account: { crm: 'hubspot', tenant: '1', accountId: 'c1', name: 'City of Austin' },
+    status: 'enriched',
+    match: {
+      buyerId: 'b-austin',
+      buyerName: 'City of Austin',
+      confidence: 0.97,
+      source: 'search',
+      explanation: 'name and state match',
+      candidates: [],
+    },
+    fields: [],
+    written: {},
+    notes: { created: [], alreadyPresent: 0, overCap: 0 },
+    dryRun: false,
+  },
+};
+
+beforeAll(async () => {
+  redis = new Redis(REDIS_URL);
+  dir = mkdtempSync(join(tmpdir(), 'bis-migrate-'));
+  await redis.set(`${prefix}:history:hubspot|1|c1`, JSON.stringify(enriched));
+  await redis.set(
+    `${prefix}:history:salesforce|00D1|001X`,
+    JSON.stringify({ at: '2026-02-02T10:00:00.000Z', error: 'INVALID_FIELD: BuyerIntel_Url__c' }),
+  );
+  await redis.set(`${prefix}:history:hubspot|1|bad`, 'not json');
+  await redis.zadd(`${prefix}:history:recent`, 1, 'hubspot|1|c1');
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('buyer-intel-sync migrate', () => {
+  it('migrates the embedded database and imports the outcomes kept in Redis, once', async () => {
+    const env = { REDIS_URL, REDIS_PREFIX: prefix, PGLITE_DIR: dir };
+    const first = await runCli(['migrate'], env);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('applied 1 migration (0001_initial)');
+    expect(first.stdout).toContain('3 found, 2 imported, 0 already in the database, 1 unreadable');
+
+    const again = await runCli(['migrate'], env);
+    expect(again.code).toBe(0);
+    expect(again.stdout).toContain('schema up to date');
+    expect(again.stdout).toContain('3 found, 0 imported, 2 already in the database, 1 unreadable');
+
+    const store = new Store({ pgliteDir: dir });
+    try {
+      const { outcomes } = await store.open();
+      expect(await outcomes.get({ crm: 'hubspot', tenant: '1', accountId: 'c1' })).toMatchObject({
+        cohort: 'matched_by_name',
+        buyerId: 'b-austin',
+        confidence: 0.97,
+        jobId: 'hubspot.1.c1.refresh.1',
+        updatedAt: new Date(enriched.at),
+      });
+      expect(await outcomes.get({ crm: 'salesforce', tenant: '00D1', accountId: '001X' })).toMatchObject({
+        cohort: 'error',
+        error: 'INVALID_FIELD: BuyerIntel_Url__c',
+      });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('says which variable is wrong, in one line per problem', async () => {
+    const bad = await runCli(['migrate'], { DATABASE_URL: 'mysql://x' });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('DATABASE_URL must be a postgres:// or postgresql:// URL');
+  });
+
+  itWithPostgres(
+    'on PostgreSQL: the service refuses to start with a migration pending, and runs once migrated',
+    async () => {
+      const database = await freshPostgresDatabase({ migrated: false });
+      try {
+        const url = database?.url ?? '';
+        const env = {
+          REDIS_URL,
+          REDIS_PREFIX: prefix,
+          DATABASE_URL: url,
+          BUYER_INTEL_TOKEN: 't'.repeat(24),
+          BUYER_INTEL_BASE_URL: 'http://127.0.0.1:9',
+          HUBSPOT_ACCESS_TOKEN: 'x'.repeat(24),
+          HUBSPOT_PORTAL_ID: '1',
+          HUBSPOT_CLIENT_SECRET: 's'.repeat(24),
+          HUBSPOT_APP_ID: '1',
+          PORT: '0',
+        };
+        const refused = await runCli(['worker'], env);
+        expect(refused.code).toBe(1);
+        expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+        expect(refused.stderr).toMatch(/pending migration \(0001_initial\): run `buyer-intel-sync migrate`/);
+        expect(refused.stderr).not.toContain(new URL(url).password || '\u0000');
+
+        const migrated = await runCli(['migrate', '--skip-import'], env);
+        expect(migrated.code).toBe(0);
+        expect(migrated.stdout).toContain('applied 1 migration (0001_initial)');
+        expect((await runCli(['migrate', '--skip-import'], env)).stdout).toContain('schema up to date');
+      } finally {
+        await database?.drop();
+      }
+    },
+    60_000,
+  );
+});

@@ -1,0 +1,123 @@
+// End to end: a running service (HTTP, worker, real Redis, HubSpot emulator) records every outcome, run
+// and decision in its store, and the API answers from it.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { sandboxSettings } from '../../emulators/settings.ts';
+import { keyFingerprint } from '../../src/api/authenticate.ts';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import { fieldDefinitions } from '../../src/map/field-definitions.ts';
+import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Repositories } from '../../src/store/store.ts';
+import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { closeService, completedJob, refreshAndWait } from '../helpers/service.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test-store-${randomUUID().slice(0, 8)}`;
+const API_KEY = `key-${randomBytes(16).toString('hex')}`;
+
+let bi: RunningBuyerIntelSandbox;
+let hs: RunningHubSpotSandbox;
+let service: Service;
+let base: string;
+let store: Repositories;
+let portal: string;
+
+beforeAll(async () => {
+  [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
+  portal = String(hs.portalId);
+  service = createService({
+    ...sandboxSettings(
+      { buyerIntel: bi, hubspot: hs },
+      { redisUrl: REDIS_URL, prefix },
+      { worker: { writeBatchWaitMs: 20 } },
+    ),
+    api: { apiKeys: [API_KEY] },
+  });
+  await service.connector('hubspot', portal).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+  base = (await service.startHttp(0, '127.0.0.1')).url;
+  service.startWorker();
+  store = await service.store.open();
+}, 60_000);
+afterAll(async () => {
+  await closeService(service, REDIS_URL, prefix);
+  await Promise.all([bi?.close(), hs?.close()]);
+});
+
+const api = (path: string, body?: unknown) =>
+  fetch(`${base}/api${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+
+describe('the service’s system of record', () => {
+  it('records a refreshed account’s outcome with its run, job and who asked', async () => {
+    const id = hs.store.createCompany({ name: 'City of Austin', state: 'Texas' }, { source: 'CRM_UI' }).id;
+    const jobId = await refreshAndWait(service, base, API_KEY, id);
+
+    const outcome = await store.outcomes.get({ crm: 'hubspot', tenant: portal, accountId: id });
+    expect(outcome).toMatchObject({
+      accountName: 'City of Austin',
+      state: 'TX',
+      status: 'enriched',
+      cohort: 'matched_by_name',
+      matchedBy: 'name',
+      trigger: 'refresh',
+      jobId,
+      error: null,
+    });
+    expect(outcome?.buyerId).toBeTruthy();
+    expect(outcome?.buyerType).toBeTruthy();
+    const run = await store.runs.get(outcome?.runId ?? '');
+    expect(run).toMatchObject({ kind: 'refresh', actor: keyFingerprint(API_KEY) });
+
+    // The API shows the match the store holds.
+    const shown = (await (await api(`/accounts/hubspot/${id}`)).json()) as {
+      buyerId: string;
+      status: string;
+    };
+    expect(shown).toMatchObject({ buyerId: outcome?.buyerId, status: 'enriched' });
+  });
+
+  it('records a confirm as a decision and a run; the account then counts as matched by id', async () => {
+    const id = hs.store.createCompany({ name: 'Springfield' }, { source: 'CRM_UI' }).id;
+    await refreshAndWait(service, base, API_KEY, id);
+    const key = { crm: 'hubspot', tenant: portal, accountId: id };
+    const review = await store.outcomes.get(key);
+    expect(review).toMatchObject({ status: 'needs_review', cohort: 'needs_review', buyerId: null });
+    const pick = review?.candidates[0]?.buyerId ?? '';
+    expect(pick).toBeTruthy();
+
+    const res = await api(`/accounts/hubspot/${id}/confirm`, { buyerId: pick });
+    expect(res.status).toBe(202);
+    await completedJob(service, ((await res.json()) as { jobId: string }).jobId);
+
+    const [decision] = await store.decisions.forAccount(key);
+    expect(decision).toMatchObject({
+      action: 'confirm',
+      buyerId: pick,
+      actor: { kind: 'api-key', name: keyFingerprint(API_KEY) },
+    });
+    const after = await store.outcomes.get(key);
+    expect(after).toMatchObject({
+      status: 'enriched',
+      cohort: 'matched_by_id',
+      buyerId: pick,
+      runId: decision?.runId,
+    });
+    expect(await store.runs.get(decision?.runId ?? '')).toMatchObject({ kind: 'confirm' });
+
+    const counts = await store.outcomes.counts({ crm: 'hubspot', tenant: portal });
+    expect(counts).toMatchObject({ matched_by_name: 1, matched_by_id: 1, needs_review: 0 });
+  });
+
+  it('records a job that failed for good as an error, with the reason', async () => {
+    const res = await api('/refresh', { crm: 'hubspot', accountId: '999999999' });
+    expect(res.status).toBe(202);
+    const key = { crm: 'hubspot', tenant: portal, accountId: '999999999' };
+    await expect.poll(async () => (await store.outcomes.get(key))?.cohort, { timeout: 20_000 }).toBe('error');
+    expect((await store.outcomes.get(key))?.error).toBeTruthy();
+  });
+});
