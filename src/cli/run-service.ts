@@ -56,8 +56,9 @@ export async function runService(role: Role): Promise<number> {
   const signal = firstSignal();
   const parts = ROLES[role];
   const env = loadEnv();
-  if (role !== 'start' && !env.DATABASE_URL) throw new Error(NEEDS_SHARED_DATABASE);
+  // Redis first: without it no role can do anything, whatever else is missing.
   await requireRedis(env.REDIS_URL);
+  if (role !== 'start' && !env.DATABASE_URL) throw new Error(NEEDS_SHARED_DATABASE);
   const service = createService({ ...(await settingsFromEnv(env)), log: jsonLog });
   // Tenants kept in Redis (TOKEN_ENCRYPTION_KEY): load them now, then pick up changes every 30 s.
   await service.loadTenants();

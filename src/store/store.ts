@@ -48,6 +48,10 @@ export class Store {
     this.#migrator = new Migrator({
       db: this.#handle.db,
       provider: { getMigrations: async () => MIGRATIONS },
+      // Named, not found through search_path: Kysely looks for its table by schema, so another schema
+      // of the same database holding a kysely_migration table (another app, a parallel test) would
+      // otherwise pass for ours.
+      migrationTableSchema: ('schema' in settings ? settings.schema : undefined) ?? 'public',
     });
   }
 

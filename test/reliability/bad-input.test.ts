@@ -394,13 +394,17 @@ describe('the CLI', () => {
   it('an unknown command exits 2 naming it', async () => {
     const r = await cli(['enrichh'], env());
     expect(r.code).toBe(2);
-    expect(r.stderr.split('\n')[0]).toBe('buyer-intel-sync: unknown command "enrichh"');
+    expect(r.stderr.split('\n')[0]).toMatch(
+      /^buyer-intel-sync: unknown command "enrichh" \(commands: .*enrich.*\)/,
+    );
   });
 
   it('enrich without --account exits 2; an unknown option exits 2', async () => {
     const missing = await cli(['enrich', '--crm', 'hubspot'], env());
     expect(missing.code).toBe(2);
-    expect(missing.stderr.split('\n')[0]).toBe('buyer-intel-sync enrich: --account <id> is required');
+    expect(missing.stderr.split('\n')[0]).toBe(
+      'buyer-intel-sync enrich: --account <id> is required (see buyer-intel-sync enrich --help)',
+    );
     const unknown = await cli(['enrich', '--acount', '1'], env());
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/^buyer-intel-sync enrich: .*--acount/);
