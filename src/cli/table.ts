@@ -43,29 +43,27 @@ export function renderTable(rows: readonly (readonly Cell[])[], options: TableOp
   );
   const heading = (i: number) => head[i] ?? '';
 
-  // Content widths, narrowed until the table fits (borders take columns + 1): first headings wrap at
-  // their spaces, then text columns wrap at theirs (widest first), and only then are words cut.
+  // Content widths, narrowed one column at a time (the widest that may still narrow) until the table
+  // fits (borders take columns + 1): first headings wrap at their spaces, then text wraps at its
+  // spaces, and only then are words cut. Numbers never wrap.
   const budget = (options.maxWidth ?? TABLE_WIDTH) - (columns + 1) - PADDING * columns;
   const widths = content.map((w, i) => Math.max(w, widthOf(heading(i))));
+  const headingsWrap = content.map((w, i) => Math.max(w, longestWord(heading(i))));
+  const textWraps = headingsWrap.map((w, i) =>
+    numeric[i] ? w : Math.max(longestWord(heading(i)), ...cells.map((r) => longestWord(r[i] ?? ''))),
+  );
+  const wordsCut = headingsWrap.map((w, i) =>
+    numeric[i] ? w : Math.max(MIN_TEXT_WIDTH, longestWord(heading(i))),
+  );
   const total = () => widths.reduce((a, b) => a + b, 0);
-  if (total() > budget) {
-    for (let i = 0; i < columns; i++) widths[i] = Math.max(content[i] ?? 0, longestWord(heading(i)));
-  }
-  const words = Array.from({ length: columns }, (_, i) =>
-    Math.max(longestWord(heading(i)), ...cells.map((r) => longestWord(r[i] ?? ''))),
-  );
-  const keepWords = widths.map((w, i) => (numeric[i] ? w : Math.min(w, words[i] ?? 0)));
-  const cutWords = widths.map((w, i) =>
-    numeric[i] ? w : Math.min(w, Math.max(MIN_TEXT_WIDTH, longestWord(heading(i)))),
-  );
-  for (const floor of [keepWords, cutWords]) {
+  for (const floor of [headingsWrap, textWraps, wordsCut]) {
     while (total() > budget) {
       let widest = -1;
       for (let i = 0; i < columns; i++) {
         const w = widths[i] ?? 0;
         if (w > (floor[i] ?? 0) && (widest < 0 || w > (widths[widest] ?? 0))) widest = i;
       }
-      if (widest < 0) break; // nothing left to narrow at this stage
+      if (widest < 0) break; // nothing narrows further at this stage
       widths[widest] = (widths[widest] ?? 0) - 1;
     }
   }
