@@ -1,10 +1,10 @@
 // How far the workers are with one backfill run: its jobs that BullMQ has finished, by outcome.
-// A run's jobs are told apart by their ids (backfill.ts). BullMQ keeps finished
-// jobs in two sorted sets scored by when they finished, so each poll reads only what finished since
-// the last one (from the run's start on, so a resumed run counts what finished before it resumed)
-// and the return value of this run's new jobs: cheap however large the queue's history is. Polling
-// rather than QueueEvents because the events stream is trimmed (~10,000 events) and misses what
-// finished while no one listened.
+// A run's jobs are told apart by their ids (backfill.ts). BullMQ keeps finished jobs in two sorted
+// sets scored by when they finished, so each poll reads only what finished lately (the first one from
+// the run's start on, so a resumed run counts what finished before it resumed) and the return value
+// of this run's jobs not yet counted: cheap however large the queue's history is. Polling rather than
+// QueueEvents because the events stream is trimmed (~10,000 events) and misses what finished while
+// no one listened.
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { CrmConnector } from '../../connectors/types.ts';
@@ -24,6 +24,11 @@ export interface BackfillOutcomes {
 
 /** Workers stamp jobs with their own clock: read from a little before the run started. */
 const CLOCK_SKEW_MS = 10 * 60_000;
+/**
+ * A job's score is the finishing worker's clock when it asked, not when Redis added it, so a job can
+ * land behind ones already read: each poll reads again this far back (already counted ids are skipped).
+ */
+const LATE_MS = 30_000;
 const PAGE = 1_000;
 
 export function trackBackfillOutcomes(options: {
@@ -42,6 +47,7 @@ export function trackBackfillOutcomes(options: {
   /** This run's ids finished at or after `from[set]`; moves `from[set]` on. */
   async function finishedSince(set: 'completed' | 'failed'): Promise<string[]> {
     const ids: string[] = [];
+    let latest = from[set];
     for (let offset = 0; ; offset += PAGE) {
       const page = await redis.zrangebyscore(
         queue.toKey(set),
@@ -54,16 +60,18 @@ export function trackBackfillOutcomes(options: {
       );
       for (let i = 0; i < page.length; i += 2) {
         const id = page[i] ?? '';
-        from[set] = Math.max(from[set], Number(page[i + 1]));
+        latest = Math.max(latest, Number(page[i + 1]));
         if (ofRun(id)) ids.push(id);
       }
-      if (page.length < PAGE * 2) return ids;
+      if (page.length < PAGE * 2) break;
     }
+    from[set] = Math.max(from[set], latest - LATE_MS);
+    return ids;
   }
 
   async function poll(): Promise<BackfillOutcomes> {
     // Failed first: a failed job retried by hand that then completed ends counted once, as completed.
-    for (const id of await finishedSince('failed')) outcomes.set(id, 'failed');
+    for (const id of await finishedSince('failed')) if (!outcomes.has(id)) outcomes.set(id, 'failed');
     const completed = (await finishedSince('completed')).filter((id) => {
       const known = outcomes.get(id);
       return known === undefined || known === 'failed';

@@ -18,7 +18,7 @@ export interface BackfillProgress {
   stop(): void;
 }
 
-/** Seconds between plain lines when stderr is not a terminal. */
+/** Between two plain lines when stderr is not a terminal. */
 const PLAIN_EVERY_MS = 10_000;
 
 /**

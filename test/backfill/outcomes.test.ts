@@ -84,4 +84,10 @@ it('counts the finished jobs of one run by outcome, and what finished since on t
   expect(await tracker.poll()).toEqual({ finished: 5, enriched: 2, needs_review: 1, no_match: 1, failed: 1 });
   // Polling again without anything new finished changes nothing.
   expect(await tracker.poll()).toEqual({ finished: 5, enriched: 2, needs_review: 1, no_match: 1, failed: 1 });
+
+  // A job stamped by a worker whose clock is 5 s behind lands behind what was read: still counted.
+  const late = backfillJobId(portal, 'a6', 'runA');
+  await redis.hset(queue.toKey(late), 'returnvalue', JSON.stringify({ status: 'no_match' }));
+  await redis.zadd(queue.toKey('completed'), Date.now() - 5_000, late);
+  expect(await tracker.poll()).toEqual({ finished: 6, enriched: 2, needs_review: 1, no_match: 2, failed: 1 });
 });
