@@ -196,7 +196,7 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
             ['HubSpot', hs.stats.count(), perAccount(hs.stats.count(), ids.length, 'company')],
             ['Salesforce', sf.stats.count(), perAccount(sf.stats.count(), sfIds.length, 'Account')],
           ],
-          { head: ['API', 'calls', 'calls per account'] },
+          { head: ['API', 'calls', 'average'] },
         ),
       );
       return [...rows, ...sfRows].every((r) => r.status !== 'failed') ? 0 : 1;
