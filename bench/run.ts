@@ -21,6 +21,7 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { buildDataset } from '../emulators/buyer-intel/data/dataset.ts';
 import { redisForDemo } from '../emulators/private-redis.ts';
+import { renderRecords, renderTable } from '../src/cli/table.ts';
 import { runClientBench } from './client.ts';
 import { runEnrichmentBench } from './enrichment.ts';
 import { runIngestBench } from './ingest.ts';
@@ -92,17 +93,19 @@ try {
     console.log(
       `\nIngest: POST /webhooks/hubspot, v3-signed company.creation batches, autocannon ${ingest.settings.connections} connections × ${ingest.settings.durationS} s; bare = express.json() + 200`,
     );
-    console.table(
-      ingest.summary.map((r) => ({
-        'events/request': r.eventsPerRequest,
-        'requests/s': r.requestsPerSecond,
-        'events/s': r.eventsPerSecond,
-        'p50 ms': r.p50Ms,
-        'p99 ms': r.p99Ms,
-        'bare requests/s': r.bareRequestsPerSecond,
-        'ours / bare': r.ratioToBare,
-        non2xx: r.non2xx,
-      })),
+    console.log(
+      renderRecords(
+        ingest.summary.map((r) => ({
+          'events/request': r.eventsPerRequest,
+          'requests/s': r.requestsPerSecond,
+          'events/s': r.eventsPerSecond,
+          'p50 ms': r.p50Ms,
+          'p99 ms': r.p99Ms,
+          'bare requests/s': r.bareRequestsPerSecond,
+          'ours / bare': r.ratioToBare,
+          non2xx: r.non2xx,
+        })),
+      ),
     );
     save();
   }
@@ -160,28 +163,33 @@ try {
       `\nEnrichment: webhook → queue → worker processes, upstream latency ${base.latencyMs} ms, ${base.concurrency} jobs per worker; ` +
         `scale-out: ${base.accounts} accounts over ${base.buyers} buyers, limits HubSpot ${base.hubspotPer10s}/10 s, Buyer Intelligence ${base.buyerIntelPerMinute}/min`,
     );
-    console.table(
-      runs.map((r) => ({
-        run: r.run,
-        'accounts/buyers': `${r.accounts}/${r.distinctBuyers}`,
-        limits: `${r.limits.hubspotPer10s}/10s, ${r.limits.buyerIntelPerMinute}/min`,
-        workers: r.workers,
-        'jobs/worker': r.concurrencyPerWorker,
-        cache: r.cacheTtlMs ? 'on' : 'off',
-        'accounts/s': r.accountsPerSecond,
-        'bound/s': r.boundAccountsPerSecond,
-        'bound by': r.boundBy,
-        'ratio to bound': r.ratioToBound,
-        'BI calls/account': r.buyerIntelCallsPerAccount,
-        'BI calls/buyer': r.buyerIntelCallsPerBuyer,
-        'CRM calls/account': r.hubspotCallsPerAccount,
-        'field writes/account': r.hubspotFieldWritesPerAccount,
-        '429s (BI/CRM)': `${r.rateLimited.buyerIntel429}/${r.rateLimited.hubspot429}`,
-        'RSS MB/worker start→peak': r.peakRssMbPerWorker
-          .map((peak, i) => `${r.startRssMbPerWorker[i] ?? '?'}→${peak}`)
-          .join(', '),
-        'done/failed': `${r.done}/${r.failed}${r.timedOut ? ' (timed out)' : ''}`,
-      })),
+    // One column per run and one row per measure: 17 measures side by side would not fit a screen.
+    const columns = runs.map((r) => ({
+      'accounts/buyers': `${r.accounts}/${r.distinctBuyers}`,
+      limits: `${r.limits.hubspotPer10s}/10s, ${r.limits.buyerIntelPerMinute}/min`,
+      workers: r.workers,
+      'jobs/worker': r.concurrencyPerWorker,
+      cache: r.cacheTtlMs ? 'on' : 'off',
+      'accounts/s': r.accountsPerSecond,
+      'bound/s': r.boundAccountsPerSecond,
+      'bound by': r.boundBy,
+      'ratio to bound': r.ratioToBound,
+      'BI calls/account': r.buyerIntelCallsPerAccount,
+      'BI calls/buyer': r.buyerIntelCallsPerBuyer,
+      'CRM calls/account': r.hubspotCallsPerAccount,
+      'field writes/account': r.hubspotFieldWritesPerAccount,
+      '429s (BI/CRM)': `${r.rateLimited.buyerIntel429}/${r.rateLimited.hubspot429}`,
+      'RSS MB/worker start→peak': r.peakRssMbPerWorker
+        .map((peak, i) => `${r.startRssMbPerWorker[i] ?? '?'}→${peak}`)
+        .join(', '),
+      'done/failed': `${r.done}/${r.failed}${r.timedOut ? ' (timed out)' : ''}`,
+    }));
+    const measures = Object.keys(columns[0] ?? {}) as (keyof (typeof columns)[number])[];
+    console.log(
+      renderTable(
+        measures.map((m) => [m, ...columns.map((c) => c[m])]),
+        { head: ['', ...runs.map((r) => `${r.run} ×${r.workers}`)] },
+      ),
     );
     for (const r of runs)
       console.log(
@@ -198,7 +206,7 @@ try {
     console.log(
       `\nClient against the sandbox (${num('calls')} calls each, concurrency 16, no added latency)`,
     );
-    console.table(client);
+    console.log(renderRecords(client));
     save();
   }
 } finally {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { BUYER_FIELD_LABELS } from '../../src/buyer-intel/fields.ts';
 import type { Command } from '../../src/cli/command.ts';
+import { renderRecords, renderTable, wrapParagraph } from '../../src/cli/table.ts';
 import type { EnrichResult } from '../../src/enrich/pipeline.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
@@ -131,7 +132,7 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
             : r?.status === 'needs_review'
               ? `? ${r.match.candidates.length} candidates`
               : '—',
-          confidence: r?.match.confidence ?? '',
+          confidence: r?.match.confidence?.toFixed(2) ?? null,
           status: r ? r.status : 'failed',
           'fields written': r ? r.fields.filter((f) => f.decision === 'write').length : 0,
           notes,
@@ -141,34 +142,62 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
         row(c.name, c.state, ids[i] ?? '', hs.store.notesOf(ids[i] ?? '').length),
       );
       out('HubSpot companies (notes = signal notes on the company):');
-      console.table(rows);
+      out(renderRecords(rows));
       const tasksOf = (id: string) =>
         sf.store.list('Task').filter((t) => t.values.get('WhatId') === id).length;
       const sfRows = DEMO_ACCOUNTS.map((a, i) =>
         row(a.name, a.state, sfIds[i] ?? '', tasksOf(sfIds[i] ?? '')),
       );
       out('Salesforce Accounts (notes = signal Tasks on the Account):');
-      console.table(sfRows);
+      out(renderRecords(sfRows));
 
       const sample = [...results.values()].find(
         (r) => r.status === 'enriched' && r.fields.some((f) => f.decision === 'write'),
       );
       if (sample) {
         out();
-        out(`e.g. ${sample.account.name} → ${sample.match.buyerName}: ${sample.match.explanation}`);
-        for (const f of sample.fields.filter((x) => x.decision === 'write').slice(0, 6)) {
-          out(`  ${BUYER_FIELD_LABELS[f.attribute]} → ${f.property} = ${f.new}`);
-        }
+        out(
+          wrapParagraph(
+            `e.g. ${sample.account.name} → ${sample.match.buyerName}: ${sample.match.explanation}`,
+          ),
+        );
+        out(
+          renderTable(
+            sample.fields
+              .filter((x) => x.decision === 'write')
+              .slice(0, 6)
+              .map((f) => [BUYER_FIELD_LABELS[f.attribute], f.property, f.new]),
+            { head: ['buyer field', 'CRM property', 'value written'] },
+          ),
+        );
       }
       const review = [...results.values()].find((r) => r.status === 'needs_review');
       if (review) {
-        out(`needs review: "${review.account.name}" — ${review.match.explanation}`);
-        for (const c of review.match.candidates.slice(0, 3))
-          out(`  ${c.score.toFixed(2)}  ${c.name} (${c.stateCode}, ${c.type})`);
+        out(wrapParagraph(`needs review: "${review.account.name}" — ${review.match.explanation}`));
+        out(
+          renderTable(
+            review.match.candidates.slice(0, 3).map((c) => [c.score.toFixed(2), c.name, c.stateCode, c.type]),
+            { head: ['score', 'candidate', 'state', 'type'] },
+          ),
+        );
       }
       out();
+      const perAccount = (calls: number, accounts: number, noun: string) =>
+        `${(calls / accounts).toFixed(1)} per ${noun}`;
+      out('upstream calls (setup included):');
       out(
-        `upstream calls: Buyer Intelligence ${bi.stats.count()} (${(bi.stats.count() / (ids.length + sfIds.length)).toFixed(1)} per account), HubSpot ${hs.stats.count()} (${(hs.stats.count() / ids.length).toFixed(1)} per company), Salesforce ${sf.stats.count()} (${(sf.stats.count() / sfIds.length).toFixed(1)} per Account), setup included`,
+        renderTable(
+          [
+            [
+              'Buyer Intelligence',
+              bi.stats.count(),
+              perAccount(bi.stats.count(), ids.length + sfIds.length, 'account'),
+            ],
+            ['HubSpot', hs.stats.count(), perAccount(hs.stats.count(), ids.length, 'company')],
+            ['Salesforce', sf.stats.count(), perAccount(sf.stats.count(), sfIds.length, 'Account')],
+          ],
+          { head: ['API', 'calls', 'average'] },
+        ),
       );
       return [...rows, ...sfRows].every((r) => r.status !== 'failed') ? 0 : 1;
     } finally {

@@ -33,6 +33,27 @@ export interface BackfillOptions {
   /** Forget a saved run with the same scope and start over. */
   restart?: boolean;
   onProgress?: (state: BackfillState) => void;
+  /** Stops after the page being queued, its cursor saved: the same command resumes. */
+  signal?: AbortSignal;
+}
+
+/** One account's job in a run: the same run queues the same id, so a re-queued page is a no-op. */
+export function backfillJobId(
+  connector: Pick<CrmConnector, 'kind' | 'tenant'>,
+  accountId: string,
+  runId: string,
+): string {
+  return jobIdOf(connector.kind, connector.tenant, accountId, 'backfill', runId);
+}
+
+/** Tells a run's jobs from every other job in the queue by their ids (see backfillJobId). */
+export function isJobOfRun(
+  connector: Pick<CrmConnector, 'kind' | 'tenant'>,
+  runId: string,
+): (jobId: string) => boolean {
+  const head = `${jobIdOf(connector.kind, connector.tenant)}.`;
+  const tail = `.${jobIdOf('backfill', runId)}`;
+  return (jobId) => jobId.startsWith(head) && jobId.endsWith(tail);
 }
 
 /** A run is its CRM, tenant and filters: the same command resumes it. */
@@ -68,7 +89,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillSta
   }
   const fields = filterFields(filters);
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
-  while (!state.done && state.enqueued < limit) {
+  while (!state.done && state.enqueued < limit && !options.signal?.aborted) {
     const page = await connector.listAccounts(fields, {
       after: state.cursor,
       ...(options.pageSize ? { limit: options.pageSize } : {}),
@@ -86,11 +107,7 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillSta
             trigger: 'backfill',
             cause: `backfill ${run}`,
           },
-          opts: enrichJobOptions(
-            'backfill',
-            options.attempts,
-            jobIdOf(connector.kind, connector.tenant, a.id, 'backfill', run),
-          ),
+          opts: enrichJobOptions('backfill', options.attempts, backfillJobId(connector, a.id, run)),
         })),
       );
     }

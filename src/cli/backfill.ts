@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { createRedis } from '../../queues/redis.ts';
 import {
   type BackfillState,
@@ -7,34 +8,48 @@ import {
   runBackfill,
 } from '../backfill/backfill.ts';
 import { type AccountFilter, parseFilter } from '../backfill/filter.ts';
+import { type BackfillOutcomes, trackBackfillOutcomes } from '../backfill/outcomes.ts';
 import { loadEnv } from '../config/env.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
-import { type Command, numberOption, UsageError } from './command.ts';
+import { type Command, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
+import { backfillProgress } from './progress.ts';
 import { requireRedis } from './redis-check.ts';
 
 export const backfillCommand: Command = {
   name: 'backfill',
   summary: 'Queue enrichment of existing CRM accounts (resumable), after a cost estimate',
-  usage: `buyer-intel-sync backfill --crm ${crmChoices()} [--filter field=value ...] [--limit N] [--dry-run] [--restart]
+  usage: `buyer-intel-sync backfill --crm ${crmChoices()} [--filter field=value ...]
+                          [--limit N] [--dry-run] [--restart] [--wait [--timeout S]]
 
 Pages through the CRM's accounts, prints what enriching them will cost (accounts, Buyer
 Intelligence calls, CRM calls), then queues one job per account at the lowest priority, so
-webhook and refresh jobs always go first; the workers do the enriching. Killed midway, the same
-command resumes after the last page it saved in Redis, and no account is queued twice.
+webhook and refresh jobs always go first; the workers (\`worker\` or \`start\`, anywhere on the same
+Redis) do the enriching. Killed midway, the same command resumes after the last page it saved in
+Redis, and no account is queued twice.
+
+While it runs, stderr shows the accounts queued and this run's jobs the workers finished (enriched,
+needs review, no match, failed), the elapsed time and an ETA: bars on a terminal, otherwise a
+plain line every 10 seconds. Without --wait it exits once every account is queued, with what was
+finished by then (0 when no worker runs); the workers go on.
 
   --filter   field=value, field!=value or field= (empty); repeatable; fields: name, state, city,
              website or one of ours, e.g. --filter buyer_intel_status= (never enriched)
   --limit    queue at most N accounts (ends the run)
   --dry-run  print the estimate only
-  --restart  forget a saved run with the same --crm and --filter and start over`,
+  --restart  forget a saved run with the same --crm and --filter and start over
+  --wait     after queueing, follow until the workers have finished every job of the run; Ctrl-C
+             stops following (exit 130), the jobs stay queued
+  --timeout  with --wait, follow at most S seconds, then exit 1 (default: no limit)`,
   options: {
     crm: { type: 'string' },
     filter: { type: 'string', multiple: true },
     limit: { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
     restart: { type: 'boolean', default: false },
+    wait: { type: 'boolean', default: false },
+    timeout: { type: 'string' },
   },
   async run(values) {
     if (values.crm === undefined) throw new UsageError(`--crm ${crmChoices()} is required`);
@@ -48,6 +63,9 @@ command resumes after the last page it saved in Redis, and no account is queued 
     const limit = values.limit === undefined ? undefined : numberOption(values, 'limit', 0);
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
       throw new UsageError('--limit must be a whole number ≥ 1');
+    if (values.timeout !== undefined && !values.wait) throw new UsageError('--timeout goes with --wait');
+    const timeoutS = numberOption(values, 'timeout', Number.POSITIVE_INFINITY);
+    if (!(timeoutS > 0)) throw new UsageError('--timeout must be a number of seconds > 0');
 
     const env = loadEnv();
     const settings = await settingsFromEnv(env);
@@ -55,6 +73,13 @@ command resumes after the last page it saved in Redis, and no account is queued 
     await requireRedis(settings.redisUrl);
     const service = createService(settings);
     const redis = createRedis(settings.redisUrl, 'worker');
+    // Ctrl-C once queueing started: stop after the page being queued (the same command resumes), or
+    // stop following; a second Ctrl-C stops at once. Before that, nothing is lost by Node's default.
+    const interrupt = new AbortController();
+    const onSigint = () => {
+      if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
+      interrupt.abort();
+    };
     try {
       const connector = service.connector(crm, tenant);
       const key = backfillStateKey(settings.prefix, connector, filters);
@@ -72,48 +97,132 @@ command resumes after the last page it saved in Redis, and no account is queued 
         process.stdout.write('Dry run: nothing queued.\n');
         return 0;
       }
-      const total = Math.max(estimate.accounts, saved && !saved.done ? saved.enqueued : 0);
-      const progress = progressPrinter(total);
-      const state = await runBackfill({
-        connector,
-        queue: service.queue,
-        redis,
-        prefix: settings.prefix,
-        filters,
-        ...(limit === undefined ? {} : { limit }),
-        attempts: settings.worker.attempts,
-        restart: values.restart === true,
-        onProgress: progress,
-      });
-      progress(state, true);
-      process.stdout.write(
-        `Queued ${state.enqueued} accounts of ${state.scanned} read (run ${state.runId}); the workers enrich them at the lowest priority.\n`,
+      const workers = await service.queue.getWorkersCount().catch(() => null); // CLIENT LIST may be refused
+      if (workers === 0)
+        process.stdout.write(
+          'No worker is running on this Redis: the jobs wait for one (buyer-intel-sync worker or start).\n',
+        );
+
+      process.on('SIGINT', onSigint);
+      const followed = follow(
+        {
+          queue: service.queue,
+          redis,
+          connector,
+          estimate: Math.max(estimate.accounts, saved && !saved.done ? saved.enqueued : 0),
+        },
+        saved && !saved.done ? saved : null,
       );
+      let state: BackfillState;
+      try {
+        state = await runBackfill({
+          connector,
+          queue: service.queue,
+          redis,
+          prefix: settings.prefix,
+          filters,
+          ...(limit === undefined ? {} : { limit }),
+          attempts: settings.worker.attempts,
+          restart: values.restart === true,
+          onProgress: followed.queued,
+          signal: interrupt.signal,
+        });
+        followed.queued(state);
+        if (!interrupt.signal.aborted && values.wait)
+          await followed.untilFinished(interrupt.signal, Date.now() + timeoutS * 1000);
+        else await followed.refresh();
+      } finally {
+        followed.stop();
+      }
+
+      const o = followed.outcomes();
+      const unfinished = state.enqueued - o.finished;
+      process.stdout.write(
+        `Queued ${state.enqueued} accounts of ${state.scanned} read (run ${state.runId}).\n` +
+          `Finished ${o.finished}: ${o.enriched} enriched, ${o.needs_review} needs review, ${o.no_match} no match, ${o.failed} failed.\n`,
+      );
+      if (interrupt.signal.aborted) {
+        process.stdout.write(
+          state.done
+            ? `Stopped: every account is queued; the workers go on with the ${unfinished} unfinished jobs.\n`
+            : 'Interrupted: run the same command to resume where it stopped.\n',
+        );
+        return EXIT_INTERRUPTED;
+      }
+      if (unfinished > 0) {
+        if (values.wait) {
+          process.stderr.write(
+            `buyer-intel-sync backfill: ${unfinished} of ${state.enqueued} jobs unfinished after --timeout ${timeoutS} s\n`,
+          );
+          return EXIT_FAILURE;
+        }
+        process.stdout.write(`The workers enrich the other ${unfinished} at the lowest priority.\n`);
+      }
       return 0;
     } finally {
+      process.off('SIGINT', onSigint);
       redis.disconnect();
       await service.close();
     }
   },
 };
 
-/** A bar on a terminal; otherwise a line every tenth of the way, for logs. */
-function progressPrinter(total: number) {
-  let lastTenth = -1;
-  return (state: BackfillState, final = false) => {
-    const share = total ? Math.min(1, state.enqueued / total) : 1;
-    if (process.stderr.isTTY) {
-      const width = 30;
-      const filled = Math.round(share * width);
-      process.stderr.write(
-        `\r[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${state.enqueued}/${total} queued${final ? '\n' : ''}`,
-      );
-      return;
-    }
-    const tenth = Math.floor(share * 10);
-    if (tenth !== lastTenth || final) {
-      lastTenth = tenth;
-      process.stderr.write(`backfill: ${state.enqueued}/${total} queued\n`);
-    }
+const POLL_MS = 1_000;
+/** What a shell reports for a command stopped by Ctrl-C. */
+const EXIT_INTERRUPTED = 130;
+
+/**
+ * Keeps the progress display up to date: queued counts as pages are queued, finished counts from
+ * BullMQ every second (once the run id is known), and the wait until every job of the run finished.
+ */
+function follow(
+  options: Omit<Parameters<typeof trackBackfillOutcomes>[0], 'runId' | 'startedAt'> & { estimate: number },
+  resumed: BackfillState | null,
+) {
+  const progress = backfillProgress();
+  let latest = resumed;
+  let outcomes: BackfillOutcomes = { finished: 0, enriched: 0, needs_review: 0, no_match: 0, failed: 0 };
+  let tracker: ReturnType<typeof trackBackfillOutcomes> | undefined;
+  const show = () => {
+    if (!latest) return;
+    const target = latest.done ? latest.enqueued : Math.max(options.estimate, latest.enqueued);
+    progress.update({ target, queued: latest.enqueued, outcomes });
+  };
+  const poll = async () => {
+    if (!latest) return;
+    tracker ??= trackBackfillOutcomes({ ...options, runId: latest.runId, startedAt: latest.startedAt });
+    outcomes = await tracker.poll();
+    show();
+  };
+  // While queueing, a poll that fails is skipped: queueing uses the same Redis and reports the error.
+  let polling: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    polling = polling.then(poll).catch(() => undefined);
+  }, POLL_MS);
+  /** Ends the background polls and takes one more, whose errors do reach the user. */
+  const refresh = async () => {
+    clearInterval(timer);
+    await polling;
+    await poll();
+  };
+  show();
+  return {
+    queued(state: BackfillState) {
+      latest = state;
+      show();
+    },
+    refresh,
+    async untilFinished(signal: AbortSignal, deadline: number) {
+      await refresh();
+      while (!signal.aborted && Date.now() < deadline && outcomes.finished < (latest?.enqueued ?? 0)) {
+        await delay(Math.min(POLL_MS, deadline - Date.now()), undefined, { signal }).catch(() => undefined);
+        await poll();
+      }
+    },
+    outcomes: () => outcomes,
+    stop() {
+      clearInterval(timer);
+      progress.stop();
+    },
   };
 }

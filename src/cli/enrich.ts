@@ -5,6 +5,7 @@ import { settingsFromEnv } from '../service/settings.ts';
 import { type Command, UsageError } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
 import { requireRedis } from './redis-check.ts';
+import { renderTable, wrapParagraph } from './table.ts';
 
 export const enrichCommand: Command = {
   name: 'enrich',
@@ -47,30 +48,49 @@ export function renderPlan(r: EnrichResult): string {
     `${r.dryRun ? 'DRY RUN — nothing written. ' : ''}Account ${r.account.accountId} "${r.account.name ?? ''}" (${r.account.crm} ${r.account.tenant})`,
   );
   lines.push(`Status: ${r.status}${r.match.confidence === null ? '' : `, confidence ${r.match.confidence}`}`);
-  lines.push(`Why: ${r.match.explanation}`);
+  lines.push(wrapParagraph(`Why: ${r.match.explanation}`));
   if (r.status === 'needs_review') {
     lines.push('Candidates:');
-    for (const c of r.match.candidates)
-      lines.push(
-        `  ${c.score.toFixed(2)}  ${c.name} (${c.stateCode ?? '?'}, ${c.type ?? '?'})  ${c.buyerId}`,
-      );
+    lines.push(
+      renderTable(
+        r.match.candidates.map((c) => [
+          c.score.toFixed(2),
+          c.name,
+          c.stateCode ?? '?',
+          c.type ?? '?',
+          c.buyerId,
+        ]),
+        { head: ['score', 'candidate', 'state', 'type', 'buyer id'] },
+      ),
+    );
   }
   if (r.fields.length) {
     lines.push('Fields:');
-    const width = Math.max(...r.fields.map((f) => f.property.length));
-    for (const f of r.fields) {
-      const arrow = f.decision === 'write' ? `${f.old ?? '∅'} → ${f.new ?? '∅'}` : `${f.old ?? '∅'} (kept)`;
-      lines.push(`  ${f.property.padEnd(width)}  ${f.decision.padEnd(24)} [${f.policy}] ${arrow}`);
-    }
+    lines.push(
+      renderTable(
+        r.fields.map((f) => [
+          f.property,
+          f.decision,
+          f.policy,
+          f.decision === 'write' ? `${f.old ?? '∅'} → ${f.new ?? '∅'}` : `${f.old ?? '∅'} (kept)`,
+        ]),
+        { head: ['field', 'decision', 'policy', 'change'] },
+      ),
+    );
   }
   const provenance = Object.entries(r.written).filter(([k]) => !r.fields.some((f) => f.property === k));
   if (provenance.length) {
     lines.push('Match fields:');
-    for (const [k, v] of provenance) lines.push(`  ${k} = ${v === null ? '∅' : JSON.stringify(v)}`);
+    lines.push(
+      renderTable(
+        provenance.map(([k, v]) => [k, v === null ? '∅' : String(v)]),
+        { head: ['field', 'value'] },
+      ),
+    );
   }
   lines.push(
     `Notes ${r.dryRun ? 'to create' : 'created'}: ${r.notes.created.length} (already on the account: ${r.notes.alreadyPresent}, over the per-run cap: ${r.notes.overCap})`,
   );
-  for (const n of r.notes.created) lines.push(`  + ${n.title}`);
+  for (const n of r.notes.created) lines.push(`  + ${wrapParagraph(n.title, 4)}`);
   return `${lines.join('\n')}\n`;
 }

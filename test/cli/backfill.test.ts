@@ -1,5 +1,6 @@
 // `buyer-intel-sync backfill` as a real process against the HubSpot emulator with 2,500 companies:
-// the estimate, a run killed midway (SIGKILL) and resumed, and every account queued exactly once.
+// the estimate, a run killed midway (SIGKILL) and resumed, and every account queued exactly once;
+// then, with a worker running, --wait following a run until its jobs finished, counted by outcome.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
@@ -7,6 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrmConnector } from '../../connectors/types.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { DEMO_COMPANIES } from '../../emulators/cli/demo.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { type BackfillState, backfillStateKey } from '../../src/backfill/backfill.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
@@ -37,14 +39,14 @@ afterAll(async () => {
   await Promise.all([bi.close(), hs.close()]);
 });
 
-const env = () => ({
+const env = (redisPrefix = prefix) => ({
   PATH: process.env.PATH ?? '',
   REDIS_URL,
-  REDIS_PREFIX: prefix,
+  REDIS_PREFIX: redisPrefix,
   ...sandboxCliEnv(bi, hs),
 });
 
-const cli = (args: string[]) => runCli(args, env());
+const cli = (args: string[], redisPrefix = prefix) => runCli(args, env(redisPrefix));
 
 const stateKey = () =>
   backfillStateKey(prefix, { kind: 'hubspot', tenant: String(hs.portalId) } as CrmConnector, []);
@@ -58,6 +60,9 @@ describe('buyer-intel-sync backfill', () => {
     const bad = await cli(['backfill', '--crm', 'hubspot', '--filter', 'state~TX']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--filter');
+    const timeout = await cli(['backfill', '--crm', 'hubspot', '--timeout', '5']);
+    expect(timeout.code).toBe(2);
+    expect(timeout.stderr).toContain('--timeout goes with --wait');
   });
 
   it('resumes after being killed midway and queues every account exactly once, at backfill priority', async () => {
@@ -86,11 +91,78 @@ describe('buyer-intel-sync backfill', () => {
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain('Resuming backfill');
     expect(resumed.stdout).toContain(`Queued ${ACCOUNTS} accounts`);
+    // No worker runs in this test: everything queued, nothing finished, and the user is told why.
+    expect(resumed.stdout).toContain('No worker is running on this Redis');
+    expect(resumed.stdout).toContain('Finished 0: 0 enriched, 0 needs review, 0 no match, 0 failed.');
+    expect(resumed.stdout).toContain(`The workers enrich the other ${ACCOUNTS} at the lowest priority.`);
+    // stderr is no terminal here: plain progress lines, the last one with the final counts.
+    const progress = resumed.stderr.trim().split('\n');
+    expect(progress.every((l) => l.startsWith('backfill: '))).toBe(true);
+    expect(progress.at(-1)).toMatch(
+      new RegExp(
+        `^backfill: ${ACCOUNTS}/${ACCOUNTS} queued, 0 finished \\(0 enriched, 0 needs review, 0 no match, 0 failed\\), \\d+s elapsed, ETA —$`,
+      ),
+    );
 
     const jobs = await queue.getJobs(['prioritized', 'waiting']);
     const ids = jobs.map((j) => j.data.accountId as string);
     expect(ids).toHaveLength(ACCOUNTS);
     expect(new Set(ids).size).toBe(ACCOUNTS);
     expect(new Set(jobs.map((j) => j.opts.priority))).toEqual(new Set([50]));
+  }, 60_000);
+
+  it('with --wait, follows the run until a worker finished every job, and counts them as BullMQ does', async () => {
+    const waitPrefix = `${prefix}-wait`;
+    const city = 'Backfill Demo';
+    for (const c of DEMO_COMPANIES)
+      hs.store.createCompany(
+        {
+          name: c.name,
+          city,
+          ...(c.state ? { state: c.state } : {}),
+          ...(c.domain ? { domain: c.domain } : {}),
+        },
+        { source: 'CRM_UI' },
+      );
+    expect((await cli(['setup', '--crm', 'hubspot'], waitPrefix)).code).toBe(0);
+    const worker = spawn(process.execPath, [CLI, 'worker'], { env: env(waitPrefix), stdio: 'ignore' });
+    const waitQueue = new Queue('enrich', { connection: redis, prefix: waitPrefix });
+    try {
+      // Started before the backfill, as an operator would (the command says when none is running).
+      const deadline = Date.now() + 20_000;
+      while ((await waitQueue.getWorkersCount()) === 0 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 100));
+      const run = await cli(
+        ['backfill', '--crm', 'hubspot', '--filter', `city=${city}`, '--wait', '--timeout', '50'],
+        waitPrefix,
+      );
+      expect(run.code).toBe(0);
+      const n = DEMO_COMPANIES.length;
+      expect(run.stdout).toContain(`Queued ${n} accounts`);
+      expect(run.stdout).not.toContain('No worker is running');
+
+      // What BullMQ itself holds for the queue, counted independently of the command.
+      const finished = await waitQueue.getJobs(['completed', 'failed']);
+      expect(finished).toHaveLength(n);
+      const tally = { enriched: 0, needs_review: 0, no_match: 0, failed: 0 };
+      for (const job of finished) {
+        const status = (job.returnvalue as { status?: keyof typeof tally } | null)?.status;
+        tally[job.failedReason ? 'failed' : (status ?? 'failed')]++;
+      }
+      // The demo's names end in every outcome but failure.
+      expect(tally.enriched).toBeGreaterThan(0);
+      expect(tally.needs_review).toBeGreaterThan(0);
+      expect(tally.no_match).toBeGreaterThan(0);
+      const counts = `${tally.enriched} enriched, ${tally.needs_review} needs review, ${tally.no_match} no match, ${tally.failed} failed`;
+      expect(run.stdout).toContain(`Finished ${n}: ${counts}.`);
+      expect(run.stderr.trim().split('\n').at(-1)).toMatch(
+        new RegExp(`^backfill: ${n}/${n} queued, ${n} finished \\(${counts}\\), \\d+s elapsed, ETA \\S+$`),
+      );
+    } finally {
+      worker.kill('SIGTERM');
+      await new Promise((r) => worker.once('exit', r));
+      await waitQueue.obliterate({ force: true }).catch(() => undefined);
+      await waitQueue.close();
+    }
   }, 60_000);
 });

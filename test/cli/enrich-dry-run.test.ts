@@ -54,7 +54,7 @@ describe('buyer-intel-sync enrich --dry-run', () => {
     expect(stdout).toContain(`DRY RUN — nothing written. Account ${id} "Travis County"`);
     expect(stdout).toContain('Status: enriched');
     const population = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
-    expect(stdout).toMatch(new RegExp(`${population}\\s+write\\s+\\[ours\\] ∅ → \\d+`));
+    expect(stdout).toMatch(new RegExp(`│ ${population}\\s+│ write\\s+│ ours\\s+│ ∅ → \\d+\\s+│`));
     expect(stdout).toMatch(/Notes to create: \d+/);
     const writes =
       hs.stats.count('crm.companies.batchApi.update') + hs.stats.count('crm.objects.notes.batchApi.create');

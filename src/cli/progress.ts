@@ -1,0 +1,110 @@
+// Backfill progress on stderr, drawn by cli-progress (bars, elapsed time and ETA, and scheduled plain
+// lines when stderr is not a terminal). On a terminal: a bar for the accounts queued, one for the jobs
+// the workers finished (its ETA from their recent pace), and the finished jobs by outcome. In a pipe
+// or a log: one plain line every few seconds and at the end.
+import cliProgress from 'cli-progress';
+import type { BackfillOutcomes } from '../backfill/outcomes.ts';
+
+export interface BackfillSnapshot {
+  /** The accounts the run will queue: the estimate until the run has queued them all. */
+  target: number;
+  queued: number;
+  outcomes: BackfillOutcomes;
+}
+
+export interface BackfillProgress {
+  update(snapshot: BackfillSnapshot): void;
+  /** Draws the last state and leaves it on screen. */
+  stop(): void;
+}
+
+/** Between two plain lines when stderr is not a terminal. */
+const PLAIN_EVERY_MS = 10_000;
+
+/**
+ * cli-progress's time format ("05s", "01m05s", "02h03m") without the leading zero, and "—" while it
+ * has no ETA (before the first finished job, or while none finish).
+ */
+const time: cliProgress.TimeFormatter = (t, options, roundTo) =>
+  typeof t === 'number' && Number.isFinite(t)
+    ? cliProgress.Format.TimeFormat(t, { ...options, autopaddingChar: '0' }, roundTo).replace(/^0(?=\d)/, '')
+    : '—';
+
+const counts = (sep: string) =>
+  ['{enriched} enriched', '{needs_review} needs review', '{no_match} no match', '{failed} failed'].join(sep);
+
+const common = {
+  formatTime: time,
+  // The ETA follows the last minute or so of polls, so a parked queue or a burst moves it gently.
+  etaBuffer: 60,
+  barsize: 30,
+  barCompleteChar: '█',
+  barIncompleteChar: '░',
+};
+
+export function backfillProgress(stream: NodeJS.WriteStream = process.stderr): BackfillProgress {
+  return stream.isTTY ? barsOn(stream) : plainLines(stream);
+}
+
+function barsOn(stream: NodeJS.WriteStream): BackfillProgress {
+  const multi = new cliProgress.MultiBar({ ...common, stream, clearOnComplete: false });
+  let bars:
+    | { queued: cliProgress.SingleBar; finished: cliProgress.SingleBar; counts: cliProgress.SingleBar }
+    | undefined;
+  return {
+    update({ target, queued, outcomes }) {
+      // Created at the first snapshot so that no bar is ever drawn without its numbers.
+      bars ??= {
+        queued: multi.create(
+          target,
+          queued,
+          {},
+          { format: 'queued    {bar} {value}/{total}  {duration_formatted} elapsed' },
+        ),
+        finished: multi.create(
+          target,
+          outcomes.finished,
+          {},
+          { format: 'finished  {bar} {value}/{total}  ETA {eta_formatted}' },
+        ),
+        counts: multi.create(
+          target,
+          outcomes.finished,
+          { ...outcomes },
+          { format: `          ${counts(' · ')}` },
+        ),
+      };
+      for (const bar of Object.values(bars)) bar.setTotal(target);
+      bars.queued.update(queued);
+      bars.finished.update(outcomes.finished);
+      bars.counts.update(outcomes.finished, { ...outcomes });
+    },
+    stop: () => multi.stop(),
+  };
+}
+
+function plainLines(stream: NodeJS.WriteStream): BackfillProgress {
+  const bar = new cliProgress.SingleBar({
+    ...common,
+    stream,
+    noTTYOutput: true,
+    notTTYSchedule: PLAIN_EVERY_MS,
+    // Off a terminal this only drops the blank line cli-progress would add after the last line.
+    clearOnComplete: true,
+    format: `backfill: {queued}/{total} queued, {value} finished (${counts(', ')}), {duration_formatted} elapsed, ETA {eta_formatted}`,
+  });
+  let started = false;
+  return {
+    update({ target, queued, outcomes }) {
+      const payload = { queued, ...outcomes };
+      if (!started) {
+        started = true;
+        bar.start(target, outcomes.finished, payload);
+        return;
+      }
+      bar.setTotal(target);
+      bar.update(outcomes.finished, payload);
+    },
+    stop: () => bar.stop(),
+  };
+}
