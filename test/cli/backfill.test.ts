@@ -43,6 +43,8 @@ const env = (redisPrefix = prefix) => ({
   PATH: process.env.PATH ?? '',
   REDIS_URL,
   REDIS_PREFIX: redisPrefix,
+  // Each process its own embedded database: this file's processes share no outcomes.
+  PGLITE_DIR: 'memory',
   ...sandboxCliEnv(bi, hs),
 });
 
@@ -125,7 +127,12 @@ describe('buyer-intel-sync backfill', () => {
         { source: 'CRM_UI' },
       );
     expect((await cli(['setup', '--crm', 'hubspot'], waitPrefix)).code).toBe(0);
-    const worker = spawn(process.execPath, [CLI, 'worker'], { env: env(waitPrefix), stdio: 'ignore' });
+    // `start` (HTTP and a worker in one process) runs on the embedded database; `worker` alone would
+    // need a shared DATABASE_URL.
+    const worker = spawn(process.execPath, [CLI, 'start'], {
+      env: { ...env(waitPrefix), HOST: '127.0.0.1', PORT: '0' },
+      stdio: 'ignore',
+    });
     const waitQueue = new Queue('enrich', { connection: redis, prefix: waitPrefix });
     try {
       // Started before the backfill, as an operator would (the command says when none is running).
