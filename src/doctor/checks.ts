@@ -1,3 +1,4 @@
+// Size: one check per dependency (config, Redis ×4, Buyer Intelligence, each CRM), each a few lines.
 // The checks of `buyer-intel-sync doctor`: each one talks to one dependency the way the service will
 // and says pass, warn or fail with a line an operator can act on. No check prints a secret (the CLI
 // also redacts every secret value from what it prints, as a second line of defence).
