@@ -4,11 +4,12 @@
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AccountEvent, CrmKind } from '../connectors/types.ts';
+import type { ReviewInstruction } from '../src/review/instruction.ts';
 
 export const ENRICH_QUEUE = 'enrich';
 
-/** BullMQ: a lower number runs first. */
-export const PRIORITY = { refresh: 1, webhook: 5, cli: 5, backfill: 50 } as const;
+/** BullMQ: a lower number runs first. A review decision (one or a bulk approve) waits behind a click. */
+export const PRIORITY = { refresh: 1, review: 2, webhook: 5, cli: 5, backfill: 50 } as const;
 export type EnrichTrigger = keyof typeof PRIORITY;
 
 export interface EnrichJobData {
@@ -21,6 +22,8 @@ export interface EnrichJobData {
   cause?: string;
   /** The run it belongs to in the store (a backfill, a refresh, a re-enrichment); none for webhooks. */
   runId?: string;
+  /** A person's review decision the job applies (see src/review/instruction.ts). */
+  review?: ReviewInstruction;
 }
 
 /** HubSpot re-delivers for 24 h: keep completed job ids a little longer so a re-delivery stays a no-op. */

@@ -7,6 +7,7 @@ import { digestCommand } from './cli/digest.ts';
 import { doctorCommand } from './cli/doctor.ts';
 import { enrichCommand } from './cli/enrich.ts';
 import { migrateCommand } from './cli/migrate.ts';
+import { reviewCommand } from './cli/review.ts';
 import { serveCommand } from './cli/serve.ts';
 import { setupCommand } from './cli/setup.ts';
 import { startCommand } from './cli/start.ts';
@@ -24,6 +25,7 @@ const COMMANDS: Command[] = [
   migrateCommand,
   enrichCommand,
   backfillCommand,
+  reviewCommand,
   digestCommand,
   tenantsCommand,
 ];

@@ -5,20 +5,13 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
 import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
-import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import { ActionProblem } from '../review/problem.ts';
+import { reviewService } from '../review/service.ts';
 import type { Actor } from '../store/decisions.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 
-export class ActionProblem extends Error {
-  readonly status: number;
-  readonly code: string;
-  constructor(status: number, code: string, message: string) {
-    super(message);
-    this.status = status;
-    this.code = code;
-  }
-}
+export { ActionProblem };
 
 export interface ActionOptions {
   queue: Queue<EnrichJobData>;
@@ -40,6 +33,7 @@ export interface Queued {
 
 export function refreshActions(options: ActionOptions) {
   const windowMs = options.refreshWindowMs ?? 10_000;
+  const review = reviewService(options);
 
   async function recorded<T>(what: string, fn: () => Promise<T>): Promise<T> {
     try {
@@ -97,56 +91,25 @@ export function refreshActions(options: ActionOptions) {
         }),
       ),
 
-    /** Pins a candidate of the account's last "needs review" result and enriches with it. */
+    /**
+     * Confirms a candidate of the account's last "needs review" outcome: a decision, and a job that
+     * enriches with that buyer and replaces the review's reason and confidence (src/review/service.ts).
+     */
     async confirm(
       crm: CrmKind,
       tenant: string,
       accountId: string,
       buyerId: string,
-      cause: string,
+      _cause: string,
       actor: Actor,
     ): Promise<Queued> {
-      const last = await options.history.last({ crm, tenant, accountId });
-      const candidates = last?.result?.match.candidates ?? [];
-      if (!candidates.some((c) => c.buyerId === buyerId)) {
-        throw new ActionProblem(
-          400,
-          'not_a_candidate',
-          `buyer ${buyerId} is not a candidate of account ${accountId}; to pin another buyer, set ${PROVENANCE_FIELDS.buyerId} in the CRM`,
-        );
-      }
-      // The pin is the same field a person would set: the next enrichment resolves to this buyer.
-      const [written] = await options
-        .connectorFor(crm, tenant)
-        .updateAccounts([{ accountId, fields: { [PROVENANCE_FIELDS.buyerId]: buyerId } }]);
-      if (!written?.ok) {
-        throw new ActionProblem(
-          502,
-          'crm_write_failed',
-          `could not pin the buyer: ${written?.error.message ?? 'no result'}`,
-        );
-      }
-      // The decision is recorded once the CRM holds the pin: what was decided is what was applied.
-      const runId = await recorded('decision', async () => {
-        const { runs, decisions } = await options.store.open();
-        const run = await runs.create({
-          kind: 'confirm',
-          label: `confirm ${buyerId} for ${crm} ${tenant} ${accountId}`,
-          actor: actor.name,
+      const queued = await review
+        .confirm({ crm, tenant, accountId }, buyerId, actor)
+        .catch((err: unknown) => {
+          if (err instanceof ActionProblem) throw err;
+          throw new ActionProblem(503, 'store_unavailable', 'could not record the decision; try again');
         });
-        await decisions.append({
-          crm,
-          tenant,
-          accountId,
-          action: 'confirm',
-          buyerId,
-          params: { cause },
-          actor,
-          runId: run.id,
-        });
-        return run.id;
-      });
-      return enqueue(crm, tenant, accountId, cause, false, async () => runId);
+      return { jobId: queued.jobId, deduplicated: false };
     },
   };
 }

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of our own HTTP API (served at /api/openapi.json) and a plain page that
 // reads it (/api/docs). Kept next to the routes it describes; a test checks every path is served.
 import { CRMS, crmKinds } from '../../connectors/registry.ts';
+import { REVIEW_PATHS } from './openapi-review.ts';
 
 const error = {
   type: 'object',
@@ -193,6 +194,7 @@ export const OPENAPI = {
         responses: { '202': queued, ...errors(400, 401, 403, 502, 503) },
       },
     },
+    ...REVIEW_PATHS,
   },
   webhooks: {
     ...Object.fromEntries(

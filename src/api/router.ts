@@ -16,12 +16,14 @@ import {
 } from '../../connectors/types.ts';
 import type { EnrichJobData } from '../../queues/enrich-queue.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import { reviewService } from '../review/service.ts';
 import { formatPath } from '../shared/format-path.ts';
 import type { Actor } from '../store/decisions.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import { ActionProblem, refreshActions } from './actions.ts';
 import { type ApiAuthOptions, authenticate, type Caller, describeCaller, mayAct } from './authenticate.ts';
+import { addReviewRoutes } from './review-routes.ts';
 
 export interface ApiOptions {
   auth: ApiAuthOptions;
@@ -54,7 +56,7 @@ const confirmBody = z.strictObject({
   buyerId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a buyer id'),
 });
 
-function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+function parse<T>(schema: z.ZodType<T, unknown>, value: unknown, what: string): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
@@ -221,6 +223,15 @@ export function apiRouter(options: ApiOptions): express.Router {
       res.status(202).json({ jobId: queued.jobId });
     }),
   );
+
+  addReviewRoutes(router, {
+    review: reviewService(options),
+    parse,
+    jsonBody,
+    tenantFor,
+    actorOf,
+    handle,
+  });
 
   async function readAccount(crm: CrmKind, tenant: string, accountId: string) {
     try {

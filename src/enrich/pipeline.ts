@@ -17,6 +17,7 @@ import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import { type FieldChange, planFieldWrites } from '../map/plan.ts';
 import type { MatchDecision, Resolver, ScoredCandidate } from '../resolve/resolver.ts';
+import { confirmedReason, type ReviewInstruction } from '../review/instruction.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
@@ -112,10 +113,55 @@ function statusOf(decision: MatchDecision): EnrichStatus {
   return decision.status === 'matched' ? 'enriched' : decision.status;
 }
 
+export interface EnrichOptions {
+  dryRun?: boolean;
+  /** A person's decision this job applies: a confirmed buyer, or a search with an edited name/state. */
+  review?: ReviewInstruction | undefined;
+  /** The account was rejected (a pinned no_match in the store): no search, these words as the reason. */
+  rejected?: { reason: string } | undefined;
+}
+
+async function decide(
+  deps: PipelineDeps,
+  ref: AccountRef,
+  account: Awaited<ReturnType<CrmConnector['getAccount']>>,
+  options: EnrichOptions,
+): Promise<MatchDecision> {
+  if (options.rejected)
+    return { status: 'no_match', explanation: options.rejected.reason.slice(0, 2000), candidates: [] };
+  const review = options.review;
+  if (review?.action === 'research') {
+    // No cache key: the cached match was found with the name a person just corrected.
+    const name = review.name ?? account.name;
+    const state = review.state ?? account.state;
+    const found = await deps.resolver.resolve({
+      id: account.id,
+      name,
+      state,
+      city: account.city,
+      website: account.website,
+      pinnedBuyerId: null,
+    });
+    const as = `"${name ?? ''}"${state ? ` in ${state}` : ''}`;
+    return { ...found, explanation: `Re-searched by ${review.actor} as ${as}: ${found.explanation}` };
+  }
+  return deps.resolver.resolve(
+    {
+      id: account.id,
+      name: account.name,
+      state: account.state,
+      city: account.city,
+      website: account.website,
+      pinnedBuyerId: review?.action === 'confirm' ? review.buyerId : (account.fields[P.buyerId] ?? null),
+    },
+    `${ref.crm}:${ref.tenant}:${ref.accountId}`,
+  );
+}
+
 export async function enrichAccount(
   deps: PipelineDeps,
   ref: AccountRef,
-  options: { dryRun?: boolean } = {},
+  options: EnrichOptions = {},
 ): Promise<EnrichResult> {
   const dryRun = options.dryRun ?? false;
   const now = (deps.now ?? (() => new Date()))();
@@ -124,17 +170,7 @@ export async function enrichAccount(
   const fieldNames = [...new Set([...mapped.map((f) => f.property), ...Object.values(P)])];
   const account = await connector.getAccount(ref.accountId, fieldNames);
 
-  const decision = await deps.resolver.resolve(
-    {
-      id: account.id,
-      name: account.name,
-      state: account.state,
-      city: account.city,
-      website: account.website,
-      pinnedBuyerId: account.fields[P.buyerId] ?? null,
-    },
-    `${ref.crm}:${ref.tenant}:${ref.accountId}`,
-  );
+  const decision = await decide(deps, ref, account, options);
   const status = statusOf(decision);
   const match: EnrichResult['match'] = {
     buyerId: decision.status === 'matched' ? decision.buyerId : null,
@@ -177,6 +213,16 @@ export async function enrichAccount(
     if (!match.buyerName && typeof fetchedName === 'string') match.buyerName = fetchedName;
     const fetchedType = attributes.buyerData?.Type;
     if (typeof fetchedType === 'string' && fetchedType) match.buyerType = fetchedType;
+    if (options.review?.action === 'confirm') {
+      // A person's confirmation is the reason now, and it is certain: the score it had as a candidate
+      // stays in the words, the confidence field says 1. The source stays `pinned` (cohort: matched by id).
+      match.explanation = confirmedReason(
+        options.review.actor,
+        match.buyerName ?? decision.buyerId,
+        options.review.score,
+      );
+      match.confidence = 1;
+    }
     const plan = planFieldWrites({
       mapping: deps.mapping,
       attributes: attributes.buyerData ?? {},
@@ -210,15 +256,24 @@ export async function enrichAccount(
   // Provenance: ours alone, so always current; a value is sent only when it differs.
   const provenance: Record<string, string | null> = {
     [P.status]: status,
-    [P.matchReason]: decision.explanation.slice(0, 2000),
+    [P.matchReason]: match.explanation.slice(0, 2000),
     [P.matchConfidence]: match.confidence === null ? null : String(match.confidence),
     [P.candidates]: decision.status === 'needs_review' ? candidatesText(decision.candidates) : null,
     ...(decision.status === 'matched'
       ? { [P.buyerId]: decision.buyerId, [P.buyerName]: match.buyerName }
       : {}),
+    // A rejected account names no buyer: its id would pin it to the buyer a person turned down.
+    ...(options.rejected ? { [P.buyerId]: null, [P.buyerName]: null } : {}),
   };
-  if (decision.status === 'matched' && decision.source === 'pinned' && account.fields[P.matchReason]) {
-    // A pinned run (our own buyer id, or a person's) keeps the reason the match was made for.
+  if (
+    decision.status === 'matched' &&
+    match.source === 'pinned' &&
+    account.fields[P.matchReason] &&
+    account.fields[P.status] === 'enriched' &&
+    account.fields[P.buyerId] === decision.buyerId
+  ) {
+    // A re-run of a match already made (our own buyer id) keeps the reason it was made for. Only then:
+    // an account that needed review or had no match keeps none of those words once a buyer is pinned.
     delete provenance[P.matchReason];
     delete provenance[P.matchConfidence];
   }

@@ -109,6 +109,13 @@ export const PROVENANCE_FIELD_DEFINITIONS: readonly FieldDefinition[] = [
     type: 'datetime',
     description: 'When the account was last enriched.',
   },
+  {
+    name: PROVENANCE_FIELDS.duplicateOf,
+    label: 'Buyer Intel Duplicate Of',
+    type: 'string',
+    description:
+      "Set when another account resolved to the same buyer holds stronger evidence: that account's record id. Nothing is merged or deleted.",
+  },
 ];
 
 /** Every field `setup` creates for a mapping: the mapped fields, in order, then the provenance fields. */

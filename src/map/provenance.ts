@@ -17,6 +17,8 @@ export const PROVENANCE_FIELDS = {
   candidates: 'buyer_intel_candidates',
   /** ISO-8601 date-time of the last enrichment that wrote anything. */
   lastEnrichedAt: 'buyer_intel_last_enriched_at',
+  /** Set on the other accounts of a duplicates group: the CRM id of the account recommended to keep. */
+  duplicateOf: 'buyer_intel_duplicate_of',
 } as const;
 
 export type ProvenanceRole = keyof typeof PROVENANCE_FIELDS;

@@ -9,6 +9,8 @@ import { startSignalWorker } from '../../queues/signal-queue.ts';
 import { type EnrichResult, enrichAccount } from '../enrich/pipeline.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
+import { reconcileDuplicates } from '../review/duplicates.ts';
+import { reviewInstructionSchema } from '../review/instruction.ts';
 import { redisAccountLock } from '../signals/account-lock.ts';
 import { processRowEvent } from '../signals/realtime.ts';
 import { recordOf } from '../store/history.ts';
@@ -27,11 +29,28 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
     concurrency: settings.worker.concurrency,
     process: async (data, job) => {
       // Checked once per process (the schema is current), then no round trip of its own.
-      const { outcomes } = await store.open();
-      const result = await enrichAccount(deps, data);
+      const { outcomes, review } = await store.open();
+      // Two round trips to the store per job: the outcome before (a person's pin, the buyer it had),
+      // and one upsert of the new outcome that also counts the accounts sharing its buyer.
+      const before = await outcomes.get(data);
+      const rejected =
+        before?.pinned && before.status === 'no_match' ? { reason: before.reason ?? 'Rejected' } : undefined;
+      const instruction = data.review ? reviewInstructionSchema.parse(data.review) : undefined;
+      const result = await enrichAccount(deps, data, {
+        review: rejected ? undefined : instruction,
+        rejected,
+      });
       metrics.recordResult(result);
-      // The job's only round trip to the store: one upsert of the account's outcome.
-      await outcomes.record(recordOf(result, { jobId: job.id, trigger: data.trigger, runId: data.runId }));
+      const { sharing } = await outcomes.recordCountingShared({
+        ...recordOf(result, { jobId: job.id, trigger: data.trigger, runId: data.runId }),
+        ...(rejected ? { pinned: true } : {}),
+      });
+      const moved = Boolean(before?.buyerId) && before?.buyerId !== result.match.buyerId;
+      if (sharing > 0 || moved || before?.duplicateOf)
+        await reconcileDuplicates({ review, writeAccount: core.writes.writeAccount }, data, [
+          result.match.buyerId,
+          before?.buyerId,
+        ]);
       await job.updateProgress(100);
       return result;
     },

@@ -51,6 +51,29 @@ export class Decisions {
     return String(row.id);
   }
 
+  /** Many decisions in one statement (a bulk approve). */
+  async appendMany(ds: readonly NewDecision[]): Promise<void> {
+    for (let i = 0; i < ds.length; i += 500) {
+      await this.#db
+        .insertInto('decisions')
+        .values(
+          ds.slice(i, i + 500).map((d) => ({
+            crm: d.crm,
+            tenant: d.tenant,
+            account_id: d.accountId,
+            action: d.action,
+            buyer_id: d.buyerId ?? null,
+            params: JSON.stringify(d.params ?? {}),
+            actor_kind: d.actor.kind,
+            actor: d.actor.name,
+            run_id: d.runId ?? null,
+            ...(d.at ? { at: d.at } : {}),
+          })),
+        )
+        .execute();
+    }
+  }
+
   /** An account's decisions, newest first. */
   async forAccount(key: AccountKey, limit = 100): Promise<Decision[]> {
     const rows = await this.#db

@@ -23,6 +23,8 @@ export interface OutcomeRecord extends AccountKey {
   candidates: OutcomeCandidate[];
   detail: OutcomeDetail;
   trigger?: string | undefined;
+  /** A person's decision that holds until cleared (a rejection); left as it was when undefined. */
+  pinned?: boolean | undefined;
   runId?: string | undefined;
   jobId?: string | undefined;
   at?: Date | undefined;
@@ -45,6 +47,7 @@ export interface Outcome extends AccountKey {
   trigger: string | null;
   error: string | null;
   pinned: boolean;
+  duplicateOf: string | null;
   runId: string | null;
   jobId: string | null;
   updatedAt: Date;
@@ -111,6 +114,7 @@ export function outcomeOf(row: OutcomeRow): Outcome {
     trigger: row.trigger,
     error: row.error,
     pinned: row.pinned,
+    duplicateOf: row.duplicate_of,
     runId: row.run_id === null ? null : String(row.run_id),
     jobId: row.job_id,
     updatedAt: new Date(row.updated_at),
@@ -142,6 +146,29 @@ export class Outcomes {
    * an older one: imports never undo a newer outcome). Resolves with whether the row was written.
    */
   async record(r: OutcomeRecord, options: { onlyIfNewer?: boolean } = {}): Promise<boolean> {
+    const result = await this.#upsert(r, options).executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  /**
+   * `record` in the same one statement, also counting the other accounts of the tenant that share the
+   * recorded buyer (as they were before it): a job learns whether it joined a duplicates group at no
+   * extra round trip.
+   */
+  async recordCountingShared(r: OutcomeRecord): Promise<{ sharing: number }> {
+    const row = await this.#db
+      .with('up', () => this.#upsert(r, {}).returning(['crm', 'tenant', 'account_id', 'buyer_id']))
+      .selectFrom('up')
+      .select(
+        sql<string>`(select count(*) from account_outcomes o where o.crm = up.crm and o.tenant = up.tenant and o.buyer_id = up.buyer_id and o.account_id <> up.account_id)`.as(
+          'sharing',
+        ),
+      )
+      .executeTakeFirst();
+    return { sharing: Number(row?.sharing ?? 0) };
+  }
+
+  #upsert(r: OutcomeRecord, options: { onlyIfNewer?: boolean }) {
     const row: NewOutcome = {
       crm: r.crm,
       tenant: r.tenant,
@@ -163,8 +190,9 @@ export class Outcomes {
       run_id: r.runId ?? null,
       job_id: r.jobId ?? null,
       updated_at: r.at ?? new Date(),
+      ...(r.pinned === undefined ? {} : { pinned: r.pinned }),
     };
-    const result = await this.#db
+    return this.#db
       .insertInto('account_outcomes')
       .values(row)
       .onConflict((oc) => {
@@ -187,13 +215,12 @@ export class Outcomes {
           run_id: (eb) => eb.ref('excluded.run_id'),
           job_id: (eb) => eb.ref('excluded.job_id'),
           updated_at: (eb) => eb.ref('excluded.updated_at'),
+          ...(r.pinned === undefined ? {} : { pinned: r.pinned }),
         });
         return options.onlyIfNewer
           ? update.where('account_outcomes.updated_at', '<', (eb) => eb.ref('excluded.updated_at'))
           : update;
-      })
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+      });
   }
 
   /** One statement: the job failed for good. The last match stays, for a person to see what it was. */
@@ -283,6 +310,14 @@ export class Outcomes {
           )
         : null;
     return { rows: outcomes, next };
+  }
+
+  /** How many accounts the filter shows (what a bulk action over it would act on). */
+  async count(filter: OutcomeFilter): Promise<number> {
+    const row = await this.#filtered(filter)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
   }
 
   /** Accounts per cohort, and how many share their buyer with another account of their tenant. */

@@ -61,6 +61,8 @@ export interface AccountOutcomesTable {
   error: string | null;
   /** A person's decision holds (e.g. rejected → no_match) until they clear it. */
   pinned: ColumnType<boolean, boolean | undefined, boolean>;
+  /** The CRM account id this account was last marked a duplicate of in its CRM; null when none. */
+  duplicate_of: ColumnType<string | null, string | null | undefined, string | null>;
   run_id: string | null;
   job_id: string | null;
   updated_at: ColumnType<Date, Date | string, Date | string>;

@@ -11,6 +11,7 @@ import { type DatabaseHandle, type DatabaseSettings, openDatabase } from './db.t
 import { Decisions } from './decisions.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { Outcomes } from './outcomes.ts';
+import { ReviewRecords } from './review.ts';
 import { Runs } from './runs.ts';
 
 export class MigrationsPending extends IntegrationError {
@@ -36,6 +37,7 @@ export interface Repositories {
   outcomes: Outcomes;
   decisions: Decisions;
   runs: Runs;
+  review: ReviewRecords;
 }
 
 export class Store {
@@ -79,7 +81,12 @@ export class Store {
         if (pending.length) throw new MigrationsPending(this.#handle.where, pending);
       }
       const db = this.#handle.db;
-      return { outcomes: new Outcomes(db), decisions: new Decisions(db), runs: new Runs(db) };
+      return {
+        outcomes: new Outcomes(db),
+        decisions: new Decisions(db),
+        runs: new Runs(db),
+        review: new ReviewRecords(db),
+      };
     })();
     // A failed check (database down, migrations pending) is asked again next time.
     this.#ready.catch(() => {

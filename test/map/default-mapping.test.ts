@@ -138,6 +138,7 @@ describe('fieldDefinitions', () => {
       ['buyer_intel_match_reason', 'text'],
       ['buyer_intel_candidates', 'text'],
       ['buyer_intel_last_enriched_at', 'datetime'],
+      ['buyer_intel_duplicate_of', 'string'],
     ]);
     expect(provenance.map((d) => d.name).sort()).toEqual(Object.values(PROVENANCE_FIELDS).sort());
     expect(byName.get(PROVENANCE_FIELDS.status)?.options).toEqual([

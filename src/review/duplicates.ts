@@ -1,0 +1,86 @@
+// Duplicates groups: accounts of one tenant resolved to one buyer. The recommended account is the one
+// with the strongest evidence — matched by a buyer id on the account, then confirmed by a person, then
+// the higher confidence, then the older record (the lower outcome id) — and every other member gets
+// `buyer_intel_duplicate_of` = the recommended account's CRM id. Nothing is merged or deleted.
+import type { AccountUpdate, CrmKind, UpdateResult } from '../../connectors/types.ts';
+import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import type { AccountKey, Outcome } from '../store/outcomes.ts';
+import type { ReviewRecords } from '../store/review.ts';
+
+type Member = Pick<Outcome, 'accountId' | 'matchedBy' | 'reason' | 'confidence' | 'id'>;
+
+/** How strong a member's evidence is, as a tuple compared left to right (higher wins). */
+function evidence(m: Member): [number, number, number] {
+  const confirmed = m.reason?.startsWith('Confirmed by ') ?? false;
+  const byId = m.matchedBy === 'id' && !confirmed;
+  return [byId ? 2 : confirmed ? 1 : 0, m.confidence ?? -1, -Number(m.id)];
+}
+
+export function recommendedOf<M extends Member>(members: readonly M[]): M | undefined {
+  let best: M | undefined;
+  for (const m of members) {
+    if (!best) {
+      best = m;
+      continue;
+    }
+    const [a, b] = [evidence(m), evidence(best)];
+    const i = a.findIndex((v, k) => v !== b[k]);
+    if (i >= 0 && (a[i] ?? 0) > (b[i] ?? 0)) best = m;
+  }
+  return best;
+}
+
+/** The mark each member should carry: null for the recommended one and for an account alone. */
+export function marksOf(members: readonly Outcome[]): Map<string, string | null> {
+  const byBuyer = new Map<string, Outcome[]>();
+  const marks = new Map<string, string | null>();
+  for (const m of members) {
+    marks.set(m.accountId, null);
+    if (m.buyerId) byBuyer.set(m.buyerId, [...(byBuyer.get(m.buyerId) ?? []), m]);
+  }
+  for (const group of byBuyer.values()) {
+    if (group.length < 2) continue;
+    const best = recommendedOf(group);
+    for (const m of group) if (best && m !== best) marks.set(m.accountId, best.accountId);
+  }
+  return marks;
+}
+
+export interface DuplicatesDeps {
+  review: ReviewRecords;
+  writeAccount: (crm: CrmKind, tenant: string, update: AccountUpdate) => Promise<UpdateResult>;
+}
+
+/**
+ * After an account's outcome changed: recomputes the groups of its old and new buyer and writes the
+ * mark of every member whose mark changed (one CRM write each, batched by the writer), then remembers
+ * the marks. Called only when the account is or was in a group, so other jobs pay nothing.
+ */
+export async function reconcileDuplicates(
+  deps: DuplicatesDeps,
+  key: AccountKey & { crm: CrmKind },
+  buyerIds: readonly (string | null | undefined)[],
+): Promise<number> {
+  const ids = [...new Set(buyerIds.filter((b): b is string => Boolean(b)))];
+  const members = await deps.review.members(key, ids);
+  const wanted = marksOf(members);
+  const changed = members.filter((m) => (wanted.get(m.accountId) ?? null) !== m.duplicateOf);
+  const results = await Promise.all(
+    changed.map((m) =>
+      deps.writeAccount(key.crm, key.tenant, {
+        accountId: m.accountId,
+        fields: { [PROVENANCE_FIELDS.duplicateOf]: wanted.get(m.accountId) ?? null },
+      }),
+    ),
+  );
+  const written = changed.filter((_, i) => results[i]?.ok);
+  if (written.length)
+    await deps.review.markDuplicates(
+      key.crm,
+      key.tenant,
+      written.map((m) => ({ accountId: m.accountId, duplicateOf: wanted.get(m.accountId) ?? null })),
+    );
+  const failed = results.find((r) => !r.ok);
+  if (failed && !failed.ok) throw new Error(`marking a duplicate failed: ${failed.error.message}`);
+  return written.length;
+}
