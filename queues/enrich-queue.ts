@@ -4,7 +4,7 @@
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { AccountEvent, CrmKind } from '../connectors/types.ts';
-import type { ReviewInstruction } from '../src/review/instruction.ts';
+import type { ReviewInstruction } from '../src/enrich/review-instruction.ts';
 
 export const ENRICH_QUEUE = 'enrich';
 

@@ -17,10 +17,10 @@ import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import { type FieldChange, planFieldWrites } from '../map/plan.ts';
 import type { MatchDecision, Resolver, ScoredCandidate } from '../resolve/resolver.ts';
-import { confirmedReason, type ReviewInstruction } from '../review/instruction.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
+import { confirmedReason, type ReviewInstruction } from './review-instruction.ts';
 
 export interface SignalSettings {
   filterType: SignalFilterType[];

@@ -1,3 +1,4 @@
+// Size: the review decisions (list, approve with preview, reject, clear, research, duplicates) share one set of checks.
 // The review queue's decisions, whichever door they come through (API, admin page, CLI): each is
 // recorded in `decisions` with who took it, and applied by an enrichment job (the normal job flow),
 // which writes the CRM. A bulk approve is one run of kind `review`, one decision and one job per account.
@@ -5,13 +6,13 @@ import type { Queue } from 'bullmq';
 import { isCrmKind } from '../../connectors/registry.ts';
 import type { CrmKind } from '../../connectors/types.ts';
 import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import { type ReviewInstruction, rejectedReason } from '../enrich/review-instruction.ts';
 import type { Actor } from '../store/decisions.ts';
 import type { AccountKey, CohortCounts, Outcome, OutcomeFilter, PageRequest } from '../store/outcomes.ts';
 import type { DuplicatesGroup } from '../store/review.ts';
 import type { OutcomeCandidate } from '../store/schema.ts';
 import type { Store } from '../store/store.ts';
 import { recommendedOf } from './duplicates.ts';
-import { type ReviewInstruction, rejectedReason } from './instruction.ts';
 import { ActionProblem } from './problem.ts';
 
 export type ReviewAccount = AccountKey & { crm: CrmKind };

@@ -1,3 +1,4 @@
+// Size: the outcomes table is the review queue: one upsert, filters, keyset pages, counts, search and previews.
 // Each account's latest outcome: recorded in one statement per job (an upsert), read one at a time,
 // listed by cohort with filters and keyset paging, and counted per cohort. The review queue reads it.
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
