@@ -285,6 +285,24 @@ export class Outcomes {
     return { rows: outcomes, next };
   }
 
+  /**
+   * The bulk-approve preview: how many accounts of the filter a bulk approve above `floor` would
+   * touch — undecided (needs review), with a candidate to approve, their best score at least `floor`.
+   */
+  async countApprovable(filter: OutcomeFilter, floor: number): Promise<number> {
+    if (!Number.isFinite(floor) || floor < 0 || floor > 1)
+      throw new RangeError('the score floor is a number from 0 to 1');
+    // Written as the confidence index's key (a floor ≥ 0 never admits a missing confidence), so the
+    // count is a range scan of the needs-review cohort.
+    const row = await this.#filtered(filter)
+      .where('cohort', '=', 'needs_review')
+      .where(confidenceKey, '>=', floor)
+      .where(sql<number>`jsonb_array_length(candidates)`, '>', 0)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
   /** Accounts per cohort, and how many share their buyer with another account of their tenant. */
   async counts(
     filter: { crm?: string | undefined; tenant?: string | undefined } = {},
