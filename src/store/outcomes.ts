@@ -292,12 +292,12 @@ export class Outcomes {
   async countApprovable(filter: OutcomeFilter, floor: number): Promise<number> {
     if (!Number.isFinite(floor) || floor < 0 || floor > 1)
       throw new RangeError('the score floor is a number from 0 to 1');
-    // Written as the confidence index's key (a floor ≥ 0 never admits a missing confidence), so the
-    // count is a range scan of the needs-review cohort.
+    // The predicate of the index `account_outcomes_approvable` (migration 0002), spelled as it is there
+    // so the planner can prove the index applies: the count is then an index-only range scan.
     const row = await this.#filtered(filter)
       .where('cohort', '=', 'needs_review')
-      .where(confidenceKey, '>=', floor)
-      .where(sql<number>`jsonb_array_length(candidates)`, '>', 0)
+      .where(sql<boolean>`jsonb_array_length(candidates) > 0`)
+      .where('confidence', '>=', floor)
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .executeTakeFirstOrThrow();
     return Number(row.n);
