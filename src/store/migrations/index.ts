@@ -2,9 +2,9 @@
 // and from dist/, and a migration cannot be skipped by a missing file. Names sort in order of release.
 import type { Migration } from 'kysely';
 import * as initial from './0001_initial.ts';
-import * as approvableIndex from './0002_approvable_index.ts';
+import * as approvableIndex from './0003_approvable_index.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
-  '0002_approvable_index': approvableIndex,
+  '0003_approvable_index': approvableIndex,
 };
