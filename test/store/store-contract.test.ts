@@ -60,14 +60,14 @@ for (const variant of VARIANTS) {
     });
 
     it('migrates a fresh database to the latest schema; running it again changes nothing', async () => {
-      const all = ['0001_initial', '0003_approvable_index'];
+      const all = ['0001_initial', '0003_approvable_index', '0004_outcome_counts'];
       expect(await store.pending()).toEqual(all);
       if (!store.embedded) {
         // A shared database is never migrated behind the operator's back.
         const refused = await store.open().catch((err: unknown) => err);
         expect(refused).toBeInstanceOf(MigrationsPending);
         expect((refused as Error).message).toMatch(
-          /pending migrations \(0001_initial, 0003_approvable_index\).*buyer-intel-sync migrate/,
+          /pending migrations \(0001_initial, 0003_approvable_index, 0004_outcome_counts\).*buyer-intel-sync migrate/,
         );
       }
       expect(await store.migrate()).toEqual(all);
