@@ -15,7 +15,10 @@
 //   --limited-workers N   worker processes in that run (default 1)
 //   --ingest-s N          seconds per autocannon run (default 4)
 //   --calls N             client calls per operation in the client section; 0 skips it (default 500)
-//   --only LIST           sections to run: ingest,enrichment,client (default all)
+//   --review-accounts N   accounts loaded into PostgreSQL in the review section (default 250000)
+//   --review-pglite-accounts N  accounts loaded into PGlite there (default 250000)
+//   --review-runs N       timed runs of each read there (default 20)
+//   --only LIST           sections to run: ingest,enrichment,client,review (default all)
 import { writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
@@ -25,6 +28,7 @@ import { renderRecords, renderTable } from '../src/cli/table.ts';
 import { runClientBench } from './client.ts';
 import { runEnrichmentBench } from './enrichment.ts';
 import { runIngestBench } from './ingest.ts';
+import { postgresUrl, printReviewBench, runReviewBench } from './review.ts';
 
 const { values } = parseArgs({
   options: {
@@ -42,7 +46,10 @@ const { values } = parseArgs({
     'limited-workers': { type: 'string', default: '1' },
     'ingest-s': { type: 'string', default: '4' },
     calls: { type: 'string', default: '500' },
-    only: { type: 'string', default: 'ingest,enrichment,client' },
+    'review-accounts': { type: 'string', default: '250000' },
+    'review-pglite-accounts': { type: 'string', default: '250000' },
+    'review-runs': { type: 'string', default: '20' },
+    only: { type: 'string', default: 'ingest,enrichment,client,review' },
   },
 });
 type NumericOption = Exclude<keyof typeof values, 'workers' | 'only'>;
@@ -61,9 +68,14 @@ const workerCounts = values.workers
 const sections = new Set(values.only.split(','));
 
 const t0 = performance.now();
-const dataset = buildDataset({ seed: 42 });
-const buildMs = Math.round(performance.now() - t0);
-const redis = await redisForDemo(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+// The sandbox's data set and Redis, for every section but the review queue's.
+const sandbox = ['ingest', 'enrichment', 'client'].some((s) => sections.has(s))
+  ? {
+      dataset: buildDataset({ seed: 42 }),
+      buildMs: Math.round(performance.now() - t0),
+      redis: await redisForDemo(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379'),
+    }
+  : undefined;
 
 const report: Record<string, unknown> = {
   at: new Date().toISOString(),
@@ -74,13 +86,20 @@ const report: Record<string, unknown> = {
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
   },
-  dataset: { buyers: dataset.buyers.length, signals: dataset.rows.length, buildMs },
+  ...(sandbox && {
+    dataset: {
+      buyers: sandbox.dataset.buyers.length,
+      signals: sandbox.dataset.rows.length,
+      buildMs: sandbox.buildMs,
+    },
+  }),
 };
 const save = () =>
   writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
 
 try {
-  if (sections.has('ingest')) {
+  if (sections.has('ingest') && sandbox) {
+    const { dataset, redis } = sandbox;
     const ingest = await runIngestBench({
       redisUrl: redis.url,
       dataset,
@@ -110,7 +129,8 @@ try {
     save();
   }
 
-  if (sections.has('enrichment')) {
+  if (sections.has('enrichment') && sandbox) {
+    const { dataset, redis } = sandbox;
     const base = {
       redisUrl: redis.url,
       dataset,
@@ -200,7 +220,8 @@ try {
     save();
   }
 
-  if (sections.has('client') && num('calls') > 0) {
+  if (sections.has('client') && num('calls') > 0 && sandbox) {
+    const { dataset } = sandbox;
     const client = await runClientBench({ calls: num('calls'), concurrency: 16, latencyMs: 0, dataset });
     report.client = client;
     console.log(
@@ -209,7 +230,19 @@ try {
     console.log(renderRecords(client));
     save();
   }
+
+  if (sections.has('review')) {
+    const review = await runReviewBench({
+      accounts: num('review-accounts'),
+      pgliteAccounts: num('review-pglite-accounts'),
+      runs: Math.max(1, num('review-runs')),
+      postgresUrl: postgresUrl(),
+    });
+    report.review = review;
+    printReviewBench(review);
+    save();
+  }
 } finally {
-  await redis.stop();
+  await sandbox?.redis.stop();
 }
 console.log(`\nwritten: bench/results.json (${Math.round((performance.now() - t0) / 1000)} s in all)`);

@@ -261,7 +261,9 @@ export function reviewService(options: ReviewServiceOptions) {
           cohort: 'needs_review',
           minConfidence: Math.max(target.floor, target.filter.minConfidence ?? 0),
         };
-        count = await outcomes.count(filter);
+        // Only rows with a candidate can be approved: the preview counts exactly those (an index-only
+        // scan, migration 0003).
+        count = await outcomes.countApprovable(filter, filter.minConfidence ?? target.floor);
       }
       const sampleOf = (rows: { outcome: Outcome; candidate: OutcomeCandidate }[]) =>
         rows.slice(0, 10).map(({ outcome: o, candidate: c }) => ({

@@ -321,31 +321,48 @@ export class Outcomes {
     return Number(row?.n ?? 0);
   }
 
-  /** Accounts per cohort, and how many share their buyer with another account of their tenant. */
+  /**
+   * The bulk-approve preview: how many accounts of the filter a bulk approve above `floor` would
+   * touch — undecided (needs review), with a candidate to approve, their best score at least `floor`.
+   */
+  async countApprovable(filter: OutcomeFilter, floor: number): Promise<number> {
+    if (!Number.isFinite(floor) || floor < 0 || floor > 1)
+      throw new RangeError('the score floor is a number from 0 to 1');
+    // The predicate of the index `account_outcomes_approvable` (migration 0003), spelled as it is there
+    // so the planner can prove the index applies: the count is then an index-only range scan.
+    const row = await this.#filtered(filter)
+      .where('cohort', '=', 'needs_review')
+      .where(sql<boolean>`jsonb_array_length(candidates) > 0`)
+      .where('confidence', '>=', floor)
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /**
+   * Accounts per cohort, and how many share their buyer with another account of their tenant: read
+   * from the counters the triggers of migration 0004 keep, in one statement (one snapshot).
+   */
   async counts(
     filter: { crm?: string | undefined; tenant?: string | undefined } = {},
   ): Promise<CohortCounts> {
-    const scope = <QB extends SelectQueryBuilder<Database, 'account_outcomes', object>>(q: QB): QB => {
+    const scope = <QB extends SelectQueryBuilder<Database, 'outcome_counts' | 'buyer_accounts', object>>(
+      q: QB,
+    ): QB => {
       let out = q;
       if (filter.crm !== undefined) out = out.where('crm', '=', filter.crm) as QB;
       if (filter.tenant !== undefined) out = out.where('tenant', '=', filter.tenant) as QB;
       return out;
     };
-    const perCohort = scope(this.#db.selectFrom('account_outcomes'))
-      .select((eb) => [sql<string>`${eb.ref('cohort')}`.as('key'), eb.fn.countAll<string>().as('n')])
-      .groupBy('cohort');
-    const groups = scope(this.#db.selectFrom('account_outcomes'))
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('buyer_id', 'is not', null)
-      .groupBy(['crm', 'tenant', 'buyer_id'])
-      .having((eb) => eb.fn.countAll(), '>', 1);
-    const rows = await perCohort
+    const rows = await scope(this.#db.selectFrom('outcome_counts'))
+      .select((eb) => [sql<string>`${eb.ref('cohort')}`.as('key'), eb.fn.sum<string>('n').as('n')])
+      .groupBy('cohort')
       .unionAll(
-        this.#db
-          .selectFrom(groups.as('g'))
+        scope(this.#db.selectFrom('buyer_accounts'))
+          .where('n', '>', sql<string>`1`)
           .select((eb) => [
             sql<string>`'duplicates'`.as('key'),
-            eb.fn.coalesce(eb.fn.sum<string>('g.n'), sql<string>`0`).as('n'),
+            eb.fn.coalesce(eb.fn.sum<string>('n'), sql<string>`0`).as('n'),
           ]),
       )
       .execute();

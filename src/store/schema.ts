@@ -127,9 +127,27 @@ export interface NotesCreatedTable {
   at: CreatedAt;
 }
 
+/** Accounts per cohort per tenant, kept by triggers on account_outcomes (migration 0004). */
+export interface OutcomeCountsTable {
+  crm: string;
+  tenant: string;
+  cohort: Cohort;
+  n: ColumnType<string, never, never>;
+}
+
+/** Accounts per buyer per tenant (more than one: a duplicates group), kept by the same triggers. */
+export interface BuyerAccountsTable {
+  crm: string;
+  tenant: string;
+  buyer_id: string;
+  n: ColumnType<string, never, never>;
+}
+
 export interface Database {
   runs: RunsTable;
   account_outcomes: AccountOutcomesTable;
+  outcome_counts: OutcomeCountsTable;
+  buyer_accounts: BuyerAccountsTable;
   decisions: DecisionsTable;
   field_writes: FieldWritesTable;
   notes_created: NotesCreatedTable;

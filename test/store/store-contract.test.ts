@@ -60,16 +60,17 @@ for (const variant of VARIANTS) {
     });
 
     it('migrates a fresh database to the latest schema; running it again changes nothing', async () => {
-      expect(await store.pending()).toEqual(['0001_initial', '0002_duplicate_of']);
+      const all = ['0001_initial', '0002_duplicate_of', '0003_approvable_index', '0004_outcome_counts'];
+      expect(await store.pending()).toEqual(all);
       if (!store.embedded) {
         // A shared database is never migrated behind the operator's back.
         const refused = await store.open().catch((err: unknown) => err);
         expect(refused).toBeInstanceOf(MigrationsPending);
         expect((refused as Error).message).toMatch(
-          /pending migrations \(0001_initial, 0002_duplicate_of\).*buyer-intel-sync migrate/,
+          /pending migrations \(0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts\).*buyer-intel-sync migrate/,
         );
       }
-      expect(await store.migrate()).toEqual(['0001_initial', '0002_duplicate_of']);
+      expect(await store.migrate()).toEqual(all);
       expect(await store.migrate()).toEqual([]);
       expect(await store.pending()).toEqual([]);
       repos = await store.open();
@@ -274,6 +275,37 @@ for (const variant of VARIANTS) {
             { sort: 'confidence', direction: 'asc', limit: 5, after: 'bm90LWEtY3Vyc29y' },
           ),
         ).rejects.toThrow(/not a cursor/);
+      });
+
+      it('previews a bulk approve: undecided accounts of the filter whose best candidate scores at least the floor', async () => {
+        const undecided = Array.from({ length: N }, (_, i) => i)
+          .filter((i) => KINDS[i % KINDS.length] === 'needs_review')
+          .map((i) => ({
+            tenant: i % 3 === 0 ? 'p2' : 'p1',
+            score: [0.5, 0.6, 0.75, 0.9][(i >> 2) % 4] ?? 0.5,
+          }));
+        const expected = (floor: number, tenant?: string) =>
+          undecided.filter((u) => u.score >= floor && (tenant === undefined || u.tenant === tenant)).length;
+        expect(expected(0.75)).toBeGreaterThan(0);
+        expect(expected(0.75)).toBeLessThan(N / 4);
+        expect(await repos.outcomes.countApprovable({}, 0.75)).toBe(expected(0.75));
+        expect(await repos.outcomes.countApprovable({ tenant: 'p2' }, 0.75)).toBe(expected(0.75, 'p2'));
+        expect(await repos.outcomes.countApprovable({ cohort: 'needs_review' }, 0)).toBe(N / 4);
+        // Matched accounts, and undecided ones with no candidate to approve, are never counted.
+        expect(await repos.outcomes.countApprovable({ cohort: 'matched_by_name' }, 0)).toBe(0);
+        await repos.outcomes.record(
+          outcome('y1', {
+            tenant: 'p3',
+            status: 'needs_review',
+            matchedBy: null,
+            buyerId: null,
+            confidence: 0.95,
+            candidates: [],
+          }),
+        );
+        await repos.outcomes.record(outcome('y2', { tenant: 'p3', confidence: 0.95 }));
+        expect(await repos.outcomes.countApprovable({ tenant: 'p3' }, 0)).toBe(0);
+        await expect(repos.outcomes.countApprovable({}, 1.5)).rejects.toThrow(/score floor/);
       });
     });
 

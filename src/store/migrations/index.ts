@@ -3,8 +3,12 @@
 import type { Migration } from 'kysely';
 import * as initial from './0001_initial.ts';
 import * as duplicateOf from './0002_duplicate_of.ts';
+import * as approvableIndex from './0003_approvable_index.ts';
+import * as outcomeCounts from './0004_outcome_counts.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_duplicate_of': duplicateOf,
+  '0003_approvable_index': approvableIndex,
+  '0004_outcome_counts': outcomeCounts,
 };
