@@ -18,7 +18,7 @@ import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import { PROVENANCE_FIELDS as P } from '../../src/map/provenance.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, completedJob } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-review-page-${randomUUID().slice(0, 8)}`;
@@ -133,7 +133,7 @@ afterAll(async () => {
 });
 
 describe('review queue page', () => {
-  it('after a backfill of 2,000 accounts: every needs_review reachable, search, approve 50 selected', async () => {
+  it('after a backfill of 2,000 accounts: every needs_review reachable, search, approve 50 selected, reject, re-search', async () => {
     const made = companies();
     expect(made.length).toBeGreaterThanOrEqual(2_000);
     for (const c of made) hs.store.createCompany(c, { source: 'CRM_UI' });
@@ -228,9 +228,38 @@ describe('review queue page', () => {
     expect(after.size).toBe(expected.size - 50);
     for (const id of chosen) expect(after.has(id)).toBe(false);
 
+    // Reject one row (pinned no_match) and re-search another with an edited name (its top candidate's).
+    await page.reload();
+    const [rejected, researched] = await rowIds(page);
+    const jobOf = async () => {
+      await expect.poll(() => page.locator('#flash').textContent()).toMatch(/^Queued job /);
+      const jobId = ((await page.locator('#flash').textContent()) ?? '').replace('Queued job ', '');
+      await completedJob(service, jobId);
+      // Cleared, so the next action's job id is not mistaken for this one's.
+      await page.locator('#flash').evaluate((el) => {
+        (el as unknown as { textContent: string }).textContent = '';
+      });
+    };
+    await page.locator(`tr[data-account-id="${rejected}"] button.reject`).click();
+    await jobOf();
+    const researchRow = page.locator(`tr[data-account-id="${researched}"]`);
+    const better = (
+      await outcomes.get({ crm: 'hubspot', tenant, accountId: researched ?? '' })
+    )?.candidates.sort((a, b) => b.score - a.score)[0];
+    expect(better).toBeDefined();
+    await researchRow.locator('input.r-name').fill(better?.name ?? '');
+    await researchRow.locator('button.research').click();
+    await jobOf();
+    const rejectedNow = await outcomes.get({ crm: 'hubspot', tenant, accountId: rejected ?? '' });
+    expect(rejectedNow?.status).toBe('no_match');
+    expect(rejectedNow?.pinned).toBe(true);
+    expect(hs.store.getCompany(rejected ?? '')?.values.get(P.status)).toBe('no_match');
+    expect(hs.store.getCompany(researched ?? '')?.values.get(P.status)).toBe('enriched');
+    expect(hs.store.getCompany(researched ?? '')?.values.get(P.buyerId)).toBe(better?.buyerId);
+
     await page.reload();
     expect(await page.locator('a.tab[data-cohort="needs_review"] .count').textContent()).toBe(
-      String(after.size),
+      String(after.size - 2),
     );
     const dir = mkdtempSync(join(tmpdir(), 'review-page-'));
     const screenshot = process.env.REVIEW_SCREENSHOT ?? join(dir, 'review-page.png');
