@@ -5,9 +5,11 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import { isCrmKind } from '../../connectors/registry.ts';
 import { ActionProblem, type RefreshActions } from '../api/actions.ts';
+import type { ReviewService } from '../review/service.ts';
 import { formatPath } from '../shared/format-path.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import { renderAdminPage, sortRows } from './page.ts';
+import { addAdminReviewRoutes } from './review-routes.ts';
 
 const accountBody = z.strictObject({
   crm: z.string().refine(isCrmKind, 'is not a CRM this service speaks'),
@@ -19,6 +21,7 @@ const confirmBody = accountBody.extend({ buyerId: z.string().regex(/^[A-Za-z0-9_
 export function adminRouter(options: {
   history: OutcomeHistory;
   actions: RefreshActions;
+  review: ReviewService;
   /** Who decisions taken here are recorded as (the admin user). */
   user: string;
   limit?: number;
@@ -53,6 +56,12 @@ export function adminRouter(options: {
       `body ${formatPath(issue?.path ?? [])}: ${issue?.message ?? 'invalid'}`,
     );
   };
+  addAdminReviewRoutes(router, {
+    review: options.review,
+    actor: { kind: 'admin', name: options.user },
+    json,
+    body,
+  });
   router.post('/api/retry', json, async (req, res, next) => {
     try {
       const a = body(accountBody, req);

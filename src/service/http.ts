@@ -9,6 +9,7 @@ import { enqueueInto } from '../../queues/signal-queue.ts';
 import { adminRouter } from '../admin/router.ts';
 import { refreshActions } from '../api/actions.ts';
 import { apiRouter } from '../api/router.ts';
+import { reviewService } from '../review/service.ts';
 import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
 import type { ServiceCore } from './core.ts';
@@ -96,6 +97,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
             pages: adminRouter({
               history,
               actions: refreshActions(actionOptions),
+              review: reviewService(actionOptions),
               user: settings.admin.username,
             }),
           },

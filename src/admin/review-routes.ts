@@ -1,0 +1,133 @@
+// /admin/review and its decisions (/admin/api/review/*): the review service with the admin user as the
+// actor. The page's query goes through the same schema as the API's; bodies must be JSON.
+import type express from 'express';
+import { z } from 'zod';
+import { ActionProblem } from '../review/problem.ts';
+import {
+  approveFilterSchema,
+  approveSelectionSchema,
+  crmSchema,
+  outcomeFilterOf,
+  pageOf,
+  recordIdSchema,
+  reviewQuerySchema,
+  tenantIdSchema,
+} from '../review/schemas.ts';
+import type { ReviewService } from '../review/service.ts';
+import type { Actor } from '../store/decisions.ts';
+import { renderReviewPage } from './review-page.ts';
+
+const account = z.strictObject({ crm: crmSchema, tenant: tenantIdSchema, accountId: recordIdSchema });
+const confirmBody = account.extend({ buyerId: recordIdSchema });
+const rejectBody = account.extend({ reason: z.string().trim().min(1).max(500) });
+const researchBody = account
+  .extend({
+    name: z.string().trim().min(1).max(300).optional(),
+    state: z.string().trim().min(1).max(64).optional(),
+  })
+  .refine((b) => b.name !== undefined || b.state !== undefined, 'give a name or a state to search with');
+// The page always names the tenant of each account it shows.
+const approveBody = z.union([
+  approveSelectionSchema.extend({
+    accounts: z.array(account).min(1).max(1000),
+  }),
+  approveFilterSchema,
+]);
+
+/** An empty field of the filter form means "any". */
+const queryOf = (q: express.Request['query']): Record<string, unknown> => {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(q)) {
+    if (Array.isArray(v)) throw new ActionProblem(400, 'invalid_request', `query ${k}: give it once`);
+    if (v !== '') out[k] = v;
+  }
+  return out;
+};
+
+export function addAdminReviewRoutes(
+  router: express.Router,
+  options: {
+    review: ReviewService;
+    actor: Actor;
+    json: express.RequestHandler;
+    body: <T>(schema: z.ZodType<T>, req: express.Request) => T;
+  },
+): void {
+  const { review, actor, json, body } = options;
+
+  router.get('/review', async (req, res, next) => {
+    try {
+      const parsed = reviewQuerySchema.safeParse({ cohort: 'needs_review', ...queryOf(req.query) });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw new ActionProblem(
+          400,
+          'invalid_request',
+          `${issue?.path.join('.') ?? 'query'}: ${issue?.message ?? 'invalid'}`,
+        );
+      }
+      const { sort, direction, after, limit, ...filter } = parsed.data;
+      const listed = await review.list(outcomeFilterOf(filter), pageOf({ sort, direction, after, limit }));
+      res.type('html').send(
+        renderReviewPage({
+          filter: {
+            cohort: filter.cohort,
+            q: filter.q,
+            state: filter.state,
+            minConfidence: filter.minConfidence,
+          },
+          sort,
+          ...listed,
+        }),
+      );
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  const act =
+    (fn: (req: express.Request) => Promise<unknown>): express.RequestHandler =>
+    async (req, res, next) => {
+      try {
+        const result = await fn(req);
+        res.status(202).json(result);
+      } catch (err) {
+        next(err);
+      }
+    };
+  const key = (a: z.infer<typeof account>) => ({ crm: a.crm, tenant: a.tenant, accountId: a.accountId });
+
+  router.post(
+    '/api/review/confirm',
+    json,
+    act(async (req) => {
+      const a = body(confirmBody, req);
+      return review.confirm(key(a), a.buyerId, actor);
+    }),
+  );
+  router.post(
+    '/api/review/reject',
+    json,
+    act(async (req) => {
+      const a = body(rejectBody, req);
+      return review.reject(key(a), a.reason, actor);
+    }),
+  );
+  router.post(
+    '/api/review/research',
+    json,
+    act(async (req) => {
+      const a = body(researchBody, req);
+      return review.research(key(a), { name: a.name, state: a.state }, actor);
+    }),
+  );
+  router.post(
+    '/api/review/approve',
+    json,
+    act(async (req) => {
+      const a = body(approveBody, req);
+      if ('accounts' in a) return review.approve({ accounts: a.accounts.map(key) }, actor, a.preview);
+      return review.approve({ filter: outcomeFilterOf(a.filter), floor: a.floor }, actor, a.preview);
+    }),
+  );
+}
