@@ -5,7 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
@@ -13,6 +13,7 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
+import { launchChromium } from '../helpers/browser.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { closeService, completedJob, refreshAndWait } from '../helpers/service.ts';
 
@@ -41,18 +42,7 @@ beforeAll(async () => {
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   base = (await service.startHttp(0, '127.0.0.1')).url;
   service.startWorker();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

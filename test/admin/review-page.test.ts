@@ -7,7 +7,7 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
@@ -17,6 +17,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import { PROVENANCE_FIELDS as P } from '../../src/map/provenance.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
+import { launchChromium } from '../helpers/browser.ts';
 import { sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { closeService, completedJob } from '../helpers/service.ts';
 
@@ -112,18 +113,7 @@ beforeAll(async () => {
   });
   await service.connector('hubspot', tenant).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   base = (await service.startHttp(0, '127.0.0.1')).url;
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -2,7 +2,6 @@
 // configured as BullMQ wants it (then reconfigured badly): one line per check, exit 0 / 1, no secrets.
 import { type ChildProcess, execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -13,6 +12,7 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { sandboxCliEnv } from '../helpers/cli.ts';
+import { freePort } from '../helpers/ports.ts';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 const SHARED_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -26,17 +26,6 @@ function hasRedisServer(): boolean {
   }
 }
 const REDIS_SERVER = hasRedisServer();
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;

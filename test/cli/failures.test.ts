@@ -3,12 +3,12 @@
 // the deadline the issue sets, so this file measures each run's wall time.
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { CLI_PATH, sandboxCliEnv } from '../helpers/cli.ts';
+import { freePort } from '../helpers/ports.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** The issue's deadline for any failure to be said. */
@@ -43,18 +43,6 @@ function cli(args: string[], env: Record<string, string>): Promise<Run> {
       resolve({ code, stdout, stderr, ms: performance.now() - started });
     });
     child.stdin.end();
-  });
-}
-
-/** A port on which nothing listens (taken from the OS, then released). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
   });
 }
 

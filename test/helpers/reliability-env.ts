@@ -1,7 +1,6 @@
 // What the reliability tests share: buyers that resolve unambiguously, a company's note keys as the
 // HubSpot emulator stores them, signed HubSpot webhook deliveries, the environment of a CLI child
 // process, and bounded polling.
-import { createServer } from 'node:net';
 import { extractNoteKeys } from '../../connectors/hubspot/note-html.ts';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
 import type { SandboxBuyer } from '../../emulators/buyer-intel/data/types.ts';
@@ -135,14 +134,4 @@ export function cliEnv(
 }
 
 /** A TCP port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
+export { freePort } from './ports.ts';

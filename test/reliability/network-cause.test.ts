@@ -8,6 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pingRedis, RedisUnavailableError } from '../../queues/redis.ts';
 import { describeNetworkFailure, endpointOf, networkCause } from '../../src/shared/network-cause.ts';
+import { freePort } from '../helpers/ports.ts';
 
 function listen(server: Server | ReturnType<typeof createHttpServer>): Promise<number> {
   return new Promise((resolve) => {
@@ -16,13 +17,6 @@ function listen(server: Server | ReturnType<typeof createHttpServer>): Promise<n
       resolve(typeof address === 'object' && address ? address.port : 0);
     });
   });
-}
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  const port = await listen(srv);
-  await new Promise((resolve) => srv.close(resolve));
-  return port;
 }
 
 const failureOf = (p: Promise<unknown>) =>
