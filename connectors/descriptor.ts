@@ -45,8 +45,13 @@ export interface CrmConnections {
   eventSources: EventSource[];
 }
 
-/** Who signed an API request from inside the CRM (the card, the quick action). */
-export type SignedCaller = { ok: true; tenant?: string | undefined } | { ok: false; message: string };
+/**
+ * Who signed an API request from inside the CRM (the card, the quick action): the tenant, and the CRM
+ * user when the signature covers one (recorded as who made a review decision).
+ */
+export type SignedCaller =
+  | { ok: true; tenant?: string | undefined; user?: string | undefined }
+  | { ok: false; message: string };
 
 export interface SignedRequests {
   /** The lower-case header whose presence says the request claims this CRM's signature. */

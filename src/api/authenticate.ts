@@ -8,7 +8,9 @@ import type { CrmKind, InboundRequest } from '../../connectors/types.ts';
 
 export type Caller =
   /** `key`: a fingerprint of the key used (never the key), to tell who decided what. */
-  { via: 'api-key'; key?: string | undefined } | { via: 'crm'; crm: CrmKind; tenant?: string | undefined };
+  | { via: 'api-key'; key?: string | undefined }
+  /** `user`: the CRM user the signature vouches for, when the CRM signs one. */
+  | { via: 'crm'; crm: CrmKind; tenant?: string | undefined; user?: string | undefined };
 
 /** Names an API key in records without revealing it. */
 export const keyFingerprint = (key: string): string =>
@@ -42,7 +44,7 @@ export async function authenticate(request: InboundRequest, options: ApiAuthOpti
     if (!request.headers[check.header]) continue;
     const outcome = await check.verify(request);
     if (!outcome.ok) return { ok: false, message: outcome.message };
-    return { ok: true, caller: { via: 'crm', crm, tenant: outcome.tenant } };
+    return { ok: true, caller: { via: 'crm', crm, tenant: outcome.tenant, user: outcome.user } };
   }
   const ways = ['Authorization: Bearer <API key>', ...options.signed.map((s) => `the ${s.crm} signature`)];
   return { ok: false, message: `authenticate with ${ways.join(' or ')}` };

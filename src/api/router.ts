@@ -82,11 +82,11 @@ export function apiRouter(options: ApiOptions): express.Router {
   const P = PROVENANCE_FIELDS;
 
   /** The request's tenant: the one given (compared in its CRM's canonical form), or the only one. */
-  /** Who a decision is recorded as: the API key's fingerprint, or the CRM (and portal) that signed. */
+  /** Who a decision is recorded as: the API key's fingerprint, or the CRM user (in its tenant) that signed. */
   const actorOf = (caller: Caller): Actor =>
     caller.via === 'api-key'
       ? { kind: 'api-key', name: caller.key ?? 'api-key' }
-      : { kind: 'crm-user', name: [caller.crm, caller.tenant].filter(Boolean).join(' ') };
+      : { kind: 'crm-user', name: [caller.crm, caller.tenant, caller.user].filter(Boolean).join(' ') };
 
   function tenantFor(crm: CrmKind, given: string | undefined, caller: Caller): string {
     if (caller.via === 'crm' && caller.crm !== crm)
