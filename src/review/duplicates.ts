@@ -9,11 +9,34 @@ import type { ReviewRecords } from '../store/review.ts';
 
 type Member = Pick<Outcome, 'accountId' | 'matchedBy' | 'reason' | 'confidence' | 'id'>;
 
+const confirmedByPerson = (m: Pick<Member, 'reason'>): boolean =>
+  m.reason?.startsWith('Confirmed by ') ?? false;
+
 /** How strong a member's evidence is, as a tuple compared left to right (higher wins). */
 function evidence(m: Member): [number, number, number] {
-  const confirmed = m.reason?.startsWith('Confirmed by ') ?? false;
+  const confirmed = confirmedByPerson(m);
   const byId = m.matchedBy === 'id' && !confirmed;
   return [byId ? 2 : confirmed ? 1 : 0, m.confidence ?? -1, -Number(m.id)];
+}
+
+/** How the member's buyer was found, in the terms of the evidence ranking. */
+export function howMatched(m: Pick<Member, 'matchedBy' | 'reason'>): string {
+  if (confirmedByPerson(m)) return 'confirmed by a person';
+  if (m.matchedBy === 'id') return 'matched by id';
+  return m.matchedBy === 'name' ? 'matched by name' : 'not matched';
+}
+
+/** Why `best` is the recommended member: its evidence, and what set it above the runner-up. */
+export function whyRecommended<M extends Member>(best: M, members: readonly M[]): string {
+  const confidence = best.confidence === null ? 'no confidence' : `confidence ${best.confidence.toFixed(2)}`;
+  const what = `${howMatched(best)}, ${confidence}`;
+  const runnerUp = recommendedOf(members.filter((m) => m !== best));
+  if (!runnerUp) return `strongest evidence: ${what}`;
+  const [a, b] = [evidence(best), evidence(runnerUp)];
+  const decided = a.findIndex((v, k) => v !== b[k]);
+  if (decided === 0) return `strongest evidence: ${what}`;
+  if (decided === 1) return `strongest evidence: ${what} (the highest)`;
+  return `equal evidence (${what}); recorded first`;
 }
 
 export function recommendedOf<M extends Member>(members: readonly M[]): M | undefined {

@@ -140,6 +140,12 @@ export function reviewService(options: ReviewServiceOptions) {
       return { counts, rows: listed.rows, next: listed.next };
     },
 
+    /** Accounts per cohort (the page shows them beside the duplicates groups). */
+    async counts(scope: { crm?: string | undefined; tenant?: string | undefined }): Promise<CohortCounts> {
+      const { outcomes } = await options.store.open();
+      return outcomes.counts(scope);
+    },
+
     /** Duplicates groups with each one's recommended account. */
     async duplicates(
       scope: { crm?: string | undefined; tenant?: string | undefined },
