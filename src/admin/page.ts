@@ -4,17 +4,12 @@
 
 import type { AccountRef } from '../enrich/pipeline.ts';
 import type { HistoryEntry } from '../store/history.ts';
+import { esc } from './html.ts';
 
 export interface AdminRow {
   account: AccountRef;
   entry: HistoryEntry;
 }
-
-const esc = (value: unknown): string =>
-  String(value ?? '').replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
-  );
 
 export function statusOf(entry: HistoryEntry): string {
   return entry.error ? 'error' : (entry.result?.status ?? 'unknown');

@@ -7,6 +7,8 @@ import {
   approveFilterSchema,
   approveSelectionSchema,
   crmSchema,
+  decodeGroupCursor,
+  encodeGroupCursor,
   outcomeFilterOf,
   pageOf,
   recordIdSchema,
@@ -15,6 +17,7 @@ import {
 } from '../review/schemas.ts';
 import type { ReviewService } from '../review/service.ts';
 import type { Actor } from '../store/decisions.ts';
+import { groupViewOf } from './review-groups.ts';
 import { renderReviewPage } from './review-page.ts';
 
 const account = z.strictObject({ crm: crmSchema, tenant: tenantIdSchema, accountId: recordIdSchema });
@@ -44,6 +47,30 @@ const queryOf = (q: express.Request['query']): Record<string, unknown> => {
   return out;
 };
 
+/** The duplicates tab: groups, keyset-paged by the group cursor the API hands out too. */
+async function groupsPage(
+  review: ReviewService,
+  sort: 'confidence' | 'date',
+  after: string | undefined,
+  limit: number,
+): Promise<string> {
+  const key = after === undefined ? undefined : decodeGroupCursor(after);
+  if (key === null)
+    throw new ActionProblem(400, 'invalid_request', 'after: must be the `next` of a previous page');
+  const [counts, found] = await Promise.all([
+    review.counts({}),
+    review.duplicates({}, { limit: Math.min(limit, 200), after: key }),
+  ]);
+  return renderReviewPage({
+    filter: { cohort: 'duplicates' },
+    sort,
+    counts,
+    rows: [],
+    next: found.next ? encodeGroupCursor(found.next) : null,
+    groups: found.groups.map(groupViewOf),
+  });
+}
+
 export function addAdminReviewRoutes(
   router: express.Router,
   options: {
@@ -67,6 +94,10 @@ export function addAdminReviewRoutes(
         );
       }
       const { sort, direction, after, limit, ...filter } = parsed.data;
+      if (filter.cohort === 'duplicates') {
+        res.type('html').send(await groupsPage(review, sort, after, limit));
+        return;
+      }
       const listed = await review.list(outcomeFilterOf(filter), pageOf({ sort, direction, after, limit }));
       res.type('html').send(
         renderReviewPage({

@@ -1,6 +1,9 @@
-// The review page's HTML: every value from a CRM or a person is escaped, and "Next" carries the filter.
+// The review page's HTML: every value from a CRM or a person is escaped, "Next" carries the filter, and the
+// duplicates tab shows groups with the recommended account first and why.
 import { describe, expect, it } from 'vitest';
+import { groupViewOf } from '../../src/admin/review-groups.ts';
 import { renderReviewPage } from '../../src/admin/review-page.ts';
+import { recommendedOf } from '../../src/review/duplicates.ts';
 import type { Outcome } from '../../src/store/outcomes.ts';
 
 const hostile = `<img src=x onerror="alert(1)">'&`;
@@ -61,5 +64,89 @@ describe('renderReviewPage', () => {
     const html = renderReviewPage({ filter: {}, sort: 'date', counts, rows: [], next: null });
     expect(html).not.toContain('id="next"');
     expect(html).toContain('id="end"');
+  });
+});
+
+describe('the duplicates tab', () => {
+  const member = (id: string, over: Partial<Outcome>): Outcome => ({
+    ...outcome,
+    id,
+    accountId: `a${id}`,
+    accountName: `Account ${id}`,
+    status: 'enriched',
+    cohort: 'matched_by_name',
+    matchedBy: 'name',
+    buyerId: 'b1',
+    buyerName: 'Travis County',
+    confidence: 0.85,
+    reason: 'Matched "Travis County" (TX) with 0.85',
+    candidates: [],
+    ...over,
+  });
+  const group = (members: Outcome[]) =>
+    groupViewOf({
+      crm: 'hubspot',
+      tenant: '123',
+      buyerId: 'b1',
+      members,
+      recommended: recommendedOf(members)?.accountId ?? null,
+    });
+  const page = (groups: ReturnType<typeof group>[], next: string | null) =>
+    renderReviewPage({
+      filter: { cohort: 'duplicates' },
+      sort: 'confidence',
+      counts,
+      rows: [],
+      next,
+      groups,
+    });
+
+  it('puts the account with the strongest evidence first and says why, the others duplicate of it', () => {
+    const byId = group([
+      member('1', { confidence: 0.99, duplicateOf: 'a3' }),
+      member('2', { reason: 'Confirmed by ops: Travis County', confidence: 1, duplicateOf: 'a3' }),
+      member('3', { matchedBy: 'id', confidence: 1, accountName: 'Pinned' }),
+    ]);
+    expect(byId.members.map((m) => m.accountId)).toEqual(['a3', 'a1', 'a2']);
+    expect(byId.why).toBe('strongest evidence: matched by id, confidence 1.00');
+    const html = page([byId], null);
+    expect(html).toContain('<td class="how">confirmed by a person</td>');
+    expect(html.match(/class="member recommended"/g)).toHaveLength(1);
+    expect(html.match(/duplicate of Pinned \(a3\)/g)).toHaveLength(2);
+    expect(html).not.toContain('class="stale"');
+    expect(html).toContain('<span id="end">End of groups</span>');
+
+    expect(group([member('1', {}), member('2', { confidence: 0.9 })]).why).toBe(
+      'strongest evidence: matched by name, confidence 0.90 (the highest)',
+    );
+    expect(group([member('7', {}), member('4', {})]).recommended?.accountId).toBe('a4');
+    expect(group([member('7', {}), member('4', {})]).why).toBe(
+      'equal evidence (matched by name, confidence 0.85); recorded first',
+    );
+  });
+
+  it('escapes names and the buyer, says when the CRM mark lags, and links "More groups" by cursor', () => {
+    const html = page(
+      [
+        group([
+          member('1', { buyerName: hostile }),
+          member('2', { accountName: hostile, duplicateOf: null }),
+        ]),
+      ],
+      'WyJodWJzcG90IiwiMTIzIiwiYjEiXQ',
+    );
+    expect(html).not.toContain('<img');
+    expect(html).toContain(
+      '<span class="buyer">&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&#39;&amp;</span>',
+    );
+    expect(html).toContain(
+      'duplicate of Account 1 (a1)</span><br><small class="stale">the CRM still says no duplicate</small>',
+    );
+    expect(html).toContain(
+      '<a id="more-groups" href="/admin/review?cohort=duplicates&amp;sort=confidence&amp;after=WyJodWJzcG90IiwiMTIzIiwiYjEiXQ">More groups</a>',
+    );
+    // No filter form or bulk approve: they do not apply to groups.
+    expect(html).not.toContain('form class="filter"');
+    expect(html).not.toContain('id="approve-selected"');
   });
 });
