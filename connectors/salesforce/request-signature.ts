@@ -13,7 +13,7 @@ export const HMAC_TOLERANCE_SECONDS = 300;
  * space (a header value's edges are trimmed in transit) and no `{`: v2 bodies are empty or a JSON
  * object, so no user/body split other than the signed one gives the same canonical string.
  */
-const USER = /^[\x21-\x7a\x7c-\x7e]{1,120}$/;
+export const SALESFORCE_USER = /^[\x21-\x7a\x7c-\x7e]{1,120}$/;
 
 const hmacHex = (secret: string, canonical: string) =>
   createHmac('sha256', secret).update(canonical).digest('hex');
@@ -69,7 +69,7 @@ export function verifySalesforceRequest(input: {
   let sign: (secret: string) => string;
   if (signature.startsWith('v2=')) {
     if (user === undefined) return { ok: false, reason: 'a v2 signature needs X-BuyerIntel-User' };
-    if (!USER.test(user))
+    if (!SALESFORCE_USER.test(user))
       return {
         ok: false,
         reason: 'X-BuyerIntel-User must be 1-120 visible ASCII characters, without spaces or "{"',

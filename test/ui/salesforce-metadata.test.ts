@@ -5,6 +5,7 @@ import { join, relative } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import {
+  SALESFORCE_USER,
   salesforceRequestSignatureV2,
   verifySalesforceRequest,
 } from '../../connectors/salesforce/request-signature.ts';
@@ -178,6 +179,10 @@ describe('Apex request signing stays in step with the service contract', () => {
     expect(cls).toContain("HEADER_USER = 'X-BuyerIntel-User'");
     expect(cls).toContain("HEADER_SIGNATURE = 'X-BuyerIntel-Signature'");
     expect(cls).toContain('String userName = UserInfo.getUserName();');
+    // The Apex refuses a username the service would (an Apex string literal doubles each backslash).
+    const apexPattern = cls.match(/USER_PATTERN = '([^']*)';/)?.[1]?.replaceAll('\\\\', '\\');
+    expect(`^${apexPattern}$`).toBe(SALESFORCE_USER.source);
+    expect(cls).toContain('!Pattern.matches(USER_PATTERN, userName)');
     expect(cls).toContain('req.setHeader(HEADER_USER, userName);');
     expect(cls).toContain('req.setHeader(HEADER_SIGNATURE, signatureHeader(ts, nonce, userName, rawBody));');
     expect(cls).toContain('Datetime.now().getTime() / 1000');
