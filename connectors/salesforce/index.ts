@@ -44,7 +44,8 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
   },
   tenants: salesforceTenants,
   webhook: (_config, context) => salesforceOutboundHandler({ isKnownOrg: context.isKnownTenant }),
-  // The quick action's Apex signs with a shared secret; a nonce remembered past the tolerance stops replays.
+  // The quick action's Apex signs with a shared secret (v2 covers the running user, who is recorded as the
+  // decision's actor); a nonce remembered past the tolerance stops replays.
   signedRequests: (config, runtime) => {
     const secrets = config.requestSecrets ?? [];
     if (!secrets.length) return undefined;
@@ -61,7 +62,7 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
           'NX',
         );
         if (fresh !== 'OK') return { ok: false, message: 'Salesforce signature: the nonce was already used' };
-        return { ok: true };
+        return { ok: true, user: check.user };
       },
     };
   },
@@ -72,7 +73,7 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
       in: 'header',
       name: 'X-BuyerIntel-Signature',
       description:
-        'v1=hex(HMAC-SHA256(secret, timestamp + "." + nonce + "." + body)) with X-BuyerIntel-Timestamp and a single-use X-BuyerIntel-Nonce',
+        'v2=hex(HMAC-SHA256(secret, timestamp + "." + nonce + "." + user + "." + body)) with X-BuyerIntel-Timestamp, a single-use X-BuyerIntel-Nonce and the Salesforce username in X-BuyerIntel-User; v1=hex(HMAC-SHA256(secret, timestamp + "." + nonce + "." + body)) without a user is still accepted',
     },
   },
   async doctor(config, timeoutMs) {

@@ -1,10 +1,22 @@
 // The signature the Salesforce quick action's Apex puts on its calls to us (connectors/salesforce/
 // force-app): X-BuyerIntel-Timestamp (unix seconds), X-BuyerIntel-Nonce (single use) and
-// X-BuyerIntel-Signature `v1=<hex HMAC-SHA256(secret, timestamp + "." + nonce + "." + body)>`. The
-// timestamp bounds a replay to 5 minutes and the nonce, remembered for longer than that, closes it.
+// X-BuyerIntel-Signature, one of
+//   v2=<hex HMAC-SHA256(secret, timestamp + "." + nonce + "." + user + "." + body)> with X-BuyerIntel-User
+//   v1=<hex HMAC-SHA256(secret, timestamp + "." + nonce + "." + body)>  (installs not yet upgraded: no user)
+// The timestamp bounds a replay to 5 minutes and the nonce, remembered for longer than that, closes it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export const HMAC_TOLERANCE_SECONDS = 300;
+
+/**
+ * A Salesforce username as X-BuyerIntel-User carries it: visible ASCII, at most 120 characters. No
+ * space (a header value's edges are trimmed in transit) and no `{`: v2 bodies are empty or a JSON
+ * object, so no user/body split other than the signed one gives the same canonical string.
+ */
+export const SALESFORCE_USER = /^[\x21-\x7a\x7c-\x7e]{1,120}$/;
+
+const hmacHex = (secret: string, canonical: string) =>
+  createHmac('sha256', secret).update(canonical).digest('hex');
 
 export function salesforceRequestSignature(
   secret: string,
@@ -12,10 +24,23 @@ export function salesforceRequestSignature(
   nonce: string,
   body: string,
 ): string {
-  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${nonce}.${body}`).digest('hex')}`;
+  return `v1=${hmacHex(secret, `${timestamp}.${nonce}.${body}`)}`;
 }
 
-export type HmacCheck = { ok: true; nonce: string } | { ok: false; reason: string };
+/** The v2 signature, which vouches for the Salesforce user too. */
+export function salesforceRequestSignatureV2(
+  secret: string,
+  timestamp: string,
+  nonce: string,
+  user: string,
+  body: string,
+): string {
+  return `v2=${hmacHex(secret, `${timestamp}.${nonce}.${user}.${body}`)}`;
+}
+
+export type HmacCheck =
+  | { ok: true; nonce: string; user?: string | undefined }
+  | { ok: false; reason: string };
 
 /** Checks the headers and signature; the caller still has to make sure the nonce was never seen. */
 export function verifySalesforceRequest(input: {
@@ -27,6 +52,7 @@ export function verifySalesforceRequest(input: {
   const timestamp = input.headers['x-buyerintel-timestamp'];
   const nonce = input.headers['x-buyerintel-nonce'];
   const signature = input.headers['x-buyerintel-signature'];
+  const user = input.headers['x-buyerintel-user'];
   if (!timestamp || !nonce || !signature)
     return {
       ok: false,
@@ -39,10 +65,31 @@ export function verifySalesforceRequest(input: {
   const age = (input.nowSeconds ?? Math.floor(Date.now() / 1000)) - Number(timestamp);
   if (Math.abs(age) > HMAC_TOLERANCE_SECONDS)
     return { ok: false, reason: 'timestamp outside the 5-minute tolerance' };
+
+  let sign: (secret: string) => string;
+  if (signature.startsWith('v2=')) {
+    if (user === undefined) return { ok: false, reason: 'a v2 signature needs X-BuyerIntel-User' };
+    if (!SALESFORCE_USER.test(user))
+      return {
+        ok: false,
+        reason: 'X-BuyerIntel-User must be 1-120 visible ASCII characters, without spaces or "{"',
+      };
+    if (input.body !== '' && !input.body.startsWith('{'))
+      return { ok: false, reason: 'a v2-signed body must be empty or a JSON object' };
+    sign = (secret) => salesforceRequestSignatureV2(secret, timestamp, nonce, user, input.body);
+  } else if (signature.startsWith('v1=')) {
+    // A v1 signature does not cover a user: one named beside it would be unvouched for.
+    if (user !== undefined) return { ok: false, reason: 'X-BuyerIntel-User needs a v2 signature' };
+    sign = (secret) => salesforceRequestSignature(secret, timestamp, nonce, input.body);
+  } else {
+    return { ok: false, reason: 'X-BuyerIntel-Signature must start with v2= or v1=' };
+  }
+
   const given = Buffer.from(signature);
   for (const secret of input.secrets) {
-    const expected = Buffer.from(salesforceRequestSignature(secret, timestamp, nonce, input.body));
-    if (given.length === expected.length && timingSafeEqual(given, expected)) return { ok: true, nonce };
+    const expected = Buffer.from(sign(secret));
+    if (given.length === expected.length && timingSafeEqual(given, expected))
+      return { ok: true, nonce, ...(user === undefined ? {} : { user }) };
   }
   return { ok: false, reason: 'signature does not match' };
 }

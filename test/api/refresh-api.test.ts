@@ -1,10 +1,14 @@
 // The refresh API as the CRM cards and operators use it, over real HTTP with real Redis and the
-// emulators: who may call (API key, HubSpot v3 signature, Salesforce HMAC with a single-use nonce),
-// a double click being one job, the job's diff, and confirming a candidate of a "needs review" match.
+// emulators: who may call (API key, HubSpot v3 signature, Salesforce HMAC with a single-use nonce, its
+// v2 naming the Salesforce user behind a decision), a double click being one job, the job's diff, and
+// confirming a candidate of a "needs review" match.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
-import { salesforceRequestSignature } from '../../connectors/salesforce/request-signature.ts';
+import {
+  salesforceRequestSignature,
+  salesforceRequestSignatureV2,
+} from '../../connectors/salesforce/request-signature.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
@@ -192,6 +196,52 @@ describe('Salesforce quick action calls (HMAC, single-use nonce)', () => {
       401,
     );
     expect((await jobResult(String(ok.body.jobId))).status).toBe('enriched');
+  });
+
+  it('a v2-signed reject is recorded as decided by the Salesforce user; another user in the header is refused', async () => {
+    const user = 'jane.doe@acme.example';
+    const signedAs = (body: string, who: string) => {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const nonce = randomBytes(16).toString('hex');
+      return {
+        'x-buyerintel-timestamp': timestamp,
+        'x-buyerintel-nonce': nonce,
+        'x-buyerintel-user': who,
+        'x-buyerintel-signature': salesforceRequestSignatureV2(SF_SECRET, timestamp, nonce, who, body),
+      };
+    };
+    const id = sf.store.create('Account', { Name: 'Acme Paving Inc', BillingState: 'TX' }).id;
+    const path = `/api/accounts/salesforce/${id}/reject`;
+    const body = JSON.stringify({ tenant: sf.orgId, reason: 'a paving contractor' });
+
+    const tampered = await call('POST', path, body, {
+      ...signedAs(body, user),
+      'x-buyerintel-user': 'mallory@acme.example',
+    });
+    expect(tampered.status).toBe(401);
+    expect(String(tampered.body.message)).toContain('signature does not match');
+    // A v1 signature does not cover the user: naming one beside it is refused, not believed.
+    const v1 = await call('POST', path, body, { ...signed(body), 'x-buyerintel-user': user });
+    expect(v1.status).toBe(401);
+    expect(String(v1.body.message)).toContain('X-BuyerIntel-User needs a v2 signature');
+    const field = (name: string) => sf.store.find('Account', id).values.get(name) ?? null;
+    expect(field('BuyerIntel_Status__c')).toBeNull();
+
+    const ok = await call('POST', path, body, signedAs(body, user));
+    expect(ok.status).toBe(202);
+    expect((await jobResult(String(ok.body.jobId))).status).toBe('no_match');
+    expect(field('BuyerIntel_Status__c')).toBe('no_match');
+    expect(field('BuyerIntel_MatchReason__c')).toBe(`Rejected by salesforce ${user}: a paving contractor`);
+    const [tenant] = service.tenantsOf('salesforce');
+    const { decisions } = await service.store.open();
+    const recorded = await decisions.forAccount({ crm: 'salesforce', tenant: tenant ?? '', accountId: id });
+    expect(recorded).toEqual([
+      expect.objectContaining({
+        action: 'reject',
+        params: { reason: 'a paving contractor' },
+        actor: { kind: 'crm-user', name: `salesforce ${user}` },
+      }),
+    ]);
   });
 });
 

@@ -4,6 +4,12 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
+import {
+  SALESFORCE_USER,
+  salesforceRequestSignatureV2,
+  verifySalesforceRequest,
+} from '../../connectors/salesforce/request-signature.ts';
+import { rejectBodySchema, researchBodySchema } from '../../src/review/schemas.ts';
 
 const SF_ROOT = join(import.meta.dirname, '../../connectors/salesforce');
 const DEFAULT = join(SF_ROOT, 'force-app/main/default');
@@ -28,6 +34,12 @@ function root(path: string, name: string): Record<string, unknown> {
   return el;
 }
 const read = (path: string) => readFileSync(join(DEFAULT, path), 'utf8');
+/** A `NAME = <integer>;` constant of the Apex controller. */
+const apexMax = (name: string) => {
+  const m = read('classes/BuyerIntelRefreshController.cls').match(new RegExp(`${name} = (\\d+);`));
+  if (!m?.[1]) throw new Error(`${name} not found in the Apex controller`);
+  return Number(m[1]);
+};
 
 describe('sfdx project', () => {
   it('has sfdx-project.json with force-app as the default package directory', () => {
@@ -85,12 +97,37 @@ describe('sfdx project', () => {
     });
   });
 
-  it('the LWC calls exactly the four @AuraEnabled controller methods', () => {
+  it('the LWC calls exactly the @AuraEnabled controller methods, passing their parameters by name', () => {
     const js = read('lwc/buyerIntelRefresh/buyerIntelRefresh.js');
     const cls = read('classes/BuyerIntelRefreshController.cls');
-    for (const method of ['getMatch', 'refresh', 'jobStatus', 'confirmCandidate']) {
-      expect(js).toContain(`@salesforce/apex/BuyerIntelRefreshController.${method}'`);
-      expect(cls).toMatch(new RegExp(`@AuraEnabled\\s+public static Map<String, Object> ${method}\\(`));
+    const auraEnabled = new Map(
+      [...cls.matchAll(/@AuraEnabled\s+public static Map<String, Object> (\w+)\(([^)]*)\)/g)].map((m) => [
+        m[1] ?? '',
+        (m[2] ?? '').split(',').map((p) => p.trim().split(/\s+/)[1] ?? ''),
+      ]),
+    );
+    const imported = [
+      ...js.matchAll(/import (\w+) from '@salesforce\/apex\/BuyerIntelRefreshController\.(\w+)';/g),
+    ];
+    expect(imported.every((m) => m[1] === m[2])).toBe(true);
+    expect(imported.map((m) => m[2]).sort()).toEqual([...auraEnabled.keys()].sort());
+    expect([...auraEnabled.keys()].sort()).toEqual([
+      'clearRejection',
+      'confirmCandidate',
+      'getMatch',
+      'jobStatus',
+      'refresh',
+      'rejectAccount',
+      'researchAccount',
+    ]);
+    // Apex takes a call's parameters by name: a key the method lacks would arrive as null.
+    for (const [method, params] of auraEnabled) {
+      const calls = [...js.matchAll(new RegExp(`\\b${method}\\(\\{([^}]*)\\}\\)`, 'g'))];
+      expect(calls.length, `${method} is called`).toBeGreaterThan(0);
+      for (const call of calls) {
+        const keys = (call[1] ?? '').split(',').map((k) => k.split(':')[0]?.trim() ?? '');
+        expect(keys.sort(), `${method}({${call[1]}})`).toEqual([...params].sort());
+      }
     }
   });
 
@@ -121,48 +158,104 @@ describe('Apex request signing stays in step with the service contract', () => {
   const cls = read('classes/BuyerIntelRefreshController.cls');
   const test = read('classes/BuyerIntelRefreshControllerTest.cls');
 
-  it('signs timestamp + "." + nonce + "." + body with HMAC-SHA256, lowercase hex, "v1=" prefix', () => {
-    expect(cls).toContain("return ts + '.' + nonce + '.' + (rawBody == null ? '' : rawBody);");
+  it('signs timestamp + "." + nonce + "." + user + "." + body with HMAC-SHA256, lowercase hex, "v2="', () => {
+    expect(cls).toContain(
+      "return ts + '.' + nonce + '.' + userName + '.' + (rawBody == null ? '' : rawBody);",
+    );
     expect(cls).toMatch(
-      /Crypto\.generateMac\(\s*'hmacSHA256',\s*Blob\.valueOf\(canonicalString\(ts, nonce, rawBody\)\)/,
+      /Crypto\.generateMac\(\s*'hmacSHA256',\s*Blob\.valueOf\(canonicalString\(ts, nonce, userName, rawBody\)\)/,
     );
     expect(cls).toContain('EncodingUtil.convertToHex(mac).toLowerCase()');
-    expect(cls).toContain("SIGNATURE_VERSION = 'v1'");
-    expect(cls).toContain("SIGNATURE_VERSION + '=' + sign(secret, ts, nonce, rawBody)");
+    expect(cls).toContain("SIGNATURE_VERSION = 'v2'");
+    expect(cls).toContain("SIGNATURE_VERSION + '=' + sign(secret, ts, nonce, userName, rawBody)");
     // Named Credential formula path: same canonical string, lowercase HEX of HMAC SHA-256.
+    expect(cls).toContain('Blob.valueOf(canonicalString(ts, nonce, userName, rawBody))');
     expect(cls).toContain("'={!HEX(HMAC(\\'SHA-256\\', BASE64DECODE(\\''");
   });
 
-  it('sends the three X-BuyerIntel headers, unix-second timestamps and the org id as tenant', () => {
+  it('sends the four X-BuyerIntel headers (the running user signed), unix seconds and the org id as tenant', () => {
     expect(cls).toContain("HEADER_TIMESTAMP = 'X-BuyerIntel-Timestamp'");
     expect(cls).toContain("HEADER_NONCE = 'X-BuyerIntel-Nonce'");
+    expect(cls).toContain("HEADER_USER = 'X-BuyerIntel-User'");
     expect(cls).toContain("HEADER_SIGNATURE = 'X-BuyerIntel-Signature'");
+    expect(cls).toContain('String userName = UserInfo.getUserName();');
+    // The Apex refuses a username the service would (an Apex string literal doubles each backslash).
+    const apexPattern = cls.match(/USER_PATTERN = '([^']*)';/)?.[1]?.replaceAll('\\\\', '\\');
+    expect(`^${apexPattern}$`).toBe(SALESFORCE_USER.source);
+    expect(cls).toContain('!Pattern.matches(USER_PATTERN, userName)');
+    expect(cls).toContain('req.setHeader(HEADER_USER, userName);');
+    expect(cls).toContain('req.setHeader(HEADER_SIGNATURE, signatureHeader(ts, nonce, userName, rawBody));');
     expect(cls).toContain('Datetime.now().getTime() / 1000');
     expect(cls).toContain('return UserInfo.getOrganizationId();');
     expect(cls).toContain("req.setEndpoint('callout:' + NAMED_CREDENTIAL + path);");
     expect(cls).toContain("NAMED_CREDENTIAL = 'BuyerIntelSync'");
   });
 
-  it("the Apex test's HMAC vectors match Node's crypto (what the service computes)", () => {
-    const constant = (name: string) => {
-      const m = test.match(new RegExp(`${name} = '([^']*)'`));
-      if (!m?.[1]) throw new Error(`${name} not found in the Apex test`);
-      return m[1];
-    };
-    const ts = test.match(/TS = (\d+)L;/)?.[1];
-    const secret = constant('SECRET');
-    const nonce = constant('NONCE');
-    const body = constant('VECTOR_BODY');
+  const constant = (name: string) => {
+    const m = test.match(new RegExp(`${name} = '([^']*)'`));
+    if (!m?.[1]) throw new Error(`${name} not found in the Apex test`);
+    return m[1];
+  };
+  const ts = test.match(/TS = (\d+)L;/)?.[1] ?? '';
+  const secret = constant('SECRET');
+  const nonce = constant('NONCE');
+  const user = constant('USERNAME');
+  const body = constant('VECTOR_BODY');
+
+  it("the Apex test's HMAC vectors match Node's crypto and the service's v2 signature", () => {
     const hmac = (payload: string) => createHmac('sha256', secret).update(payload).digest('hex');
-    expect(constant('VECTOR_HEX')).toBe(hmac(`${ts}.${nonce}.${body}`));
-    expect(constant('VECTOR_EMPTY_BODY_HEX')).toBe(hmac(`${ts}.${nonce}.`));
+    expect(constant('VECTOR_HEX')).toBe(hmac(`${ts}.${nonce}.${user}.${body}`));
+    expect(constant('VECTOR_EMPTY_BODY_HEX')).toBe(hmac(`${ts}.${nonce}.${user}.`));
+    expect(salesforceRequestSignatureV2(secret, ts, nonce, user, body)).toBe(`v2=${constant('VECTOR_HEX')}`);
   });
 
-  it('the Apex test covers success, HTTP error and the signature format with an HttpCalloutMock', () => {
+  it("the service accepts the Apex test's vectors as signed by its user, and no other user", () => {
+    const request = (who: string, sent: string, hex: string) =>
+      verifySalesforceRequest({
+        secrets: [secret],
+        headers: {
+          'x-buyerintel-timestamp': ts,
+          'x-buyerintel-nonce': nonce,
+          'x-buyerintel-user': who,
+          'x-buyerintel-signature': `v2=${hex}`,
+        },
+        body: sent,
+        nowSeconds: Number(ts),
+      });
+    expect(request(user, body, constant('VECTOR_HEX'))).toEqual({ ok: true, nonce, user });
+    expect(request(user, '', constant('VECTOR_EMPTY_BODY_HEX'))).toEqual({ ok: true, nonce, user });
+    expect(request(`x${user}`, body, constant('VECTOR_HEX'))).toMatchObject({ ok: false });
+  });
+
+  it('the Apex test covers every action, HTTP errors and the signature with an HttpCalloutMock', () => {
     expect(test).toContain('implements HttpCalloutMock');
-    expect(test).toMatch(/static void refreshSendsSignedPostThroughNamedCredential\(\)/);
-    expect(test).toMatch(/static void httpErrorSurfacesTheServiceMessage\(\)/);
-    expect(test).toMatch(/static void signsTimestampNonceBodyAsLowercaseHex\(\)/);
+    for (const name of [
+      'refreshSendsSignedPostThroughNamedCredential',
+      'getMatchSendsTenantAndAddsTheAccountFieldsToPrefillAReSearch',
+      'jobStatusAndConfirm',
+      'rejectClearAndResearchPostTheDecisionSignedByTheRunningUser',
+      'reviewInputIsRefusedBeforeAnyCallout',
+      'aRefusedDecisionShowsTheServiceMessage',
+      'httpErrorSurfacesTheServiceMessage',
+      'signsTimestampNonceUserBodyAsLowercaseHex',
+    ])
+      expect(test).toMatch(new RegExp(`@IsTest\\s+static void ${name}\\(\\)`));
+    // Each @AuraEnabled method is exercised by the Apex tests.
+    for (const m of cls.matchAll(/@AuraEnabled\s+public static Map<String, Object> (\w+)\(/g))
+      expect(test).toContain(`BuyerIntelRefreshController.${m[1]}(`);
+  });
+
+  it("the controller refuses input the service would (the same bounds as the service's schemas)", () => {
+    const [reason, name, state] = [apexMax('MAX_REASON'), apexMax('MAX_NAME'), apexMax('MAX_STATE')];
+    const fits = (schema: typeof rejectBodySchema | typeof researchBodySchema, body: object) =>
+      schema.safeParse(body).success;
+    expect(fits(rejectBodySchema, { reason: 'x'.repeat(reason) })).toBe(true);
+    expect(fits(rejectBodySchema, { reason: 'x'.repeat(reason + 1) })).toBe(false);
+    expect(fits(researchBodySchema, { name: 'x'.repeat(name), state: 's'.repeat(state) })).toBe(true);
+    expect(fits(researchBodySchema, { name: 'x'.repeat(name + 1) })).toBe(false);
+    expect(fits(researchBodySchema, { state: 's'.repeat(state + 1) })).toBe(false);
+    // A null is refused: the controller leaves a blank name or state out instead.
+    expect(fits(researchBodySchema, { name: 'x', state: null })).toBe(false);
   });
 });
 
@@ -174,6 +267,17 @@ interface FormatModule {
   createdNotes(job: unknown): { key: string; title: string }[];
   candidateRows(match: unknown): { buyerId: string; label: string; scoreLabel: string }[];
   reduceError(error: unknown): string;
+  MAX_REASON: number;
+  MAX_NAME: number;
+  MAX_STATE: number;
+  isRejected(match: unknown): boolean;
+  researchDefaults(match: unknown): { name: string; state: string };
+  rejectInput(reason: unknown): { reason: string } | { error: string };
+  researchInput(
+    name: unknown,
+    state: unknown,
+  ): { name: string | null; state: string | null } | { error: string };
+  jobTitles(action: string): { busy: string; done: string; failed: string };
 }
 
 describe('LWC pure helpers (buyerIntelFormat.js)', async () => {
@@ -224,5 +328,74 @@ describe('LWC pure helpers (buyerIntelFormat.js)', async () => {
       'Buyer intel service returned HTTP 401',
     );
     expect(fmt.reduceError(new Error('boom'))).toBe('boom');
+  });
+
+  it('tells a rejected account by the words the service writes, and only a no-match one', () => {
+    const rejected = {
+      status: 'no_match',
+      explanation: 'Rejected by salesforce jane@acme.example: a vendor',
+    };
+    expect(fmt.isRejected(rejected)).toBe(true);
+    expect(fmt.isRejected({ status: 'no_match', explanation: 'No buyer scored above 0.5' })).toBe(false);
+    expect(fmt.isRejected({ ...rejected, status: 'enriched' })).toBe(false);
+    expect(fmt.isRejected(undefined)).toBe(false);
+  });
+
+  it("prefills a re-search with the Account's name and billing state, else what the service read", () => {
+    expect(
+      fmt.researchDefaults({ name: 'Springfield', accountName: 'Springfield Water', billingState: 'IL' }),
+    ).toEqual({ name: 'Springfield Water', state: 'IL' });
+    expect(fmt.researchDefaults({ name: 'Springfield', billingState: null })).toEqual({
+      name: 'Springfield',
+      state: '',
+    });
+    expect(fmt.researchDefaults(undefined)).toEqual({ name: '', state: '' });
+  });
+
+  it("checks the forms' input with the controller's bounds and messages before any call", () => {
+    expect([fmt.MAX_REASON, fmt.MAX_NAME, fmt.MAX_STATE]).toEqual(
+      ['MAX_REASON', 'MAX_NAME', 'MAX_STATE'].map(apexMax),
+    );
+    expect(fmt.rejectInput('  a vendor  ')).toEqual({ reason: 'a vendor' });
+    expect(fmt.rejectInput('   ')).toEqual({ error: 'Give the reason this account is not a public buyer.' });
+    expect(fmt.rejectInput('x'.repeat(fmt.MAX_REASON + 1))).toEqual({
+      error: 'The reason is at most 500 characters.',
+    });
+    expect(fmt.researchInput(' City of Springfield ', '')).toEqual({
+      name: 'City of Springfield',
+      state: null,
+    });
+    expect(fmt.researchInput(null, ' IL ')).toEqual({ name: null, state: 'IL' });
+    expect(fmt.researchInput('', ' ')).toEqual({ error: 'Give a name or a state to search with.' });
+    expect(fmt.researchInput('x'.repeat(fmt.MAX_NAME + 1), 'IL')).toEqual({
+      error: 'The name is at most 300 characters.',
+    });
+    expect(fmt.researchInput('Springfield', 's'.repeat(fmt.MAX_STATE + 1))).toEqual({
+      error: 'The state is at most 64 characters.',
+    });
+    // The same words as the Apex controller, whichever side refuses.
+    const cls = read('classes/BuyerIntelRefreshController.cls');
+    for (const message of [
+      'Give the reason this account is not a public buyer.',
+      'Give a name or a state to search with.',
+    ])
+      expect(cls).toContain(`'${message}'`);
+  });
+
+  it('titles each action while it runs, when done and when it failed', () => {
+    expect(fmt.jobTitles('reject')).toEqual({
+      busy: 'Rejecting…',
+      done: 'Rejected: not a public buyer',
+      failed: 'Rejecting failed',
+    });
+    expect(fmt.jobTitles('research').done).toBe('Search complete');
+    expect(fmt.jobTitles('refresh').done).toBe('Refresh complete');
+    // Every action the component runs has its own words, not the generic ones.
+    const actions = [
+      ...read('lwc/buyerIntelRefresh/buyerIntelRefresh.js').matchAll(/this\.runJob\('(\w+)'/g),
+    ];
+    expect(actions.map((a) => a[1]).sort()).toEqual(['clear', 'confirm', 'refresh', 'reject', 'research']);
+    for (const action of actions)
+      expect(fmt.jobTitles(action[1] ?? '').done).not.toBe(fmt.jobTitles('no such action').done);
   });
 });

@@ -2,6 +2,11 @@
 
 export const TERMINAL_STATES = ['completed', 'failed'];
 
+// The service's bounds on a decision's input (src/review/schemas.ts), also the inputs' max-length.
+export const MAX_REASON = 500;
+export const MAX_NAME = 300;
+export const MAX_STATE = 64;
+
 const STATUS_LABELS = {
   enriched: 'Enriched',
   needs_review: 'Needs review',
@@ -85,4 +90,50 @@ export function reduceError(error) {
   if (error.body && typeof error.body.message === 'string') return error.body.message;
   if (typeof error.message === 'string') return error.message;
   return String(error);
+}
+
+/** Rejected ("not a public buyer"): the service keeps it `no_match` with the words "Rejected by …" until cleared. */
+export function isRejected(match) {
+  return match?.status === 'no_match' && /^Rejected by /.test(match?.explanation ?? '');
+}
+
+/** Where a re-search starts: the Account's own name and billing state (read by the controller). */
+export function researchDefaults(match) {
+  return {
+    name: match?.accountName ?? match?.name ?? '',
+    state: match?.billingState ?? match?.state ?? '',
+  };
+}
+
+/** The reject form's reason as the controller takes it, or the problem to show instead. */
+export function rejectInput(reason) {
+  const text = String(reason ?? '').trim();
+  if (!text) return { error: 'Give the reason this account is not a public buyer.' };
+  if (text.length > MAX_REASON) return { error: `The reason is at most ${MAX_REASON} characters.` };
+  return { reason: text };
+}
+
+/** The re-search form's name and state (null when left blank), or the problem to show instead. */
+export function researchInput(name, state) {
+  const n = String(name ?? '').trim();
+  const s = String(state ?? '').trim();
+  if (!n && !s) return { error: 'Give a name or a state to search with.' };
+  if (n.length > MAX_NAME) return { error: `The name is at most ${MAX_NAME} characters.` };
+  if (s.length > MAX_STATE) return { error: `The state is at most ${MAX_STATE} characters.` };
+  return { name: n || null, state: s || null };
+}
+
+const JOB_TITLES = {
+  refresh: { busy: 'Refreshing…', done: 'Refresh complete', failed: 'Refresh failed' },
+  confirm: { busy: 'Confirming buyer…', done: 'Buyer confirmed', failed: 'Confirming failed' },
+  reject: { busy: 'Rejecting…', done: 'Rejected: not a public buyer', failed: 'Rejecting failed' },
+  clear: { busy: 'Clearing the rejection…', done: 'Rejection cleared', failed: 'Clearing failed' },
+  research: { busy: 'Searching again…', done: 'Search complete', failed: 'Search failed' },
+};
+
+const GENERIC_TITLES = { busy: 'Working…', done: 'Done', failed: 'Failed' };
+
+/** What the panel says while an action's job runs, when it is done, and when it failed. */
+export function jobTitles(action) {
+  return JOB_TITLES[action] ?? GENERIC_TITLES;
 }

@@ -1,7 +1,10 @@
+import clearRejection from '@salesforce/apex/BuyerIntelRefreshController.clearRejection';
 import confirmCandidate from '@salesforce/apex/BuyerIntelRefreshController.confirmCandidate';
 import getMatch from '@salesforce/apex/BuyerIntelRefreshController.getMatch';
 import jobStatus from '@salesforce/apex/BuyerIntelRefreshController.jobStatus';
 import refresh from '@salesforce/apex/BuyerIntelRefreshController.refresh';
+import rejectAccount from '@salesforce/apex/BuyerIntelRefreshController.rejectAccount';
+import researchAccount from '@salesforce/apex/BuyerIntelRefreshController.researchAccount';
 import { CloseActionScreenEvent } from 'lightning/actions';
 import { api, LightningElement } from 'lwc';
 import {
@@ -10,8 +13,16 @@ import {
   diffRows,
   formatConfidence,
   formatDateTime,
+  isRejected,
   isTerminal,
+  jobTitles,
+  MAX_NAME,
+  MAX_REASON,
+  MAX_STATE,
   reduceError,
+  rejectInput,
+  researchDefaults,
+  researchInput,
   statusBadgeClass,
   statusLabel,
 } from './buyerIntelFormat';
@@ -28,6 +39,16 @@ export default class BuyerIntelRefresh extends LightningElement {
   busy = false;
   busyLabel = '';
   pollTimer;
+  /** The action whose job is shown (refresh, confirm, reject, clear, research). */
+  action = 'refresh';
+  /** The open form: 'reject', 'research' or none. */
+  form;
+  reason = '';
+  searchName = '';
+  searchState = '';
+  maxReason = MAX_REASON;
+  maxName = MAX_NAME;
+  maxState = MAX_STATE;
 
   // Screen quick actions set recordId after construction, so load when it arrives.
   @api
@@ -90,7 +111,25 @@ export default class BuyerIntelRefresh extends LightningElement {
     return this.job?.state === 'completed';
   }
   get failedReason() {
-    return this.job?.failedReason ?? 'The refresh failed.';
+    return this.job?.failedReason ?? 'The job failed.';
+  }
+  get doneTitle() {
+    return jobTitles(this.action).done;
+  }
+  get failedTitle() {
+    return jobTitles(this.action).failed;
+  }
+  get rejected() {
+    return isRejected(this.match);
+  }
+  get showDecisions() {
+    return this.hasMatch && !this.form;
+  }
+  get rejecting() {
+    return this.form === 'reject';
+  }
+  get researching() {
+    return this.form === 'research';
   }
   get changes() {
     return diffRows(this.job);
@@ -109,26 +148,82 @@ export default class BuyerIntelRefresh extends LightningElement {
   }
 
   handleRefresh() {
-    this.runJob('Refreshing…', () => refresh({ accountId: this._recordId }));
+    this.runJob('refresh', () => refresh({ accountId: this._recordId }));
   }
 
   handleConfirm(event) {
     const buyerId = event.currentTarget.dataset.buyerId;
-    this.runJob('Confirming buyer…', () => confirmCandidate({ accountId: this._recordId, buyerId }));
+    this.runJob('confirm', () => confirmCandidate({ accountId: this._recordId, buyerId }));
+  }
+
+  handleShowReject() {
+    this.reason = '';
+    this.error = undefined;
+    this.form = 'reject';
+  }
+
+  handleShowResearch() {
+    const start = researchDefaults(this.match);
+    this.searchName = start.name;
+    this.searchState = start.state;
+    this.error = undefined;
+    this.form = 'research';
+  }
+
+  handleCancel() {
+    this.form = undefined;
+    this.error = undefined;
+  }
+
+  handleReasonChange(event) {
+    this.reason = event.detail.value;
+  }
+  handleNameChange(event) {
+    this.searchName = event.detail.value;
+  }
+  handleStateChange(event) {
+    this.searchState = event.detail.value;
+  }
+
+  handleReject() {
+    const input = rejectInput(this.reason);
+    if (input.error) {
+      this.error = input.error;
+      return;
+    }
+    this.runJob('reject', () => rejectAccount({ accountId: this._recordId, reason: input.reason }));
+  }
+
+  handleClear() {
+    this.runJob('clear', () => clearRejection({ accountId: this._recordId }));
+  }
+
+  handleResearch() {
+    const input = researchInput(this.searchName, this.searchState);
+    if (input.error) {
+      this.error = input.error;
+      return;
+    }
+    this.runJob('research', () =>
+      researchAccount({ accountId: this._recordId, name: input.name, state: input.state }),
+    );
   }
 
   handleClose() {
     this.dispatchEvent(new CloseActionScreenEvent());
   }
 
-  async runJob(label, start) {
+  async runJob(action, start) {
     if (this.busy) return; // a double click must not queue a second job
     this.busy = true;
-    this.busyLabel = label;
+    this.action = action;
+    this.busyLabel = jobTitles(action).busy;
     this.job = undefined;
     this.error = undefined;
     try {
       const { jobId } = await start();
+      // The decision is recorded: its form is done. A refused one (4xx) keeps the form open to fix it.
+      this.form = undefined;
       this.job = await this.poll(jobId);
       await this.load();
     } catch (e) {
@@ -147,6 +242,6 @@ export default class BuyerIntelRefresh extends LightningElement {
         this.pollTimer = setTimeout(resolve, POLL_INTERVAL_MS);
       });
     }
-    throw new Error('The refresh is still running; check back in a minute.');
+    throw new Error('The job is still running; check back in a minute.');
   }
 }
