@@ -77,15 +77,18 @@ export interface DuplicatesDeps {
 /**
  * After an account's outcome changed: recomputes the groups of its old and new buyer and writes the
  * mark of every member whose mark changed (one CRM write each, batched by the writer), then remembers
- * the marks. Called only when the account is or was in a group, so other jobs pay nothing.
+ * the marks. Called only when the account is or was in a group, so other jobs pay nothing. With
+ * `formerGroups` (a rejection, which erased the old buyer before the job read it), also the groups
+ * whose members are marked duplicates of the account: they get another recommended account.
  */
 export async function reconcileDuplicates(
   deps: DuplicatesDeps,
   key: AccountKey & { crm: CrmKind },
   buyerIds: readonly (string | null | undefined)[],
+  options: { formerGroups?: boolean } = {},
 ): Promise<number> {
   const ids = [...new Set(buyerIds.filter((b): b is string => Boolean(b)))];
-  const members = await deps.review.members(key, ids);
+  const members = await deps.review.members(key, ids, options);
   const wanted = marksOf(members);
   const changed = members.filter((m) => (wanted.get(m.accountId) ?? null) !== m.duplicateOf);
   const results = await Promise.all(

@@ -33,8 +33,9 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
       // Two round trips to the store per job: the outcome before (a person's pin, the buyer it had),
       // and one upsert of the new outcome that also counts the accounts sharing its buyer.
       const before = await outcomes.get(data);
-      const rejected =
-        before?.pinned && before.status === 'no_match' ? { reason: before.reason ?? 'Rejected' } : undefined;
+      // A rejection holds whatever its last job did: one that failed for good leaves it pinned, its
+      // status `error` and its reason the person's words.
+      const rejected = before?.pinned ? { reason: before.reason ?? 'Rejected' } : undefined;
       const instruction = data.review ? reviewInstructionSchema.parse(data.review) : undefined;
       const result = await enrichAccount(deps, data, {
         review: rejected ? undefined : instruction,
@@ -46,11 +47,16 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
         ...(rejected ? { pinned: true } : {}),
       });
       const moved = Boolean(before?.buyerId) && before?.buyerId !== result.match.buyerId;
-      if (sharing > 0 || moved || before?.duplicateOf)
-        await reconcileDuplicates({ review, writeAccount: core.writes.writeAccount }, data, [
-          result.match.buyerId,
-          before?.buyerId,
-        ]);
+      // The first job to apply a rejection (a pin has no job id): the pin already erased the buyer, so
+      // the group the account was recommended in is found by the marks pointing at it.
+      const formerGroups = Boolean(rejected) && before?.jobId === null;
+      if (sharing > 0 || moved || before?.duplicateOf || formerGroups)
+        await reconcileDuplicates(
+          { review, writeAccount: core.writes.writeAccount },
+          data,
+          [result.match.buyerId, before?.buyerId],
+          { formerGroups },
+        );
       await job.updateProgress(100);
       return result;
     },

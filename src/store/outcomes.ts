@@ -24,7 +24,11 @@ export interface OutcomeRecord extends AccountKey {
   candidates: OutcomeCandidate[];
   detail: OutcomeDetail;
   trigger?: string | undefined;
-  /** A person's decision that holds until cleared (a rejection); left as it was when undefined. */
+  /**
+   * The job applied a person's pin (a rejection; true) or saw none (undefined). The outcome replaces
+   * the account's only if its pin is still as the job saw it: a rejection made or cleared while the
+   * job ran is a person's later decision, which the job queued with it applies.
+   */
   pinned?: boolean | undefined;
   runId?: string | undefined;
   jobId?: string | undefined;
@@ -143,8 +147,9 @@ export class Outcomes {
   }
 
   /**
-   * One statement: insert the account's outcome, or replace the one it had (with `onlyIfNewer`, only
-   * an older one: imports never undo a newer outcome). Resolves with whether the row was written.
+   * One statement: insert the account's outcome, or replace the one it had unless a person pinned or
+   * unpinned it meanwhile (see `pinned`; with `onlyIfNewer`, only an older one: imports never undo a
+   * newer outcome). Resolves with whether the row was written.
    */
   async record(r: OutcomeRecord, options: { onlyIfNewer?: boolean } = {}): Promise<boolean> {
     const result = await this.#upsert(r, options).executeTakeFirst();
@@ -191,7 +196,7 @@ export class Outcomes {
       run_id: r.runId ?? null,
       job_id: r.jobId ?? null,
       updated_at: r.at ?? new Date(),
-      ...(r.pinned === undefined ? {} : { pinned: r.pinned }),
+      pinned: r.pinned ?? false,
     };
     return this.#db
       .insertInto('account_outcomes')
@@ -216,11 +221,11 @@ export class Outcomes {
           run_id: (eb) => eb.ref('excluded.run_id'),
           job_id: (eb) => eb.ref('excluded.job_id'),
           updated_at: (eb) => eb.ref('excluded.updated_at'),
-          ...(r.pinned === undefined ? {} : { pinned: r.pinned }),
         });
+        const asSeen = update.where('account_outcomes.pinned', '=', r.pinned ?? false);
         return options.onlyIfNewer
-          ? update.where('account_outcomes.updated_at', '<', (eb) => eb.ref('excluded.updated_at'))
-          : update;
+          ? asSeen.where('account_outcomes.updated_at', '<', (eb) => eb.ref('excluded.updated_at'))
+          : asSeen;
       });
   }
 

@@ -19,7 +19,11 @@ export class ReviewRecords {
     this.#db = db;
   }
 
-  /** The account becomes a pinned `no_match` with this reason, now (before its job writes the CRM). */
+  /**
+   * The account becomes a pinned `no_match` with this reason, now (before its job writes the CRM). No
+   * job wrote it, so it has no job id: the job that first applies it knows so, and reconciles the
+   * duplicates group the account was taken out of.
+   */
   async pin(key: AccountKey, reason: string, meta: { runId?: string | undefined } = {}): Promise<void> {
     const values = {
       crm: key.crm,
@@ -37,6 +41,7 @@ export class ReviewRecords {
       error: null,
       pinned: true,
       run_id: meta.runId ?? null,
+      job_id: null,
       updated_at: new Date(),
     };
     const { crm, tenant, account_id, ...update } = values;
@@ -73,17 +78,41 @@ export class ReviewRecords {
     return Number(result.numUpdatedRows) > 0;
   }
 
-  /** Every account of the tenant resolved to one of these buyers, and the account itself. */
-  async members(key: AccountKey, buyerIds: readonly string[]): Promise<Outcome[]> {
+  /**
+   * Every account of the tenant resolved to one of these buyers, and the account itself. With
+   * `formerGroups`, also every group with a member marked a duplicate of the account: the groups it
+   * was the recommended one of, even once its own buyer is gone (a rejection erases it at once). That
+   * reads the tenant's marks (no index), so only the job that first applies a rejection asks it.
+   */
+  async members(
+    key: AccountKey,
+    buyerIds: readonly string[],
+    options: { formerGroups?: boolean } = {},
+  ): Promise<Outcome[]> {
     const rows = await this.#db
       .selectFrom('account_outcomes')
       .selectAll()
       .where('crm', '=', key.crm)
       .where('tenant', '=', key.tenant)
       .where((eb) =>
-        buyerIds.length
-          ? eb.or([eb('buyer_id', 'in', [...buyerIds]), eb('account_id', '=', key.accountId)])
-          : eb('account_id', '=', key.accountId),
+        eb.or([
+          eb('account_id', '=', key.accountId),
+          ...(buyerIds.length ? [eb('buyer_id', 'in', [...buyerIds])] : []),
+          ...(options.formerGroups
+            ? [
+                eb(
+                  'buyer_id',
+                  'in',
+                  eb
+                    .selectFrom('account_outcomes as marked')
+                    .select('marked.buyer_id')
+                    .where('marked.crm', '=', key.crm)
+                    .where('marked.tenant', '=', key.tenant)
+                    .where('marked.duplicate_of', '=', key.accountId),
+                ),
+              ]
+            : []),
+        ]),
       )
       .execute();
     return rows.map(outcomeOf);

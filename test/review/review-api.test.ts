@@ -1,12 +1,14 @@
 // The review queue over real HTTP, real Redis, PGlite and the emulators: a bulk approve does what its
 // preview said and leaves clean reasons in the CRM; a confirm leaves no stale reason on either CRM;
-// reject pins (no search until cleared); re-search with an edited name; duplicates marked in the CRM.
+// reject pins (no search until cleared, even after its job failed for good); re-search with an edited
+// name; duplicates marked in the CRM, and marked again when a person rejects the recommended account.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
+import { enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
@@ -58,7 +60,21 @@ const company = (properties: Record<string, string>) =>
 async function refreshed(crm: 'hubspot' | 'salesforce', accountId: string, tenant?: string): Promise<void> {
   const res = await call('POST', '/api/refresh', { crm, accountId, ...(tenant ? { tenant } : {}) });
   expect(res.status).toBe(202);
+  // A second refresh of the account within the window is the first one's job: it would prove nothing.
+  expect(res.body.deduplicated).toBe(false);
   await completedJob(service, String(res.body.jobId));
+}
+
+/** A HubSpot company's later change: a job of its own, as a webhook event queues it. */
+async function changed(accountId: string, properties: Record<string, string>): Promise<void> {
+  hs.store.updateCompany(accountId, properties);
+  const jobId = jobIdOf('test', 'hubspot', accountId, randomUUID());
+  await service.queue.add(
+    'enrich',
+    { crm: 'hubspot', tenant: String(hs.portalId), accountId, trigger: 'webhook', cause: 'test change' },
+    enrichJobOptions('webhook', 1, jobId),
+  );
+  await completedJob(service, jobId);
 }
 
 /** Waits for every job of the queue to be done (bulk actions queue many). */
@@ -132,6 +148,23 @@ describe('bulk approve', () => {
     expect(hsField(moved, 'name')).toBe('Springfield');
     for (const id of others.slice(1)) expect(hsField(id, P.duplicateOf)).toBe(keep);
   });
+
+  it('rejecting the recommended account makes another one recommended: no member stays a duplicate of it', async () => {
+    const [keep, , next, last] = ids;
+    const res = await call('POST', `/api/accounts/hubspot/${keep}/reject`, { reason: 'a private company' });
+    expect(res.status).toBe(202);
+    await completedJob(service, String(res.body.jobId));
+    await drained();
+    expect(hsField(keep ?? '', P.status)).toBe('no_match');
+    expect(hsField(next ?? '', P.duplicateOf)).toBeNull();
+    expect(hsField(last ?? '', P.duplicateOf)).toBe(next);
+    const groups = await call('GET', '/api/review/duplicates?crm=hubspot');
+    const group = (groups.body.groups as { members: { accountId: string }[]; recommended: string }[]).find(
+      (g) => g.members.some((m) => m.accountId === next),
+    );
+    expect(group?.recommended).toBe(next);
+    expect(group?.members.map((m) => m.accountId)).toEqual([next, last]);
+  });
 });
 
 describe('confirm leaves no stale reason or confidence', () => {
@@ -172,8 +205,7 @@ describe('reject and clear', () => {
     expect(hsField(id, P.buyerId)).toBeNull();
 
     const searches = bi.stats.count('searchBuyers');
-    hs.store.updateCompany(id, { name: 'City of Austin Texas' });
-    await refreshed('hubspot', id);
+    await changed(id, { name: 'City of Austin Texas' });
     expect(bi.stats.count('searchBuyers')).toBe(searches);
     expect(hsField(id, P.status)).toBe('no_match');
     expect(hsField(id, P.matchReason)).toMatch(/^Rejected by/);
@@ -185,6 +217,27 @@ describe('reject and clear', () => {
     // Resolved again (from the match cache or a search): the pin no longer holds.
     expect(hsField(id, P.status)).toBe('enriched');
     expect(hsField(id, P.matchReason)).not.toMatch(/Rejected/);
+  });
+
+  it('a rejection holds after its job failed for good: the next job still does no search', async () => {
+    const id = company({ name: 'City of Austin', state: 'TX' });
+    await refreshed('hubspot', id);
+    const res = await call('POST', `/api/accounts/hubspot/${id}/reject`, { reason: 'a private company' });
+    await completedJob(service, String(res.body.jobId));
+    // What a job failing for good records (see onFinalFailure): the account is `error`, still pinned.
+    const { outcomes } = await service.store.open();
+    const key = { crm: 'hubspot', tenant: String(hs.portalId), accountId: id };
+    await outcomes.recordError(key, 'HubSpot refused the write');
+    expect(await outcomes.get(key)).toMatchObject({ status: 'error', pinned: true });
+
+    // The CRM shows the failure, as onFinalFailure writes it.
+    hs.store.updateCompany(id, { [P.status]: 'error' });
+    const searches = bi.stats.count('searchBuyers');
+    await changed(id, { name: 'City of Austin Texas' });
+    expect(bi.stats.count('searchBuyers')).toBe(searches);
+    expect(hsField(id, P.status)).toBe('no_match');
+    expect(hsField(id, P.matchReason)).toMatch(/^Rejected by key:[0-9a-f]{8}: a private company$/);
+    expect(await outcomes.get(key)).toMatchObject({ status: 'no_match', pinned: true });
   });
 });
 
