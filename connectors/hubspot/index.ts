@@ -2,6 +2,7 @@
 import { withTimeout } from '../../src/shared/deadline.ts';
 import type { CrmDescriptor } from '../descriptor.ts';
 import { CrmAuthError } from '../types.ts';
+import { hubspotCardUser } from './card-user.ts';
 import { type HubSpotConfig, hubspotVariables, readHubSpotConfig } from './config.ts';
 import { hubspotConnection } from './connection.ts';
 import { createHubSpotConnector } from './connector.ts';
@@ -40,15 +41,18 @@ export const hubspot: CrmDescriptor<HubSpotConfig, HubSpotTenant> = {
       isKnownPortal: context.isKnownTenant,
       appId: config.app.appId,
     }),
-  // hubspot.fetch from the app card signs with the app's client secret (v3) and appends the portal.
+  // hubspot.fetch from the app card signs with the app's client secret (v3) and appends the portal and
+  // the user (its email and id) to the URL it signs.
   signedRequests: (config) => ({
     header: 'x-hubspot-signature-v3',
     async verify(request) {
       const check = verifyHubSpotRequest(request, config.app.clientSecret);
       if (!check.ok) return { ok: false, message: `HubSpot signature: ${check.reason}` };
-      const portalId = new URL(request.url).searchParams.get('portalId');
+      const params = new URL(request.url).searchParams;
+      const portalId = params.get('portalId');
       if (!portalId) return { ok: false, message: 'a HubSpot-signed request must carry portalId' };
-      return { ok: true, tenant: portalId };
+      const user = hubspotCardUser(params);
+      return { ok: true, tenant: portalId, ...(user ? { user } : {}) };
     },
   }),
   routes: (config, context) => {

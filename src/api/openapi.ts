@@ -152,9 +152,21 @@ export const OPENAPI = {
                 schema: {
                   type: 'object',
                   properties: {
+                    crm: account.crm,
+                    tenant: { type: 'string' },
+                    accountId: { type: 'string' },
+                    name: { type: ['string', 'null'], description: 'The account name as the CRM holds it' },
+                    state: {
+                      type: ['string', 'null'],
+                      description: 'The state as the CRM holds it (a code, a name, or what a person typed)',
+                    },
                     status: {
                       type: 'string',
                       enum: ['enriched', 'needs_review', 'no_match', 'error', 'never'],
+                    },
+                    pinned: {
+                      type: 'boolean',
+                      description: 'A person rejected it: no_match, never searched again until cleared',
                     },
                     buyerId: { type: ['string', 'null'] },
                     buyerName: { type: ['string', 'null'] },

@@ -19,7 +19,7 @@ import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { reviewService } from '../review/service.ts';
 import { formatPath } from '../shared/format-path.ts';
 import type { Actor } from '../store/decisions.ts';
-import type { OutcomeHistory } from '../store/history.ts';
+import { entryOf, type OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import { ActionProblem, refreshActions } from './actions.ts';
 import { type ApiAuthOptions, authenticate, type Caller, describeCaller, mayAct } from './authenticate.ts';
@@ -186,7 +186,10 @@ export function apiRouter(options: ApiOptions): express.Router {
       const tenant = tenantFor(crm, parse(tenantSchema, req.query.tenant, 'tenant'), caller);
       const account = await readAccount(crm, tenant, accountId);
       const f = account.fields;
-      const last = await options.history.last({ crm, tenant, accountId });
+      // One read of the stored outcome: the candidates, and whether a person pinned it (a rejection).
+      const { outcomes } = await options.store.open();
+      const outcome = await outcomes.get({ crm, tenant, accountId });
+      const last = outcome ? entryOf(outcome).entry : null;
       const status = f[P.status] ?? 'never';
       const confidence = f[P.matchConfidence] ? Number(f[P.matchConfidence]) : null;
       res.json({
@@ -194,7 +197,9 @@ export function apiRouter(options: ApiOptions): express.Router {
         tenant,
         accountId,
         name: account.name,
+        state: account.state,
         status,
+        pinned: outcome?.pinned ?? false,
         buyerId: f[P.buyerId] ?? null,
         buyerName: f[P.buyerName] ?? null,
         confidence: Number.isFinite(confidence) ? confidence : null,

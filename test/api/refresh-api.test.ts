@@ -153,6 +153,55 @@ describe('HubSpot card calls (hubspot.fetch, v3 signature)', () => {
     const other = JSON.stringify({ crm: 'salesforce', accountId: '001000000000001' });
     expect((await call('POST', path, other, signed('POST', path, other))).status).toBe(403);
   });
+
+  it('records the HubSpot user behind a reject (userEmail) or a confirm (userId when the email is not sane)', async () => {
+    const portal = String(hs.portalId);
+    const decisionsOf = async (accountId: string) =>
+      (await service.store.open()).decisions.forAccount({ crm: 'hubspot', tenant: portal, accountId });
+
+    const rejectedId = company({ name: 'City of Austin', state: 'TX' });
+    const jane = `portalId=${portal}&userId=7&userEmail=jane%40example.com&appId=99`;
+    const reject = `/api/accounts/hubspot/${rejectedId}/reject?${jane}`;
+    const reason = JSON.stringify({ tenant: portal, reason: 'a private company' });
+    const rejected = await call('POST', reject, reason, signed('POST', reject, reason));
+    expect(rejected.status).toBe(202);
+    await jobResult(String(rejected.body.jobId));
+    const [rejection] = await decisionsOf(rejectedId);
+    expect(rejection).toMatchObject({
+      action: 'reject',
+      actor: { kind: 'crm-user', name: `hubspot ${portal} jane@example.com` },
+    });
+    // What the card reads back: the pinned no_match with who rejected it, and the name and state a
+    // re-search starts from.
+    const read = `/api/accounts/hubspot/${rejectedId}?tenant=${portal}&${jane}`;
+    const card = await call('GET', read, undefined, signed('GET', read, ''));
+    expect(card.body).toMatchObject({
+      name: 'City of Austin',
+      state: 'TX',
+      status: 'no_match',
+      pinned: true,
+      explanation: `Rejected by hubspot ${portal} jane@example.com: a private company`,
+    });
+
+    const reviewedId = company({ name: 'Springfield' });
+    const queued = await call('POST', '/api/refresh', { crm: 'hubspot', accountId: reviewedId }, withKey);
+    expect((await jobResult(String(queued.body.jobId))).status).toBe('needs_review');
+    const listed = await call('GET', `/api/accounts/hubspot/${reviewedId}`, undefined, withKey);
+    expect(listed.body.pinned).toBe(false);
+    const [pick] = listed.body.candidates as { buyerId: string }[];
+    const odd = `portalId=${portal}&userId=8&userEmail=${encodeURIComponent('<b>@example.com')}&appId=99`;
+    const confirm = `/api/accounts/hubspot/${reviewedId}/confirm?${odd}`;
+    const chosen = JSON.stringify({ tenant: portal, buyerId: pick?.buyerId });
+    const confirmed = await call('POST', confirm, chosen, signed('POST', confirm, chosen));
+    expect(confirmed.status).toBe(202);
+    await jobResult(String(confirmed.body.jobId));
+    const [confirmation] = await decisionsOf(reviewedId);
+    expect(confirmation).toMatchObject({
+      action: 'confirm',
+      buyerId: pick?.buyerId,
+      actor: { kind: 'crm-user', name: `hubspot ${portal} user 8` },
+    });
+  });
 });
 
 describe('Salesforce quick action calls (HMAC, single-use nonce)', () => {

@@ -1,19 +1,29 @@
-import { Button, LoadingSpinner, Tag, Text } from '@hubspot/ui-extensions';
+// The HubSpot app card in HubSpot's own test renderer with a fake `hubspot.fetch`: what a person sees
+// and what the card sends for refresh, confirm, reject, clear and re-search; then its logic directly.
+import { Alert, Button, Input, LoadingSpinner, Tag, Text, TextArea } from '@hubspot/ui-extensions';
 import { createRenderer } from '@hubspot/ui-extensions/testing';
 import { createElement } from 'react';
 import { describe, expect, it } from 'vitest';
 import { BuyerIntelCard } from '../../connectors/hubspot/app/src/app/cards/BuyerIntelCard.tsx';
 import {
   type AccountMatch,
-  cardReducer,
   createApiClient,
   type FetchLike,
-  formatConfidence,
-  initialCardState,
   type Job,
   pollJob,
+} from '../../connectors/hubspot/app/src/app/cards/buyer-intel-api.ts';
+import { formatConfidence } from '../../connectors/hubspot/app/src/app/cards/buyer-intel-format.ts';
+import {
+  cardReducer,
+  initialCardState,
+  outcomeTitle,
   toOutcome,
 } from '../../connectors/hubspot/app/src/app/cards/buyer-intel-logic.ts';
+import {
+  checkReason,
+  checkResearch,
+  offeredActions,
+} from '../../connectors/hubspot/app/src/app/cards/review-checks.ts';
 
 const BASE = 'https://buyer-intel.test';
 
@@ -22,7 +32,10 @@ function account(overrides: Partial<AccountMatch> = {}): AccountMatch {
     crm: 'hubspot',
     tenant: '4242',
     accountId: '901',
+    name: 'Springfield',
+    state: 'IL',
     status: 'enriched',
+    pinned: false,
     buyerId: 'b-1',
     buyerName: 'City of Springfield',
     confidence: 0.87,
@@ -55,11 +68,17 @@ interface Call {
   body: Record<string, unknown> | undefined;
 }
 
+type Decision = 'confirm' | 'reject' | 'clear' | 'research';
+
 /** A fake `hubspot.fetch`: routes on method + path, records every call. */
 function fakeFetch(routes: {
   account: () => AccountMatch;
   jobs?: Job[];
   refresh?: { status: number; body: unknown };
+  /** A refusal per review action (otherwise 202 with job-1). */
+  refused?: Partial<Record<Decision, { status: number; body: unknown }>>;
+  /** Job polls wait for this (to look at the card while a job runs). */
+  gate?: Promise<void>;
 }) {
   const calls: Call[] = [];
   const jobs = [...(routes.jobs ?? [])];
@@ -78,14 +97,32 @@ function fakeFetch(routes: {
         ? reply(routes.refresh.status, routes.refresh.body)
         : reply(202, { jobId: 'job-1', state: 'waiting' });
     }
-    if (method === 'POST' && path.endsWith('/confirm')) return reply(202, { jobId: 'job-1' });
+    const decision = /\/(confirm|reject|clear|research)$/.exec(path)?.[1] as Decision | undefined;
+    if (method === 'POST' && decision) {
+      const refused = routes.refused?.[decision];
+      return refused ? reply(refused.status, refused.body) : reply(202, { jobId: 'job-1', runId: '7' });
+    }
     if (method === 'GET' && path.startsWith('/api/jobs/')) {
+      await routes.gate;
       const next = jobs.length > 1 ? jobs.shift() : jobs[0];
       return next ? reply(200, next) : reply(404, { error: 'not_found', message: 'no such job' });
     }
     return reply(404, { error: 'not_found', message: `${method} ${path}` });
   };
-  return { fetch, calls };
+  return { fetch, calls, posted: (action: Decision) => calls.filter((c) => c.url.endsWith(`/${action}`)) };
+}
+
+/** Types into a field as a person does (the package types `trigger`'s argument as the handler itself). */
+function typeInto(field: { trigger: unknown }, value: string): void {
+  (field.trigger as (event: string, arg: string) => void)('onInput', value);
+}
+
+function gate() {
+  let open = () => {};
+  const closed = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { closed, open };
 }
 
 const context = { portal: { id: 4242 }, crm: { objectId: 901 } };
@@ -170,6 +207,135 @@ describe('HubSpot buyer intel card', () => {
   });
 });
 
+describe('HubSpot buyer intel card: reject, clear and re-search', () => {
+  it('rejects with a reason: shows the progress, sends once, then the company is a rejected no match with Clear', async () => {
+    let current = account();
+    const job = gate();
+    const { fetch, posted } = fakeFetch({ account: () => current, jobs: [completedJob], gate: job.closed });
+    const { findByTestId, maybeFindByTestId, find, waitFor } = renderCard(fetch);
+    await waitFor(() => expect(findByTestId(Tag, 'status').text).toBe('Enriched'));
+    // A wrong automatic match can be rejected too.
+    expect(findByTestId(Button, 'reject').text).toBe('Not a public buyer…');
+    expect(maybeFindByTestId(Button, 'clear')).toBeNull();
+
+    findByTestId(Button, 'reject').trigger('onClick');
+    findByTestId(Button, 'reject-submit').trigger('onClick');
+    await waitFor(() =>
+      expect(find(Alert, { title: 'Not rejected' }).text).toBe('Say why this company is not a public buyer.'),
+    );
+    expect(posted('reject')).toHaveLength(0);
+
+    typeInto(findByTestId(TextArea, 'reject-reason'), '  A private company with a similar name ');
+    findByTestId(Button, 'reject-submit').trigger('onClick');
+    findByTestId(Button, 'reject-submit').trigger('onClick');
+    await waitFor(() => expect(find(LoadingSpinner, { label: 'Rejecting…' })).toBeTruthy());
+    expect(findByTestId(Button, 'reject-submit').props.disabled).toBe(true);
+    expect(findByTestId(TextArea, 'reject-reason').props.readOnly).toBe(true);
+    expect(posted('reject')).toHaveLength(1);
+    expect(posted('reject')[0]?.url).toBe(`${BASE}/api/accounts/hubspot/901/reject`);
+    expect(posted('reject')[0]?.body).toEqual({
+      tenant: '4242',
+      reason: 'A private company with a similar name',
+    });
+
+    current = account({
+      status: 'no_match',
+      pinned: true,
+      buyerId: null,
+      buyerName: null,
+      confidence: null,
+      explanation: 'Rejected by hubspot 4242 jane@example.com: A private company with a similar name',
+    });
+    job.open();
+    await waitFor(() => expect(findByTestId(Tag, 'status').text).toBe('No match'));
+    expect(findByTestId(Text, 'rejected-reason').text).toBe(
+      'Rejected by hubspot 4242 jane@example.com: A private company with a similar name',
+    );
+    expect(maybeFindByTestId(Button, 'reject')).toBeNull();
+    expect(maybeFindByTestId(TextArea, 'reject-reason')).toBeNull();
+    expect(find(Text, (n) => (n.text ?? '').startsWith('Rejected:')).text).toBe('Rejected: fields updated');
+
+    current = account();
+    findByTestId(Button, 'clear').trigger('onClick');
+    await waitFor(() => expect(findByTestId(Tag, 'status').text).toBe('Enriched'));
+    expect(posted('clear')[0]?.body).toEqual({ tenant: '4242' });
+    expect(maybeFindByTestId(Button, 'clear')).toBeNull();
+    expect(findByTestId(Button, 'reject').props.disabled).toBe(false);
+  });
+
+  it('re-searches with an edited name (state prefilled) and then shows the new match', async () => {
+    let current = account({
+      status: 'needs_review',
+      buyerId: null,
+      buyerName: null,
+      confidence: null,
+      candidates: [
+        { buyerId: 'b-8', name: 'Springfield Public Schools', stateCode: 'IL', type: 'school', score: 0.58 },
+      ],
+    });
+    const job = gate();
+    const { fetch, posted } = fakeFetch({ account: () => current, jobs: [completedJob], gate: job.closed });
+    const { findByTestId, find, waitFor } = renderCard(fetch);
+    await waitFor(() => expect(findByTestId(Tag, 'status').text).toBe('Needs review'));
+    // A match that needs review can be rejected as well as confirmed.
+    expect(findByTestId(Button, 'reject').props.disabled).toBe(false);
+
+    findByTestId(Button, 'research').trigger('onClick');
+    expect(findByTestId(Input, 'research-name').props.value).toBe('Springfield');
+    expect(findByTestId(Input, 'research-state').props.value).toBe('IL');
+
+    typeInto(findByTestId(Input, 'research-name'), '   ');
+    findByTestId(Button, 'research-submit').trigger('onClick');
+    await waitFor(() =>
+      expect(find(Alert, { title: 'Not searched' }).text).toBe('Give the name to search for.'),
+    );
+    expect(posted('research')).toHaveLength(0);
+
+    typeInto(findByTestId(Input, 'research-name'), 'Springfield County');
+    findByTestId(Button, 'research-submit').trigger('onClick');
+    await waitFor(() => expect(find(LoadingSpinner, { label: 'Searching again…' })).toBeTruthy());
+    expect(findByTestId(Button, 'refresh').props.disabled).toBe(true);
+    expect(posted('research')[0]?.body).toEqual({ tenant: '4242', name: 'Springfield County', state: 'IL' });
+
+    current = account({
+      buyerId: 'b-7',
+      buyerName: 'Springfield County',
+      confidence: 0.93,
+      explanation: 'Re-searched by hubspot 4242 jane@example.com as "Springfield County" in IL: name match',
+    });
+    job.open();
+    await waitFor(() => expect(findByTestId(Text, 'buyer').text).toBe('Springfield County'));
+    expect(findByTestId(Tag, 'status').text).toBe('Enriched');
+    expect(findByTestId(Text, 'confidence').text).toBe('93%');
+    expect(find(Text, (n) => (n.text ?? '').startsWith('Search complete')).text).toBe(
+      'Search complete: fields updated',
+    );
+  });
+
+  it("keeps the form open with the service's message when it refuses", async () => {
+    const { fetch } = fakeFetch({
+      account: () => account(),
+      refused: {
+        research: {
+          status: 400,
+          body: { error: 'unknown_tenant', message: 'no hubspot connection for tenant 4242' },
+        },
+      },
+    });
+    const { findByTestId, waitFor, find } = renderCard(fetch);
+    await waitFor(() => expect(findByTestId(Tag, 'status').text).toBe('Enriched'));
+    findByTestId(Button, 'research').trigger('onClick');
+    typeInto(findByTestId(Input, 'research-state'), 'Illinois');
+    findByTestId(Button, 'research-submit').trigger('onClick');
+    await waitFor(() =>
+      expect(find(Alert, { title: 'Not searched' }).text).toBe('no hubspot connection for tenant 4242'),
+    );
+    expect(findByTestId(Input, 'research-state').props.value).toBe('Illinois');
+    expect(findByTestId(Input, 'research-state').props.readOnly).toBe(false);
+    expect(findByTestId(Button, 'research-submit').props.disabled).toBe(false);
+  });
+});
+
 describe('card logic module', () => {
   it('turns a completed job into diff rows (old → new) and skips unchanged fields', () => {
     const outcome = toOutcome(completedJob);
@@ -195,6 +361,68 @@ describe('card logic module', () => {
     const done = cardReducer(refreshing, { type: 'job_finished', job: completedJob, account: null });
     expect(done.phase).toBe('ready');
     expect(done.outcome?.rows).toHaveLength(2);
+  });
+
+  it('reducer: a reject or re-search asked again while one runs is ignored, and its form is frozen', () => {
+    const ready = cardReducer(initialCardState, { type: 'loaded', account: account() });
+    const opened = cardReducer(ready, { type: 'form_opened', kind: 'research' });
+    expect(opened.form).toEqual({ kind: 'research', name: 'Springfield', state: 'IL', problem: null });
+    const edited = cardReducer(opened, { type: 'form_edited', field: 'name', value: 'Springfield County' });
+    const running = cardReducer(edited, { type: 'research_requested' });
+    expect(running.phase).toBe('researching');
+    expect(cardReducer(running, { type: 'research_requested' })).toBe(running);
+    expect(cardReducer(running, { type: 'reject_requested' })).toBe(running);
+    expect(cardReducer(running, { type: 'clear_requested' })).toBe(running);
+    expect(cardReducer(running, { type: 'form_edited', field: 'name', value: 'x' })).toBe(running);
+    expect(cardReducer(running, { type: 'form_closed' })).toBe(running);
+
+    const refused = cardReducer(running, { type: 'failed', message: 'body name: too long' });
+    expect(refused).toMatchObject({ phase: 'ready', action: null, error: null });
+    expect(refused.form).toMatchObject({
+      kind: 'research',
+      name: 'Springfield County',
+      problem: 'body name: too long',
+    });
+
+    const again = cardReducer(refused, { type: 'research_requested' });
+    const done = cardReducer(again, { type: 'job_finished', job: completedJob, account: null });
+    expect(done.form).toBeNull();
+    expect(done.outcome && outcomeTitle(done.outcome)).toBe('Search complete: fields updated');
+  });
+
+  it('reducer: a refused refresh is shown above the card, not in an open form', () => {
+    const ready = cardReducer(initialCardState, { type: 'loaded', account: account() });
+    const opened = cardReducer(ready, { type: 'form_opened', kind: 'reject' });
+    const refreshing = cardReducer(opened, { type: 'refresh_requested' });
+    const failed = cardReducer(refreshing, { type: 'failed', message: 'Slow down' });
+    expect(failed.error).toBe('Slow down');
+    expect(failed.form).toEqual({ kind: 'reject', reason: '', problem: null });
+  });
+
+  it('offers Reject on every account not yet rejected, and Clear on a rejected one', () => {
+    for (const status of ['enriched', 'needs_review', 'no_match', 'error', 'never'] as const)
+      expect(offeredActions(account({ status }))).toEqual({ reject: true, clear: false, research: true });
+    expect(offeredActions(account({ status: 'no_match', pinned: true }))).toEqual({
+      reject: false,
+      clear: true,
+      research: true,
+    });
+  });
+
+  it('checks a reason and a re-search before sending them', () => {
+    expect(checkReason('  ')).toMatchObject({ ok: false });
+    expect(checkReason('x'.repeat(501))).toMatchObject({
+      ok: false,
+      problem: expect.stringContaining('501'),
+    });
+    expect(checkReason('  private  ')).toEqual({ ok: true, value: 'private' });
+    expect(checkResearch(' ', 'TX')).toEqual({ ok: false, problem: 'Give the name to search for.' });
+    expect(checkResearch('Austin', 'x'.repeat(65))).toMatchObject({ ok: false });
+    expect(checkResearch(' City of Austin ', ' ')).toEqual({ ok: true, value: { name: 'City of Austin' } });
+    expect(checkResearch('City of Austin', ' TX ')).toEqual({
+      ok: true,
+      value: { name: 'City of Austin', state: 'TX' },
+    });
   });
 
   it('reports a failed job with its reason', async () => {

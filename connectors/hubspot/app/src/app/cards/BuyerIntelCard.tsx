@@ -1,40 +1,19 @@
+import { Alert, Button, Flex, hubspot, LoadingSpinner } from '@hubspot/ui-extensions';
+import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
+import { createApiClient, type FetchLike, type PollOptions, type Queued } from './buyer-intel-api.ts';
+import { errorMessage } from './buyer-intel-format.ts';
 import {
-  Alert,
-  Button,
-  DescriptionList,
-  DescriptionListItem,
-  Divider,
-  Flex,
-  Heading,
-  hubspot,
-  LoadingSpinner,
-  Table,
-  TableBody,
-  TableCell,
-  TableHead,
-  TableHeader,
-  TableRow,
-  Tag,
-  Text,
-} from '@hubspot/ui-extensions';
-import { useCallback, useEffect, useMemo, useReducer } from 'react';
-import {
-  type AccountMatch,
-  type CardState,
+  type CardAction,
+  type CardEvent,
   cardReducer,
-  createApiClient,
-  errorMessage,
-  type FetchLike,
-  formatConfidence,
-  formatDateTime,
   initialCardState,
   isBusy,
-  type JobOutcome,
-  type PollOptions,
+  progressLabel,
   runJobFlow,
-  statusLabel,
-  statusVariant,
 } from './buyer-intel-logic.ts';
+import { Candidates, JobDiff, MatchSummary } from './MatchViews.tsx';
+import { RejectedNotice, RejectForm, ResearchForm } from './ReviewForms.tsx';
+import { checkReason, checkResearch, offeredActions } from './review-checks.ts';
 
 /** Must match `permittedUrls.fetch` in app-hsmeta.json. */
 export const BACKEND_URL = 'https://buyer-intel.example.com';
@@ -79,20 +58,50 @@ export function BuyerIntelCard({ context, fetch, baseUrl = BACKEND_URL, poll }: 
   }, [api, accountId]);
 
   const busy = isBusy(state);
-  const onRefresh = useCallback(() => {
-    if (busy) return;
-    dispatch({ type: 'refresh_requested' });
-    void runJobFlow(api, accountId, () => api.refresh(accountId), dispatch, poll);
-  }, [api, accountId, busy, poll]);
-
-  const onConfirm = useCallback(
-    (buyerId: string) => {
-      if (busy) return;
-      dispatch({ type: 'confirm_requested', buyerId });
-      void runJobFlow(api, accountId, () => api.confirm(accountId, buyerId), dispatch, poll);
+  // Set before the request and cleared when its job ends: a second click that arrives before React
+  // re-renders the disabled button sends nothing (the reducer ignores its event as well).
+  const inFlight = useRef(false);
+  const start = useCallback(
+    (event: CardEvent, send: () => Promise<Queued>) => {
+      if (inFlight.current) return;
+      inFlight.current = true;
+      dispatch(event);
+      void runJobFlow(api, accountId, send, dispatch, poll).finally(() => {
+        inFlight.current = false;
+      });
     },
-    [api, accountId, busy, poll],
+    [api, accountId, poll],
   );
+
+  const onRefresh = useCallback(
+    () => start({ type: 'refresh_requested' }, () => api.refresh(accountId)),
+    [start, api, accountId],
+  );
+  const onConfirm = useCallback(
+    (buyerId: string) => start({ type: 'confirm_requested', buyerId }, () => api.confirm(accountId, buyerId)),
+    [start, api, accountId],
+  );
+  const onClear = useCallback(
+    () => start({ type: 'clear_requested' }, () => api.clear(accountId)),
+    [start, api, accountId],
+  );
+  const form = state.form;
+  const onSubmitForm = useCallback(() => {
+    if (form?.kind === 'reject') {
+      const checked = checkReason(form.reason);
+      if (!checked.ok) return dispatch({ type: 'form_invalid', problem: checked.problem });
+      start({ type: 'reject_requested' }, () => api.reject(accountId, checked.value));
+    } else if (form?.kind === 'research') {
+      const checked = checkResearch(form.name, form.state);
+      if (!checked.ok) return dispatch({ type: 'form_invalid', problem: checked.problem });
+      start({ type: 'research_requested' }, () => api.research(accountId, checked.value));
+    }
+  }, [form, start, api, accountId]);
+  const onEdit = useCallback(
+    (field: 'reason' | 'name' | 'state', value: string) => dispatch({ type: 'form_edited', field, value }),
+    [],
+  );
+  const onCancel = useCallback(() => dispatch({ type: 'form_closed' }), []);
 
   if (state.phase === 'loading') return <LoadingSpinner label="Loading buyer intel" layout="centered" />;
   if (state.phase === 'error' || !state.account) {
@@ -103,6 +112,13 @@ export function BuyerIntelCard({ context, fetch, baseUrl = BACKEND_URL, poll }: 
     );
   }
 
+  const account = state.account;
+  const offered = offeredActions(account);
+  // Progress shows beside the control that started it.
+  const progressOf = (...actions: CardAction[]) =>
+    state.action && actions.includes(state.action) ? progressLabel(state) : null;
+  const rowProgress = progressOf('refresh', 'confirm');
+  const formProps = { busy, onEdit, onSubmit: onSubmitForm, onCancel };
   return (
     <Flex direction="column" gap="md">
       {state.error ? (
@@ -110,128 +126,51 @@ export function BuyerIntelCard({ context, fetch, baseUrl = BACKEND_URL, poll }: 
           {state.error}
         </Alert>
       ) : null}
-      <MatchSummary account={state.account} />
-      <Flex direction="row" gap="sm" align="center">
+      <MatchSummary account={account} />
+      {offered.clear ? (
+        <RejectedNotice
+          explanation={account.explanation}
+          busy={busy}
+          progress={progressOf('clear')}
+          onClear={onClear}
+        />
+      ) : null}
+      <Flex direction="row" gap="sm" align="center" wrap>
         <Button variant="primary" onClick={onRefresh} disabled={busy} testId="refresh">
           Refresh from buyer intel
         </Button>
-        {busy ? <LoadingSpinner label={progressLabel(state)} showLabel size="sm" layout="inline" /> : null}
-      </Flex>
-      {state.outcome ? <JobDiff outcome={state.outcome} /> : null}
-      {state.account.status === 'needs_review' ? (
-        <Candidates account={state.account} busy={busy} onConfirm={onConfirm} />
-      ) : null}
-    </Flex>
-  );
-}
-
-function progressLabel(state: CardState): string {
-  return state.phase === 'confirming' ? 'Confirming buyer…' : 'Refreshing…';
-}
-
-function MatchSummary({ account }: { account: AccountMatch }) {
-  return (
-    <Flex direction="column" gap="sm">
-      <Flex direction="row" gap="sm" align="center">
-        <Heading>{account.buyerName ?? 'No buyer matched'}</Heading>
-        <Tag variant={statusVariant(account.status)} testId="status">
-          {statusLabel(account.status)}
-        </Tag>
-      </Flex>
-      <DescriptionList direction="row">
-        <DescriptionListItem label="Buyer">
-          <Text testId="buyer">{account.buyerName ?? '—'}</Text>
-        </DescriptionListItem>
-        <DescriptionListItem label="Confidence">
-          <Text testId="confidence">{formatConfidence(account.confidence)}</Text>
-        </DescriptionListItem>
-        <DescriptionListItem label="Last enriched">
-          <Text>{formatDateTime(account.lastEnrichedAt)}</Text>
-        </DescriptionListItem>
-      </DescriptionList>
-      {account.explanation ? <Text variant="microcopy">{account.explanation}</Text> : null}
-    </Flex>
-  );
-}
-
-function JobDiff({ outcome }: { outcome: JobOutcome }) {
-  if (outcome.state === 'failed') {
-    return (
-      <Alert title="Refresh failed" variant="error">
-        {outcome.failedReason ?? 'The refresh failed.'}
-      </Alert>
-    );
-  }
-  return (
-    <Flex direction="column" gap="sm">
-      <Divider />
-      <Text format={{ fontWeight: 'bold' }}>
-        {outcome.rows.length === 0
-          ? 'Refresh complete: no field changed.'
-          : 'Refresh complete: fields updated'}
-      </Text>
-      {outcome.rows.length > 0 ? (
-        <Table bordered>
-          <TableHead>
-            <TableRow>
-              <TableHeader>Property</TableHeader>
-              <TableHeader>Change</TableHeader>
-            </TableRow>
-          </TableHead>
-          <TableBody>
-            {outcome.rows.map((row) => (
-              <TableRow key={row.property}>
-                <TableCell>{row.property}</TableCell>
-                <TableCell>{`${row.from} → ${row.to}`}</TableCell>
-              </TableRow>
-            ))}
-          </TableBody>
-        </Table>
-      ) : null}
-      {outcome.notes.length > 0 ? (
-        <Flex direction="column" gap="xs">
-          <Text format={{ fontWeight: 'bold' }}>Notes added</Text>
-          {outcome.notes.map((note) => (
-            <Text key={note.key} testId={`note-${note.key}`}>
-              {note.title}
-            </Text>
-          ))}
-        </Flex>
-      ) : null}
-    </Flex>
-  );
-}
-
-function Candidates({
-  account,
-  busy,
-  onConfirm,
-}: {
-  account: AccountMatch;
-  busy: boolean;
-  onConfirm: (buyerId: string) => void;
-}) {
-  if (account.candidates.length === 0) return <Text>No candidates to review.</Text>;
-  return (
-    <Flex direction="column" gap="sm">
-      <Divider />
-      <Text format={{ fontWeight: 'bold' }}>Possible buyers: confirm the right one</Text>
-      {account.candidates.map((c) => (
-        <Flex key={c.buyerId} direction="row" gap="sm" align="center" justify="between">
-          <Text testId={`candidate-${c.buyerId}`}>
-            {`${c.name} (${c.type}, ${c.stateCode}) · ${formatConfidence(c.score)}`}
-          </Text>
+        {offered.research ? (
           <Button
-            size="sm"
             variant="secondary"
             disabled={busy}
-            testId={`confirm-${c.buyerId}`}
-            onClick={() => onConfirm(c.buyerId)}
+            testId="research"
+            onClick={() => dispatch({ type: 'form_opened', kind: 'research' })}
           >
-            Confirm
+            Search again…
           </Button>
-        </Flex>
-      ))}
+        ) : null}
+        {offered.reject ? (
+          <Button
+            variant="secondary"
+            disabled={busy}
+            testId="reject"
+            onClick={() => dispatch({ type: 'form_opened', kind: 'reject' })}
+          >
+            Not a public buyer…
+          </Button>
+        ) : null}
+        {rowProgress ? <LoadingSpinner label={rowProgress} showLabel size="sm" layout="inline" /> : null}
+      </Flex>
+      {form?.kind === 'reject' ? (
+        <RejectForm form={form} progress={progressOf('reject')} {...formProps} />
+      ) : null}
+      {form?.kind === 'research' ? (
+        <ResearchForm form={form} progress={progressOf('research')} {...formProps} />
+      ) : null}
+      {state.outcome ? <JobDiff outcome={state.outcome} /> : null}
+      {account.status === 'needs_review' && !account.pinned ? (
+        <Candidates account={account} busy={busy} onConfirm={onConfirm} />
+      ) : null}
     </Flex>
   );
 }

@@ -1,182 +1,42 @@
-// Card logic for the Buyer Intel app card, kept free of JSX and of `@hubspot/ui-extensions`
-// so it can be unit-tested directly: API client, job polling, card state machine, formatting.
-// The backend contract lives in the service (GET /api/accounts/..., POST /api/refresh,
-// GET /api/jobs/:id, POST /api/accounts/.../confirm).
-
-export type MatchStatus = 'enriched' | 'needs_review' | 'no_match' | 'error' | 'never';
-export type JobState =
-  | 'waiting'
-  | 'active'
-  | 'completed'
-  | 'failed'
-  | 'delayed'
-  | 'prioritized'
-  | 'waiting-children';
-
-export interface Candidate {
-  buyerId: string;
-  name: string;
-  stateCode: string;
-  type: string;
-  score: number;
-}
-
-export interface AccountMatch {
-  crm: string;
-  tenant: string;
-  accountId: string;
-  status: MatchStatus;
-  buyerId: string | null;
-  buyerName: string | null;
-  confidence: number | null;
-  explanation: string | null;
-  lastEnrichedAt: string | null;
-  candidates: Candidate[];
-}
-
-export interface FieldChange {
-  property: string;
-  attribute: string;
-  from: unknown;
-  to: unknown;
-  action: string;
-}
-
-export interface JobResult {
-  status: string;
-  match?: Record<string, unknown> | null;
-  fields: FieldChange[];
-  notes: { created: { key: string; title: string }[] };
-}
-
-export interface Job {
-  id: string;
-  state: JobState;
-  progress?: unknown;
-  result?: JobResult;
-  failedReason?: string;
-}
-
-/** The subset of `Response` the card reads. `hubspot.fetch` resolves to a real `Response`. */
-export interface ResponseLike {
-  ok: boolean;
-  status: number;
-  json(): Promise<unknown>;
-}
-
-/**
- * Same call shape as `hubspot.fetch`: the body is a plain object (HubSpot serialises it) and custom
- * headers are not used — HubSpot signs the request (X-HubSpot-Signature-v3) and appends
- * portalId/userId/userEmail/appId query parameters itself.
- */
-export type FetchLike = (
-  url: string,
-  options?: { method?: 'GET' | 'POST'; body?: Record<string, unknown>; timeout?: number },
-) => Promise<ResponseLike>;
-
-export class BuyerIntelApiError extends Error {
-  readonly status: number;
-  readonly code: string;
-  constructor(status: number, code: string, message: string) {
-    super(message);
-    this.name = 'BuyerIntelApiError';
-    this.status = status;
-    this.code = code;
-  }
-}
-
-export interface ApiClientOptions {
-  baseUrl: string;
-  fetch: FetchLike;
-  /** HubSpot portal id (the tenant). */
-  tenant: string;
-  crm?: 'hubspot' | 'salesforce';
-  timeoutMs?: number;
-}
-
-export interface BuyerIntelApi {
-  getAccount(accountId: string): Promise<AccountMatch>;
-  refresh(accountId: string): Promise<{ jobId: string; state?: string }>;
-  getJob(jobId: string): Promise<Job>;
-  confirm(accountId: string, buyerId: string): Promise<{ jobId: string }>;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-async function readJson(res: ResponseLike): Promise<unknown> {
-  try {
-    return await res.json();
-  } catch {
-    return null;
-  }
-}
-
-export function createApiClient(options: ApiClientOptions): BuyerIntelApi {
-  const base = options.baseUrl.replace(/\/+$/, '');
-  const crm = options.crm ?? 'hubspot';
-  const timeout = options.timeoutMs ?? 15_000;
-  const enc = encodeURIComponent;
-
-  async function call<T>(path: string, method: 'GET' | 'POST', body?: Record<string, unknown>): Promise<T> {
-    const res = await options.fetch(`${base}${path}`, body ? { method, body, timeout } : { method, timeout });
-    const payload = await readJson(res);
-    if (!res.ok) {
-      const code = isRecord(payload) && typeof payload.error === 'string' ? payload.error : 'http_error';
-      const message =
-        isRecord(payload) && typeof payload.message === 'string'
-          ? payload.message
-          : `Buyer intel request failed (HTTP ${res.status})`;
-      throw new BuyerIntelApiError(res.status, code, message);
-    }
-    return payload as T;
-  }
-
-  return {
-    getAccount: (accountId) =>
-      call<AccountMatch>(`/api/accounts/${enc(crm)}/${enc(accountId)}?tenant=${enc(options.tenant)}`, 'GET'),
-    refresh: (accountId) => call('/api/refresh', 'POST', { crm, tenant: options.tenant, accountId }),
-    getJob: (jobId) => call<Job>(`/api/jobs/${enc(jobId)}`, 'GET'),
-    confirm: (accountId, buyerId) =>
-      call(`/api/accounts/${enc(crm)}/${enc(accountId)}/confirm`, 'POST', {
-        tenant: options.tenant,
-        buyerId,
-      }),
-  };
-}
-
-export function isTerminal(state: JobState): boolean {
-  return state === 'completed' || state === 'failed';
-}
-
-export interface PollOptions {
-  intervalMs?: number;
-  /** Give up after this many polls (the job keeps running server-side). */
-  maxPolls?: number;
-  sleep?: (ms: number) => Promise<void>;
-  onProgress?: (job: Job) => void;
-}
-
-const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Polls GET /api/jobs/:id until the job completes or fails. Throws on timeout. */
-export async function pollJob(api: BuyerIntelApi, jobId: string, opts: PollOptions = {}): Promise<Job> {
-  const intervalMs = opts.intervalMs ?? 1500;
-  const maxPolls = opts.maxPolls ?? 40;
-  const sleep = opts.sleep ?? defaultSleep;
-  for (let i = 0; i < maxPolls; i++) {
-    const job = await api.getJob(jobId);
-    opts.onProgress?.(job);
-    if (isTerminal(job.state)) return job;
-    await sleep(intervalMs);
-  }
-  throw new BuyerIntelApiError(408, 'poll_timeout', 'The refresh is still running; check back in a minute.');
-}
+// The card's behaviour without JSX or `@hubspot/ui-extensions`, so it is unit-tested directly: the
+// state machine (a pure reducer), the labels, and the flow that runs a queued job to its end.
+import {
+  type AccountMatch,
+  type BuyerIntelApi,
+  type Job,
+  type PollOptions,
+  pollJob,
+  type Queued,
+} from './buyer-intel-api.ts';
+import { errorMessage, formatValue } from './buyer-intel-format.ts';
 
 // ---- Card state machine ---------------------------------------------------------------------
 
-export type CardPhase = 'loading' | 'ready' | 'refreshing' | 'confirming' | 'error';
+/** What a person can ask of the account; each one queues a job the card follows to its end. */
+export type CardAction = 'refresh' | 'confirm' | 'reject' | 'clear' | 'research';
+
+export type CardPhase =
+  | 'loading'
+  | 'ready'
+  | 'refreshing'
+  | 'confirming'
+  | 'rejecting'
+  | 'clearing'
+  | 'researching'
+  | 'error';
+
+const PHASE_OF: Record<CardAction, CardPhase> = {
+  refresh: 'refreshing',
+  confirm: 'confirming',
+  reject: 'rejecting',
+  clear: 'clearing',
+  research: 'researching',
+};
+
+/** The form a person has open, with what they typed and why it cannot be sent (ours or the server's). */
+export type ReviewForm =
+  | { kind: 'reject'; reason: string; problem: string | null }
+  | { kind: 'research'; name: string; state: string; problem: string | null };
 
 export interface DiffRow {
   property: string;
@@ -188,6 +48,8 @@ export interface DiffRow {
 
 export interface JobOutcome {
   jobId: string;
+  /** Which action the job applied (its heading: "Rejected", "Search complete"...). */
+  action: CardAction;
   state: 'completed' | 'failed';
   status: string | null;
   rows: DiffRow[];
@@ -198,10 +60,13 @@ export interface JobOutcome {
 export interface CardState {
   phase: CardPhase;
   account: AccountMatch | null;
+  /** The action in flight, if any. */
+  action: CardAction | null;
   jobId: string | null;
   confirmingBuyerId: string | null;
   outcome: JobOutcome | null;
   error: string | null;
+  form: ReviewForm | null;
 }
 
 export type CardEvent =
@@ -210,29 +75,33 @@ export type CardEvent =
   | { type: 'failed'; message: string }
   | { type: 'refresh_requested' }
   | { type: 'confirm_requested'; buyerId: string }
+  /** What is sent is what the form holds (frozen until the service answers). */
+  | { type: 'reject_requested' }
+  | { type: 'clear_requested' }
+  | { type: 'research_requested' }
+  | { type: 'form_opened'; kind: ReviewForm['kind'] }
+  | { type: 'form_edited'; field: 'reason' | 'name' | 'state'; value: string }
+  | { type: 'form_invalid'; problem: string }
+  | { type: 'form_closed' }
   | { type: 'job_queued'; jobId: string }
   | { type: 'job_finished'; job: Job; account: AccountMatch | null };
 
 export const initialCardState: CardState = {
   phase: 'loading',
   account: null,
+  action: null,
   jobId: null,
   confirmingBuyerId: null,
   outcome: null,
   error: null,
+  form: null,
 };
 
-export function formatValue(value: unknown): string {
-  if (value === null || value === undefined || value === '') return '—';
-  if (Array.isArray(value)) return value.map((v) => formatValue(v)).join(', ');
-  if (typeof value === 'object') return JSON.stringify(value);
-  return String(value);
-}
-
-export function toOutcome(job: Job): JobOutcome {
+export function toOutcome(job: Job, action: CardAction = 'refresh'): JobOutcome {
   const result = job.result;
   return {
     jobId: job.id,
+    action,
     state: job.state === 'failed' ? 'failed' : 'completed',
     status: result?.status ?? null,
     rows: (result?.fields ?? [])
@@ -245,7 +114,27 @@ export function toOutcome(job: Job): JobOutcome {
         action: f.action,
       })),
     notes: result?.notes?.created ?? [],
-    failedReason: job.state === 'failed' ? (job.failedReason ?? 'The refresh failed.') : null,
+    failedReason: job.state === 'failed' ? (job.failedReason ?? `${failedTitle(action)}.`) : null,
+  };
+}
+
+export function isBusy(state: CardState): boolean {
+  return state.action !== null;
+}
+
+/** Starts an action unless one is in flight (a double click is one request). */
+function started(state: CardState, action: CardAction, extra: Partial<CardState> = {}): CardState {
+  if (isBusy(state)) return state;
+  const form = state.form ? { ...state.form, problem: null } : null;
+  return {
+    ...state,
+    phase: PHASE_OF[action],
+    action,
+    jobId: null,
+    outcome: null,
+    error: null,
+    form,
+    ...extra,
   };
 }
 
@@ -255,91 +144,116 @@ export function cardReducer(state: CardState, event: CardEvent): CardState {
       return { ...state, phase: 'loading', error: null };
     case 'loaded':
       return { ...state, phase: 'ready', account: event.account, error: null };
-    case 'failed':
+    case 'failed': {
+      // A refused reject or re-search is shown in its form, next to what the person can fix.
+      const inForm = state.form !== null && state.form.kind === state.action;
       return {
         ...state,
         phase: state.account ? 'ready' : 'error',
-        error: event.message,
+        action: null,
         confirmingBuyerId: null,
+        error: inForm ? null : event.message,
+        form: inForm && state.form ? { ...state.form, problem: event.message } : state.form,
       };
+    }
     case 'refresh_requested':
-      if (state.phase === 'refreshing' || state.phase === 'confirming') return state;
-      return { ...state, phase: 'refreshing', outcome: null, error: null, jobId: null };
+      return started(state, 'refresh');
     case 'confirm_requested':
-      if (state.phase === 'refreshing' || state.phase === 'confirming') return state;
-      return { ...state, phase: 'confirming', confirmingBuyerId: event.buyerId, outcome: null, error: null };
+      return started(state, 'confirm', { confirmingBuyerId: event.buyerId });
+    case 'reject_requested':
+      return started(state, 'reject');
+    case 'clear_requested':
+      return started(state, 'clear');
+    case 'research_requested':
+      return started(state, 'research');
+    case 'form_opened': {
+      if (isBusy(state) || !state.account) return state;
+      const form: ReviewForm =
+        event.kind === 'reject'
+          ? { kind: 'reject', reason: '', problem: null }
+          : {
+              kind: 'research',
+              name: state.account.name ?? '',
+              state: state.account.state ?? '',
+              problem: null,
+            };
+      return { ...state, form };
+    }
+    case 'form_edited': {
+      // What was sent stays what the form shows until the server answers.
+      const form = state.form;
+      if (!form || isBusy(state)) return state;
+      if (form.kind === 'reject' && event.field === 'reason')
+        return { ...state, form: { ...form, reason: event.value, problem: null } };
+      if (form.kind === 'research' && (event.field === 'name' || event.field === 'state'))
+        return { ...state, form: { ...form, [event.field]: event.value, problem: null } };
+      return state;
+    }
+    case 'form_invalid':
+      return state.form ? { ...state, form: { ...state.form, problem: event.problem } } : state;
+    case 'form_closed':
+      return isBusy(state) ? state : { ...state, form: null };
     case 'job_queued':
       return { ...state, jobId: event.jobId };
     case 'job_finished':
       return {
         ...state,
         phase: 'ready',
+        action: null,
         account: event.account ?? state.account,
         confirmingBuyerId: null,
-        outcome: toOutcome(event.job),
+        outcome: toOutcome(event.job, state.action ?? 'refresh'),
         error: null,
+        form: null,
       };
   }
 }
 
-export function isBusy(state: CardState): boolean {
-  return state.phase === 'refreshing' || state.phase === 'confirming';
-}
+// ---- Labels ------------------------------------------------------------------
 
-// ---- Formatting -----------------------------------------------------------------------------
-
-export function formatConfidence(confidence: number | null): string {
-  if (confidence === null || !Number.isFinite(confidence)) return '—';
-  const pct = confidence <= 1 ? confidence * 100 : confidence;
-  return `${Math.round(pct)}%`;
-}
-
-const STATUS_LABELS: Record<MatchStatus, string> = {
-  enriched: 'Enriched',
-  needs_review: 'Needs review',
-  no_match: 'No match',
-  error: 'Error',
-  never: 'Not enriched yet',
+const PROGRESS: Record<CardAction, string> = {
+  refresh: 'Refreshing…',
+  confirm: 'Confirming buyer…',
+  reject: 'Rejecting…',
+  clear: 'Clearing the rejection…',
+  research: 'Searching again…',
 };
 
-export function statusLabel(status: MatchStatus): string {
-  return STATUS_LABELS[status] ?? status;
+export function progressLabel(state: CardState): string {
+  return state.action ? PROGRESS[state.action] : '';
 }
 
-export type TagVariant = 'default' | 'warning' | 'success' | 'error' | 'info';
+const DONE: Record<CardAction, string> = {
+  refresh: 'Refresh complete',
+  confirm: 'Buyer confirmed',
+  reject: 'Rejected',
+  clear: 'Rejection cleared',
+  research: 'Search complete',
+};
 
-export function statusVariant(status: MatchStatus): TagVariant {
-  switch (status) {
-    case 'enriched':
-      return 'success';
-    case 'needs_review':
-      return 'warning';
-    case 'error':
-      return 'error';
-    case 'no_match':
-      return 'info';
-    default:
-      return 'default';
-  }
+export function outcomeTitle(outcome: JobOutcome): string {
+  return outcome.rows.length === 0
+    ? `${DONE[outcome.action]}: no field changed.`
+    : `${DONE[outcome.action]}: fields updated`;
 }
 
-export function formatDateTime(iso: string | null, locale = 'en-US', timeZone = 'UTC'): string {
-  if (!iso) return 'Never';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'short', timeZone }).format(d);
+const FAILED: Record<CardAction, string> = {
+  refresh: 'Refresh failed',
+  confirm: 'Confirm failed',
+  reject: 'Reject failed',
+  clear: 'Clear failed',
+  research: 'Search failed',
+};
+
+export function failedTitle(action: CardAction): string {
+  return FAILED[action];
 }
 
-export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
-}
-
-/** Runs a queued job (refresh or confirm) to completion and reloads the account. */
+/** Runs a queued job (any action) to completion and reloads the account. */
 export async function runJobFlow(
   api: BuyerIntelApi,
   accountId: string,
-  start: () => Promise<{ jobId: string }>,
+  start: () => Promise<Queued>,
   dispatch: (event: CardEvent) => void,
   poll: PollOptions = {},
 ): Promise<void> {
