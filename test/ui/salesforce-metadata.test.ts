@@ -339,6 +339,9 @@ describe('LWC pure helpers (buyerIntelFormat.js)', async () => {
     expect(fmt.isRejected({ status: 'no_match', explanation: 'No buyer scored above 0.5' })).toBe(false);
     expect(fmt.isRejected({ ...rejected, status: 'enriched' })).toBe(false);
     expect(fmt.isRejected(undefined)).toBe(false);
+    // The service's `pinned` decides when it is there (a rejected account re-searched keeps its words).
+    expect(fmt.isRejected({ ...rejected, pinned: false })).toBe(false);
+    expect(fmt.isRejected({ status: 'no_match', explanation: 'Not a buyer', pinned: true })).toBe(true);
   });
 
   it("prefills a re-search with the Account's name and billing state, else what the service read", () => {

@@ -92,8 +92,12 @@ export function reduceError(error) {
   return String(error);
 }
 
-/** Rejected ("not a public buyer"): the service keeps it `no_match` with the words "Rejected by …" until cleared. */
+/**
+ * Rejected ("not a public buyer"): the service says so with `pinned`; an older service without that
+ * field keeps it `no_match` with the words "Rejected by …" until cleared.
+ */
 export function isRejected(match) {
+  if (typeof match?.pinned === 'boolean') return match.pinned;
   return match?.status === 'no_match' && /^Rejected by /.test(match?.explanation ?? '');
 }
 
