@@ -1,3 +1,4 @@
+// Size: one contract for the whole store (migrations, outcomes, decisions, runs), run on both databases.
 // One contract for the system of record, run on the embedded PGlite and on a real PostgreSQL: the same
 // migrations, the same statements, the same answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
