@@ -165,7 +165,16 @@ export interface AccountEvent {
 }
 
 export type InboundParseResult =
-  | { ok: true; received: number; events: AccountEvent[] }
+  | {
+      ok: true;
+      received: number;
+      events: AccountEvent[];
+      /**
+       * What names this delivery so that the CRM's re-delivery of it is recognised as the same one (its
+       * event ids, say), when a re-delivery's body differs (a retry counter); by default the raw body.
+       */
+      deliveryId?: string | undefined;
+    }
   | { ok: false; status: 400 | 401 | 403 | 413; error: string; message: string };
 
 /** What to answer the CRM: each CRM has its own acknowledgement and fault formats. */

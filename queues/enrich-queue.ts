@@ -20,7 +20,7 @@ export interface EnrichJobData {
   trigger: EnrichTrigger;
   /** What caused it, for the operator: e.g. `company.creation event 123`. */
   cause?: string;
-  /** The run it belongs to in the store (a backfill, a refresh, a re-enrichment); none for webhooks. */
+  /** The run it belongs to in the store (a webhook delivery, a backfill, a refresh, a re-enrichment…). */
   runId?: string;
   /** A person's review decision the job applies (see src/review/instruction.ts). */
   review?: ReviewInstruction;

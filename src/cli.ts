@@ -8,6 +8,7 @@ import { doctorCommand } from './cli/doctor.ts';
 import { enrichCommand } from './cli/enrich.ts';
 import { migrateCommand } from './cli/migrate.ts';
 import { reviewCommand } from './cli/review.ts';
+import { runsCommand } from './cli/runs.ts';
 import { serveCommand } from './cli/serve.ts';
 import { setupCommand } from './cli/setup.ts';
 import { startCommand } from './cli/start.ts';
@@ -26,6 +27,7 @@ const COMMANDS: Command[] = [
   enrichCommand,
   backfillCommand,
   reviewCommand,
+  runsCommand,
   digestCommand,
   tenantsCommand,
 ];

@@ -77,7 +77,9 @@ export function hubspotEventHandler(options: HubSpotEventOptions): InboundEventH
         const event = toAccountEvent(e, options, ownPrefix);
         return event ? [event] : [];
       });
-      return { ok: true, received: parsed.data.length, events };
+      // A retry re-sends the batch with each event's attemptNumber raised: its event ids name it.
+      const deliveryId = `events ${parsed.data.map((e) => `${e.portalId}:${e.eventId}`).join(',')}`;
+      return { ok: true, received: parsed.data.length, events, deliveryId };
     },
     accepted: (summary) => json(200, summary),
     rejected: ({ status, error, message }) => json(status, { error, message }),

@@ -124,7 +124,9 @@ export function salesforceOutboundHandler(options: OutboundMessageOptions): Inbo
           cause: `outbound message ${n.Id}`,
         });
       }
-      return { ok: true, received: Notification.length, events };
+      // The notification ids name the message: a re-delivery carries the same ones.
+      const deliveryId = `${org} notifications ${Notification.map((n) => id15(n.Id)).join(',')}`;
+      return { ok: true, received: Notification.length, events, deliveryId };
     },
     accepted: () => ({ status: 200, contentType: 'text/xml; charset=utf-8', body: ACK }),
     rejected: ({ status, message }) => fault(status, 'Client', message),

@@ -2,6 +2,7 @@
 // reads it (/api/docs). Kept next to the routes it describes; a test checks every path is served.
 import { CRMS, crmKinds } from '../../connectors/registry.ts';
 import { REVIEW_PATHS } from './openapi-review.ts';
+import { RUN_PATHS } from './openapi-runs.ts';
 
 const error = {
   type: 'object',
@@ -62,7 +63,7 @@ export const OPENAPI = {
     title: 'Buyer Intel Sync API',
     version: '1.0.0',
     description:
-      'Refresh CRM accounts from the Public-Sector Buyer Intelligence API, follow the job, read and confirm matches. CRM events arrive on the webhooks.',
+      'Refresh CRM accounts from the Public-Sector Buyer Intelligence API, follow the job, read and confirm matches, review the queue, follow runs. CRM events arrive on the webhooks.',
   },
   components: {
     securitySchemes: {
@@ -207,6 +208,7 @@ export const OPENAPI = {
       },
     },
     ...REVIEW_PATHS,
+    ...RUN_PATHS,
   },
   webhooks: {
     ...Object.fromEntries(

@@ -46,7 +46,8 @@ function scopeOf(caller: Caller, crm: CrmKind | undefined, tenant: string | unde
   return { crm: caller.crm, tenant: caller.tenant ?? tenant };
 }
 
-const plainQuery = (q: express.Request['query']): Record<string, unknown> => {
+/** A query string as one value per name (a name given twice is refused: the message says which). */
+export const plainQuery = (q: express.Request['query']): Record<string, unknown> => {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(q)) {
     if (Array.isArray(v)) throw new ActionProblem(400, 'invalid_request', `query ${k}: give it once`);

@@ -1,5 +1,6 @@
 // Our HTTP API for people and the CRM cards: POST /api/refresh, GET /api/jobs/:id, GET
-// /api/accounts/:crm/:accountId and POST /api/accounts/:crm/:accountId/confirm. Every request is
+// /api/accounts/:crm/:accountId and POST /api/accounts/:crm/:accountId/confirm (the review queue's
+// routes in review-routes.ts, the runs' in runs-routes.ts). Every request is
 // authenticated (authenticate.ts) over its raw bytes; a double click is one job (a per-account window
 // in Redis hands back the job already queued); every refusal is JSON naming the problem.
 
@@ -24,6 +25,7 @@ import type { Store } from '../store/store.ts';
 import { ActionProblem, refreshActions } from './actions.ts';
 import { type ApiAuthOptions, authenticate, type Caller, describeCaller, mayAct } from './authenticate.ts';
 import { addReviewRoutes } from './review-routes.ts';
+import { addRunRoutes } from './runs-routes.ts';
 
 export interface ApiOptions {
   auth: ApiAuthOptions;
@@ -228,6 +230,8 @@ export function apiRouter(options: ApiOptions): express.Router {
       res.status(202).json({ jobId: queued.jobId });
     }),
   );
+
+  addRunRoutes(router, { parse, handle, store: options.store });
 
   addReviewRoutes(router, {
     review: reviewService(options),

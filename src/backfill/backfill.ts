@@ -2,11 +2,15 @@
 // priority (webhook and refresh jobs always run first). Resumable: after each page the cursor and
 // counts are saved in Redis, and job ids are fixed per run and account, so a run killed between
 // queueing a page and saving its cursor re-queues that page as no-ops: every account once.
+// A backfill is one run in the store, created before its first job and keyed by the resumable run, so
+// a resumed backfill is the same run; its jobs name it, and it is finished once every account is queued.
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { crmOf } from '../../connectors/registry.ts';
 import type { CrmConnector } from '../../connectors/types.ts';
 import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import type { Store } from '../store/store.ts';
 import { type AccountFilter, filterFields, matchesFilters } from './filter.ts';
 
 export interface BackfillState {
@@ -18,6 +22,8 @@ export interface BackfillState {
   done: boolean;
   startedAt: string;
   updatedAt: string;
+  /** The run in the store that records this backfill (every job names it). */
+  storeRunId?: string | undefined;
 }
 
 export interface BackfillOptions {
@@ -35,6 +41,12 @@ export interface BackfillOptions {
   onProgress?: (state: BackfillState) => void;
   /** Stops after the page being queued, its cursor saved: the same command resumes. */
   signal?: AbortSignal;
+  /** Where the backfill is recorded as a run (before the first job is queued). */
+  store: Pick<Store, 'open'>;
+  /** How many accounts it is expected to queue (the estimate), for the run's label. */
+  expected?: number | undefined;
+  /** Who started it, for the run. */
+  actor?: string | undefined;
 }
 
 /** One account's job in a run: the same run queues the same id, so a re-queued page is a no-op. */
@@ -89,13 +101,22 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillSta
   }
   const fields = filterFields(filters);
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  const { runs } = await options.store.open();
+  const run = await runs.create({
+    kind: 'backfill',
+    key: `${key}:${state.runId}`,
+    label: backfillLabel(connector, filters, options.expected ?? options.limit),
+    actor: options.actor,
+    at: new Date(state.startedAt),
+  });
+  state = { ...state, storeRunId: run.id };
   while (!state.done && state.enqueued < limit && !options.signal?.aborted) {
     const page = await connector.listAccounts(fields, {
       after: state.cursor,
       ...(options.pageSize ? { limit: options.pageSize } : {}),
     });
     const wanted = page.accounts.filter((a) => matchesFilters(a, filters)).slice(0, limit - state.enqueued);
-    const run = state.runId;
+    const backfill = state.runId;
     if (wanted.length) {
       await options.queue.addBulk(
         wanted.map((a) => ({
@@ -105,9 +126,10 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillSta
             tenant: connector.tenant,
             accountId: a.id,
             trigger: 'backfill',
-            cause: `backfill ${run}`,
+            cause: `backfill ${backfill}`,
+            runId: run.id,
           },
-          opts: enrichJobOptions('backfill', options.attempts, backfillJobId(connector, a.id, run)),
+          opts: enrichJobOptions('backfill', options.attempts, backfillJobId(connector, a.id, backfill)),
         })),
       );
     }
@@ -122,7 +144,22 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillSta
     await redis.set(key, JSON.stringify(state));
     options.onProgress?.(state);
   }
+  // The outcomes of its accounts are read from the store as the workers record them.
+  if (state.done) await runs.finish(run.id, { queued: state.enqueued, scanned: state.scanned });
   return state;
+}
+
+/** "backfill of 2500 accounts (HubSpot 48213907, state=TX)". */
+function backfillLabel(
+  connector: Pick<CrmConnector, 'kind' | 'tenant'>,
+  filters: readonly AccountFilter[],
+  expected: number | undefined,
+): string {
+  const scope = [
+    `${crmOf(connector.kind).label} ${connector.tenant}`,
+    ...filters.map((f) => `${f.field}${f.negate ? '!=' : '='}${f.value}`),
+  ].join(', ');
+  return `backfill of ${expected === undefined ? 'every' : expected} account${expected === 1 ? '' : 's'} (${scope})`;
 }
 
 export interface CostEstimate {

@@ -34,6 +34,9 @@ needs review, no match, failed), the elapsed time and an ETA: bars on a terminal
 plain line every 10 seconds. Without --wait it exits once every account is queued, with what was
 finished by then (0 when no worker runs); the workers go on.
 
+The backfill is one run in the database (DATABASE_URL, or the embedded one when no \`start\` holds
+it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its accounts' outcomes.
+
   --filter   field=value, field!=value or field= (empty); repeatable; fields: name, state, city,
              website or one of ours, e.g. --filter buyer_intel_status= (never enriched)
   --limit    queue at most N accounts (ends the run)
@@ -89,6 +92,9 @@ finished by then (0 when no worker runs); the workers go on.
           `Resuming backfill ${saved.runId}: ${saved.enqueued} accounts already queued (${saved.scanned} read).\n`,
         );
       }
+      // The run is recorded before anything is queued: a database that cannot take it stops us here,
+      // before the estimate reads every account.
+      if (!values['dry-run']) await service.store.open();
       const estimate = await estimateBackfill(connector, filters, limit);
       process.stdout.write(
         `Estimate for ${crm} ${tenant}: ${estimate.accounts} accounts, ~${estimate.buyerIntelCalls} Buyer Intelligence calls, ~${estimate.crmCalls} ${crm} calls.\n`,
@@ -104,12 +110,13 @@ finished by then (0 when no worker runs); the workers go on.
         );
 
       process.on('SIGINT', onSigint);
+      const expected = Math.max(estimate.accounts, saved && !saved.done ? saved.enqueued : 0);
       const followed = follow(
         {
           queue: service.queue,
           redis,
           connector,
-          estimate: Math.max(estimate.accounts, saved && !saved.done ? saved.enqueued : 0),
+          estimate: expected,
         },
         saved && !saved.done ? saved : null,
       );
@@ -126,6 +133,9 @@ finished by then (0 when no worker runs); the workers go on.
           restart: values.restart === true,
           onProgress: followed.queued,
           signal: interrupt.signal,
+          store: service.store,
+          expected,
+          actor: `cli (${process.env.USER ?? 'unknown'})`,
         });
         followed.queued(state);
         if (!interrupt.signal.aborted && values.wait)
@@ -138,7 +148,7 @@ finished by then (0 when no worker runs); the workers go on.
       const o = followed.outcomes();
       const unfinished = state.enqueued - o.finished;
       process.stdout.write(
-        `Queued ${state.enqueued} accounts of ${state.scanned} read (run ${state.runId}).\n` +
+        `Queued ${state.enqueued} accounts of ${state.scanned} read (run ${state.storeRunId}: buyer-intel-sync runs show ${state.storeRunId}).\n` +
           `Finished ${o.finished}: ${o.enriched} enriched, ${o.needs_review} needs review, ${o.no_match} no match, ${o.failed} failed.\n`,
       );
       if (interrupt.signal.aborted) {

@@ -32,6 +32,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
     publicBaseUrl: settings.publicBaseUrl,
     attempts: settings.worker.attempts,
     enqueue: (jobs: EnrichJob[]) => queues.enrich.addBulk(jobs),
+    store: core.store,
   };
   const webhooks: Record<string, Router> = {};
   const routes: { path: string; router: Router }[] = [];
@@ -41,7 +42,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
     const crm = crmOf(kind);
     const config = crms.configOf(kind);
     const handler = crm.webhook?.(config, { isKnownTenant: (id) => crms.has(kind, id) });
-    if (handler) webhooks[kind] = webhookReceiver(handler, receiver);
+    if (handler) webhooks[kind] = webhookReceiver(handler, { ...receiver, crmLabel: crm.label });
     const check = crm.signedRequests?.(config, crmRuntime(kind));
     if (check) signed.push({ crm: kind, check });
     routes.push(

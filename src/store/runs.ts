@@ -1,7 +1,7 @@
 // Runs: what started a batch of work (a webhook, a refresh, a backfill of N accounts, a scheduled
 // re-enrichment, a confirm) — created once by whoever starts it, never per job; jobs carry its id.
 import type { Kysely } from 'kysely';
-import type { Database, RunKind, RunRow } from './schema.ts';
+import type { Database, OutcomeStatus, RunKind, RunRow } from './schema.ts';
 
 export interface NewRun {
   kind: RunKind;
@@ -23,6 +23,9 @@ export interface Run {
   finishedAt: Date | null;
   counts: Record<string, number>;
 }
+
+/** A run id as the database holds it (a bigint); anything else names no run. */
+export const isRunId = (id: string): boolean => /^\d{1,18}$/.test(id);
 
 const runOf = (r: RunRow): Run => ({
   id: String(r.id),
@@ -75,20 +78,67 @@ export class Runs {
   }
 
   async get(id: string): Promise<Run | null> {
-    if (!/^\d{1,19}$/.test(id)) return null;
+    if (!isRunId(id)) return null;
     const row = await this.#db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();
     return row ? runOf(row) : null;
   }
 
-  /** Newest first. */
-  async list(options: { kind?: RunKind | undefined; limit?: number | undefined } = {}): Promise<Run[]> {
+  /**
+   * Newest first, a page at a time: `next` is the id of the page's last run, to pass as `after` for the
+   * page behind it (keyset on the `runs_recent` index, so a late page costs what the first does).
+   */
+  async list(options: RunListOptions = {}): Promise<RunPage> {
+    const limit = Math.max(1, Math.min(500, Math.floor(options.limit ?? 50)));
     let q = this.#db.selectFrom('runs').selectAll();
     if (options.kind) q = q.where('kind', '=', options.kind);
+    const after = options.after;
+    if (after !== undefined) {
+      if (!isRunId(after)) throw new RangeError('after: not a run id');
+      // The cursor run's own (started_at, id), read in the same statement: no precision lost on the way.
+      q = q.where(({ eb, refTuple, selectFrom }) =>
+        eb(
+          refTuple('started_at', 'id'),
+          '<',
+          selectFrom('runs as cursor')
+            .select(['cursor.started_at', 'cursor.id'])
+            .where('cursor.id', '=', after)
+            .$asTuple('started_at', 'id'),
+        ),
+      );
+    }
     const rows = await q
       .orderBy('started_at', 'desc')
       .orderBy('id', 'desc')
-      .limit(Math.max(1, Math.min(500, options.limit ?? 50)))
+      .limit(limit + 1)
       .execute();
-    return rows.map(runOf);
+    const runs = rows.slice(0, limit).map(runOf);
+    return { runs, next: rows.length > limit ? (runs.at(-1)?.id ?? null) : null };
   }
+
+  /** How the run's accounts stand: their latest outcomes that name this run, by status (one statement). */
+  async outcomeCounts(id: string): Promise<Record<OutcomeStatus, number>> {
+    const counts: Record<OutcomeStatus, number> = { enriched: 0, needs_review: 0, no_match: 0, error: 0 };
+    if (!isRunId(id)) return counts;
+    const rows = await this.#db
+      .selectFrom('account_outcomes')
+      .select((eb) => ['status', eb.fn.countAll<string>().as('n')])
+      .where('run_id', '=', id)
+      .groupBy('status')
+      .execute();
+    for (const { status, n } of rows) counts[status] = Number(n);
+    return counts;
+  }
+}
+
+export interface RunListOptions {
+  kind?: RunKind | undefined;
+  limit?: number | undefined;
+  /** The `next` of the previous page. */
+  after?: string | undefined;
+}
+
+export interface RunPage {
+  runs: Run[];
+  /** Pass as `after` for the next page; null on the last. */
+  next: string | null;
 }

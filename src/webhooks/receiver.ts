@@ -1,10 +1,14 @@
 // The one HTTP receiver for every CRM's event deliveries: read the raw bytes, let the CRM's handler
-// (connectors/<crm>/) verify and parse them, queue one enrich job per account event, and acknowledge
-// only once the jobs are in Redis, so an acknowledged delivery is never lost. A Redis outage gets the
-// CRM's "retry later" answer; job ids make re-deliveries and duplicates no-ops.
+// (connectors/<crm>/) verify and parse them, record the delivery as one run, queue one enrich job per
+// account event (each naming the run), and acknowledge only once the jobs are in Redis, so an
+// acknowledged delivery is never lost. A store or Redis outage gets the CRM's "retry later" answer
+// (nothing queued yet, or nothing acknowledged); the run's key and the job ids make re-deliveries
+// and duplicates the same run and no new jobs.
+import { createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { InboundEventHandler, InboundReply } from '../../connectors/types.ts';
 import { type EnrichJob, jobForEvent } from '../../queues/enrich-queue.ts';
+import type { Store } from '../store/store.ts';
 
 export interface WebhookReceiverOptions {
   /** The public URL prefix the CRM calls (scheme and host), when we sit behind a proxy. */
@@ -13,10 +17,20 @@ export interface WebhookReceiverOptions {
   enqueue: (jobs: EnrichJob[]) => Promise<unknown>;
   attempts: number;
   maxBodyBytes?: number;
+  /** Where each delivery that queues work is recorded as a run before its jobs are queued. */
+  store: Pick<Store, 'open'>;
+  /** The CRM's name for people, in the run's label: "HubSpot webhook: 3 events". */
+  crmLabel: string;
 }
 
 function send(res: Response, reply: InboundReply): void {
   res.status(reply.status).type(reply.contentType).send(reply.body);
+}
+
+/** The run's key: the same for a re-delivery (by the handler's delivery id, else by the body). */
+export function webhookRunKey(kind: string, deliveryId: string | undefined, body: string): string {
+  const what = deliveryId === undefined ? `body ${body}` : `delivery ${deliveryId}`;
+  return `webhook:${kind}:${createHash('sha256').update(what).digest('hex')}`;
 }
 
 export function webhookReceiver(
@@ -32,12 +46,8 @@ export function webhookReceiver(
       const headers: Record<string, string | undefined> = {};
       for (const [name, value] of Object.entries(req.headers))
         headers[name] = Array.isArray(value) ? value.join(', ') : value;
-      const parsed = handler.parse({
-        method: req.method,
-        url: `${base}${req.originalUrl}`,
-        headers,
-        body: Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '',
-      });
+      const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
+      const parsed = handler.parse({ method: req.method, url: `${base}${req.originalUrl}`, headers, body });
       if (!parsed.ok) return send(res, handler.rejected(parsed));
 
       const jobs = new Map<string, EnrichJob>();
@@ -45,10 +55,27 @@ export function webhookReceiver(
         const job = jobForEvent(event, options.attempts);
         if (!jobs.has(job.opts.jobId ?? '')) jobs.set(job.opts.jobId ?? '', job);
       }
-      try {
-        if (jobs.size) await options.enqueue([...jobs.values()]);
-      } catch {
-        return send(res, handler.unavailable());
+      if (jobs.size) {
+        let runId: string;
+        try {
+          const { runs } = await options.store.open();
+          const n = parsed.received;
+          const run = await runs.create({
+            kind: 'webhook',
+            key: webhookRunKey(handler.kind, parsed.deliveryId, body),
+            label: `${options.crmLabel} webhook: ${n} event${n === 1 ? '' : 's'}`,
+            counts: { received: n, queued: jobs.size },
+          });
+          runId = run.id;
+        } catch {
+          // Nothing queued: the CRM's retry finds the store back and loses nothing.
+          return send(res, handler.unavailable());
+        }
+        try {
+          await options.enqueue([...jobs.values()].map((j) => ({ ...j, data: { ...j.data, runId } })));
+        } catch {
+          return send(res, handler.unavailable());
+        }
       }
       send(
         res,

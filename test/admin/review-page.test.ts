@@ -136,6 +136,7 @@ describe('review queue page', () => {
       prefix,
       filters: [],
       attempts: 3,
+      store: service.store,
     });
     expect(run.enqueued).toBe(made.length);
     await drained(120_000);

@@ -202,6 +202,13 @@ describe('HubSpot card calls (hubspot.fetch, v3 signature)', () => {
       actor: { kind: 'crm-user', name: `hubspot ${portal} user 8` },
     });
   });
+
+  it('may not read runs: they span every CRM and tenant', async () => {
+    for (const path of [`/api/runs?portalId=${hs.portalId}`, `/api/runs/1?portalId=${hs.portalId}`]) {
+      const res = await call('GET', path, undefined, signed('GET', path, ''));
+      expect([path, res.status, res.body.error]).toEqual([path, 403, 'forbidden']);
+    }
+  });
 });
 
 describe('Salesforce quick action calls (HMAC, single-use nonce)', () => {

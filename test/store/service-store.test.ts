@@ -1,6 +1,6 @@
 // End to end: a running service (HTTP, worker, real Redis, HubSpot emulator) records every outcome, run
 // and decision in its store, and the API answers from it.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
@@ -119,5 +119,104 @@ describe('the service’s system of record', () => {
     const key = { crm: 'hubspot', tenant: portal, accountId: '999999999' };
     await expect.poll(async () => (await store.outcomes.get(key))?.cohort, { timeout: 20_000 }).toBe('error');
     expect((await store.outcomes.get(key))?.error).toBeTruthy();
+  });
+
+  it('records a webhook delivery as one run (a re-delivery is the same run) that its account’s outcome names', async () => {
+    const id = hs.store.createCompany({ name: 'Travis County', state: 'Texas' }, { source: 'CRM_UI' }).id;
+    const event = {
+      eventId: 90_001,
+      subscriptionId: 1,
+      portalId: Number(portal),
+      appId: Number(hs.appId),
+      occurredAt: Date.now(),
+      subscriptionType: 'company.creation',
+      attemptNumber: 0,
+      objectId: Number(id),
+      changeFlag: 'CREATED',
+      changeSource: 'CRM_UI',
+    };
+    const deliver = async (events: unknown[]) => {
+      const body = JSON.stringify(events);
+      const timestamp = String(Date.now());
+      // HubSpot's v3 signature, computed here independently of the code under test.
+      const signature = createHmac('sha256', hs.clientSecret)
+        .update(`POST${base}/webhooks/hubspot${body}${timestamp}`)
+        .digest('base64');
+      const res = await fetch(`${base}/webhooks/hubspot`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-hubspot-signature-v3': signature,
+          'x-hubspot-request-timestamp': timestamp,
+        },
+        body,
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    expect(await deliver([event])).toEqual({ status: 200, body: { received: 1, enqueued: 1, ignored: 0 } });
+    await completedJob(service, `hubspot.${portal}.${id}.created`);
+    // HubSpot's retry of the same delivery (attemptNumber raised), and the very same bytes again.
+    expect((await deliver([{ ...event, attemptNumber: 1 }])).status).toBe(200);
+    expect((await deliver([event])).status).toBe(200);
+
+    const { runs } = await store.runs.list({ kind: 'webhook' });
+    expect(runs).toHaveLength(1);
+    const [run] = runs;
+    expect(run).toMatchObject({ label: 'HubSpot webhook: 1 event', counts: { received: 1, queued: 1 } });
+    const outcome = await store.outcomes.get({ crm: 'hubspot', tenant: portal, accountId: id });
+    expect(outcome).toMatchObject({ trigger: 'webhook', runId: run?.id, status: 'enriched' });
+
+    const shown = await api(`/runs/${run?.id}`);
+    expect(shown.status).toBe(200);
+    expect(await shown.json()).toEqual({
+      id: run?.id,
+      kind: 'webhook',
+      label: 'HubSpot webhook: 1 event',
+      actor: null,
+      startedAt: run?.startedAt.toISOString(),
+      finishedAt: null,
+      counts: { received: 1, queued: 1 },
+      accounts: 1,
+      outcomes: { enriched: 1, needs_review: 0, no_match: 0, error: 0 },
+    });
+  });
+
+  it('lists runs newest first by kind, a page at a time; refuses bad input and unknown runs', async () => {
+    const all = (await (await api('/runs')).json()) as { runs: { id: string; kind: string }[] };
+    // Every run the tests above started: refreshes, a confirm, a webhook delivery.
+    expect(new Set(all.runs.map((r) => r.kind))).toEqual(new Set(['refresh', 'confirm', 'webhook']));
+    const ids = all.runs.map((r) => Number(r.id));
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+
+    const refreshes = (await store.runs.list({ kind: 'refresh' })).runs.map((r) => r.id);
+    expect(refreshes.length).toBeGreaterThanOrEqual(2);
+    const first = (await (await api('/runs?kind=refresh&limit=1')).json()) as {
+      runs: { id: string; kind: string }[];
+      next: string;
+    };
+    expect(first.runs.map((r) => r.id)).toEqual(refreshes.slice(0, 1));
+    expect(first.next).toBe(refreshes[0]);
+    const second = (await (await api(`/runs?kind=refresh&limit=1&after=${first.next}`)).json()) as {
+      runs: { id: string }[];
+    };
+    expect(second.runs.map((r) => r.id)).toEqual(refreshes.slice(1, 2));
+
+    for (const [query, message] of [
+      ['kind=nightly', /^query kind: /],
+      ['limit=0', /^query limit: /],
+      ['limit=ten', /^query limit: /],
+      ['after=abc', /^query after: must be a run id/],
+      ['kind=refresh&kind=webhook', /^query kind: give it once/],
+      ['sort=id', /^query \(root\): Unrecognized key: "sort"/],
+    ] as const) {
+      const res = await api(`/runs?${query}`);
+      expect([query, res.status]).toEqual([query, 400]);
+      expect((await res.json()) as { message: string }).toMatchObject({
+        error: 'invalid_request',
+        message: expect.stringMatching(message),
+      });
+    }
+    for (const id of ['abc', '999999999', '99999999999999999999999'])
+      expect([id, (await api(`/runs/${id}`)).status]).toEqual([id, 404]);
   });
 });

@@ -1,7 +1,9 @@
+// Size: one contract for the whole store (migrations, outcomes, decisions, runs), run on both databases.
 // One contract for the system of record, run on the embedded PGlite and on a real PostgreSQL: the same
 // migrations, the same statements, the same answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OutcomeRecord } from '../../src/store/outcomes.ts';
+import type { Run } from '../../src/store/runs.ts';
 import { MigrationsPending, type Repositories, type Store } from '../../src/store/store.ts';
 import { mustRunEverywhere, VARIANTS } from '../helpers/databases.ts';
 
@@ -60,14 +62,20 @@ for (const variant of VARIANTS) {
     });
 
     it('migrates a fresh database to the latest schema; running it again changes nothing', async () => {
-      const all = ['0001_initial', '0002_duplicate_of', '0003_approvable_index', '0004_outcome_counts'];
+      const all = [
+        '0001_initial',
+        '0002_duplicate_of',
+        '0003_approvable_index',
+        '0004_outcome_counts',
+        '0005_outcomes_by_run',
+      ];
       expect(await store.pending()).toEqual(all);
       if (!store.embedded) {
         // A shared database is never migrated behind the operator's back.
         const refused = await store.open().catch((err: unknown) => err);
         expect(refused).toBeInstanceOf(MigrationsPending);
         expect((refused as Error).message).toMatch(
-          /pending migrations \(0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts\).*buyer-intel-sync migrate/,
+          /pending migrations \(0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run\).*buyer-intel-sync migrate/,
         );
       }
       expect(await store.migrate()).toEqual(all);
@@ -358,9 +366,78 @@ for (const variant of VARIANTS) {
         counts: { queued: 500 },
         finishedAt: new Date(T0.getTime() + 5000),
       });
-      expect((await repos.runs.list()).map((r) => r.id).slice(0, 2)).toEqual([b.id, a.id]);
-      expect((await repos.runs.list({ kind: 'backfill' })).map((r) => r.id)).toEqual([a.id]);
+      expect((await repos.runs.list()).runs.map((r) => r.id).slice(0, 2)).toEqual([b.id, a.id]);
+      expect((await repos.runs.list({ kind: 'backfill' })).runs.map((r) => r.id)).toEqual([a.id]);
       expect(await repos.runs.get('no-such-run')).toBeNull();
+      expect(await repos.runs.get('99999999999999999999')).toBeNull();
+    });
+
+    it('pages runs newest first by keyset, of one kind or all, to the end and no further', async () => {
+      // Started out of id order (a resumed backfill keeps its first start), some in the same microsecond.
+      const at = (s: number) => new Date(T0.getTime() + 60_000 + s * 1000);
+      const made: Run[] = [];
+      for (const [i, s] of [3, 1, 2, 2, 5, 4, 2].entries())
+        made.push(
+          await repos.runs.create({ kind: i % 2 ? 'webhook' : 'refresh', label: `r${i}`, at: at(s) }),
+        );
+      made.push(await repos.runs.create({ kind: 'webhook', label: 'now' })); // started_at = now(), µs
+      const expected = [...made]
+        .sort((x, y) => y.startedAt.getTime() - x.startedAt.getTime() || Number(y.id) - Number(x.id))
+        .map((r) => r.id);
+
+      const walk = async (kind?: 'webhook') => {
+        const seen: string[] = [];
+        let after: string | undefined;
+        for (let pages = 0; pages < 20; pages++) {
+          const page = await repos.runs.list({ limit: 2, after, ...(kind ? { kind } : {}) });
+          expect(page.runs.length).toBeLessThanOrEqual(2);
+          seen.push(...page.runs.map((r) => r.id));
+          if (!page.next) return seen;
+          after = page.next;
+        }
+        throw new Error('paging did not end');
+      };
+      const all = await walk();
+      // Every run (and the two made by the test above) once, in order.
+      expect(all.filter((id) => expected.includes(id))).toEqual(expected);
+      expect(new Set(all).size).toBe(all.length);
+      const webhooks = await walk('webhook');
+      expect(webhooks).toEqual(expected.filter((id) => made.find((r) => r.id === id)?.kind === 'webhook'));
+      await expect(repos.runs.list({ after: 'x' })).rejects.toThrow(RangeError);
+    });
+
+    it('counts a run’s accounts by the status of their latest outcome', async () => {
+      const run = await repos.runs.create({ kind: 'webhook', label: 'a webhook' });
+      const other = await repos.runs.create({ kind: 'refresh', label: 'a refresh' });
+      const k = (accountId: string) => ({ crm: 'hubspot', tenant: 'runs', accountId });
+      await repos.outcomes.record(outcome('r1', { tenant: 'runs', runId: run.id }));
+      await repos.outcomes.record(
+        outcome('r2', { tenant: 'runs', runId: run.id, status: 'needs_review', matchedBy: null }),
+      );
+      await repos.outcomes.recordError(k('r3'), 'boom', { runId: run.id });
+      // A later run of r4 takes it: its latest outcome names the other run.
+      await repos.outcomes.record(outcome('r4', { tenant: 'runs', runId: run.id }));
+      await repos.outcomes.record(
+        outcome('r4', { tenant: 'runs', runId: other.id, status: 'no_match', matchedBy: null }),
+      );
+      expect(await repos.runs.outcomeCounts(run.id)).toEqual({
+        enriched: 1,
+        needs_review: 1,
+        no_match: 0,
+        error: 1,
+      });
+      expect(await repos.runs.outcomeCounts(other.id)).toEqual({
+        enriched: 0,
+        needs_review: 0,
+        no_match: 1,
+        error: 0,
+      });
+      expect(await repos.runs.outcomeCounts('nope')).toEqual({
+        enriched: 0,
+        needs_review: 0,
+        no_match: 0,
+        error: 0,
+      });
     });
   });
 }

@@ -1,4 +1,5 @@
-// POST /webhooks/hubspot over real HTTP, enqueuing into a real BullMQ queue on real Redis.
+// POST /webhooks/hubspot over real HTTP, enqueuing into a real BullMQ queue on real Redis, each delivery
+// recorded as a run in the embedded database.
 import { createHmac, randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -7,6 +8,8 @@ import { hubspotEventHandler } from '../../connectors/hubspot/events.ts';
 import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
 import { type Listening, listen } from '../../src/service/listen.ts';
+import type { Repositories } from '../../src/store/store.ts';
+import { Store } from '../../src/store/store.ts';
 import { webhookReceiver } from '../../src/webhooks/receiver.ts';
 
 const SECRET = 'test-client-secret';
@@ -18,11 +21,16 @@ let redis: Redis;
 let queue: Queue<EnrichJobData>;
 let server: Listening;
 let enqueueFails = false;
+let storeFails = false;
+let store: Store;
+let repos: Repositories;
 const prefix = `test-webhooks-${randomUUID()}`;
 
 beforeAll(async () => {
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   queue = createEnrichQueue(redis, { prefix });
+  store = new Store({ pgliteDir: 'memory' });
+  repos = await store.open();
   const handler = hubspotEventHandler({
     clientSecret: SECRET,
     isKnownPortal: (p) => p === PORTAL,
@@ -36,11 +44,16 @@ beforeAll(async () => {
       if (enqueueFails) throw new Error('Redis is down');
       return queue.addBulk(jobs);
     },
+    store: {
+      open: () => (storeFails ? Promise.reject(new Error('the database is down')) : store.open()),
+    },
+    crmLabel: 'HubSpot',
   });
   server = await listen(createHttpApp({ webhooks: { hubspot: router } }));
 });
 afterEach(async () => {
   enqueueFails = false;
+  storeFails = false;
   await queue.obliterate({ force: true });
 });
 afterAll(async () => {
@@ -48,6 +61,7 @@ afterAll(async () => {
   await queue.obliterate({ force: true });
   await queue.close();
   redis.disconnect();
+  await store.close();
 });
 
 /** Signs as HubSpot does (v3), computed here independently of the code under test. */
@@ -85,6 +99,7 @@ const event = (over: Record<string, unknown> = {}) => ({
 });
 
 const waiting = async () => (await queue.getJobs(['waiting', 'prioritized', 'delayed'])).map((j) => j.data);
+const webhookRuns = async () => (await repos.runs.list({ kind: 'webhook', limit: 500 })).runs;
 
 describe('POST /webhooks/hubspot', () => {
   it('enqueues one job per company; duplicates, our own changes and other portals are ignored', async () => {
@@ -107,19 +122,47 @@ describe('POST /webhooks/hubspot', () => {
       event({ portalId: 999, objectId: 1005 }),
       event({ subscriptionType: 'contact.creation', objectId: 1006 }),
     ]);
+    const runsBefore = (await webhookRuns()).length;
     const res = await post(body);
     expect(res).toEqual({ status: 200, body: { received: 7, enqueued: 2, ignored: 5 } });
     const jobs = await waiting();
     expect(jobs.map((j) => j.accountId).sort()).toEqual(['1001', '1002']);
     expect(jobs[0]).toMatchObject({ crm: 'hubspot', tenant: PORTAL, trigger: 'webhook' });
+    // The delivery is one run, and both its jobs name it.
+    const runs = await webhookRuns();
+    expect(runs).toHaveLength(runsBefore + 1);
+    expect(runs[0]).toMatchObject({
+      kind: 'webhook',
+      label: 'HubSpot webhook: 7 events',
+      counts: { received: 7, queued: 2 },
+    });
+    expect(jobs.map((j) => j.runId)).toEqual([runs[0]?.id, runs[0]?.id]);
   });
 
-  it('a re-delivered batch (HubSpot retries) creates no second job', async () => {
-    const body = JSON.stringify([event({ objectId: 2001 })]);
+  it('a delivery of events we ignore queues nothing and records no run', async () => {
+    const runsBefore = (await webhookRuns()).length;
+    const body = JSON.stringify([event({ subscriptionType: 'contact.creation', objectId: 1101 })]);
+    expect(await post(body)).toEqual({ status: 200, body: { received: 1, enqueued: 0, ignored: 1 } });
+    expect(await waiting()).toHaveLength(0);
+    expect(await webhookRuns()).toHaveLength(runsBefore);
+  });
+
+  it('a re-delivered batch (HubSpot retries) creates no second job and is the same run', async () => {
+    const first = event({ objectId: 2001 });
+    const body = JSON.stringify([first]);
     expect((await post(body)).status).toBe(200);
-    const again = JSON.stringify([event({ objectId: 2001, attemptNumber: 1 })]);
+    const runs = await webhookRuns();
+    // HubSpot's retry raises attemptNumber: another body, the same events.
+    const again = JSON.stringify([{ ...first, attemptNumber: 1 }]);
     expect((await post(again)).status).toBe(200);
-    expect(await waiting()).toHaveLength(1);
+    expect((await post(body)).status).toBe(200);
+    const jobs = await waiting();
+    expect(jobs).toHaveLength(1);
+    expect(await webhookRuns()).toEqual(runs);
+    expect(jobs[0]?.runId).toBe(runs[0]?.id);
+    // Another delivery with the same company is a run of its own.
+    expect((await post(JSON.stringify([event({ objectId: 2001 })]))).status).toBe(200);
+    expect(await webhookRuns()).toHaveLength(runs.length + 1);
   });
 
   it('a person renaming a company re-enriches it', async () => {
@@ -166,5 +209,18 @@ describe('POST /webhooks/hubspot', () => {
     enqueueFails = true;
     const body = JSON.stringify([event({ objectId: 4001 })]);
     expect(await post(body)).toMatchObject({ status: 503, body: { error: 'queue_unavailable' } });
+  });
+
+  it('503 when the run cannot be recorded, queueing nothing; HubSpot’s retry then goes through', async () => {
+    const runsBefore = (await webhookRuns()).length;
+    storeFails = true;
+    const body = JSON.stringify([event({ objectId: 5001 })]);
+    expect(await post(body)).toMatchObject({ status: 503, body: { error: 'queue_unavailable' } });
+    expect(await waiting()).toHaveLength(0);
+    storeFails = false;
+    expect(await post(body)).toMatchObject({ status: 200, body: { enqueued: 1 } });
+    const runs = await webhookRuns();
+    expect(runs).toHaveLength(runsBefore + 1);
+    expect((await waiting()).map((j) => [j.accountId, j.runId])).toEqual([['5001', runs[0]?.id]]);
   });
 });

@@ -1,5 +1,5 @@
 // POST /webhooks/salesforce fed by the Salesforce emulator's own Outbound Message sender, enqueuing
-// into a real BullMQ queue on real Redis.
+// into a real BullMQ queue on real Redis, each message recorded as a run in the embedded database.
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -9,6 +9,7 @@ import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emu
 import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
 import { type Listening, listen } from '../../src/service/listen.ts';
+import { type Repositories, Store } from '../../src/store/store.ts';
 import { webhookReceiver } from '../../src/webhooks/receiver.ts';
 
 let redis: Redis;
@@ -16,11 +17,16 @@ let queue: Queue<EnrichJobData>;
 let server: Listening;
 let sf: RunningSalesforceSandbox;
 let enqueueFails = false;
+let storeFails = false;
+let store: Store;
+let repos: Repositories;
 const prefix = `test-sf-outbound-${randomUUID()}`;
 
 beforeAll(async () => {
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   queue = createEnrichQueue(redis, { prefix });
+  store = new Store({ pgliteDir: 'memory' });
+  repos = await store.open();
   sf = await startSalesforceSandbox({});
   const handler = salesforceOutboundHandler({ isKnownOrg: (org) => org === id15(sf.orgId) });
   const router = webhookReceiver(handler, {
@@ -30,6 +36,10 @@ beforeAll(async () => {
       if (enqueueFails) throw new Error('Redis is down');
       return queue.addBulk(jobs);
     },
+    store: {
+      open: () => (storeFails ? Promise.reject(new Error('the database is down')) : store.open()),
+    },
+    crmLabel: 'Salesforce',
   });
   server = await listen(createHttpApp({ webhooks: { salesforce: router } }));
   sf.outbound.configure({
@@ -40,6 +50,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   enqueueFails = false;
+  storeFails = false;
   await queue.obliterate({ force: true });
 });
 afterAll(async () => {
@@ -47,9 +58,11 @@ afterAll(async () => {
   await queue.obliterate({ force: true });
   await queue.close();
   redis.disconnect();
+  await store.close();
 });
 
 const jobs = async () => (await queue.getJobs(['waiting', 'prioritized', 'delayed'])).map((j) => j.data);
+const webhookRuns = async () => (await repos.runs.list({ kind: 'webhook', limit: 500 })).runs;
 
 async function until(condition: () => Promise<boolean>, what: string) {
   const deadline = Date.now() + 5_000;
@@ -85,11 +98,16 @@ describe('POST /webhooks/salesforce', () => {
         trigger: 'webhook',
       }),
     ]);
-    // Salesforce may deliver the same message twice: still one job.
+    const [run, ...others] = await webhookRuns();
+    expect(others).toEqual([]);
+    expect(run).toMatchObject({ label: 'Salesforce webhook: 1 event', counts: { received: 1, queued: 1 } });
+    expect((await jobs())[0]?.runId).toBe(run?.id);
+    // Salesforce may deliver the same message twice: still one job, and the same run.
     const again = await post(lastEnvelope());
     expect(again.status).toBe(200);
     expect(again.text).toContain('<Ack>true</Ack>');
     expect(await jobs()).toHaveLength(1);
+    expect(await webhookRuns()).toEqual([run]);
   });
 
   it('faults a malformed envelope, a DOCTYPE and an unknown org, enqueuing nothing', async () => {
@@ -123,5 +141,16 @@ describe('POST /webhooks/salesforce', () => {
     const res = await post(lastEnvelope());
     expect(res.status).toBe(503);
     expect(res.text).toContain('<faultcode>soapenv:Server</faultcode>');
+  });
+
+  it('answers a Server fault when the run cannot be recorded, queueing nothing', async () => {
+    sf.store.create('Account', { Name: 'Hays County', BillingState: 'TX' });
+    await until(async () => sf.outbound.deliveries.length >= 4, 'a fourth delivery');
+    await queue.obliterate({ force: true });
+    storeFails = true;
+    const res = await post(lastEnvelope());
+    expect(res.status).toBe(503);
+    expect(res.text).toContain('<faultcode>soapenv:Server</faultcode>');
+    expect(await jobs()).toEqual([]);
   });
 });

@@ -5,10 +5,12 @@ import * as initial from './0001_initial.ts';
 import * as duplicateOf from './0002_duplicate_of.ts';
 import * as approvableIndex from './0003_approvable_index.ts';
 import * as outcomeCounts from './0004_outcome_counts.ts';
+import * as outcomesByRun from './0005_outcomes_by_run.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
   '0002_duplicate_of': duplicateOf,
   '0003_approvable_index': approvableIndex,
   '0004_outcome_counts': outcomeCounts,
+  '0005_outcomes_by_run': outcomesByRun,
 };

@@ -1,0 +1,116 @@
+// The runs' part of the OpenAPI document (openapi.ts spreads it into `paths`).
+import { OUTCOME_STATUSES, RUN_KINDS } from '../store/schema.ts';
+
+const err = (codes: number[]) =>
+  Object.fromEntries(
+    codes.map((c) => [
+      String(c),
+      {
+        description:
+          {
+            400: 'Bad input; the message names the problem',
+            403: 'A CRM-signed caller: runs are read with an API key',
+            404: 'No such run',
+            503: 'The database is unavailable; try again',
+          }[c] ?? 'Error',
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+    ]),
+  );
+
+const run = {
+  type: 'object',
+  required: ['id', 'kind', 'label', 'actor', 'startedAt', 'finishedAt', 'counts'],
+  properties: {
+    id: { type: 'string' },
+    kind: { type: 'string', enum: RUN_KINDS },
+    label: {
+      type: 'string',
+      description: 'e.g. "HubSpot webhook: 3 events", "backfill of 2500 accounts (…)"',
+    },
+    actor: { type: ['string', 'null'], description: 'Who started it (API key fingerprint, CLI user, …)' },
+    startedAt: { type: 'string', format: 'date-time' },
+    finishedAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'When it finished queueing (backfills, re-enrichments, bulk approvals)',
+    },
+    counts: {
+      type: 'object',
+      additionalProperties: { type: 'integer' },
+      description: 'What it queued, e.g. { received, queued } or { queued, scanned }',
+    },
+  },
+} as const;
+
+export const RUN_PATHS = {
+  '/api/runs': {
+    get: {
+      summary:
+        'Runs newest first (a webhook delivery, a refresh, a backfill, a re-enrichment, a confirm, a review decision), keyset-paged',
+      parameters: [
+        { name: 'kind', in: 'query', required: false, schema: { type: 'string', enum: RUN_KINDS } },
+        {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          schema: { type: 'integer', minimum: 1, maximum: 500, default: 50 },
+        },
+        {
+          name: 'after',
+          in: 'query',
+          required: false,
+          schema: { type: 'string' },
+          description: 'The `next` of the previous page',
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'One page of runs and the next cursor (null on the last page)',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['runs', 'next'],
+                properties: { runs: { type: 'array', items: run }, next: { type: ['string', 'null'] } },
+              },
+            },
+          },
+        },
+        ...err([400, 401, 403, 503]),
+      },
+    },
+  },
+  '/api/runs/{id}': {
+    get: {
+      summary: 'A run and how its accounts stand: their latest outcomes that name the run, by status',
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      responses: {
+        '200': {
+          description: 'The run',
+          content: {
+            'application/json': {
+              schema: {
+                ...run,
+                required: [...run.required, 'accounts', 'outcomes'],
+                properties: {
+                  ...run.properties,
+                  accounts: {
+                    type: 'integer',
+                    description: 'Accounts whose latest outcome is of this run (a later run takes them)',
+                  },
+                  outcomes: {
+                    type: 'object',
+                    required: OUTCOME_STATUSES,
+                    properties: Object.fromEntries(OUTCOME_STATUSES.map((s) => [s, { type: 'integer' }])),
+                  },
+                },
+              },
+            },
+          },
+        },
+        ...err([401, 403, 404, 503]),
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,79 @@
+// Runs under /api (same authentication as the rest): GET /api/runs (newest first, by kind, keyset
+// pages) and GET /api/runs/:id (the run and how its accounts stand: their latest outcomes that name it,
+// by status). Runs span CRMs and tenants, so only an API key reads them, not a CRM-signed caller.
+import type express from 'express';
+import { z } from 'zod';
+import { ActionProblem } from '../review/problem.ts';
+import { isRunId, type Run } from '../store/runs.ts';
+import { RUN_KINDS } from '../store/schema.ts';
+import type { Repositories, Store } from '../store/store.ts';
+import type { Caller } from './authenticate.ts';
+import { plainQuery, type ReviewRouteContext } from './review-routes.ts';
+
+export const runIdSchema = z.string().refine(isRunId, 'must be a run id (digits)');
+
+export const runsQuerySchema = z.strictObject({
+  kind: z.enum(RUN_KINDS).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+  after: runIdSchema.optional(),
+});
+
+/** A run as the API and the CLI show it (its idempotency key stays inside). */
+export function runJson(run: Run) {
+  return {
+    id: run.id,
+    kind: run.kind,
+    label: run.label,
+    actor: run.actor,
+    startedAt: run.startedAt.toISOString(),
+    finishedAt: run.finishedAt?.toISOString() ?? null,
+    counts: run.counts,
+  };
+}
+
+function apiKeyOnly(caller: Caller): void {
+  if (caller.via !== 'api-key')
+    throw new ActionProblem(403, 'forbidden', 'runs span every CRM and tenant: read them with an API key');
+}
+
+export function addRunRoutes(
+  router: express.Router,
+  ctx: Pick<ReviewRouteContext, 'parse' | 'handle'> & { store: Pick<Store, 'open'> },
+): void {
+  const { parse, handle, store } = ctx;
+  /** A store that is down is a 503 naming it, like every other read of the store. */
+  const read = async <T>(fn: (repos: Repositories) => Promise<T>): Promise<T> => {
+    try {
+      return await fn(await store.open());
+    } catch {
+      throw new ActionProblem(503, 'store_unavailable', 'could not read the runs; try again');
+    }
+  };
+
+  router.get(
+    '/runs',
+    handle(async (req, res, caller) => {
+      apiKeyOnly(caller);
+      const query = parse(runsQuerySchema, plainQuery(req.query), 'query');
+      const page = await read(({ runs }) => runs.list(query));
+      res.json({ runs: page.runs.map(runJson), next: page.next });
+    }),
+  );
+
+  router.get(
+    '/runs/:id',
+    handle(async (req, res, caller) => {
+      apiKeyOnly(caller);
+      const id = String(req.params.id);
+      const found = isRunId(id)
+        ? await read(async ({ runs }) => {
+            const run = await runs.get(id);
+            return run ? { run, outcomes: await runs.outcomeCounts(run.id) } : null;
+          })
+        : null;
+      if (!found) throw new ActionProblem(404, 'not_found', `no run ${id.slice(0, 40)}`);
+      const accounts = Object.values(found.outcomes).reduce((a, b) => a + b, 0);
+      res.json({ ...runJson(found.run), accounts, outcomes: found.outcomes });
+    }),
+  );
+}

@@ -1,0 +1,117 @@
+// A backfill is one run in the store: created before its first job, named by every job it queues,
+// the same run when an interrupted backfill resumes, finished with its counts once every account is
+// queued; a restart is a run of its own. Real Redis (BullMQ) and the embedded database.
+import { randomUUID } from 'node:crypto';
+import type { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryConnector } from '../../connectors/memory/connector.ts';
+import { MemoryCrmStore } from '../../connectors/memory/store.ts';
+import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
+import { runBackfill } from '../../src/backfill/backfill.ts';
+import { type Repositories, Store } from '../../src/store/store.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const prefix = `test-backfill-run-${randomUUID().slice(0, 8)}`;
+const ACCOUNTS = 250;
+
+let redis: Redis;
+let queue: Queue<EnrichJobData>;
+let store: Store;
+let repos: Repositories;
+const crm = new MemoryCrmStore(`bf-${randomUUID().slice(0, 8)}`);
+const connector = createMemoryConnector(crm);
+
+beforeAll(async () => {
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  queue = createEnrichQueue(redis, { prefix });
+  store = new Store({ pgliteDir: 'memory' });
+  repos = await store.open();
+  for (let i = 1; i <= ACCOUNTS; i++) crm.createAccount({ name: `Town ${i}`, state: i % 2 ? 'TX' : 'OH' });
+});
+afterAll(async () => {
+  await queue.obliterate({ force: true });
+  await queue.close();
+  const keys = await redis.keys(`${prefix}:*`);
+  if (keys.length) await redis.del(...keys);
+  redis.disconnect();
+  await store.close();
+});
+
+const backfill = (over: Partial<Parameters<typeof runBackfill>[0]> = {}) =>
+  runBackfill({
+    connector,
+    queue,
+    redis,
+    prefix,
+    filters: [],
+    attempts: 1,
+    pageSize: 100,
+    store,
+    expected: ACCOUNTS,
+    actor: 'cli (tester)',
+    ...over,
+  });
+
+const queued = async () => (await queue.getJobs(['prioritized', 'waiting'])).map((j) => j.data);
+const backfillRuns = async () => (await repos.runs.list({ kind: 'backfill', limit: 500 })).runs;
+
+describe('a backfill’s run', () => {
+  it('is created before the first job, stays the same run when resumed, and is finished with its counts', async () => {
+    // Interrupted after its first page, as Ctrl-C does.
+    const interrupt = new AbortController();
+    const first = await backfill({ signal: interrupt.signal, onProgress: () => interrupt.abort() });
+    expect(first).toMatchObject({ done: false, enqueued: 100 });
+    const [run, ...others] = await backfillRuns();
+    expect(others).toEqual([]);
+    expect(run).toMatchObject({
+      id: first.storeRunId,
+      label: `backfill of ${ACCOUNTS} accounts (In-memory CRM ${crm.workspace})`,
+      actor: 'cli (tester)',
+      finishedAt: null,
+      counts: {},
+    });
+    expect(new Set((await queued()).map((j) => j.runId))).toEqual(new Set([run?.id]));
+
+    const resumed = await backfill();
+    expect(resumed).toMatchObject({ done: true, enqueued: ACCOUNTS, storeRunId: run?.id });
+    const jobs = await queued();
+    expect(jobs).toHaveLength(ACCOUNTS);
+    expect(new Set(jobs.map((j) => j.runId))).toEqual(new Set([run?.id]));
+    const [finished, ...more] = await backfillRuns();
+    expect(more).toEqual([]);
+    expect(finished).toMatchObject({
+      id: run?.id,
+      startedAt: run?.startedAt,
+      counts: { queued: ACCOUNTS, scanned: ACCOUNTS },
+    });
+    expect(finished?.finishedAt).toBeInstanceOf(Date);
+  });
+
+  it('a backfill started over (or after one finished) is a new run; its filters are in the label', async () => {
+    await queue.obliterate({ force: true });
+    const before = await backfillRuns();
+    const filters = [{ field: 'state', negate: false, value: 'TX' }];
+    const state = await backfill({ filters, expected: ACCOUNTS / 2 });
+    expect(state).toMatchObject({ done: true, enqueued: ACCOUNTS / 2 });
+    const again = await backfill({ filters, expected: ACCOUNTS / 2, restart: true });
+    const runs = await backfillRuns();
+    expect(runs).toHaveLength(before.length + 2);
+    expect(new Set([state.storeRunId, again.storeRunId, ...before.map((r) => r.id)]).size).toBe(runs.length);
+    expect(runs.find((r) => r.id === again.storeRunId)).toMatchObject({
+      label: `backfill of ${ACCOUNTS / 2} accounts (In-memory CRM ${crm.workspace}, state=TX)`,
+      counts: { queued: ACCOUNTS / 2 },
+    });
+  });
+
+  it('queues nothing when the store cannot record the run', async () => {
+    await queue.obliterate({ force: true });
+    const failed = await backfill({
+      restart: true,
+      store: { open: () => Promise.reject(new Error('the database is down')) },
+    }).catch((err: Error) => err);
+    expect(failed).toBeInstanceOf(Error);
+    expect((failed as Error).message).toBe('the database is down');
+    expect(await queue.count()).toBe(0);
+  });
+});

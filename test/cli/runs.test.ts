@@ -1,0 +1,128 @@
+// `buyer-intel-sync runs` as a real process against an embedded database on disk: a list newest first
+// (by kind, a page at a time), a run's accounts by their latest outcome, and refusals of bad input.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OutcomeRecord } from '../../src/store/outcomes.ts';
+import type { Run } from '../../src/store/runs.ts';
+import { Store } from '../../src/store/store.ts';
+import { runCli } from '../helpers/cli.ts';
+
+let dir: string;
+let backfill: Run;
+let webhook: Run;
+let refresh: Run;
+
+const T0 = new Date('2026-03-01T12:00:00.000Z');
+const outcome = (accountId: string, runId: string, status: OutcomeRecord['status']): OutcomeRecord => ({
+  crm: 'hubspot',
+  tenant: '1',
+  accountId,
+  accountName: `Town ${accountId}`,
+  state: null,
+  status,
+  matchedBy: status === 'enriched' ? 'name' : null,
+  buyerId: null,
+  buyerName: null,
+  buyerType: null,
+  confidence: null,
+  reason: 'test',
+  candidates: [],
+  detail: { source: null, fields: [], written: {}, notes: { created: [], alreadyPresent: 0, overCap: 0 } },
+  runId,
+});
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bis-runs-'));
+  const store = new Store({ pgliteDir: dir });
+  const { runs, outcomes } = await store.open();
+  backfill = await runs.create({
+    kind: 'backfill',
+    key: 'backfill:test:1',
+    label: 'backfill of 3 accounts (HubSpot 1)',
+    actor: 'cli (tester)',
+    at: T0,
+  });
+  await runs.finish(backfill.id, { queued: 3, scanned: 3 }, new Date(T0.getTime() + 5_000));
+  webhook = await runs.create({
+    kind: 'webhook',
+    label: 'HubSpot webhook: 2 events',
+    at: new Date(T0.getTime() + 60_000),
+  });
+  refresh = await runs.create({
+    kind: 'refresh',
+    label: 'refresh hubspot 1 a9',
+    at: new Date(T0.getTime() + 120_000),
+  });
+  await outcomes.record(outcome('a1', backfill.id, 'enriched'));
+  await outcomes.record(outcome('a2', backfill.id, 'enriched'));
+  await outcomes.record(outcome('a3', backfill.id, 'needs_review'));
+  await outcomes.recordError({ crm: 'hubspot', tenant: '1', accountId: 'a4' }, 'boom', {
+    runId: backfill.id,
+  });
+  await store.close();
+}, 60_000);
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const runs = (args: string[]) => runCli(['runs', ...args], { PGLITE_DIR: dir });
+
+describe('buyer-intel-sync runs', () => {
+  it('lists runs newest first, of one kind, a page at a time', async () => {
+    const all = await runs(['list']);
+    expect(all.stderr).toBe('');
+    expect(all.code).toBe(0);
+    const order = [refresh, webhook, backfill].map((r) => all.stdout.indexOf(` ${r.label}`));
+    expect(order.every((i) => i > 0)).toBe(true);
+    expect(order).toEqual([...order].sort((a, b) => a - b));
+    expect(all.stdout).toContain('2026-03-01 12:00:00');
+    expect(all.stdout).toContain('queued 3, scanned 3');
+    expect(all.stdout).not.toContain('next page');
+
+    const first = await runs(['list', '--limit', '2']);
+    expect(first.stdout).toContain(refresh.label);
+    expect(first.stdout).not.toContain(backfill.label);
+    expect(first.stdout.trim().split('\n').at(-1)).toBe(`next page: --after ${webhook.id}`);
+    const second = await runs(['list', '--limit', '2', '--after', webhook.id]);
+    expect(second.stdout).toContain(backfill.label);
+    expect(second.stdout).not.toContain(refresh.label);
+
+    const webhooks = await runs(['list', '--kind', 'webhook']);
+    expect(webhooks.stdout).toContain(webhook.label);
+    expect(webhooks.stdout).not.toContain(refresh.label);
+    expect((await runs(['list', '--kind', 'undo'])).stdout.trim()).toBe('no runs yet');
+  }, 60_000);
+
+  it('shows a run and its accounts by their latest outcome', async () => {
+    const shown = await runs(['show', backfill.id]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toContain(backfill.label);
+    expect(shown.stdout).toContain('cli (tester)');
+    expect(shown.stdout).toContain('2026-03-01 12:00:05');
+    const rows = Object.fromEntries(
+      [...shown.stdout.matchAll(/│ (enriched|needs_review|no_match|error)\s+│\s+(\d+) │/g)].map((m) => [
+        m[1],
+        Number(m[2]),
+      ]),
+    );
+    expect(rows).toEqual({ enriched: 2, needs_review: 1, no_match: 0, error: 1 });
+  }, 60_000);
+
+  it('refuses bad input with exit 2, and an unknown run with exit 1', async () => {
+    const kind = await runs(['list', '--kind', 'nightly']);
+    expect(kind.code).toBe(2);
+    expect(kind.stderr).toContain('--kind: Invalid option');
+    const limit = await runs(['list', '--limit', '0']);
+    expect(limit.code).toBe(2);
+    expect(limit.stderr).toContain('--limit');
+    const id = await runs(['show', 'abc']);
+    expect(id.code).toBe(2);
+    expect(id.stderr).toContain('"abc" is not a run id');
+    expect((await runs(['frob'])).code).toBe(2);
+    const unknown = await runs(['show', '999999']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr.trim()).toBe('buyer-intel-sync runs: no run 999999');
+  }, 60_000);
+});
