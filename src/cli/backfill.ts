@@ -14,6 +14,7 @@ import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { type Command, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
+import { operatorName } from './operator.ts';
 import { backfillProgress } from './progress.ts';
 import { requireRedis } from './redis-check.ts';
 
@@ -135,7 +136,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
           signal: interrupt.signal,
           store: service.store,
           expected,
-          actor: `cli (${process.env.USER ?? 'unknown'})`,
+          actor: operatorName(),
         });
         followed.queued(state);
         if (!interrupt.signal.aborted && values.wait)

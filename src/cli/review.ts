@@ -1,6 +1,7 @@
 // `review list|approve|reject|research|clear`: the review queue at a terminal. Decisions are recorded as
 // actor `cli (<$USER>)` and applied by the worker (the normal job flow): Redis and the database must be
 // up, and the embedded database only when no `start` holds it (as for `enrich`).
+
 import type { z } from 'zod';
 import { loadEnv } from '../config/env.ts';
 import { ActionProblem } from '../review/problem.ts';
@@ -11,6 +12,7 @@ import { settingsFromEnv } from '../service/settings.ts';
 import type { Actor } from '../store/decisions.ts';
 import { type Command, UsageError } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
+import { operatorName } from './operator.ts';
 import { requireRedis } from './redis-check.ts';
 import { renderTable } from './table.ts';
 
@@ -78,7 +80,7 @@ worker. Reads the environment (see .env.example).`,
       queue: service.queue,
       attempts: settings.worker.attempts,
     });
-    const actor: Actor = { kind: 'cli', name: `cli (${process.env.USER ?? 'unknown'})` };
+    const actor: Actor = { kind: 'cli', name: operatorName() };
     const out = (text: string) => process.stdout.write(`${text}\n`);
     try {
       const filter = outcomeFilterOf({
