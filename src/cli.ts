@@ -6,6 +6,7 @@ import { demoStub, sandboxStub } from './cli/dev-only.ts';
 import { digestCommand } from './cli/digest.ts';
 import { doctorCommand } from './cli/doctor.ts';
 import { enrichCommand } from './cli/enrich.ts';
+import { matchEvalCommand } from './cli/match-eval.ts';
 import { migrateCommand } from './cli/migrate.ts';
 import { reviewCommand } from './cli/review.ts';
 import { serveCommand } from './cli/serve.ts';
@@ -26,6 +27,7 @@ const COMMANDS: Command[] = [
   enrichCommand,
   backfillCommand,
   reviewCommand,
+  matchEvalCommand,
   digestCommand,
   tenantsCommand,
 ];
