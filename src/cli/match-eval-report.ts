@@ -159,7 +159,7 @@ export function reportText(evaluation: Evaluation, buyers: ExpectedBuyers, conte
       [
         'Wrong automatic matches',
         s.wrong.total,
-        `another buyer ${s.wrong.otherBuyer} · expected review ${s.wrong.expectedReview} · expected none ${s.wrong.expectedNoMatch}`,
+        `other buyer ${s.wrong.otherBuyer} · on review rows ${s.wrong.expectedReview} · on nomatch rows ${s.wrong.expectedNoMatch}`,
       ],
       [
         'Matched automatically (one right buyer)',
