@@ -6,6 +6,7 @@ import { demoStub, sandboxStub } from './cli/dev-only.ts';
 import { digestCommand } from './cli/digest.ts';
 import { doctorCommand } from './cli/doctor.ts';
 import { enrichCommand } from './cli/enrich.ts';
+import { matchEvalCommand } from './cli/match-eval.ts';
 import { migrateCommand } from './cli/migrate.ts';
 import { reviewCommand } from './cli/review.ts';
 import { runsCommand } from './cli/runs.ts';
@@ -28,6 +29,7 @@ const COMMANDS: Command[] = [
   backfillCommand,
   reviewCommand,
   runsCommand,
+  matchEvalCommand,
   digestCommand,
   tenantsCommand,
 ];

@@ -152,9 +152,8 @@ function crmSettings(vars: Record<string, unknown>): { crms: Record<string, unkn
   return { crms, problems };
 }
 
-/** Validates the environment; throws one ConfigError naming every bad or missing variable. */
-export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
-  // An empty variable counts as unset, as in most deployment tools.
+/** The variables set (an empty one counts as unset, as in most deployment tools), CONFIG_FILE's under them. */
+function gather(source: NodeJS.ProcessEnv) {
   const fromEnv = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ''));
   const file = fromEnv.CONFIG_FILE ? readConfigFile(String(fromEnv.CONFIG_FILE)) : undefined;
   const present: Record<string, unknown> = { ...file?.values, ...fromEnv };
@@ -162,16 +161,40 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
     const key = file?.origin[name];
     return key && fromEnv[name] === undefined ? ` (${key} in CONFIG_FILE)` : '';
   };
+  const problemsOf = (error: z.ZodError) =>
+    error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? '(environment)');
+      const message =
+        issue.code === 'invalid_type' && present[name] === undefined ? 'is required' : issue.message;
+      return `${name}${where(name)} ${message}`;
+    });
+  return { present, fileProblems: file?.problems ?? [], problemsOf };
+}
+
+type CoreVariables = z.output<typeof coreSchema>;
+
+/**
+ * Only some of the core's variables, validated as loadEnv validates them (CONFIG_FILE included), for a
+ * command that needs no CRM: `match-eval` reads the Buyer Intelligence and match settings alone.
+ */
+export function loadCoreVariables<K extends keyof CoreVariables & string>(
+  keys: readonly K[],
+  source: NodeJS.ProcessEnv = process.env,
+): Pick<CoreVariables, K> {
+  const { present, fileProblems, problemsOf } = gather(source);
+  const mask = Object.fromEntries(keys.map((k) => [k, true])) as Partial<Record<keyof CoreVariables, true>>;
+  const parsed = coreSchema.pick(mask).safeParse(present);
+  const problems = [...(parsed.success ? [] : problemsOf(parsed.error)), ...fileProblems];
+  if (parsed.success && !problems.length) return parsed.data as unknown as Pick<CoreVariables, K>;
+  throw new ConfigError([...new Set(problems)]);
+}
+
+/** Validates the environment; throws one ConfigError naming every bad or missing variable. */
+export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
+  const { present, fileProblems, problemsOf } = gather(source);
   const parsed = envSchema.safeParse(present);
-  const problems = parsed.success
-    ? []
-    : parsed.error.issues.map((issue) => {
-        const name = String(issue.path[0] ?? '(environment)');
-        const message =
-          issue.code === 'invalid_type' && present[name] === undefined ? 'is required' : issue.message;
-        return `${name}${where(name)} ${message}`;
-      });
-  problems.push(...(file?.problems ?? []));
+  const problems = parsed.success ? [] : problemsOf(parsed.error);
+  problems.push(...fileProblems);
   // Presence decides which CRMs are configured; a bad value is already a problem of its own.
   const vars: Record<string, unknown> = parsed.success ? parsed.data : present;
   const { crms, problems: crmProblems } = crmSettings(vars);

@@ -21,6 +21,11 @@ export interface AccountForMatching {
   website: string | null;
   emailDomains?: string[];
   pinnedBuyerId?: string | null;
+  /**
+   * Registry ids the account carries, as text (an NCES id keeps its leading zeros): NCES, IPEDS, Census
+   * (PID6 or GID) and a buyer id kept in a CRM field. Not read yet: id matching is still to come.
+   */
+  ids?: { nces?: string; ipeds?: string; census?: string; buyer?: string };
 }
 
 export interface ScoredCandidate {

@@ -3,17 +3,16 @@
 // share one buyer.
 import type { Redis } from 'ioredis';
 import { cachedBuyerIntel } from '../buyer-intel/cache.ts';
-import { BuyerIntelClient } from '../buyer-intel/client.ts';
+import { BuyerIntelClient, type BuyerIntelClientOptions } from '../buyer-intel/client.ts';
 import type { Metrics } from '../observe/metrics.ts';
 import type { BuyerIntelSettings } from './types.ts';
 
-export function buyerIntelClients(
+/** The client as the service configures it (timeouts, retries, rate limit); `match-eval` uses it too. */
+export function buyerIntelClient(
   settings: BuyerIntelSettings,
-  redis: Redis,
-  prefix: string,
-  metrics: Metrics,
-) {
-  const client = new BuyerIntelClient({
+  onAttempt?: BuyerIntelClientOptions['onAttempt'],
+): BuyerIntelClient {
+  return new BuyerIntelClient({
     baseUrl: settings.baseUrl,
     token: settings.token,
     timeoutMs: settings.timeoutMs,
@@ -22,8 +21,19 @@ export function buyerIntelClients(
       ...(settings.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: settings.maxRetryAfterMs }),
     },
     rateLimit: { ratePerSecond: settings.ratePerSecond, burst: settings.burst },
-    onAttempt: (e) => metrics.recordCall('buyer_intel', e.operation, e.outcome, e.durationMs),
+    ...(onAttempt ? { onAttempt } : {}),
   });
+}
+
+export function buyerIntelClients(
+  settings: BuyerIntelSettings,
+  redis: Redis,
+  prefix: string,
+  metrics: Metrics,
+) {
+  const client = buyerIntelClient(settings, (e) =>
+    metrics.recordCall('buyer_intel', e.operation, e.outcome, e.durationMs),
+  );
   const cached = cachedBuyerIntel(client, {
     ttlMs: settings.cacheTtlMs ?? 0,
     maxEntries: 10_000,

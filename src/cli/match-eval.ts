@@ -1,0 +1,139 @@
+// `buyer-intel-sync match-eval <accounts.csv>`: the resolver's scorecard on a customer's own accounts.
+// It resolves each account exactly as enrichment does (the same client, rate limit and match settings,
+// no match cache) and writes nothing anywhere: it needs the Buyer Intelligence API, not a CRM or Redis.
+import { readFileSync } from 'node:fs';
+import cliProgress from 'cli-progress';
+import { cachedBuyerIntel } from '../buyer-intel/cache.ts';
+import { AuthenticationError, ConnectionError, PermissionDeniedError } from '../buyer-intel/errors.ts';
+import { loadCoreVariables } from '../config/env.ts';
+import { AccountsFileError, parseAccounts } from '../match-eval/accounts.ts';
+import { evaluate } from '../match-eval/evaluate.ts';
+import { Resolver } from '../resolve/resolver.ts';
+import { buyerIntelClient } from '../service/buyer-intel.ts';
+import { type Command, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
+import { expectedBuyers, reportJson, reportText } from './match-eval-report.ts';
+
+const VARIABLES = [
+  'BUYER_INTEL_BASE_URL',
+  'BUYER_INTEL_TOKEN',
+  'BUYER_INTEL_TIMEOUT_MS',
+  'BUYER_INTEL_MAX_ATTEMPTS',
+  'BUYER_INTEL_RATE_PER_SECOND',
+  'BUYER_INTEL_BURST',
+  'BUYER_INTEL_CACHE_TTL_MS',
+  'MATCH_ACCEPT_THRESHOLD',
+  'MATCH_AMBIGUITY_MARGIN',
+] as const;
+
+/** Failures no other account would escape: stop at the first instead of failing every account. */
+const isFatal = (err: unknown) =>
+  err instanceof AuthenticationError ||
+  err instanceof PermissionDeniedError ||
+  err instanceof ConnectionError;
+
+/** The API's address without credentials or query, for the report's first line. */
+function shownUrl(url: string): string {
+  const u = new URL(url);
+  return `${u.origin}${u.pathname.replace(/\/$/, '')}`;
+}
+
+export const matchEvalCommand: Command = {
+  name: 'match-eval',
+  summary: 'Score the account → buyer matching on a CSV of accounts with known answers',
+  usage: `buyer-intel-sync match-eval <accounts.csv> [--json] [--fail-on-wrong] [--concurrency N]
+
+Resolves every account of the file against the configured Buyer Intelligence API, as enrichment
+would (BUYER_INTEL_BASE_URL, BUYER_INTEL_TOKEN, MATCH_ACCEPT_THRESHOLD, MATCH_AMBIGUITY_MARGIN;
+no CRM, Redis or database needed, nothing written), and prints how its decisions compare with the
+answers in the file: wrong automatic matches, the automatic rate on accounts with one right buyer,
+reviews with and without that buyer among the candidates, no-matches, and every miss with the
+resolver's reason and its top candidates.
+
+The file's first line names its columns (any order):
+  name, state, website   the account as the CRM has it (a cell may be empty)
+  expected               the right buyer's id, or review (ambiguous: a person should choose),
+                         or nomatch (not a public buyer)
+  nces_id, ipeds_id, census_id, buyer_id   optional ids, as text (keep leading zeros)
+  id, note               optional: a label for the account, and why it is in the file
+
+  --json           the same figures and every account's outcome as JSON on stdout
+  --fail-on-wrong  exit 1 when any automatic match is wrong (for CI)
+  --concurrency    accounts resolved at once (default 4, 1–32); BUYER_INTEL_RATE_PER_SECOND paces
+                   the calls either way`,
+  options: {
+    json: { type: 'boolean', default: false },
+    'fail-on-wrong': { type: 'boolean', default: false },
+    concurrency: { type: 'string' },
+  },
+  async run(values, positionals) {
+    const [path, ...extra] = positionals;
+    if (!path) throw new UsageError('name the accounts file: match-eval <accounts.csv>');
+    if (extra.length) throw new UsageError(`one accounts file at a time (also got ${extra.join(' ')})`);
+    const concurrency = numberOption(values, 'concurrency', 4);
+    if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32)
+      throw new UsageError('--concurrency must be a whole number from 1 to 32');
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new UsageError(
+        `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
+    }
+    let accounts: ReturnType<typeof parseAccounts>;
+    try {
+      accounts = parseAccounts(text);
+    } catch (err) {
+      if (err instanceof AccountsFileError) throw new UsageError(`${path} ${err.message}`);
+      throw err;
+    }
+
+    const env = loadCoreVariables(VARIABLES);
+    const client = buyerIntelClient({
+      baseUrl: env.BUYER_INTEL_BASE_URL,
+      token: env.BUYER_INTEL_TOKEN,
+      timeoutMs: env.BUYER_INTEL_TIMEOUT_MS,
+      maxAttempts: env.BUYER_INTEL_MAX_ATTEMPTS,
+      ratePerSecond: env.BUYER_INTEL_RATE_PER_SECOND,
+      burst: env.BUYER_INTEL_BURST,
+    });
+    // In-process only: the same name asked twice in the file costs one call, as in the service.
+    const cached = cachedBuyerIntel(client, { ttlMs: env.BUYER_INTEL_CACHE_TTL_MS, maxEntries: 10_000 });
+    const match = {
+      acceptThreshold: env.MATCH_ACCEPT_THRESHOLD,
+      ambiguityMargin: env.MATCH_AMBIGUITY_MARGIN,
+    };
+    const resolver = new Resolver({ client: cached, options: match });
+
+    const bar = process.stderr.isTTY
+      ? new cliProgress.SingleBar(
+          { format: 'resolving {bar} {value}/{total} accounts', stream: process.stderr, barsize: 30 },
+          cliProgress.Presets.shades_classic,
+        )
+      : null;
+    bar?.start(accounts.length, 0);
+    let evaluation: Awaited<ReturnType<typeof evaluate>>;
+    try {
+      evaluation = await evaluate(accounts, resolver, match.acceptThreshold, {
+        concurrency,
+        isFatal,
+        onResolved: (done) => bar?.update(done),
+      });
+    } finally {
+      bar?.stop();
+    }
+    const { scorecard } = evaluation;
+    if (scorecard.errors === scorecard.accounts) {
+      const first = evaluation.rows.find((r) => r.error)?.error ?? 'failed';
+      throw new Error(`every account failed at the Buyer Intelligence API; the first: ${first}`);
+    }
+    const buyers = await expectedBuyers(client, evaluation.rows);
+    const context = { file: path, api: shownUrl(env.BUYER_INTEL_BASE_URL), match };
+    process.stdout.write(
+      values.json === true
+        ? `${JSON.stringify(reportJson(evaluation, buyers, context), null, 2)}\n`
+        : reportText(evaluation, buyers, context),
+    );
+    return values['fail-on-wrong'] === true && scorecard.wrong.total > 0 ? EXIT_FAILURE : 0;
+  },
+};

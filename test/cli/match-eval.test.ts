@@ -1,0 +1,295 @@
+// `buyer-intel-sync match-eval` as a real process against the Buyer Intelligence emulator, on the
+// shipped set of realistic CRM accounts (test/fixtures/match-eval/): the table and the scorecard add
+// up, JSON parses, bad files fail with the line named, and the goal that must hold: no wrong
+// automatic match.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { parseAccounts } from '../../src/match-eval/accounts.ts';
+import type { Scorecard } from '../../src/match-eval/evaluate.ts';
+import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { runCli, sandboxCliEnv } from '../helpers/cli.ts';
+
+const SET = new URL('../fixtures/match-eval/accounts.csv', import.meta.url).pathname;
+const accounts = parseAccounts(readFileSync(SET, 'utf8'));
+
+let bi: RunningBuyerIntelSandbox;
+let dir: string;
+
+beforeAll(async () => {
+  bi = await startSandbox();
+  dir = mkdtempSync(join(tmpdir(), 'match-eval-'));
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await bi.close();
+});
+
+/** The sandbox without a client-side pace worth waiting for (it has no rate limit of its own here). */
+const env = (extra: Record<string, string> = {}) => ({
+  ...sandboxCliEnv(bi),
+  BUYER_INTEL_RATE_PER_SECOND: '1000',
+  BUYER_INTEL_BURST: '1000',
+  ...extra,
+});
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+interface JsonReport {
+  scorecard: Scorecard;
+  accounts: {
+    line: number;
+    name: string | null;
+    verdict: string;
+    expected: string;
+    buyerId: string | null;
+  }[];
+}
+
+const buyerId = (name: string, state: string): string => {
+  const found = bi.dataset.buyers.find((b) => b.name === name && b.stateCode === state);
+  if (!found) throw new Error(`the emulator has no ${name} in ${state}`);
+  return found.id;
+};
+
+describe('the account set', () => {
+  it('holds at least 220 accounts, about 60 % with one expected buyer, the rest review or nomatch', () => {
+    expect(accounts.length).toBeGreaterThanOrEqual(220);
+    const kinds = { buyer: 0, review: 0, nomatch: 0 };
+    for (const a of accounts) kinds[a.expected.kind]++;
+    expect(kinds.buyer / accounts.length).toBeGreaterThan(0.55);
+    expect(kinds.buyer / accounts.length).toBeLessThan(0.7);
+    expect(kinds.review).toBeGreaterThan(20);
+    expect(kinds.nomatch).toBeGreaterThan(20);
+  });
+
+  it('names only buyers the emulator has, and each id column agrees with the expected buyer', () => {
+    const unknown: string[] = [];
+    const disagree: string[] = [];
+    for (const a of accounts) {
+      if (a.ids.buyer && !bi.dataset.buyersById.has(a.ids.buyer)) unknown.push(`line ${a.line} buyer_id`);
+      if (a.expected.kind !== 'buyer') continue;
+      const id = a.expected.buyerId;
+      const attributes = bi.dataset.attributesOf(id);
+      if (!attributes) {
+        unknown.push(`line ${a.line} expected ${id}`);
+        continue;
+      }
+      const gid = attributes.CensusIdGidId;
+      const pid6 = attributes.CensusIdPid6;
+      if (a.ids.nces && attributes.NcesId !== a.ids.nces) disagree.push(`line ${a.line} nces_id`);
+      if (a.ids.ipeds && String(attributes.IpedsIdNumeric) !== a.ids.ipeds)
+        disagree.push(`line ${a.line} ipeds_id`);
+      if (a.ids.census && a.ids.census !== gid && a.ids.census !== pid6)
+        disagree.push(`line ${a.line} census_id`);
+      if (a.ids.buyer && a.ids.buyer !== id) disagree.push(`line ${a.line} buyer_id`);
+    }
+    expect(unknown).toEqual([]);
+    expect(disagree).toEqual([]);
+  });
+
+  it('keeps the leading zeros of NCES ids (a California district starts 06)', () => {
+    const california = accounts.filter((a) => a.state === 'CA' && a.ids.nces);
+    expect(california.length).toBeGreaterThan(0);
+    for (const a of california) expect(a.ids.nces).toMatch(/^06\d{5}(\d{5})?$/);
+  });
+});
+
+describe('buyer-intel-sync match-eval on the set', () => {
+  let text: { code: number; stdout: string; stderr: string };
+  let report: JsonReport;
+
+  beforeAll(async () => {
+    const [t, j] = await Promise.all([
+      runCli(['match-eval', SET], env()),
+      runCli(['match-eval', SET, '--json'], env()),
+    ]);
+    text = t;
+    expect(j.code, j.stderr).toBe(0);
+    report = JSON.parse(j.stdout) as JsonReport;
+  }, 120_000);
+
+  it('prints the outcome table, whose counts add up to the accounts of the file', () => {
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`match-eval: ${accounts.length} accounts of ${SET}`);
+    const row = (label: string) => {
+      const cells = new RegExp(`│ ${label}\\s+│([^\\n]+)│\\n`).exec(text.stdout)?.[1];
+      if (!cells) throw new Error(`no "${label}" row in:\n${text.stdout.slice(0, 2000)}`);
+      return cells.split('│').map((c) => Number(c.trim()));
+    };
+    const all = row('all');
+    const total = all.at(-1);
+    expect(total).toBe(accounts.length);
+    expect(all.slice(0, -1).reduce((a, b) => a + b, 0)).toBe(total);
+    const byExpected = ['one buyer', 'review', 'nomatch'].map(row);
+    expect(byExpected.reduce((sum, r) => sum + (r.at(-1) ?? 0), 0)).toBe(accounts.length);
+    for (const r of byExpected) expect(r.slice(0, -1).reduce((a, b) => a + b, 0)).toBe(r.at(-1));
+  });
+
+  it('prints the scorecard with the automatic rate on the accounts with one buyer', () => {
+    const s = report.scorecard;
+    expect(text.stdout).toContain('Scorecard');
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `Matched automatically \\(one right buyer\\)\\s+│ ${s.oneBuyer.matched} of ${s.oneBuyer.accounts}\\s+│ ${(100 * s.oneBuyer.automaticRate).toFixed(1)} %`,
+      ),
+    );
+    expect(text.stdout).toMatch(new RegExp(`Wrong automatic matches\\s+│ ${s.wrong.total}\\s`));
+    expect(text.stdout).toMatch(
+      new RegExp(`Reviews holding the expected buyer\\s+│ ${s.oneBuyer.reviewHolds}\\s`),
+    );
+  });
+
+  it('lists every miss with the resolver’s reason', () => {
+    const misses = report.accounts.filter((a) => a.verdict !== 'right');
+    expect(text.stdout).toContain(`Misses (${misses.length}), the worst first`);
+    for (const m of misses) expect(text.stdout).toMatch(new RegExp(`\\nline ${m.line}: `));
+    expect(text.stdout.match(/\n {2}why: /g)?.length ?? 0).toBe(misses.length);
+  });
+
+  it('gives the same figures as JSON, each group adding up', () => {
+    const s = report.scorecard;
+    expect(report.accounts).toHaveLength(accounts.length);
+    expect(s.accounts).toBe(accounts.length);
+    expect(s.oneBuyer.accounts + s.expectedReview.accounts + s.expectedNoMatch.accounts).toBe(
+      accounts.length,
+    );
+    const o = s.oneBuyer;
+    expect(o.matched + o.wrong + o.reviewHolds + o.reviewLacks + o.noMatch + o.errors).toBe(o.accounts);
+    const r = s.expectedReview;
+    expect(r.review + r.noMatch + r.matched + r.errors).toBe(r.accounts);
+    const n = s.expectedNoMatch;
+    expect(n.noMatch + n.review + n.matched + n.errors).toBe(n.accounts);
+    expect(s.wrong.total).toBe(s.wrong.otherBuyer + s.wrong.expectedReview + s.wrong.expectedNoMatch);
+    expect(s.misses.reduce((sum, m) => sum + m.count, 0)).toBe(
+      report.accounts.filter((a) => a.verdict !== 'right').length,
+    );
+    expect(s.errors).toBe(0);
+  });
+
+  // The goal of issue #13 that must never regress. It does not hold yet: "State of Texas" (the state as
+  // a whole, which the API does not hold) is matched to Texas State University. Turn this into `it`
+  // once the resolver stops doing so.
+  it.fails('makes no wrong automatic match', () => {
+    const wrong = report.accounts.filter((a) => a.verdict === 'wrong').map((a) => `line ${a.line} ${a.name}`);
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe('buyer-intel-sync match-eval, usage and bad files', () => {
+  it('--help says what the file holds', async () => {
+    const { code, stdout } = await runCli(['match-eval', '--help'], {});
+    expect(code).toBe(0);
+    expect(stdout).toContain('buyer-intel-sync match-eval <accounts.csv>');
+    expect(stdout).toContain('nces_id, ipeds_id, census_id, buyer_id');
+  });
+
+  it.each([
+    ['no file named', [], /name the accounts file/],
+    [
+      'a file that is not there',
+      ['/nonexistent/accounts.csv'],
+      /cannot read \/nonexistent\/accounts\.csv: ENOENT/,
+    ],
+    ['an unknown option', ['x.csv', '--fast'], /unknown option --fast/],
+  ])('%s → exit 2 and one line', async (_, args, message) => {
+    const { code, stderr } = await runCli(['match-eval', ...args], env());
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it.each([
+    ['unknown column', 'name,state,website,expected,nces\n', /line 1, column 5: unknown column "nces"/],
+    ['missing column', 'name,state,expected\nCity of Austin,TX,review\n', /line 1: the header lacks website/],
+    [
+      'short row',
+      'name,state,website,expected\nCity of Austin,TX,review\n',
+      /line 2: 3 fields, the header has 4/,
+    ],
+    [
+      'NCES id that lost its leading zero',
+      'name,state,website,nces_id,expected\nLAUSD,CA,,602316,review\n',
+      /line 2, column nces_id: "602316" is one digit short of an NCES id; a spreadsheet may have dropped a leading zero/,
+    ],
+    [
+      'empty expected',
+      'name,state,website,expected\n\nCity of Austin,TX,,\n',
+      /line 3, column expected: empty/,
+    ],
+    [
+      'unclosed quote',
+      'name,state,website,expected\n"City of Austin,TX,,review\n',
+      /line \d+: a quoted field is never closed/,
+    ],
+  ])('a bad CSV (%s) → exit 2 naming the line', async (_, csv, message) => {
+    const { code, stderr } = await runCli(['match-eval', file('bad.csv', csv)], env());
+    expect(code).toBe(2);
+    expect(stderr).toMatch(message);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('--fail-on-wrong exits 1 on a wrong automatic match, and 0 without one', async () => {
+    const austin = buyerId('City of Austin', 'TX');
+    const county = buyerId('Austin County', 'TX');
+    const header = 'name,state,website,expected\n';
+    const right = file('right.csv', `${header}City of Austin,TX,austintexas.gov,${austin}\n`);
+    const wrong = file('wrong.csv', `${header}City of Austin,TX,austintexas.gov,${county}\n`);
+    const ok = await runCli(['match-eval', right, '--fail-on-wrong'], env());
+    expect(ok.code, ok.stderr).toBe(0);
+    const failed = await runCli(['match-eval', wrong, '--fail-on-wrong'], env());
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toMatch(/Wrong automatic matches\s+│ 1\s/);
+    expect(failed.stdout).toContain('expected Austin County (TX, County)');
+    const plain = await runCli(['match-eval', wrong], env());
+    expect(plain.code).toBe(0);
+  });
+
+  it('reads the match settings of the configuration and needs no CRM; a bad one is named', async () => {
+    const one = file(
+      'one.csv',
+      `name,state,website,expected\nTravis County,TX,,${buyerId('Travis County', 'TX')}\n`,
+    );
+    const strict = await runCli(['match-eval', one], env({ MATCH_ACCEPT_THRESHOLD: '0.9' }));
+    expect(strict.code, strict.stderr).toBe(0);
+    expect(strict.stdout).toContain('(matched from 0.90, ambiguity margin 0.1)');
+    const bad = await runCli(['match-eval', one], { MATCH_ACCEPT_THRESHOLD: '2' });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('BUYER_INTEL_BASE_URL is required');
+    expect(bad.stderr).toContain('MATCH_ACCEPT_THRESHOLD');
+  });
+
+  it('paces its calls by BUYER_INTEL_RATE_PER_SECOND', async () => {
+    const names = ['Travis', 'Harris', 'Dallas', 'King', 'Cook', 'Clark', 'Orange', 'Fairfax'].map(
+      (n) => `${n} County`,
+    );
+    const csv = `name,state,website,expected\n${names.map((n) => `${n},,,review`).join('\n')}\n`;
+    bi.stats.reset();
+    const started = Date.now();
+    const { code, stderr } = await runCli(
+      ['match-eval', file('paced.csv', csv), '--concurrency', '6'],
+      env({ BUYER_INTEL_RATE_PER_SECOND: '2', BUYER_INTEL_BURST: '1' }),
+    );
+    const elapsed = Date.now() - started;
+    expect(code, stderr).toBe(0);
+    const calls = bi.stats.count();
+    expect(calls).toBeGreaterThanOrEqual(names.length);
+    // One call every 500 ms after the first, whatever the concurrency (unpaced, the run takes ~1 s).
+    expect(elapsed).toBeGreaterThanOrEqual(((calls - 1) * 1000) / 2 - 100);
+  });
+
+  it('fails with one line when the API refuses the token, after one call', async () => {
+    bi.stats.reset();
+    const { code, stderr } = await runCli(['match-eval', SET], env({ BUYER_INTEL_TOKEN: 'not-the-token' }));
+    expect(code).toBe(1);
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).not.toContain('not-the-token');
+    expect(bi.stats.count()).toBeLessThan(10);
+  });
+});
