@@ -1,5 +1,4 @@
-// Size: one decision in its order (find the id's buyer, check it against the name and the other ids,
-// say why) and the two ways to find that buyer; splitting them apart would scatter one rule.
+// Size: one decision in its order (find the id's buyer, check it, say why) and two ways to find the buyer.
 // Matching by the ids an account carries, before and instead of its name. An id is certain when it was
 // typed right, so:
 //  - the buyer it names is matched (confidence 1, `source: 'id'`) unless something contradicts it — the
@@ -101,6 +100,9 @@ export class IdMatcher {
       const decision = await name();
       return { ...decision, explanation: `${decision.explanation}${notUsed}` };
     }
+    // Every outcome below weighs the name's view: ask for it while the id is looked up. Its failure is
+    // thrown where it is awaited, not as an unhandled rejection meanwhile.
+    name().catch(() => undefined);
 
     const keys = [
       ...new Set<BuyerField>([
