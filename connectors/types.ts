@@ -6,6 +6,22 @@ import { type FailureFacts, IntegrationError } from '../src/shared/errors.ts';
 /** A CRM's kind, as its descriptor in connectors/registry.ts names it ('hubspot', 'salesforce', …). */
 export type CrmKind = string;
 
+/**
+ * The registry ids an account may carry, each in a CRM field a person fills: NCES (a school district
+ * or school), IPEDS (a college), Census (PID6 or GID) and the provider's own buyer id.
+ */
+export type AccountIdKind = 'nces' | 'ipeds' | 'census' | 'buyer';
+
+/** An account's ids as the CRM holds them: text, trimmed (an NCES id keeps its leading zeros). */
+export type AccountIds = Partial<Record<AccountIdKind, string>>;
+
+/** A CRM field a connector reads an account id from. `ours`: named by us, so `setup` creates it. */
+export interface AccountIdField {
+  kind: AccountIdKind;
+  name: string;
+  ours: boolean;
+}
+
 /** What the pipeline needs of a CRM account (a HubSpot company, a Salesforce Account). */
 export interface AccountSnapshot {
   id: string;
@@ -16,6 +32,8 @@ export interface AccountSnapshot {
   website: string | null;
   /** Values of the requested CRM fields, keyed by CRM field name; null when empty. */
   fields: Record<string, string | null>;
+  /** The ids in the connector's id fields (`CrmConnector.idFields`); an empty field is left out. */
+  ids?: AccountIds;
 }
 
 /**
@@ -103,6 +121,8 @@ export interface CrmConnector {
   readonly maxNoteBatch: number;
   /** Largest batch `removeNotes` takes in one call. */
   readonly maxNoteRemovalBatch: number;
+  /** The fields each account's ids are read from (none: the connector reads no ids). */
+  readonly idFields?: readonly AccountIdField[];
 
   /** Reads one account with the given CRM fields. Throws AccountNotFoundError for an unknown id. */
   getAccount(accountId: string, fieldNames: readonly string[]): Promise<AccountSnapshot>;

@@ -1,7 +1,15 @@
 // HubSpot's section of the configuration: the app's own credentials (webhook signatures, OAuth
-// refresh, the install flow) and, optionally, one portal's private-app token from the environment.
+// refresh, the install flow), optionally one portal's private-app token from the environment, and the
+// company properties that hold an account's ids.
 import { z } from 'zod';
 import { httpUrl, int, missing, secret } from '../../src/shared/config-schema.ts';
+import { DEFAULT_ID_FIELD_NAMES, type IdFieldNames, idFieldsVariable } from '../account-ids.ts';
+
+/** A company property's internal name. */
+const propertyProblem = (name: string) =>
+  /^[a-z][a-z0-9_]*$/.test(name)
+    ? undefined
+    : 'is not a property internal name (lower-case letters, digits and _, a letter first)';
 
 export const hubspotVariables = {
   HUBSPOT_ACCESS_TOKEN: secret.optional(),
@@ -16,6 +24,8 @@ export const hubspotVariables = {
   /** Calls per rolling 10 s our app may make per portal (100 Free/Starter, 190 Pro/Enterprise, 110 OAuth apps). */
   HUBSPOT_CALLS_PER_10S: int(1, 1_000, 100),
   HUBSPOT_TIMEOUT_MS: int(100, 120_000, 30_000),
+  /** Company properties holding an account's ids: `nces=…,ipeds=…,census=…,buyer=…`, `none`, or ours. */
+  HUBSPOT_ID_PROPERTIES: idFieldsVariable(DEFAULT_ID_FIELD_NAMES, propertyProblem),
 };
 
 export interface HubSpotApp {
@@ -29,6 +39,8 @@ export interface HubSpotApp {
   timeoutMs?: number | undefined;
   /** HubSpot's consent page for the install flow (the emulator's in tests). */
   authorizeUrl?: string | undefined;
+  /** The company properties an account's ids are read from, in every portal. Default: ours. */
+  idProperties?: IdFieldNames | undefined;
 }
 
 export interface HubSpotConfig {
@@ -67,6 +79,7 @@ export function readHubSpotConfig(
         callsPer10s: vars.HUBSPOT_CALLS_PER_10S as number | undefined,
         timeoutMs: vars.HUBSPOT_TIMEOUT_MS as number | undefined,
         authorizeUrl: str('HUBSPOT_AUTHORIZE_URL'),
+        idProperties: vars.HUBSPOT_ID_PROPERTIES as IdFieldNames | undefined,
       },
       ...(accessToken && portalId ? { portal: { portalId, accessToken } } : {}),
     },

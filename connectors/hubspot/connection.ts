@@ -16,6 +16,7 @@ export function hubspotConnection(
     portalId: portal.portalId,
     basePath: app.basePath,
     ...(app.timeoutMs ? { fetchTimeoutMs: app.timeoutMs } : {}),
+    ...(app.idProperties ? { idProperties: app.idProperties } : {}),
     ...(app.callsPer10s
       ? {
           budget: redisCallBudget({

@@ -8,6 +8,7 @@
 // write.ts, notes.ts, note-removal.ts and fields.ts (one concern each), errors.ts (failures as
 // connector errors).
 
+import { DEFAULT_ID_FIELD_NAMES, type IdFieldNames, idFieldList } from '../account-ids.ts';
 import type { CrmConnector } from '../types.ts';
 import { createHubSpotCalls, HUBSPOT_BATCH_LIMIT, type HubSpotClientOptions } from './client.ts';
 import { ensureFields } from './fields.ts';
@@ -28,6 +29,8 @@ export interface HubSpotConnectorOptions extends HubSpotClientOptions {
   portalId: string;
   /** Group of the company properties `ensureFields` creates. Default buyer_intel / Buyer Intelligence. */
   propertyGroup?: { name: string; label: string };
+  /** The company properties an account's ids are read from. Default: ours (`buyer_intel_match_nces_id`, …). */
+  idProperties?: IdFieldNames;
 }
 
 export const DEFAULT_PROPERTY_GROUP = { name: 'buyer_intel', label: 'Buyer Intelligence' } as const;
@@ -37,6 +40,10 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
   if (!options.portalId) throw new Error('createHubSpotConnector: portalId is required');
   const group = options.propertyGroup ?? DEFAULT_PROPERTY_GROUP;
   const calls = createHubSpotCalls(options);
+  // Reading a property the portal lacks returns nothing for it, so ours are read before setup made them.
+  const idFields = idFieldList(options.idProperties ?? DEFAULT_ID_FIELD_NAMES, (name) =>
+    name.startsWith('buyer_intel_'),
+  );
 
   return {
     kind: 'hubspot',
@@ -44,8 +51,9 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     maxUpdateBatch: HUBSPOT_BATCH_LIMIT,
     maxNoteBatch: HUBSPOT_BATCH_LIMIT,
     maxNoteRemovalBatch: HUBSPOT_BATCH_LIMIT,
-    getAccount: (accountId, fieldNames) => getAccount(calls, accountId, fieldNames),
-    listAccounts: (fieldNames, page) => listAccounts(calls, fieldNames, page),
+    idFields,
+    getAccount: (accountId, fieldNames) => getAccount(calls, accountId, fieldNames, idFields),
+    listAccounts: (fieldNames, page) => listAccounts(calls, fieldNames, page, idFields),
     updateAccounts: (updates) => updateAccounts(calls, updates),
     existingNoteKeys: (accountId) => existingNoteKeys(calls, accountId),
     createNotes: (drafts) => createNotes(calls, drafts),

@@ -1,6 +1,12 @@
 // Reading companies: one by id, or a page at a time for backfill, as AccountSnapshots.
 
-import { AccountNotFoundError, type AccountPage, type AccountSnapshot } from '../types.ts';
+import { readIds } from '../account-ids.ts';
+import {
+  type AccountIdField,
+  AccountNotFoundError,
+  type AccountPage,
+  type AccountSnapshot,
+} from '../types.ts';
 import { HUBSPOT_BATCH_LIMIT, type HubSpotCalls } from './client.ts';
 import { isStatus } from './errors.ts';
 
@@ -15,9 +21,11 @@ function toSnapshot(
   id: string,
   properties: Record<string, string | null>,
   fieldNames: readonly string[],
+  idFields: readonly AccountIdField[],
 ): AccountSnapshot {
   const fields: Record<string, string | null> = {};
   for (const name of fieldNames) fields[name] = emptyToNull(properties[name]);
+  const ids = readIds(idFields, (name) => properties[name]);
   return {
     id,
     name: emptyToNull(properties.name),
@@ -25,15 +33,21 @@ function toSnapshot(
     city: emptyToNull(properties.city),
     website: emptyToNull(properties.website) ?? emptyToNull(properties.domain),
     fields,
+    ...(ids ? { ids } : {}),
   };
 }
+
+const propertiesOf = (fieldNames: readonly string[], idFields: readonly AccountIdField[]) => [
+  ...new Set([...ACCOUNT_PROPERTIES, ...fieldNames, ...idFields.map((f) => f.name)]),
+];
 
 export async function getAccount(
   calls: HubSpotCalls,
   accountId: string,
   fieldNames: readonly string[],
+  idFields: readonly AccountIdField[] = [],
 ): Promise<AccountSnapshot> {
-  const names = [...new Set([...ACCOUNT_PROPERTIES, ...fieldNames])];
+  const names = propertiesOf(fieldNames, idFields);
   let properties: Record<string, string | null>;
   try {
     const { data } = await calls.call('crm.companies.basicApi.getById', () =>
@@ -46,21 +60,22 @@ export async function getAccount(
     }
     throw err;
   }
-  return toSnapshot(accountId, properties, fieldNames);
+  return toSnapshot(accountId, properties, fieldNames, idFields);
 }
 
 export async function listAccounts(
   calls: HubSpotCalls,
   fieldNames: readonly string[],
   page: { after?: string | null; limit?: number } = {},
+  idFields: readonly AccountIdField[] = [],
 ): Promise<AccountPage> {
-  const names = [...new Set([...ACCOUNT_PROPERTIES, ...fieldNames])];
+  const names = propertiesOf(fieldNames, idFields);
   const limit = Math.min(Math.max(page.limit ?? HUBSPOT_BATCH_LIMIT, 1), HUBSPOT_BATCH_LIMIT);
   const { data } = await calls.call('crm.companies.basicApi.getPage', () =>
     calls.companies.basicApi.getPageWithHttpInfo(limit, page.after ?? undefined, names),
   );
   return {
-    accounts: data.results.map((c) => toSnapshot(c.id, c.properties ?? {}, fieldNames)),
+    accounts: data.results.map((c) => toSnapshot(c.id, c.properties ?? {}, fieldNames, idFields)),
     next: data.paging?.next?.after ?? null,
   };
 }

@@ -1,5 +1,6 @@
 // The CrmConnector over a MemoryCrmStore: the same contract as HubSpot and Salesforce, batch sizes
-// of 100, per-record results, keyset pages, notes keyed for dedupe and removable.
+// of 100, per-record results, keyset pages, notes keyed for dedupe and removable, ids in our default id fields.
+import { DEFAULT_ID_FIELD_NAMES, idFieldList, readIds } from '../account-ids.ts';
 import { type RemovalOutcome, removeNotesOnce } from '../note-removal.ts';
 import { AccountNotFoundError, type CrmConnector, type FieldDefinition } from '../types.ts';
 import type { MemoryAccount, MemoryCrmStore } from './store.ts';
@@ -8,7 +9,10 @@ export const MEMORY_BATCH_LIMIT = 100;
 /** Distinct from the word "memory" (Redis INFO sections and the like), so the core's check finds it. */
 export const MEMORY_CRM = 'memory-crm';
 
+const ID_FIELDS = idFieldList(DEFAULT_ID_FIELD_NAMES, () => true);
+
 function snapshot(account: MemoryAccount, fieldNames: readonly string[]) {
+  const ids = readIds(ID_FIELDS, (name) => account.fields.get(name));
   return {
     id: account.id,
     name: account.name,
@@ -16,6 +20,7 @@ function snapshot(account: MemoryAccount, fieldNames: readonly string[]) {
     city: account.city,
     website: account.website,
     fields: Object.fromEntries(fieldNames.map((f) => [f, account.fields.get(f) ?? null])),
+    ...(ids ? { ids } : {}),
   };
 }
 
@@ -45,6 +50,7 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
     maxUpdateBatch: MEMORY_BATCH_LIMIT,
     maxNoteBatch: MEMORY_BATCH_LIMIT,
     maxNoteRemovalBatch: MEMORY_BATCH_LIMIT,
+    idFields: ID_FIELDS,
     async getAccount(accountId, fieldNames) {
       return snapshot(accountOf(accountId), fieldNames);
     },

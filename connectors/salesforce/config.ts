@@ -1,8 +1,26 @@
 // Salesforce's section of the configuration: the connected app (client id/secret, login URL, API
-// version, how notes are stored), one org from the environment, how we learn of new Accounts, and the
-// quick action's signing secrets.
+// version, how notes are stored, the Account fields that hold an account's ids), one org from the
+// environment, how we learn of new Accounts, and the quick action's signing secrets.
 import { z } from 'zod';
 import { httpUrl, missing, secret, secretList, splitList } from '../../src/shared/config-schema.ts';
+import {
+  ACCOUNT_ID_KINDS,
+  DEFAULT_ID_FIELD_NAMES,
+  type IdFieldNames,
+  idFieldsVariable,
+} from '../account-ids.ts';
+import { defaultFieldName } from './fields.ts';
+
+/** Our id fields as Salesforce spells them: `BuyerIntel_MatchNcesId__c`, … */
+export const SALESFORCE_ID_FIELD_DEFAULTS = Object.fromEntries(
+  ACCOUNT_ID_KINDS.map((kind) => [kind, defaultFieldName(DEFAULT_ID_FIELD_NAMES[kind])]),
+) as Record<(typeof ACCOUNT_ID_KINDS)[number], string>;
+
+/** An Account field's API name: standard (`AccountNumber`), custom (`X__c`) or a package's (`ns__X__c`). */
+const fieldProblem = (name: string) =>
+  /^[A-Za-z][A-Za-z0-9_]*$/.test(name) && !name.endsWith('_')
+    ? undefined
+    : 'is not a field API name (letters, digits and _, e.g. NCES_Id__c)';
 
 const ORG_ID = /^00D[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/;
 
@@ -34,6 +52,8 @@ export const salesforceVariables = {
     .default('62.0'),
   /** Shared secrets of the quick action's signed calls to our API (several allow rotation). */
   SALESFORCE_REFRESH_SECRETS: secretList(32, 'each secret must be at least 32 characters'),
+  /** Account fields holding an account's ids: `nces=…,ipeds=…,census=…,buyer=…`, `none`, or ours. */
+  SALESFORCE_ID_FIELDS: idFieldsVariable(SALESFORCE_ID_FIELD_DEFAULTS, fieldProblem),
 };
 
 export interface SalesforceApp {
@@ -42,6 +62,8 @@ export interface SalesforceApp {
   loginUrl: string;
   apiVersion: string;
   notes?: 'task' | 'content-note' | undefined;
+  /** The Account fields an account's ids are read from, in every org. Default: ours. */
+  idFieldNames?: IdFieldNames | undefined;
 }
 
 export interface SalesforceConfig {
@@ -98,6 +120,7 @@ export function readSalesforceConfig(
         loginUrl: str('SALESFORCE_LOGIN_URL') ?? 'https://login.salesforce.com',
         apiVersion: str('SALESFORCE_API_VERSION') ?? '62.0',
         notes: vars.SALESFORCE_NOTES as 'task' | 'content-note' | undefined,
+        idFieldNames: vars.SALESFORCE_ID_FIELDS as IdFieldNames | undefined,
       },
       ...(orgId && instanceUrl
         ? { org: { orgId, instanceUrl, refreshToken: str('SALESFORCE_REFRESH_TOKEN') } }

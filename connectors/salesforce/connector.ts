@@ -8,16 +8,18 @@
 // (refresh, Redis lock, token store), read.ts, write.ts, notes.ts, note-removal.ts and fields.ts (one
 // concern each), errors.ts (failures as connector errors).
 
+import { type IdFieldNames, idFieldList } from '../account-ids.ts';
 import type { CrmConnector } from '../types.ts';
 import {
   createSalesforceCalls,
   SALESFORCE_COLLECTION_LIMIT,
   type SalesforceClientOptions,
 } from './client.ts';
-import { defaultFieldName, ensureFields } from './fields.ts';
+import { SALESFORCE_ID_FIELD_DEFAULTS } from './config.ts';
+import { defaultFieldName, ensureFields, FIELD_PREFIX } from './fields.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys, type NoteMode } from './notes.ts';
-import { getAccount, listAccounts } from './read.ts';
+import { getAccount, IdFieldReads, listAccounts } from './read.ts';
 import type { SalesforceSession } from './session.ts';
 import { updateAccounts } from './write.ts';
 
@@ -39,6 +41,8 @@ export interface SalesforceConnectorOptions extends SalesforceClientOptions {
    * `ensureFields` then creates the key field on ContentVersion instead of Task.
    */
   notes?: NoteMode;
+  /** The Account fields an account's ids are read from. Default: ours (`BuyerIntel_MatchNcesId__c`, …). */
+  idFieldNames?: IdFieldNames | undefined;
 }
 
 export type SalesforceConnector = CrmConnector & { session: SalesforceSession };
@@ -64,6 +68,10 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
 
   const noteKeyObject = notesAs === 'content-note' ? 'ContentVersion' : 'Task';
   const { calls, session, loadStoredToken } = createSalesforceCalls(options);
+  const idFields = idFieldList(options.idFieldNames ?? SALESFORCE_ID_FIELD_DEFAULTS, (name) =>
+    name.startsWith(FIELD_PREFIX),
+  );
+  const idReads = new IdFieldReads(idFields);
 
   /** Runs `send` once the stored session (if any) is installed. */
   const afterLoad = async <R>(send: () => Promise<R>): Promise<R> => {
@@ -78,9 +86,11 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     maxUpdateBatch: SALESFORCE_COLLECTION_LIMIT,
     maxNoteBatch: SALESFORCE_COLLECTION_LIMIT,
     maxNoteRemovalBatch: SALESFORCE_COLLECTION_LIMIT,
+    idFields,
     getAccount: (accountId, fieldNames) =>
-      afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames)),
-    listAccounts: (fieldNames, page) => afterLoad(() => listAccounts(calls, fieldName, fieldNames, page)),
+      afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames, idReads)),
+    listAccounts: (fieldNames, page) =>
+      afterLoad(() => listAccounts(calls, fieldName, fieldNames, page, idReads)),
     updateAccounts: (updates) => afterLoad(() => updateAccounts(calls, fieldName, updates)),
     existingNoteKeys: (accountId) => afterLoad(() => existingNoteKeys(calls, notesAs, accountId)),
     createNotes: (drafts) => afterLoad(() => createNotes(calls, notesAs, drafts)),

@@ -1,7 +1,13 @@
 // Reading Accounts: one by id (sObject retrieve) and pages for backfill (SOQL keyset paging), each as
-// an AccountSnapshot with the requested fields under our names.
+// an AccountSnapshot with the requested fields under our names and the account's ids.
 
-import { AccountNotFoundError, type AccountPage, type AccountSnapshot } from '../types.ts';
+import { readIds } from '../account-ids.ts';
+import {
+  type AccountIdField,
+  AccountNotFoundError,
+  type AccountPage,
+  type AccountSnapshot,
+} from '../types.ts';
 import { RECORD_ID, type SalesforceCalls } from './client.ts';
 import { SalesforceRequestError } from './errors.ts';
 import type { ApiNameOf } from './fields.ts';
@@ -18,16 +24,67 @@ function asText(value: unknown): string | null {
   return JSON.stringify(value);
 }
 
+/** How long an id field the org lacked is left out before it is asked for again (setup may have run). */
+const RECHECK_MS = 10 * 60_000;
+
+/**
+ * The id fields an org is asked for. Salesforce refuses a read that names a field the org lacks
+ * (INVALID_FIELD), and ours exist only once `setup` made them: an id field the org lacks is left out of
+ * this connector's reads for a while — with it all of ours, which `setup` makes together, so one refused
+ * call — and an org that has not run setup since upgrading still enriches, by name.
+ */
+export class IdFieldReads {
+  readonly #fields: readonly AccountIdField[];
+  readonly #now: () => number;
+  /** Lower-case field name → when the org was found to lack it. */
+  readonly #missing = new Map<string, number>();
+
+  constructor(fields: readonly AccountIdField[], now: () => number = Date.now) {
+    this.#fields = fields;
+    this.#now = now;
+  }
+
+  /** Runs `read` with the id fields not known to be missing, again without one Salesforce refuses. */
+  async run<T>(read: (fields: readonly AccountIdField[]) => Promise<T>): Promise<T> {
+    for (;;) {
+      const now = this.#now();
+      const present = this.#fields.filter((f) => {
+        const since = this.#missing.get(f.name.toLowerCase());
+        return since === undefined || now - since >= RECHECK_MS;
+      });
+      try {
+        return await read(present);
+      } catch (err) {
+        const lacking = missingField(err, present);
+        if (!lacking) throw err;
+        const gone = lacking.ours ? present.filter((f) => f.ours) : [lacking];
+        for (const f of gone) this.#missing.set(f.name.toLowerCase(), now);
+      }
+    }
+  }
+}
+
+/** The id field an INVALID_FIELD error names ("No such column 'X' on sobject of type Account"). */
+function missingField(err: unknown, fields: readonly AccountIdField[]): AccountIdField | undefined {
+  if (!(err instanceof SalesforceRequestError) || err.errorCode !== 'INVALID_FIELD') return undefined;
+  const named = new Set(err.fields.map((f) => f.toLowerCase()));
+  const quoted = /No such column '([^']+)'/i.exec(err.message)?.[1];
+  if (quoted) named.add(quoted.toLowerCase());
+  return fields.find((f) => named.has(f.name.toLowerCase()));
+}
+
 function toSnapshot(
   id: string,
   record: Record<string, unknown>,
   apiNames: Map<string, string>,
+  idFields: readonly AccountIdField[],
 ): AccountSnapshot {
   // Salesforce answers field names in their defined spelling; ours may differ in case.
   const byLower = new Map(Object.entries(record).map(([k, v]) => [k.toLowerCase(), v]));
   const value = (apiName: string) => asText(byLower.get(apiName.toLowerCase()));
   const fields: Record<string, string | null> = {};
   for (const [name, apiName] of apiNames) fields[name] = value(apiName);
+  const ids = readIds(idFields, value);
   return {
     id,
     name: value('Name'),
@@ -35,6 +92,7 @@ function toSnapshot(
     city: value('BillingCity'),
     website: value('Website'),
     fields,
+    ...(ids ? { ids } : {}),
   };
 }
 
@@ -43,6 +101,7 @@ export async function getAccount(
   fieldName: ApiNameOf,
   accountId: string,
   fieldNames: readonly string[],
+  idReads: IdFieldReads = new IdFieldReads([]),
 ): Promise<AccountSnapshot> {
   const { conn, call } = calls;
   if (!RECORD_ID.test(accountId)) {
@@ -52,22 +111,26 @@ export async function getAccount(
     );
   }
   const apiNames = new Map(fieldNames.map((name) => [name, fieldName(name)]));
-  const fields = [...new Set<string>([...STANDARD_FIELDS, ...apiNames.values()])];
-  let record: Record<string, unknown>;
-  try {
-    record = (await call('sobject.Account.retrieve', () =>
-      conn.sobject('Account').retrieve(accountId, { fields }),
-    )) as Record<string, unknown>;
-  } catch (err) {
-    if (err instanceof SalesforceRequestError && NOT_FOUND_CODES.has(err.errorCode)) {
-      throw new AccountNotFoundError(
-        accountId,
-        `Salesforce Account ${accountId} not found (${err.errorCode})`,
-      );
+  return idReads.run(async (idFields) => {
+    const fields = [
+      ...new Set<string>([...STANDARD_FIELDS, ...apiNames.values(), ...idFields.map((f) => f.name)]),
+    ];
+    let record: Record<string, unknown>;
+    try {
+      record = (await call('sobject.Account.retrieve', () =>
+        conn.sobject('Account').retrieve(accountId, { fields }),
+      )) as Record<string, unknown>;
+    } catch (err) {
+      if (err instanceof SalesforceRequestError && NOT_FOUND_CODES.has(err.errorCode)) {
+        throw new AccountNotFoundError(
+          accountId,
+          `Salesforce Account ${accountId} not found (${err.errorCode})`,
+        );
+      }
+      throw err;
     }
-    throw err;
-  }
-  return toSnapshot(accountId, record, apiNames);
+    return toSnapshot(accountId, record, apiNames, idFields);
+  });
 }
 
 /** Keyset pages (`Id > after ORDER BY Id`): a cursor that stays valid, unlike a query locator. */
@@ -76,6 +139,7 @@ export async function listAccounts(
   fieldName: ApiNameOf,
   fieldNames: readonly string[],
   page: { after?: string | null; limit?: number } = {},
+  idReads: IdFieldReads = new IdFieldReads([]),
 ): Promise<AccountPage> {
   const { conn, call } = calls;
   const after = page.after ?? null;
@@ -83,13 +147,17 @@ export async function listAccounts(
     throw new Error(`listAccounts: ${JSON.stringify(after)} is no record id`);
   const limit = Math.min(Math.max(page.limit ?? LIST_PAGE_LIMIT, 1), LIST_PAGE_LIMIT);
   const apiNames = new Map(fieldNames.map((name) => [name, fieldName(name)]));
-  const fields = [...new Set<string>(['Id', ...STANDARD_FIELDS, ...apiNames.values()])];
   const where = after === null ? '' : ` WHERE Id > '${after}'`;
-  const soql = `SELECT ${fields.join(', ')} FROM Account${where} ORDER BY Id LIMIT ${limit}`;
-  const result = await call('query.Account', () =>
-    conn.query<Record<string, unknown>>(soql, { autoFetch: false }),
-  );
-  const accounts = result.records.map((r) => toSnapshot(String(r.Id), r, apiNames));
-  const last = accounts.at(-1);
-  return { accounts, next: accounts.length === limit && last ? last.id : null };
+  return idReads.run(async (idFields) => {
+    const fields = [
+      ...new Set<string>(['Id', ...STANDARD_FIELDS, ...apiNames.values(), ...idFields.map((f) => f.name)]),
+    ];
+    const soql = `SELECT ${fields.join(', ')} FROM Account${where} ORDER BY Id LIMIT ${limit}`;
+    const result = await call('query.Account', () =>
+      conn.query<Record<string, unknown>>(soql, { autoFetch: false }),
+    );
+    const accounts = result.records.map((r) => toSnapshot(String(r.Id), r, apiNames, idFields));
+    const last = accounts.at(-1);
+    return { accounts, next: accounts.length === limit && last ? last.id : null };
+  });
 }

@@ -95,6 +95,14 @@ export interface BuyerCriteria {
   type?: string;
   url?: string;
   emailDomain?: string;
+  /**
+   * A registry id, under its attribute key. A guess as well: a provider that does not take it answers
+   * 400, or ignores it and answers buyers that do not hold it, so a caller checks what comes back.
+   */
+  NcesId?: string;
+  IpedsIdNumeric?: string;
+  CensusIdPid6?: string;
+  CensusIdGidId?: string;
   limit?: number;
 }
 

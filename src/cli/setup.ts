@@ -1,5 +1,5 @@
 import { loadEnv } from '../config/env.ts';
-import { fieldDefinitions } from '../map/field-definitions.ts';
+import { fieldDefinitions, idFieldDefinitions } from '../map/field-definitions.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import type { Command } from './command.ts';
@@ -13,7 +13,9 @@ export const setupCommand: Command = {
 
 Applies the database's pending migrations (as \`migrate\` does, without importing from Redis), then
 creates the "Buyer Intelligence" property group and one property per mapped field plus the match
-provenance fields, where missing. Safe to run again. Reads the environment (see .env.example).`,
+provenance fields, where missing, and the text fields that hold an account's ids (NCES, IPEDS,
+Census, buyer id) when they are ours (HUBSPOT_ID_PROPERTIES / SALESFORCE_ID_FIELDS name them). Safe
+to run again. Reads the environment (see .env.example).`,
   options: { crm: { type: 'string' } },
   async run(values) {
     const settings = await settingsFromEnv(loadEnv());
@@ -25,7 +27,13 @@ provenance fields, where missing. Safe to run again. Reads the environment (see 
       process.stdout.write(
         `database: ${applied.length ? `applied ${applied.join(', ')}` : 'schema up to date'} (${service.store.where})\n`,
       );
-      const result = await service.connector(crm, tenant).ensureFields(fieldDefinitions(settings.mapping));
+      const connector = service.connector(crm, tenant);
+      const ids = idFieldDefinitions(connector.idFields ?? [], settings.mapping);
+      if (ids.problems.length) throw new Error(ids.problems.join('; '));
+      const result = await connector.ensureFields([
+        ...fieldDefinitions(settings.mapping),
+        ...ids.definitions,
+      ]);
       process.stdout.write(
         `${crm} ${tenant}: ${result.created.length} fields created, ${result.existing.length} already there\n` +
           result.created.map((n) => `  + ${n}\n`).join(''),

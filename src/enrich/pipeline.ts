@@ -141,6 +141,7 @@ async function decide(
       city: account.city,
       website: account.website,
       pinnedBuyerId: null,
+      ...(account.ids ? { ids: account.ids } : {}),
     });
     const as = `"${name ?? ''}"${state ? ` in ${state}` : ''}`;
     return { ...found, explanation: `Re-searched by ${review.actor} as ${as}: ${found.explanation}` };
@@ -153,6 +154,8 @@ async function decide(
       city: account.city,
       website: account.website,
       pinnedBuyerId: review?.action === 'confirm' ? review.buyerId : (account.fields[P.buyerId] ?? null),
+      // The ids a person keeps on the account decide before its name (src/resolve/by-id.ts).
+      ...(account.ids ? { ids: account.ids } : {}),
     },
     `${ref.crm}:${ref.tenant}:${ref.accountId}`,
   );

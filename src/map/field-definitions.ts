@@ -1,6 +1,6 @@
 // The CRM fields `setup` creates: one per mapped field, typed from its transform, plus our provenance
-// fields (the same for every mapping).
-import type { FieldDefinition, FieldType } from '../../connectors/types.ts';
+// fields (the same for every mapping), plus the id fields a connector reads that are ours.
+import type { AccountIdField, AccountIdKind, FieldDefinition, FieldType } from '../../connectors/types.ts';
 import { BUYER_FIELD_LABELS } from '../buyer-intel/fields.ts';
 import type { FieldTransform, Mapping, MappingField } from './mapping-schema.ts';
 import { ENRICH_STATUS_LABELS, ENRICH_STATUSES, PROVENANCE_FIELDS } from './provenance.ts';
@@ -121,4 +121,57 @@ export const PROVENANCE_FIELD_DEFINITIONS: readonly FieldDefinition[] = [
 /** Every field `setup` creates for a mapping: the mapped fields, in order, then the provenance fields. */
 export function fieldDefinitions(mapping: Mapping): FieldDefinition[] {
   return [...mapping.fields.map(fieldDefinition), ...PROVENANCE_FIELD_DEFINITIONS.map((d) => ({ ...d }))];
+}
+
+const ID_FIELD_TEXT: Record<AccountIdKind, { label: string; description: string }> = {
+  nces: {
+    label: 'Buyer Intel Match NCES ID',
+    description:
+      'An NCES id this account is known by: 7 digits for a school district, 12 for a school (keep the leading zeros). Enrichment matches the account to the buyer with that id before trying its name.',
+  },
+  ipeds: {
+    label: 'Buyer Intel Match IPEDS ID',
+    description:
+      "An IPEDS id (the college's 6-digit UNITID). Enrichment matches the account to the buyer with that id before trying its name.",
+  },
+  census: {
+    label: 'Buyer Intel Match Census ID',
+    description:
+      'A Census of Governments id: the 6-digit PID6 or the 14-digit GID (keep the leading zeros). Enrichment matches the account to the buyer with that id before trying its name.',
+  },
+  buyer: {
+    label: 'Buyer Intel Match Buyer ID',
+    description:
+      'The Buyer Intelligence buyer this account is, if you know its id. Enrichment checks it with the API and matches the account to it; unlike Buyer Intel Buyer ID, which enrichment writes, this field is yours.',
+  },
+};
+
+/** Comparable across CRMs: `buyer_intel_nces_id` and `BuyerIntel_NcesId__c` are the same field. */
+const fieldKey = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/__c$/, '')
+    .replace(/[^a-z0-9]/g, '')
+    .replace(/^buyerintel/, '');
+
+/**
+ * The id fields `setup` creates (text, ours only: a field a customer named is theirs, and a missing one
+ * is a typo to fix, not a field to make), and a problem for each id field that is also a field
+ * enrichment writes — an id read back from what enrichment wrote would match the last match again.
+ */
+export function idFieldDefinitions(
+  fields: readonly AccountIdField[],
+  mapping: Mapping,
+): { definitions: FieldDefinition[]; problems: string[] } {
+  const written = new Map(fieldDefinitions(mapping).map((d) => [fieldKey(d.name), d.name]));
+  const problems = fields.flatMap((f) => {
+    const clash = written.get(fieldKey(f.name));
+    return clash
+      ? [`the ${f.kind} id field ${f.name} is the field enrichment writes as ${clash}: name another one`]
+      : [];
+  });
+  const definitions = fields
+    .filter((f) => f.ours)
+    .map((f): FieldDefinition => ({ name: f.name, type: 'string', ...ID_FIELD_TEXT[f.kind] }));
+  return { definitions, problems };
 }

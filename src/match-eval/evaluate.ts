@@ -67,6 +67,11 @@ export interface Scorecard {
   };
   expectedReview: { accounts: number; review: number; noMatch: number; matched: number; errors: number };
   expectedNoMatch: { accounts: number; noMatch: number; review: number; matched: number; errors: number };
+  /**
+   * The accounts with one expected buyer that carry an id (NCES, IPEDS, Census, buyer id), and how many
+   * of them were matched to it by that id rather than by name.
+   */
+  ids: { accounts: number; matchedById: number };
   errors: number;
   /** The rows whose verdict is not `right`, counted by cause, most frequent first. */
   misses: { cause: Cause; count: number }[];
@@ -165,6 +170,10 @@ export function scorecardOf(rows: readonly EvalRow[]): Scorecard {
   const review = of('review');
   const none = of('nomatch');
   const matched = one.filter((r) => r.verdict === 'right').length;
+  const withIds = one.filter((r) => Object.values(r.account.ids).some(Boolean));
+  const byId = withIds.filter(
+    (r) => r.verdict === 'right' && r.decision?.status === 'matched' && r.decision.source === 'id',
+  );
   const byCause = new Map<Cause, number>();
   for (const r of rows) if (r.cause) byCause.set(r.cause, (byCause.get(r.cause) ?? 0) + 1);
 
@@ -200,6 +209,7 @@ export function scorecardOf(rows: readonly EvalRow[]): Scorecard {
       matched: status(none, 'matched'),
       errors: errorsIn(none),
     },
+    ids: { accounts: withIds.length, matchedById: byId.length },
     errors: count((r) => r.verdict === 'error'),
     misses: [...byCause.entries()]
       .map(([cause, n]) => ({ cause, count: n }))

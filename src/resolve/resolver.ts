@@ -7,6 +7,8 @@ import type { Redis } from 'ioredis';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import type { BuyerBrief } from '../buyer-intel/schemas.ts';
 import { findState, type StateEntry } from '../buyer-intel/states.ts';
+import { type IdMatchClient, IdMatcher } from './by-id.ts';
+import { carriesIds } from './ids.ts';
 import { fallbackQuery, foldText, type NormalizedName, normalizeName } from './normalize.ts';
 import { resolveWeights, type ScoreResult, type ScoreSignal, scoreCandidate, type Weights } from './score.ts';
 
@@ -23,7 +25,7 @@ export interface AccountForMatching {
   pinnedBuyerId?: string | null;
   /**
    * Registry ids the account carries, as text (an NCES id keeps its leading zeros): NCES, IPEDS, Census
-   * (PID6 or GID) and a buyer id kept in a CRM field. Not read yet: id matching is still to come.
+   * (PID6 or GID) and a buyer id a person typed in a CRM field. They decide before the name (by-id.ts).
    */
   ids?: { nces?: string; ipeds?: string; census?: string; buyer?: string };
 }
@@ -44,7 +46,8 @@ export type MatchDecision =
       buyerId: string;
       buyerName: string | null;
       confidence: number;
-      source: 'pinned' | 'search' | 'cache';
+      /** `id`: by an id the account carries (by-id.ts); `pinned`: by our own buyer id field or a confirm. */
+      source: 'pinned' | 'search' | 'cache' | 'id';
       explanation: string;
       candidates: ScoredCandidate[];
     }
@@ -147,24 +150,34 @@ function parseCached(value: string | null): Extract<MatchDecision, { status: 'ma
   }
 }
 
+/** A client without the attribute call cannot check ids: the accounts' ids are then not used. */
+export type ResolverClient = Pick<BuyerIntelClient, 'searchBuyers'> & Partial<IdMatchClient>;
+
+function canReadAttributes(client: ResolverClient): client is ResolverClient & IdMatchClient {
+  return typeof client.getBuyerAttributesBulk === 'function';
+}
+
 export class Resolver {
   readonly #client: Pick<BuyerIntelClient, 'searchBuyers'>;
   readonly #cache: MatchCache | undefined;
   readonly #options: ResolverOptions & { weights: Weights };
+  readonly #ids: IdMatcher | undefined;
 
-  constructor(deps: {
-    client: Pick<BuyerIntelClient, 'searchBuyers'>;
-    cache?: MatchCache;
-    options?: Partial<ResolverOptions>;
-  }) {
+  constructor(deps: { client: ResolverClient; cache?: MatchCache; options?: Partial<ResolverOptions> }) {
     this.#client = deps.client;
     this.#cache = deps.cache;
     this.#options = resolveOptions(deps.options);
+    const client = deps.client;
+    this.#ids = canReadAttributes(client)
+      ? new IdMatcher(client, { searchLimit: this.#options.searchLimit })
+      : undefined;
   }
 
   /**
-   * Pinned id → cached match (when `cacheKey` is given) → search. Only matches found by search are
-   * cached. The cache is an optimisation: if it fails, the account is resolved by search instead.
+   * Pinned id → the account's own ids (by-id.ts, which asks the name search for its view) → cached
+   * match (when `cacheKey` is given) → search. Only matches found by search are cached, and an account
+   * with ids uses no cache: a match made by name must not outlive an id typed since. The cache is an
+   * optimisation: if it fails, the account is resolved by search instead.
    * Errors of the API (rate limits, outages) propagate, for the caller's queue to retry.
    */
   async resolve(account: AccountForMatching, cacheKey?: string): Promise<MatchDecision> {
@@ -180,6 +193,7 @@ export class Resolver {
         candidates: [],
       };
     }
+    if (this.#ids && carriesIds(account.ids)) return this.#ids.resolve(account, () => this.#search(account));
     const key = cacheKey?.trim() ? cacheKey : undefined;
     if (key && this.#cache) {
       const cached = parseCached(await this.#cache.get(key).catch(() => null));

@@ -13,7 +13,16 @@ import {
   typeHintsRelated,
 } from './normalize.ts';
 
-export type SignalKind = 'name' | 'common-name' | 'state' | 'website' | 'email-domain' | 'type' | 'clamp';
+export type SignalKind =
+  | 'name'
+  | 'common-name'
+  | 'state'
+  | 'website'
+  | 'email-domain'
+  | 'type'
+  | 'clamp'
+  /** An id the account carries names the buyer (by-id.ts): the whole score. */
+  | 'id';
 
 export interface ScoreSignal {
   signal: SignalKind;

@@ -37,7 +37,7 @@ export function recordOf(result: EnrichResult, meta: JobMeta = {}, at = new Date
     accountName: account.name,
     state: stateOf(account.state),
     status: result.status,
-    matchedBy: result.status !== 'enriched' ? null : source === 'pinned' ? 'id' : 'name',
+    matchedBy: result.status !== 'enriched' ? null : source === 'pinned' || source === 'id' ? 'id' : 'name',
     buyerId: match.buyerId,
     buyerName: match.buyerName,
     buyerType: match.buyerType ?? null,

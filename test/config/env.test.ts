@@ -93,3 +93,84 @@ describe('loadEnv', () => {
     expect(() => loadEnv({ ...good, BUYER_INTEL_TOKEN: '' })).toThrow('BUYER_INTEL_TOKEN is required');
   });
 });
+
+describe('the CRM fields that hold an account’s ids', () => {
+  const salesforce = {
+    BUYER_INTEL_BASE_URL: good.BUYER_INTEL_BASE_URL,
+    BUYER_INTEL_TOKEN: good.BUYER_INTEL_TOKEN,
+    SALESFORCE_INSTANCE_URL: 'https://acme.my.salesforce.com',
+    SALESFORCE_ORG_ID: '00D5g000004ABCD',
+    SALESFORCE_CLIENT_ID: 'id',
+    SALESFORCE_CLIENT_SECRET: 'secret',
+    SALESFORCE_REFRESH_TOKEN: 'refresh',
+  };
+  const problemsOf = (env: Record<string, string>): string[] => {
+    try {
+      loadEnv(env);
+    } catch (err) {
+      if (err instanceof ConfigError) return err.problems;
+      throw err;
+    }
+    return [];
+  };
+
+  it('are ours by default, in each CRM’s spelling', () => {
+    expect(loadEnv(good).crms.hubspot).toMatchObject({
+      app: {
+        idProperties: {
+          nces: 'buyer_intel_match_nces_id',
+          ipeds: 'buyer_intel_match_ipeds_id',
+          census: 'buyer_intel_match_census_id',
+          buyer: 'buyer_intel_match_buyer_id',
+        },
+      },
+    });
+    expect(loadEnv(salesforce).crms.salesforce).toMatchObject({
+      app: {
+        idFieldNames: {
+          nces: 'BuyerIntel_MatchNcesId__c',
+          ipeds: 'BuyerIntel_MatchIpedsId__c',
+          census: 'BuyerIntel_MatchCensusId__c',
+          buyer: 'BuyerIntel_MatchBuyerId__c',
+        },
+      },
+    });
+  });
+
+  it('can name the customer’s own fields, only some kinds, or none', () => {
+    const some = loadEnv({
+      ...good,
+      HUBSPOT_ID_PROPERTIES: ' NCES = district_nces_id , buyer=starbridge_id ',
+    });
+    expect(some.crms.hubspot).toMatchObject({
+      app: { idProperties: { nces: 'district_nces_id', buyer: 'starbridge_id' } },
+    });
+    expect((some.crms.hubspot as { app: { idProperties: object } }).app.idProperties).not.toHaveProperty(
+      'ipeds',
+    );
+    const none = loadEnv({ ...salesforce, SALESFORCE_ID_FIELDS: 'none' });
+    expect(none.crms.salesforce).toMatchObject({ app: { idFieldNames: {} } });
+    const own = loadEnv({ ...salesforce, SALESFORCE_ID_FIELDS: 'ipeds=k12__UNITID__c' });
+    expect(own.crms.salesforce).toMatchObject({ app: { idFieldNames: { ipeds: 'k12__UNITID__c' } } });
+  });
+
+  it('lists every problem of the list at once', () => {
+    expect(
+      problemsOf({
+        ...good,
+        HUBSPOT_ID_PROPERTIES: 'nces=NCES Id,zip=zip_code,ipeds,nces=other,census=,buyer=a_b,ipeds=a_b',
+      }),
+    ).toEqual([
+      'HUBSPOT_ID_PROPERTIES nces: "NCES Id" is not a property internal name (lower-case letters, digits and _, a letter first)',
+      'HUBSPOT_ID_PROPERTIES "zip" is not an id kind (nces, ipeds, census, buyer)',
+      'HUBSPOT_ID_PROPERTIES "ipeds" must be kind=field, a kind being nces, ipeds, census, buyer (or the whole value none)',
+      'HUBSPOT_ID_PROPERTIES names nces twice',
+      'HUBSPOT_ID_PROPERTIES census: "" is empty',
+      'HUBSPOT_ID_PROPERTIES "a_b" is named for both buyer and ipeds',
+    ]);
+    expect(problemsOf({ ...salesforce, SALESFORCE_ID_FIELDS: 'nces=NCES Id__c,buyer=Buyer_' })).toEqual([
+      'SALESFORCE_ID_FIELDS nces: "NCES Id__c" is not a field API name (letters, digits and _, e.g. NCES_Id__c)',
+      'SALESFORCE_ID_FIELDS buyer: "Buyer_" is not a field API name (letters, digits and _, e.g. NCES_Id__c)',
+    ]);
+  });
+});

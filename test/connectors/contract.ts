@@ -72,6 +72,19 @@ export function connectorContract(name: string, harness: () => Promise<Harness>)
       expect(read.fields).toEqual({ [h.ourField]: '961855' });
     });
 
+    it('reads the account’s ids from its id fields as text, leading zeros kept, empty ones left out', async () => {
+      const nces = h.connector.idFields?.find((f) => f.kind === 'nces');
+      const census = h.connector.idFields?.find((f) => f.kind === 'census');
+      if (!nces || !census) throw new Error('the connector reads no NCES or Census id');
+      const id = await h.createAccount({ name: 'LAUSD', state: 'CA' });
+      expect((await h.connector.getAccount(id, [])).ids).toBeUndefined();
+      const [written] = await h.connector.updateAccounts([
+        { accountId: id, fields: { [nces.name]: '0602316', [census.name]: ' ' } },
+      ]);
+      expect(written).toEqual({ accountId: id, ok: true });
+      expect((await h.connector.getAccount(id, [])).ids).toEqual({ nces: '0602316' });
+    });
+
     it('reads an account without state or website as nulls', async () => {
       const id = await h.createAccount({ name: 'Travis County' });
       expect(await h.connector.getAccount(id, [])).toMatchObject({

@@ -23,6 +23,8 @@ import {
 } from '../../connectors/types.ts';
 import type { HubSpotSandboxOptions } from '../../emulators/hubspot/app.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import { idFieldDefinitions } from '../../src/map/field-definitions.ts';
 
 const sandboxes: RunningHubSpotSandbox[] = [];
 async function start(options: HubSpotSandboxOptions = {}): Promise<RunningHubSpotSandbox> {
@@ -253,6 +255,55 @@ describe('accounts', () => {
     const updates = Array.from({ length: 101 }, (_, i) => ({ accountId: String(i), fields: {} }));
     await expect(connector.updateAccounts(updates)).rejects.toThrow(RangeError);
     expect(await connector.updateAccounts([])).toEqual([]);
+  });
+});
+
+describe('account ids', () => {
+  it('reads our id properties, once setup made them, as text with leading zeros', async () => {
+    const sandbox = await start();
+    const connector = connectorFor(sandbox);
+    expect(connector.idFields).toEqual([
+      { kind: 'nces', name: 'buyer_intel_match_nces_id', ours: true },
+      { kind: 'ipeds', name: 'buyer_intel_match_ipeds_id', ours: true },
+      { kind: 'census', name: 'buyer_intel_match_census_id', ours: true },
+      { kind: 'buyer', name: 'buyer_intel_match_buyer_id', ours: true },
+    ]);
+    const company = sandbox.store.createCompany({ name: 'LAUSD', state: 'CA' });
+    // Before setup: HubSpot refuses a value for a property it does not have; a read just lacks it.
+    const refused = await connector.updateAccounts([
+      { accountId: company.id, fields: { buyer_intel_match_nces_id: '0602316' } },
+    ]);
+    expect(refused[0]).toMatchObject({ ok: false, error: { permanent: true } });
+    expect((await connector.getAccount(company.id, [])).ids).toBeUndefined();
+
+    const { definitions, problems } = idFieldDefinitions(connector.idFields ?? [], DEFAULT_MAPPING);
+    expect(problems).toEqual([]);
+    const made = await connector.ensureFields(definitions);
+    expect(made.created).toEqual(connector.idFields?.map((f) => f.name));
+    expect(sandbox.store.property('companies', 'buyer_intel_match_nces_id')).toMatchObject({
+      type: 'string',
+      fieldType: 'text',
+    });
+    const written = await connector.updateAccounts([
+      {
+        accountId: company.id,
+        fields: { buyer_intel_match_nces_id: '0602316', buyer_intel_match_census_id: ' ' },
+      },
+    ]);
+    expect(written).toEqual([{ accountId: company.id, ok: true }]);
+    expect((await connector.getAccount(company.id, [])).ids).toEqual({ nces: '0602316' });
+    const page = await connector.listAccounts([]);
+    expect(page.accounts.find((a) => a.id === company.id)?.ids).toEqual({ nces: '0602316' });
+  });
+
+  it('reads the properties HUBSPOT_ID_PROPERTIES names instead, none of them ours to create', async () => {
+    const sandbox = await start();
+    const connector = connectorFor(sandbox, { idProperties: { ipeds: 'unitid' } });
+    expect(connector.idFields).toEqual([{ kind: 'ipeds', name: 'unitid', ours: false }]);
+    expect(idFieldDefinitions(connector.idFields ?? [], DEFAULT_MAPPING).definitions).toEqual([]);
+    await connector.ensureFields([{ name: 'unitid', label: 'UNITID', type: 'string', description: 'IPEDS' }]);
+    const company = sandbox.store.createCompany({ name: 'UT Austin', unitid: '228778' });
+    expect((await connector.getAccount(company.id, [])).ids).toEqual({ ipeds: '228778' });
   });
 });
 

@@ -1,8 +1,10 @@
 // The connector contract against the HubSpot emulator: companies are created in the emulator's store as
-// a person would, our field is created through the connector's own `ensureFields`.
+// a person would, our field and the id properties through the connector's own `ensureFields`.
 import { Client } from '@hubspot/api-client';
 import { createHubSpotConnector } from '../../connectors/hubspot/connector.ts';
 import { startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import { idFieldDefinitions } from '../../src/map/field-definitions.ts';
 import { connectorContract } from './contract.ts';
 
 connectorContract('hubspot', async () => {
@@ -23,6 +25,7 @@ connectorContract('hubspot', async () => {
   const ourField = 'buyer_intel_population';
   await connector.ensureFields([
     { name: ourField, label: 'Population', type: 'string', description: 'Residents' },
+    ...idFieldDefinitions(connector.idFields ?? [], DEFAULT_MAPPING).definitions,
   ]);
 
   return {

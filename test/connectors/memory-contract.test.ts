@@ -1,8 +1,10 @@
 // The connector contract against the in-memory CRM: accounts are created in its store as a person
-// would, our field through the connector's own `ensureFields`.
+// would, our field and the id fields through the connector's own `ensureFields`.
 import { randomUUID } from 'node:crypto';
 import { createMemoryConnector } from '../../connectors/memory/connector.ts';
 import { memoryCrm } from '../../connectors/memory/store.ts';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import { idFieldDefinitions } from '../../src/map/field-definitions.ts';
 import { connectorContract } from './contract.ts';
 
 connectorContract('memory-crm', async () => {
@@ -11,6 +13,7 @@ connectorContract('memory-crm', async () => {
   const ourField = 'buyer_intel_population';
   await connector.ensureFields([
     { name: ourField, label: 'Population', type: 'string', description: 'Residents' },
+    ...idFieldDefinitions(connector.idFields ?? [], DEFAULT_MAPPING).definitions,
   ]);
   return {
     connector,

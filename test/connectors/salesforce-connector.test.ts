@@ -11,11 +11,13 @@ import {
   type SalesforceConnectorOptions,
   SalesforceTransientError,
 } from '../../connectors/salesforce/connector.ts';
+import { SalesforceRequestError } from '../../connectors/salesforce/errors.ts';
 import {
   defaultFieldName,
   noteKeyFieldMetadata,
   toCustomFieldMetadata,
 } from '../../connectors/salesforce/fields.ts';
+import { IdFieldReads } from '../../connectors/salesforce/read.ts';
 import {
   AccountNotFoundError,
   CrmAuthError,
@@ -26,7 +28,7 @@ import type { SalesforceSandboxOptions } from '../../emulators/salesforce/app.ts
 import { to18 } from '../../emulators/salesforce/ids.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
-import { fieldDefinitions } from '../../src/map/field-definitions.ts';
+import { fieldDefinitions, idFieldDefinitions } from '../../src/map/field-definitions.ts';
 
 const sandboxes: RunningSalesforceSandbox[] = [];
 async function start(options: SalesforceSandboxOptions = {}): Promise<RunningSalesforceSandbox> {
@@ -128,6 +130,139 @@ describe('getAccount', () => {
     const err = await failure(connector.getAccount(account.id, ['buyer_intel_nope']));
     expect(err.name).toBe('SalesforceRequestError');
     expect(err).toMatchObject({ retryable: false, errorCode: 'INVALID_FIELD' });
+  });
+});
+
+describe('account ids', () => {
+  const ours = [
+    'BuyerIntel_MatchNcesId__c',
+    'BuyerIntel_MatchIpedsId__c',
+    'BuyerIntel_MatchCensusId__c',
+    'BuyerIntel_MatchBuyerId__c',
+  ];
+
+  it('reads our id fields as text, leading zeros kept, an empty one left out', async () => {
+    const sf = await start();
+    const connector = createSalesforceConnector(optionsFor(sf));
+    expect(connector.idFields?.map((f) => [f.kind, f.name, f.ours])).toEqual([
+      ['nces', ours[0], true],
+      ['ipeds', ours[1], true],
+      ['census', ours[2], true],
+      ['buyer', ours[3], true],
+    ]);
+    for (const name of ours) sf.store.defineCustomField('Account', name);
+    const account = sf.store.create('Account', {
+      Name: 'LAUSD',
+      BillingState: 'CA',
+      BuyerIntel_MatchNcesId__c: ' 0602316 ',
+      BuyerIntel_MatchIpedsId__c: '',
+    });
+    const snapshot = await connector.getAccount(account.id, []);
+    expect(snapshot.ids).toEqual({ nces: '0602316' });
+    const page = await connector.listAccounts([]);
+    expect(page.accounts.find((a) => a.id === account.id)?.ids).toEqual({ nces: '0602316' });
+    expect(sf.stats.count('sobjects.retrieve', 400)).toBe(0);
+  });
+
+  it('an org without our id fields (setup not run since) reads accounts with one refused call, once', async () => {
+    const sf = await start();
+    const account = sf.store.create('Account', { Name: 'Travis County', BillingState: 'TX' });
+    const connector = createSalesforceConnector(optionsFor(sf));
+    for (let i = 0; i < 3; i++) {
+      const snapshot = await connector.getAccount(account.id, ['buyer_intel_status']);
+      expect(snapshot).toMatchObject({ name: 'Travis County', fields: { buyer_intel_status: null } });
+      expect(snapshot.ids).toBeUndefined();
+    }
+    expect(sf.stats.count('sobjects.retrieve', 400)).toBe(1);
+    expect(sf.stats.count('sobjects.retrieve', 200)).toBe(3);
+    expect((await connector.listAccounts([])).accounts.map((a) => a.name)).toEqual(['Travis County']);
+    expect(sf.stats.count('query', 400)).toBe(0);
+  });
+
+  it('reads the fields SALESFORCE_ID_FIELDS names; one the org lacks is skipped', async () => {
+    const sf = await start();
+    sf.store.defineCustomField('Account', 'District_NCES__c');
+    sf.store.defineCustomField('Account', 'Census_GID__c');
+    const account = sf.store.create('Account', {
+      Name: 'Fresno USD',
+      District_NCES__c: '0631021',
+      Census_GID__c: '06101010100000',
+    });
+    const connector = createSalesforceConnector(
+      optionsFor(sf, {
+        idFieldNames: { nces: 'District_NCES__c', census: 'Census_GID__c', buyer: 'Missing_Buyer__c' },
+      }),
+    );
+    expect(connector.idFields?.every((f) => !f.ours)).toBe(true);
+    expect((await connector.getAccount(account.id, [])).ids).toEqual({
+      nces: '0631021',
+      census: '06101010100000',
+    });
+    expect(sf.stats.count('sobjects.retrieve', 400)).toBe(1);
+  });
+
+  it('setup’s id fields are created through the Metadata API; the org then reads and takes writes of them', async () => {
+    const sf = await start();
+    const connector = createSalesforceConnector(optionsFor(sf));
+    const { definitions, problems } = idFieldDefinitions(connector.idFields ?? [], DEFAULT_MAPPING);
+    expect(problems).toEqual([]);
+    const result = await connector.ensureFields(definitions);
+    expect(result.created).toEqual(ours.map((n) => `Account.${n}`));
+    for (const name of ours) expect(sf.store.fields('Account')).toContain(name);
+    const account = sf.store.create('Account', { Name: 'Columbus' });
+    const written = await connector.updateAccounts([
+      { accountId: account.id, fields: { BuyerIntel_MatchCensusId__c: '13222899700000' } },
+    ]);
+    expect(written).toEqual([{ accountId: account.id, ok: true }]);
+    expect((await connector.getAccount(account.id, [])).ids).toEqual({ census: '13222899700000' });
+  });
+});
+
+describe('id fields an org lacks', () => {
+  const field = (name: string, ours: boolean) => ({ kind: 'nces' as const, name, ours });
+  const lacking = (name: string) =>
+    new SalesforceRequestError(`No such column '${name}' on sobject of type Account`, {
+      operation: 'sobject.Account.retrieve',
+      errorCode: 'INVALID_FIELD',
+    });
+
+  it('are left out for ten minutes, then asked for again (setup may have made them)', async () => {
+    let clock = 0;
+    const reads = new IdFieldReads(
+      [field('BuyerIntel_MatchNcesId__c', true), field('BuyerIntel_MatchIpedsId__c', true)],
+      () => clock,
+    );
+    const asked: string[][] = [];
+    let exists = false;
+    const read = (fields: readonly { name: string }[]) => {
+      asked.push(fields.map((f) => f.name));
+      const first = fields[0];
+      return !exists && first ? Promise.reject(lacking(first.name)) : Promise.resolve(fields.length);
+    };
+    expect(await reads.run(read)).toBe(0);
+    // One refused call drops all of ours, made by setup together.
+    expect(asked).toEqual([['BuyerIntel_MatchNcesId__c', 'BuyerIntel_MatchIpedsId__c'], []]);
+    clock += 9 * 60_000;
+    expect(await reads.run(read)).toBe(0);
+    exists = true;
+    clock += 60_000;
+    expect(await reads.run(read)).toBe(2);
+    expect(asked).toHaveLength(4);
+  });
+
+  it('drops only the named field of the customer’s, and passes any other error on', async () => {
+    const reads = new IdFieldReads([field('NCES__c', false), field('IPEDS__c', false)]);
+    const asked: string[][] = [];
+    const result = await reads.run((fields) => {
+      asked.push(fields.map((f) => f.name));
+      return fields.some((f) => f.name === 'NCES__c')
+        ? Promise.reject(lacking('nces__c'))
+        : Promise.resolve('ok');
+    });
+    expect(result).toBe('ok');
+    expect(asked).toEqual([['NCES__c', 'IPEDS__c'], ['IPEDS__c']]);
+    const other = lacking('Population__c');
+    await expect(reads.run(() => Promise.reject(other))).rejects.toBe(other);
   });
 });
 
@@ -411,7 +546,8 @@ describe('sessions, limits and secrets', () => {
   it('REQUEST_LIMIT_EXCEEDED is a CrmRateLimitError of 60 s', async () => {
     const sf = await start({ dailyApiRequests: 1 });
     const account = sf.store.create('Account', { Name: 'Kansas City' });
-    const connector = createSalesforceConnector(optionsFor(sf));
+    // No id fields, whose absence from this org the first read would spend the one call learning.
+    const connector = createSalesforceConnector(optionsFor(sf, { idFieldNames: {} }));
     await connector.getAccount(account.id, []);
     const errors = [
       await failure(connector.getAccount(account.id, [])),

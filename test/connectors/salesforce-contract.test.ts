@@ -1,6 +1,6 @@
 // The connector contract against the Salesforce emulator, with notes as Tasks and as ContentNotes. The
-// custom fields `setup` would create through the Metadata API (ours on Account, the note key on Task or
-// ContentVersion) are defined in its store first.
+// custom fields `setup` would create through the Metadata API (ours on Account, the id fields, the note
+// key on Task or ContentVersion) are defined in its store first.
 
 import { expect } from 'vitest';
 import { createSalesforceConnector } from '../../connectors/salesforce/connector.ts';
@@ -34,6 +34,7 @@ const harness = (notes: 'task' | 'content-note') => async (): Promise<Harness> =
     orgId: sandbox.orgId,
     notes,
   });
+  for (const field of connector.idFields ?? []) store.defineCustomField('Account', field.name);
 
   return {
     connector,

@@ -157,4 +157,28 @@ describe('scorecardOf', () => {
     expect(s.expectedReview).toMatchObject({ accounts: 1, review: 1 });
     expect(s.misses.map((m) => m.count).reduce((a, b) => a + b, 0)).toBe(3);
   });
+
+  it('counts the id-bearing accounts with one buyer, and those matched to it by their id', () => {
+    const row = (ids: EvalAccount['ids'], expected: Expected, decision: MatchDecision): EvalRow => {
+      const a = { ...account(expected), ids };
+      return { account: a, error: null, ...judge(a, decision, 0.75) };
+    };
+    const byId = (buyerId: string): MatchDecision => ({
+      status: 'matched',
+      buyerId,
+      buyerName: buyerId,
+      confidence: 1,
+      source: 'id',
+      explanation: 'Matched by its NCES id',
+      candidates: [candidate(buyerId, 1)],
+    });
+    const s = scorecardOf([
+      row({ nces: '0602316' }, buyer('a'), byId('a')),
+      row({ ipeds: '179816' }, buyer('a'), matched('a')),
+      row({ census: '617347' }, buyer('a'), byId('b')),
+      row({ buyer: 'a' }, { kind: 'review' }, review(0.8, 'a')),
+      row({}, buyer('a'), byId('a')),
+    ]);
+    expect(s.ids).toEqual({ accounts: 3, matchedById: 1 });
+  });
 });
