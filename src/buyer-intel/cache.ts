@@ -9,11 +9,17 @@
 // Errors are never cached (and a failed Redis read or write falls back to the upstream call). Results
 // are shared between callers: treat them as read-only.
 import type { Redis } from 'ioredis';
-import type { BuyerIntelClient, BuyerSignalsParams, CallOptions, QuickSearchParams } from './client.ts';
+import type {
+  BuyerCriteria,
+  BuyerIntelClient,
+  BuyerSignalsParams,
+  CallOptions,
+  QuickSearchParams,
+} from './client.ts';
 
 export type CachedOperations = Pick<
   BuyerIntelClient,
-  'getBuyerAttributesBulk' | 'listRecentBuyerSignals' | 'searchBuyers'
+  'getBuyerAttributesBulk' | 'listRecentBuyerSignals' | 'searchBuyers' | 'searchBuyersByCriteria'
 >;
 
 export interface BuyerIntelCacheOptions {
@@ -79,6 +85,10 @@ function attributesKey(buyerId: string, attributes: readonly string[] | undefine
 
 function searchKey(params: QuickSearchParams): string {
   return JSON.stringify([params.buyerName.trim(), params.buyerStateCode ?? '', params.limit ?? null]);
+}
+
+function criteriaKey(criteria: BuyerCriteria): string {
+  return JSON.stringify(Object.entries(criteria).sort(([a], [b]) => a.localeCompare(b)));
 }
 
 /** Resolves with the shared promise, or rejects as soon as this caller's own signal aborts. */
@@ -274,6 +284,11 @@ export function cachedBuyerIntel(
     },
     searchBuyers(params, opts = {}) {
       return through(`search:${searchKey(params)}`, opts, () => client.searchBuyers(params));
+    },
+    searchBuyersByCriteria(criteria, opts = {}) {
+      return through(`criteria:${criteriaKey(criteria)}`, opts, () =>
+        client.searchBuyersByCriteria(criteria),
+      );
     },
   };
 }
