@@ -349,7 +349,7 @@ export function normalizeName(input: string, options: NormalizeOptions = {}): No
   // "Denver, CO": a place written with its state, and no other word of kind, is how a city's
   // account is named (a county, a district or a department says so).
   if (!picked && suffix && classified.core.length) {
-    picked = { hint: 'city', evidence: `"${rest.trim()}${suffix}" (a place and its state)` };
+    picked = { hint: 'city', evidence: `"${rest.trim()}${suffix}", a place with its state` };
   }
 
   const last = tokens.at(-1);

@@ -424,7 +424,9 @@ function typeSignal(
       conflict: false,
     };
   }
-  const says = `account name says ${quote(name?.typeEvidence ?? mine)} (${TYPE_HINT_LABELS[mine]})`;
+  const evidence = name?.typeEvidence ?? mine;
+  const shownEvidence = evidence.includes('"') ? evidence : quote(evidence);
+  const says = `account name says ${shownEvidence} (${TYPE_HINT_LABELS[mine]})`;
   if (!theirs) {
     return {
       signal: { signal: 'type', points: 0, detail: `${says}; buyer type ${shownType} not comparable` },
@@ -435,7 +437,7 @@ function typeSignal(
   if (theirs === mine) {
     return {
       signal: { signal: 'type', points: w.typeAgreement, detail: `${says}; buyer type ${shownType}` },
-      reason: `type agrees (${TYPE_HINT_LABELS[mine]})`,
+      reason: `type agrees (${TYPE_HINT_LABELS[mine]} by ${shownEvidence})`,
       conflict: false,
     };
   }
@@ -452,7 +454,7 @@ function typeSignal(
       points: w.typeConflict,
       detail: `${says}; buyer type ${shownType} conflicts: never matched automatically`,
     },
-    reason: `type conflict (${TYPE_HINT_LABELS[mine]} vs ${shownType})`,
+    reason: `type conflict (${TYPE_HINT_LABELS[mine]} by ${shownEvidence} vs ${shownType})`,
     conflict: true,
   };
 }
