@@ -171,6 +171,15 @@ function criteriaUnsupported(err: unknown): boolean {
   if (!(err instanceof BuyerIntelError)) return false;
   return err instanceof ResponseValidationError || UNSUPPORTED_STATUSES.has(err.status ?? 0);
 }
+/**
+ * Before the criteria search has ever answered, another failure (a 500 from a route the server does
+ * not have) skips it for the account; this many in a row and it is taken as unsupported. A refused
+ * token or a rate limit is the whole API's: those propagate.
+ */
+const CRITERIA_FAILURES_BEFORE_GIVING_UP = 3;
+function sharedFailure(err: unknown): boolean {
+  return err instanceof BuyerIntelError && (err.status === 401 || err.status === 429);
+}
 
 export class Resolver {
   readonly #client: ResolverClient;
@@ -178,6 +187,7 @@ export class Resolver {
   readonly #options: ResolverOptions & { weights: Weights };
   /** Whether the API answers a search by criteria; learnt on the first try, kept for the process. */
   #criteria: 'unknown' | 'supported' | 'unsupported';
+  #criteriaFailures = 0;
 
   constructor(deps: { client: ResolverClient; cache?: MatchCache; options?: Partial<ResolverOptions> }) {
     this.#client = deps.client;
@@ -326,11 +336,11 @@ export class Resolver {
       this.#criteria = 'supported';
       return { buyers, called: true };
     } catch (err) {
-      if (this.#criteria === 'unknown' && criteriaUnsupported(err)) {
+      if (this.#criteria !== 'unknown' || sharedFailure(err)) throw err;
+      this.#criteriaFailures++;
+      if (criteriaUnsupported(err) || this.#criteriaFailures >= CRITERIA_FAILURES_BEFORE_GIVING_UP)
         this.#criteria = 'unsupported';
-        return { buyers: null, called: true };
-      }
-      throw err;
+      return { buyers: null, called: true };
     }
   }
 

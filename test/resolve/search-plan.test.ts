@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { BuyerCriteria, QuickSearchParams } from '../../src/buyer-intel/client.ts';
-import { NotFoundError } from '../../src/buyer-intel/errors.ts';
+import { NotFoundError, RateLimitError, ServerError } from '../../src/buyer-intel/errors.ts';
 import type { BuyerBrief } from '../../src/buyer-intel/schemas.ts';
 import {
   type AccountForMatching,
@@ -25,7 +25,7 @@ const brief = (name: string, stateCode: string, type: string, url: string | null
 /** A stand-in API: name searches answer from `byName`, criteria searches from `byHost` (or 404). */
 function api(options: {
   byName?: (query: string) => BuyerBrief[];
-  byHost?: ((host: string) => BuyerBrief[]) | 'unsupported';
+  byHost?: ((host: string) => BuyerBrief[]) | 'unsupported' | 'fails' | 'rate-limited';
 }) {
   const calls: { op: 'name' | 'criteria'; arg: string }[] = [];
   const client: ResolverClient = {
@@ -35,6 +35,9 @@ function api(options: {
     },
     async searchBuyersByCriteria(c: BuyerCriteria) {
       calls.push({ op: 'criteria', arg: c.url ?? '' });
+      const details = { operation: 'searchBuyersByCriteria' as const };
+      if (options.byHost === 'fails') throw new ServerError('HTTP 500', { ...details, status: 500 });
+      if (options.byHost === 'rate-limited') throw new RateLimitError('HTTP 429', details);
       if (options.byHost === 'unsupported' || !options.byHost)
         throw new NotFoundError('searchBuyersByCriteria: HTTP 404', {
           operation: 'searchBuyersByCriteria',
@@ -98,6 +101,21 @@ describe('the searches', () => {
     const second = await resolver.resolve(account({ name: null, website: 'www.austinisd.org' }));
     expect(second).toMatchObject({ status: 'matched', buyerId: aisd.id });
     expect(calls).toEqual([{ op: 'name', arg: 'Austin independent school district' }]);
+  });
+
+  it('a criteria search that fails before it ever answered is skipped, and dropped after three failures; a rate limit propagates', async () => {
+    const { client, calls } = api({ byHost: 'fails' });
+    const resolver = new Resolver({ client });
+    const criteria = () => calls.filter((c) => c.op === 'criteria').length;
+    for (let i = 0; i < 5; i++) {
+      const decision = await resolver.resolve(account({ name: 'Zzyzx Authority', website: `zzyzx${i}.org` }));
+      expect(decision.status).toBe('no_match');
+    }
+    expect(criteria()).toBe(3);
+    const limited = api({ byHost: 'rate-limited' });
+    await expect(
+      new Resolver({ client: limited.client }).resolve(account({ name: 'Zzyzx', website: 'zzyzx.org' })),
+    ).rejects.toBeInstanceOf(RateLimitError);
   });
 
   it('a nickname is searched by the name it stands for', async () => {
