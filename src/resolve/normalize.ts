@@ -1,41 +1,34 @@
-// Size: mostly tables (abbreviations, type words, state names) that the scorer reads together.
+// Size: one pipeline of small steps whose order matters (state suffix, census suffix, prefixes, typos,
+// abbreviations, type phrases); the word tables live in vocabulary.ts.
 // Name normalisation for comparing a CRM account's name with a buyer's name. Folds case, diacritics and
-// punctuation, drops generic words ("City of", "the", "government", a ", TX" suffix), expands the
-// abbreviations people type in CRMs (ISD, PD, Univ., Co., St.) into canonical tokens, and splits the
-// result into the *core* tokens that name the place ("austin") and the *type* tokens that name the kind
-// of buyer ("independent school district"). "Austin ISD" and "Austin Independent School District" then
-// compare equal, while "City of Austin" and "Austin County" share their core and differ by type.
+// punctuation, drops generic words ("City of", "the", "government", a ", TX" suffix), corrects typos
+// in type words ("Countty"), expands the abbreviations people type in CRMs (ISD, PD, Univ., Co., St.,
+// DOT) into canonical tokens, and splits the result into the *core* tokens that name the place
+// ("austin") and the *type* tokens that name the kind of buyer ("independent school district").
+// "Austin ISD" and "Austin Independent School District" then compare equal, while "City of Austin"
+// and "Austin County" share their core and differ by type. The phrase decides the type: "Unified",
+// "Public Schools", a city's "Department of Education" say a school system; "State of Texas" the
+// state's government; "Denver, CO" (a place and its state) a city.
+import damerauLevenshtein from 'damerau-levenshtein';
 import { findState } from '../buyer-intel/states.ts';
+import {
+  ABBREVIATIONS,
+  COMPANY_SUFFIXES,
+  COMPANY_SUFFIXES_PUBLIC_BODIES_USE,
+  HINT_OF_BUYER_TYPE,
+  HINT_PRIORITY,
+  MUNICIPAL_PREFIXES,
+  NOT_TYPOS,
+  RELATED_HINTS,
+  STOP_WORDS,
+  TRAILING_TYPE_PREFIXES,
+  TYPE_PHRASES,
+  TYPE_WORD_PLURALS,
+  TYPO_CORRECTED_WORDS,
+  type TypeHint,
+} from './vocabulary.ts';
 
-/** The kind of buyer a name points at. */
-export type TypeHint =
-  | 'school-district'
-  | 'school'
-  | 'higher-education'
-  | 'county'
-  | 'police'
-  | 'fire'
-  | 'city'
-  | 'state-agency'
-  | 'special-district'
-  | 'library'
-  | 'federal'
-  | 'tribal';
-
-export const TYPE_HINT_LABELS: Readonly<Record<TypeHint, string>> = {
-  'school-district': 'school district',
-  school: 'school',
-  'higher-education': 'university/college',
-  county: 'county',
-  police: 'police',
-  fire: 'fire',
-  city: 'city/town',
-  'state-agency': 'state agency',
-  'special-district': 'special district',
-  library: 'library',
-  federal: 'federal agency',
-  tribal: 'tribal government',
-};
+export { STOP_WORDS, TYPE_HINT_LABELS, type TypeHint } from './vocabulary.ts';
 
 export interface NormalizedName {
   /** The name as given. */
@@ -61,9 +54,11 @@ export interface NormalizedName {
   removed: string[];
   /** Tokens written in capitals that no rule expanded ("UT", "ACC"): maybe initials of a longer name. */
   acronyms: string[];
+  /** Type words read through a typo, as "Countty → county". */
+  typos: string[];
+  /** The company legal form that closes the name ("LLC"), when the name is a company's. */
+  company: string | null;
 }
-
-export const STOP_WORDS: ReadonlySet<string> = new Set(['of', 'at', 'the', 'and', 'for', 'in', 'on']);
 
 /** Lower case, no diacritics, '&' as "and", apostrophes dropped, any other punctuation as one space. */
 export function foldText(value: string): string {
@@ -77,149 +72,24 @@ export function foldText(value: string): string {
     .trim();
 }
 
-// Single-token abbreviations. ("st" → "saint" and "u of" → "university of" depend on position.)
-const ABBREVIATIONS: Readonly<Record<string, string>> = {
-  isd: 'independent school district',
-  cisd: 'consolidated independent school district',
-  usd: 'unified school district',
-  cusd: 'community unit school district',
-  ufsd: 'union free school district',
-  sd: 'school district',
-  univ: 'university',
-  co: 'county',
-  cnty: 'county',
-  cty: 'county',
-  pd: 'police department',
-  fd: 'fire department',
-  dept: 'department',
-  dpt: 'department',
-  cc: 'community college',
-  twp: 'township',
-  mt: 'mount',
-  ft: 'fort',
-  dist: 'district',
-  sch: 'school',
-  hs: 'high school',
-  elem: 'elementary',
-  lib: 'library',
-  auth: 'authority',
-  sheriffs: 'sheriff',
-  govt: 'government',
-};
-
-// Leading phrases that only say "this is a municipality": removed, remembered as the type.
-const MUNICIPAL_PREFIXES: readonly { words: string[]; type: string[] }[] = [
-  { words: ['city', 'and', 'county', 'of'], type: ['city', 'county'] },
-  { words: ['city', 'of'], type: ['city'] },
-  { words: ['town', 'of'], type: ['town'] },
-  { words: ['village', 'of'], type: ['village'] },
-];
-// Leading "County of X" and the like: the type word moves behind the place ("X county").
-const TRAILING_TYPE_PREFIXES = ['county', 'parish', 'township', 'borough'];
-
-interface TypePhrase {
-  words: readonly string[];
-  hint: TypeHint | null;
-  /** Only a type phrase when followed by "of" ("Port of Seattle", not "Port Arthur"). */
-  needsOf?: boolean;
-  /** A type phrase even when it opens the name and no "of" follows ("US Department of ..."). */
-  leading?: boolean;
+/** Damerau–Levenshtein distance (a swapped pair of letters is one edit). */
+export function editDistance(a: string, b: string): number {
+  return damerauLevenshtein(a, b).steps;
 }
 
-const SCHOOL_DISTRICT_MODIFIERS = [
-  'independent',
-  'consolidated independent',
-  'unified',
-  'community unit',
-  'community',
-  'union free',
-  'union',
-  'unit',
-  'elementary',
-  'high',
-  'regional',
-  'joint',
-  'central',
-  'public',
-  'county',
-];
+/** How many edits a word of this length may carry and still be read as another: 1 from 5 letters, 2 from 9. */
+export function typoAllowance(length: number): number {
+  return length >= 9 ? 2 : length >= 5 ? 1 : 0;
+}
 
-const TYPE_PHRASES: readonly TypePhrase[] = (
-  [
-    ...SCHOOL_DISTRICT_MODIFIERS.map((m) => ({
-      words: [...m.split(' '), 'school', 'district'],
-      hint: 'school-district' as const,
-    })),
-    { words: ['school', 'district'], hint: 'school-district' },
-    { words: ['high', 'school'], hint: 'school' },
-    { words: ['middle', 'school'], hint: 'school' },
-    { words: ['elementary', 'school'], hint: 'school' },
-    { words: ['charter', 'school'], hint: 'school' },
-    { words: ['elementary'], hint: 'school' },
-    { words: ['academy'], hint: 'school' },
-    { words: ['school'], hint: 'school' },
-    { words: ['community', 'college'], hint: 'higher-education' },
-    { words: ['technical', 'college'], hint: 'higher-education' },
-    { words: ['junior', 'college'], hint: 'higher-education' },
-    { words: ['college'], hint: 'higher-education' },
-    { words: ['university'], hint: 'higher-education' },
-    { words: ['institute'], hint: 'higher-education' },
-    { words: ['police', 'department'], hint: 'police' },
-    { words: ['sheriff', 'office'], hint: 'police' },
-    { words: ['sheriff', 'department'], hint: 'police' },
-    { words: ['sheriff'], hint: 'police' },
-    { words: ['police'], hint: 'police' },
-    { words: ['fire', 'protection', 'district'], hint: 'fire' },
-    { words: ['fire', 'department'], hint: 'fire' },
-    { words: ['fire', 'rescue'], hint: 'fire' },
-    { words: ['fire', 'district'], hint: 'fire' },
-    { words: ['fire'], hint: 'fire' },
-    { words: ['public', 'library'], hint: 'library' },
-    { words: ['library', 'district'], hint: 'library' },
-    { words: ['library'], hint: 'library' },
-    { words: ['county'], hint: 'county' },
-    { words: ['parish'], hint: 'county' },
-    { words: ['borough'], hint: 'county' },
-    { words: ['township'], hint: 'city' },
-    { words: ['municipal', 'utility', 'district'], hint: 'special-district' },
-    { words: ['utility', 'district'], hint: 'special-district' },
-    { words: ['water', 'district'], hint: 'special-district' },
-    { words: ['housing', 'authority'], hint: 'special-district' },
-    { words: ['authority'], hint: 'special-district' },
-    { words: ['district'], hint: 'special-district' },
-    { words: ['port'], hint: 'special-district', needsOf: true },
-    { words: ['united', 'states'], hint: 'federal', leading: true },
-    { words: ['us'], hint: 'federal', leading: true },
-    { words: ['federal'], hint: 'federal' },
-    { words: ['nation'], hint: 'tribal' },
-    { words: ['tribe'], hint: 'tribal' },
-    { words: ['tribal'], hint: 'tribal' },
-    { words: ['department'], hint: 'state-agency' },
-    { words: ['agency'], hint: 'state-agency' },
-    { words: ['commission'], hint: 'state-agency' },
-    { words: ['office'], hint: 'state-agency' },
-    { words: ['bureau'], hint: 'state-agency' },
-    { words: ['board'], hint: 'state-agency' },
-    { words: ['administration'], hint: 'state-agency' },
-    { words: ['system'], hint: null },
-  ] satisfies TypePhrase[]
-).sort((a, b) => b.words.length - a.words.length);
-
-/** When a name has several type phrases, the most specific kind wins ("County Fire Department" → fire). */
-const HINT_PRIORITY: readonly TypeHint[] = [
-  'fire',
-  'police',
-  'library',
-  'school-district',
-  'school',
-  'higher-education',
-  'federal',
-  'tribal',
-  'special-district',
-  'county',
-  'city',
-  'state-agency',
-];
+/** Whether `token` is `word` misspelt: within the allowance, same first letter, never with digits. */
+export function isTypoOf(token: string, word: string): boolean {
+  if (token === word || /\d/.test(token) || /\d/.test(word) || token[0] !== word[0]) return false;
+  const allowed = typoAllowance(Math.min(token.length, word.length));
+  return (
+    allowed > 0 && Math.abs(token.length - word.length) <= allowed && editDistance(token, word) <= allowed
+  );
+}
 
 // Abbreviations that are also state codes: in a name they are the abbreviation ("Adams CO", "Rapid City SD").
 const NOT_A_STATE_SUFFIX = new Set(['co', 'sd']);
@@ -253,6 +123,13 @@ function startsWith(tokens: readonly string[], words: readonly string[], at = 0)
   return words.every((w, i) => tokens[at + i] === w);
 }
 
+/** Whether the tokens name a US state ("texas", "new york", "new york state"). */
+function namesAState(tokens: readonly string[]): boolean {
+  if (!tokens.length) return false;
+  const plain = tokens.at(-1) === 'state' ? tokens.slice(0, -1) : tokens;
+  return plain.length > 0 && findState(plain.join(' '))?.country === 'US';
+}
+
 interface Classified {
   core: string[];
   typeTokens: string[];
@@ -265,6 +142,12 @@ function classify(tokens: readonly string[]): Classified {
   const hints: { hint: TypeHint; evidence: string }[] = [];
   let i = 0;
   while (i < tokens.length) {
+    // The one state whose name holds a type word: "District of Columbia" is a place.
+    if (startsWith(tokens, ['district', 'of', 'columbia'], i)) {
+      core.push('district', 'columbia');
+      i += 3;
+      continue;
+    }
     const phrase = TYPE_PHRASES.find((p) => {
       if (!startsWith(tokens, p.words, i)) return false;
       const next = tokens[i + p.words.length];
@@ -298,12 +181,51 @@ function pickHint(hints: readonly { hint: TypeHint; evidence: string }[]): {
   return best;
 }
 
+/** Corrects a misspelt type word; the corrected word, or null when the token is no such typo. */
+function correctedTypeWord(token: string): string | null {
+  if (token.length < 5 || NOT_TYPOS.has(token) || TYPO_CORRECTED_WORDS.includes(token)) return null;
+  // A plural is no typo ("schools" has its own rule).
+  if (TYPO_CORRECTED_WORDS.includes(token.replace(/s$/, ''))) return null;
+  if (ABBREVIATIONS[token] !== undefined || TYPE_WORD_PLURALS[token] !== undefined) return null;
+  return TYPO_CORRECTED_WORDS.find((w) => isTypoOf(token, w)) ?? null;
+}
+
+/**
+ * A city's (or county's) Department / Board / Office of Education is its school system; a state's is
+ * a state agency. A department or board of education is the district itself: the phrase becomes
+ * "school district". A county office of education is a body of its own beside the districts (it is
+ * typed a school district): its words stay.
+ */
+function educationOfAPlace(tokens: string[]): { tokens: string[]; phrase: string } | null {
+  const at = tokens.findIndex(
+    (t, i) =>
+      (t === 'department' || t === 'board' || t === 'office') &&
+      tokens[i + 1] === 'of' &&
+      tokens[i + 2] === 'education',
+  );
+  if (at < 0) return null;
+  const place = tokens.slice(0, at).filter((t) => t !== 'the');
+  if (!place.length || namesAState(place)) return null;
+  const phrase = `${tokens[at]} of education`;
+  if (tokens[at] === 'office') return { tokens, phrase };
+  return { tokens: [...tokens.slice(0, at), 'school', 'district', ...tokens.slice(at + 3)], phrase };
+}
+
+export interface NormalizeOptions {
+  /** Correct misspelt type words (default true); off to see the name exactly as typed. */
+  correctTypos?: boolean;
+}
+
 /** Normalises a name for comparison; see the module comment. */
-export function normalizeName(input: string): NormalizedName {
+export function normalizeName(input: string, options: NormalizeOptions = {}): NormalizedName {
   const removed: string[] = [];
   const expansions: string[] = [];
+  const typos: string[] = [];
   const prefixType: string[] = [];
-  let prefixEvidence: string | null = null;
+  let prefixHint: { hint: TypeHint; evidence: string } | null = null;
+  // "City and County of Denver", "Unified Government of Wyandotte County and Kansas City": the
+  // prefix says what the body is, whatever type words its place name holds.
+  let consolidated = false;
 
   // "U.S." → "US", "I.S.D." → "ISD" before anything reads the letters.
   const undotted = input.trim().replace(/\b(?:[A-Za-z]\.){2,}/g, (m) => m.replace(/\./g, ''));
@@ -317,7 +239,7 @@ export function normalizeName(input: string): NormalizedName {
   if (census?.[1] && census[2]) {
     body = census[1];
     prefixType.push(census[2]);
-    prefixEvidence = census[2];
+    prefixHint = { hint: 'city', evidence: census[2] };
     removed.push(`${census[2]} (census suffix)`);
   }
 
@@ -336,8 +258,19 @@ export function normalizeName(input: string): NormalizedName {
     const key = foldText(word);
     if (key && !key.includes(' ') && !written.has(key)) written.set(key, word.replace(/['’`]/g, ''));
   }
+  const shown = (token: string) => written.get(token) ?? token;
 
   let tokens = foldText(body).split(' ').filter(Boolean);
+
+  // Misspelt type words and plurals first, so that every later rule reads the word meant.
+  tokens = tokens.map((token) => {
+    const plural = TYPE_WORD_PLURALS[token];
+    if (plural) return plural;
+    const corrected = options.correctTypos === false ? null : correctedTypeWord(token);
+    if (!corrected) return token;
+    typos.push(`${shown(token)} → ${corrected}`);
+    return corrected;
+  });
 
   const dropLeadingThe = () => {
     while (tokens.length > 1 && tokens[0] === 'the') {
@@ -350,10 +283,18 @@ export function normalizeName(input: string): NormalizedName {
     if (tokens.length > prefix.words.length && startsWith(tokens, prefix.words)) {
       tokens = tokens.slice(prefix.words.length);
       prefixType.push(...prefix.type);
-      prefixEvidence = prefix.words.join(' ');
-      removed.push(prefixEvidence);
+      prefixHint = { hint: 'city', evidence: prefix.words.join(' ') };
+      consolidated = prefix.type.length > 1;
+      removed.push(prefix.words.join(' '));
       break;
     }
+  }
+  // "State of Texas": the state's government as a whole (not its university, not an agency).
+  if (startsWith(tokens, ['state', 'of']) && namesAState(tokens.slice(2))) {
+    tokens = tokens.slice(2);
+    prefixType.push('state');
+    prefixHint = { hint: 'state', evidence: 'state of' };
+    removed.push('state of');
   }
   const lead = tokens[0];
   if (lead && TRAILING_TYPE_PREFIXES.includes(lead) && tokens[1] === 'of' && tokens.length > 2) {
@@ -365,10 +306,14 @@ export function normalizeName(input: string): NormalizedName {
   const acronyms: string[] = [];
   tokens.forEach((token, i) => {
     const next = tokens[i + 1];
+    const previous = tokens[i - 1];
     let replacement: string | undefined;
     if (token === 'st' && i === 0) replacement = 'saint';
     else if (token === 'ste' && i === 0) replacement = 'sainte';
     else if (token === 'u' && next === 'of') replacement = 'university';
+    else if (token === 'ed' && previous === 'of') replacement = 'education';
+    // "Los Angeles Unified": a closing "Unified" is the district's name cut short.
+    else if (token === 'unified' && i > 0 && next === undefined) replacement = 'unified school district';
     else if (token === 'schools') replacement = 'school district';
     else if (token === 'public' && (next === 'schools' || next === 'school')) replacement = '';
     else replacement = ABBREVIATIONS[token];
@@ -378,8 +323,7 @@ export function normalizeName(input: string): NormalizedName {
       return;
     }
     if (token !== 'sheriffs') {
-      const shown = written.get(token) ?? token;
-      expansions.push(replacement ? `${shown} → ${replacement}` : `${shown} (dropped)`);
+      expansions.push(replacement ? `${shown(token)} → ${replacement}` : `${shown(token)} (dropped)`);
     }
     if (replacement) expanded.push(...replacement.split(' '));
   });
@@ -390,12 +334,32 @@ export function normalizeName(input: string): NormalizedName {
     return false;
   });
 
+  const education = educationOfAPlace(tokens);
+  if (education && education.tokens !== tokens) {
+    tokens = education.tokens;
+    expansions.push(`${education.phrase} of a city → school district`);
+  }
+
   const classified = classify(tokens);
   const typeTokens = [...prefixType, ...classified.typeTokens];
-  const picked = pickHint([
-    ...classified.hints,
-    ...(prefixType.length ? [{ hint: 'city' as const, evidence: prefixEvidence ?? 'city' }] : []),
-  ]);
+  let picked = consolidated
+    ? prefixHint
+    : pickHint([...classified.hints, ...(prefixHint ? [prefixHint] : [])]);
+  if (education) picked = { hint: 'school-district', evidence: `${education.phrase} of a city or county` };
+  // "Denver, CO": a place written with its state, and no other word of kind, is how a city's
+  // account is named (a county, a district or a department says so).
+  if (!picked && suffix && classified.core.length) {
+    picked = { hint: 'city', evidence: `"${rest.trim()}${suffix}", a place with its state` };
+  }
+
+  const last = tokens.at(-1);
+  const publicBody = picked !== null && picked.hint !== 'federal';
+  const company =
+    last && tokens.length > 1 && COMPANY_SUFFIXES.has(last)
+      ? COMPANY_SUFFIXES_PUBLIC_BODIES_USE.has(last) && publicBody
+        ? null
+        : shown(last)
+      : null;
 
   return {
     input,
@@ -410,6 +374,8 @@ export function normalizeName(input: string): NormalizedName {
     expansions,
     removed,
     acronyms: acronyms.filter((a) => classified.core.includes(a)),
+    typos,
+    company,
   };
 }
 
@@ -420,54 +386,11 @@ export function fallbackQuery(name: NormalizedName): string {
 
 // ---- Buyer types --------------------------------------------------------------------------------------
 
-const HINT_OF_BUYER_TYPE: Readonly<Record<string, TypeHint>> = {
-  City: 'city',
-  CityAttorney: 'city',
-  CityClerk: 'city',
-  CityEngineer: 'city',
-  CityManager: 'city',
-  CitySecretary: 'city',
-  County: 'county',
-  CountyAttorney: 'county',
-  CountyClerk: 'county',
-  CountyEngineer: 'county',
-  CountyManager: 'county',
-  SchoolDistrict: 'school-district',
-  School: 'school',
-  HigherEducation: 'higher-education',
-  PoliceDepartment: 'police',
-  LawEnforcementAgency: 'police',
-  FireDepartment: 'fire',
-  Library: 'library',
-  StateAgency: 'state-agency',
-  State: 'state-agency',
-  StateAttorney: 'state-agency',
-  StateClerk: 'state-agency',
-  StateEngineer: 'state-agency',
-  AdministrativeAgency: 'state-agency',
-  RegulatoryAgency: 'state-agency',
-  FinancialAgency: 'state-agency',
-  SpecialDistrict: 'special-district',
-  District: 'special-district',
-  UncategorizedDistrict: 'special-district',
-  TransportationAgency: 'special-district',
-  PublicWorksAgency: 'special-district',
-  Federal: 'federal',
-  MilitaryOrganization: 'federal',
-  IndigenousGovernment: 'tribal',
-};
-
 /** The kind of buyer an API `BuyerBrief.type` stands for; null for types that say nothing comparable. */
 export function hintOfBuyerType(type: string | null | undefined): TypeHint | null {
   return type ? (HINT_OF_BUYER_TYPE[type] ?? null) : null;
 }
 
-/** Kinds that are close enough that a difference is no evidence against a match. */
-const RELATED: readonly (readonly [TypeHint, TypeHint])[] = [
-  ['school', 'school-district'],
-  ['special-district', 'state-agency'],
-];
-
 export function typeHintsRelated(a: TypeHint, b: TypeHint): boolean {
-  return RELATED.some(([x, y]) => (x === a && y === b) || (x === b && y === a));
+  return RELATED_HINTS.some(([x, y]) => (x === a && y === b) || (x === b && y === a));
 }

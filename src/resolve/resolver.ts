@@ -1,15 +1,20 @@
-// Size: the resolution steps (cache, search, candidates, decision) in their order; each step is short.
+// Size: the resolution steps (cache, searches, candidates, decision) in their order; each step is short.
 // Resolves a CRM account to a buyer of the Buyer Intelligence API, explainably: a pinned buyer id wins;
-// then a cached match; then one quick search (a second one only when the first finds nothing that
-// shares a word with the name), every result scored by `scoreCandidate`, and a decision — matched,
-// needs review (with the candidates and their scores) or no match — with one human sentence saying why.
+// then a cached match; then at most three searches, each asked only while no buyer is matched yet —
+// the name (a known nickname written out), the buyers at the account's web address (where the API
+// supports a search by criteria), then the name's canonical words or the web address's words — every
+// result scored by `scoreCandidate`, and a decision — matched, needs review (with the candidates and
+// their scores) or no match — with one human sentence saying why.
 import type { Redis } from 'ioredis';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
+import { BuyerIntelError, ResponseValidationError } from '../buyer-intel/errors.ts';
 import type { BuyerBrief } from '../buyer-intel/schemas.ts';
 import { findState, type StateEntry } from '../buyer-intel/states.ts';
 import { type IdMatchClient, IdMatcher } from './by-id.ts';
+import { isBareDomain, parseWebAddress } from './domains.ts';
 import { carriesIds } from './ids.ts';
 import { fallbackQuery, foldText, type NormalizedName, normalizeName } from './normalize.ts';
+import { domainQuery, nicknameQuery, typoQuery } from './queries.ts';
 import { resolveWeights, type ScoreResult, type ScoreSignal, scoreCandidate, type Weights } from './score.ts';
 
 export type { ScoreSignal, SignalKind, Weights } from './score.ts';
@@ -80,6 +85,14 @@ export const DEFAULT_RESOLVER_OPTIONS: Readonly<ResolverOptions> = Object.freeze
 
 /** At most this many candidates are listed in a decision. */
 const MAX_LISTED = 5;
+/** At most this many searches per account. */
+export const MAX_SEARCHES = 3;
+
+/**
+ * What the resolver asks of the API. Without the criteria search, accounts are found by name only;
+ * without the attribute call, their ids cannot be checked and are not used.
+ */
+export type ResolverClient = Pick<BuyerIntelClient, 'searchBuyers'> & Partial<IdMatchClient>;
 
 /** `SET prefix+key value EX ttl` / `GET prefix+key`. */
 export function redisMatchCache(redis: Redis, prefix: string): MatchCache {
@@ -94,8 +107,16 @@ export function redisMatchCache(redis: Redis, prefix: string): MatchCache {
 interface Scored {
   candidate: ScoredCandidate;
   result: ScoreResult;
-  /** Position in the search results: the tie-break. */
-  rank: number;
+  /** Order of discovery across the searches: the last tie-break. */
+  order: number;
+}
+
+/** One search of the plan: what it asks, and whether its order is the API's relevance order. */
+interface Search {
+  shown: string;
+  ranked: boolean;
+  /** The buyers found, or null when the search could not be made (then `called` says if it was tried). */
+  run: () => Promise<{ buyers: BuyerBrief[] | null; called: boolean }>;
 }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
@@ -150,18 +171,34 @@ function parseCached(value: string | null): Extract<MatchDecision, { status: 'ma
   }
 }
 
-/** A client without the attribute call cannot check ids: the accounts' ids are then not used. */
-export type ResolverClient = Pick<BuyerIntelClient, 'searchBuyers'> & Partial<IdMatchClient>;
-
 function canReadAttributes(client: ResolverClient): client is ResolverClient & IdMatchClient {
   return typeof client.getBuyerAttributesBulk === 'function';
 }
 
+/** Answers of a server that has no criteria search, or not in the shape we guess: ask it no more. */
+const UNSUPPORTED_STATUSES = new Set([400, 403, 404, 405, 415, 422, 501]);
+function criteriaUnsupported(err: unknown): boolean {
+  if (!(err instanceof BuyerIntelError)) return false;
+  return err instanceof ResponseValidationError || UNSUPPORTED_STATUSES.has(err.status ?? 0);
+}
+/**
+ * Before the criteria search has ever answered, another failure (a 500 from a route the server does
+ * not have) skips it for the account; this many in a row and it is taken as unsupported. A refused
+ * token or a rate limit is the whole API's: those propagate.
+ */
+const CRITERIA_FAILURES_BEFORE_GIVING_UP = 3;
+function sharedFailure(err: unknown): boolean {
+  return err instanceof BuyerIntelError && (err.status === 401 || err.status === 429);
+}
+
 export class Resolver {
-  readonly #client: Pick<BuyerIntelClient, 'searchBuyers'>;
+  readonly #client: ResolverClient;
   readonly #cache: MatchCache | undefined;
   readonly #options: ResolverOptions & { weights: Weights };
   readonly #ids: IdMatcher | undefined;
+  /** Whether the API answers a search by criteria; learnt on the first try, kept for the process. */
+  #criteria: 'unknown' | 'supported' | 'unsupported';
+  #criteriaFailures = 0;
 
   constructor(deps: { client: ResolverClient; cache?: MatchCache; options?: Partial<ResolverOptions> }) {
     this.#client = deps.client;
@@ -171,6 +208,7 @@ export class Resolver {
     this.#ids = canReadAttributes(client)
       ? new IdMatcher(client, { searchLimit: this.#options.searchLimit })
       : undefined;
+    this.#criteria = deps.client.searchBuyersByCriteria ? 'unknown' : 'unsupported';
   }
 
   /**
@@ -209,42 +247,92 @@ export class Resolver {
   }
 
   async #search(account: AccountForMatching): Promise<MatchDecision> {
-    const given = account.name?.trim();
-    if (!given) {
+    let given = account.name?.trim() || null;
+    let website = account.website?.trim() || null;
+    // HubSpot names a company after its domain when it knows nothing else: that is a website, not a name.
+    if (given && isBareDomain(given)) {
+      website ??= given;
+      given = null;
+    }
+    if (!given && !parseWebAddress(website)) {
       return {
         status: 'no_match',
         explanation: 'No match: the account has no name to search by',
         candidates: [],
       };
     }
-    let name = normalizeName(given);
+    let name = given ? normalizeName(given) : null;
     // A name of type words only ("Police Department") takes its place from the account's city.
     const city = account.city?.trim();
-    if (!name.core.length && city) {
+    if (name && !name.core.length && city) {
       const withCity = normalizeName(`${city} ${name.searchName}`);
       name = { ...withCity, stateCode: name.stateCode };
     }
     const givenState = account.state?.trim() || null;
     const state: StateEntry | undefined =
       (givenState ? findState(givenState) : undefined) ??
-      (name.stateCode ? findState(name.stateCode) : undefined);
-    const where = state ? ` in ${state.code}` : '';
+      (name?.stateCode ? findState(name.stateCode) : undefined);
+    const scoring = { ...account, website };
 
-    const query = name.searchName;
-    let buyers = await this.#find(query, state);
-    let scored = this.#score(account, name, buyers);
-    let related = scored.filter(isRelated);
-    let searched = `"${query}"${where}`;
-    if (!related.length) {
-      const retry = fallbackQuery(name);
-      if (retry && foldText(retry) !== foldText(query)) {
-        buyers = await this.#find(retry, state);
-        scored = this.#score(account, name, buyers);
-        related = scored.filter(isRelated);
-        searched = `"${query}" and "${retry}"${where}`;
-      }
+    const found = new Map<string, { buyer: BuyerBrief; rank: number | null; order: number }>();
+    const asked: string[] = [];
+    let calls = 0;
+    let scored: Scored[] = [];
+    let decision: MatchDecision | null = null;
+    for (const search of this.#plan(name, website, givenState, state)) {
+      if (calls >= MAX_SEARCHES) break;
+      const { buyers, called } = await search.run();
+      if (called) calls++;
+      if (buyers === null) continue;
+      asked.push(search.shown);
+      buyers.forEach((buyer, i) => {
+        if (!found.has(buyer.id))
+          found.set(buyer.id, { buyer, rank: search.ranked ? i : null, order: found.size });
+      });
+      scored = this.#score(scoring, name, [...found.values()]);
+      decision = this.#decide(given ?? website ?? '', name, scored, found.size, asked, state);
+      if (decision.status === 'matched') return decision;
     }
-    return this.#decide(given, name, related, buyers.length, searched, state);
+    return decision ?? this.#decide(given ?? website ?? '', name, scored, found.size, asked, state);
+  }
+
+  /**
+   * The searches to try in order, each made only while nothing is matched (a generator: a later
+   * search's words are worked out only when it is reached): the name, a nickname written out; the
+   * buyers at the website; the name with its misspelt place written right; the name's canonical
+   * words; the website's words.
+   */
+  *#plan(
+    name: NormalizedName | null,
+    website: string | null,
+    accountState: string | null,
+    state: StateEntry | undefined,
+  ): Generator<Search> {
+    const where = state ? ` in ${state.code}` : '';
+    const asked = new Set<string>();
+    const byName = (query: string | null | undefined): Search | null => {
+      if (!query?.trim() || asked.has(foldText(query))) return null;
+      asked.add(foldText(query));
+      return {
+        shown: `"${query}"${where}`,
+        ranked: true,
+        run: async () => ({ buyers: await this.#find(query, state), called: true }),
+      };
+    };
+    const host = parseWebAddress(website)?.host;
+    const code = state?.code ?? null;
+    const searches = [
+      () => (name ? byName(nicknameQuery(name, code) ?? name.searchName) : null),
+      (): Search | null =>
+        host ? { shown: `the buyers at ${host}`, ranked: false, run: () => this.#findAt(host) } : null,
+      () => (name ? byName(typoQuery(name, code)) : null),
+      () => (name ? byName(fallbackQuery(name)) : null),
+      () => byName(domainQuery(website, accountState ?? code)?.query),
+    ];
+    for (const next of searches) {
+      const search = next();
+      if (search) yield search;
+    }
   }
 
   #find(buyerName: string, state: StateEntry | undefined): Promise<BuyerBrief[]> {
@@ -257,15 +345,37 @@ export class Resolver {
       .then((r) => r.buyers);
   }
 
-  #score(account: AccountForMatching, name: NormalizedName, buyers: readonly BuyerBrief[]): Scored[] {
-    const scored = buyers.map((buyer, rank): Scored => {
+  /** The buyers whose web address is `host`, when the API has a search by criteria; null when it has none. */
+  async #findAt(host: string): Promise<{ buyers: BuyerBrief[] | null; called: boolean }> {
+    const search = this.#client.searchBuyersByCriteria;
+    if (this.#criteria === 'unsupported' || !search) return { buyers: null, called: false };
+    try {
+      const { buyers } = await search.call(this.#client, { url: host, limit: this.#options.searchLimit });
+      this.#criteria = 'supported';
+      return { buyers, called: true };
+    } catch (err) {
+      if (this.#criteria !== 'unknown' || sharedFailure(err)) throw err;
+      this.#criteriaFailures++;
+      if (criteriaUnsupported(err) || this.#criteriaFailures >= CRITERIA_FAILURES_BEFORE_GIVING_UP)
+        this.#criteria = 'unsupported';
+      return { buyers: null, called: true };
+    }
+  }
+
+  #score(
+    account: AccountForMatching,
+    name: NormalizedName | null,
+    buyers: readonly { buyer: BuyerBrief; rank: number | null; order: number }[],
+  ): Scored[] {
+    const scored = buyers.map(({ buyer, rank, order }): Scored => {
       const result = scoreCandidate(
         { name, state: account.state, website: account.website, emailDomains: account.emailDomains ?? null },
         buyer,
         this.#options.weights,
+        { rank },
       );
       return {
-        rank,
+        order,
         result,
         candidate: {
           buyerId: buyer.id,
@@ -278,20 +388,22 @@ export class Resolver {
         },
       };
     });
-    return scored.sort((a, b) => b.result.score - a.result.score || a.rank - b.rank);
+    return scored.sort((a, b) => b.result.score - a.result.score || a.order - b.order);
   }
 
   #decide(
     given: string,
-    name: NormalizedName,
-    related: readonly Scored[],
+    name: NormalizedName | null,
+    scored: readonly Scored[],
     found: number,
-    searched: string,
+    asked: readonly string[],
     state: StateEntry | undefined,
   ): MatchDecision {
     const { acceptThreshold, ambiguityMargin } = this.#options;
+    const related = scored.filter((s) => s.result.related);
     const eligible = related.filter((s) => !s.result.disqualified);
     const listed = (list: readonly Scored[]) => list.slice(0, MAX_LISTED).map((s) => s.candidate);
+    const searched = listing(asked);
 
     const best = eligible[0];
     if (!best) {
@@ -299,30 +411,51 @@ export class Resolver {
         const others = [...new Set(related.map((s) => s.candidate.stateCode ?? '?'))].join(', ');
         return {
           status: 'no_match',
-          explanation: `No match for "${given}": ${related.length} buyer${related.length === 1 ? '' : 's'} with a similar name, but in ${others}, not ${state?.code ?? name.stateCode ?? 'the account’s state'}`,
+          explanation: `No match for "${given}": ${related.length} buyer${related.length === 1 ? '' : 's'} with a similar name, but in ${others}, not ${state?.code ?? name?.stateCode ?? 'the account’s state'}`,
           candidates: listed(related),
+        };
+      }
+      if (!asked.length) {
+        return {
+          status: 'no_match',
+          explanation: `No match for "${given}": no name to search by, and the API has no search by web address`,
+          candidates: [],
         };
       }
       return {
         status: 'no_match',
         explanation:
           found > 0
-            ? `No match for "${given}": searching ${searched} returned ${found} buyer${found === 1 ? '' : 's'}, none sharing a word of the name`
+            ? `No match for "${given}": searching ${searched} returned ${found} buyer${found === 1 ? '' : 's'}, none sharing a word of the name or its web address`
             : `No match for "${given}": searching ${searched} found no buyer`,
         candidates: [],
       };
     }
 
-    const close = eligible
-      .slice(1)
-      .filter((s) => round3(best.result.score - s.result.score) < ambiguityMargin);
+    // "Austin Consulting Group LLC": a company's legal form says it is no public buyer, unless its web
+    // address is a buyer's own.
+    if (name?.company && !eligible.some((s) => s.result.webPoints > 0)) {
+      return {
+        status: 'no_match',
+        explanation: `No match for "${given}": "${name.company}" is a company's legal form, and no buyer found has the account's web address`,
+        candidates: listed(eligible),
+      };
+    }
+
+    // The API's order breaks ties between candidates; it never decides a match.
+    const decisive = (s: Scored) => round3(s.result.score - s.result.rankPoints);
+    const close = eligible.slice(1).filter((s) => round3(decisive(best) - decisive(s)) < ambiguityMargin);
     const websiteDecides =
       close.length > 0 &&
       best.result.webPoints > 0 &&
       close.every((s) => s.result.webPoints < best.result.webPoints);
     const why = best.result.reasons.join(', ');
 
-    if (best.result.score >= acceptThreshold && (close.length === 0 || websiteDecides)) {
+    if (
+      decisive(best) >= acceptThreshold &&
+      !best.result.typeConflict &&
+      (close.length === 0 || websiteDecides)
+    ) {
       const next = eligible[1];
       const tail = websiteDecides
         ? `; the website tells it from ${close.map((s) => shown(s.candidate)).join(', ')}`
@@ -342,22 +475,24 @@ export class Resolver {
 
     const candidates = listed(eligible);
     let explanation: string;
-    if (best.result.score < acceptThreshold) {
+    if (decisive(best) < acceptThreshold) {
       explanation = `Needs review: the best candidate ${shown(best.candidate)} scores ${fixed(best.result.score)}, below the ${fixed(acceptThreshold)} needed (${why})`;
       if (close.length)
         explanation += `, and ${close.length} other${close.length === 1 ? '' : 's'} score within ${ambiguityMargin}`;
+    } else if (best.result.typeConflict) {
+      explanation = `Needs review: ${shown(best.candidate)} scores ${fixed(best.result.score)} (${why}), but the name says another kind of buyer`;
     } else {
       const rivals = close
         .slice(0, MAX_LISTED - 1)
         .map((s) => `${shown(s.candidate)} ${fixed(s.result.score)}`);
-      const hint = name.typeHint ? '' : `; "${given}" does not say which kind of buyer it is`;
+      const hint = name?.typeHint ? '' : `; "${given}" does not say which kind of buyer it is`;
       explanation = `Needs review: ${shown(best.candidate)} scores ${fixed(best.result.score)} (${why}), but ${rivals.join(', ')}${close.length > rivals.length ? ` and ${close.length - rivals.length} more` : ''} ${close.length === 1 ? 'is' : 'are'} within ${ambiguityMargin}${hint}`;
     }
     return { status: 'needs_review', confidence: best.result.score, explanation, candidates };
   }
 }
 
-/** A search result worth considering: it shares a word of the name, or the account's web address. */
-function isRelated(s: Scored): boolean {
-  return s.result.nameSimilarity > 0 || (s.result.webPoints > 0 && s.result.web !== 'mismatch');
+/** "a", "a and b", "a, b and c". */
+function listing(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }

@@ -1,0 +1,99 @@
+// What the scorer weighs, and how much: the signal kinds a reason shows, the default points of each,
+// and the shapes of what is scored.
+
+export type SignalKind =
+  | 'name'
+  | 'typo'
+  | 'acronym'
+  | 'nickname'
+  | 'domain-name'
+  | 'state'
+  | 'website'
+  | 'email-domain'
+  | 'type'
+  | 'company'
+  | 'rank'
+  | 'clamp'
+  /** An id the account carries names the buyer (by-id.ts): the whole score. */
+  | 'id';
+
+export interface ScoreSignal {
+  signal: SignalKind;
+  /** What this signal adds to the score (negative: takes away). */
+  points: number;
+  detail: string;
+}
+
+export interface Weights {
+  /** Points for identical names; a partial name similarity earns its share. */
+  name: number;
+  /** Share of the name points a name read through a typo earns ("Sacremento" for Sacramento). */
+  typoCredit: number;
+  /** Share of the name points a reading of initials or short forms earns ("UT Austin", "CapMetro"). */
+  readingCredit: number;
+  /** Same state. */
+  state: number;
+  /** Different state: disqualifies (the score ends at 0 and the candidate is never matched). */
+  stateMismatch: number;
+  /** The account's website is the buyer's page (same host, ignoring www., and the buyer's path). */
+  website: number;
+  /** Another page of the buyer's site, or a sibling on the same organisation's domain. */
+  websitePartial: number;
+  /** Both have a web address and the organisations' domains differ. */
+  websiteMismatch: number;
+  /** One of the account's email domains is the buyer's web host. */
+  emailDomain: number;
+  /** The kind of buyer the account's name says agrees with the buyer's type. */
+  typeAgreement: number;
+  /** The account's name says another kind of buyer ("City of Austin" against a county); never matched. */
+  typeConflict: number;
+  /**
+   * A name with no type word ("Austin") most often means the city, then the county, then the school
+   * district: the city gets this much, the county ⅔ and the school district ⅓. Small on purpose: it
+   * orders candidates for review and never overcomes the ambiguity margin.
+   */
+  bareNamePrior: number;
+  /** The name closes with a company's legal form ("LLC", "Inc", "Group"): public buyers are no companies. */
+  company: number;
+  /**
+   * The API listed the buyer first for the name (the second gets half). A tie-break only: the decision
+   * to match leaves it out.
+   */
+  rank: number;
+}
+
+export const DEFAULT_WEIGHTS: Readonly<Weights> = Object.freeze({
+  name: 0.55,
+  typoCredit: 0.9,
+  readingCredit: 0.9,
+  state: 0.2,
+  stateMismatch: -1,
+  website: 0.25,
+  websitePartial: 0.15,
+  websiteMismatch: -0.05,
+  emailDomain: 0.2,
+  typeAgreement: 0.1,
+  typeConflict: -0.25,
+  bareNamePrior: 0.03,
+  company: -0.3,
+  rank: 0.02,
+});
+
+export function resolveWeights(weights?: Partial<Weights>): Weights {
+  const merged: Weights = { ...DEFAULT_WEIGHTS };
+  for (const [key, value] of Object.entries(weights ?? {}) as [keyof Weights, number | undefined][]) {
+    if (value === undefined) continue;
+    if (!Number.isFinite(value)) throw new RangeError(`weights.${key} must be a finite number`);
+    merged[key] = value;
+  }
+  return merged;
+}
+
+export interface ScoringBuyer {
+  name: string;
+  stateCode?: string | null;
+  type?: string | null;
+  url?: string | null;
+}
+
+export type WebEvidence = 'home-page' | 'section' | 'domain' | 'email' | 'email-domain' | 'mismatch' | 'none';
