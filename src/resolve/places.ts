@@ -72,3 +72,24 @@ export function leadingPlace(label: string, state: string | null): { place: stri
   }
   return best ? { place: best.name, rest: label.slice(best.compact.length) } : null;
 }
+
+const initialsOf = (name: string): string =>
+  foldText(name)
+    .split(' ')
+    .filter(Boolean)
+    .map((w) => w[0])
+    .join('');
+
+/**
+ * The place of `state` whose words begin with `initials` ("la" in CA → Los Angeles), when one such
+ * place is clearly the one people mean: at least twice the people of the next. Null otherwise.
+ */
+export function placeByInitials(initials: string, state: string | null): string | null {
+  const code = state ? findState(state)?.code : undefined;
+  if (!code || initials.length < 2) return null;
+  const [first, second] = places()
+    .filter((p) => p.state === code && initialsOf(p.name) === initials)
+    .sort((a, b) => b.population - a.population);
+  if (!first || (second && second.population * 2 > first.population)) return null;
+  return first.name;
+}

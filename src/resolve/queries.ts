@@ -4,7 +4,7 @@
 import { findState, STATES } from '../buyer-intel/states.ts';
 import { domainLabel, parseWebAddress } from './domains.ts';
 import { foldText, type NormalizedName } from './normalize.ts';
-import { correctedPlace, leadingPlace } from './places.ts';
+import { correctedPlace, leadingPlace, placeByInitials } from './places.ts';
 import { stateDotNickname } from './readings.ts';
 import { ABBREVIATIONS } from './vocabulary.ts';
 
@@ -118,3 +118,24 @@ export function typoQuery(name: NormalizedName, accountState: string | null): st
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+// A body's kind as the end of an initialism, longest first ("cisd" before "isd" before "sd").
+const KIND_ENDINGS = ['cisd', 'cusd', 'isd', 'usd', 'sd', 'pd', 'fd'] as const;
+const KIND_WORDS: Readonly<Record<string, string>> = { sd: 'school district' };
+
+/**
+ * An initialism of a place and a kind written out ("LAUSD" in CA → "Los Angeles unified school
+ * district"), for a search engine that does not know it: the state's clearly largest place with those
+ * initials (placeByInitials). Only a query — the candidates it finds are scored like any other.
+ */
+export function initialsQuery(name: NormalizedName, accountState: string | null): string | null {
+  const words = foldText(name.searchName).split(' ').filter(Boolean);
+  const word = words.length === 1 ? words[0] : undefined;
+  if (!word) return null;
+  for (const ending of KIND_ENDINGS) {
+    if (!word.endsWith(ending)) continue;
+    const place = placeByInitials(word.slice(0, -ending.length), accountState ?? name.stateCode);
+    if (place) return `${place} ${ABBREVIATIONS[ending] ?? KIND_WORDS[ending] ?? ending}`;
+  }
+  return null;
+}

@@ -14,7 +14,7 @@ import { type IdMatchClient, IdMatcher } from './by-id.ts';
 import { isBareDomain, parseWebAddress } from './domains.ts';
 import { carriesIds } from './ids.ts';
 import { fallbackQuery, foldText, type NormalizedName, normalizeName } from './normalize.ts';
-import { domainQuery, nicknameQuery, typoQuery } from './queries.ts';
+import { domainQuery, initialsQuery, nicknameQuery, typoQuery } from './queries.ts';
 import { resolveWeights, type ScoreResult, type ScoreSignal, scoreCandidate, type Weights } from './score.ts';
 
 export type { ScoreSignal, SignalKind, Weights } from './score.ts';
@@ -299,8 +299,8 @@ export class Resolver {
   /**
    * The searches to try in order, each made only while nothing is matched (a generator: a later
    * search's words are worked out only when it is reached): the name, a nickname written out; the
-   * buyers at the website; the name with its misspelt place written right; the name's canonical
-   * words; the website's words.
+   * buyers at the website; an initialism written out; the name with its misspelt place written right;
+   * the name's canonical words; the website's words.
    */
   *#plan(
     name: NormalizedName | null,
@@ -325,6 +325,7 @@ export class Resolver {
       () => (name ? byName(nicknameQuery(name, code) ?? name.searchName) : null),
       (): Search | null =>
         host ? { shown: `the buyers at ${host}`, ranked: false, run: () => this.#findAt(host) } : null,
+      () => (name ? byName(initialsQuery(name, code)) : null),
       () => (name ? byName(typoQuery(name, code)) : null),
       () => (name ? byName(fallbackQuery(name)) : null),
       () => byName(domainQuery(website, accountState ?? code)?.query),

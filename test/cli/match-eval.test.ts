@@ -154,19 +154,19 @@ describe('buyer-intel-sync match-eval on the set', () => {
     );
   });
 
-  // Issue #13's goal: every account carrying an id is matched by it. "LAUSD" (NCES 0602316) is not: the
-  // emulator neither finds a buyer by that name nor takes an id as a search criterion, so no candidate
-  // can be checked — a provider that narrows by the id finds it (test/resolve/by-id.test.ts).
-  it('matches every id-bearing account by its id, but one the API cannot be asked about', () => {
+  // Issue #13's goal: every account carrying an id is matched by it — "LAUSD" (NCES 0602316) too, though
+  // the sandbox takes no id as a search criterion and knows no buyer by those letters: its initials
+  // written out ("Los Angeles unified school district") find the candidates whose ids are checked.
+  it('matches every id-bearing account by its id', () => {
     const withIds = report.accounts.filter(
       (a) => a.ids && Object.keys(a.ids).length && /^[0-9a-f-]{36}$/.test(a.expected),
     );
     expect(withIds.length).toBe(report.scorecard.ids.accounts);
     expect(withIds.length).toBeGreaterThanOrEqual(20);
     const missed = withIds.filter((a) => a.verdict !== 'right' || a.source !== 'id').map((a) => a.name);
-    expect(missed).toEqual(['LAUSD']);
+    expect(missed).toEqual([]);
     expect(report.accounts.find((a) => a.ids?.nces === '0602316')?.explanation).toMatch(
-      /^NCES id 0602316 matched no buyer \(the name search found none to check\)/,
+      /^Matched "Los Angeles Unified School District" \(CA\) by its NCES id 0602316/,
     );
   });
 

@@ -8,7 +8,7 @@ import {
   registrableDomain,
 } from '../../src/resolve/domains.ts';
 import { normalizeName } from '../../src/resolve/normalize.ts';
-import { domainQuery, nicknameQuery, typoQuery } from '../../src/resolve/queries.ts';
+import { domainQuery, initialsQuery, nicknameQuery, typoQuery } from '../../src/resolve/queries.ts';
 import { DEFAULT_WEIGHTS, scoreCandidate } from '../../src/resolve/score.ts';
 
 describe('domains', () => {
@@ -73,5 +73,14 @@ describe('search words', () => {
   it('a nickname written out', () => {
     expect(nicknameQuery(normalizeName('Caltrans'), 'CA')).toBe('California Department of Transportation');
     expect(nicknameQuery(normalizeName('City of Austin'), 'TX')).toBeNull();
+  });
+
+  it('an initialism of a place and a kind written out, when the state has one clear place', () => {
+    expect(initialsQuery(normalizeName('LAUSD'), 'CA')).toBe('Los Angeles unified school district');
+    expect(initialsQuery(normalizeName('SAISD'), 'TX')).toBe('San Antonio independent school district');
+    expect(initialsQuery(normalizeName('LAPD'), 'CA')).toBe('Los Angeles police department');
+    expect(initialsQuery(normalizeName('LAUSD'), null)).toBeNull(); // no state, no guess
+    expect(initialsQuery(normalizeName('Los Angeles USD'), 'CA')).toBeNull(); // not an initialism
+    expect(initialsQuery(normalizeName('HISD'), 'TX')).toBeNull(); // one letter says too little
   });
 });
