@@ -18,9 +18,11 @@ import type { Mapping } from '../map/mapping-schema.ts';
 import { type FieldChange, planFieldWrites } from '../map/plan.ts';
 import type { MatchDecision, Resolver, ScoredCandidate } from '../resolve/resolver.ts';
 import { IntegrationError } from '../shared/errors.ts';
+import type { WriteContext, WriteOrigin } from '../write/journal.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
 import { confirmedReason, type ReviewInstruction } from './review-instruction.ts';
+import { writeContextOf } from './write-context.ts';
 
 export interface SignalSettings {
   filterType: SignalFilterType[];
@@ -36,10 +38,15 @@ export interface PipelineDeps {
   resolver: Pick<Resolver, 'resolve'>;
   mapping: Mapping;
   ledgers: Ledgers;
-  /** Writes one account's fields; batched across jobs by the caller. */
-  writeAccount: (crm: CrmKind, tenant: string, update: AccountUpdate) => Promise<UpdateResult>;
-  /** Creates one note; batched across jobs by the caller. */
-  createNote: (crm: CrmKind, tenant: string, note: NoteDraft) => Promise<NoteResult>;
+  /** Writes one account's fields; batched across jobs (and recorded, with `context`) by the caller. */
+  writeAccount: (
+    crm: CrmKind,
+    tenant: string,
+    update: AccountUpdate,
+    context?: WriteContext,
+  ) => Promise<UpdateResult>;
+  /** Creates one note; batched across jobs (and recorded, with `origin`) by the caller. */
+  createNote: (crm: CrmKind, tenant: string, note: NoteDraft, origin?: WriteOrigin) => Promise<NoteResult>;
   signals: SignalSettings;
   now?: () => Date;
 }
@@ -119,6 +126,8 @@ export interface EnrichOptions {
   review?: ReviewInstruction | undefined;
   /** The account was rejected (a pinned no_match in the store): no search, these words as the reason. */
   rejected?: { reason: string } | undefined;
+  /** The run, job and trigger this enrichment belongs to: the write history names them. */
+  job?: WriteOrigin | undefined;
 }
 
 async function decide(
@@ -286,10 +295,12 @@ export async function enrichAccount(
   const created: { key: string; title: string }[] = [];
   if (!dryRun) {
     if (Object.keys(written).length) {
-      const result = await deps.writeAccount(ref.crm, ref.tenant, {
-        accountId: ref.accountId,
-        fields: written,
-      });
+      const result = await deps.writeAccount(
+        ref.crm,
+        ref.tenant,
+        { accountId: ref.accountId, fields: written },
+        writeContextOf(options.job, match.buyerId, fields, account.fields, written),
+      );
       if (!result.ok) {
         const message = `writing account ${ref.accountId} failed: ${result.error.message}`;
         throw result.error.permanent ? new PermanentWriteError(message) : new Error(message);
@@ -297,7 +308,8 @@ export async function enrichAccount(
       await deps.ledgers.recordWrittenFields(ref, fieldUpdates);
     }
     await deps.ledgers.recordMatch(ref, decision.status === 'matched' ? decision.buyerId : null);
-    const results = await Promise.all(notes.map((n) => deps.createNote(ref.crm, ref.tenant, n)));
+    const origin = { ...options.job, buyerId: match.buyerId };
+    const results = await Promise.all(notes.map((n) => deps.createNote(ref.crm, ref.tenant, n, origin)));
     const ok = results.flatMap((r) => (r.ok ? [r.dedupeKey] : []));
     await deps.ledgers.recordNotes(ref, ok);
     for (const [i, r] of results.entries())
