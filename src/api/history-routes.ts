@@ -160,3 +160,28 @@ export function addHistoryRoutes(
     }),
   );
 }
+
+/** A field's line in words a person reads (the CLI's table, the admin page). */
+export function decisionWords(f: Pick<FieldChangeJson, 'decision' | 'result' | 'error'>): string {
+  if (f.result === 'error') return `refused by the CRM: ${f.error ?? 'error'}`;
+  switch (f.decision) {
+    case 'write':
+      return 'written';
+    case 'provenance':
+      return 'written (provenance)';
+    case 'blocked-edited-by-person':
+      return 'kept (a person’s edit)';
+    case 'blocked-not-empty':
+      return 'kept (not empty)';
+    case 'duplicate-mark':
+      return 'written (duplicate mark)';
+    case 'failure-mark':
+      return 'written (failure mark)';
+    default:
+      return f.decision;
+  }
+}
+
+/** Which run (its kind and id) or, without one, what asked for the change. */
+export const changeSource = (c: Pick<ChangeJson, 'run' | 'runId' | 'trigger'>): string =>
+  c.run && c.runId ? `${c.run.kind} ${c.runId}` : (c.trigger ?? 'unknown');
