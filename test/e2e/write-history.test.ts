@@ -2,8 +2,11 @@
 // Redis, the worker): a refresh's history shows each field old → new with its run, and the notes with
 // the CRM's ids; a person's edit survives a re-enrichment under `ours` and the history says so; and
 // with Redis's memory of what we wrote gone, the history still tells our values from the person's — a
-// re-pin to another buyer updates ours and keeps theirs.
+// re-pin to another buyer updates ours and keeps theirs. Then the admin pages, in a real Chromium.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
@@ -17,12 +20,16 @@ import type { EnrichResult } from '../../src/enrich/pipeline.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
+import { launchChromium } from '../helpers/browser.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { closeService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-e2e-history-${randomUUID().slice(0, 8)}`;
 const API_KEY = `key-${randomBytes(16).toString('hex')}`;
+const ADMIN = { username: 'ops', password: randomBytes(12).toString('hex') };
+/** The account each CRM's scenario enriched (the admin pages show HubSpot's). */
+const enriched: Partial<Record<'hubspot' | 'salesforce', string>> = {};
 const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
 
 let bi: RunningBuyerIntelSandbox;
@@ -42,7 +49,7 @@ beforeAll(async () => {
       worker: { concurrency: 4, writeBatchWaitMs: 20 },
     },
   );
-  service = createService({ ...settings, api: { apiKeys: [API_KEY] } });
+  service = createService({ ...settings, api: { apiKeys: [API_KEY] }, admin: ADMIN });
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   base = (await service.startHttp(0, '127.0.0.1')).url;
@@ -130,6 +137,7 @@ for (const crm of CRMS) {
 
     it('a refresh’s history shows each field old → new, the notes with their CRM ids, and the run', async () => {
       id = crm.create('City of Austin', 'TX');
+      enriched[crm.kind] = id;
       const { jobId, result } = await refresh(crm.kind, id);
       expect(result.status).toBe('enriched');
       population = result.fields.find((f) => f.property === POPULATION)?.new ?? '';
@@ -323,4 +331,54 @@ describe('GET /api/accounts/:crm/:id/history', () => {
     expect(seen.sort()).toEqual(all.sort());
     expect(all.length).toBeGreaterThan(3);
   });
+});
+
+describe('the admin pages', () => {
+  it('show an account’s history and a run’s changes, linked from the recent enrichments', async () => {
+    const id = enriched.hubspot ?? '';
+    expect(id).not.toBe('');
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext({
+        httpCredentials: ADMIN,
+        viewport: { width: 1400, height: 900 },
+      });
+      const page = await context.newPage();
+      expect((await page.goto(`${base}/admin`))?.status()).toBe(200);
+      await Promise.all([
+        page.waitForURL(/\/admin\/history\/hubspot\//),
+        page.click(`a.history[href*="/hubspot/${id}?"]`),
+      ]);
+      expect(await page.locator('h1').textContent()).toBe('History of City of Austin');
+      // Newest first: the re-pin to Travis County, which kept the person's population.
+      const kept = page.locator(`tr.field.kept[data-field="${POPULATION}"]`).first();
+      expect(await kept.locator('td.change').textContent()).toMatch(/^1000001 → \d+$/);
+      expect(await kept.textContent()).toContain('kept (a person’s edit)');
+      const first = page.locator(`tr.field.written[data-field="${POPULATION}"]`).last();
+      expect(await first.locator('td.change').textContent()).toMatch(/^∅ → \d+$/);
+      expect(await page.locator('tr.note').count()).toBe(hs.store.notesOf(id).length);
+      const dir = mkdtempSync(join(tmpdir(), 'history-page-'));
+      await page.screenshot({ path: join(dir, 'account-history.png'), fullPage: true });
+
+      // The run of the first refresh: its counts, and its one account's change.
+      const runLink = page.locator('tbody a[href^="/admin/runs/"]').last();
+      await Promise.all([page.waitForURL(/\/admin\/runs\/\d+$/), runLink.click()]);
+      expect(await page.locator('h1').textContent()).toMatch(/^Run \d+: refresh hubspot /);
+      const count = (name: string) => page.locator(`tr[data-count="${name}"] td`).last().textContent();
+      expect(await count('accounts changed')).toBe('1');
+      expect(await count('notes created')).toBe(String(await page.locator('tr.note').count()));
+      expect(Number(await count('notes created'))).toBeGreaterThan(0);
+      expect(Number(await count('fields written'))).toBeGreaterThan(5);
+      expect(await page.locator(`tbody a[href^="/admin/history/hubspot/${id}"]`).count()).toBe(1);
+      await page.screenshot({ path: join(dir, 'run.png'), fullPage: true });
+      console.log(`admin history screenshots: ${dir}`);
+
+      const missing = await page.goto(`${base}/admin/runs/999999999`);
+      expect(missing?.status()).toBe(404);
+      const bad = await page.goto(`${base}/admin/history/hubspot/${id}?after=x`);
+      expect(bad?.status()).toBe(400);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });
