@@ -2,14 +2,7 @@
 // (one bulk call) and recent signals (one call) → plan field writes under each field's policy and the
 // notes not yet on the account → write. Every step is idempotent: delivery is at least once, so a job
 // may run twice and must leave the account as if it ran once.
-import type {
-  AccountUpdate,
-  CrmConnector,
-  CrmKind,
-  NoteDraft,
-  NoteResult,
-  UpdateResult,
-} from '../../connectors/types.ts';
+import type { CrmConnector, CrmKind, NoteDraft } from '../../connectors/types.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import type { RelativeDatePeriod, RowStatus, SignalFilterType, SignalSort } from '../buyer-intel/enums.ts';
 import type { BuyerField } from '../buyer-intel/fields.ts';
@@ -18,7 +11,8 @@ import type { Mapping } from '../map/mapping-schema.ts';
 import { type FieldChange, planFieldWrites } from '../map/plan.ts';
 import type { MatchDecision, Resolver, ScoredCandidate } from '../resolve/resolver.ts';
 import { IntegrationError } from '../shared/errors.ts';
-import type { WriteContext, WriteOrigin } from '../write/journal.ts';
+import type { BatchedWrites } from '../write/batched-writes.ts';
+import type { WriteOrigin } from '../write/journal.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
 import { confirmedReason, type ReviewInstruction } from './review-instruction.ts';
@@ -38,15 +32,10 @@ export interface PipelineDeps {
   resolver: Pick<Resolver, 'resolve'>;
   mapping: Mapping;
   ledgers: Ledgers;
-  /** Writes one account's fields; batched across jobs (and recorded, with `context`) by the caller. */
-  writeAccount: (
-    crm: CrmKind,
-    tenant: string,
-    update: AccountUpdate,
-    context?: WriteContext,
-  ) => Promise<UpdateResult>;
-  /** Creates one note; batched across jobs (and recorded, with `origin`) by the caller. */
-  createNote: (crm: CrmKind, tenant: string, note: NoteDraft, origin?: WriteOrigin) => Promise<NoteResult>;
+  /** Writes one account's fields; batched across jobs (and recorded, with its context) by the caller. */
+  writeAccount: BatchedWrites['writeAccount'];
+  /** Creates one note; batched across jobs (and recorded, with its origin) by the caller. */
+  createNote: BatchedWrites['createNote'];
   signals: SignalSettings;
   now?: () => Date;
 }

@@ -212,9 +212,13 @@ export class WriteHistory {
     return out;
   }
 
-  /** An account's history, newest first, a page at a time. */
-  forAccount(account: HistoryAccount, page: PageOptions = {}): Promise<HistoryPage> {
-    return this.#page({ crm: account.crm, tenant: account.tenant, accountId: account.accountId }, page);
+  /** An account's history, newest first, a page at a time; with `jobId`, only that job's events. */
+  forAccount(
+    account: HistoryAccount,
+    page: PageOptions & { jobId?: string | undefined } = {},
+  ): Promise<HistoryPage> {
+    const { crm, tenant, accountId } = account;
+    return this.#page({ crm, tenant, accountId, jobId: page.jobId }, page);
   }
 
   /** A run's history, newest first, a page at a time. */
@@ -300,6 +304,7 @@ export class WriteHistory {
       ...(scope.accountId !== undefined ? [sql`account_id = ${scope.accountId}`] : []),
       ...(scope.tenant !== undefined ? [sql`tenant = ${scope.tenant}`] : []),
       ...(scope.runId !== undefined ? [sql`run_id = ${scope.runId}`] : []),
+      ...(scope.jobId !== undefined ? [sql`job_id = ${scope.jobId}`] : []),
       ...(after !== undefined ? [sql`id < ${after}`] : []),
     ];
     const where = sql.join(conditions, sql` and `);
@@ -326,6 +331,7 @@ interface Scope {
   tenant?: string | undefined;
   accountId?: string | undefined;
   runId?: string | undefined;
+  jobId?: string | undefined;
 }
 
 interface EventRow {

@@ -117,6 +117,12 @@ for (const variant of VARIANTS) {
         title: 'Signal bi-b1-r1',
         run: { kind: 'backfill', label: 'backfill of 3 accounts' },
       });
+      // One job's events (an undo of that job reads them so).
+      const ofJob = await writes.forAccount(
+        { crm: 'hubspot', tenant: 'p1', accountId: 'a1' },
+        { jobId: 'job-later' },
+      );
+      expect(ofJob.events.map((e) => e.id)).toEqual([latest?.id]);
       expect(page.events[3]).toMatchObject({
         attribute: 'Population',
         kind: 'mapped',
