@@ -6,6 +6,7 @@ import { demoStub, sandboxStub } from './cli/dev-only.ts';
 import { digestCommand } from './cli/digest.ts';
 import { doctorCommand } from './cli/doctor.ts';
 import { enrichCommand } from './cli/enrich.ts';
+import { historyCommand } from './cli/history.ts';
 import { matchEvalCommand } from './cli/match-eval.ts';
 import { migrateCommand } from './cli/migrate.ts';
 import { reviewCommand } from './cli/review.ts';
@@ -29,6 +30,7 @@ const COMMANDS: Command[] = [
   backfillCommand,
   reviewCommand,
   runsCommand,
+  historyCommand,
   matchEvalCommand,
   digestCommand,
   tenantsCommand,

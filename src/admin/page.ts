@@ -4,6 +4,7 @@
 
 import type { AccountRef } from '../enrich/pipeline.ts';
 import type { HistoryEntry } from '../store/history.ts';
+import { accountHistoryHref } from './history-page.ts';
 import { esc } from './html.ts';
 
 export interface AdminRow {
@@ -51,7 +52,7 @@ function row({ account, entry }: AdminRow): string {
   <td>${r?.match.confidence ?? ''}</td>
   <td>${fields ? `<ul>${fields}</ul>` : ''}</td>
   <td>${notes ? `<ul>${notes}</ul>` : ''}</td>
-  <td><time>${esc(entry.at)}</time><br><button class="retry" data-account="${data}">Retry</button></td>
+  <td><time>${esc(entry.at)}</time><br><button class="retry" data-account="${data}">Retry</button> <a class="history" href="${esc(accountHistoryHref(account.crm, account.accountId, account.tenant))}">History</a></td>
 </tr>`;
 }
 

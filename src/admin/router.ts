@@ -1,5 +1,6 @@
 // /admin (behind basic auth, see http-app.ts): the page of recent enrichments, its data as JSON, and
-// the two actions a person takes there. POSTs must be JSON, which a cross-site form cannot send.
+// the two actions a person takes there; the review queue (review-routes.ts) and the write history per
+// account and per run (history-routes.ts). POSTs must be JSON, which a cross-site form cannot send.
 
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
@@ -8,6 +9,8 @@ import { ActionProblem, type RefreshActions } from '../api/actions.ts';
 import type { ReviewService } from '../review/service.ts';
 import { formatPath } from '../shared/format-path.ts';
 import type { OutcomeHistory } from '../store/history.ts';
+import type { Store } from '../store/store.ts';
+import { addAdminHistoryRoutes } from './history-routes.ts';
 import { renderAdminPage, sortRows } from './page.ts';
 import { addAdminReviewRoutes } from './review-routes.ts';
 
@@ -22,6 +25,8 @@ export function adminRouter(options: {
   history: OutcomeHistory;
   actions: RefreshActions;
   review: ReviewService;
+  /** The write history's pages read it. */
+  store: Pick<Store, 'open'>;
   /** Who decisions taken here are recorded as (the admin user). */
   user: string;
   limit?: number;
@@ -56,6 +61,7 @@ export function adminRouter(options: {
       `body ${formatPath(issue?.path ?? [])}: ${issue?.message ?? 'invalid'}`,
     );
   };
+  addAdminHistoryRoutes(router, { store: options.store });
   addAdminReviewRoutes(router, {
     review: options.review,
     actor: { kind: 'admin', name: options.user },

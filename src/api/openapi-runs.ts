@@ -1,5 +1,6 @@
 // The runs' part of the OpenAPI document (openapi.ts spreads it into `paths`).
 import { OUTCOME_STATUSES, RUN_KINDS } from '../store/schema.ts';
+import { HISTORY_PAGE_PARAMETERS, HISTORY_PAGE_SCHEMA } from './openapi-history.ts';
 
 const err = (codes: number[]) =>
   Object.fromEntries(
@@ -83,8 +84,12 @@ export const RUN_PATHS = {
   },
   '/api/runs/{id}': {
     get: {
-      summary: 'A run and how its accounts stand: their latest outcomes that name the run, by status',
-      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+      summary:
+        'A run, how its accounts stand (their latest outcomes that name the run, by status), what it changed, and a page of its write history',
+      parameters: [
+        { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+        ...HISTORY_PAGE_PARAMETERS,
+      ],
       responses: {
         '200': {
           description: 'The run',
@@ -92,7 +97,7 @@ export const RUN_PATHS = {
             'application/json': {
               schema: {
                 ...run,
-                required: [...run.required, 'accounts', 'outcomes'],
+                required: [...run.required, 'accounts', 'outcomes', 'writes', 'history'],
                 properties: {
                   ...run.properties,
                   accounts: {
@@ -104,12 +109,32 @@ export const RUN_PATHS = {
                     required: OUTCOME_STATUSES,
                     properties: Object.fromEntries(OUTCOME_STATUSES.map((s) => [s, { type: 'integer' }])),
                   },
+                  writes: {
+                    type: 'object',
+                    description: 'What the run changed, counted from its write history',
+                    required: ['accounts', 'fieldsWritten', 'fieldsFailed', 'fieldsSkipped', 'notesCreated'],
+                    properties: {
+                      accounts: {
+                        type: 'integer',
+                        description: 'Accounts it wrote, kept a value of, or noted',
+                      },
+                      fieldsWritten: { type: 'integer' },
+                      fieldsFailed: { type: 'integer', description: 'Writes the CRM refused' },
+                      fieldsSkipped: {
+                        type: 'integer',
+                        description:
+                          'Values a policy kept (a person’s edit, a filled field); a kept value is recorded once until it changes',
+                      },
+                      notesCreated: { type: 'integer' },
+                    },
+                  },
+                  history: { ...HISTORY_PAGE_SCHEMA, description: 'The run’s changes, newest first, by job' },
                 },
               },
             },
           },
         },
-        ...err([401, 403, 404, 503]),
+        ...err([400, 401, 403, 404, 503]),
       },
     },
   },

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of our own HTTP API (served at /api/openapi.json) and a plain page that
 // reads it (/api/docs). Kept next to the routes it describes; a test checks every path is served.
 import { CRMS, crmKinds } from '../../connectors/registry.ts';
+import { HISTORY_PATHS } from './openapi-history.ts';
 import { REVIEW_PATHS } from './openapi-review.ts';
 import { RUN_PATHS } from './openapi-runs.ts';
 
@@ -63,7 +64,7 @@ export const OPENAPI = {
     title: 'Buyer Intel Sync API',
     version: '1.0.0',
     description:
-      'Refresh CRM accounts from the Public-Sector Buyer Intelligence API, follow the job, read and confirm matches, review the queue, follow runs. CRM events arrive on the webhooks.',
+      'Refresh CRM accounts from the Public-Sector Buyer Intelligence API, follow the job, read and confirm matches, review the queue, follow runs, read what we changed on an account. CRM events arrive on the webhooks.',
   },
   components: {
     securitySchemes: {
@@ -209,6 +210,7 @@ export const OPENAPI = {
     },
     ...REVIEW_PATHS,
     ...RUN_PATHS,
+    ...HISTORY_PATHS,
   },
   webhooks: {
     ...Object.fromEntries(

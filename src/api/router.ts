@@ -1,6 +1,7 @@
 // Our HTTP API for people and the CRM cards: POST /api/refresh, GET /api/jobs/:id, GET
 // /api/accounts/:crm/:accountId and POST /api/accounts/:crm/:accountId/confirm (the review queue's
-// routes in review-routes.ts, the runs' in runs-routes.ts). Every request is
+// routes in review-routes.ts, the runs' in runs-routes.ts, an account's write history in
+// history-routes.ts). Every request is
 // authenticated (authenticate.ts) over its raw bytes; a double click is one job (a per-account window
 // in Redis hands back the job already queued); every refusal is JSON naming the problem.
 
@@ -24,6 +25,7 @@ import { entryOf, type OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import { ActionProblem, refreshActions } from './actions.ts';
 import { type ApiAuthOptions, authenticate, type Caller, describeCaller, mayAct } from './authenticate.ts';
+import { addHistoryRoutes } from './history-routes.ts';
 import { addReviewRoutes } from './review-routes.ts';
 import { addRunRoutes } from './runs-routes.ts';
 
@@ -232,6 +234,7 @@ export function apiRouter(options: ApiOptions): express.Router {
   );
 
   addRunRoutes(router, { parse, handle, store: options.store });
+  addHistoryRoutes(router, { parse, handle, tenantFor, store: options.store, crmSchema, accountIdSchema });
 
   addReviewRoutes(router, {
     review: reviewService(options),

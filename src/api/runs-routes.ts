@@ -1,6 +1,7 @@
 // Runs under /api (same authentication as the rest): GET /api/runs (newest first, by kind, keyset
-// pages) and GET /api/runs/:id (the run and how its accounts stand: their latest outcomes that name it,
-// by status). Runs span CRMs and tenants, so only an API key reads them, not a CRM-signed caller.
+// pages) and GET /api/runs/:id (the run, how its accounts stand — their latest outcomes that name it,
+// by status —, what it changed, counted, and a page of its write history). Runs span CRMs and tenants,
+// so only an API key reads them, not a CRM-signed caller.
 import type express from 'express';
 import { z } from 'zod';
 import { ActionProblem } from '../review/problem.ts';
@@ -8,6 +9,7 @@ import { isRunId, type Run } from '../store/runs.ts';
 import { RUN_KINDS } from '../store/schema.ts';
 import type { Repositories, Store } from '../store/store.ts';
 import type { Caller } from './authenticate.ts';
+import { historyJson, historyPageSchema } from './history-routes.ts';
 import { plainQuery, type ReviewRouteContext } from './review-routes.ts';
 
 export const runIdSchema = z.string().refine(isRunId, 'must be a run id (digits)');
@@ -65,15 +67,28 @@ export function addRunRoutes(
     handle(async (req, res, caller) => {
       apiKeyOnly(caller);
       const id = String(req.params.id);
+      const page = parse(historyPageSchema, plainQuery(req.query), 'query');
       const found = isRunId(id)
-        ? await read(async ({ runs }) => {
+        ? await read(async ({ runs, writes }) => {
             const run = await runs.get(id);
-            return run ? { run, outcomes: await runs.outcomeCounts(run.id) } : null;
+            if (!run) return null;
+            const [outcomes, changed, history] = await Promise.all([
+              runs.outcomeCounts(run.id),
+              writes.runChanges(run.id),
+              writes.ofRun(run.id, page),
+            ]);
+            return { run, outcomes, changed, history };
           })
         : null;
       if (!found) throw new ActionProblem(404, 'not_found', `no run ${id.slice(0, 40)}`);
       const accounts = Object.values(found.outcomes).reduce((a, b) => a + b, 0);
-      res.json({ ...runJson(found.run), accounts, outcomes: found.outcomes });
+      res.json({
+        ...runJson(found.run),
+        accounts,
+        outcomes: found.outcomes,
+        writes: found.changed,
+        history: historyJson(found.history),
+      });
     }),
   );
 }

@@ -32,7 +32,7 @@ nothing is written. Reads the environment (see .env.example).`,
     try {
       const result = await service.enrich(
         { crm, tenant, accountId: values.account.trim() },
-        { dryRun: values['dry-run'] === true },
+        { dryRun: values['dry-run'] === true, job: { trigger: 'cli' } },
       );
       process.stdout.write(renderPlan(result));
       return 0;

@@ -24,8 +24,9 @@ export const runsCommand: Command = {
 buyer-intel-sync runs show <id>
 
 list: newest first, a page at a time (the last line names the next page's --after).
-show: the run, and its accounts by the status of their latest outcome (an account a later run
-enriched again counts there, not here). Kinds: ${RUN_KINDS.join(', ')}.
+show: the run, its accounts by the status of their latest outcome (an account a later run enriched
+again counts there, not here), and what it changed (fields written, values kept, notes created; each
+account's detail: buyer-intel-sync history). Kinds: ${RUN_KINDS.join(', ')}.
 Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` holds it.`,
   options: {
     kind: { type: 'string' },
@@ -60,7 +61,7 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
     const store = new Store(env.DATABASE_URL ? { url: env.DATABASE_URL } : { pgliteDir: env.PGLITE_DIR });
     const out = (text: string) => process.stdout.write(`${text}\n`);
     try {
-      const { runs } = await store.open();
+      const { runs, writes } = await store.open();
       if (query) {
         const page = await runs.list(query);
         if (!page.runs.length) {
@@ -81,7 +82,7 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
       const run = await runs.get(id ?? '');
       if (!run) throw new Error(`no run ${id}`);
       const r = runJson(run);
-      const outcomes = await runs.outcomeCounts(run.id);
+      const [outcomes, changed] = await Promise.all([runs.outcomeCounts(run.id), writes.runChanges(run.id)]);
       out(
         renderTable([
           ['run', r.id],
@@ -97,6 +98,18 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
         renderTable(
           Object.entries(outcomes).map(([status, n]) => [status, n]),
           { head: ['latest outcome', 'accounts'] },
+        ),
+      );
+      out(
+        renderTable(
+          [
+            ['accounts changed', changed.accounts],
+            ['fields written', changed.fieldsWritten],
+            ['fields refused by the CRM', changed.fieldsFailed],
+            ['values kept (policy)', changed.fieldsSkipped],
+            ['notes created', changed.notesCreated],
+          ],
+          { head: ['what it changed', 'count'] },
         ),
       );
       return 0;

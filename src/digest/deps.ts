@@ -28,7 +28,12 @@ export interface DigestDeps {
    * Creates one note; pass the service's note batcher to share CRM calls with enrichment. Default:
    * `connectorFor(crm, tenant).createNotes([note])`.
    */
-  createNote?: (crm: CrmKind, tenant: string, note: NoteDraft) => Promise<NoteResult>;
+  createNote?: (
+    crm: CrmKind,
+    tenant: string,
+    note: NoteDraft,
+    origin?: { trigger?: string; buyerId?: string | null },
+  ) => Promise<NoteResult>;
   now?: () => Date;
   /** For the Slack webhook (tests); default `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;

@@ -168,7 +168,7 @@ export async function runOrgWideDigest(deps: DigestDeps, scheduledAt: Date): Pro
           occurredAt: windowEnd.toISOString(),
         };
         const r = deps.createNote
-          ? await deps.createNote(target.crm, target.tenant, note)
+          ? await deps.createNote(target.crm, target.tenant, note, { trigger: 'digest' })
           : (await connector.createNotes([note]))[0];
         if (r?.ok) {
           delivered.note = true;

@@ -71,7 +71,7 @@ export async function runPerAccountDigest(deps: DigestDeps, scheduledAt: Date): 
   };
 
   const createNote = async (account: AccountKey, note: NoteDraft): Promise<NoteResult> => {
-    if (deps.createNote) return deps.createNote(account.crm, account.tenant, note);
+    if (deps.createNote) return deps.createNote(account.crm, account.tenant, note, { trigger: 'digest' });
     const [r] = await deps.connectorFor(account.crm, account.tenant).createNotes([note]);
     return (
       r ?? {

@@ -2,14 +2,7 @@
 // (one bulk call) and recent signals (one call) → plan field writes under each field's policy and the
 // notes not yet on the account → write. Every step is idempotent: delivery is at least once, so a job
 // may run twice and must leave the account as if it ran once.
-import type {
-  AccountUpdate,
-  CrmConnector,
-  CrmKind,
-  NoteDraft,
-  NoteResult,
-  UpdateResult,
-} from '../../connectors/types.ts';
+import type { CrmConnector, CrmKind, NoteDraft } from '../../connectors/types.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import type { RelativeDatePeriod, RowStatus, SignalFilterType, SignalSort } from '../buyer-intel/enums.ts';
 import type { BuyerField } from '../buyer-intel/fields.ts';
@@ -18,9 +11,12 @@ import type { Mapping } from '../map/mapping-schema.ts';
 import { type FieldChange, planFieldWrites } from '../map/plan.ts';
 import type { MatchDecision, Resolver, ScoredCandidate } from '../resolve/resolver.ts';
 import { IntegrationError } from '../shared/errors.ts';
+import type { BatchedWrites } from '../write/batched-writes.ts';
+import type { WriteOrigin } from '../write/journal.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
 import { confirmedReason, type ReviewInstruction } from './review-instruction.ts';
+import { writeContextOf } from './write-context.ts';
 
 export interface SignalSettings {
   filterType: SignalFilterType[];
@@ -36,10 +32,10 @@ export interface PipelineDeps {
   resolver: Pick<Resolver, 'resolve'>;
   mapping: Mapping;
   ledgers: Ledgers;
-  /** Writes one account's fields; batched across jobs by the caller. */
-  writeAccount: (crm: CrmKind, tenant: string, update: AccountUpdate) => Promise<UpdateResult>;
-  /** Creates one note; batched across jobs by the caller. */
-  createNote: (crm: CrmKind, tenant: string, note: NoteDraft) => Promise<NoteResult>;
+  /** Writes one account's fields; batched across jobs (and recorded, with its context) by the caller. */
+  writeAccount: BatchedWrites['writeAccount'];
+  /** Creates one note; batched across jobs (and recorded, with its origin) by the caller. */
+  createNote: BatchedWrites['createNote'];
   signals: SignalSettings;
   now?: () => Date;
 }
@@ -119,6 +115,8 @@ export interface EnrichOptions {
   review?: ReviewInstruction | undefined;
   /** The account was rejected (a pinned no_match in the store): no search, these words as the reason. */
   rejected?: { reason: string } | undefined;
+  /** The run, job and trigger this enrichment belongs to: the write history names them. */
+  job?: WriteOrigin | undefined;
 }
 
 async function decide(
@@ -289,10 +287,12 @@ export async function enrichAccount(
   const created: { key: string; title: string }[] = [];
   if (!dryRun) {
     if (Object.keys(written).length) {
-      const result = await deps.writeAccount(ref.crm, ref.tenant, {
-        accountId: ref.accountId,
-        fields: written,
-      });
+      const result = await deps.writeAccount(
+        ref.crm,
+        ref.tenant,
+        { accountId: ref.accountId, fields: written },
+        writeContextOf(options.job, match.buyerId, fields, account.fields, written),
+      );
       if (!result.ok) {
         const message = `writing account ${ref.accountId} failed: ${result.error.message}`;
         throw result.error.permanent ? new PermanentWriteError(message) : new Error(message);
@@ -300,7 +300,8 @@ export async function enrichAccount(
       await deps.ledgers.recordWrittenFields(ref, fieldUpdates);
     }
     await deps.ledgers.recordMatch(ref, decision.status === 'matched' ? decision.buyerId : null);
-    const results = await Promise.all(notes.map((n) => deps.createNote(ref.crm, ref.tenant, n)));
+    const origin = { ...options.job, buyerId: match.buyerId };
+    const results = await Promise.all(notes.map((n) => deps.createNote(ref.crm, ref.tenant, n, origin)));
     const ok = results.flatMap((r) => (r.ok ? [r.dedupeKey] : []));
     await deps.ledgers.recordNotes(ref, ok);
     for (const [i, r] of results.entries())

@@ -6,6 +6,7 @@ import type { AccountUpdate, CrmKind, UpdateResult } from '../../connectors/type
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import type { AccountKey, Outcome } from '../store/outcomes.ts';
 import type { ReviewRecords } from '../store/review.ts';
+import type { WriteContext, WriteOrigin } from '../write/journal.ts';
 
 type Member = Pick<Outcome, 'accountId' | 'matchedBy' | 'reason' | 'confidence' | 'id'>;
 
@@ -71,7 +72,12 @@ export function marksOf(members: readonly Outcome[]): Map<string, string | null>
 
 export interface DuplicatesDeps {
   review: ReviewRecords;
-  writeAccount: (crm: CrmKind, tenant: string, update: AccountUpdate) => Promise<UpdateResult>;
+  writeAccount: (
+    crm: CrmKind,
+    tenant: string,
+    update: AccountUpdate,
+    context?: WriteContext,
+  ) => Promise<UpdateResult>;
 }
 
 /**
@@ -85,7 +91,7 @@ export async function reconcileDuplicates(
   deps: DuplicatesDeps,
   key: AccountKey & { crm: CrmKind },
   buyerIds: readonly (string | null | undefined)[],
-  options: { formerGroups?: boolean } = {},
+  options: { formerGroups?: boolean; origin?: WriteOrigin | undefined } = {},
 ): Promise<number> {
   const ids = [...new Set(buyerIds.filter((b): b is string => Boolean(b)))];
   const members = await deps.review.members(key, ids, options);
@@ -93,10 +99,25 @@ export async function reconcileDuplicates(
   const changed = members.filter((m) => (wanted.get(m.accountId) ?? null) !== m.duplicateOf);
   const results = await Promise.all(
     changed.map((m) =>
-      deps.writeAccount(key.crm, key.tenant, {
-        accountId: m.accountId,
-        fields: { [PROVENANCE_FIELDS.duplicateOf]: wanted.get(m.accountId) ?? null },
-      }),
+      deps.writeAccount(
+        key.crm,
+        key.tenant,
+        {
+          accountId: m.accountId,
+          fields: { [PROVENANCE_FIELDS.duplicateOf]: wanted.get(m.accountId) ?? null },
+        },
+        {
+          ...options.origin,
+          buyerId: m.buyerId,
+          fields: {
+            [PROVENANCE_FIELDS.duplicateOf]: {
+              old: m.duplicateOf,
+              decision: 'duplicate-mark',
+              kind: 'provenance',
+            },
+          },
+        },
+      ),
     ),
   );
   const written = changed.filter((_, i) => results[i]?.ok);

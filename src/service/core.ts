@@ -9,7 +9,7 @@ import { createLogger, workerLog } from '../observe/logger.ts';
 import { Metrics } from '../observe/metrics.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
 import { OutcomeHistory } from '../store/history.ts';
-import { Store } from '../store/store.ts';
+import { describeError, Store } from '../store/store.ts';
 import { TenantStore } from '../tenants/store.ts';
 import { batchedWrites } from '../write/batched-writes.ts';
 import { Ledgers } from '../write/ledgers.ts';
@@ -41,8 +41,21 @@ export function buildCore(settings: ServiceSettings) {
   });
   const crms = new CrmConnections({ crms: settings.crms, runtime, store: tenantStore });
   const connector = crms.get.bind(crms);
-  const writes = batchedWrites({ connector, maxWaitMs: settings.worker.writeBatchWaitMs });
-  const ledgers = new Ledgers(redis.worker, `${prefix}:ledger`);
+  // Every write's CRM answer goes on the store's write history, which is also the `ours` policy's
+  // memory (Redis caches it).
+  const writes = batchedWrites({
+    connector,
+    maxWaitMs: settings.worker.writeBatchWaitMs,
+    journal: {
+      recordFieldWrites: async (entries) => (await store.open()).writes.recordFieldWrites(entries),
+      recordNotes: async (entries) => (await store.open()).writes.recordNotes(entries),
+    },
+    onJournalError: (err, what) =>
+      log.warn('could not record writes in the history', { what, reason: describeError(err) }),
+  });
+  const ledgers = new Ledgers(redis.worker, `${prefix}:ledger`, {
+    history: { lastWritten: async (account) => (await store.open()).writes.lastWritten(account) },
+  });
   const deps: PipelineDeps = {
     buyerIntel: buyerIntel.cached,
     connectorFor: connector,

@@ -99,6 +99,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
               history,
               actions: refreshActions(actionOptions),
               review: reviewService(actionOptions),
+              store: core.store,
               user: settings.admin.username,
             }),
           },

@@ -77,7 +77,7 @@ export interface Service {
   /** Enrich one account now, in this process (the CLI's `enrich`, dry runs). */
   enrich(
     ref: { crm: CrmKind; tenant: string; accountId: string },
-    options?: { dryRun?: boolean },
+    options?: { dryRun?: boolean; job?: { trigger?: string } },
   ): Promise<EnrichResult>;
   startWorker(): Worker<EnrichJobData, EnrichResult>;
   /** Creates, updates or removes the configured job schedulers (idempotent: every worker may call it). */

@@ -13,7 +13,7 @@ import { reenrichSweep } from '../reenrich/sweep.ts';
 import { reconcileDuplicates } from '../review/duplicates.ts';
 import { redisAccountLock } from '../signals/account-lock.ts';
 import { processRowEvent } from '../signals/realtime.ts';
-import { recordOf } from '../store/history.ts';
+import { keptOf, recordOf } from '../store/history.ts';
 import type { ServiceCore } from './core.ts';
 
 const lockKey = (prefix: string, a: { crm: string; tenant: string; accountId: string }) =>
@@ -37,15 +37,19 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
       // status `error` and its reason the person's words.
       const rejected = before?.pinned ? { reason: before.reason ?? 'Rejected' } : undefined;
       const instruction = data.review ? reviewInstructionSchema.parse(data.review) : undefined;
+      const meta = { jobId: job.id, trigger: data.trigger, runId: data.runId };
       const result = await enrichAccount(deps, data, {
         review: rejected ? undefined : instruction,
         rejected,
+        job: meta,
       });
       metrics.recordResult(result);
-      const { sharing } = await outcomes.recordCountingShared({
-        ...recordOf(result, { jobId: job.id, trigger: data.trigger, runId: data.runId }),
-        ...(rejected ? { pinned: true } : {}),
-      });
+      // The values a policy kept go on the write history in the same statement (its writes and notes
+      // were recorded with their CRM batches).
+      const { sharing } = await outcomes.recordCountingShared(
+        { ...recordOf(result, meta), ...(rejected ? { pinned: true } : {}) },
+        { kept: keptOf(result, meta) },
+      );
       const moved = Boolean(before?.buyerId) && before?.buyerId !== result.match.buyerId;
       // The first job to apply a rejection (a pin has no job id): the pin already erased the buyer, so
       // the group the account was recommended in is found by the marks pointing at it.
@@ -55,7 +59,7 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
           { review, writeAccount: core.writes.writeAccount },
           data,
           [result.match.buyerId, before?.buyerId],
-          { formerGroups },
+          { formerGroups, origin: meta },
         );
       await job.updateProgress(100);
       return result;
@@ -68,14 +72,23 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
         .catch((err: unknown) =>
           log.warn('could not record the failure in the store', { jobId, reason: String(err) }),
         );
-      // Mark the account so a person sees why it was not enriched.
-      await core.writes.writeAccount(data.crm, data.tenant, {
-        accountId: data.accountId,
-        fields: {
-          [PROVENANCE_FIELDS.status]: 'error',
-          [PROVENANCE_FIELDS.matchReason]: reason.slice(0, 2000),
+      // Mark the account so a person sees why it was not enriched (what the fields held is not known).
+      const mark = { old: null, decision: 'failure-mark', kind: 'provenance' } as const;
+      await core.writes.writeAccount(
+        data.crm,
+        data.tenant,
+        {
+          accountId: data.accountId,
+          fields: {
+            [PROVENANCE_FIELDS.status]: 'error',
+            [PROVENANCE_FIELDS.matchReason]: reason.slice(0, 2000),
+          },
         },
-      });
+        {
+          ...meta,
+          fields: { [PROVENANCE_FIELDS.status]: mark, [PROVENANCE_FIELDS.matchReason]: mark },
+        },
+      );
     },
     exclusive: {
       redis: redis.worker,

@@ -10,6 +10,7 @@ import {
   type NoteResult,
 } from '../../connectors/types.ts';
 import { PermanentWriteError } from '../enrich/pipeline.ts';
+import type { WriteOrigin } from '../write/journal.ts';
 import type { AccountKey, Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
 import type { AccountLock } from './account-lock.ts';
@@ -20,8 +21,8 @@ export interface RealtimeDeps {
   buyerIntel: RowLookupClient;
   connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
   ledgers: Pick<Ledgers, 'accountsOfBuyer' | 'knownNotes' | 'recordNotes'>;
-  /** The service's batched note writer (as the pipeline's); default: the connector's createNotes. */
-  createNote?: (crm: CrmKind, tenant: string, note: NoteDraft) => Promise<NoteResult>;
+  /** The service's batched note writer (as the pipeline's, recorded); default: the connector's createNotes. */
+  createNote?: (crm: CrmKind, tenant: string, note: NoteDraft, origin?: WriteOrigin) => Promise<NoteResult>;
   /** Serializes note writing with the enrich worker per account (see account-lock.ts). */
   lock?: AccountLock;
   /** Only rows of these bridges become notes; default: every bridge the provider sends. */
@@ -56,7 +57,7 @@ export async function processRowEvent(deps: RealtimeDeps, event: SignalJobData):
   const failures: { message: string; permanent: boolean }[] = [];
   for (const account of accounts) {
     const note = signalToNote(account.accountId, buyerId, signal);
-    const run = () => noteOnce(deps, account, note);
+    const run = () => noteOnce(deps, account, note, buyerId);
     try {
       const outcome = deps.lock ? await deps.lock(account, run) : await run();
       results.push({ ...account, outcome, noteKey: note.dedupeKey });
@@ -81,7 +82,12 @@ class WriteFailed extends Error {
   }
 }
 
-async function noteOnce(deps: RealtimeDeps, account: AccountKey, note: NoteDraft): Promise<AccountOutcome> {
+async function noteOnce(
+  deps: RealtimeDeps,
+  account: AccountKey,
+  note: NoteDraft,
+  buyerId: string,
+): Promise<AccountOutcome> {
   const key = note.dedupeKey;
   if ((await deps.ledgers.knownNotes(account, [key])).has(key)) return 'already_present';
   const connector = deps.connectorFor(account.crm, account.tenant);
@@ -98,7 +104,7 @@ async function noteOnce(deps: RealtimeDeps, account: AccountKey, note: NoteDraft
     return 'already_present';
   }
   const result = deps.createNote
-    ? await deps.createNote(account.crm, account.tenant, note)
+    ? await deps.createNote(account.crm, account.tenant, note, { trigger: 'signal', buyerId })
     : (await connector.createNotes([note]))[0];
   if (!result)
     throw new WriteFailed({ message: 'the CRM returned no result for the note', permanent: false });

@@ -1,8 +1,9 @@
-// Between a job's result and the account's outcome in the store: what a job records (`recordResult`,
-// `recordFailure`: one statement each), and the outcome read back in the shape the API and the admin
-// page have always shown (`last`, `recent`).
+// Between a job's result and the account's outcome in the store: what a job records (`recordOf`, and
+// `keptOf` — the values a policy kept, which go on the write history in the outcome's statement), and
+// the outcome read back in the shape the API and the admin page have always shown (`last`, `recent`).
 import { findState } from '../buyer-intel/states.ts';
 import type { AccountRef, EnrichResult } from '../enrich/pipeline.ts';
+import type { FieldWriteEntry } from '../write/journal.ts';
 import type { Outcome, OutcomeRecord } from './outcomes.ts';
 import type { Store } from './store.ts';
 
@@ -50,6 +51,37 @@ export function recordOf(result: EnrichResult, meta: JobMeta = {}, at = new Date
     jobId: meta.jobId,
     at,
   };
+}
+
+/**
+ * The values a policy kept from the job's writes (a person's edit under `ours`, a filled field under
+ * `fill-empty`), as write-history entries. Values already in place or absent from the buyer are not
+ * recorded: nothing was decided about them.
+ */
+export function keptOf(result: EnrichResult, meta: JobMeta = {}, at = new Date()): FieldWriteEntry[] {
+  if (result.dryRun) return [];
+  const { account } = result;
+  return result.fields
+    .filter((f) => f.decision === 'blocked-edited-by-person' || f.decision === 'blocked-not-empty')
+    .map((f) => ({
+      crm: account.crm,
+      tenant: account.tenant,
+      accountId: account.accountId,
+      runId: meta.runId ?? null,
+      jobId: meta.jobId ?? null,
+      trigger: meta.trigger ?? null,
+      buyerId: result.match.buyerId,
+      field: f.property,
+      attribute: f.attribute,
+      kind: 'mapped',
+      policy: f.policy,
+      old: f.old,
+      new: f.new,
+      decision: f.decision,
+      result: 'not_sent',
+      error: null,
+      at,
+    }));
 }
 
 /** The outcome as the job's result it came from (the columns as the store keeps them). */

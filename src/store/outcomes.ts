@@ -2,7 +2,9 @@
 // Each account's latest outcome: recorded in one statement per job (an upsert), read one at a time,
 // listed by cohort with filters and keyset paging, and counted per cohort. The review queue reads it.
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { FieldWriteEntry } from '../write/journal.ts';
 import type { Cohort, Database, NewOutcome, OutcomeCandidate, OutcomeDetail, OutcomeRow } from './schema.ts';
+import { insertFieldWrites } from './write-history.ts';
 
 export interface AccountKey {
   crm: string;
@@ -159,18 +161,24 @@ export class Outcomes {
   /**
    * `record` in the same one statement, also counting the other accounts of the tenant that share the
    * recorded buyer (as they were before it): a job learns whether it joined a duplicates group at no
-   * extra round trip.
+   * extra round trip. `kept` (the values a policy kept from the job's writes) goes on the write history
+   * in that same statement.
    */
-  async recordCountingShared(r: OutcomeRecord): Promise<{ sharing: number }> {
-    const row = await this.#db
-      .with('up', () => this.#upsert(r, {}).returning(['crm', 'tenant', 'account_id', 'buyer_id']))
-      .selectFrom('up')
-      .select(
-        sql<string>`(select count(*) from account_outcomes o where o.crm = up.crm and o.tenant = up.tenant and o.buyer_id = up.buyer_id and o.account_id <> up.account_id)`.as(
-          'sharing',
-        ),
-      )
-      .executeTakeFirst();
+  async recordCountingShared(
+    r: OutcomeRecord,
+    options: { kept?: readonly FieldWriteEntry[] } = {},
+  ): Promise<{ sharing: number }> {
+    const kept = options.kept ?? [];
+    const shared = sql<string>`(select count(*) from account_outcomes o where o.crm = up.crm and o.tenant = up.tenant and o.buyer_id = up.buyer_id and o.account_id <> up.account_id)`;
+    const upsert = () => this.#upsert(r, {}).returning(['crm', 'tenant', 'account_id', 'buyer_id']);
+    const row = kept.length
+      ? await this.#db
+          .with('up', upsert)
+          .with('kept', (db) => insertFieldWrites(db, kept))
+          .selectFrom('up')
+          .select(shared.as('sharing'))
+          .executeTakeFirst()
+      : await this.#db.with('up', upsert).selectFrom('up').select(shared.as('sharing')).executeTakeFirst();
     return { sharing: Number(row?.sharing ?? 0) };
   }
 

@@ -98,32 +98,52 @@ export interface DecisionsTable {
   at: CreatedAt;
 }
 
-/** Written by the field-history issue: every field write with the policy's decision and the CRM's answer. */
+/** Where a write came from and what the CRM answered (migration 0006; src/store/write-history.ts). */
+export const FIELD_KINDS = ['mapped', 'provenance'] as const;
+export type FieldKind = (typeof FIELD_KINDS)[number];
+export const CRM_RESULTS = ['ok', 'error', 'not_sent'] as const;
+export type CrmResult = (typeof CRM_RESULTS)[number];
+
+/** One field we wrote (or a policy kept from us: `not_sent`), append-only. */
 export interface FieldWritesTable {
+  /** From `write_history_seq`, shared with notes_created: the order things were recorded in. */
   id: Id;
   run_id: string | null;
   job_id: string | null;
+  /** What asked for the write (webhook, refresh, backfill, cli, signal, digest…), run or not. */
+  trigger: string | null;
   crm: string;
   tenant: string;
   account_id: string;
   buyer_id: string | null;
+  /** The CRM field (property) name. */
   field: string;
+  /** The buyer attribute mapped into it; null for provenance. */
+  attribute: string | null;
+  kind: FieldKind;
+  /** The mapping's write policy; null for provenance. */
+  policy: string | null;
   old_value: string | null;
   new_value: string | null;
-  policy_decision: string;
-  crm_result: string;
+  decision: string;
+  crm_result: CrmResult;
+  crm_error: string | null;
   at: CreatedAt;
 }
 
-/** Written by the field-history issue: every note we created, with the CRM's id and our dedupe key. */
+/** One note or Task we created, with the CRM's id and our dedupe key, append-only. */
 export interface NotesCreatedTable {
+  id: Id;
+  run_id: string | null;
+  job_id: string | null;
+  trigger: string | null;
   crm: string;
   tenant: string;
   account_id: string;
+  buyer_id: string | null;
   note_id: string;
   dedupe_key: string;
-  run_id: string | null;
-  job_id: string | null;
+  title: string | null;
   at: CreatedAt;
 }
 

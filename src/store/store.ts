@@ -13,6 +13,7 @@ import { MIGRATIONS } from './migrations/index.ts';
 import { Outcomes } from './outcomes.ts';
 import { ReviewRecords } from './review.ts';
 import { Runs } from './runs.ts';
+import { WriteHistory } from './write-history.ts';
 
 export class MigrationsPending extends IntegrationError {
   readonly pending: string[];
@@ -38,6 +39,8 @@ export interface Repositories {
   decisions: Decisions;
   runs: Runs;
   review: ReviewRecords;
+  /** Every field write, kept value and note (src/store/write-history.ts). */
+  writes: WriteHistory;
 }
 
 export class Store {
@@ -86,6 +89,7 @@ export class Store {
         decisions: new Decisions(db),
         runs: new Runs(db),
         review: new ReviewRecords(db),
+        writes: new WriteHistory(db),
       };
     })();
     // A failed check (database down, migrations pending) is asked again next time.

@@ -1,5 +1,10 @@
 // Writes from concurrent jobs share CRM calls: field updates and notes for one tenant wait up to
 // `maxWaitMs` to fill a batch of the connector's size. `drain` flushes what waits (shutdown).
+//
+// Every batch's answers go on the record (journal.ts) in one statement per batch, before any job
+// hears back: a write the CRM took is recorded whatever the job does next (a note that fails, a
+// crash), and the history never costs a job a round trip of its own. A batch the CRM call failed as a
+// whole (a rate limit, the network) records nothing: its jobs retry, and the retry is recorded.
 import type {
   AccountUpdate,
   CrmConnector,
@@ -9,17 +14,40 @@ import type {
   UpdateResult,
 } from '../../connectors/types.ts';
 import { Batcher } from './batcher.ts';
+import {
+  fieldEntriesOf,
+  noteEntryOf,
+  type WriteContext,
+  type WriteJournal,
+  type WriteOrigin,
+} from './journal.ts';
 
 export interface BatchedWrites {
-  writeAccount(crm: CrmKind, tenant: string, update: AccountUpdate): Promise<UpdateResult>;
-  createNote(crm: CrmKind, tenant: string, note: NoteDraft): Promise<NoteResult>;
+  writeAccount(
+    crm: CrmKind,
+    tenant: string,
+    update: AccountUpdate,
+    context?: WriteContext,
+  ): Promise<UpdateResult>;
+  createNote(crm: CrmKind, tenant: string, note: NoteDraft, origin?: WriteOrigin): Promise<NoteResult>;
   drain(): Promise<void>;
 }
+
+/** Tries to record a few times (a database blip), then reports and lets the CRM's answers stand. */
+const RECORD_DELAYS_MS = [50, 250, 1_000];
 
 export function batchedWrites(options: {
   connector: (crm: CrmKind, tenant: string) => CrmConnector;
   maxWaitMs: number;
+  journal?: WriteJournal | undefined;
+  /**
+   * The history could not be recorded: the CRM already has the writes, and failing their jobs would
+   * not record them either (a retry finds the values in place and writes nothing), so it is reported.
+   */
+  onJournalError?: ((err: unknown, what: string) => void) | undefined;
+  now?: () => Date;
 }): BatchedWrites {
+  const now = options.now ?? (() => new Date());
   const batchers = new Map<string, Batcher<never, unknown>>();
   function batcherFor<I, O>(
     kind: string,
@@ -35,31 +63,70 @@ export function batchedWrites(options: {
     }
     return batcher;
   }
+
+  async function record(what: string, write: () => Promise<void>): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await write();
+      } catch (err) {
+        const delay = RECORD_DELAYS_MS[attempt];
+        if (delay === undefined) return options.onJournalError?.(err, what);
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  }
+
   return {
-    writeAccount: (crm, tenant, update) =>
+    writeAccount: (crm, tenant, update, context) =>
       batcherFor(
         'fields',
         crm,
         tenant,
         (c) =>
-          new Batcher<AccountUpdate, UpdateResult>({
+          new Batcher<{ update: AccountUpdate; context: WriteContext | undefined }, UpdateResult>({
             maxBatch: c.maxUpdateBatch,
             maxWaitMs: options.maxWaitMs,
-            send: (items) => c.updateAccounts(items),
+            send: async (items) => {
+              const results = await c.updateAccounts(items.map((i) => i.update));
+              const journal = options.journal;
+              if (journal) {
+                const at = now();
+                const entries = items.flatMap((item, i) => {
+                  const result = results[i];
+                  return result ? fieldEntriesOf(crm, tenant, item.update, result, item.context, at) : [];
+                });
+                if (entries.length)
+                  await record(`${entries.length} field writes`, () => journal.recordFieldWrites(entries));
+              }
+              return results;
+            },
           }),
-      ).submit(update),
-    createNote: (crm, tenant, note) =>
+      ).submit({ update, context }),
+    createNote: (crm, tenant, note, origin) =>
       batcherFor(
         'notes',
         crm,
         tenant,
         (c) =>
-          new Batcher<NoteDraft, NoteResult>({
+          new Batcher<{ note: NoteDraft; origin: WriteOrigin | undefined }, NoteResult>({
             maxBatch: c.maxNoteBatch,
             maxWaitMs: options.maxWaitMs,
-            send: (items) => c.createNotes(items),
+            send: async (items) => {
+              const results = await c.createNotes(items.map((i) => i.note));
+              const journal = options.journal;
+              if (journal) {
+                const at = now();
+                const entries = items.flatMap((item, i) => {
+                  const result = results[i];
+                  return (result && noteEntryOf(crm, tenant, item.note, result, item.origin, at)) ?? [];
+                });
+                if (entries.length)
+                  await record(`${entries.length} notes`, () => journal.recordNotes(entries));
+              }
+              return results;
+            },
           }),
-      ).submit(note),
+      ).submit({ note, origin }),
     drain: async () => {
       await Promise.all([...batchers.values()].map((b) => b.drain()));
     },

@@ -1,5 +1,6 @@
 // What we wrote, kept in Redis: the last value we wrote per CRM field (so the `ours` policy can tell
-// our value from a person's edit), the note keys we know to be on an account (a fast path in front
+// our value from a person's edit) — a cache of the store's write history, rebuilt from it when Redis
+// lost it, so losing Redis loses no decision about what is ours —, the note keys we know to be on an account (a fast path in front
 // of asking the CRM, which stays the source of truth for notes), and which buyer each enriched account
 // matched, both ways (digests walk the accounts; a provider webhook names a buyer and needs its accounts).
 
@@ -13,21 +14,48 @@ export interface AccountKey {
   accountId: string;
 }
 
+/** The store's memory of what we wrote (src/store/write-history.ts): one statement per account. */
+export interface WrittenFieldsSource {
+  lastWritten(account: AccountKey): Promise<Record<string, string>>;
+}
+
+/** Marks a cached hash as loaded from the history (no CRM field name holds a '#'). */
+const LOADED = '#from-history';
+
 export class Ledgers {
   readonly #redis: Redis;
   readonly #prefix: string;
+  readonly #history: WrittenFieldsSource | undefined;
 
-  constructor(redis: Redis, prefix: string) {
+  constructor(redis: Redis, prefix: string, options: { history?: WrittenFieldsSource | undefined } = {}) {
     this.#redis = redis;
     this.#prefix = prefix;
+    this.#history = options.history;
   }
 
   #key(kind: string, a: AccountKey): string {
     return `${this.#prefix}:${kind}:${a.crm}:${a.tenant}:${a.accountId}`;
   }
 
+  /**
+   * The last value we wrote per field. From Redis when it holds the account's hash as loaded from the
+   * history; otherwise from the history (one query), cached for the next job. Values only Redis knows
+   * (written before the history existed) are kept under the history's.
+   */
   async writtenFields(account: AccountKey): Promise<Record<string, string>> {
-    return this.#redis.hgetall(this.#key('fields', account));
+    const key = this.#key('fields', account);
+    const cached = await this.#redis.hgetall(key);
+    const loaded = cached[LOADED] !== undefined;
+    delete cached[LOADED];
+    if (loaded || !this.#history) return cached;
+    const written = { ...cached, ...(await this.#history.lastWritten(account)) };
+    await this.#redis.hset(key, { ...written, [LOADED]: '1' });
+    return written;
+  }
+
+  /** Drops the cached values (after the history changed behind them, e.g. an undo): rebuilt on next read. */
+  async forgetWrittenFields(account: AccountKey): Promise<void> {
+    await this.#redis.del(this.#key('fields', account));
   }
 
   async recordWrittenFields(account: AccountKey, values: Record<string, string>): Promise<void> {

@@ -36,7 +36,7 @@ const outcome = (accountId: string, runId: string, status: OutcomeRecord['status
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'bis-runs-'));
   const store = new Store({ pgliteDir: dir });
-  const { runs, outcomes } = await store.open();
+  const { runs, outcomes, writes } = await store.open();
   backfill = await runs.create({
     kind: 'backfill',
     key: 'backfill:test:1',
@@ -61,6 +61,26 @@ beforeAll(async () => {
   await outcomes.recordError({ crm: 'hubspot', tenant: '1', accountId: 'a4' }, 'boom', {
     runId: backfill.id,
   });
+  const write = (accountId: string, result: 'ok' | 'not_sent') => ({
+    crm: 'hubspot',
+    tenant: '1',
+    accountId,
+    runId: backfill.id,
+    jobId: `j-${accountId}`,
+    trigger: 'backfill',
+    buyerId: 'b1',
+    field: 'buyer_intel_population',
+    attribute: 'Population',
+    kind: 'mapped' as const,
+    policy: 'ours',
+    old: result === 'ok' ? null : '5',
+    new: '10',
+    decision: result === 'ok' ? 'write' : 'blocked-edited-by-person',
+    result,
+    error: null,
+    at: T0,
+  });
+  await writes.recordFieldWrites([write('a1', 'ok'), write('a2', 'ok'), write('a3', 'not_sent')]);
   await store.close();
 }, 60_000);
 afterAll(async () => {
@@ -95,7 +115,7 @@ describe('buyer-intel-sync runs', () => {
     expect((await runs(['list', '--kind', 'undo'])).stdout.trim()).toBe('no runs yet');
   }, 60_000);
 
-  it('shows a run and its accounts by their latest outcome', async () => {
+  it('shows a run, its accounts by their latest outcome, and what it changed', async () => {
     const shown = await runs(['show', backfill.id]);
     expect(shown.code).toBe(0);
     expect(shown.stdout).toContain(backfill.label);
@@ -108,6 +128,19 @@ describe('buyer-intel-sync runs', () => {
       ]),
     );
     expect(rows).toEqual({ enriched: 2, needs_review: 1, no_match: 0, error: 1 });
+    const changed = Object.fromEntries(
+      [
+        ...shown.stdout.matchAll(
+          /│ (accounts changed|fields written|values kept \(policy\)|notes created)\s+│\s+(\d+) │/g,
+        ),
+      ].map((m) => [m[1], Number(m[2])]),
+    );
+    expect(changed).toEqual({
+      'accounts changed': 3,
+      'fields written': 2,
+      'values kept (policy)': 1,
+      'notes created': 0,
+    });
   }, 60_000);
 
   it('refuses bad input with exit 2, and an unknown run with exit 1', async () => {

@@ -79,5 +79,21 @@ describe('real-time signals from the provider', () => {
       await new Promise((r) => setTimeout(r, 25));
     expect(await signalQueue.getJobState(jobId)).toBe('completed');
     expect(hs.store.notesOf(austin)).toHaveLength(1);
+    // On the record once, as a signal's note, with the CRM's id.
+    const { writes } = await service.store.open();
+    const history = await writes.forAccount({
+      crm: 'hubspot',
+      tenant: String(hs.portalId),
+      accountId: austin,
+    });
+    const notes = history.events.filter((e) => e.type === 'note');
+    expect(notes).toEqual([
+      expect.objectContaining({
+        noteId: hs.store.notesOf(austin)[0]?.id,
+        trigger: 'signal',
+        buyerId: result.match.buyerId,
+        title: row.name,
+      }),
+    ]);
   });
 });

@@ -86,4 +86,45 @@ describe('a third CRM through the registry alone', () => {
     expect(again.notes.created).toEqual([]);
     expect(store.notesOf(id).length).toBe(first.notes.created.length);
   });
+
+  it('a write the CRM refuses for good is on the record with its error, then the failure mark', async () => {
+    // A mapped field missing from the CRM (setup not run since the mapping grew): every write of it fails.
+    const definition = store.fields.get(POPULATION);
+    store.fields.delete(POPULATION);
+    try {
+      const id = store.createAccount({ name: 'City of Austin', state: 'TX' });
+      let failed: string | undefined;
+      for (let i = 0; i < 400 && !failed; i++) {
+        const jobs = await service.queue.getJobs(['failed']);
+        failed = jobs.find((j) => j.data.accountId === id)?.failedReason;
+        if (!failed) await new Promise((r) => setTimeout(r, 25));
+      }
+      expect(failed).toMatch(/not a field of this CRM/);
+      const { writes } = await service.store.open();
+      const events = async () =>
+        (await writes.forAccount({ crm: 'memory-crm', tenant: workspace, accountId: id })).events;
+      // The failure mark is written after the job failed: wait for it to be on the record.
+      for (
+        let i = 0;
+        i < 200 && !(await events()).some((e) => e.type === 'field' && e.decision === 'failure-mark');
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 25));
+      const fields = (await events()).flatMap((e) => (e.type === 'field' ? [e] : []));
+      const marks = fields.filter((f) => f.decision === 'failure-mark');
+      expect(marks.map((f) => [f.field, f.result]).sort()).toEqual([
+        [P.matchReason, 'ok'],
+        [P.status, 'ok'],
+      ]);
+      expect(marks.find((f) => f.field === P.status)?.new).toBe('error');
+      const refused = fields.filter((f) => f.result === 'error');
+      expect(refused.map((f) => f.field)).toContain(POPULATION);
+      expect(new Set(refused.map((f) => f.error))).toEqual(
+        new Set([`400: ${POPULATION} is not a field of this CRM (run setup)`]),
+      );
+      expect(store.accounts.get(id)?.fields.get(P.status)).toBe('error');
+    } finally {
+      if (definition) store.fields.set(POPULATION, definition);
+    }
+  });
 });

@@ -166,6 +166,11 @@ describe('the service’s system of record', () => {
     const outcome = await store.outcomes.get({ crm: 'hubspot', tenant: portal, accountId: id });
     expect(outcome).toMatchObject({ trigger: 'webhook', runId: run?.id, status: 'enriched' });
 
+    const job = await service.queue.getJob(`hubspot.${portal}.${id}.created`);
+    const result = job?.returnvalue as { written: Record<string, unknown> } | undefined;
+    const written = Object.keys(result?.written ?? {});
+    expect(written.length).toBeGreaterThan(0);
+    const notes = hs.store.notesOf(id).length;
     const shown = await api(`/runs/${run?.id}`);
     expect(shown.status).toBe(200);
     expect(await shown.json()).toEqual({
@@ -178,6 +183,27 @@ describe('the service’s system of record', () => {
       counts: { received: 1, queued: 1 },
       accounts: 1,
       outcomes: { enriched: 1, needs_review: 0, no_match: 0, error: 0 },
+      // What it changed: the account's fields and notes, once (the re-deliveries changed nothing).
+      writes: {
+        accounts: 1,
+        fieldsWritten: written.length,
+        fieldsFailed: 0,
+        fieldsSkipped: 0,
+        notesCreated: notes,
+      },
+      history: {
+        changes: [
+          expect.objectContaining({
+            accountId: id,
+            trigger: 'webhook',
+            run: { kind: 'webhook', label: 'HubSpot webhook: 1 event' },
+            fields: expect.arrayContaining([
+              expect.objectContaining({ field: 'buyer_intel_status', new: 'enriched' }),
+            ]),
+          }),
+        ],
+        next: null,
+      },
     });
   });
 

@@ -6,6 +6,7 @@ import * as duplicateOf from './0002_duplicate_of.ts';
 import * as approvableIndex from './0003_approvable_index.ts';
 import * as outcomeCounts from './0004_outcome_counts.ts';
 import * as outcomesByRun from './0005_outcomes_by_run.ts';
+import * as writeHistory from './0006_write_history.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -13,4 +14,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0003_approvable_index': approvableIndex,
   '0004_outcome_counts': outcomeCounts,
   '0005_outcomes_by_run': outcomesByRun,
+  '0006_write_history': writeHistory,
 };

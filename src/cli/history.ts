@@ -1,0 +1,144 @@
+// `history`: what we changed on one account (each field old → new with the policy's decision, the notes
+// we created, by which run), and `history prune --before DATE` (with a count first, deleting only with
+// --yes). Read from the database alone (DATABASE_URL, or the embedded one when no `start` holds it).
+import { z } from 'zod';
+import { isCrmKind } from '../../connectors/registry.ts';
+import { accountHistoryQuerySchema, changeSource, changesOf, decisionWords } from '../api/history-routes.ts';
+import { Store } from '../store/store.ts';
+import { type Command, UsageError } from './command.ts';
+import { crmChoices } from './crm-option.ts';
+import { storeEnvFrom } from './migrate.ts';
+import { renderTable } from './table.ts';
+
+/** `2026-03-01 12:00:05` (UTC). */
+const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)}`;
+const value = (v: string | null) => (v === null ? '∅' : v.length > 60 ? `${v.slice(0, 59)}…` : v);
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** A day (midnight UTC) or a date-time with its offset. */
+const beforeSchema = z
+  .string()
+  .regex(
+    /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/,
+    'must be a date: YYYY-MM-DD',
+  )
+  .refine((s) => !Number.isNaN(Date.parse(s)), 'is not a date');
+
+function valid<T>(schema: z.ZodType<T, unknown>, input: unknown): T {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new UsageError(`--${String(issue?.path[0] ?? 'option')}: ${issue?.message ?? 'invalid'}`);
+}
+
+export const historyCommand: Command = {
+  name: 'history',
+  summary: 'What we changed on an account (fields old → new, notes, by run); prune old history',
+  usage: `buyer-intel-sync history --crm ${crmChoices()} --account <id> [--tenant <id>] [--limit 50] [--after <cursor>]
+buyer-intel-sync history prune --before YYYY-MM-DD [--yes]
+
+history: newest first, each field we wrote (or a policy kept from us) with its old and new value, the
+decision and the run or trigger, and each note we created (the last line names the next page's
+--after). Without --tenant, the account of that id in every tenant.
+prune: deletes what was recorded before the date (midnight UTC); without --yes it only counts.
+Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` holds it.`,
+  options: {
+    crm: { type: 'string' },
+    account: { type: 'string' },
+    tenant: { type: 'string' },
+    limit: { type: 'string' },
+    after: { type: 'string' },
+    before: { type: 'string' },
+    yes: { type: 'boolean', default: false },
+  },
+  deadlineMs: 600_000,
+  async run(values, positionals) {
+    const [action, ...extra] = positionals;
+    if (action !== undefined && action !== 'prune')
+      throw new UsageError(`unexpected ${action} (history, or history prune)`);
+    if (extra.length) throw new UsageError(`unexpected ${extra.join(' ')}`);
+    const env = storeEnvFrom(process.env);
+    const out = (text: string) => process.stdout.write(`${text}\n`);
+
+    if (action === 'prune') {
+      for (const name of ['crm', 'account', 'tenant', 'limit', 'after'])
+        if (values[name] !== undefined)
+          throw new UsageError(`--${name} goes with history, not history prune`);
+      if (values.before === undefined) throw new UsageError('--before YYYY-MM-DD is required');
+      const text = valid(z.strictObject({ before: beforeSchema }), { before: values.before }).before;
+      const before = new Date(text);
+      const store = new Store(env.DATABASE_URL ? { url: env.DATABASE_URL } : { pgliteDir: env.PGLITE_DIR });
+      try {
+        const { writes } = await store.open();
+        const since = `recorded before ${before.toISOString()}`;
+        if (values.yes !== true) {
+          const n = await writes.countBefore(before);
+          out(
+            `would delete ${plural(n.fieldWrites, 'field write')} and ${plural(n.notes, 'note record')} ${since}; run again with --yes`,
+          );
+          return 0;
+        }
+        const n = await writes.prune(before);
+        out(`deleted ${plural(n.fieldWrites, 'field write')} and ${plural(n.notes, 'note record')} ${since}`);
+        return 0;
+      } finally {
+        await store.close();
+      }
+    }
+
+    if (values.before !== undefined || values.yes === true)
+      throw new UsageError('--before and --yes go with history prune');
+    if (typeof values.crm !== 'string' || !isCrmKind(values.crm))
+      throw new UsageError(`--crm ${crmChoices()} is required`);
+    const crm = values.crm;
+    const accountId = typeof values.account === 'string' ? values.account.trim() : '';
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(accountId))
+      throw new UsageError('--account <CRM record id> is required');
+    const query = valid(
+      accountHistoryQuerySchema,
+      Object.fromEntries(
+        Object.entries({ tenant: values.tenant, limit: values.limit, after: values.after }).filter(
+          ([, v]) => v !== undefined,
+        ),
+      ),
+    );
+    const store = new Store(env.DATABASE_URL ? { url: env.DATABASE_URL } : { pgliteDir: env.PGLITE_DIR });
+    try {
+      const { writes } = await store.open();
+      const page = await writes.forAccount(
+        { crm, tenant: query.tenant, accountId },
+        { limit: query.limit, after: query.after },
+      );
+      const changes = changesOf(page.events);
+      if (!changes.length) {
+        out(query.after ? 'no more history' : `nothing recorded for ${crm} account ${accountId}`);
+        return 0;
+      }
+      const tenants = new Set(changes.map((c) => c.tenant));
+      const rows = changes.flatMap((c) => {
+        const lead = [when(c.at), changeSource(c), ...(tenants.size > 1 ? [c.tenant] : [])];
+        const blank = lead.map(() => '');
+        return [
+          ...c.fields.map((f) => [f.field, `${value(f.old)} → ${value(f.new)}`, decisionWords(f)]),
+          ...c.notes.map((n) => ['note', value(n.title), `created (${n.noteId})`]),
+        ].map((cells, i) => [...(i === 0 ? lead : blank), ...cells]);
+      });
+      out(
+        renderTable(rows, {
+          head: [
+            'when (UTC)',
+            'run',
+            ...(tenants.size > 1 ? ['tenant'] : []),
+            'field',
+            'old → new',
+            'decision',
+          ],
+        }),
+      );
+      if (page.next) out(`next page: --after ${page.next}`);
+      return 0;
+    } finally {
+      await store.close();
+    }
+  },
+};

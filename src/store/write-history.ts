@@ -1,0 +1,392 @@
+// Size: the write history is one repository: recording (two statements), the `ours` read, pages per account and per run, a run's counts, pruning.
+// The write history: every field we wrote (with the policy's decision and the CRM's answer), every
+// value a policy kept from us, and every note we created — append-only, kept until a person prunes it.
+// Recorded one statement per CRM write batch (src/write/batched-writes.ts) and, for the values a policy
+// kept, in the job's outcome statement (outcomes.ts): never a round trip of a job's own.
+//
+// Both tables draw their ids from one sequence, so a page of an account's or a run's history is one
+// keyset (`id`, newest first) over both.
+import { type Kysely, type QueryCreator, sql } from 'kysely';
+import type { FieldWriteEntry, NoteEntry } from '../write/journal.ts';
+import type { CrmResult, Database, FieldKind, RunKind } from './schema.ts';
+
+export interface HistoryAccount {
+  crm: string;
+  /** Undefined: every tenant's account of that id (a person at a terminal may not know the tenant). */
+  tenant?: string | undefined;
+  accountId: string;
+}
+
+interface EventBase {
+  /** Ordered across both kinds of event: newer is larger. */
+  id: string;
+  at: Date;
+  crm: string;
+  tenant: string;
+  accountId: string;
+  runId: string | null;
+  /** The run's kind and label, when a run names the write. */
+  run: { kind: RunKind; label: string } | null;
+  jobId: string | null;
+  trigger: string | null;
+  buyerId: string | null;
+}
+
+export interface FieldEvent extends EventBase {
+  type: 'field';
+  field: string;
+  attribute: string | null;
+  kind: FieldKind;
+  policy: string | null;
+  old: string | null;
+  new: string | null;
+  decision: string;
+  result: CrmResult;
+  error: string | null;
+}
+
+export interface NoteEvent extends EventBase {
+  type: 'note';
+  noteId: string;
+  dedupeKey: string;
+  title: string | null;
+}
+
+export type HistoryEvent = FieldEvent | NoteEvent;
+
+export interface HistoryPage {
+  events: HistoryEvent[];
+  /** Pass as `after` for the next (older) page; null on the last. */
+  next: string | null;
+}
+
+export interface PageOptions {
+  limit?: number | undefined;
+  /** The `next` of the previous page. */
+  after?: string | undefined;
+}
+
+/** What a run changed, counted from its history. */
+export interface RunChanges {
+  /** Accounts with at least one field write, kept value or note of the run. */
+  accounts: number;
+  fieldsWritten: number;
+  /** Writes the CRM refused. */
+  fieldsFailed: number;
+  /** Values a policy kept (a person's edit, a filled field), recorded once until they change. */
+  fieldsSkipped: number;
+  notesCreated: number;
+}
+
+export const isHistoryCursor = (id: string): boolean => /^\d{1,18}$/.test(id);
+
+const toDate = (v: Date | string) => new Date(v);
+const idText = (v: string | number | bigint | null) => (v === null ? null : String(v));
+
+/** The unnest arrays of a batch, one per column: one statement whatever the batch's size. */
+function fieldColumns(entries: readonly FieldWriteEntry[]) {
+  const col = <T>(pick: (e: FieldWriteEntry) => T) => entries.map(pick);
+  return sql`select * from unnest(
+    ${col((e) => e.runId)}::bigint[], ${col((e) => e.jobId)}::text[], ${col((e) => e.trigger)}::text[],
+    ${col((e) => e.crm)}::text[], ${col((e) => e.tenant)}::text[], ${col((e) => e.accountId)}::text[],
+    ${col((e) => e.buyerId)}::text[], ${col((e) => e.field)}::text[], ${col((e) => e.attribute)}::text[],
+    ${col((e) => e.kind)}::text[], ${col((e) => e.policy)}::text[], ${col((e) => e.old)}::text[],
+    ${col((e) => e.new)}::text[], ${col((e) => e.decision)}::text[], ${col((e) => e.result)}::text[],
+    ${col((e) => e.error)}::text[], ${col((e) => e.at.toISOString())}::timestamptz[]
+  ) as v(run_id, job_id, trigger, crm, tenant, account_id, buyer_id, field, attribute, kind, policy,
+         old_value, new_value, decision, crm_result, crm_error, at)`;
+}
+
+/**
+ * The insert of a batch of field entries, as a query a caller may also run inside its own statement
+ * (the outcome's). A kept value (`not_sent`) that the field's last row already records — same
+ * decision, same values — is not recorded again: a person's edit reads once, not once per re-enrichment.
+ */
+export function insertFieldWrites<DB extends Database>(
+  db: QueryCreator<DB>,
+  entries: readonly FieldWriteEntry[],
+) {
+  const rows = fieldColumns(entries);
+  return db
+    .insertInto('field_writes')
+    .columns([
+      'run_id',
+      'job_id',
+      'trigger',
+      'crm',
+      'tenant',
+      'account_id',
+      'buyer_id',
+      'field',
+      'attribute',
+      'kind',
+      'policy',
+      'old_value',
+      'new_value',
+      'decision',
+      'crm_result',
+      'crm_error',
+      'at',
+    ])
+    .expression(
+      sql`select v.* from (${rows}) as v
+      where v.crm_result <> 'not_sent' or not exists (
+        select 1 from (
+          select l.decision, l.old_value, l.new_value from field_writes l
+          where l.crm = v.crm and l.tenant = v.tenant and l.account_id = v.account_id and l.field = v.field
+          order by l.id desc limit 1
+        ) as last
+        where last.decision = v.decision and last.old_value is not distinct from v.old_value
+          and last.new_value is not distinct from v.new_value
+      )`,
+    );
+}
+
+const PRUNE_CHUNK = 10_000;
+
+export class WriteHistory {
+  readonly #db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  /** One statement for the whole batch. */
+  async recordFieldWrites(entries: readonly FieldWriteEntry[]): Promise<void> {
+    if (entries.length) await insertFieldWrites(this.#db, entries).execute();
+  }
+
+  /** One statement for the whole batch. */
+  async recordNotes(entries: readonly NoteEntry[]): Promise<void> {
+    if (!entries.length) return;
+    const col = <T>(pick: (e: NoteEntry) => T) => entries.map(pick);
+    await this.#db
+      .insertInto('notes_created')
+      .columns([
+        'run_id',
+        'job_id',
+        'trigger',
+        'crm',
+        'tenant',
+        'account_id',
+        'buyer_id',
+        'note_id',
+        'dedupe_key',
+        'title',
+        'at',
+      ])
+      .expression(
+        sql`select * from unnest(
+          ${col((e) => e.runId)}::bigint[], ${col((e) => e.jobId)}::text[], ${col((e) => e.trigger)}::text[],
+          ${col((e) => e.crm)}::text[], ${col((e) => e.tenant)}::text[], ${col((e) => e.accountId)}::text[],
+          ${col((e) => e.buyerId)}::text[], ${col((e) => e.noteId)}::text[], ${col((e) => e.dedupeKey)}::text[],
+          ${col((e) => e.title)}::text[], ${col((e) => e.at.toISOString())}::timestamptz[]
+        )`,
+      )
+      .execute();
+  }
+
+  /**
+   * The last value we wrote into each mapped field of the account (one statement): what the `ours`
+   * policy compares the CRM's value with. A field whose last write cleared it is absent.
+   */
+  async lastWritten(account: {
+    crm: string;
+    tenant: string;
+    accountId: string;
+  }): Promise<Record<string, string>> {
+    const rows = await this.#db
+      .selectFrom('field_writes')
+      .distinctOn('field')
+      .select(['field', 'new_value'])
+      .where('crm', '=', account.crm)
+      .where('tenant', '=', account.tenant)
+      .where('account_id', '=', account.accountId)
+      .where('kind', '=', 'mapped')
+      .where('crm_result', '=', 'ok')
+      .orderBy('field')
+      .orderBy('id', 'desc')
+      .execute();
+    const out: Record<string, string> = {};
+    for (const r of rows) if (r.new_value !== null) out[r.field] = r.new_value;
+    return out;
+  }
+
+  /** An account's history, newest first, a page at a time; with `jobId`, only that job's events. */
+  forAccount(
+    account: HistoryAccount,
+    page: PageOptions & { jobId?: string | undefined } = {},
+  ): Promise<HistoryPage> {
+    const { crm, tenant, accountId } = account;
+    return this.#page({ crm, tenant, accountId, jobId: page.jobId }, page);
+  }
+
+  /** A run's history, newest first, a page at a time. */
+  ofRun(runId: string, page: PageOptions = {}): Promise<HistoryPage> {
+    if (!isHistoryCursor(runId)) return Promise.resolve({ events: [], next: null });
+    return this.#page({ runId }, page);
+  }
+
+  /** What the run changed (one statement). */
+  async runChanges(runId: string): Promise<RunChanges> {
+    const none = { accounts: 0, fieldsWritten: 0, fieldsFailed: 0, fieldsSkipped: 0, notesCreated: 0 };
+    if (!isHistoryCursor(runId)) return none;
+    const row = await sql<Record<keyof RunChanges, string>>`
+      select
+        (select count(*) from (
+          select crm, tenant, account_id from field_writes where run_id = ${runId}
+          union select crm, tenant, account_id from notes_created where run_id = ${runId}
+        ) as touched) as "accounts",
+        count(*) filter (where crm_result = 'ok') as "fieldsWritten",
+        count(*) filter (where crm_result = 'error') as "fieldsFailed",
+        count(*) filter (where crm_result = 'not_sent') as "fieldsSkipped",
+        (select count(*) from notes_created where run_id = ${runId}) as "notesCreated"
+      from field_writes where run_id = ${runId}`.execute(this.#db);
+    const r = row.rows[0];
+    if (!r) return none;
+    return {
+      accounts: Number(r.accounts),
+      fieldsWritten: Number(r.fieldsWritten),
+      fieldsFailed: Number(r.fieldsFailed),
+      fieldsSkipped: Number(r.fieldsSkipped),
+      notesCreated: Number(r.notesCreated),
+    };
+  }
+
+  /** How many rows a prune before `before` would delete. */
+  async countBefore(before: Date): Promise<{ fieldWrites: number; notes: number }> {
+    const row = await this.#db
+      .selectNoFrom((eb) => [
+        eb
+          .selectFrom('field_writes')
+          .select(eb.fn.countAll<string>().as('n'))
+          .where('at', '<', before)
+          .as('fieldWrites'),
+        eb
+          .selectFrom('notes_created')
+          .select(eb.fn.countAll<string>().as('n'))
+          .where('at', '<', before)
+          .as('notes'),
+      ])
+      .executeTakeFirstOrThrow();
+    return { fieldWrites: Number(row.fieldWrites), notes: Number(row.notes) };
+  }
+
+  /**
+   * Deletes everything recorded before `before`, a chunk at a time (short statements: recording goes
+   * on meanwhile). Returns what it deleted.
+   */
+  async prune(before: Date): Promise<{ fieldWrites: number; notes: number }> {
+    const chunks = async (table: 'field_writes' | 'notes_created'): Promise<number> => {
+      let total = 0;
+      for (;;) {
+        const result = await this.#db
+          .deleteFrom(table)
+          .where('id', 'in', (eb) =>
+            eb.selectFrom(table).select('id').where('at', '<', before).limit(PRUNE_CHUNK),
+          )
+          .executeTakeFirst();
+        const n = Number(result.numDeletedRows);
+        total += n;
+        if (n < PRUNE_CHUNK) return total;
+      }
+    };
+    return { fieldWrites: await chunks('field_writes'), notes: await chunks('notes_created') };
+  }
+
+  async #page(scope: Scope, page: PageOptions): Promise<HistoryPage> {
+    const limit = Math.max(1, Math.min(500, Math.floor(page.limit ?? 50)));
+    const after = page.after;
+    if (after !== undefined && !isHistoryCursor(after))
+      throw new RangeError('after: not a cursor of this history');
+    const conditions = [
+      ...(scope.crm !== undefined ? [sql`crm = ${scope.crm}`] : []),
+      ...(scope.accountId !== undefined ? [sql`account_id = ${scope.accountId}`] : []),
+      ...(scope.tenant !== undefined ? [sql`tenant = ${scope.tenant}`] : []),
+      ...(scope.runId !== undefined ? [sql`run_id = ${scope.runId}`] : []),
+      ...(scope.jobId !== undefined ? [sql`job_id = ${scope.jobId}`] : []),
+      ...(after !== undefined ? [sql`id < ${after}`] : []),
+    ];
+    const where = sql.join(conditions, sql` and `);
+    // Each side reads its own index newest first and stops at the page's size; the merge keeps a page.
+    const { rows } = await sql<EventRow>`
+      select h.*, r.kind as run_kind, r.label as run_label from (
+        (select 'field' as type, id, at, crm, tenant, account_id, run_id, job_id, trigger, buyer_id,
+                field, attribute, kind, policy, old_value, new_value, decision, crm_result, crm_error,
+                null::text as note_id, null::text as dedupe_key, null::text as title
+         from field_writes where ${where} order by id desc limit ${limit + 1})
+        union all
+        (select 'note', id, at, crm, tenant, account_id, run_id, job_id, trigger, buyer_id,
+                null, null, null, null, null, null, null, null, null, note_id, dedupe_key, title
+         from notes_created where ${where} order by id desc limit ${limit + 1})
+      ) as h left join runs r on r.id = h.run_id
+      order by h.id desc limit ${limit + 1}`.execute(this.#db);
+    const events = rows.slice(0, limit).map(eventOf);
+    return { events, next: rows.length > limit ? (events.at(-1)?.id ?? null) : null };
+  }
+}
+
+interface Scope {
+  crm?: string | undefined;
+  tenant?: string | undefined;
+  accountId?: string | undefined;
+  runId?: string | undefined;
+  jobId?: string | undefined;
+}
+
+interface EventRow {
+  type: 'field' | 'note';
+  id: string | number;
+  at: Date | string;
+  crm: string;
+  tenant: string;
+  account_id: string;
+  run_id: string | number | null;
+  job_id: string | null;
+  trigger: string | null;
+  buyer_id: string | null;
+  field: string | null;
+  attribute: string | null;
+  kind: FieldKind | null;
+  policy: string | null;
+  old_value: string | null;
+  new_value: string | null;
+  decision: string | null;
+  crm_result: CrmResult | null;
+  crm_error: string | null;
+  note_id: string | null;
+  dedupe_key: string | null;
+  title: string | null;
+  run_kind: RunKind | null;
+  run_label: string | null;
+}
+
+function eventOf(r: EventRow): HistoryEvent {
+  const base: EventBase = {
+    id: String(r.id),
+    at: toDate(r.at),
+    crm: r.crm,
+    tenant: r.tenant,
+    accountId: r.account_id,
+    runId: idText(r.run_id),
+    run: r.run_kind && r.run_label !== null ? { kind: r.run_kind, label: r.run_label } : null,
+    jobId: r.job_id,
+    trigger: r.trigger,
+    buyerId: r.buyer_id,
+  };
+  if (r.type === 'note')
+    return { ...base, type: 'note', noteId: r.note_id ?? '', dedupeKey: r.dedupe_key ?? '', title: r.title };
+  return {
+    ...base,
+    type: 'field',
+    field: r.field ?? '',
+    attribute: r.attribute,
+    kind: r.kind ?? 'provenance',
+    policy: r.policy,
+    old: r.old_value,
+    new: r.new_value,
+    decision: r.decision ?? '',
+    result: r.crm_result ?? 'ok',
+    error: r.crm_error,
+  };
+}

@@ -1,0 +1,147 @@
+// What a write leaves on the record. The writer (batched-writes.ts) hands every CRM answer to a journal
+// — the store's write history, wired in src/service — together with where the write came from: the
+// run, the job, the buyer, and per field what it held and why we sent our value. Nothing here is sent
+// to the CRM.
+import type { AccountUpdate, NoteDraft, NoteResult, UpdateResult } from '../../connectors/types.ts';
+
+export type FieldKind = 'mapped' | 'provenance';
+
+/**
+ * Why a field was written or kept: the mapped field's policy decision (`write`, `blocked-…`), or
+ * `provenance`, `duplicate-mark`, `failure-mark` for the fields that record the match itself.
+ */
+export type WriteDecision = string;
+
+/** Who asked for a write. */
+export interface WriteOrigin {
+  runId?: string | undefined;
+  jobId?: string | undefined;
+  /** What asked (webhook, refresh, backfill, cli, signal, digest…), whether or not a run names it. */
+  trigger?: string | undefined;
+  buyerId?: string | null | undefined;
+}
+
+/** One field of a write: the value it held before and the decision that sent ours. */
+export interface FieldReason {
+  /** The CRM's value before the write (null: empty, or not known — a failure mark's). */
+  old: string | null;
+  decision: WriteDecision;
+  kind: FieldKind;
+  attribute?: string | null | undefined;
+  policy?: string | null | undefined;
+}
+
+export interface WriteContext extends WriteOrigin {
+  /** Per field sent. A field not described is recorded as provenance whose old value is not known. */
+  fields?: Record<string, FieldReason> | undefined;
+}
+
+export interface FieldWriteEntry {
+  crm: string;
+  tenant: string;
+  accountId: string;
+  runId: string | null;
+  jobId: string | null;
+  trigger: string | null;
+  buyerId: string | null;
+  field: string;
+  attribute: string | null;
+  kind: FieldKind;
+  policy: string | null;
+  old: string | null;
+  new: string | null;
+  decision: WriteDecision;
+  /** `not_sent`: a policy kept the CRM's value; recorded for people, never undone. */
+  result: 'ok' | 'error' | 'not_sent';
+  error: string | null;
+  at: Date;
+}
+
+export interface NoteEntry {
+  crm: string;
+  tenant: string;
+  accountId: string;
+  runId: string | null;
+  jobId: string | null;
+  trigger: string | null;
+  buyerId: string | null;
+  noteId: string;
+  dedupeKey: string;
+  title: string | null;
+  at: Date;
+}
+
+/** Where the writer records what the CRM answered (the store's write history). */
+export interface WriteJournal {
+  recordFieldWrites(entries: readonly FieldWriteEntry[]): Promise<void>;
+  recordNotes(entries: readonly NoteEntry[]): Promise<void>;
+}
+
+const MAX_ERROR_CHARS = 500;
+
+function originOf(o: WriteOrigin | undefined) {
+  return {
+    runId: o?.runId ?? null,
+    jobId: o?.jobId ?? null,
+    trigger: o?.trigger ?? null,
+    buyerId: o?.buyerId ?? null,
+  };
+}
+
+/** One entry per field of the update, with the CRM's answer for the account. */
+export function fieldEntriesOf(
+  crm: string,
+  tenant: string,
+  update: AccountUpdate,
+  result: UpdateResult,
+  context: WriteContext | undefined,
+  at: Date,
+): FieldWriteEntry[] {
+  const error = result.ok
+    ? null
+    : `${result.error.status ? `${result.error.status}: ` : ''}${result.error.message}`.slice(
+        0,
+        MAX_ERROR_CHARS,
+      );
+  return Object.entries(update.fields).map(([field, value]) => {
+    const why = context?.fields?.[field];
+    return {
+      crm,
+      tenant,
+      accountId: update.accountId,
+      ...originOf(context),
+      field,
+      attribute: why?.attribute ?? null,
+      kind: why?.kind ?? 'provenance',
+      policy: why?.policy ?? null,
+      old: why?.old ?? null,
+      new: value,
+      decision: why?.decision ?? 'provenance',
+      result: result.ok ? 'ok' : 'error',
+      error,
+      at,
+    };
+  });
+}
+
+/** The note as recorded, when the CRM created it (a refused note left nothing to record). */
+export function noteEntryOf(
+  crm: string,
+  tenant: string,
+  note: NoteDraft,
+  result: NoteResult,
+  origin: WriteOrigin | undefined,
+  at: Date,
+): NoteEntry | null {
+  if (!result.ok) return null;
+  return {
+    crm,
+    tenant,
+    accountId: note.accountId,
+    ...originOf(origin),
+    noteId: result.noteId,
+    dedupeKey: result.dedupeKey,
+    title: note.title,
+    at,
+  };
+}

@@ -1,0 +1,108 @@
+// The history pages' HTML: every value from a CRM, the provider or a person is escaped (field values,
+// note titles, a run's label, the account name), a kept or refused value reads as such, and "Older"
+// carries the cursor (and the tenant) of the next page.
+import { describe, expect, it } from 'vitest';
+import { renderAccountHistoryPage, renderRunPage } from '../../src/admin/history-page.ts';
+import type { ChangeJson } from '../../src/api/history-routes.ts';
+
+const hostile = `<img src=x onerror="alert(1)">'&`;
+
+const change: ChangeJson = {
+  crm: 'hubspot',
+  tenant: '123',
+  accountId: '42',
+  at: '2026-03-01T12:00:00.000Z',
+  runId: '7',
+  run: { kind: 'backfill', label: `backfill ${hostile}` },
+  jobId: 'hubspot.123.42.backfill.7',
+  trigger: 'backfill',
+  buyerId: 'b1',
+  fields: [
+    {
+      field: 'buyer_intel_population',
+      attribute: 'Population',
+      kind: 'mapped',
+      policy: 'ours',
+      old: hostile,
+      new: '931830',
+      decision: 'blocked-edited-by-person',
+      result: 'not_sent',
+      error: null,
+      at: '2026-03-01T12:00:00.000Z',
+    },
+    {
+      field: 'buyer_intel_url',
+      attribute: 'Url',
+      kind: 'mapped',
+      policy: 'ours',
+      old: null,
+      new: hostile,
+      decision: 'write',
+      result: 'error',
+      error: `400: ${hostile}`,
+      at: '2026-03-01T12:00:00.000Z',
+    },
+  ],
+  notes: [{ noteId: 'n1', dedupeKey: 'bi-b1-r1', title: hostile, at: '2026-03-01T12:00:00.000Z' }],
+};
+
+describe('history pages', () => {
+  it('escape every value and say what was kept and what the CRM refused', () => {
+    const html = renderAccountHistoryPage({
+      crm: 'hubspot',
+      tenant: '123',
+      accountId: '42',
+      accountName: hostile,
+      changes: [change],
+      next: '99',
+    });
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&#39;&amp;');
+    expect(html).toMatch(
+      /<tr class="field kept" data-field="buyer_intel_population">.*kept \(a person’s edit\)/s,
+    );
+    expect(html).toContain('refused by the CRM: 400: &lt;img');
+    expect(html).toContain('<a href="/admin/runs/7">backfill 7</a>');
+    expect(html).toContain(
+      '<a id="older" href="/admin/history/hubspot/42?tenant=123&amp;after=99">Older</a>',
+    );
+    // The change's when, run and buyer span its field and note rows.
+    expect(html).toContain('<td rowspan="3"><time>2026-03-01 12:00:00 UTC</time>');
+  });
+
+  it('show a run’s counts and link each change to its account', () => {
+    const html = renderRunPage({
+      id: '7',
+      kind: 'backfill',
+      label: hostile,
+      actor: hostile,
+      startedAt: '2026-03-01T12:00:00.000Z',
+      finishedAt: null,
+      outcomes: { enriched: 1, needs_review: 0, no_match: 0, error: 0 },
+      writes: { accounts: 1, fieldsWritten: 0, fieldsFailed: 1, fieldsSkipped: 1, notesCreated: 1 },
+      changes: [change],
+      next: null,
+    });
+    expect(html).not.toContain('<img');
+    expect(html).toContain(
+      '<tr data-count="values kept by a policy"><td>values kept by a policy</td><td>1</td></tr>',
+    );
+    expect(html).toContain('<a href="/admin/history/hubspot/42?tenant=123">42</a>');
+    expect(html).not.toContain('id="older"');
+    expect(renderRunPage({ ...runEmpty(), changes: [] })).toContain('Nothing recorded.');
+  });
+});
+
+function runEmpty() {
+  return {
+    id: '8',
+    kind: 'webhook',
+    label: 'a webhook',
+    actor: null,
+    startedAt: '2026-03-01T12:00:00.000Z',
+    finishedAt: null,
+    outcomes: { enriched: 0, needs_review: 0, no_match: 0, error: 0 },
+    writes: { accounts: 0, fieldsWritten: 0, fieldsFailed: 0, fieldsSkipped: 0, notesCreated: 0 },
+    next: null,
+  };
+}

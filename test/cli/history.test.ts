@@ -1,0 +1,213 @@
+// `buyer-intel-sync history` as a real process against an embedded database on disk: an account's
+// changes newest first (old → new, the decision, the run), a page at a time; `history prune` counting
+// first and deleting only with --yes; and refusals of bad input.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Store } from '../../src/store/store.ts';
+import type { FieldWriteEntry } from '../../src/write/journal.ts';
+import { runCli } from '../helpers/cli.ts';
+
+let dir: string;
+let runId: string;
+
+const OLD = new Date('2025-01-10T09:00:00.000Z');
+const RECENT = new Date('2026-03-01T12:00:00.000Z');
+
+const entry = (over: Partial<FieldWriteEntry>): FieldWriteEntry => ({
+  crm: 'hubspot',
+  tenant: '1',
+  accountId: 'a1',
+  runId: null,
+  jobId: 'j1',
+  trigger: 'webhook',
+  buyerId: 'b1',
+  field: 'buyer_intel_population',
+  attribute: 'Population',
+  kind: 'mapped',
+  policy: 'ours',
+  old: null,
+  new: '961855',
+  decision: 'write',
+  result: 'ok',
+  error: null,
+  at: RECENT,
+  ...over,
+});
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'bis-history-'));
+  const store = new Store({ pgliteDir: dir });
+  const { runs, writes } = await store.open();
+  const run = await runs.create({ kind: 'backfill', label: 'backfill of 2 accounts', at: OLD });
+  runId = run.id;
+  await writes.recordFieldWrites([
+    entry({ runId, trigger: 'backfill', at: OLD, new: '950000', jobId: 'j0' }),
+    entry({ accountId: 'a2', runId, trigger: 'backfill', at: OLD }),
+  ]);
+  await writes.recordNotes([
+    {
+      crm: 'hubspot',
+      tenant: '1',
+      accountId: 'a1',
+      runId,
+      jobId: 'j0',
+      trigger: 'backfill',
+      buyerId: 'b1',
+      noteId: '7001',
+      dedupeKey: 'bi-b1-r1',
+      title: 'Contract awarded',
+      at: OLD,
+    },
+  ]);
+  await writes.recordFieldWrites([
+    entry({ old: '950000', new: '961855' }),
+    entry({
+      field: 'buyer_intel_status',
+      kind: 'provenance',
+      attribute: null,
+      policy: null,
+      decision: 'provenance',
+      new: 'enriched',
+    }),
+  ]);
+  await writes.recordFieldWrites([
+    entry({
+      jobId: 'j2',
+      trigger: 'refresh',
+      old: '1000001',
+      new: '961855',
+      decision: 'blocked-edited-by-person',
+      result: 'not_sent',
+      at: new Date(RECENT.getTime() + 60_000),
+    }),
+    entry({
+      jobId: 'j2',
+      trigger: 'refresh',
+      field: 'buyer_intel_url',
+      attribute: 'Url',
+      new: 'not a url',
+      result: 'error',
+      error: '400: Property values were not valid',
+      at: new Date(RECENT.getTime() + 60_000),
+    }),
+  ]);
+  await store.close();
+}, 60_000);
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const history = (args: string[]) => runCli(['history', ...args], { PGLITE_DIR: dir });
+
+/** The table's rows as cells, a wrapped cell joined back into one line. */
+function rowsOf(stdout: string): string[][] {
+  const rows: string[][] = [];
+  let continues = false;
+  for (const line of stdout.split('\n')) {
+    if (!line.startsWith('│')) {
+      continues = false;
+      continue;
+    }
+    const cells = line
+      .split('│')
+      .slice(1, -1)
+      .map((c) => c.trim());
+    const row = rows.at(-1);
+    if (continues && row)
+      for (const [i, c] of cells.entries()) row[i] = [row[i], c].filter(Boolean).join(' ');
+    else rows.push(cells);
+    continues = true;
+  }
+  return rows;
+}
+
+describe('buyer-intel-sync history', () => {
+  it('shows an account’s changes newest first: old → new, the decision, the run', async () => {
+    const shown = await history(['--crm', 'hubspot', '--account', 'a1']);
+    expect(shown.stderr).toBe('');
+    expect(shown.code).toBe(0);
+    expect(rowsOf(shown.stdout)).toEqual([
+      ['when (UTC)', 'run', 'field', 'old → new', 'decision'],
+      [
+        '2026-03-01 12:01:00',
+        'refresh',
+        'buyer_intel_url',
+        '∅ → not a url',
+        'refused by the CRM: 400: Property values were not valid',
+      ],
+      ['', '', 'buyer_intel_population', '1000001 → 961855', 'kept (a person’s edit)'],
+      ['2026-03-01 12:00:00', 'webhook', 'buyer_intel_status', '∅ → enriched', 'written (provenance)'],
+      ['', '', 'buyer_intel_population', '950000 → 961855', 'written'],
+      ['2025-01-10 09:00:00', `backfill ${runId}`, 'buyer_intel_population', '∅ → 950000', 'written'],
+      ['', '', 'note', 'Contract awarded', 'created (7001)'],
+    ]);
+    expect(shown.stdout).not.toContain('next page');
+  }, 60_000);
+
+  it('pages with --limit and --after, and says when an account has nothing', async () => {
+    const first = await history(['--crm', 'hubspot', '--account', 'a1', '--limit', '2']);
+    const next = first.stdout
+      .trim()
+      .split('\n')
+      .at(-1)
+      ?.match(/^next page: --after (\d+)$/)?.[1];
+    expect(next).toBeDefined();
+    expect(first.stdout).toContain('1000001 → 961855');
+    expect(first.stdout).not.toContain('950000 → 961855');
+    const second = await history([
+      '--crm',
+      'hubspot',
+      '--account',
+      'a1',
+      '--limit',
+      '2',
+      '--after',
+      next ?? '',
+    ]);
+    expect(second.stdout).toContain('950000 → 961855');
+    expect(second.stdout).not.toContain('1000001');
+    const none = await history(['--crm', 'hubspot', '--account', 'zz']);
+    expect(none.stdout.trim()).toBe('nothing recorded for hubspot account zz');
+  }, 60_000);
+
+  it('prunes what was recorded before a date: counts without --yes, deletes with it', async () => {
+    const counted = await history(['prune', '--before', '2025-06-01']);
+    expect(counted.code).toBe(0);
+    expect(counted.stdout.trim()).toBe(
+      'would delete 2 field writes and 1 note record recorded before 2025-06-01T00:00:00.000Z; run again with --yes',
+    );
+    expect((await history(['--crm', 'hubspot', '--account', 'a2'])).stdout).toContain('∅ → 961855');
+    const pruned = await history(['prune', '--before', '2025-06-01', '--yes']);
+    expect(pruned.stdout.trim()).toBe(
+      'deleted 2 field writes and 1 note record recorded before 2025-06-01T00:00:00.000Z',
+    );
+    expect((await history(['--crm', 'hubspot', '--account', 'a2'])).stdout.trim()).toBe(
+      'nothing recorded for hubspot account a2',
+    );
+    const left = await history(['--crm', 'hubspot', '--account', 'a1']);
+    expect(left.stdout).toContain('1000001 → 961855');
+    expect(left.stdout).not.toContain('Contract awarded');
+  }, 60_000);
+
+  it('refuses bad input with exit 2', async () => {
+    const cases: [string[], string][] = [
+      [['--account', 'a1'], '--crm'],
+      [['--crm', 'pipedrive', '--account', 'a1'], '--crm'],
+      [['--crm', 'hubspot'], '--account'],
+      [['--crm', 'hubspot', '--account', 'a1', '--limit', '0'], '--limit'],
+      [['--crm', 'hubspot', '--account', 'a1', '--after', 'x'], '--after'],
+      [['prune'], '--before YYYY-MM-DD is required'],
+      [['prune', '--before', 'last week'], '--before: must be a date'],
+      [['prune', '--before', '2025-02-30x'], '--before'],
+      [['prune', '--before', '2025-01-01', '--crm', 'hubspot'], '--crm goes with history'],
+      [['--crm', 'hubspot', '--account', 'a1', '--yes'], 'go with history prune'],
+      [['frob'], 'unexpected frob'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await history(args);
+      expect([args, r.code, r.stderr.includes(message)]).toEqual([args, 2, true]);
+    }
+  }, 120_000);
+});

@@ -1,0 +1,224 @@
+// What a CRM write leaves on the record, with the in-memory CRM, the embedded database and a real
+// Redis: each batch's answers (ok or the CRM's error) with the field's previous value and the decision,
+// the notes the CRM created with their ids, a history that cannot be written never failing a write the
+// CRM took, and the `ours` memory read from the history once Redis has lost it.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryConnector, MEMORY_CRM } from '../../connectors/memory/connector.ts';
+import { MemoryCrmStore } from '../../connectors/memory/store.ts';
+import type { Repositories } from '../../src/store/store.ts';
+import { Store } from '../../src/store/store.ts';
+import { batchedWrites } from '../../src/write/batched-writes.ts';
+import { Ledgers } from '../../src/write/ledgers.ts';
+
+const PREFIX = `test:write-history:${randomUUID()}`;
+const crm = new MemoryCrmStore(`ws-${randomUUID().slice(0, 8)}`);
+const connector = createMemoryConnector(crm);
+const tenant = crm.workspace;
+const T = new Date('2026-03-02T08:00:00.000Z');
+let store: Store;
+let repos: Repositories;
+let redis: Redis;
+
+beforeAll(async () => {
+  store = new Store({ pgliteDir: 'memory' });
+  repos = await store.open();
+  redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  await connector.ensureFields([
+    { name: 'population', label: 'Population', type: 'number', description: '' },
+    { name: 'buyer_intel_status', label: 'Status', type: 'string', description: '' },
+  ]);
+});
+afterAll(async () => {
+  const keys = await redis.keys(`${PREFIX}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+  await store.close();
+});
+
+const history = (accountId: string) =>
+  repos.writes.forAccount({ crm: MEMORY_CRM, tenant, accountId }).then((p) => p.events);
+
+describe('batched writes on the record', () => {
+  it('records each field of a batch with its old value, decision and the CRM’s answer', async () => {
+    const a = crm.createAccount({ name: 'Town A' });
+    const b = crm.createAccount({ name: 'Town B' });
+    crm.accounts.get(a)?.fields.set('population', '90');
+    const writes = batchedWrites({
+      connector: () => connector,
+      maxWaitMs: 20,
+      journal: repos.writes,
+      now: () => T,
+    });
+    const origin = { runId: '7', jobId: 'job-a', trigger: 'backfill', buyerId: 'buyer-1' };
+    const [okA, refusedB] = await Promise.all([
+      writes.writeAccount(
+        MEMORY_CRM,
+        tenant,
+        { accountId: a, fields: { population: '100', buyer_intel_status: 'enriched' } },
+        {
+          ...origin,
+          fields: {
+            population: {
+              old: '90',
+              decision: 'write',
+              kind: 'mapped',
+              attribute: 'Population',
+              policy: 'ours',
+            },
+            buyer_intel_status: { old: null, decision: 'provenance', kind: 'provenance' },
+          },
+        },
+      ),
+      // Not a number: the CRM refuses this account's write, and says why.
+      writes.writeAccount(
+        MEMORY_CRM,
+        tenant,
+        { accountId: b, fields: { population: 'many' } },
+        { jobId: 'job-b' },
+      ),
+    ]);
+    expect(okA.ok).toBe(true);
+    expect(refusedB.ok).toBe(false);
+    expect(
+      (await history(a)).map((e) =>
+        e.type === 'field' ? [e.field, e.old, e.new, e.decision, e.result] : [],
+      ),
+    ).toEqual([
+      ['buyer_intel_status', null, 'enriched', 'provenance', 'ok'],
+      ['population', '90', '100', 'write', 'ok'],
+    ]);
+    expect((await history(a))[1]).toMatchObject({
+      runId: '7',
+      jobId: 'job-a',
+      trigger: 'backfill',
+      buyerId: 'buyer-1',
+      attribute: 'Population',
+      policy: 'ours',
+      kind: 'mapped',
+      at: T,
+    });
+    expect(await history(b)).toEqual([
+      expect.objectContaining({
+        field: 'population',
+        new: 'many',
+        result: 'error',
+        error: '400: population must be a number',
+        jobId: 'job-b',
+      }),
+    ]);
+  });
+
+  it('records the notes the CRM created, with its ids, and none it refused', async () => {
+    const a = crm.createAccount({ name: 'Town N' });
+    const writes = batchedWrites({ connector: () => connector, maxWaitMs: 20, journal: repos.writes });
+    const draft = (accountId: string, key: string) => ({
+      accountId,
+      dedupeKey: key,
+      title: `Signal ${key}`,
+      body: 'b',
+      occurredAt: T.toISOString(),
+    });
+    const origin = { jobId: 'job-n', trigger: 'signal', buyerId: 'buyer-2' };
+    const [made, missing] = await Promise.all([
+      writes.createNote(MEMORY_CRM, tenant, draft(a, 'bi-buyer-2-r1'), origin),
+      writes.createNote(MEMORY_CRM, tenant, draft('no-such-account', 'bi-buyer-2-r2'), origin),
+    ]);
+    expect(made.ok && missing.ok === false).toBe(true);
+    expect(await history(a)).toEqual([
+      expect.objectContaining({
+        type: 'note',
+        noteId: crm.notesOf(a)[0]?.id,
+        dedupeKey: 'bi-buyer-2-r1',
+        title: 'Signal bi-buyer-2-r1',
+        trigger: 'signal',
+        buyerId: 'buyer-2',
+      }),
+    ]);
+    expect(await history('no-such-account')).toEqual([]);
+  });
+
+  it('a history that cannot be written is reported, and the CRM’s answer still reaches the job', async () => {
+    const a = crm.createAccount({ name: 'Town F' });
+    const reported: string[] = [];
+    const writes = batchedWrites({
+      connector: () => connector,
+      maxWaitMs: 5,
+      journal: {
+        recordFieldWrites: async () => {
+          throw new Error('database down');
+        },
+        recordNotes: async () => undefined,
+      },
+      onJournalError: (err, what) => reported.push(`${what}: ${(err as Error).message}`),
+    });
+    const result = await writes.writeAccount(MEMORY_CRM, tenant, {
+      accountId: a,
+      fields: { population: '5' },
+    });
+    expect(result.ok).toBe(true);
+    expect(crm.accounts.get(a)?.fields.get('population')).toBe('5');
+    expect(reported).toEqual(['1 field writes: database down']);
+  });
+});
+
+describe('the `ours` memory', () => {
+  const account = { crm: MEMORY_CRM, tenant, accountId: 'ours-1' };
+  const entry = (field: string, value: string) => ({
+    ...account,
+    runId: null,
+    jobId: 'j',
+    trigger: 'webhook',
+    buyerId: 'b',
+    field,
+    attribute: 'Population',
+    kind: 'mapped' as const,
+    policy: 'ours',
+    old: null,
+    new: value,
+    decision: 'write',
+    result: 'ok' as const,
+    error: null,
+    at: T,
+  });
+
+  it('is read from the history when Redis lost it, then cached in Redis', async () => {
+    let reads = 0;
+    const ledgers = new Ledgers(redis, PREFIX, {
+      history: {
+        lastWritten: (a) => {
+          reads++;
+          return repos.writes.lastWritten(a);
+        },
+      },
+    });
+    await repos.writes.recordFieldWrites([entry('population', '100'), entry('revenue', '7')]);
+    expect(await ledgers.writtenFields(account)).toEqual({ population: '100', revenue: '7' });
+    expect(await ledgers.writtenFields(account)).toEqual({ population: '100', revenue: '7' });
+    expect(reads).toBe(1);
+    // Written since (the pipeline records the cache after the CRM took it): the cache answers.
+    await ledgers.recordWrittenFields(account, { population: '120' });
+    expect(await ledgers.writtenFields(account)).toEqual({ population: '120', revenue: '7' });
+    expect(reads).toBe(1);
+    // Redis loses everything: the history still knows.
+    const keys = await redis.keys(`${PREFIX}:fields:*`);
+    await redis.del(...keys);
+    expect(await ledgers.writtenFields(account)).toEqual({ population: '100', revenue: '7' });
+    expect(reads).toBe(2);
+  });
+
+  it('keeps what only Redis knew (written before the history existed) under the history’s values', async () => {
+    const other = { ...account, accountId: 'ours-2' };
+    const ledgers = new Ledgers(redis, PREFIX, { history: repos.writes });
+    // The ledger of an earlier version: no history behind it.
+    await new Ledgers(redis, PREFIX).recordWrittenFields(other, {
+      population: '50',
+      website: 'https://old.example',
+    });
+    await repos.writes.recordFieldWrites([{ ...entry('population', '60'), accountId: 'ours-2' }]);
+    expect(await ledgers.writtenFields(other)).toEqual({ population: '60', website: 'https://old.example' });
+    await ledgers.forgetWrittenFields(other);
+    expect(await ledgers.writtenFields(other)).toEqual({ population: '60' });
+  });
+});
