@@ -1,3 +1,4 @@
+// Size: the one job, step by step in its order; splitting the steps apart would hide the order they must run in.
 // One enrichment of one CRM account: read it → resolve it to a buyer → fetch the mapped attributes
 // (one bulk call) and recent signals (one call) → plan field writes under each field's policy and the
 // notes not yet on the account → write. Every step is idempotent: delivery is at least once, so a job
