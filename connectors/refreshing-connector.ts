@@ -31,11 +31,13 @@ export function refreshingConnector(options: {
     tenant: inner.tenant,
     maxUpdateBatch: inner.maxUpdateBatch,
     maxNoteBatch: inner.maxNoteBatch,
+    maxNoteRemovalBatch: inner.maxNoteRemovalBatch,
     getAccount: (id, fields) => withRefresh((c) => c.getAccount(id, fields)),
     listAccounts: (fields, page) => withRefresh((c) => c.listAccounts(fields, page)),
     updateAccounts: (updates) => withRefresh((c) => c.updateAccounts(updates)),
     existingNoteKeys: (id) => withRefresh((c) => c.existingNoteKeys(id)),
     createNotes: (notes) => withRefresh((c) => c.createNotes(notes)),
+    removeNotes: (refs) => withRefresh((c) => c.removeNotes(refs)),
     ensureFields: (fields) => withRefresh((c) => c.ensureFields(fields)),
   };
 }

@@ -18,7 +18,10 @@ export interface AccountSnapshot {
   fields: Record<string, string | null>;
 }
 
-/** New values per CRM field for one account. `null` clears a field. */
+/**
+ * New values per CRM field for one account. `null` (or "") clears a field, so a field can be put back
+ * to empty exactly as it was (undo).
+ */
 export interface AccountUpdate {
   accountId: string;
   fields: Record<string, string | null>;
@@ -50,6 +53,21 @@ export interface NoteDraft {
 export type NoteResult =
   | { dedupeKey: string; ok: true; noteId: string }
   | { dedupeKey: string; ok: false; error: WriteFailure };
+
+/** A note or Task we created (its id as `createNotes` answered it) and the account it is on. */
+export interface NoteRef {
+  accountId: string;
+  noteId: string;
+}
+
+/**
+ * What became of one note `removeNotes` was asked to remove. `already_gone`: the CRM says it no longer
+ * exists (deleted by a person, or by an earlier removal), so nothing was left to do.
+ */
+export type NoteRemovalResult =
+  | { accountId: string; noteId: string; outcome: 'removed' }
+  | { accountId: string; noteId: string; outcome: 'already_gone' }
+  | { accountId: string; noteId: string; outcome: 'failed'; error: WriteFailure };
 
 export type FieldType = 'string' | 'text' | 'number' | 'date' | 'datetime' | 'enumeration' | 'bool' | 'url';
 
@@ -83,6 +101,8 @@ export interface CrmConnector {
   readonly maxUpdateBatch: number;
   /** Largest batch `createNotes` takes in one call. */
   readonly maxNoteBatch: number;
+  /** Largest batch `removeNotes` takes in one call. */
+  readonly maxNoteRemovalBatch: number;
 
   /** Reads one account with the given CRM fields. Throws AccountNotFoundError for an unknown id. */
   getAccount(accountId: string, fieldNames: readonly string[]): Promise<AccountSnapshot>;
@@ -100,6 +120,13 @@ export interface CrmConnector {
   existingNoteKeys(accountId: string): Promise<Set<string>>;
   /** Creates up to `maxNoteBatch` notes, each linked to its account; a result per note, in input order. */
   createNotes(notes: readonly NoteDraft[]): Promise<NoteResult[]>;
+  /**
+   * Removes up to `maxNoteRemovalBatch` notes we created (HubSpot archives them; Salesforce deletes
+   * them to its recycle bin); a result per ref, in input order. Idempotent: removing a note again
+   * answers `already_gone`. More refs than the maximum throw a RangeError and remove nothing: the
+   * caller splits its batches, as for every other write.
+   */
+  removeNotes(refs: readonly NoteRef[]): Promise<NoteRemovalResult[]>;
   /** Creates our fields (and their group) where missing; idempotent. */
   ensureFields(fields: readonly FieldDefinition[]): Promise<EnsureFieldsResult>;
 }

@@ -1,6 +1,6 @@
 // What every connector's batch update shares: CRMs refuse a batch that names one record twice, so
-// updates of one account merge (later values win) into one record, and each update gets the result
-// of its merged record back, in input order.
+// updates of one account merge (later values win) into one record, an empty value becomes null (a
+// clear), and each update gets the result of its merged record back, in input order.
 import type { AccountUpdate, UpdateResult, WriteFailure } from './types.ts';
 
 /** The updates merged per account (first-seen order), and the merged record each update went into. */
@@ -19,7 +19,9 @@ export function mergeUpdates(
       slots.set(update.accountId, slot);
       merged.push({ accountId: update.accountId, fields: {} });
     }
-    Object.assign(merged[slot]?.fields ?? {}, update.fields);
+    const fields = merged[slot]?.fields ?? {};
+    // "" and null both clear: each CRM then writes its own "empty" (HubSpot "", Salesforce null).
+    for (const [name, value] of Object.entries(update.fields)) fields[name] = value === '' ? null : value;
   }
   return { merged, slotOf: (accountId) => slots.get(accountId) ?? -1 };
 }

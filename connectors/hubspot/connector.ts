@@ -5,11 +5,13 @@
 // request). No message carries the token.
 //
 // This file only assembles the parts: client.ts (the SDK client and the call wrapper), read.ts,
-// write.ts, notes.ts and fields.ts (one concern each), errors.ts (failures as connector errors).
+// write.ts, notes.ts, note-removal.ts and fields.ts (one concern each), errors.ts (failures as
+// connector errors).
 
 import type { CrmConnector } from '../types.ts';
 import { createHubSpotCalls, HUBSPOT_BATCH_LIMIT, type HubSpotClientOptions } from './client.ts';
 import { ensureFields } from './fields.ts';
+import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys } from './notes.ts';
 import { getAccount, listAccounts } from './read.ts';
 import { updateAccounts } from './write.ts';
@@ -41,11 +43,13 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     tenant: options.portalId,
     maxUpdateBatch: HUBSPOT_BATCH_LIMIT,
     maxNoteBatch: HUBSPOT_BATCH_LIMIT,
+    maxNoteRemovalBatch: HUBSPOT_BATCH_LIMIT,
     getAccount: (accountId, fieldNames) => getAccount(calls, accountId, fieldNames),
     listAccounts: (fieldNames, page) => listAccounts(calls, fieldNames, page),
     updateAccounts: (updates) => updateAccounts(calls, updates),
     existingNoteKeys: (accountId) => existingNoteKeys(calls, accountId),
     createNotes: (drafts) => createNotes(calls, drafts),
+    removeNotes: (refs) => removeNotes(calls, refs),
     ensureFields: (definitions) => ensureFields(calls, group, definitions),
   };
 }

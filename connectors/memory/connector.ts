@@ -1,5 +1,6 @@
 // The CrmConnector over a MemoryCrmStore: the same contract as HubSpot and Salesforce, batch sizes
-// of 100, per-record results, keyset pages, notes keyed for dedupe.
+// of 100, per-record results, keyset pages, notes keyed for dedupe and removable.
+import { type RemovalOutcome, removeNotesOnce } from '../note-removal.ts';
 import { AccountNotFoundError, type CrmConnector, type FieldDefinition } from '../types.ts';
 import type { MemoryAccount, MemoryCrmStore } from './store.ts';
 
@@ -21,7 +22,7 @@ function snapshot(account: MemoryAccount, fieldNames: readonly string[]) {
 /** Why a value does not fit the field, or undefined when it does. */
 function misfit(definition: FieldDefinition | undefined, value: string | null): string | undefined {
   if (!definition) return 'is not a field of this CRM (run setup)';
-  if (value === null) return undefined;
+  if (value === null || value === '') return undefined;
   if (definition.type === 'number' && !/^-?\d+(\.\d+)?$/.test(value)) return 'must be a number';
   if (
     definition.type === 'enumeration' &&
@@ -43,6 +44,7 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
     tenant: store.workspace,
     maxUpdateBatch: MEMORY_BATCH_LIMIT,
     maxNoteBatch: MEMORY_BATCH_LIMIT,
+    maxNoteRemovalBatch: MEMORY_BATCH_LIMIT,
     async getAccount(accountId, fieldNames) {
       return snapshot(accountOf(accountId), fieldNames);
     },
@@ -73,7 +75,7 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
             };
         }
         for (const [name, value] of Object.entries(fields))
-          if (value === null) account.fields.delete(name);
+          if (value === null || value === '') account.fields.delete(name);
           else account.fields.set(name, value);
         return { accountId, ok: true as const };
       });
@@ -105,6 +107,16 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
         made.set(slot, noteId);
         return { dedupeKey: note.dedupeKey, ok: true as const, noteId };
       });
+    },
+    removeNotes(refs) {
+      return removeNotesOnce(refs, MEMORY_BATCH_LIMIT, async (ids) =>
+        ids.map((id): RemovalOutcome => {
+          // As in a CRM, an id of anything but a note (an account's, say) removes nothing.
+          if (!/^note\d+$/.test(id))
+            return { status: 400, message: `${JSON.stringify(id)} is no note id`, permanent: true };
+          return store.removeNote(id) ? 'removed' : 'already_gone';
+        }),
+      );
     },
     async ensureFields(fields) {
       const created: string[] = [];

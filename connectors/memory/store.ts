@@ -65,6 +65,14 @@ export class MemoryCrmStore {
     return stored;
   }
 
+  /** Deletes a note; false when there is none by that id (never made, or deleted already). */
+  removeNote(id: string): boolean {
+    const index = this.notes.findIndex((n) => n.id === id);
+    if (index < 0) return false;
+    this.notes.splice(index, 1);
+    return true;
+  }
+
   notesOf(accountId: string): MemoryNote[] {
     return this.notes.filter((n) => n.accountId === accountId);
   }

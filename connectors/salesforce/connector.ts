@@ -1,12 +1,12 @@
 // The CrmConnector for Salesforce, on jsforce 3. One API call per connector call where Salesforce allows
-// it: sObject Collections (PATCH / POST /composite/sobjects, ≤ 200 records, allOrNone false) for account
-// updates and for notes. Every jsforce type stays in this folder; failures come out as
-// AccountNotFoundError, CrmAuthError, CrmRateLimitError, SalesforceTransientError or
-// SalesforceRequestError, and no message carries the access or refresh token.
+// it: sObject Collections (PATCH / POST / DELETE /composite/sobjects, ≤ 200 records, allOrNone false)
+// for account updates and for creating and removing notes. Every jsforce type stays in this folder;
+// failures come out as AccountNotFoundError, CrmAuthError, CrmRateLimitError, SalesforceTransientError
+// or SalesforceRequestError, and no message carries the access or refresh token.
 //
 // This file only assembles the parts: client.ts (the connection and the call wrapper), session.ts
-// (refresh, Redis lock, token store), read.ts, write.ts, notes.ts and fields.ts (one concern each),
-// errors.ts (failures as connector errors).
+// (refresh, Redis lock, token store), read.ts, write.ts, notes.ts, note-removal.ts and fields.ts (one
+// concern each), errors.ts (failures as connector errors).
 
 import type { CrmConnector } from '../types.ts';
 import {
@@ -15,6 +15,7 @@ import {
   type SalesforceClientOptions,
 } from './client.ts';
 import { defaultFieldName, ensureFields } from './fields.ts';
+import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys, type NoteMode } from './notes.ts';
 import { getAccount, listAccounts } from './read.ts';
 import type { SalesforceSession } from './session.ts';
@@ -76,12 +77,14 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     tenant: options.orgId,
     maxUpdateBatch: SALESFORCE_COLLECTION_LIMIT,
     maxNoteBatch: SALESFORCE_COLLECTION_LIMIT,
+    maxNoteRemovalBatch: SALESFORCE_COLLECTION_LIMIT,
     getAccount: (accountId, fieldNames) =>
       afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames)),
     listAccounts: (fieldNames, page) => afterLoad(() => listAccounts(calls, fieldName, fieldNames, page)),
     updateAccounts: (updates) => afterLoad(() => updateAccounts(calls, fieldName, updates)),
     existingNoteKeys: (accountId) => afterLoad(() => existingNoteKeys(calls, notesAs, accountId)),
     createNotes: (drafts) => afterLoad(() => createNotes(calls, notesAs, drafts)),
+    removeNotes: (refs) => afterLoad(() => removeNotes(calls, refs)),
     ensureFields: (definitions) =>
       afterLoad(() => ensureFields(calls, fieldName, noteKeyObject, definitions)),
   };

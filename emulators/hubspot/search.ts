@@ -143,6 +143,8 @@ function parseFilter(store: HubSpotStore, type: ObjectType, raw: unknown): Filte
 /** All matching records in result order (before paging). */
 export function runSearch(store: HubSpotStore, type: ObjectType, search: ParsedSearch): CrmRecord[] {
   const matches = store.all(type).filter((record) => {
+    // Search sees live records only; archived ones are in the recycle bin.
+    if (record.archived) return false;
     if (search.groups.length && !search.groups.some((g) => g.every((f) => matchFilter(store, record, f)))) {
       return false;
     }

@@ -369,7 +369,10 @@ export class HubSpotStore {
     return defs;
   }
 
-  /** The records of `toType` associated with a record, in id order, with their association types. */
+  /**
+   * The live records of `toType` associated with a record, in id order, with their association types.
+   * An archived record keeps its links (restoring it brings them back) but is in no association read.
+   */
   associations(
     fromType: ObjectType,
     fromId: string,
@@ -379,7 +382,7 @@ export class HubSpotStore {
     const out: { toId: string; types: AssociationTypeDef[] }[] = [];
     for (const [key, typeIds] of links) {
       const [type, toId = ''] = key.split(':');
-      if (type !== toType) continue;
+      if (type !== toType || this.get(toType, toId)?.archived !== false) continue;
       const types = [...typeIds]
         .map((typeId) => ASSOCIATION_TYPES.find((d) => d.typeId === typeId && d.from === fromType))
         .filter((d): d is AssociationTypeDef => d !== undefined);
@@ -425,7 +428,7 @@ export class HubSpotStore {
     return note;
   }
 
-  /** The notes associated with a company, oldest first. */
+  /** The live notes associated with a company, oldest first. */
   notesOf(companyId: string): CrmRecord[] {
     return this.associations('companies', companyId, 'notes')
       .map((a) => this.get('notes', a.toId))

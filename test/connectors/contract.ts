@@ -46,6 +46,7 @@ export function connectorContract(name: string, harness: () => Promise<Harness>)
       expect(h.connector.tenant.length).toBeGreaterThan(0);
       expect(h.connector.maxUpdateBatch).toBeGreaterThanOrEqual(100);
       expect(h.connector.maxNoteBatch).toBeGreaterThanOrEqual(100);
+      expect(h.connector.maxNoteRemovalBatch).toBeGreaterThanOrEqual(100);
     });
 
     it('reads name, state, website and the requested fields (null when empty)', async () => {
@@ -138,6 +139,22 @@ export function connectorContract(name: string, harness: () => Promise<Harness>)
       expect(await h.readField(ids[1] ?? '', h.ourField)).toBe('1001');
     });
 
+    it('clears a field with "" as with null, and writes a cleared field back (undo restores both ways)', async () => {
+      const id = await h.createAccount({ name: 'Cedar Park' });
+      const write = async (value: string | null) =>
+        expect(
+          await h.connector.updateAccounts([{ accountId: id, fields: { [h.ourField]: value } }]),
+        ).toEqual([{ accountId: id, ok: true }]);
+      await write('77000');
+      await write('');
+      expect(await h.readField(id, h.ourField)).toBeNull();
+      expect((await h.connector.getAccount(id, [h.ourField])).fields).toEqual({ [h.ourField]: null });
+      await write('77000');
+      expect(await h.readField(id, h.ourField)).toBe('77000');
+      await write(null);
+      expect(await h.readField(id, h.ourField)).toBeNull();
+    });
+
     it('fails a deleted account in a batch permanently and writes the others', async () => {
       const a = await h.createAccount({ name: 'Round Rock' });
       const gone = await h.createAccount({ name: 'Gone' });
@@ -186,6 +203,68 @@ export function connectorContract(name: string, harness: () => Promise<Harness>)
       expect(results[2]).toEqual(results[0]);
       expect(await h.notesOn(plano)).toBe(2);
       expect(await h.connector.existingNoteKeys(plano)).toEqual(new Set(['bi-4-a', 'bi-4-b']));
+    });
+
+    it('removes the notes it created, in input order: gone from the CRM and from existingNoteKeys', async () => {
+      const austin = await h.createAccount({ name: 'Georgetown' });
+      const dallas = await h.createAccount({ name: 'Leander' });
+      const created = await h.connector.createNotes([
+        draft(austin, 'bi-5-a'),
+        draft(dallas, 'bi-5-b'),
+        draft(austin, 'bi-5-c'),
+      ]);
+      const [a, b] = created.map((r) => (r.ok ? r.noteId : ''));
+      const refs = [
+        { accountId: dallas, noteId: b ?? '' },
+        { accountId: austin, noteId: a ?? '' },
+      ];
+      expect(await h.connector.removeNotes(refs)).toEqual(
+        refs.map((ref) => ({ ...ref, outcome: 'removed' })),
+      );
+      expect(await h.notesOn(austin)).toBe(1);
+      expect(await h.notesOn(dallas)).toBe(0);
+      expect(await h.connector.existingNoteKeys(austin)).toEqual(new Set(['bi-5-c']));
+      expect(await h.connector.existingNoteKeys(dallas)).toEqual(new Set());
+    });
+
+    it('answers already_gone for a note removed before, and removes the rest of the batch', async () => {
+      const id = await h.createAccount({ name: 'Hutto' });
+      const created = await h.connector.createNotes([draft(id, 'bi-6-a'), draft(id, 'bi-6-b')]);
+      const [first, second] = created.map((r) => ({ accountId: id, noteId: r.ok ? r.noteId : '' }));
+      if (!first || !second) throw new Error('notes not created');
+      expect(await h.connector.removeNotes([first])).toEqual([{ ...first, outcome: 'removed' }]);
+      // Undoing twice, or resuming an undo, asks again: nothing is left to remove and nothing fails.
+      expect(await h.connector.removeNotes([first, second, first])).toEqual([
+        { ...first, outcome: 'already_gone' },
+        { ...second, outcome: 'removed' },
+        { ...first, outcome: 'already_gone' },
+      ]);
+      expect(await h.connector.removeNotes([second])).toEqual([{ ...second, outcome: 'already_gone' }]);
+      expect(await h.notesOn(id)).toBe(0);
+      expect(await h.connector.existingNoteKeys(id)).toEqual(new Set());
+      // Gone notes are not in the way: the same signal can be noted again.
+      const again = await h.connector.createNotes([draft(id, 'bi-6-a')]);
+      expect(again[0]).toMatchObject({ ok: true });
+      expect(await h.connector.existingNoteKeys(id)).toEqual(new Set(['bi-6-a']));
+    });
+
+    it('never removes a record that is not a note, given its id by mistake', async () => {
+      const id = await h.createAccount({ name: 'Taylor' });
+      const [result] = await h.connector.removeNotes([{ accountId: id, noteId: id }]);
+      // Refused as no note id, or (where only notes can be named: HubSpot's notes API) no such note.
+      if (result?.outcome === 'failed') expect(result.error.permanent).toBe(true);
+      else expect(result).toEqual({ accountId: id, noteId: id, outcome: 'already_gone' });
+      expect((await h.connector.getAccount(id, [])).name).toBe('Taylor');
+    });
+
+    it('refuses more notes than maxNoteRemovalBatch in one call and removes none (the caller splits)', async () => {
+      const id = await h.createAccount({ name: 'Manor' });
+      const [created] = await h.connector.createNotes([draft(id, 'bi-7-a')]);
+      const ref = { accountId: id, noteId: created?.ok ? created.noteId : '' };
+      const tooMany = Array.from({ length: h.connector.maxNoteRemovalBatch + 1 }, () => ref);
+      await expect(h.connector.removeNotes(tooMany)).rejects.toBeInstanceOf(RangeError);
+      expect(await h.notesOn(id)).toBe(1);
+      expect(await h.connector.removeNotes([])).toEqual([]);
     });
   });
 }

@@ -74,6 +74,12 @@ const harness = (notes: 'task' | 'content-note') => async (): Promise<Harness> =
             ),
         );
       expect(unlinked).toEqual([]);
+      // A removed note takes its links with it: none is left pointing at a deleted document.
+      const liveDocuments = new Set(store.list('ContentDocument').map((doc) => doc.id));
+      const dangling = store
+        .list('ContentDocumentLink')
+        .filter((link) => !liveDocuments.has(String(link.values.get('ContentDocumentId'))));
+      expect(dangling).toEqual([]);
       return notesOfLinks.length;
     },
     close: () => sandbox.close(),

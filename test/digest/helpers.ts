@@ -18,11 +18,13 @@ export function recording(
     tenant: inner.tenant,
     maxUpdateBatch: inner.maxUpdateBatch,
     maxNoteBatch: inner.maxNoteBatch,
+    maxNoteRemovalBatch: inner.maxNoteRemovalBatch,
     getAccount: (id, fields) => inner.getAccount(id, fields),
     listAccounts: (fields, page) => inner.listAccounts(fields, page),
     updateAccounts: (updates) => inner.updateAccounts(updates),
     existingNoteKeys: (id) => inner.existingNoteKeys(id),
     ensureFields: (fields) => inner.ensureFields(fields),
+    removeNotes: (refs) => inner.removeNotes(refs),
     async createNotes(notes) {
       sent.push(...notes);
       const results = await inner.createNotes(notes);

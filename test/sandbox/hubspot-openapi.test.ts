@@ -346,6 +346,50 @@ describe('notes-v3.json', () => {
   });
 });
 
+describe('notes-v3.json batch archive', () => {
+  const archive = (inputs: unknown[]) =>
+    fetch(`${sandbox.url}/crm/v3/objects/notes/batch/archive`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${sandbox.accessToken}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ inputs }),
+    });
+
+  it('answers 204 for live, archived and unknown ids alike; archived notes leave lists and associations', async () => {
+    const company = sandbox.store.createCompany({ name: 'Leander ISD' });
+    const [a, b, c] = ['Bond', 'RFP', 'Award'].map((body) =>
+      sandbox.store.createNote(noteAt(body), [company.id]),
+    );
+    if (!a || !b || !c) throw new Error('notes not created');
+    const first = await archive([{ id: a.id }, { id: b.id }]);
+    expect(first.status).toBe(204);
+    expect(await first.text()).toBe('');
+    const again = await archive([{ id: a.id }, { id: '99999999999' }, { id: c.id }]);
+    expect(again.status).toBe(204);
+    expect(sandbox.store.notesOf(company.id)).toEqual([]);
+
+    const list = await call('GET', `/crm/v4/objects/companies/${company.id}/associations/notes`);
+    expect(list.body).toEqual({ results: [] });
+    expect((await call('GET', `/crm/v3/objects/notes/${a.id}`)).status).toBe(404);
+    expect((await call('GET', `/crm/v3/objects/notes/${a.id}?archived=true`)).status).toBe(200);
+    const search = await call('POST', '/crm/v3/objects/notes/search', { query: 'Award' });
+    expect(search.body).toMatchObject({ total: 0 });
+    const page = await call('GET', '/crm/v3/objects/notes?limit=100');
+    expect((page.body as { results: { id: string }[] }).results.map((n) => n.id)).not.toContain(c.id);
+  });
+
+  it('refuses more than 100 inputs, or an input without id, with a 400 and archives nothing', async () => {
+    const note = sandbox.store.createNote(noteAt('Kept'));
+    for (const inputs of [Array.from({ length: 101 }, () => ({ id: note.id })), [{ id: note.id }, {}]]) {
+      const res = await archive(inputs);
+      expect(res.status).toBe(400);
+      const refused = { status: res.status, body: await res.json() };
+      expect(refused.body).toMatchObject({ category: 'VALIDATION_ERROR' });
+      expectConforms('notes', '/crm/v3/objects/notes/batch/archive', 'post', refused);
+    }
+    expect(sandbox.store.get('notes', note.id)?.archived).toBe(false);
+  });
+});
+
 describe('associations-v4.json', () => {
   it('labelled create, default create and the list', async () => {
     const company = sandbox.store.createCompany({ name: 'Round Rock ISD' });

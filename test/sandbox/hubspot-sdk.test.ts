@@ -211,7 +211,17 @@ describe('companies', () => {
       after = page.paging?.next?.after;
       if (after) expect(page.paging?.next?.link).toContain(`after=${after}`);
     } while (after);
-    expect(seen).toEqual(sandbox.store.companies().map((c) => c.id));
+    // Live companies only: the one archived above is in the recycle bin, listed with archived=true.
+    const live = sandbox.store.companies().filter((c) => !c.archived);
+    expect(live.length).toBeLessThan(sandbox.store.companies().length);
+    expect(seen).toEqual(live.map((c) => c.id));
+    const bin = await hubspot.crm.companies.basicApi.getPage(100, undefined, ['name'], [], [], true);
+    expect(bin.results.map((r) => r.id)).toEqual(
+      sandbox.store
+        .companies()
+        .filter((c) => c.archived)
+        .map((c) => c.id),
+    );
   });
 });
 

@@ -174,6 +174,30 @@ describe('sObject rows through jsforce', () => {
     expect(((await res.json()) as { errorCode: string }[])[0]?.errorCode).toBe('EXCEEDED_ID_LIMIT');
     expect(sf.store.list('Account')).toHaveLength(0);
   });
+
+  it('deletes a collection by ids: per-id results in order, at most 200 ids', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    const account = sf.store.create('Account', { Name: 'Austin' }).id;
+    const task = sf.store.create('Task', { WhatId: account, Subject: 'RFP', Status: 'Completed' }).id;
+    const unknown = to18('00TDn0000000001');
+    const results = (await conn.sobject('Task').destroy([task, 'not-an-id', unknown, task], {
+      allOrNone: false,
+    })) as SaveResult[];
+    expect(results.map((r) => [r.id, r.success, r.errors[0]?.statusCode])).toEqual([
+      [task, true, undefined],
+      // Salesforce's documented answer for a malformed id carries no id.
+      [undefined, false, 'MALFORMED_ID'],
+      [unknown, false, 'NOT_FOUND'],
+      [task, false, 'ENTITY_IS_DELETED'],
+    ]);
+    expect((await conn.query(`SELECT Id FROM Task WHERE WhatId = '${account}'`)).totalSize).toBe(0);
+
+    const kept = sf.store.create('Task', { WhatId: account, Subject: 'Bond', Status: 'Completed' }).id;
+    const tooMany = await failure(conn.sobject('Task').destroy(Array.from({ length: 201 }, () => kept)));
+    expect(tooMany.errorCode).toBe('EXCEEDED_ID_LIMIT');
+    expect(sf.store.find('Task', kept).id).toBe(kept);
+  });
 });
 
 describe('SOQL query through jsforce', () => {

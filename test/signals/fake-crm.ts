@@ -24,10 +24,12 @@ export class FakeCrm {
       tenant,
       maxUpdateBatch: 10,
       maxNoteBatch: 10,
+      maxNoteRemovalBatch: 10,
       getAccount: unsupported,
       listAccounts: unsupported,
       updateAccounts: unsupported,
       ensureFields: unsupported,
+      removeNotes: unsupported,
       existingNoteKeys: async (accountId) => {
         if (this.deleted.has(accountId)) throw new AccountNotFoundError(accountId);
         return new Set(this.notesOf(accountId).map((n) => n.dedupeKey));

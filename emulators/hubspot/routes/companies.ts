@@ -2,6 +2,7 @@
 // a company ("Using object APIs" guide, required properties table).
 import { validationError } from '../errors.ts';
 import type { RouteModule } from '../operation.ts';
+import { registerBatchArchive } from './batch-archive.ts';
 import { registerObjectRoutes } from './objects.ts';
 
 const present = (v: unknown) => v !== undefined && v !== null && v !== '';
@@ -13,4 +14,5 @@ export const registerCompanyRoutes: RouteModule = (define, ctx) => {
         ? undefined
         : validationError('At least one of the properties domain or name is required to create a company'),
   });
+  registerBatchArchive(define, ctx, 'companies');
 };

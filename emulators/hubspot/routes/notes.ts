@@ -2,6 +2,7 @@
 // at most 65,536 characters (notes guide); inline associations use note→company type 190.
 import { validationError } from '../errors.ts';
 import type { RouteModule } from '../operation.ts';
+import { registerBatchArchive } from './batch-archive.ts';
 import { registerObjectRoutes } from './objects.ts';
 
 export const NOTE_BODY_LIMIT = 65_536;
@@ -30,4 +31,5 @@ export const registerNoteRoutes: RouteModule = (define, ctx) => {
     },
     checkUpdate: checkBody,
   });
+  registerBatchArchive(define, ctx, 'notes');
 };

@@ -45,8 +45,23 @@ interface InlineAssociation {
 }
 
 /** `Crm{Type}` operation names, after the SDK's api/method names (`crm.companies.basicApi.getById`). */
-const opName = (type: ObjectType, api: string, method: string) =>
+export const opName = (type: ObjectType, api: string, method: string) =>
   type === 'companies' ? `crm.companies.${api}.${method}` : `crm.objects.${type}.${api}.${method}`;
+
+/** A batch call's `inputs`: an array of at most BATCH_LIMIT, or HubSpot's 400. */
+export function batchInputs(req: Request): unknown[] {
+  const inputs = objectBody(req).inputs;
+  if (!Array.isArray(inputs)) throw validationError('Invalid input JSON: inputs must be an array');
+  if (inputs.length > BATCH_LIMIT) {
+    throw validationError(
+      `Batch input limit exceeded: ${inputs.length} inputs. The maximum is ${BATCH_LIMIT}.`,
+      {
+        context: { limit: [String(BATCH_LIMIT)] },
+      },
+    );
+  }
+  return inputs;
+}
 
 export function registerObjectRoutes(
   define: DefineOperation,
@@ -142,9 +157,11 @@ export function registerObjectRoutes(
     const after = stringParam(req.query, 'after');
     if (after !== undefined && !/^\d+$/.test(after))
       throw validationError(`after must be a record id, got ${after}`);
-    const records = boolParam(req.query, 'archived')
-      ? []
-      : store.all(type).filter((r) => after === undefined || compareIds(r.id, after) >= 0);
+    // archived=true lists the recycle bin; by default only live records.
+    const archived = boolParam(req.query, 'archived');
+    const records = store
+      .all(type)
+      .filter((r) => r.archived === archived && (after === undefined || compareIds(r.id, after) >= 0));
     const page = records.slice(0, limit);
     const next = records[limit];
     const options = readOptions(req);
@@ -205,20 +222,6 @@ export function registerObjectRoutes(
 
   // --- Batch ---------------------------------------------------------------------------------------
 
-  const inputsOf = (req: Request): unknown[] => {
-    const inputs = objectBody(req).inputs;
-    if (!Array.isArray(inputs)) throw validationError('Invalid input JSON: inputs must be an array');
-    if (inputs.length > BATCH_LIMIT) {
-      throw validationError(
-        `Batch input limit exceeded: ${inputs.length} inputs. The maximum is ${BATCH_LIMIT}.`,
-        {
-          context: { limit: [String(BATCH_LIMIT)] },
-        },
-      );
-    }
-    return inputs;
-  };
-
   const batchResponse = (results: unknown[], errors: unknown[], startedAt: string) => ({
     status: 'COMPLETE',
     results,
@@ -230,7 +233,7 @@ export function registerObjectRoutes(
   define('post', `${base}/batch/read`, opName(type, 'batchApi', 'read'), (req, res) => {
     const startedAt = new Date().toISOString();
     const body = objectBody(req);
-    const inputs = inputsOf(req);
+    const inputs = batchInputs(req);
     const idProperty = typeof body.idProperty === 'string' ? body.idProperty : undefined;
     const properties = stringList(body.properties, 'properties');
     const propertiesWithHistory = stringList(body.propertiesWithHistory, 'propertiesWithHistory');
@@ -266,7 +269,7 @@ export function registerObjectRoutes(
 
   define('post', `${base}/batch/create`, opName(type, 'batchApi', 'create'), (req, res, caller) => {
     const startedAt = new Date().toISOString();
-    const inputs = inputsOf(req);
+    const inputs = batchInputs(req);
     const traced =
       inputs.length > 0 && inputs.every((i) => isRecord(i) && typeof i.objectWriteTraceId === 'string');
     const prepared = inputs.map((input) => {
@@ -308,7 +311,7 @@ export function registerObjectRoutes(
 
   define('post', `${base}/batch/update`, opName(type, 'batchApi', 'update'), (req, res, caller) => {
     const startedAt = new Date().toISOString();
-    const inputs = inputsOf(req).map((input) => {
+    const inputs = batchInputs(req).map((input) => {
       if (!isRecord(input) || input.id === undefined || input.id === null) {
         throw validationError('Invalid input JSON: each input needs an id and properties');
       }

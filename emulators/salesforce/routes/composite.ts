@@ -3,7 +3,9 @@
 // `{id, success: true, errors: []}` or `{success: false, errors: [{statusCode, message, fields}]}`.
 // allOrNone: nothing is written when any record fails; the valid ones answer
 // ALL_OR_NONE_OPERATION_ROLLED_BACK. DELETE /composite/sobjects?ids=a,b[&allOrNone=true] deletes up to
-// 200 records of any type: `{id, success: true, errors: []}` or `{id, success: false, errors}`.
+// 200 records of any type: `{id, success: true, errors: []}` or `{id, success: false, errors}` (no id
+// for a malformed one). A deleted record (recycle bin) answers ENTITY_IS_DELETED; deleting a ContentNote
+// or ContentDocument deletes its versions and links too (store.ts).
 import { SalesforceError } from '../errors.ts';
 import type { OperationContext, RouteModule } from '../operation.ts';
 import { resolveType, type SObjectType } from '../store.ts';
@@ -140,11 +142,14 @@ function destroy(ctx: OperationContext, rawIds: unknown, rawAllOrNone: unknown):
       throw err;
     }
   };
+  // The REST API guide's example (allOrNone false) answers a malformed id without `id`: it names no record.
+  const idOf = (id: string, errors: RecordError[]) =>
+    errors[0]?.statusCode === 'MALFORMED_ID' ? {} : { id };
   if (String(rawAllOrNone).toLowerCase() === 'true') {
     const problems = ids.map(checkOne);
     if (problems.some((p) => p.length > 0))
       return ids.map((id, i) => ({
-        id,
+        ...idOf(id, problems[i] ?? []),
         success: false,
         errors: problems[i]?.length
           ? (problems[i] ?? [])
@@ -160,7 +165,7 @@ function destroy(ctx: OperationContext, rawIds: unknown, rawAllOrNone: unknown):
   }
   return ids.map((id): SaveResult => {
     const errors = checkOne(id);
-    if (errors.length) return { id, success: false, errors };
+    if (errors.length) return { ...idOf(id, errors), success: false, errors };
     ctx.store.delete(ctx.store.typeOf(id), id);
     return { id, success: true, errors: [] };
   });
