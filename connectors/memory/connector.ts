@@ -1,6 +1,7 @@
 // The CrmConnector over a MemoryCrmStore: the same contract as HubSpot and Salesforce, batch sizes
 // of 100, per-record results, keyset pages, notes keyed for dedupe and removable.
 import { type RemovalOutcome, removeNotesOnce } from '../note-removal.ts';
+import { batchIds } from '../read-batch.ts';
 import { AccountNotFoundError, type CrmConnector, type FieldDefinition } from '../types.ts';
 import type { MemoryAccount, MemoryCrmStore } from './store.ts';
 
@@ -45,8 +46,15 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
     maxUpdateBatch: MEMORY_BATCH_LIMIT,
     maxNoteBatch: MEMORY_BATCH_LIMIT,
     maxNoteRemovalBatch: MEMORY_BATCH_LIMIT,
+    maxReadBatch: MEMORY_BATCH_LIMIT,
     async getAccount(accountId, fieldNames) {
       return snapshot(accountOf(accountId), fieldNames);
+    },
+    async getAccounts(accountIds, fieldNames) {
+      return batchIds(accountIds, MEMORY_BATCH_LIMIT).flatMap((id) => {
+        const account = store.accounts.get(id);
+        return account ? [snapshot(account, fieldNames)] : [];
+      });
     },
     async listAccounts(fieldNames, page = {}) {
       const limit = Math.min(Math.max(1, page.limit ?? MEMORY_BATCH_LIMIT), MEMORY_BATCH_LIMIT);

@@ -17,7 +17,7 @@ import {
 import { defaultFieldName, ensureFields } from './fields.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys, type NoteMode } from './notes.ts';
-import { getAccount, listAccounts } from './read.ts';
+import { getAccount, getAccounts, listAccounts } from './read.ts';
 import type { SalesforceSession } from './session.ts';
 import { updateAccounts } from './write.ts';
 
@@ -78,8 +78,11 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     maxUpdateBatch: SALESFORCE_COLLECTION_LIMIT,
     maxNoteBatch: SALESFORCE_COLLECTION_LIMIT,
     maxNoteRemovalBatch: SALESFORCE_COLLECTION_LIMIT,
+    maxReadBatch: SALESFORCE_COLLECTION_LIMIT,
     getAccount: (accountId, fieldNames) =>
       afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames)),
+    getAccounts: (accountIds, fieldNames) =>
+      afterLoad(() => getAccounts(calls, fieldName, accountIds, fieldNames)),
     listAccounts: (fieldNames, page) => afterLoad(() => listAccounts(calls, fieldName, fieldNames, page)),
     updateAccounts: (updates) => afterLoad(() => updateAccounts(calls, fieldName, updates)),
     existingNoteKeys: (accountId) => afterLoad(() => existingNoteKeys(calls, notesAs, accountId)),
