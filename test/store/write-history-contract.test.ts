@@ -268,6 +268,7 @@ for (const variant of VARIANTS) {
         fieldsFailed: 1,
         fieldsSkipped: 1,
         notesCreated: 2,
+        notesRemoved: 0,
       });
       const first = await writes.ofRun(run.id, { limit: 4 });
       const second = await writes.ofRun(run.id, { limit: 4, after: first.next ?? '' });
@@ -280,6 +281,7 @@ for (const variant of VARIANTS) {
         fieldsFailed: 0,
         fieldsSkipped: 0,
         notesCreated: 0,
+        notesRemoved: 0,
       });
       expect((await writes.ofRun('not-a-run')).events).toEqual([]);
     });
