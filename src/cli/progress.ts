@@ -128,8 +128,14 @@ const undoCounts = (sep: string) =>
     '{failed} failed',
   ].join(sep);
 
-/** An undo's progress on stderr: a bar with its counts on a terminal, else a plain line every 10 s. */
-export function undoProgress(stream: NodeJS.WriteStream = process.stderr): {
+/**
+ * An undo's progress on stderr: a bar with its counts on a terminal, else a plain line every 10 s. A dry
+ * run (`planning`) counts only the accounts read.
+ */
+export function undoProgress(
+  options: { planning?: boolean } = {},
+  stream: NodeJS.WriteStream = process.stderr,
+): {
   update(snapshot: UndoSnapshot): void;
   stop(): void;
 } {
@@ -138,7 +144,9 @@ export function undoProgress(stream: NodeJS.WriteStream = process.stderr): {
         ...common,
         stream,
         clearOnComplete: false,
-        format: `undo  {bar} {value}/{total} accounts  ${undoCounts(' · ')}  {duration_formatted} elapsed, ETA {eta_formatted}`,
+        format: options.planning
+          ? 'undo --dry-run  {bar} {value}/{total} accounts read  {duration_formatted} elapsed, ETA {eta_formatted}'
+          : `undo  {bar} {value}/{total} accounts  ${undoCounts(' · ')}  {duration_formatted} elapsed, ETA {eta_formatted}`,
       })
     : new cliProgress.SingleBar({
         ...common,
@@ -146,7 +154,9 @@ export function undoProgress(stream: NodeJS.WriteStream = process.stderr): {
         noTTYOutput: true,
         notTTYSchedule: PLAIN_EVERY_MS,
         clearOnComplete: true,
-        format: `undo: {value}/{total} accounts, ${undoCounts(', ')}, {duration_formatted} elapsed, ETA {eta_formatted}`,
+        format: options.planning
+          ? 'undo --dry-run: {value}/{total} accounts read, {duration_formatted} elapsed, ETA {eta_formatted}'
+          : `undo: {value}/{total} accounts, ${undoCounts(', ')}, {duration_formatted} elapsed, ETA {eta_formatted}`,
       });
   let started = false;
   return {

@@ -1,6 +1,7 @@
 // What `undo` prints: a dry run's plan — per field how many values go back, are kept because a person
-// changed them, or already hold their value before; then per account each field now → after the undo
-// and the notes to remove — and a finished undo's counts with the values it kept.
+// changed them, or already hold their value before; then per account a line per field (restore: now →
+// before; keep: a person's value; as is) and the notes to remove — and a finished undo's counts with
+// the values it kept.
 import type { FieldCounts } from '../undo/plan.ts';
 import type { UndoOutcome, UndoPreview } from '../undo/undo.ts';
 import { renderTable, wrapParagraph } from './table.ts';
@@ -15,7 +16,7 @@ function fieldTable(fields: Record<string, FieldCounts>, restore: string): strin
       const c = fields[name] ?? { restore: 0, skip: 0, unchanged: 0 };
       return [name, c.restore, c.skip, c.unchanged];
     }),
-    { head: ['field', restore, 'kept (a person changed it)', 'already as before'] },
+    { head: ['field', restore, 'kept', 'as before'] },
   );
 }
 
@@ -31,31 +32,25 @@ export function renderPreview(p: UndoPreview): string {
     ),
     ...p.remarks.map((r) => wrapParagraph(`Note: ${r}.`)),
   ];
-  if (Object.keys(p.fields).length) lines.push(fieldTable(p.fields, 'to restore'));
+  // Per field, when there is more than one account to sum up.
+  if (p.accounts.length > 1) lines.push(fieldTable(p.fields, 'to restore'));
+  const width = Math.max(0, ...p.accounts.flatMap((a) => a.fields.map((f) => f.field.length)));
   for (const a of p.accounts) {
     lines.push('');
     lines.push(`${a.crm} account ${a.accountId} (${a.tenant})${a.buyerId ? `, buyer ${a.buyerId}` : ''}`);
     if (a.gone) lines.push('  no longer in the CRM: nothing to restore');
-    if (a.fields.length)
-      lines.push(
-        renderTable(
-          a.fields.map((f) => {
-            if (f.action === 'restore') return [f.field, value(f.current), value(f.before), 'restore'];
-            if (f.action === 'skip')
-              return [
-                f.field,
-                value(f.current),
-                value(f.current),
-                `kept: a person changed it (we wrote ${value(f.wrote)})`,
-              ];
-            return [f.field, value(f.current), value(f.current), 'already as before'];
-          }),
-          { head: ['field', 'now', 'after the undo', 'why'] },
-        ),
-      );
+    for (const f of a.fields) {
+      const field = f.field.padEnd(width);
+      if (f.action === 'restore') lines.push(`  restore  ${field}  ${value(f.current)} → ${value(f.before)}`);
+      else if (f.action === 'skip')
+        lines.push(
+          `  keep     ${field}  ${value(f.current)} (a person changed it; we wrote ${value(f.wrote)})`,
+        );
+      else lines.push(`  as is    ${field}  ${value(f.current)} (already as before)`);
+    }
     if (a.notes.length)
       lines.push(
-        `  ${plural(a.notes.length, 'note')} to remove: ${a.notes.map((n) => `${n.noteId} “${value(n.title)}”`).join(', ')}`,
+        `  remove   ${plural(a.notes.length, 'note')}: ${a.notes.map((n) => `${n.noteId} “${value(n.title)}”`).join(', ')}`,
       );
     if (a.notesRemovedBefore)
       lines.push(`  ${plural(a.notesRemovedBefore, 'note')} removed by an earlier undo`);
@@ -75,12 +70,15 @@ export function renderOutcome(o: UndoOutcome): string {
     ),
     ...o.remarks.map((r) => wrapParagraph(`Note: ${r}.`)),
   ];
-  if (Object.keys(o.fields).length) lines.push(fieldTable(o.fields, 'restored'));
+  if (o.total > 1 && Object.keys(o.fields).length) {
+    if (o.resumed) lines.push('Since it resumed:');
+    lines.push(fieldTable(o.fields, 'restored'));
+  }
   if (o.kept.length)
     lines.push(
       renderTable(
-        o.kept.map((k) => [`${k.accountId}`, k.field, value(k.current), value(k.wrote)]),
-        { head: ['account', 'field kept', 'a person’s value', 'ours, which it replaced'] },
+        o.kept.map((k) => [k.accountId, k.field, value(k.current), value(k.before)]),
+        { head: ['account', 'field kept', 'a person’s value (kept)', 'not put back'] },
       ),
     );
   return `${lines.join('\n')}\n`;

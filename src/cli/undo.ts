@@ -99,7 +99,7 @@ same command again), 2 bad usage, 130 interrupted (run the same command to resum
       if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
       interrupt.abort();
     };
-    const progress = target.kind === 'run' ? undoProgress() : undefined;
+    const progress = target.kind === 'run' ? undoProgress({ planning: dryRun }) : undefined;
     try {
       const repos = await service.store.open();
       const resolved = await resolveUndo(repos, target);

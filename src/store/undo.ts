@@ -323,6 +323,27 @@ export class UndoRecords {
     return new Set(rows.map((r) => `${r.account_id}\u0000${r.field}`));
   }
 
+  /** The values the undo run kept because a person changed them (the first `limit`, oldest first). */
+  async keptBy(runId: string, limit: number) {
+    const rows = await this.#db
+      .selectFrom('field_writes')
+      .select(['crm', 'tenant', 'account_id', 'field', 'old_value', 'new_value'])
+      .where('run_id', '=', runId)
+      .where('decision', '=', 'undo-kept-edit')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    // Recorded as the person's value (old) and the value before ours, which was not sent (new).
+    return rows.map((r) => ({
+      crm: r.crm,
+      tenant: r.tenant,
+      accountId: r.account_id,
+      field: r.field,
+      current: r.old_value,
+      before: r.new_value,
+    }));
+  }
+
   /** Marks accounts started before their CRM writes (one statement); a done account stays done. */
   async markStarted(runId: string, accounts: readonly UndoAccount[]): Promise<void> {
     if (!accounts.length) return;

@@ -5,7 +5,7 @@ import type { NoteRemovalEntry, UndoAccount } from '../store/undo.ts';
 import type { FieldWriteEntry } from '../write/journal.ts';
 import type { AppliedBatch } from './apply.ts';
 import { sameValue } from './compare.ts';
-import type { AccountPlan, FieldPlan } from './plan.ts';
+import type { AccountPlan, FieldCounts, FieldPlan } from './plan.ts';
 
 export interface UndoCounts {
   /** Accounts done (restored, nothing left to undo, failed for good, or gone from the CRM). */
@@ -41,6 +41,8 @@ export interface BatchRecord {
   removals: NoteRemovalEntry[];
   done: UndoAccount[];
   counts: UndoCounts;
+  /** Per field, what became of it in this batch (a field an earlier attempt recorded is not counted). */
+  byField: Record<string, FieldCounts>;
   /** Per account, the fields whose value changed by this batch (Redis caches to drop or update). */
   changed: { account: UndoAccount; fields: Record<string, string | null>; noteKeys: string[] }[];
 }
@@ -61,8 +63,20 @@ export function recordOf(
   },
   at: Date,
 ): BatchRecord {
-  const out: BatchRecord = { fields: [], removals: [], done: [], counts: { ...NO_COUNTS }, changed: [] };
+  const out: BatchRecord = {
+    fields: [],
+    removals: [],
+    done: [],
+    counts: { ...NO_COUNTS },
+    byField: {},
+    changed: [],
+  };
   const c = out.counts;
+  const tally = (field: string, what: keyof FieldCounts) => {
+    const counts = out.byField[field] ?? { restore: 0, unchanged: 0, skip: 0 };
+    counts[what]++;
+    out.byField[field] = counts;
+  };
   for (const plan of plans) {
     const entry = (f: FieldPlan, over: Partial<FieldWriteEntry>): FieldWriteEntry => ({
       crm: plan.crm,
@@ -91,17 +105,23 @@ export function recordOf(
     for (const f of plan.fields) {
       if (f.action === 'skip') {
         c.skipped++;
+        tally(f.field, 'skip');
         out.fields.push(entry(f, { decision: 'undo-kept-edit', result: 'not_sent' }));
       } else if (f.action === 'unchanged') {
         if (earlier.recorded(plan, f.field)) continue;
         if (earlier.started(plan) && !sameValue(f.wrote, f.before)) {
           // The write an interrupted attempt made before it could record it.
           c.restored++;
+          tally(f.field, 'restore');
           out.fields.push(entry(f, { old: f.wrote }));
           fields[f.field] = f.before;
-        } else c.unchanged++;
+        } else {
+          c.unchanged++;
+          tally(f.field, 'unchanged');
+        }
       } else if (update?.ok) {
         c.restored++;
+        tally(f.field, 'restore');
         out.fields.push(entry(f, {}));
         fields[f.field] = f.before;
       } else {

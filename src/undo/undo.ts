@@ -143,7 +143,7 @@ export interface UndoOutcome {
   /** Accounts not finished (the CRM refused them for now): the same undo sends them again. */
   pending: number;
   counts: UndoCounts;
-  /** This attempt's fields by what became of them. */
+  /** Per field, what became of it in this attempt (a resumed undo: since it resumed). */
   fields: Record<string, FieldCounts>;
   /** The values a person changed since we wrote them, kept (the first KEPT_SHOWN). */
   kept: KeptValue[];
@@ -153,8 +153,8 @@ export interface KeptValue extends UndoAccount {
   field: string;
   /** The person's value, kept. */
   current: string | null;
-  /** Ours, which they replaced. */
-  wrote: string | null;
+  /** The value before our write, which the undo did not put back over theirs. */
+  before: string | null;
 }
 
 const KEPT_SHOWN = 200;
@@ -183,7 +183,6 @@ export async function runUndo(
   let counts: UndoCounts = { ...NO_COUNTS, ...(resumed ? run.counts : {}) };
   const fields: Record<string, FieldCounts> = {};
   const remarks = [...resolved.remarks];
-  const kept: KeptValue[] = [];
   let pending = 0;
   let doneNow = 0;
   let interrupted = false;
@@ -213,18 +212,14 @@ export async function runUndo(
     counts = addCounts(counts, record.counts);
     pending += plans.length - record.done.length;
     doneNow += record.done.length;
-    countFields(plans, fields);
-    for (const p of plans)
-      for (const f of p.fields)
-        if (f.action === 'skip' && kept.length < KEPT_SHOWN)
-          kept.push({
-            crm: p.crm,
-            tenant: p.tenant,
-            accountId: p.accountId,
-            field: f.field,
-            current: f.current,
-            wrote: f.wrote,
-          });
+    for (const [name, n] of Object.entries(record.byField)) {
+      const sum = fields[name] ?? { restore: 0, unchanged: 0, skip: 0 };
+      fields[name] = {
+        restore: sum.restore + n.restore,
+        unchanged: sum.unchanged + n.unchanged,
+        skip: sum.skip + n.skip,
+      };
+    }
     await undo.recordBatch(run.id, { ...record, counts: { ...counts } });
     const stale = await refreshLedgers(deps.ledgers, plans, record.changed);
     if (stale) remarks.push(stale);
@@ -236,6 +231,7 @@ export async function runUndo(
   }
   // Finished only once every account is: otherwise the same undo resumes this run.
   if (!interrupted && pending === 0) await undo.finish(run.id, { ...counts }, now());
+  const kept: KeptValue[] = await undo.keptBy(run.id, KEPT_SHOWN);
   return {
     runId: run.id,
     what: resolved.what,

@@ -168,7 +168,7 @@ for (const variant of VARIANTS) {
           failed: 0,
         });
         expect(outcome.kept).toEqual([
-          expect.objectContaining({ accountId: a, field: POP, current: '975000', wrote: '961855' }),
+          expect.objectContaining({ accountId: a, field: POP, current: '975000', before: null }),
         ]);
         expect(field(a, POP)).toBe('975000');
         expect(field(a, P.status)).toBeNull();
