@@ -16,8 +16,7 @@ import type { AccountKey } from '../write/ledgers.ts';
 import { applyBatch } from './apply.ts';
 import { type AccountPlan, countFields, type FieldCounts, hasWork, planAccounts } from './plan.ts';
 import { addCounts, NO_COUNTS, recordOf, type UndoCounts } from './record.ts';
-import type { RetryOptions } from './retry.ts';
-import { withRetries } from './retry.ts';
+import { type RetryOptions, withRetries } from './retry.ts';
 import type { Resolved } from './target.ts';
 
 export type { UndoCounts } from './record.ts';
