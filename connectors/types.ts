@@ -123,9 +123,17 @@ export interface CrmConnector {
   readonly maxNoteRemovalBatch: number;
   /** The fields each account's ids are read from (none: the connector reads no ids). */
   readonly idFields?: readonly AccountIdField[];
+  /** Largest batch `getAccounts` reads in one call. */
+  readonly maxReadBatch: number;
 
   /** Reads one account with the given CRM fields. Throws AccountNotFoundError for an unknown id. */
   getAccount(accountId: string, fieldNames: readonly string[]): Promise<AccountSnapshot>;
+  /**
+   * Reads up to `maxReadBatch` accounts by id with the given CRM fields in one call (an undo checks what
+   * the CRM holds now): the accounts that exist, each once, in input order; an unknown or deleted id is
+   * left out. More ids than the maximum throw a RangeError and read nothing: the caller splits.
+   */
+  getAccounts(accountIds: readonly string[], fieldNames: readonly string[]): Promise<AccountSnapshot[]>;
   /**
    * Reads accounts a page at a time in a stable order (backfill). `after` is the previous page's
    * `next`; `limit` is capped at what the CRM allows in one call.

@@ -1,4 +1,4 @@
-// The maintenance queue: scheduled work that is not one account's enrichment (re-enrichment sweeps,
+// The maintenance queue: work that is not one account's enrichment (re-enrichment sweeps, undo runs,
 // signal digests). BullMQ job schedulers with fixed ids make a schedule idempotent: every worker may
 // upsert it at start, there is still one, and it survives restarts because it lives in Redis.
 import { type Job, Queue, Worker } from 'bullmq';
@@ -76,4 +76,30 @@ export function startMaintenanceWorker(options: {
     options.log?.warn('maintenance job failed', { jobId: job?.id, name: job?.name, reason: err.message }),
   );
   return worker;
+}
+
+/** The maintenance job that runs an undo (src/undo/) for the API: one job per undo run. */
+export const UNDO_JOB = 'undo';
+
+/**
+ * Queues the undo run's job: an id per run, so asking twice is one job; a job that failed for good
+ * (the CRM stayed down) is retried, and resumes the run where it stopped.
+ */
+export async function enqueueUndo(
+  queue: Queue<MaintenanceData>,
+  runId: string,
+  data: MaintenanceData,
+): Promise<string> {
+  const jobId = `undo-${runId}`;
+  const existing = await queue.getJob(jobId);
+  if (existing && (await existing.isFailed())) await existing.retry('failed');
+  else if (!existing)
+    await queue.add(UNDO_JOB, data, {
+      jobId,
+      attempts: 5,
+      backoff: { type: 'capped-exponential' },
+      removeOnComplete: 100,
+      removeOnFail: 1000,
+    });
+  return jobId;
 }

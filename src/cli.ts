@@ -15,6 +15,7 @@ import { serveCommand } from './cli/serve.ts';
 import { setupCommand } from './cli/setup.ts';
 import { startCommand } from './cli/start.ts';
 import { tenantsCommand } from './cli/tenants.ts';
+import { undoCommand } from './cli/undo.ts';
 import { workerCommand } from './cli/worker.ts';
 
 const COMMANDS: Command[] = [
@@ -31,6 +32,7 @@ const COMMANDS: Command[] = [
   reviewCommand,
   runsCommand,
   historyCommand,
+  undoCommand,
   matchEvalCommand,
   digestCommand,
   tenantsCommand,

@@ -14,7 +14,7 @@ import { createHubSpotCalls, HUBSPOT_BATCH_LIMIT, type HubSpotClientOptions } fr
 import { ensureFields } from './fields.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys } from './notes.ts';
-import { getAccount, listAccounts } from './read.ts';
+import { getAccount, getAccounts, listAccounts } from './read.ts';
 import { updateAccounts } from './write.ts';
 
 export {
@@ -52,7 +52,9 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     maxNoteBatch: HUBSPOT_BATCH_LIMIT,
     maxNoteRemovalBatch: HUBSPOT_BATCH_LIMIT,
     idFields,
+    maxReadBatch: HUBSPOT_BATCH_LIMIT,
     getAccount: (accountId, fieldNames) => getAccount(calls, accountId, fieldNames, idFields),
+    getAccounts: (accountIds, fieldNames) => getAccounts(calls, accountIds, fieldNames),
     listAccounts: (fieldNames, page) => listAccounts(calls, fieldNames, page, idFields),
     updateAccounts: (updates) => updateAccounts(calls, updates),
     existingNoteKeys: (accountId) => existingNoteKeys(calls, accountId),

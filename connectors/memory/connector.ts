@@ -2,6 +2,7 @@
 // of 100, per-record results, keyset pages, notes keyed for dedupe and removable, ids in our default id fields.
 import { DEFAULT_ID_FIELD_NAMES, idFieldList, readIds } from '../account-ids.ts';
 import { type RemovalOutcome, removeNotesOnce } from '../note-removal.ts';
+import { batchIds } from '../read-batch.ts';
 import { AccountNotFoundError, type CrmConnector, type FieldDefinition } from '../types.ts';
 import type { MemoryAccount, MemoryCrmStore } from './store.ts';
 
@@ -51,8 +52,15 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
     maxNoteBatch: MEMORY_BATCH_LIMIT,
     maxNoteRemovalBatch: MEMORY_BATCH_LIMIT,
     idFields: ID_FIELDS,
+    maxReadBatch: MEMORY_BATCH_LIMIT,
     async getAccount(accountId, fieldNames) {
       return snapshot(accountOf(accountId), fieldNames);
+    },
+    async getAccounts(accountIds, fieldNames) {
+      return batchIds(accountIds, MEMORY_BATCH_LIMIT).flatMap((id) => {
+        const account = store.accounts.get(id);
+        return account ? [snapshot(account, fieldNames)] : [];
+      });
     },
     async listAccounts(fieldNames, page = {}) {
       const limit = Math.min(Math.max(1, page.limit ?? MEMORY_BATCH_LIMIT), MEMORY_BATCH_LIMIT);

@@ -19,7 +19,7 @@ import { SALESFORCE_ID_FIELD_DEFAULTS } from './config.ts';
 import { defaultFieldName, ensureFields, FIELD_PREFIX } from './fields.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys, type NoteMode } from './notes.ts';
-import { getAccount, IdFieldReads, listAccounts } from './read.ts';
+import { getAccount, getAccounts, IdFieldReads, listAccounts } from './read.ts';
 import type { SalesforceSession } from './session.ts';
 import { updateAccounts } from './write.ts';
 
@@ -87,8 +87,11 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     maxNoteBatch: SALESFORCE_COLLECTION_LIMIT,
     maxNoteRemovalBatch: SALESFORCE_COLLECTION_LIMIT,
     idFields,
+    maxReadBatch: SALESFORCE_COLLECTION_LIMIT,
     getAccount: (accountId, fieldNames) =>
       afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames, idReads)),
+    getAccounts: (accountIds, fieldNames) =>
+      afterLoad(() => getAccounts(calls, fieldName, accountIds, fieldNames)),
     listAccounts: (fieldNames, page) =>
       afterLoad(() => listAccounts(calls, fieldName, fieldNames, page, idReads)),
     updateAccounts: (updates) => afterLoad(() => updateAccounts(calls, fieldName, updates)),

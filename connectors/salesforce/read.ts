@@ -1,14 +1,16 @@
-// Reading Accounts: one by id (sObject retrieve) and pages for backfill (SOQL keyset paging), each as
-// an AccountSnapshot with the requested fields under our names and the account's ids.
+// Reading Accounts: one by id (sObject retrieve), a batch by ids (SOQL `Id IN (…)`, ≤ 200: an undo checks
+// what the CRM holds) and pages for backfill (SOQL keyset paging), each as an AccountSnapshot with the
+// requested fields under our names and (one by id, pages) the account's ids.
 
 import { readIds } from '../account-ids.ts';
+import { batchIds } from '../read-batch.ts';
 import {
   type AccountIdField,
   AccountNotFoundError,
   type AccountPage,
   type AccountSnapshot,
 } from '../types.ts';
-import { RECORD_ID, type SalesforceCalls } from './client.ts';
+import { RECORD_ID, SALESFORCE_COLLECTION_LIMIT, type SalesforceCalls } from './client.ts';
 import { SalesforceRequestError } from './errors.ts';
 import type { ApiNameOf } from './fields.ts';
 
@@ -159,5 +161,36 @@ export async function listAccounts(
     const accounts = result.records.map((r) => toSnapshot(String(r.Id), r, apiNames, idFields));
     const last = accounts.at(-1);
     return { accounts, next: accounts.length === limit && last ? last.id : null };
+  });
+}
+
+/**
+ * One SOQL query for up to 200 Accounts by id: those that exist, in input order, each under the id it
+ * was asked by (Salesforce answers the 18-character form; a 15-character id is the same record). A
+ * deleted Account is not in a query's answer: it is left out, as an unknown id is.
+ */
+export async function getAccounts(
+  calls: SalesforceCalls,
+  fieldName: ApiNameOf,
+  accountIds: readonly string[],
+  fieldNames: readonly string[],
+): Promise<AccountSnapshot[]> {
+  // Only well-formed ids go into the query: nothing else can be smuggled into its text.
+  const ids = batchIds(accountIds, SALESFORCE_COLLECTION_LIMIT).filter((id) => RECORD_ID.test(id));
+  if (!ids.length) return [];
+  const { conn, call } = calls;
+  const apiNames = new Map(fieldNames.map((name) => [name, fieldName(name)]));
+  const fields = [...new Set<string>(['Id', ...STANDARD_FIELDS, ...apiNames.values()])];
+  const list = ids.map((id) => `'${id}'`).join(', ');
+  const soql = `SELECT ${fields.join(', ')} FROM Account WHERE Id IN (${list})`;
+  const result = await call('query.Account', () =>
+    conn.query<Record<string, unknown>>(soql, { autoFetch: false }),
+  );
+  // The 15-character form is case-sensitive and names the record whichever length was asked.
+  const byShortId = new Map(result.records.map((r) => [String(r.Id).slice(0, 15), r]));
+  return ids.flatMap((id) => {
+    const record = byShortId.get(id.slice(0, 15));
+    // An undo's check of what the CRM holds: the account's ids are not read.
+    return record ? [toSnapshot(id, record, apiNames, [])] : [];
   });
 }

@@ -48,7 +48,7 @@ function changeRows(c: ChangeJson, withAccount: boolean): string {
     }),
     ...c.notes.map((n) => ({
       attrs: 'class="note"',
-      cells: `<td>note</td><td>${esc(n.title ?? n.dedupeKey)}</td><td>created <small>(${esc(n.noteId)})</small></td>`,
+      cells: `<td>note</td><td>${esc(n.title ?? n.dedupeKey)}</td><td>${n.action === 'removed' ? 'removed by an undo' : 'created'} <small>(${esc(n.noteId)})</small></td>`,
     })),
   ];
   const span = lines.length;
@@ -135,6 +135,7 @@ export function renderRunPage(view: RunView): string {
     ['refused by the CRM', w.fieldsFailed],
     ['values kept by a policy', w.fieldsSkipped],
     ['notes created', w.notesCreated],
+    ['notes removed', w.notesRemoved],
     ...Object.entries(view.outcomes).map(([s, n]): [string, number] => [
       `latest outcome ${s.replace('_', ' ')}`,
       n,

@@ -44,6 +44,8 @@ export interface FieldChangeJson {
 }
 
 export interface NoteJson {
+  /** `created` by an enrichment, or `removed` by an undo. */
+  action: 'created' | 'removed';
   noteId: string;
   dedupeKey: string;
   title: string | null;
@@ -102,7 +104,7 @@ export function changesOf(events: readonly HistoryEvent[]): ChangeJson[] {
     change.buyerId ??= e.buyerId;
     const at = e.at.toISOString();
     if (e.type === 'note')
-      change.notes.push({ noteId: e.noteId, dedupeKey: e.dedupeKey, title: e.title, at });
+      change.notes.push({ action: e.action, noteId: e.noteId, dedupeKey: e.dedupeKey, title: e.title, at });
     else
       change.fields.push({
         field: e.field,
@@ -177,6 +179,10 @@ export function decisionWords(f: Pick<FieldChangeJson, 'decision' | 'result' | '
       return 'written (duplicate mark)';
     case 'failure-mark':
       return 'written (failure mark)';
+    case 'undo':
+      return 'restored (undo)';
+    case 'undo-kept-edit':
+      return 'kept by the undo (a person’s edit)';
     default:
       return f.decision;
   }

@@ -21,7 +21,7 @@ const field = {
     decision: {
       type: 'string',
       description:
-        'write · blocked-edited-by-person (a person’s value kept) · blocked-not-empty (fill-empty kept the value) · provenance · duplicate-mark · failure-mark',
+        'write · blocked-edited-by-person (a person’s value kept) · blocked-not-empty (fill-empty kept the value) · provenance · duplicate-mark · failure-mark · undo (an undo put the value before back) · undo-kept-edit (an undo kept a person’s later edit: not_sent)',
     },
     result: {
       type: 'string',
@@ -35,8 +35,13 @@ const field = {
 
 const note = {
   type: 'object',
-  required: ['noteId', 'dedupeKey', 'title', 'at'],
+  required: ['action', 'noteId', 'dedupeKey', 'title', 'at'],
   properties: {
+    action: {
+      type: 'string',
+      enum: ['created', 'removed'],
+      description: 'created by an enrichment, or removed by an undo (HubSpot: archived)',
+    },
     noteId: { type: 'string', description: 'The CRM’s id of the note or Task' },
     dedupeKey: { type: 'string' },
     title: nullable('string'),

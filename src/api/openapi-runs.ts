@@ -112,7 +112,14 @@ export const RUN_PATHS = {
                   writes: {
                     type: 'object',
                     description: 'What the run changed, counted from its write history',
-                    required: ['accounts', 'fieldsWritten', 'fieldsFailed', 'fieldsSkipped', 'notesCreated'],
+                    required: [
+                      'accounts',
+                      'fieldsWritten',
+                      'fieldsFailed',
+                      'fieldsSkipped',
+                      'notesCreated',
+                      'notesRemoved',
+                    ],
                     properties: {
                       accounts: {
                         type: 'integer',
@@ -126,6 +133,7 @@ export const RUN_PATHS = {
                           'Values a policy kept (a person’s edit, a filled field); a kept value is recorded once until it changes',
                       },
                       notesCreated: { type: 'integer' },
+                      notesRemoved: { type: 'integer', description: 'Notes an undo removed' },
                     },
                   },
                   history: { ...HISTORY_PAGE_SCHEMA, description: 'The run’s changes, newest first, by job' },

@@ -4,6 +4,7 @@ import { CRMS, crmKinds } from '../../connectors/registry.ts';
 import { HISTORY_PATHS } from './openapi-history.ts';
 import { REVIEW_PATHS } from './openapi-review.ts';
 import { RUN_PATHS } from './openapi-runs.ts';
+import { UNDO_PATHS } from './openapi-undo.ts';
 
 const error = {
   type: 'object',
@@ -64,7 +65,7 @@ export const OPENAPI = {
     title: 'Buyer Intel Sync API',
     version: '1.0.0',
     description:
-      'Refresh CRM accounts from the Public-Sector Buyer Intelligence API, follow the job, read and confirm matches, review the queue, follow runs, read what we changed on an account. CRM events arrive on the webhooks.',
+      'Refresh CRM accounts from the Public-Sector Buyer Intelligence API, follow the job, read and confirm matches, review the queue, follow runs, read what we changed on an account, undo a run, a job or an account’s last change. CRM events arrive on the webhooks.',
   },
   components: {
     securitySchemes: {
@@ -211,6 +212,7 @@ export const OPENAPI = {
     ...REVIEW_PATHS,
     ...RUN_PATHS,
     ...HISTORY_PATHS,
+    ...UNDO_PATHS,
   },
   webhooks: {
     ...Object.fromEntries(

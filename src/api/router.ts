@@ -1,7 +1,7 @@
 // Our HTTP API for people and the CRM cards: POST /api/refresh, GET /api/jobs/:id, GET
 // /api/accounts/:crm/:accountId and POST /api/accounts/:crm/:accountId/confirm (the review queue's
 // routes in review-routes.ts, the runs' in runs-routes.ts, an account's write history in
-// history-routes.ts). Every request is
+// history-routes.ts, undo in undo-routes.ts). Every request is
 // authenticated (authenticate.ts) over its raw bytes; a double click is one job (a per-account window
 // in Redis hands back the job already queued); every refusal is JSON naming the problem.
 
@@ -28,6 +28,7 @@ import { type ApiAuthOptions, authenticate, type Caller, describeCaller, mayAct 
 import { addHistoryRoutes } from './history-routes.ts';
 import { addReviewRoutes } from './review-routes.ts';
 import { addRunRoutes } from './runs-routes.ts';
+import { addUndoRoutes, type UndoRouteOptions } from './undo-routes.ts';
 
 export interface ApiOptions {
   auth: ApiAuthOptions;
@@ -44,6 +45,8 @@ export interface ApiOptions {
   attempts: number;
   /** Refresh clicks on one account within this window are one job. Default 10 s. */
   refreshWindowMs?: number;
+  /** Where a real undo (POST /api/undo) is queued. */
+  maintenanceQueue?: UndoRouteOptions['maintenanceQueue'];
 }
 
 const ApiProblem = ActionProblem;
@@ -234,6 +237,17 @@ export function apiRouter(options: ApiOptions): express.Router {
   );
 
   addRunRoutes(router, { parse, handle, store: options.store });
+  addUndoRoutes(router, {
+    parse,
+    handle,
+    jsonBody,
+    tenantFor,
+    actorOf,
+    crmSchema,
+    store: options.store,
+    connectorFor: options.connectorFor,
+    maintenanceQueue: options.maintenanceQueue,
+  });
   addHistoryRoutes(router, { parse, handle, tenantFor, store: options.store, crmSchema, accountIdSchema });
 
   addReviewRoutes(router, {

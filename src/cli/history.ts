@@ -120,7 +120,7 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
         const blank = lead.map(() => '');
         return [
           ...c.fields.map((f) => [f.field, `${value(f.old)} → ${value(f.new)}`, decisionWords(f)]),
-          ...c.notes.map((n) => ['note', value(n.title), `created (${n.noteId})`]),
+          ...c.notes.map((n) => ['note', value(n.title), `${n.action} (${n.noteId})`]),
         ].map((cells, i) => [...(i === 0 ? lead : blank), ...cells]);
       });
       out(

@@ -1,7 +1,8 @@
-// Backfill progress on stderr, drawn by cli-progress (bars, elapsed time and ETA, and scheduled plain
-// lines when stderr is not a terminal). On a terminal: a bar for the accounts queued, one for the jobs
-// the workers finished (its ETA from their recent pace), and the finished jobs by outcome. In a pipe
-// or a log: one plain line every few seconds and at the end.
+// Backfill and undo progress on stderr, drawn by cli-progress (bars, elapsed time and ETA, and scheduled
+// plain lines when stderr is not a terminal). On a terminal: a bar for the accounts queued, one for the
+// jobs the workers finished (its ETA from their recent pace), and the finished jobs by outcome; for an
+// undo, one bar of the accounts done with what became of their fields and notes. In a pipe or a log:
+// one plain line every few seconds and at the end.
 import cliProgress from 'cli-progress';
 import type { BackfillOutcomes } from '../backfill/outcomes.ts';
 
@@ -106,5 +107,72 @@ function plainLines(stream: NodeJS.WriteStream): BackfillProgress {
       bar.update(outcomes.finished, payload);
     },
     stop: () => bar.stop(),
+  };
+}
+
+export interface UndoSnapshot {
+  /** Accounts done (a resumed undo starts at the ones done before). */
+  done: number;
+  total: number;
+  restored: number;
+  skipped: number;
+  notesRemoved: number;
+  failed: number;
+}
+
+const undoCounts = (sep: string) =>
+  [
+    '{restored} fields restored',
+    '{skipped} kept (a person’s edit)',
+    '{notesRemoved} notes removed',
+    '{failed} failed',
+  ].join(sep);
+
+/**
+ * An undo's progress on stderr: a bar with its counts on a terminal, else a plain line every 10 s. A dry
+ * run (`planning`) counts only the accounts read.
+ */
+export function undoProgress(
+  options: { planning?: boolean } = {},
+  stream: NodeJS.WriteStream = process.stderr,
+): {
+  update(snapshot: UndoSnapshot): void;
+  stop(): void;
+} {
+  const bar = stream.isTTY
+    ? new cliProgress.SingleBar({
+        ...common,
+        stream,
+        clearOnComplete: false,
+        format: options.planning
+          ? 'undo --dry-run  {bar} {value}/{total} accounts read  {duration_formatted} elapsed, ETA {eta_formatted}'
+          : `undo  {bar} {value}/{total} accounts  ${undoCounts(' · ')}  {duration_formatted} elapsed, ETA {eta_formatted}`,
+      })
+    : new cliProgress.SingleBar({
+        ...common,
+        stream,
+        noTTYOutput: true,
+        notTTYSchedule: PLAIN_EVERY_MS,
+        clearOnComplete: true,
+        format: options.planning
+          ? 'undo --dry-run: {value}/{total} accounts read, {duration_formatted} elapsed, ETA {eta_formatted}'
+          : `undo: {value}/{total} accounts, ${undoCounts(', ')}, {duration_formatted} elapsed, ETA {eta_formatted}`,
+      });
+  let started = false;
+  return {
+    update({ done, total, ...counts }) {
+      if (!started) {
+        started = true;
+        bar.start(total, done, counts);
+        return;
+      }
+      bar.setTotal(total);
+      bar.update(done, counts);
+    },
+    stop() {
+      // Once, and only for a bar that was drawn.
+      if (started) bar.stop();
+      started = false;
+    },
   };
 }

@@ -108,6 +108,7 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
             ['fields refused by the CRM', changed.fieldsFailed],
             ['values kept (policy)', changed.fieldsSkipped],
             ['notes created', changed.notesCreated],
+            ['notes removed (undo)', changed.notesRemoved],
           ],
           { head: ['what it changed', 'count'] },
         ),

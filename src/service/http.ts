@@ -78,6 +78,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
   const app = createHttpApp({
     api: apiRouter({
       ...actionOptions,
+      maintenanceQueue: queues.maintenance,
       auth: { apiKeys: settings.api?.apiKeys ?? [], signed },
       publicBaseUrl: settings.publicBaseUrl,
       tenantsOf: (crm) => crms.tenantsOf(crm),

@@ -14,6 +14,8 @@ import { reconcileDuplicates } from '../review/duplicates.ts';
 import { redisAccountLock } from '../signals/account-lock.ts';
 import { processRowEvent } from '../signals/realtime.ts';
 import { keptOf, recordOf } from '../store/history.ts';
+import { resolvedSchema } from '../undo/target.ts';
+import { runUndo } from '../undo/undo.ts';
 import type { ServiceCore } from './core.ts';
 
 const lockKey = (prefix: string, a: { crm: string; tenant: string; accountId: string }) =>
@@ -156,6 +158,28 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
       connection: redis.worker,
       prefix,
       handlers: {
+        // An undo the API queued (its run already opened): run it, or resume it after a lost worker.
+        undo: async (job) => {
+          const resolved = resolvedSchema.parse(job.data.resolved);
+          const actor = typeof job.data.actor === 'string' ? job.data.actor : undefined;
+          const outcome = await runUndo(
+            { store, connectorFor: core.connector, ledgers: core.ledgers },
+            resolved,
+            { actor },
+          );
+          log.info('undo finished', {
+            jobId: job.id,
+            runId: outcome.runId,
+            pending: outcome.pending,
+            ...outcome.counts,
+          });
+          // Accounts the CRM refused for now: the job's retry resumes the run.
+          if (outcome.pending)
+            throw new Error(
+              `${outcome.pending} accounts refused by the CRM for now (undo run ${outcome.runId})`,
+            );
+          return { runId: outcome.runId, ...outcome.counts };
+        },
         'reenrich-sweep': async (job) => {
           // Keyed by the scheduled job: a retried sweep is the same run.
           const { runs } = await store.open();

@@ -147,6 +147,42 @@ export interface NotesCreatedTable {
   at: CreatedAt;
 }
 
+/** One note an undo removed (or found gone already), append-only beside notes_created (migration 0007). */
+export interface NotesRemovedTable {
+  /** From `write_history_seq`, shared with field_writes and notes_created. */
+  id: Id;
+  /** The undo run. */
+  run_id: string | null;
+  job_id: string | null;
+  trigger: string | null;
+  crm: string;
+  tenant: string;
+  account_id: string;
+  buyer_id: string | null;
+  note_id: string;
+  dedupe_key: string | null;
+  title: string | null;
+  outcome: 'removed' | 'already_gone';
+  at: CreatedAt;
+}
+
+/** An undo run and what it takes back; one open (unfinished) run per target. */
+export interface UndoRunsTable {
+  run_id: string;
+  target: string;
+  finished: ColumnType<boolean, boolean | undefined, boolean>;
+}
+
+/** An undo run's accounts: `started` before their CRM writes, `done` once those are recorded. */
+export interface UndoAccountsTable {
+  run_id: string;
+  crm: string;
+  tenant: string;
+  account_id: string;
+  state: 'started' | 'done';
+  at: CreatedAt;
+}
+
 /** Accounts per cohort per tenant, kept by triggers on account_outcomes (migration 0004). */
 export interface OutcomeCountsTable {
   crm: string;
@@ -171,6 +207,9 @@ export interface Database {
   decisions: DecisionsTable;
   field_writes: FieldWritesTable;
   notes_created: NotesCreatedTable;
+  notes_removed: NotesRemovedTable;
+  undo_runs: UndoRunsTable;
+  undo_accounts: UndoAccountsTable;
 }
 
 export type RunRow = Selectable<RunsTable>;

@@ -13,6 +13,7 @@ import { MIGRATIONS } from './migrations/index.ts';
 import { Outcomes } from './outcomes.ts';
 import { ReviewRecords } from './review.ts';
 import { Runs } from './runs.ts';
+import { UndoRecords } from './undo.ts';
 import { WriteHistory } from './write-history.ts';
 
 export class MigrationsPending extends IntegrationError {
@@ -41,6 +42,8 @@ export interface Repositories {
   review: ReviewRecords;
   /** Every field write, kept value and note (src/store/write-history.ts). */
   writes: WriteHistory;
+  /** What an undo takes back and its progress (src/store/undo.ts). */
+  undo: UndoRecords;
 }
 
 export class Store {
@@ -90,6 +93,7 @@ export class Store {
         runs: new Runs(db),
         review: new ReviewRecords(db),
         writes: new WriteHistory(db),
+        undo: new UndoRecords(db),
       };
     })();
     // A failed check (database down, migrations pending) is asked again next time.

@@ -47,6 +47,8 @@ export interface FieldEvent extends EventBase {
 
 export interface NoteEvent extends EventBase {
   type: 'note';
+  /** `created` by an enrichment (notes_created), or `removed` by an undo (notes_removed). */
+  action: 'created' | 'removed';
   noteId: string;
   dedupeKey: string;
   title: string | null;
@@ -76,6 +78,8 @@ export interface RunChanges {
   /** Values a policy kept (a person's edit, a filled field), recorded once until they change. */
   fieldsSkipped: number;
   notesCreated: number;
+  /** Notes an undo removed (or found removed already). */
+  notesRemoved: number;
 }
 
 export const isHistoryCursor = (id: string): boolean => /^\d{1,18}$/.test(id);
@@ -229,18 +233,27 @@ export class WriteHistory {
 
   /** What the run changed (one statement). */
   async runChanges(runId: string): Promise<RunChanges> {
-    const none = { accounts: 0, fieldsWritten: 0, fieldsFailed: 0, fieldsSkipped: 0, notesCreated: 0 };
+    const none = {
+      accounts: 0,
+      fieldsWritten: 0,
+      fieldsFailed: 0,
+      fieldsSkipped: 0,
+      notesCreated: 0,
+      notesRemoved: 0,
+    };
     if (!isHistoryCursor(runId)) return none;
     const row = await sql<Record<keyof RunChanges, string>>`
       select
         (select count(*) from (
           select crm, tenant, account_id from field_writes where run_id = ${runId}
           union select crm, tenant, account_id from notes_created where run_id = ${runId}
+          union select crm, tenant, account_id from notes_removed where run_id = ${runId}
         ) as touched) as "accounts",
         count(*) filter (where crm_result = 'ok') as "fieldsWritten",
         count(*) filter (where crm_result = 'error') as "fieldsFailed",
         count(*) filter (where crm_result = 'not_sent') as "fieldsSkipped",
-        (select count(*) from notes_created where run_id = ${runId}) as "notesCreated"
+        (select count(*) from notes_created where run_id = ${runId}) as "notesCreated",
+        (select count(*) from notes_removed where run_id = ${runId}) as "notesRemoved"
       from field_writes where run_id = ${runId}`.execute(this.#db);
     const r = row.rows[0];
     if (!r) return none;
@@ -250,10 +263,11 @@ export class WriteHistory {
       fieldsFailed: Number(r.fieldsFailed),
       fieldsSkipped: Number(r.fieldsSkipped),
       notesCreated: Number(r.notesCreated),
+      notesRemoved: Number(r.notesRemoved),
     };
   }
 
-  /** How many rows a prune before `before` would delete. */
+  /** How many rows a prune before `before` would delete (notes: created and removed). */
   async countBefore(before: Date): Promise<{ fieldWrites: number; notes: number }> {
     const row = await this.#db
       .selectNoFrom((eb) => [
@@ -267,9 +281,14 @@ export class WriteHistory {
           .select(eb.fn.countAll<string>().as('n'))
           .where('at', '<', before)
           .as('notes'),
+        eb
+          .selectFrom('notes_removed')
+          .select(eb.fn.countAll<string>().as('n'))
+          .where('at', '<', before)
+          .as('removals'),
       ])
       .executeTakeFirstOrThrow();
-    return { fieldWrites: Number(row.fieldWrites), notes: Number(row.notes) };
+    return { fieldWrites: Number(row.fieldWrites), notes: Number(row.notes) + Number(row.removals) };
   }
 
   /**
@@ -277,7 +296,7 @@ export class WriteHistory {
    * on meanwhile). Returns what it deleted.
    */
   async prune(before: Date): Promise<{ fieldWrites: number; notes: number }> {
-    const chunks = async (table: 'field_writes' | 'notes_created'): Promise<number> => {
+    const chunks = async (table: 'field_writes' | 'notes_created' | 'notes_removed'): Promise<number> => {
       let total = 0;
       for (;;) {
         const result = await this.#db
@@ -291,7 +310,9 @@ export class WriteHistory {
         if (n < PRUNE_CHUNK) return total;
       }
     };
-    return { fieldWrites: await chunks('field_writes'), notes: await chunks('notes_created') };
+    const fieldWrites = await chunks('field_writes');
+    const notes = await chunks('notes_created');
+    return { fieldWrites, notes: notes + (await chunks('notes_removed')) };
   }
 
   async #page(scope: Scope, page: PageOptions): Promise<HistoryPage> {
@@ -319,6 +340,10 @@ export class WriteHistory {
         (select 'note', id, at, crm, tenant, account_id, run_id, job_id, trigger, buyer_id,
                 null, null, null, null, null, null, null, null, null, note_id, dedupe_key, title
          from notes_created where ${where} order by id desc limit ${limit + 1})
+        union all
+        (select 'note-removed', id, at, crm, tenant, account_id, run_id, job_id, trigger, buyer_id,
+                null, null, null, null, null, null, null, null, null, note_id, dedupe_key, title
+         from notes_removed where ${where} order by id desc limit ${limit + 1})
       ) as h left join runs r on r.id = h.run_id
       order by h.id desc limit ${limit + 1}`.execute(this.#db);
     const events = rows.slice(0, limit).map(eventOf);
@@ -335,7 +360,7 @@ interface Scope {
 }
 
 interface EventRow {
-  type: 'field' | 'note';
+  type: 'field' | 'note' | 'note-removed';
   id: string | number;
   at: Date | string;
   crm: string;
@@ -374,8 +399,15 @@ function eventOf(r: EventRow): HistoryEvent {
     trigger: r.trigger,
     buyerId: r.buyer_id,
   };
-  if (r.type === 'note')
-    return { ...base, type: 'note', noteId: r.note_id ?? '', dedupeKey: r.dedupe_key ?? '', title: r.title };
+  if (r.type !== 'field')
+    return {
+      ...base,
+      type: 'note',
+      action: r.type === 'note' ? 'created' : 'removed',
+      noteId: r.note_id ?? '',
+      dedupeKey: r.dedupe_key ?? '',
+      title: r.title,
+    };
   return {
     ...base,
     type: 'field',

@@ -73,6 +73,11 @@ export class Ledgers {
     if (keys.length) await this.#redis.sadd(this.#key('notes', account), ...keys);
   }
 
+  /** The notes are gone from the account (an undo removed them): an enrichment may create them again. */
+  async forgetNotes(account: AccountKey, keys: readonly string[]): Promise<void> {
+    if (keys.length) await this.#redis.srem(this.#key('notes', account), ...keys);
+  }
+
   get #matchesKey(): string {
     return `${this.#prefix}:matches`;
   }

@@ -43,7 +43,16 @@ const change: ChangeJson = {
       at: '2026-03-01T12:00:00.000Z',
     },
   ],
-  notes: [{ noteId: 'n1', dedupeKey: 'bi-b1-r1', title: hostile, at: '2026-03-01T12:00:00.000Z' }],
+  notes: [
+    {
+      action: 'created',
+      noteId: 'n1',
+      dedupeKey: 'bi-b1-r1',
+      title: hostile,
+      at: '2026-03-01T12:00:00.000Z',
+    },
+    { action: 'removed', noteId: 'n0', dedupeKey: 'bi-b0-r0', title: 'old', at: '2026-03-01T12:00:00.000Z' },
+  ],
 };
 
 describe('history pages', () => {
@@ -67,7 +76,8 @@ describe('history pages', () => {
       '<a id="older" href="/admin/history/hubspot/42?tenant=123&amp;after=99">Older</a>',
     );
     // The change's when, run and buyer span its field and note rows.
-    expect(html).toContain('<td rowspan="3"><time>2026-03-01 12:00:00 UTC</time>');
+    expect(html).toContain('removed by an undo <small>(n0)</small>');
+    expect(html).toContain('<td rowspan="4"><time>2026-03-01 12:00:00 UTC</time>');
   });
 
   it('show a run’s counts and link each change to its account', () => {
@@ -79,7 +89,14 @@ describe('history pages', () => {
       startedAt: '2026-03-01T12:00:00.000Z',
       finishedAt: null,
       outcomes: { enriched: 1, needs_review: 0, no_match: 0, error: 0 },
-      writes: { accounts: 1, fieldsWritten: 0, fieldsFailed: 1, fieldsSkipped: 1, notesCreated: 1 },
+      writes: {
+        accounts: 1,
+        fieldsWritten: 0,
+        fieldsFailed: 1,
+        fieldsSkipped: 1,
+        notesCreated: 1,
+        notesRemoved: 2,
+      },
       changes: [change],
       next: null,
     });
@@ -87,6 +104,7 @@ describe('history pages', () => {
     expect(html).toContain(
       '<tr data-count="values kept by a policy"><td>values kept by a policy</td><td>1</td></tr>',
     );
+    expect(html).toContain('<tr data-count="notes removed"><td>notes removed</td><td>2</td></tr>');
     expect(html).toContain('<a href="/admin/history/hubspot/42?tenant=123">42</a>');
     expect(html).not.toContain('id="older"');
     expect(renderRunPage({ ...runEmpty(), changes: [] })).toContain('Nothing recorded.');
@@ -102,7 +120,14 @@ function runEmpty() {
     startedAt: '2026-03-01T12:00:00.000Z',
     finishedAt: null,
     outcomes: { enriched: 0, needs_review: 0, no_match: 0, error: 0 },
-    writes: { accounts: 0, fieldsWritten: 0, fieldsFailed: 0, fieldsSkipped: 0, notesCreated: 0 },
+    writes: {
+      accounts: 0,
+      fieldsWritten: 0,
+      fieldsFailed: 0,
+      fieldsSkipped: 0,
+      notesCreated: 0,
+      notesRemoved: 0,
+    },
     next: null,
   };
 }

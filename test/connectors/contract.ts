@@ -101,6 +101,31 @@ export function connectorContract(name: string, harness: () => Promise<Harness>)
       );
     });
 
+    it('reads a batch of accounts by id in one call: those that exist, in input order, each once', async () => {
+      expect(h.connector.maxReadBatch).toBeGreaterThanOrEqual(100);
+      const a = await h.createAccount({ name: 'Leander', state: 'TX' });
+      const gone = await h.createAccount({ name: 'Gone Too' });
+      const b = await h.createAccount({ name: 'Hutto' });
+      await h.deleteAccount(gone);
+      await h.connector.updateAccounts([{ accountId: b, fields: { [h.ourField]: '27577' } }]);
+      const read = await h.connector.getAccounts([b, h.unknownId, gone, a, b, 'not an id'], [h.ourField]);
+      expect(read.map((s) => s.id)).toEqual([b, a]);
+      expect(read[0]).toMatchObject({ name: 'Hutto', fields: { [h.ourField]: '27577' } });
+      expect(read[1]).toMatchObject({ name: 'Leander', state: 'TX', fields: { [h.ourField]: null } });
+      expect(await h.connector.getAccounts([], [h.ourField])).toEqual([]);
+      const tooMany = Array.from({ length: h.connector.maxReadBatch + 1 }, () => a);
+      await expect(h.connector.getAccounts(tooMany, [])).rejects.toBeInstanceOf(RangeError);
+    });
+
+    it('reads a full batch of maxReadBatch accounts by id', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < h.connector.maxReadBatch; i++)
+        ids.push(await h.createAccount({ name: `Batch Read ${i}` }));
+      const read = await h.connector.getAccounts([...ids].reverse(), []);
+      expect(read.map((s) => s.id)).toEqual([...ids].reverse());
+      expect(read.at(-1)?.name).toBe('Batch Read 0');
+    });
+
     it('lists every account once, a page at a time, and resumes from a page cursor', async () => {
       const ids: string[] = [];
       for (const n of [1, 2, 3, 4, 5]) ids.push(await h.createAccount({ name: `Backfill District ${n}` }));

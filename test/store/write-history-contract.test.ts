@@ -274,6 +274,7 @@ for (const variant of VARIANTS) {
         fieldsFailed: 1,
         fieldsSkipped: 1,
         notesCreated: 2,
+        notesRemoved: 0,
       });
       const first = await writes.ofRun(run.id, { limit: 4 });
       const second = await writes.ofRun(run.id, { limit: 4, after: first.next ?? '' });
@@ -286,6 +287,7 @@ for (const variant of VARIANTS) {
         fieldsFailed: 0,
         fieldsSkipped: 0,
         notesCreated: 0,
+        notesRemoved: 0,
       });
       expect((await writes.ofRun('not-a-run')).events).toEqual([]);
     });

@@ -7,6 +7,7 @@ import * as approvableIndex from './0003_approvable_index.ts';
 import * as outcomeCounts from './0004_outcome_counts.ts';
 import * as outcomesByRun from './0005_outcomes_by_run.ts';
 import * as writeHistory from './0006_write_history.ts';
+import * as undo from './0007_undo.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -15,4 +16,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0004_outcome_counts': outcomeCounts,
   '0005_outcomes_by_run': outcomesByRun,
   '0006_write_history': writeHistory,
+  '0007_undo': undo,
 };

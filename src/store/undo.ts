@@ -1,0 +1,442 @@
+// Size: one repository for undo — what a scope selects (last change, accounts, fields, notes), the undo
+// run and its accounts, a batch's record in one transaction — each a statement or two.
+// What an undo reads and records in the store (src/undo/ decides): which writes it takes back — a run's,
+// a job's, or an account's last change — per account and field the value before and the value we left,
+// the notes we created and whether one was removed since; the undo run itself, one open run per target
+// (a rerun resumes it), its accounts `started` and `done`; and, in one transaction per batch, its field
+// writes, its note removals, its done accounts and its counts.
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { FieldWriteEntry } from '../write/journal.ts';
+import { type Run, Runs } from './runs.ts';
+import type { Database, FieldKind } from './schema.ts';
+import { insertFieldWrites } from './write-history.ts';
+
+/** The writes an undo takes back. */
+export type UndoScope =
+  | { kind: 'run'; runId: string }
+  | { kind: 'job'; jobId: string }
+  /**
+   * One account's change: its consecutive writes and notes of one run, job and trigger (ids in
+   * (afterId, upToId]), as `history` groups them.
+   */
+  | {
+      kind: 'change';
+      crm: string;
+      tenant: string;
+      accountId: string;
+      runId: string | null;
+      jobId: string | null;
+      trigger: string | null;
+      afterId: string | null;
+      upToId: string;
+    };
+
+/** The undo run's target: one open run per target (src/store/migrations/0007_undo.ts). */
+export function scopeTarget(scope: UndoScope): string {
+  switch (scope.kind) {
+    case 'run':
+      return `run:${scope.runId}`;
+    case 'job':
+      return `job:${scope.jobId}`;
+    case 'change':
+      return `change:${scope.crm}:${scope.tenant}:${scope.accountId}:${scope.upToId}`;
+  }
+}
+
+export interface UndoAccount {
+  crm: string;
+  tenant: string;
+  accountId: string;
+}
+
+/** One field the scope wrote on one account. */
+export interface UndoField extends UndoAccount {
+  field: string;
+  kind: FieldKind;
+  attribute: string | null;
+  policy: string | null;
+  buyerId: string | null;
+  /**
+   * The value before the scope's first write of the field: as recorded, or — for a write whose value
+   * before was not known (a failure mark) — the value we had written before it, else empty.
+   */
+  before: string | null;
+  /** The value the scope's last write of the field left. */
+  wrote: string | null;
+}
+
+export interface UndoNote extends UndoAccount {
+  noteId: string;
+  dedupeKey: string;
+  title: string | null;
+  buyerId: string | null;
+  /** An undo already removed it (or found it gone). */
+  removed: boolean;
+}
+
+export interface NoteRemovalEntry extends UndoAccount {
+  runId: string;
+  buyerId: string | null;
+  noteId: string;
+  dedupeKey: string | null;
+  title: string | null;
+  outcome: 'removed' | 'already_gone';
+  at: Date;
+}
+
+/** Decisions whose recorded value before is not known (see workers.ts's failure mark). */
+const OLD_UNKNOWN = ['failure-mark'];
+
+const accountKey = (a: UndoAccount) => `${a.crm}\u0000${a.tenant}\u0000${a.accountId}`;
+
+function scopeWhere(scope: UndoScope): RawBuilder<unknown> {
+  switch (scope.kind) {
+    case 'run':
+      return sql`run_id = ${scope.runId}::bigint`;
+    case 'job':
+      return sql`job_id = ${scope.jobId}::text`;
+    case 'change':
+      return sql`crm = ${scope.crm} and tenant = ${scope.tenant} and account_id = ${scope.accountId}
+        and run_id is not distinct from ${scope.runId}::bigint
+        and job_id is not distinct from ${scope.jobId}::text
+        and trigger is not distinct from ${scope.trigger}::text
+        and id > ${scope.afterId ?? '0'}::bigint and id <= ${scope.upToId}::bigint`;
+  }
+}
+
+interface ChangeRow {
+  id: string | number;
+  tenant: string;
+  run_id: string | number | null;
+  job_id: string | null;
+  trigger: string | null;
+}
+
+const text = (v: string | number | null) => (v === null ? null : String(v));
+
+export class UndoRecords {
+  readonly #db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  /**
+   * The account's last change that no undo made (its writes and notes of one run, job and trigger),
+   * or null when we never wrote it. Without a tenant: the account of that id most recently written.
+   */
+  async lastChange(account: {
+    crm: string;
+    tenant?: string | undefined;
+    accountId: string;
+  }): Promise<Extract<UndoScope, { kind: 'change' }> | null> {
+    const events = (tenant: string | undefined) => sql`(
+      select id, tenant, run_id, job_id, trigger from field_writes
+      where crm = ${account.crm} and account_id = ${account.accountId} and crm_result = 'ok'
+        ${tenant === undefined ? sql`` : sql`and tenant = ${tenant}`}
+      union all
+      select id, tenant, run_id, job_id, trigger from notes_created
+      where crm = ${account.crm} and account_id = ${account.accountId}
+        ${tenant === undefined ? sql`` : sql`and tenant = ${tenant}`}
+    ) as e left join runs r on r.id = e.run_id`;
+    const top = (
+      await sql<ChangeRow>`select e.* from ${events(account.tenant)}
+        where r.kind is distinct from 'undo' order by e.id desc limit 1`.execute(this.#db)
+    ).rows[0];
+    if (!top) return null;
+    const runId = text(top.run_id);
+    const upToId = String(top.id);
+    // The change begins after the newest earlier event of another run, job or trigger (undos aside).
+    const before = (
+      await sql<{ id: string | number | null }>`select max(e.id) as id from ${events(top.tenant)}
+        where r.kind is distinct from 'undo' and e.id < ${upToId}::bigint
+          and not (e.run_id is not distinct from ${runId}::bigint
+            and e.job_id is not distinct from ${top.job_id}::text
+            and e.trigger is not distinct from ${top.trigger}::text)`.execute(this.#db)
+    ).rows[0];
+    return {
+      kind: 'change',
+      crm: account.crm,
+      tenant: top.tenant,
+      accountId: account.accountId,
+      runId,
+      jobId: top.job_id,
+      trigger: top.trigger,
+      afterId: text(before?.id ?? null),
+      upToId,
+    };
+  }
+
+  /** Every account the scope wrote a field of or created a note on, in a stable order (one statement). */
+  async accountsOf(scope: UndoScope): Promise<UndoAccount[]> {
+    const where = scopeWhere(scope);
+    const { rows } = await sql<{ crm: string; tenant: string; account_id: string }>`
+      select crm, tenant, account_id from field_writes where ${where} and crm_result = 'ok'
+      union
+      select crm, tenant, account_id from notes_created where ${where}
+      order by crm, tenant, account_id`.execute(this.#db);
+    return rows.map((r) => ({ crm: r.crm, tenant: r.tenant, accountId: r.account_id }));
+  }
+
+  /** The fields the scope wrote on these accounts of one tenant (one statement). */
+  async fieldsOf(scope: UndoScope, crm: string, tenant: string, accountIds: readonly string[]) {
+    if (!accountIds.length) return [];
+    const { rows } = await sql<{
+      account_id: string;
+      field: string;
+      kind: FieldKind;
+      attribute: string | null;
+      policy: string | null;
+      buyer_id: string | null;
+      decision: string;
+      old_value: string | null;
+      wrote: string | null;
+      prior: string | null;
+    }>`
+      with g as (
+        select account_id, field, min(id) as first_id, max(id) as last_id from field_writes
+        where ${scopeWhere(scope)} and crm_result = 'ok'
+          and crm = ${crm} and tenant = ${tenant} and account_id = any(${[...accountIds]}::text[])
+        group by account_id, field
+      )
+      select g.account_id, g.field, f.kind, f.attribute, f.policy, l.buyer_id, f.decision, f.old_value,
+        l.new_value as wrote,
+        (select p.new_value from field_writes p
+         where p.crm = ${crm} and p.tenant = ${tenant} and p.account_id = g.account_id
+           and p.field = g.field and p.crm_result = 'ok' and p.id < g.first_id
+         order by p.id desc limit 1) as prior
+      from g join field_writes f on f.id = g.first_id join field_writes l on l.id = g.last_id
+      order by g.account_id, g.field`.execute(this.#db);
+    return rows.map(
+      (r): UndoField => ({
+        crm,
+        tenant,
+        accountId: r.account_id,
+        field: r.field,
+        kind: r.kind,
+        attribute: r.attribute,
+        policy: r.policy,
+        buyerId: r.buyer_id,
+        before: OLD_UNKNOWN.includes(r.decision) ? r.prior : r.old_value,
+        wrote: r.wrote,
+      }),
+    );
+  }
+
+  /** The notes the scope created on these accounts of one tenant, oldest first (one statement). */
+  async notesOf(
+    scope: UndoScope,
+    crm: string,
+    tenant: string,
+    accountIds: readonly string[],
+  ): Promise<UndoNote[]> {
+    if (!accountIds.length) return [];
+    const { rows } = await sql<{
+      account_id: string;
+      note_id: string;
+      dedupe_key: string;
+      title: string | null;
+      buyer_id: string | null;
+      removed: boolean;
+    }>`
+      select n.account_id, n.note_id, n.dedupe_key, n.title, n.buyer_id,
+        exists (select 1 from notes_removed r
+                where r.crm = n.crm and r.tenant = n.tenant and r.note_id = n.note_id) as removed
+      from notes_created n
+      where ${scopeWhere(scope)} and n.crm = ${crm} and n.tenant = ${tenant}
+        and n.account_id = any(${[...accountIds]}::text[])
+      order by n.id`.execute(this.#db);
+    return rows.map((r) => ({
+      crm,
+      tenant,
+      accountId: r.account_id,
+      noteId: r.note_id,
+      dedupeKey: r.dedupe_key,
+      title: r.title,
+      buyerId: r.buyer_id,
+      removed: r.removed,
+    }));
+  }
+
+  /**
+   * The open undo run of the target (an interrupted one: resumed), or a new one. One open run per
+   * target, whoever asks at the same moment.
+   */
+  async openRun(
+    target: string,
+    run: { label: string; actor?: string | undefined },
+  ): Promise<{ run: Run; resumed: boolean }> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.#db.transaction().execute(async (trx) => {
+          const open = await trx
+            .selectFrom('undo_runs')
+            .select('run_id')
+            .where('target', '=', target)
+            .where('finished', '=', false)
+            .executeTakeFirst();
+          const runs = new Runs(trx);
+          if (open) {
+            const found = await runs.get(String(open.run_id));
+            if (found) return { run: found, resumed: true };
+          }
+          const created = await runs.create({ kind: 'undo', label: run.label, actor: run.actor });
+          await trx.insertInto('undo_runs').values({ run_id: created.id, target }).execute();
+          return { run: created, resumed: false };
+        });
+      } catch (err) {
+        // Another caller opened one between our read and our insert: read it.
+        if (attempt < 2 && (err as { code?: string }).code === '23505') continue;
+        throw err;
+      }
+    }
+  }
+
+  /** The accounts of the undo run that are started or done, by `crm \0 tenant \0 account`. */
+  async accountStates(runId: string): Promise<Map<string, 'started' | 'done'>> {
+    const rows = await this.#db
+      .selectFrom('undo_accounts')
+      .select(['crm', 'tenant', 'account_id', 'state'])
+      .where('run_id', '=', runId)
+      .execute();
+    return new Map(rows.map((r) => [accountKey({ ...r, accountId: r.account_id }), r.state]));
+  }
+
+  /** The fields the undo run recorded as put back on these accounts, as `account \0 field`. */
+  async restoredBy(
+    runId: string,
+    crm: string,
+    tenant: string,
+    accountIds: readonly string[],
+  ): Promise<Set<string>> {
+    if (!accountIds.length) return new Set();
+    const rows = await this.#db
+      .selectFrom('field_writes')
+      .select(['account_id', 'field'])
+      .where('run_id', '=', runId)
+      .where('crm', '=', crm)
+      .where('tenant', '=', tenant)
+      .where('account_id', 'in', [...accountIds])
+      .where('decision', '=', 'undo')
+      .where('crm_result', '=', 'ok')
+      .execute();
+    return new Set(rows.map((r) => `${r.account_id}\u0000${r.field}`));
+  }
+
+  /** The values the undo run kept because a person changed them (the first `limit`, oldest first). */
+  async keptBy(runId: string, limit: number) {
+    const rows = await this.#db
+      .selectFrom('field_writes')
+      .select(['crm', 'tenant', 'account_id', 'field', 'old_value', 'new_value'])
+      .where('run_id', '=', runId)
+      .where('decision', '=', 'undo-kept-edit')
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    // Recorded as the person's value (old) and the value before ours, which was not sent (new).
+    return rows.map((r) => ({
+      crm: r.crm,
+      tenant: r.tenant,
+      accountId: r.account_id,
+      field: r.field,
+      current: r.old_value,
+      before: r.new_value,
+    }));
+  }
+
+  /** Marks accounts started before their CRM writes (one statement); a done account stays done. */
+  async markStarted(runId: string, accounts: readonly UndoAccount[]): Promise<void> {
+    if (!accounts.length) return;
+    await this.#db
+      .insertInto('undo_accounts')
+      .values(
+        accounts.map((a) => ({
+          run_id: runId,
+          crm: a.crm,
+          tenant: a.tenant,
+          account_id: a.accountId,
+          state: 'started' as const,
+        })),
+      )
+      .onConflict((oc) => oc.columns(['run_id', 'crm', 'tenant', 'account_id']).doNothing())
+      .execute();
+  }
+
+  /**
+   * One batch's record, in one transaction: its field writes (and the values it kept), its note
+   * removals, the accounts now done, and the run's counts so far.
+   */
+  async recordBatch(
+    runId: string,
+    batch: {
+      fields: readonly FieldWriteEntry[];
+      removals: readonly NoteRemovalEntry[];
+      done: readonly UndoAccount[];
+      counts: Record<string, number>;
+    },
+  ): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      if (batch.fields.length) await insertFieldWrites(trx, batch.fields).execute();
+      if (batch.removals.length)
+        await trx
+          .insertInto('notes_removed')
+          .values(
+            batch.removals.map((r) => ({
+              run_id: r.runId,
+              trigger: 'undo',
+              crm: r.crm,
+              tenant: r.tenant,
+              account_id: r.accountId,
+              buyer_id: r.buyerId,
+              note_id: r.noteId,
+              dedupe_key: r.dedupeKey,
+              title: r.title,
+              outcome: r.outcome,
+              at: r.at,
+            })),
+          )
+          .execute();
+      if (batch.done.length)
+        await trx
+          .insertInto('undo_accounts')
+          .values(
+            batch.done.map((a) => ({
+              run_id: runId,
+              crm: a.crm,
+              tenant: a.tenant,
+              account_id: a.accountId,
+              state: 'done' as const,
+            })),
+          )
+          .onConflict((oc) =>
+            oc.columns(['run_id', 'crm', 'tenant', 'account_id']).doUpdateSet({ state: 'done' }),
+          )
+          .execute();
+      await trx
+        .updateTable('runs')
+        .set({ counts: JSON.stringify(batch.counts) })
+        .where('id', '=', runId)
+        .execute();
+    });
+  }
+
+  /** The undo run is over: its final counts, and its target free for a new undo. */
+  async finish(runId: string, counts: Record<string, number>, at = new Date()): Promise<void> {
+    await this.#db.transaction().execute(async (trx) => {
+      await new Runs(trx).finish(runId, counts, at);
+      await trx.updateTable('undo_runs').set({ finished: true }).where('run_id', '=', runId).execute();
+    });
+  }
+
+  /** The target of an undo run, or null for any other run. */
+  async targetOf(runId: string): Promise<string | null> {
+    const row = await this.#db
+      .selectFrom('undo_runs')
+      .select('target')
+      .where('run_id', '=', runId)
+      .executeTakeFirst();
+    return row?.target ?? null;
+  }
+}
+
+export { accountKey as undoAccountKey };

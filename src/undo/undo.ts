@@ -1,0 +1,272 @@
+// Undo: takes back what one run, one job, or an account's last change wrote. Per account and field the
+// value before goes back only where the CRM still holds the value we wrote (a person's later edit is
+// kept and reported), and the notes we created are removed. The undo is itself a run whose writes go on
+// the history, so it can be undone in turn.
+//
+// Batched and resumable: accounts go a batch at a time (the connector's read and update sizes) through
+// the same connectors, call budgets and retries as every write. Each batch is recorded in one
+// transaction with the accounts it finished; an interrupted undo (Ctrl-C, a kill, a worker lost) is
+// resumed by the same undo, which skips what is done and never writes an account twice. An undo of
+// writes already taken back finds nothing left to do.
+import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
+import { PROVENANCE_FIELDS as P } from '../map/provenance.ts';
+import type { Repositories, Store } from '../store/store.ts';
+import { scopeTarget, type UndoAccount, type UndoScope, undoAccountKey } from '../store/undo.ts';
+import type { AccountKey } from '../write/ledgers.ts';
+import { applyBatch } from './apply.ts';
+import { type AccountPlan, countFields, type FieldCounts, hasWork, planAccounts } from './plan.ts';
+import { addCounts, NO_COUNTS, recordOf, type UndoCounts } from './record.ts';
+import { type RetryOptions, withRetries } from './retry.ts';
+import type { Resolved } from './target.ts';
+
+export type { UndoCounts } from './record.ts';
+
+/** The Redis caches an undo makes stale (src/write/ledgers.ts). */
+export interface UndoLedgers {
+  forgetWrittenFields(account: AccountKey): Promise<void>;
+  forgetNotes(account: AccountKey, keys: readonly string[]): Promise<void>;
+  recordMatch(account: AccountKey, buyerId: string | null): Promise<void>;
+}
+
+export interface UndoDeps {
+  store: Pick<Store, 'open'>;
+  connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
+  ledgers?: UndoLedgers | undefined;
+  retry?: RetryOptions | undefined;
+  now?: () => Date;
+}
+
+export interface UndoProgress {
+  /** Accounts handled so far (this attempt and, resumed, the ones before). */
+  done: number;
+  total: number;
+  counts: UndoCounts;
+}
+
+interface Batch {
+  connector: CrmConnector;
+  plans: AccountPlan[];
+}
+
+/** The accounts a batch at a time, each planned from the history and what the CRM holds now. */
+async function* batchesOf(
+  deps: UndoDeps,
+  repos: Repositories,
+  scope: UndoScope,
+  accounts: readonly UndoAccount[],
+): AsyncGenerator<Batch> {
+  const groups = new Map<string, UndoAccount[]>();
+  for (const a of accounts) {
+    const key = `${a.crm}\u0000${a.tenant}`;
+    groups.set(key, [...(groups.get(key) ?? []), a]);
+  }
+  for (const group of groups.values()) {
+    const { crm, tenant } = group[0] as UndoAccount;
+    const connector = deps.connectorFor(crm, tenant);
+    const size = Math.max(1, Math.min(connector.maxReadBatch, connector.maxUpdateBatch));
+    for (let i = 0; i < group.length; i += size) {
+      const chunk = group.slice(i, i + size);
+      const ids = chunk.map((a) => a.accountId);
+      const fields = await repos.undo.fieldsOf(scope, crm, tenant, ids);
+      const notes = await repos.undo.notesOf(scope, crm, tenant, ids);
+      // The match's fields come along: the Redis cache of which buyer an account matched follows them.
+      const names = [...new Set([...fields.map((f) => f.field), P.buyerId, P.status])];
+      const snapshots = await withRetries(() => connector.getAccounts(ids, names), deps.retry);
+      yield { connector, plans: planAccounts(chunk, fields, notes, snapshots) };
+    }
+  }
+}
+
+export interface UndoPreview {
+  what: string;
+  remarks: string[];
+  /** Accounts the undo concerns. */
+  total: number;
+  /** The accounts planned (all of them, or the first `limit`). */
+  accounts: AccountPlan[];
+  fields: Record<string, FieldCounts>;
+  totals: FieldCounts & {
+    /** Accounts with something to write or remove. */
+    accounts: number;
+    notes: number;
+    /** Notes an earlier undo removed already. */
+    notesRemovedBefore: number;
+    /** Accounts no longer in the CRM. */
+    gone: number;
+  };
+}
+
+/** What the undo would do, read from the history and the CRM; nothing is written. */
+export async function previewUndo(
+  deps: UndoDeps,
+  resolved: Resolved,
+  options: { limit?: number | undefined; onProgress?: (done: number, total: number) => void } = {},
+): Promise<UndoPreview> {
+  const repos = await deps.store.open();
+  const all = await repos.undo.accountsOf(resolved.scope);
+  const planned: AccountPlan[] = [];
+  const wanted = all.slice(0, options.limit ?? all.length);
+  for await (const batch of batchesOf(deps, repos, resolved.scope, wanted)) {
+    planned.push(...batch.plans);
+    options.onProgress?.(planned.length, wanted.length);
+  }
+  const fields = countFields(planned);
+  const sum = (pick: (c: FieldCounts) => number) => Object.values(fields).reduce((n, c) => n + pick(c), 0);
+  return {
+    what: resolved.what,
+    remarks: resolved.remarks,
+    total: all.length,
+    accounts: planned,
+    fields,
+    totals: {
+      restore: sum((c) => c.restore),
+      unchanged: sum((c) => c.unchanged),
+      skip: sum((c) => c.skip),
+      accounts: planned.filter(hasWork).length,
+      notes: planned.reduce((n, p) => n + p.notes.length, 0),
+      notesRemovedBefore: planned.reduce((n, p) => n + p.notesRemovedBefore, 0),
+      gone: planned.filter((p) => p.gone).length,
+    },
+  };
+}
+
+export interface UndoOutcome {
+  runId: string;
+  what: string;
+  remarks: string[];
+  /** An interrupted undo of the same target was resumed. */
+  resumed: boolean;
+  /** Stopped by the signal after a batch: the same undo resumes. */
+  interrupted: boolean;
+  total: number;
+  /** Accounts not finished (the CRM refused them for now): the same undo sends them again. */
+  pending: number;
+  counts: UndoCounts;
+  /** Per field, what became of it in this attempt (a resumed undo: since it resumed). */
+  fields: Record<string, FieldCounts>;
+  /** The values a person changed since we wrote them, kept (the first KEPT_SHOWN). */
+  kept: KeptValue[];
+}
+
+export interface KeptValue extends UndoAccount {
+  field: string;
+  /** The person's value, kept. */
+  current: string | null;
+  /** The value before our write, which the undo did not put back over theirs. */
+  before: string | null;
+}
+
+const KEPT_SHOWN = 200;
+
+/** Runs the undo (or resumes the interrupted one of the same target) as an undo run. */
+export async function runUndo(
+  deps: UndoDeps,
+  resolved: Resolved,
+  options: {
+    actor?: string | undefined;
+    /** Stops after the batch in progress, recorded: the same undo resumes. */
+    signal?: AbortSignal | undefined;
+    onProgress?: (progress: UndoProgress) => void;
+  } = {},
+): Promise<UndoOutcome> {
+  const now = deps.now ?? (() => new Date());
+  const repos = await deps.store.open();
+  const { undo } = repos;
+  const { run, resumed } = await undo.openRun(scopeTarget(resolved.scope), {
+    label: `undo of ${resolved.what}`,
+    actor: options.actor,
+  });
+  const states = resumed ? await undo.accountStates(run.id) : new Map<string, 'started' | 'done'>();
+  const all = await undo.accountsOf(resolved.scope);
+  const todo = all.filter((a) => states.get(undoAccountKey(a)) !== 'done');
+  let counts: UndoCounts = { ...NO_COUNTS, ...(resumed ? run.counts : {}) };
+  const fields: Record<string, FieldCounts> = {};
+  const remarks = [...resolved.remarks];
+  let pending = 0;
+  let doneNow = 0;
+  let interrupted = false;
+  options.onProgress?.({ done: all.length - todo.length, total: all.length, counts });
+  for await (const { connector, plans } of batchesOf(deps, repos, resolved.scope, todo)) {
+    const started = (a: UndoAccount) => states.get(undoAccountKey(a)) === 'started';
+    const first = plans[0];
+    const recorded =
+      first && plans.some(started)
+        ? await undo.restoredBy(
+            run.id,
+            first.crm,
+            first.tenant,
+            plans.filter(started).map((p) => p.accountId),
+          )
+        : new Set<string>();
+    const working = plans.filter(hasWork);
+    await undo.markStarted(run.id, working);
+    const applied = await applyBatch(connector, working, deps.retry ?? {});
+    const record = recordOf(
+      run.id,
+      plans,
+      applied,
+      { started, recorded: (a, field) => recorded.has(`${a.accountId}\u0000${field}`) },
+      now(),
+    );
+    counts = addCounts(counts, record.counts);
+    pending += plans.length - record.done.length;
+    doneNow += record.done.length;
+    for (const [name, n] of Object.entries(record.byField)) {
+      const sum = fields[name] ?? { restore: 0, unchanged: 0, skip: 0 };
+      fields[name] = {
+        restore: sum.restore + n.restore,
+        unchanged: sum.unchanged + n.unchanged,
+        skip: sum.skip + n.skip,
+      };
+    }
+    await undo.recordBatch(run.id, { ...record, counts: { ...counts } });
+    const stale = await refreshLedgers(deps.ledgers, plans, record.changed);
+    if (stale) remarks.push(stale);
+    options.onProgress?.({ done: all.length - todo.length + doneNow, total: all.length, counts });
+    if (options.signal?.aborted) {
+      interrupted = true;
+      break;
+    }
+  }
+  // Finished only once every account is: otherwise the same undo resumes this run.
+  if (!interrupted && pending === 0) await undo.finish(run.id, { ...counts }, now());
+  const kept: KeptValue[] = await undo.keptBy(run.id, KEPT_SHOWN);
+  return {
+    runId: run.id,
+    what: resolved.what,
+    remarks,
+    resumed,
+    interrupted,
+    total: all.length,
+    pending,
+    counts,
+    fields,
+    kept,
+  };
+}
+
+/**
+ * Drops what Redis remembers of the accounts' writes and notes (rebuilt from the history on next use)
+ * and moves each account to the buyer its restored fields name. A failure is reported, not thrown: the
+ * CRM and the history already hold the undo.
+ */
+async function refreshLedgers(
+  ledgers: UndoLedgers | undefined,
+  plans: readonly AccountPlan[],
+  changed: ReturnType<typeof recordOf>['changed'],
+): Promise<string | undefined> {
+  if (!ledgers) return undefined;
+  try {
+    for (const { account, fields, noteKeys } of changed) {
+      await ledgers.forgetWrittenFields(account);
+      if (noteKeys.length) await ledgers.forgetNotes(account, noteKeys);
+      if (!(P.buyerId in fields) && !(P.status in fields)) continue;
+      const held = plans.find((p) => p.accountId === account.accountId)?.held ?? {};
+      const after = (f: string) => (f in fields ? fields[f] : held[f]) ?? null;
+      await ledgers.recordMatch(account, after(P.status) === 'enriched' ? after(P.buyerId) : null);
+    }
+    return undefined;
+  } catch (err) {
+    return `could not update the Redis caches (they catch up at the accounts' next enrichment): ${err instanceof Error ? err.message : String(err)}`;
+  }
+}

@@ -1,0 +1,316 @@
+// Undo end to end on HubSpot and on Salesforce with Tasks and with ContentNotes (their emulators, real
+// HTTP, real Redis, the worker): an account enriched by a refresh, then a person edits one of our
+// fields; POST /api/undo's dry run shows exactly what would go back and what would be kept; the undo
+// (queued, run by the worker) keeps the person's value, clears what we wrote into empty fields and
+// removes our notes; a second undo changes nothing and writes nothing to the CRM; an undo of the undo
+// brings our values back. A CRM-signed caller may undo its own account only.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
+import type { SalesforceConfig } from '../../connectors/salesforce/config.ts';
+import { defaultFieldName } from '../../connectors/salesforce/fields.ts';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
+import { sandboxSettings } from '../../emulators/settings.ts';
+import type { ChangeJson } from '../../src/api/history-routes.ts';
+import type { EnrichResult } from '../../src/enrich/pipeline.ts';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
+import { createService, type Service } from '../../src/service/runtime.ts';
+import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { closeService } from '../helpers/service.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const API_KEY = `key-${randomBytes(16).toString('hex')}`;
+const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
+/** Writes to the CRM, by the emulators' operation names. */
+const WRITES = /update|archive|delete|create/i;
+
+interface CrmUnderTest {
+  name: string;
+  kind: 'hubspot' | 'salesforce';
+  start(): Promise<{
+    endpoints: Parameters<typeof sandboxSettings>[0];
+    notes?: 'task' | 'content-note';
+    create(name: string, state: string): string;
+    edit(id: string, field: string, value: string): void;
+    read(id: string, field: string): string | null;
+    /** Our notes (Tasks, ContentNotes) still on the account. */
+    noteIds(id: string): string[];
+    writeCalls(): number;
+    close(): Promise<void>;
+  }>;
+}
+
+let bi: RunningBuyerIntelSandbox;
+beforeAll(async () => {
+  bi = await startSandbox();
+});
+afterAll(async () => {
+  await bi?.close();
+});
+
+const writeCount = (stats: { toJSON(): Record<string, Record<string, number>> }) =>
+  Object.entries(stats.toJSON())
+    .filter(([op]) => WRITES.test(op))
+    .reduce((n, [, byStatus]) => n + Object.values(byStatus).reduce((a, b) => a + b, 0), 0);
+
+const hubspot: CrmUnderTest = {
+  name: 'HubSpot',
+  kind: 'hubspot',
+  async start() {
+    const hs: RunningHubSpotSandbox = await startHubSpotSandbox();
+    return {
+      endpoints: { buyerIntel: bi, hubspot: hs },
+      create: (name, state) => hs.store.createCompany({ name, state }, { source: 'CRM_UI' }).id,
+      edit: (id, field, value) => void hs.store.updateCompany(id, { [field]: value }, { source: 'CRM_UI' }),
+      read: (id, field) => hs.store.getCompany(id)?.values.get(field) ?? null,
+      noteIds: (id) =>
+        hs.store
+          .notesOf(id)
+          .filter((n) => !n.archived)
+          .map((n) => n.id),
+      writeCalls: () => writeCount(hs.stats),
+      close: () => hs.close(),
+    };
+  },
+};
+
+const salesforce = (notes: 'task' | 'content-note'): CrmUnderTest => ({
+  name: `Salesforce (${notes === 'task' ? 'Tasks' : 'ContentNotes'})`,
+  kind: 'salesforce',
+  async start() {
+    const sf: RunningSalesforceSandbox = await startSalesforceSandbox({});
+    return {
+      endpoints: { buyerIntel: bi, salesforce: sf },
+      notes,
+      create: (name, state) => sf.store.create('Account', { Name: name, BillingState: state }).id,
+      edit: (id, field, value) => void sf.store.update('Account', id, { [defaultFieldName(field)]: value }),
+      read: (id, field) => {
+        const v = sf.store.find('Account', id).values.get(defaultFieldName(field));
+        return v === null || v === undefined ? null : String(v);
+      },
+      noteIds: (id) =>
+        notes === 'task'
+          ? sf.store
+              .list('Task')
+              .filter((t) => t.values.get('WhatId') === id)
+              .map((t) => t.id)
+          : sf.store
+              .list('ContentDocumentLink')
+              .filter((l) => l.values.get('LinkedEntityId') === id)
+              .map((l) => String(l.values.get('ContentDocumentId'))),
+      writeCalls: () => writeCount(sf.stats),
+      close: () => sf.close(),
+    };
+  },
+});
+
+for (const crm of [hubspot, salesforce('task'), salesforce('content-note')]) {
+  describe(`undo on ${crm.name}`, () => {
+    const prefix = `test-e2e-undo-${randomUUID().slice(0, 8)}`;
+    let sandbox: Awaited<ReturnType<CrmUnderTest['start']>>;
+    let service: Service;
+    let base: string;
+    let redis: Redis;
+
+    beforeAll(async () => {
+      sandbox = await crm.start();
+      const settings = sandboxSettings(
+        sandbox.endpoints,
+        { redisUrl: REDIS_URL, prefix },
+        {
+          signals: { period: 'LastTwoYears', maxNotesPerRun: 3 },
+          worker: { concurrency: 4, writeBatchWaitMs: 20 },
+        },
+      );
+      const sfConfig = settings.crms.salesforce as SalesforceConfig | undefined;
+      if (sfConfig && sandbox.notes) sfConfig.app.notes = sandbox.notes;
+      service = createService({ ...settings, api: { apiKeys: [API_KEY] } });
+      const tenant = service.tenantsOf(crm.kind)[0] ?? '';
+      await service.connector(crm.kind, tenant).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+      base = (await service.startHttp(0, '127.0.0.1')).url;
+      service.startWorker();
+      redis = new Redis(REDIS_URL);
+    }, 60_000);
+
+    afterAll(async () => {
+      redis?.disconnect();
+      await closeService(service, REDIS_URL, prefix);
+      await sandbox?.close();
+    });
+
+    const withKey = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
+    const call = async (method: string, path: string, body?: unknown, headers = withKey) => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+
+    async function refresh(accountId: string): Promise<EnrichResult> {
+      const windows = await redis.keys(`${prefix}:refresh-window:*`);
+      if (windows.length) await redis.del(...windows);
+      const queued = await call('POST', '/api/refresh', { crm: crm.kind, accountId });
+      expect(queued.status).toBe(202);
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const { body } = await call('GET', `/api/jobs/${String(queued.body.jobId)}`);
+        if (body.state === 'completed') return body.result as EnrichResult;
+        if (body.state === 'failed') throw new Error(`job failed: ${String(body.failedReason)}`);
+        if (Date.now() > deadline) throw new Error('the refresh did not finish');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+
+    /** POST /api/undo, then the undo run once the worker finished it. */
+    async function undo(target: Record<string, unknown>) {
+      const queued = await call('POST', '/api/undo', target);
+      expect(queued.status).toBe(202);
+      const runId = String(queued.body.runId);
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const run = await call('GET', `/api/runs/${runId}?limit=500`);
+        if (run.body.finishedAt)
+          return run.body as Record<string, unknown> & { writes: Record<string, number> };
+        if (Date.now() > deadline) throw new Error(`undo run ${runId} did not finish`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+
+    let id: string;
+    let written: Record<string, string | null>;
+    let undoRunId: string;
+
+    it('takes back an account’s last enrichment but keeps the field a person edited since; the dry run said so', async () => {
+      id = sandbox.create('City of Austin', 'TX');
+      const result = await refresh(id);
+      expect(result.status).toBe('enriched');
+      written = result.written;
+      const notes = sandbox.noteIds(id);
+      expect(notes.length).toBeGreaterThan(0);
+      expect(sandbox.read(id, P.status)).toBe('enriched');
+      sandbox.edit(id, POPULATION, '1000001');
+
+      const before = sandbox.writeCalls();
+      const dry = await call('POST', '/api/undo', {
+        account: { crm: crm.kind, accountId: id },
+        dryRun: true,
+      });
+      expect(dry.status).toBe(200);
+      expect(dry.body).toMatchObject({ dryRun: true, total: 1, planned: 1, complete: true });
+      const [plan] = dry.body.accounts as {
+        fields: { field: string; now: string | null; before: string | null; action: string }[];
+        notes: { noteId: string }[];
+      }[];
+      const planned = new Map(plan?.fields.map((f) => [f.field, f]));
+      expect(planned.get(POPULATION)).toMatchObject({ now: '1000001', action: 'skip' });
+      expect(planned.get(P.status)).toMatchObject({ now: 'enriched', before: null, action: 'restore' });
+      expect(plan?.notes.map((n) => n.noteId).sort()).toEqual([...notes].sort());
+      const fields = Object.keys(written).length;
+      expect(dry.body.totals).toMatchObject({
+        restore: fields - 1,
+        skip: 1,
+        unchanged: 0,
+        notes: notes.length,
+      });
+      expect(sandbox.writeCalls()).toBe(before);
+      expect(sandbox.noteIds(id)).toHaveLength(notes.length);
+
+      const run = await undo({ account: { crm: crm.kind, accountId: id } });
+      undoRunId = String(run.id);
+      expect(run).toMatchObject({ kind: 'undo', counts: { accounts: 1, restored: fields - 1, skipped: 1 } });
+      expect(run.writes).toMatchObject({
+        fieldsWritten: fields - 1,
+        fieldsSkipped: 1,
+        notesRemoved: notes.length,
+      });
+      // The person's value survives; every field we had filled is empty again, and our notes are gone.
+      expect(sandbox.read(id, POPULATION)).toBe('1000001');
+      for (const field of Object.keys(written))
+        if (field !== POPULATION) expect([field, sandbox.read(id, field)]).toEqual([field, null]);
+      expect(sandbox.noteIds(id)).toEqual([]);
+
+      const history = await call('GET', `/api/accounts/${crm.kind}/${id}/history?limit=500`);
+      const [latest] = history.body.changes as ChangeJson[];
+      expect(latest).toMatchObject({ runId: undoRunId, run: { kind: 'undo' }, trigger: 'undo' });
+      expect(latest?.fields.find((f) => f.field === POPULATION)).toMatchObject({
+        decision: 'undo-kept-edit',
+        result: 'not_sent',
+        old: '1000001',
+      });
+      expect(latest?.fields.find((f) => f.field === P.status)).toMatchObject({
+        decision: 'undo',
+        result: 'ok',
+        old: 'enriched',
+        new: null,
+      });
+      expect(latest?.notes.map((n) => n.action)).toEqual(notes.map(() => 'removed'));
+    });
+
+    it('a second undo changes nothing and sends no write to the CRM', async () => {
+      const before = sandbox.writeCalls();
+      const run = await undo({ account: { crm: crm.kind, accountId: id } });
+      expect(run.id).not.toBe(undoRunId);
+      expect(run.counts).toMatchObject({ restored: 0, notesRemoved: 0, skipped: 1 });
+      expect(run.writes).toMatchObject({ fieldsWritten: 0, notesRemoved: 0 });
+      expect(sandbox.writeCalls()).toBe(before);
+      expect(sandbox.read(id, POPULATION)).toBe('1000001');
+    });
+
+    it('an undo of the undo brings our values back, and still not over the person’s edit', async () => {
+      const run = await undo({ run: undoRunId });
+      expect(run.counts).toMatchObject({ restored: Object.keys(written).length - 1, skipped: 0 });
+      for (const [field, value] of Object.entries(written))
+        if (field !== POPULATION) expect([field, sandbox.read(id, field)]).toEqual([field, value]);
+      expect(sandbox.read(id, POPULATION)).toBe('1000001');
+      expect(sandbox.read(id, P.status)).toBe('enriched');
+    });
+
+    if (crm.kind === 'hubspot')
+      it('a HubSpot-signed caller may undo its own account, never a run; bad bodies are 400s naming the problem', async () => {
+        const signed = (body: unknown) => {
+          const timestamp = String(Date.now());
+          const url = `${base}/api/undo?portalId=${String(service.tenantsOf('hubspot')[0])}&userId=7`;
+          const raw = JSON.stringify(body);
+          return fetch(url, {
+            method: 'POST',
+            body: raw,
+            headers: {
+              'content-type': 'application/json',
+              'x-hubspot-signature-v3': hubspotSignatureV3(
+                String((sandbox.endpoints.hubspot as { clientSecret: string }).clientSecret),
+                'POST',
+                url,
+                raw,
+                timestamp,
+              ),
+              'x-hubspot-request-timestamp': timestamp,
+            },
+          }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+        };
+        const own = await signed({ account: { crm: 'hubspot', accountId: id }, dryRun: true });
+        expect([own.status, own.body.dryRun]).toEqual([200, true]);
+        const run = await signed({ run: undoRunId, dryRun: true });
+        expect([run.status, run.body.error]).toEqual([403, 'forbidden']);
+        const other = await signed({ account: { crm: 'salesforce', accountId: id }, dryRun: true });
+        expect([other.status, other.body.error]).toEqual([403, 'forbidden']);
+
+        expect(await call('POST', '/api/undo', { run: '1', job: 'x' })).toMatchObject({
+          status: 400,
+          body: { error: 'invalid_request', message: 'body (root): give one of run, job or account' },
+        });
+        expect((await call('POST', '/api/undo', { run: 'abc' })).status).toBe(400);
+        expect(await call('POST', '/api/undo', { run: '987654321', dryRun: true })).toMatchObject({
+          status: 404,
+          body: { error: 'not_found', message: 'no run 987654321' },
+        });
+        const unauthenticated = await fetch(`${base}/api/undo`, { method: 'POST', body: '{}' });
+        expect(unauthenticated.status).toBe(401);
+      });
+  });
+}
