@@ -190,6 +190,7 @@ describe('the service’s system of record', () => {
         fieldsFailed: 0,
         fieldsSkipped: 0,
         notesCreated: notes,
+        notesRemoved: 0,
       },
       history: {
         changes: [
