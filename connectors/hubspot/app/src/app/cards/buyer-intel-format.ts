@@ -96,7 +96,8 @@ export function fieldLabel(field: string): string {
   const words = field
     .replace(/__c$/i, '')
     .replace(/^buyer_?intel_/i, '')
-    .split(/[_\s]+|(?<=[a-z0-9])(?=[A-Z])/)
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .split(/[_\s]+/)
     .filter(Boolean)
     .map((w) => w.toLowerCase());
   if (!words.length) return field;

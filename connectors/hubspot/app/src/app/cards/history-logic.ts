@@ -16,7 +16,7 @@ export interface HistoryState {
   /** What is being read: the newest page, or the one after `next`. */
   loading: 'first' | 'more' | null;
   error: string | null;
-  /** The newest page has been read at least once. */
+  /** The newest page has been read since the last reload (a failed read of it clears this). */
   loaded: boolean;
   /** Numbers each read of the newest page: an answer to an older read is dropped. */
   request: number;
@@ -112,6 +112,14 @@ export function historyReducer(state: HistoryState, event: HistoryEvent): Histor
       return { ...state, changes, next: event.page.next, loading: null, error: null, loaded: true };
     }
     case 'failed':
-      return answers(state, event) ? { ...state, loading: null, error: event.message } : state;
+      // A failed read of the newest page leaves what was shown, but not as the newest: a retry reads it.
+      return answers(state, event)
+        ? {
+            ...state,
+            loading: null,
+            error: event.message,
+            loaded: event.after === null ? false : state.loaded,
+          }
+        : state;
   }
 }
