@@ -235,8 +235,8 @@ describe('HubSpot card: last changes', () => {
     findByTestId(LoadingButton, 'history-more').trigger('onClick');
     await waitFor(() => expect(findByTestId(Text, 'history-7-by')).toBeTruthy());
     expect(historyCalls().map((c) => new URL(c.url).searchParams.get('after'))).toEqual([null, '41']);
-    expect(findByTestId(Text, 'history-6-line-0').text).toBe('County: — → Sangamon');
-    expect(findByTestId(Text, 'history-6-line-1').text).toBe('Note added: Signal');
+    expect(findByTestId(Text, 'history-6-line-0').text).toBe('Note added: Signal');
+    expect(findByTestId(Text, 'history-6-line-1').text).toBe('County: — → Sangamon');
     expect(findByTestId(Text, 'history-7-line-0').text).toBe('County: — → C31');
     // Everything is shown: no button promises more.
     expect(maybeFindByTestId(LoadingButton, 'history-more')).toBeNull();
@@ -335,7 +335,7 @@ describe('last changes: words', () => {
     );
   });
 
-  it('lists a refused write, a kept value, a change and a note, in that order, at most six lines', () => {
+  it("lists a refused write, a kept value, the match, a note, then the buyer's data, at most six lines", () => {
     expect(
       changeLines({
         fields: [
@@ -350,8 +350,8 @@ describe('last changes: words', () => {
     ).toEqual([
       'URL: not saved (400: INVALID_URL)',
       'LMS: kept the value already there (Canvas)',
-      'Type: — → city',
       'Note removed: untitled',
+      'Type: — → city',
     ]);
     const many = Array.from({ length: 9 }, (_, i) => field(`buyer_intel_f${i}`, null, `v${i}`));
     const lines = changeLines({ fields: many, notes: [] });

@@ -514,8 +514,8 @@ describe("the quick action's last changes say what the HubSpot card says", async
       'Employee FTE: kept your value (1200)',
       'LMS: kept the value already there (Canvas)',
       'Status: Needs review → Enriched',
-      'Population: 160000 → 167000',
       'Note added: RFP: Roads',
+      'Population: 160000 → 167000',
     ]);
     for (const name of ['buyer_intel_parent_buyer_id', 'BuyerIntel_TotalEnrollment__c', 'annual_budget'])
       expect(fmt.fieldLabel(name)).toBe(card.fieldLabel(name));

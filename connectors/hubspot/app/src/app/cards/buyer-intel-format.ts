@@ -128,12 +128,14 @@ function fieldLine(f: HistoryField): { text: string; rank: number } | null {
     return { text: `${label}: kept the value already there (${kept})`, rank: 1 };
   }
   if (f.old === f.new) return null;
-  return { text: `${label}: ${shortValue(f.field, f.old)} → ${shortValue(f.field, f.new)}`, rank: 2 };
+  // The match (buyer, status) before the buyer's data, of which an enrichment writes dozens.
+  const rank = f.field in PROVENANCE_LABELS ? 2 : 4;
+  return { text: `${label}: ${shortValue(f.field, f.old)} → ${shortValue(f.field, f.new)}`, rank };
 }
 
 /**
- * The lines of a change, what a person most needs first: a refused write, a value kept, a value
- * changed, a note. At most six; the rest are counted.
+ * The lines of a change, what a person most needs first: a refused write, a value kept, the match
+ * changed, a note, the buyer's data changed. At most six; the rest are counted.
  */
 export function changeLines(change: Pick<HistoryChange, 'fields' | 'notes'>): string[] {
   const lines = [

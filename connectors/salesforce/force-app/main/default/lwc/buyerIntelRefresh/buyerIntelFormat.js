@@ -209,10 +209,12 @@ function fieldLine(f) {
     return { text: `${label}: kept the value already there (${kept})`, rank: 1 };
   }
   if (f.old === f.new) return null;
-  return { text: `${label}: ${shortValue(f.field, f.old)} → ${shortValue(f.field, f.new)}`, rank: 2 };
+  // The match (buyer, status) before the buyer's data, of which an enrichment writes dozens.
+  const rank = f.field in PROVENANCE_LABELS ? 2 : 4;
+  return { text: `${label}: ${shortValue(f.field, f.old)} → ${shortValue(f.field, f.new)}`, rank };
 }
 
-/** A change's lines, a refused write first, then a value kept, a value changed, a note; at most six. */
+/** A change's lines: a refused write, a value kept, the match changed, a note, the buyer's data; at most six. */
 export function changeLines(change) {
   const lines = [
     ...(change?.fields ?? []).map(fieldLine).filter((l) => l !== null),
