@@ -1,3 +1,4 @@
+// Size: the quick action's one component (an LWC bundle has one): the match, five actions followed to their job's end, two forms, and the last changes.
 import clearRejection from '@salesforce/apex/BuyerIntelRefreshController.clearRejection';
 import confirmCandidate from '@salesforce/apex/BuyerIntelRefreshController.confirmCandidate';
 import getHistory from '@salesforce/apex/BuyerIntelRefreshController.getHistory';
