@@ -60,7 +60,8 @@ export interface ChangeJson {
   /** The newest event of the change. */
   at: string;
   runId: string | null;
-  run: { kind: string; label: string } | null;
+  /** `actor`: who started the run (a CRM user, an API key's fingerprint, `cli (<login>)`…), if recorded. */
+  run: { kind: string; label: string; actor: string | null } | null;
   jobId: string | null;
   trigger: string | null;
   buyerId: string | null;

@@ -73,8 +73,12 @@ export const CHANGE_SCHEMA = {
     runId: nullable('string'),
     run: {
       type: ['object', 'null'],
-      required: ['kind', 'label'],
-      properties: { kind: { type: 'string', enum: RUN_KINDS }, label: { type: 'string' } },
+      required: ['kind', 'label', 'actor'],
+      properties: {
+        kind: { type: 'string', enum: RUN_KINDS },
+        label: { type: 'string' },
+        actor: nullable('string', 'Who started the run: a CRM user, an API key’s fingerprint, a CLI login…'),
+      },
     },
     jobId: nullable('string'),
     trigger: nullable('string', 'What asked: webhook, refresh, backfill, review, cli, signal, digest…'),

@@ -25,8 +25,8 @@ interface EventBase {
   tenant: string;
   accountId: string;
   runId: string | null;
-  /** The run's kind and label, when a run names the write. */
-  run: { kind: RunKind; label: string } | null;
+  /** The run's kind, label and who started it, when a run names the write. */
+  run: { kind: RunKind; label: string; actor: string | null } | null;
   jobId: string | null;
   trigger: string | null;
   buyerId: string | null;
@@ -331,7 +331,7 @@ export class WriteHistory {
     const where = sql.join(conditions, sql` and `);
     // Each side reads its own index newest first and stops at the page's size; the merge keeps a page.
     const { rows } = await sql<EventRow>`
-      select h.*, r.kind as run_kind, r.label as run_label from (
+      select h.*, r.kind as run_kind, r.label as run_label, r.actor as run_actor from (
         (select 'field' as type, id, at, crm, tenant, account_id, run_id, job_id, trigger, buyer_id,
                 field, attribute, kind, policy, old_value, new_value, decision, crm_result, crm_error,
                 null::text as note_id, null::text as dedupe_key, null::text as title
@@ -384,6 +384,7 @@ interface EventRow {
   title: string | null;
   run_kind: RunKind | null;
   run_label: string | null;
+  run_actor: string | null;
 }
 
 function eventOf(r: EventRow): HistoryEvent {
@@ -394,7 +395,10 @@ function eventOf(r: EventRow): HistoryEvent {
     tenant: r.tenant,
     accountId: r.account_id,
     runId: idText(r.run_id),
-    run: r.run_kind && r.run_label !== null ? { kind: r.run_kind, label: r.run_label } : null,
+    run:
+      r.run_kind && r.run_label !== null
+        ? { kind: r.run_kind, label: r.run_label, actor: r.run_actor ?? null }
+        : null,
     jobId: r.job_id,
     trigger: r.trigger,
     buyerId: r.buyer_id,

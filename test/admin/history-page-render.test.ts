@@ -13,7 +13,7 @@ const change: ChangeJson = {
   accountId: '42',
   at: '2026-03-01T12:00:00.000Z',
   runId: '7',
-  run: { kind: 'backfill', label: `backfill ${hostile}` },
+  run: { kind: 'backfill', label: `backfill ${hostile}`, actor: 'cli (ops)' },
   jobId: 'hubspot.123.42.backfill.7',
   trigger: 'backfill',
   buyerId: 'b1',

@@ -1,9 +1,19 @@
 // The refresh API as the CRM cards and operators use it, over real HTTP with real Redis and the
 // emulators: who may call (API key, HubSpot v3 signature, Salesforce HMAC with a single-use nonce, its
-// v2 naming the Salesforce user behind a decision), a double click being one job, the job's diff, and
-// confirming a candidate of a "needs review" match.
+// v2 naming the Salesforce user behind a decision), a double click being one job, the job's diff,
+// confirming a candidate of a "needs review" match, and each CRM's signed read of an account's history
+// in the words its card or quick action shows.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  HISTORY_PAGE_EVENTS,
+  type HistoryChange,
+} from '../../connectors/hubspot/app/src/app/cards/buyer-intel-api.ts';
+import {
+  changeLines,
+  runDescription,
+} from '../../connectors/hubspot/app/src/app/cards/buyer-intel-format.ts';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
 import {
   salesforceRequestSignature,
@@ -19,6 +29,12 @@ import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-de
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { closeService } from '../helpers/service.ts';
+
+/** The quick action's helpers (plain JavaScript, loaded as the metadata test does). */
+const LWC_FORMAT = join(
+  import.meta.dirname,
+  '../../connectors/salesforce/force-app/main/default/lwc/buyerIntelRefresh/buyerIntelFormat.js',
+);
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-api-${randomUUID().slice(0, 8)}`;
@@ -203,6 +219,36 @@ describe('HubSpot card calls (hubspot.fetch, v3 signature)', () => {
     });
   });
 
+  it("reads its own company's history, whose run names the HubSpot user as the card shows it", async () => {
+    const portal = String(hs.portalId);
+    const id = company({ name: 'City of Austin', state: 'TX' });
+    const jane = `portalId=${portal}&userId=7&userEmail=jane%40example.com&appId=99`;
+    const refresh = `/api/refresh?${jane}`;
+    const body = JSON.stringify({ crm: 'hubspot', tenant: portal, accountId: id });
+    const queued = await call('POST', refresh, body, signed('POST', refresh, body));
+    expect((await jobResult(String(queued.body.jobId))).status).toBe('enriched');
+
+    // The URL the card asks for, with what hubspot.fetch appends.
+    const path = `/api/accounts/hubspot/${id}/history?tenant=${portal}&limit=${HISTORY_PAGE_EVENTS}&${jane}`;
+    const read = await call('GET', path, undefined, signed('GET', path, ''));
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ crm: 'hubspot', tenant: portal, accountId: id, next: null });
+    const [change, ...older] = read.body.changes as HistoryChange[];
+    expect(older).toEqual([]);
+    expect(change?.run).toMatchObject({ kind: 'refresh', actor: `hubspot ${portal} jane@example.com` });
+    if (!change) throw new Error('no change');
+    expect(runDescription(change)).toBe('refresh by jane@example.com');
+    // A first enrichment writes dozens of fields: the match first, then the rest counted.
+    const lines = changeLines(change);
+    expect(lines).toContain('Status: — → Enriched');
+    expect(lines).toEqual(expect.arrayContaining([expect.stringMatching(/^Buyer: — → .*Austin/)]));
+    expect(lines).toHaveLength(6);
+    expect(lines.at(-1)).toMatch(/^…and \d+ more$/);
+
+    const forged = await call('GET', path, undefined, signed('GET', path, '', 'not-the-secret'));
+    expect(forged.status).toBe(401);
+  });
+
   it('may not read runs: they span every CRM and tenant', async () => {
     for (const path of [`/api/runs?portalId=${hs.portalId}`, `/api/runs/1?portalId=${hs.portalId}`]) {
       const res = await call('GET', path, undefined, signed('GET', path, ''));
@@ -298,6 +344,52 @@ describe('Salesforce quick action calls (HMAC, single-use nonce)', () => {
         actor: { kind: 'crm-user', name: `salesforce ${user}` },
       }),
     ]);
+  });
+});
+
+describe("Salesforce quick action: the account's history (v2-signed GET)", () => {
+  const user = 'jane.doe@acme.example';
+  const signedAs = (body: string, who = user) => {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const nonce = randomBytes(16).toString('hex');
+    return {
+      'x-buyerintel-timestamp': timestamp,
+      'x-buyerintel-nonce': nonce,
+      'x-buyerintel-user': who,
+      'x-buyerintel-signature': salesforceRequestSignatureV2(SF_SECRET, timestamp, nonce, who, body),
+    };
+  };
+
+  it('reads what the quick action asks for, once per nonce, and no HubSpot company', async () => {
+    const lwc = (await import(LWC_FORMAT)) as {
+      runDescription(change: unknown): string;
+      changeLines(change: unknown): string[];
+      historyPageOf(raw: unknown): { changes: HistoryChange[]; next: string | null } | null;
+    };
+    const id = sf.store.create('Account', { Name: 'Acme Paving Inc', BillingState: 'TX' }).id;
+    const reject = `/api/accounts/salesforce/${id}/reject`;
+    const reason = JSON.stringify({ tenant: sf.orgId, reason: 'a paving contractor' });
+    const rejected = await call('POST', reject, reason, signedAs(reason));
+    expect((await jobResult(String(rejected.body.jobId))).status).toBe('no_match');
+
+    // The Apex controller's URL: the org as tenant, its page size, and a GET signs an empty body.
+    const path = `/api/accounts/salesforce/${id}/history?tenant=${sf.orgId}&limit=${HISTORY_PAGE_EVENTS}`;
+    const headers = signedAs('');
+    const read = await call('GET', path, undefined, headers);
+    expect(read.status).toBe(200);
+    const page = lwc.historyPageOf(read.body);
+    expect(page?.next).toBeNull();
+    const [change] = page?.changes ?? [];
+    expect(change?.run).toMatchObject({ kind: 'review', actor: `salesforce ${user}` });
+    expect(lwc.runDescription(change)).toBe(`rejected by ${user}`);
+    expect(lwc.changeLines(change)).toContain('Status: — → No match');
+
+    const replay = await call('GET', path, undefined, headers);
+    expect(replay.status).toBe(401);
+    expect(String(replay.body.message)).toContain('nonce');
+    const hubspot = `/api/accounts/hubspot/${id}/history`;
+    const other = await call('GET', hubspot, undefined, signedAs(''));
+    expect([other.status, other.body.error]).toEqual([403, 'forbidden']);
   });
 });
 

@@ -197,7 +197,7 @@ describe('the service’s system of record', () => {
           expect.objectContaining({
             accountId: id,
             trigger: 'webhook',
-            run: { kind: 'webhook', label: 'HubSpot webhook: 1 event' },
+            run: { kind: 'webhook', label: 'HubSpot webhook: 1 event', actor: null },
             fields: expect.arrayContaining([
               expect.objectContaining({ field: 'buyer_intel_status', new: 'enriched' }),
             ]),

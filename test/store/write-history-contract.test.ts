@@ -77,7 +77,12 @@ for (const variant of VARIANTS) {
 
     it('reads an account’s writes and notes back newest first, with the run that made them', async () => {
       const { writes, runs } = repos;
-      const backfill = await runs.create({ kind: 'backfill', label: 'backfill of 3 accounts', at: T0 });
+      const backfill = await runs.create({
+        kind: 'backfill',
+        label: 'backfill of 3 accounts',
+        actor: 'cli (ops)',
+        at: T0,
+      });
       await writes.recordFieldWrites([
         write('a1', 'population', { runId: backfill.id, trigger: 'backfill', old: null, new: '100' }),
         write('a1', 'buyer_intel_status', {
@@ -115,7 +120,8 @@ for (const variant of VARIANTS) {
         type: 'note',
         noteId: 'n-bi-b1-r1',
         title: 'Signal bi-b1-r1',
-        run: { kind: 'backfill', label: 'backfill of 3 accounts' },
+        // Who started the run reads with it (the CRM card says "confirmed by …").
+        run: { kind: 'backfill', label: 'backfill of 3 accounts', actor: 'cli (ops)' },
       });
       // One job's events (an undo of that job reads them so).
       const ofJob = await writes.forAccount(

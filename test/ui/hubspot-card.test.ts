@@ -91,6 +91,8 @@ function fakeFetch(routes: {
       status,
       json: async () => body,
     });
+    // The "Last changes" section (test/ui/hubspot-card-history.test.ts): nothing written yet.
+    if (method === 'GET' && path.endsWith('/history')) return reply(200, { changes: [], next: null });
     if (method === 'GET' && path.startsWith('/api/accounts/')) return reply(200, routes.account());
     if (method === 'POST' && path === '/api/refresh') {
       return routes.refresh

@@ -5,11 +5,23 @@ import { join, relative } from 'node:path';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import {
+  HISTORY_PAGE_EVENTS,
+  type HistoryChange,
+  type HistoryField,
+} from '../../connectors/hubspot/app/src/app/cards/buyer-intel-api.ts';
+import * as card from '../../connectors/hubspot/app/src/app/cards/buyer-intel-format.ts';
+import {
+  historyReducer as cardHistoryReducer,
+  initialHistoryState as cardInitialHistory,
+  type HistoryEvent,
+} from '../../connectors/hubspot/app/src/app/cards/history-logic.ts';
+import {
   SALESFORCE_USER,
   salesforceRequestSignatureV2,
   verifySalesforceRequest,
 } from '../../connectors/salesforce/request-signature.ts';
 import { rejectBodySchema, researchBodySchema } from '../../src/review/schemas.ts';
+import { isHistoryCursor } from '../../src/store/write-history.ts';
 
 const SF_ROOT = join(import.meta.dirname, '../../connectors/salesforce');
 const DEFAULT = join(SF_ROOT, 'force-app/main/default');
@@ -114,6 +126,7 @@ describe('sfdx project', () => {
     expect([...auraEnabled.keys()].sort()).toEqual([
       'clearRejection',
       'confirmCandidate',
+      'getHistory',
       'getMatch',
       'jobStatus',
       'refresh',
@@ -238,6 +251,8 @@ describe('Apex request signing stays in step with the service contract', () => {
       'aRefusedDecisionShowsTheServiceMessage',
       'httpErrorSurfacesTheServiceMessage',
       'signsTimestampNonceUserBodyAsLowercaseHex',
+      'getHistoryReadsAPageOfTheAccountsChangesSignedByTheRunningUser',
+      'getHistoryRefusesABadCursorOrAnAccountOutOfReachBeforeAnyCallout',
     ])
       expect(test).toMatch(new RegExp(`@IsTest\\s+static void ${name}\\(\\)`));
     // Each @AuraEnabled method is exercised by the Apex tests.
@@ -278,6 +293,19 @@ interface FormatModule {
     state: unknown,
   ): { name: string | null; state: string | null } | { error: string };
   jobTitles(action: string): { busy: string; done: string; failed: string };
+  HISTORY_STEP: number;
+  fieldLabel(field: string): string;
+  changeLines(change: unknown): string[];
+  runDescription(change: unknown): string;
+  changeView(
+    change: unknown,
+    index: number,
+  ): { key: string; heading: string; lines: { key: string; text: string }[] };
+  historyPageOf(raw: unknown): { changes: unknown[]; next: string | null } | null;
+  initialHistoryState(): unknown;
+  historyReducer(state: unknown, event: unknown): unknown;
+  visibleChanges(state: unknown): HistoryChange[];
+  pageWanted(state: unknown): string | null;
 }
 
 describe('LWC pure helpers (buyerIntelFormat.js)', async () => {
@@ -400,5 +428,175 @@ describe('LWC pure helpers (buyerIntelFormat.js)', async () => {
     expect(actions.map((a) => a[1]).sort()).toEqual(['clear', 'confirm', 'refresh', 'reject', 'research']);
     for (const action of actions)
       expect(fmt.jobTitles(action[1] ?? '').done).not.toBe(fmt.jobTitles('no such action').done);
+  });
+});
+
+describe("the quick action's last changes say what the HubSpot card says", async () => {
+  const fmt = (await import(join(DEFAULT, 'lwc/buyerIntelRefresh/buyerIntelFormat.js'))) as FormatModule;
+  const cls = read('classes/BuyerIntelRefreshController.cls');
+  const AT = '2026-11-20T10:00:00.000Z';
+  const field = (
+    name: string,
+    old: string | null,
+    value: string | null,
+    extra: object = {},
+  ): HistoryField => ({
+    field: name,
+    attribute: null,
+    kind: name.startsWith('buyer_intel_') ? 'provenance' : 'mapped',
+    old,
+    new: value,
+    decision: 'write',
+    result: 'ok',
+    error: null,
+    at: AT,
+    ...extra,
+  });
+  const change = (overrides: Partial<HistoryChange> = {}): HistoryChange => ({
+    crm: 'salesforce',
+    tenant: '00D000000000001EAA',
+    accountId: '001000000000001AAA',
+    at: AT,
+    runId: '7',
+    run: { kind: 'refresh', label: 'refresh salesforce 00D000000000001EAA 001000000000001AAA', actor: null },
+    jobId: 'job-7',
+    trigger: 'refresh',
+    buyerId: 'b-1',
+    fields: [],
+    notes: [],
+    ...overrides,
+  });
+  const runs: HistoryChange['run'][] = [
+    {
+      kind: 'backfill',
+      label: 'backfill of 2002 accounts (Salesforce 00D000000000001EAA)',
+      actor: 'cli (ops)',
+    },
+    { kind: 'backfill', label: 'backfill of every account (Salesforce 00D000000000001EAA)', actor: null },
+    { kind: 'refresh', label: 'refresh salesforce x y', actor: 'key:0a1b2c3d' },
+    { kind: 'confirm', label: 'confirm salesforce x y', actor: 'salesforce jane.doe@acme.example' },
+    { kind: 'review', label: 'reject salesforce x y', actor: 'salesforce jane.doe@acme.example' },
+    { kind: 'review', label: 'clear salesforce x y', actor: 'admin' },
+    { kind: 'reenrich', label: 'scheduled re-enrichment 3', actor: null },
+    { kind: 'webhook', label: 'Salesforce webhook: 2 events', actor: null },
+    { kind: 'undo', label: 'undo job 4', actor: 'cli (ops)' },
+    null,
+  ];
+  const changes = [
+    change({
+      fields: [
+        field('buyer_intel_status', 'needs_review', 'enriched'),
+        field('buyer_intel_last_enriched_at', null, AT),
+        field('buyer_intel_population', '160000', '167000'),
+        field('buyer_intel_employee_fte', '1200', '1350', {
+          decision: 'blocked-edited-by-person',
+          result: 'not_sent',
+        }),
+        field('BuyerIntel_Url__c', null, 'x', { result: 'error', error: '400: INVALID_URL' }),
+        field('buyer_intel_lms', 'Canvas', 'Moodle', { decision: 'blocked-not-empty', result: 'not_sent' }),
+      ],
+      notes: [{ action: 'created', noteId: 'n', dedupeKey: 'k', title: 'RFP: Roads', at: AT }],
+    }),
+    change({ fields: [field('buyer_intel_match_confidence', '0.8', '0.9')] }),
+    change({ fields: [field('buyer_intel_type', null, 'y'.repeat(90))], trigger: 'signal', run: null }),
+  ];
+
+  it('the same lines and the same run, for every kind of run and line', () => {
+    for (const run of runs) {
+      const c = change({ run, trigger: run ? 'refresh' : 'signal' });
+      expect(fmt.runDescription(c), run?.label).toBe(card.runDescription(c));
+    }
+    expect(fmt.runDescription(change({ run: runs[3] ?? null }))).toBe('confirmed by jane.doe@acme.example');
+    expect(fmt.runDescription(change({ run: runs[0] ?? null }))).toBe('backfill of 2,002 accounts');
+    for (const c of changes) expect(fmt.changeLines(c)).toEqual(card.changeLines(c));
+    expect(fmt.changeLines(changes[0])).toEqual([
+      'URL: not saved (400: INVALID_URL)',
+      'Employee FTE: kept your value (1200)',
+      'LMS: kept the value already there (Canvas)',
+      'Status: Needs review → Enriched',
+      'Note added: RFP: Roads',
+      'Population: 160000 → 167000',
+    ]);
+    for (const name of ['buyer_intel_parent_buyer_id', 'BuyerIntel_TotalEnrollment__c', 'annual_budget'])
+      expect(fmt.fieldLabel(name)).toBe(card.fieldLabel(name));
+    const view = fmt.changeView(changes[0], 0);
+    expect(view.heading).toMatch(/ · refresh$/);
+    expect(view.lines.map((l) => l.text)).toEqual(fmt.changeLines(changes[0]));
+    expect(new Set(view.lines.map((l) => l.key)).size).toBe(view.lines.length);
+  });
+
+  it('the same paging: five at a time, a change cut by a page held back, a stale answer dropped', () => {
+    const job = (n: number) =>
+      change({ jobId: `job-${n}`, fields: [field('buyer_intel_county', null, `C${n}`)] });
+    const events: HistoryEvent[] = [
+      { type: 'reload' },
+      {
+        type: 'page',
+        request: 1,
+        after: null,
+        page: { changes: [1, 2, 3, 4, 5, 6, 7].map(job), next: '41' },
+      },
+      { type: 'show_more' },
+      { type: 'fetching', after: '41' },
+      { type: 'reload' },
+      // The answer to the read a reload replaced.
+      { type: 'page', request: 1, after: '41', page: { changes: [job(7), job(8)], next: null } },
+      { type: 'failed', request: 2, after: null, message: 'Buyer intel service returned HTTP 503' },
+      { type: 'retry' },
+      { type: 'page', request: 3, after: null, page: { changes: [1, 2, 3].map(job), next: '12' } },
+      { type: 'show_more' },
+      { type: 'fetching', after: '12' },
+      { type: 'page', request: 3, after: '12', page: { changes: [job(3), job(4)], next: null } },
+    ];
+    let lwc = fmt.initialHistoryState();
+    let hubspot = cardInitialHistory;
+    for (const event of events) {
+      lwc = fmt.historyReducer(lwc, event);
+      hubspot = cardHistoryReducer(hubspot, event);
+      expect(lwc, event.type).toEqual(hubspot);
+      expect(fmt.pageWanted(lwc), event.type).toBe(fmt.pageWanted(hubspot));
+    }
+    expect(fmt.visibleChanges(lwc).map((c) => [c.jobId, c.fields.length])).toEqual([
+      ['job-1', 1],
+      ['job-2', 1],
+      ['job-3', 2],
+      ['job-4', 1],
+    ]);
+    expect(fmt.HISTORY_STEP).toBe(5);
+  });
+
+  it('reads a page Apex hands over as a map, a missing `next` as the last page', () => {
+    expect(fmt.historyPageOf({ changes: [] })).toEqual({ changes: [], next: null });
+    expect(fmt.historyPageOf({ changes: [], next: '41' })).toEqual({ changes: [], next: '41' });
+    expect(fmt.historyPageOf({ crm: 'salesforce' })).toBeNull();
+    expect(fmt.historyPageOf(null)).toBeNull();
+  });
+
+  it('the controller asks for a page as the card does, and lets only a cursor of the service through', () => {
+    expect(cls).toMatch(new RegExp(`HISTORY_PAGE_EVENTS = ${HISTORY_PAGE_EVENTS};`));
+    expect(HISTORY_PAGE_EVENTS).toBeLessThanOrEqual(500);
+    const apexCursor = new RegExp(`^${cls.match(/CURSOR_PATTERN = '([^']*)';/)?.[1]}$`);
+    for (const cursor of [
+      '41',
+      '123456789012345678',
+      '1234567890123456789',
+      '',
+      '4 1',
+      '41&limit=500',
+      '../x',
+    ])
+      expect([cursor, apexCursor.test(cursor)]).toEqual([cursor, isHistoryCursor(cursor)]);
+    expect(cls).toContain('!Pattern.matches(CURSOR_PATTERN, after)');
+    expect(cls).toMatch(/getHistory\(Id accountId, String after\) \{\s+assertReadableAccount\(accountId\);/);
+  });
+
+  it('every handler and binding the template names is in the component', () => {
+    const html = read('lwc/buyerIntelRefresh/buyerIntelRefresh.html');
+    const js = read('lwc/buyerIntelRefresh/buyerIntelRefresh.js');
+    const names = new Set([...html.matchAll(/=\{(\w+)\}/g)].map((m) => m[1] ?? ''));
+    for (const local of ['c', 'row', 'note', 'change', 'line']) names.delete(local);
+    expect(names.has('handleShowMore')).toBe(true);
+    for (const name of names)
+      expect(js, name).toMatch(new RegExp(`(get ${name}\\(\\)|^\\s+${name}(\\(| =|;))`, 'm'));
   });
 });

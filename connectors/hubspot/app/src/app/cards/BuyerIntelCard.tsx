@@ -11,6 +11,7 @@ import {
   progressLabel,
   runJobFlow,
 } from './buyer-intel-logic.ts';
+import { LastChanges } from './LastChanges.tsx';
 import { Candidates, JobDiff, MatchSummary } from './MatchViews.tsx';
 import { RejectedNotice, RejectForm, ResearchForm } from './ReviewForms.tsx';
 import { checkReason, checkResearch, offeredActions } from './review-checks.ts';
@@ -171,6 +172,7 @@ export function BuyerIntelCard({ context, fetch, baseUrl = BACKEND_URL, poll }: 
       {account.status === 'needs_review' && !account.pinned ? (
         <Candidates account={account} busy={busy} onConfirm={onConfirm} />
       ) : null}
+      <LastChanges api={api} accountId={accountId} refreshKey={state.jobsFinished} />
     </Flex>
   );
 }

@@ -1,7 +1,7 @@
 // The Buyer Intel service as the card sees it: the response shapes, a client over `hubspot.fetch`, and
 // job polling. No JSX and no `@hubspot/ui-extensions`, so it is unit-tested directly. The contract lives
-// in the service: GET /api/accounts/..., POST /api/refresh, GET /api/jobs/:id, and POST
-// /api/accounts/.../confirm|reject|clear|research.
+// in the service: GET /api/accounts/..., POST /api/refresh, GET /api/jobs/:id, POST
+// /api/accounts/.../confirm|reject|clear|research, and GET /api/accounts/.../history.
 
 export type MatchStatus = 'enriched' | 'needs_review' | 'no_match' | 'error' | 'never';
 export type JobState =
@@ -62,6 +62,60 @@ export interface Job {
   failedReason?: string;
 }
 
+/** One field of a change in the write history: what it held, what we sent, and what became of it. */
+export interface HistoryField {
+  field: string;
+  attribute: string | null;
+  kind: 'mapped' | 'provenance';
+  old: string | null;
+  new: string | null;
+  /** write, blocked-edited-by-person, blocked-not-empty, provenance, … (the service's policy decision). */
+  decision: string;
+  /** `not_sent`: a policy kept the CRM's value. */
+  result: 'ok' | 'error' | 'not_sent';
+  error: string | null;
+  at: string;
+}
+
+export interface HistoryNote {
+  /** `removed` by an undo; absent from a service that only records created notes. */
+  action?: 'created' | 'removed';
+  noteId: string;
+  dedupeKey: string;
+  title: string | null;
+  at: string;
+}
+
+/** What one job changed on the company, as GET /api/accounts/hubspot/:id/history groups it. */
+export interface HistoryChange {
+  crm: string;
+  tenant: string;
+  accountId: string;
+  /** Its newest event. */
+  at: string;
+  runId: string | null;
+  /** `actor`: who started the run (absent from an older service). */
+  run: { kind: string; label: string; actor?: string | null } | null;
+  jobId: string | null;
+  trigger: string | null;
+  buyerId: string | null;
+  fields: HistoryField[];
+  notes: HistoryNote[];
+}
+
+export interface HistoryPage {
+  /** Newest first. */
+  changes: HistoryChange[];
+  /** The cursor of the older page (`after`); null on the last. */
+  next: string | null;
+}
+
+/**
+ * Events (fields and notes) asked for per page: a full enrichment writes about 35 fields, so one page
+ * usually holds the few changes the card shows first.
+ */
+export const HISTORY_PAGE_EVENTS = 100;
+
 /** What every review action answers: the job that applies the decision. */
 export interface Queued {
   jobId: string;
@@ -118,6 +172,8 @@ export interface BuyerIntelApi {
   reject(accountId: string, reason: string): Promise<Queued>;
   clear(accountId: string): Promise<Queued>;
   research(accountId: string, edit: ResearchEdit): Promise<Queued>;
+  /** A page of what the service changed on the company, newest first; `after` is a page's `next`. */
+  getHistory(accountId: string, after?: string | null): Promise<HistoryPage>;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -164,6 +220,24 @@ export function createApiClient(options: ApiClientOptions): BuyerIntelApi {
     reject: (accountId, reason) => decide(accountId, 'reject', { reason }),
     clear: (accountId) => decide(accountId, 'clear', {}),
     research: (accountId, edit) => decide(accountId, 'research', { ...edit }),
+    getHistory: async (accountId, after) => {
+      const page = await call<unknown>(
+        `/api/accounts/${enc(crm)}/${enc(accountId)}/history?tenant=${enc(tenant)}&limit=${HISTORY_PAGE_EVENTS}${after ? `&after=${enc(after)}` : ''}`,
+        'GET',
+      );
+      // A page the card cannot read is an error it shows, not a crash of the whole card.
+      if (
+        !isRecord(page) ||
+        !Array.isArray(page.changes) ||
+        !(page.next === null || typeof page.next === 'string')
+      )
+        throw new BuyerIntelApiError(
+          502,
+          'bad_response',
+          'The buyer intel service sent a history the card cannot read.',
+        );
+      return page as unknown as HistoryPage;
+    },
   };
 }
 

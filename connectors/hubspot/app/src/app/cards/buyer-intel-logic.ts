@@ -67,6 +67,8 @@ export interface CardState {
   outcome: JobOutcome | null;
   error: string | null;
   form: ReviewForm | null;
+  /** Jobs followed to their end: each one may have changed the company ("Last changes" reads again). */
+  jobsFinished: number;
 }
 
 export type CardEvent =
@@ -95,6 +97,7 @@ export const initialCardState: CardState = {
   outcome: null,
   error: null,
   form: null,
+  jobsFinished: 0,
 };
 
 export function toOutcome(job: Job, action: CardAction = 'refresh'): JobOutcome {
@@ -205,6 +208,7 @@ export function cardReducer(state: CardState, event: CardEvent): CardState {
         outcome: toOutcome(event.job, state.action ?? 'refresh'),
         error: null,
         form: null,
+        jobsFinished: state.jobsFinished + 1,
       };
   }
 }

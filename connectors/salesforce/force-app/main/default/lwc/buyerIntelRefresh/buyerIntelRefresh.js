@@ -1,5 +1,7 @@
+// Size: the quick action's one component (an LWC bundle has one): the match, five actions followed to their job's end, two forms, and the last changes.
 import clearRejection from '@salesforce/apex/BuyerIntelRefreshController.clearRejection';
 import confirmCandidate from '@salesforce/apex/BuyerIntelRefreshController.confirmCandidate';
+import getHistory from '@salesforce/apex/BuyerIntelRefreshController.getHistory';
 import getMatch from '@salesforce/apex/BuyerIntelRefreshController.getMatch';
 import jobStatus from '@salesforce/apex/BuyerIntelRefreshController.jobStatus';
 import refresh from '@salesforce/apex/BuyerIntelRefreshController.refresh';
@@ -9,22 +11,30 @@ import { CloseActionScreenEvent } from 'lightning/actions';
 import { api, LightningElement } from 'lwc';
 import {
   candidateRows,
+  changeView,
   createdNotes,
   diffRows,
   formatConfidence,
   formatDateTime,
+  hasMoreChanges,
+  historyPageOf,
+  historyReducer,
+  initialHistoryState,
   isRejected,
   isTerminal,
   jobTitles,
   MAX_NAME,
   MAX_REASON,
   MAX_STATE,
+  pageWanted,
   reduceError,
   rejectInput,
   researchDefaults,
   researchInput,
   statusBadgeClass,
   statusLabel,
+  UNREADABLE_HISTORY,
+  visibleChanges,
 } from './buyerIntelFormat';
 
 const POLL_INTERVAL_MS = 1500;
@@ -49,6 +59,8 @@ export default class BuyerIntelRefresh extends LightningElement {
   maxReason = MAX_REASON;
   maxName = MAX_NAME;
   maxState = MAX_STATE;
+  /** The account's last changes (the service's write history), read after the account. */
+  history = initialHistoryState();
 
   // Screen quick actions set recordId after construction, so load when it arrives.
   @api
@@ -67,14 +79,51 @@ export default class BuyerIntelRefresh extends LightningElement {
 
   async load() {
     this.loading = true;
+    let loaded = false;
     try {
       this.match = await getMatch({ accountId: this._recordId });
       this.error = undefined;
+      loaded = true;
     } catch (e) {
       this.error = reduceError(e);
     } finally {
       this.loading = false;
     }
+    // The account shows first; its last changes follow, and again after each job (which reloads it).
+    if (loaded) this.loadHistory();
+  }
+
+  loadHistory() {
+    this.history = historyReducer(this.history, { type: 'reload' });
+    this.readHistory(null);
+  }
+
+  /** Reads the newest page (`after` null) or the one after a cursor, then any page still wanted. */
+  async readHistory(after) {
+    const request = this.history.request;
+    if (after !== null) this.history = historyReducer(this.history, { type: 'fetching', after });
+    try {
+      const page = historyPageOf(await getHistory({ accountId: this._recordId, after }));
+      this.history = historyReducer(
+        this.history,
+        page
+          ? { type: 'page', request, after, page }
+          : { type: 'failed', request, after, message: UNREADABLE_HISTORY },
+      );
+    } catch (e) {
+      this.history = historyReducer(this.history, {
+        type: 'failed',
+        request,
+        after,
+        message: reduceError(e),
+      });
+    }
+    this.continueHistory();
+  }
+
+  continueHistory() {
+    const wanted = pageWanted(this.history);
+    if (wanted !== null) this.readHistory(wanted);
   }
 
   get hasMatch() {
@@ -145,6 +194,38 @@ export default class BuyerIntelRefresh extends LightningElement {
   }
   get refreshDisabled() {
     return this.busy || this.loading;
+  }
+  get showHistory() {
+    return Boolean(this.match);
+  }
+  get historyViews() {
+    return visibleChanges(this.history).map(changeView);
+  }
+  get historyLoadingFirst() {
+    return this.history.loading === 'first';
+  }
+  get historyLoadingMore() {
+    return this.history.loading === 'more';
+  }
+  get historyError() {
+    return this.history.error;
+  }
+  get historyEmpty() {
+    return this.history.loaded && this.history.next === null && this.historyViews.length === 0;
+  }
+  get historyHasMore() {
+    return hasMoreChanges(this.history);
+  }
+
+  handleShowMore() {
+    this.history = historyReducer(this.history, { type: 'show_more' });
+    this.continueHistory();
+  }
+
+  handleHistoryRetry() {
+    this.history = historyReducer(this.history, { type: 'retry' });
+    if (this.history.loading === 'first') this.readHistory(null);
+    else this.continueHistory();
   }
 
   handleRefresh() {
