@@ -9,6 +9,7 @@ import {
   historyPageSchema,
   readHistory,
 } from '../api/history-routes.ts';
+import { runWithChanges } from '../api/runs-routes.ts';
 import { ActionProblem } from '../review/problem.ts';
 import { isRunId } from '../store/runs.ts';
 import type { Store } from '../store/store.ts';
@@ -75,16 +76,7 @@ export function addAdminHistoryRoutes(router: express.Router, options: { store: 
       const id = String(req.params.id);
       const query = valid(historyPageSchema, { limit: PAGE, ...queryOf(req.query) }, 'query');
       const found = isRunId(id)
-        ? await readHistory(store, async ({ runs, writes }) => {
-            const run = await runs.get(id);
-            if (!run) return null;
-            const [outcomes, changed, page] = await Promise.all([
-              runs.outcomeCounts(run.id),
-              writes.runChanges(run.id),
-              writes.ofRun(run.id, query),
-            ]);
-            return { run, outcomes, changed, page };
-          })
+        ? await readHistory(store, (repos) => runWithChanges(repos, id, query))
         : null;
       if (!found) throw new ActionProblem(404, 'not_found', `no run ${id.slice(0, 40)}`);
       const { run } = found;

@@ -2,6 +2,7 @@
 // in openapi-runs.ts uses the same change schema).
 import { crmKinds } from '../../connectors/registry.ts';
 import { RUN_KINDS } from '../store/schema.ts';
+import { errorResponses } from './openapi-errors.ts';
 
 const nullable = (type: string, description?: string) => ({
   type: [type, 'null'],
@@ -120,21 +121,10 @@ export const HISTORY_PAGE_PARAMETERS = [
 ] as const;
 
 const err = (codes: number[]) =>
-  Object.fromEntries(
-    codes.map((c) => [
-      String(c),
-      {
-        description:
-          {
-            400: 'Bad input; the message names the problem',
-            401: 'Not authenticated',
-            403: 'The caller may not read this CRM or tenant',
-            503: 'The database is unavailable; try again',
-          }[c] ?? 'Error',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      },
-    ]),
-  );
+  errorResponses(codes, {
+    403: 'The caller may not read this CRM or tenant',
+    503: 'The database is unavailable; try again',
+  });
 
 export const HISTORY_PATHS = {
   '/api/accounts/{crm}/{accountId}/history': {

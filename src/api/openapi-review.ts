@@ -1,17 +1,9 @@
 // The review queue's part of the OpenAPI document (openapi.ts spreads it into `paths`).
 import { crmKinds } from '../../connectors/registry.ts';
 import { COHORTS } from '../store/schema.ts';
+import { errorResponses } from './openapi-errors.ts';
 
-const err = (codes: number[]) =>
-  Object.fromEntries(
-    codes.map((c) => [
-      String(c),
-      {
-        description: c === 400 ? 'Bad input; the message names the problem' : 'Error',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      },
-    ]),
-  );
+const err = (codes: number[]) => errorResponses(codes);
 const q = (name: string, schema: Record<string, unknown>, description?: string) => ({
   name,
   in: 'query',

@@ -1,23 +1,14 @@
 // The runs' part of the OpenAPI document (openapi.ts spreads it into `paths`).
 import { OUTCOME_STATUSES, RUN_KINDS } from '../store/schema.ts';
+import { errorResponses } from './openapi-errors.ts';
 import { HISTORY_PAGE_PARAMETERS, HISTORY_PAGE_SCHEMA } from './openapi-history.ts';
 
 const err = (codes: number[]) =>
-  Object.fromEntries(
-    codes.map((c) => [
-      String(c),
-      {
-        description:
-          {
-            400: 'Bad input; the message names the problem',
-            403: 'A CRM-signed caller: runs are read with an API key',
-            404: 'No such run',
-            503: 'The database is unavailable; try again',
-          }[c] ?? 'Error',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      },
-    ]),
-  );
+  errorResponses(codes, {
+    403: 'A CRM-signed caller: runs are read with an API key',
+    404: 'No such run',
+    503: 'The database is unavailable; try again',
+  });
 
 const run = {
   type: 'object',

@@ -1,5 +1,6 @@
 // POST /api/undo in the OpenAPI document (openapi.ts spreads it into `paths`).
 import { crmKinds } from '../../connectors/registry.ts';
+import { errorResponses } from './openapi-errors.ts';
 
 const nullable = (type: string, description?: string) => ({
   type: [type, 'null'],
@@ -7,23 +8,12 @@ const nullable = (type: string, description?: string) => ({
 });
 
 const err = (codes: number[]) =>
-  Object.fromEntries(
-    codes.map((c) => [
-      String(c),
-      {
-        description:
-          {
-            400: 'Bad input; the message names the problem',
-            401: 'Not authenticated',
-            403: 'A CRM-signed caller asked for a run, a job, or another CRM’s or tenant’s account',
-            404: 'No such run, or nothing recorded for the job or account',
-            502: 'The CRM failed while a dry run read the accounts',
-            503: 'The database or the queue is unavailable; try again',
-          }[c] ?? 'Error',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      },
-    ]),
-  );
+  errorResponses(codes, {
+    403: 'A CRM-signed caller asked for a run, a job, or another CRM’s or tenant’s account',
+    404: 'No such run, or nothing recorded for the job or account',
+    502: 'The CRM failed while a dry run read the accounts',
+    503: 'The database or the queue is unavailable; try again',
+  });
 
 const counts = (what: string) => ({
   type: 'object',

@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document of our own HTTP API (served at /api/openapi.json) and a plain page that
 // reads it (/api/docs). Kept next to the routes it describes; a test checks every path is served.
 import { CRMS, crmKinds } from '../../connectors/registry.ts';
+import { errorResponses } from './openapi-errors.ts';
 import { HISTORY_PATHS } from './openapi-history.ts';
 import { REVIEW_PATHS } from './openapi-review.ts';
 import { RUN_PATHS } from './openapi-runs.ts';
@@ -11,16 +12,7 @@ const error = {
   required: ['error', 'message'],
   properties: { error: { type: 'string' }, message: { type: 'string' } },
 } as const;
-const errors = (...codes: number[]) =>
-  Object.fromEntries(
-    codes.map((c) => [
-      String(c),
-      {
-        description: DESCRIPTIONS[c] ?? 'Error',
-        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-      },
-    ]),
-  );
+const errors = (...codes: number[]) => errorResponses(codes, DESCRIPTIONS);
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Bad input; the message names the problem',
   401: 'Not authenticated',

@@ -38,6 +38,22 @@ function apiKeyOnly(caller: Caller): void {
     throw new ActionProblem(403, 'forbidden', 'runs span every CRM and tenant: read them with an API key');
 }
 
+/** A run with its accounts' outcomes, what it changed and a page of its changes; null when unknown. */
+export async function runWithChanges(
+  { runs, writes }: Pick<Repositories, 'runs' | 'writes'>,
+  id: string,
+  page: z.infer<typeof historyPageSchema>,
+) {
+  const run = await runs.get(id);
+  if (!run) return null;
+  const [outcomes, changed, events] = await Promise.all([
+    runs.outcomeCounts(run.id),
+    writes.runChanges(run.id),
+    writes.ofRun(run.id, page),
+  ]);
+  return { run, outcomes, changed, page: events };
+}
+
 export function addRunRoutes(
   router: express.Router,
   ctx: Pick<ReviewRouteContext, 'parse' | 'handle'> & { store: Pick<Store, 'open'> },
@@ -68,18 +84,7 @@ export function addRunRoutes(
       apiKeyOnly(caller);
       const id = String(req.params.id);
       const page = parse(historyPageSchema, plainQuery(req.query), 'query');
-      const found = isRunId(id)
-        ? await read(async ({ runs, writes }) => {
-            const run = await runs.get(id);
-            if (!run) return null;
-            const [outcomes, changed, history] = await Promise.all([
-              runs.outcomeCounts(run.id),
-              writes.runChanges(run.id),
-              writes.ofRun(run.id, page),
-            ]);
-            return { run, outcomes, changed, history };
-          })
-        : null;
+      const found = isRunId(id) ? await read((repos) => runWithChanges(repos, id, page)) : null;
       if (!found) throw new ActionProblem(404, 'not_found', `no run ${id.slice(0, 40)}`);
       const accounts = Object.values(found.outcomes).reduce((a, b) => a + b, 0);
       res.json({
@@ -87,7 +92,7 @@ export function addRunRoutes(
         accounts,
         outcomes: found.outcomes,
         writes: found.changed,
-        history: historyJson(found.history),
+        history: historyJson(found.page),
       });
     }),
   );
