@@ -8,7 +8,13 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { FieldWriteEntry } from '../write/journal.ts';
 import { type Run, Runs } from './runs.ts';
-import type { Database, FieldKind } from './schema.ts';
+import {
+  type Cohort,
+  type Database,
+  type FieldKind,
+  OUTCOME_STATUSES,
+  type OutcomeStatus,
+} from './schema.ts';
 import { insertFieldWrites } from './write-history.ts';
 
 /** The writes an undo takes back. */
@@ -50,6 +56,21 @@ export interface UndoAccount {
 }
 
 /** One field the scope wrote on one account. */
+/**
+ * What an undo put back on an account's match fields, for its outcome in the review queue: no status
+ * (the account had none before) removes the outcome — the history keeps what it was.
+ */
+export interface OutcomeAfterUndo extends UndoAccount {
+  status: string | null;
+  buyerId: string | null;
+  buyerName: string | null;
+  confidence: string | null;
+  reason: string | null;
+}
+
+const isStatus = (s: string | null): s is OutcomeStatus =>
+  s !== null && (OUTCOME_STATUSES as readonly string[]).includes(s);
+
 export interface UndoField extends UndoAccount {
   field: string;
   kind: FieldKind;
@@ -373,9 +394,57 @@ export class UndoRecords {
       removals: readonly NoteRemovalEntry[];
       done: readonly UndoAccount[];
       counts: Record<string, number>;
+      /** The accounts whose match fields the batch put back. */
+      outcomes?: readonly OutcomeAfterUndo[];
     },
   ): Promise<void> {
     await this.#db.transaction().execute(async (trx) => {
+      for (const o of batch.outcomes ?? []) {
+        if (o.status === null) {
+          await trx
+            .deleteFrom('account_outcomes')
+            .where('crm', '=', o.crm)
+            .where('tenant', '=', o.tenant)
+            .where('account_id', '=', o.accountId)
+            .execute();
+          continue;
+        }
+        // A status we never write (a person typed it) leaves the outcome as it is.
+        if (!isStatus(o.status)) continue;
+        const status = o.status;
+        const confidence = o.confidence === null ? null : Number(o.confidence);
+        const enriched = status === 'enriched';
+        const values = {
+          status,
+          buyer_id: enriched ? o.buyerId : null,
+          buyer_name: enriched ? o.buyerName : null,
+          confidence: confidence !== null && Number.isFinite(confidence) ? confidence : null,
+          reason: o.reason,
+          updated_at: new Date(),
+        };
+        // An undo of an undo brings back an outcome the first one removed: its name and state come
+        // with the account's next enrichment.
+        await trx
+          .insertInto('account_outcomes')
+          .values({
+            crm: o.crm,
+            tenant: o.tenant,
+            account_id: o.accountId,
+            cohort: enriched ? 'matched_by_name' : status,
+            candidates: JSON.stringify([]),
+            ...values,
+          })
+          .onConflict((oc) =>
+            oc.columns(['crm', 'tenant', 'account_id']).doUpdateSet({
+              ...values,
+              // How an earlier match was made is not on the CRM: the outcome keeps what it said.
+              cohort: enriched
+                ? sql<Cohort>`case account_outcomes.matched_by when 'id' then 'matched_by_id' else 'matched_by_name' end`
+                : status,
+            }),
+          )
+          .execute();
+      }
       if (batch.fields.length) await insertFieldWrites(trx, batch.fields).execute();
       if (batch.removals.length)
         await trx

@@ -1,7 +1,9 @@
 // What one batch of an undo leaves on the record, from its plan and the CRM's answers: a field write per
 // value put back (decision `undo`, old → the value before) or refused, a kept value per person's edit
-// (`undo-kept-edit`, not sent), a removal per note, the accounts that are done, and the counts. Pure.
-import type { NoteRemovalEntry, UndoAccount } from '../store/undo.ts';
+// (`undo-kept-edit`, not sent), a removal per note, the accounts that are done, the counts, and the
+// match the accounts' fields say afterwards (for the review queue). Pure.
+import { PROVENANCE_FIELDS as P } from '../map/provenance.ts';
+import type { NoteRemovalEntry, OutcomeAfterUndo, UndoAccount } from '../store/undo.ts';
 import type { FieldWriteEntry } from '../write/journal.ts';
 import type { AppliedBatch } from './apply.ts';
 import { sameValue } from './compare.ts';
@@ -177,4 +179,29 @@ export function addCounts(a: UndoCounts, b: UndoCounts): UndoCounts {
   const sum = { ...a };
   for (const key of Object.keys(NO_COUNTS) as (keyof UndoCounts)[]) sum[key] = (a[key] ?? 0) + b[key];
   return sum;
+}
+
+/**
+ * The match each account's fields say after the batch, for its outcome in the review queue: what the
+ * undo put back, else what the CRM held. Only accounts whose buyer or status the batch put back.
+ */
+export function outcomesAfter(
+  plans: readonly AccountPlan[],
+  changed: BatchRecord['changed'],
+): OutcomeAfterUndo[] {
+  return changed.flatMap(({ account, fields }) => {
+    if (!(P.buyerId in fields) && !(P.status in fields)) return [];
+    const held = plans.find((p) => p.accountId === account.accountId)?.held ?? {};
+    const after = (f: string) => ((f in fields ? fields[f] : held[f]) ?? null) || null;
+    return [
+      {
+        ...account,
+        status: after(P.status),
+        buyerId: after(P.buyerId),
+        buyerName: after(P.buyerName),
+        confidence: after(P.matchConfidence),
+        reason: after(P.matchReason),
+      },
+    ];
+  });
 }

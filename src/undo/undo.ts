@@ -15,7 +15,7 @@ import { scopeTarget, type UndoAccount, type UndoScope, undoAccountKey } from '.
 import type { AccountKey } from '../write/ledgers.ts';
 import { applyBatch } from './apply.ts';
 import { type AccountPlan, countFields, type FieldCounts, hasWork, planAccounts } from './plan.ts';
-import { addCounts, NO_COUNTS, recordOf, type UndoCounts } from './record.ts';
+import { addCounts, NO_COUNTS, outcomesAfter, recordOf, type UndoCounts } from './record.ts';
 import { type RetryOptions, withRetries } from './retry.ts';
 import type { Resolved } from './target.ts';
 
@@ -219,7 +219,11 @@ export async function runUndo(
         skip: sum.skip + n.skip,
       };
     }
-    await undo.recordBatch(run.id, { ...record, counts: { ...counts } });
+    await undo.recordBatch(run.id, {
+      ...record,
+      counts: { ...counts },
+      outcomes: outcomesAfter(plans, record.changed),
+    });
     const stale = await refreshLedgers(deps.ledgers, plans, record.changed);
     if (stale) remarks.push(stale);
     options.onProgress?.({ done: all.length - todo.length + doneNow, total: all.length, counts });

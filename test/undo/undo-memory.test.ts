@@ -11,6 +11,7 @@ import { type MemoryCrmStore, memoryCrm } from '../../connectors/memory/store.ts
 import type { CrmConnector } from '../../connectors/types.ts';
 import { PROVENANCE_FIELDS as P } from '../../src/map/provenance.ts';
 import { IntegrationError } from '../../src/shared/errors.ts';
+import type { OutcomeRecord } from '../../src/store/outcomes.ts';
 import type { Repositories, Store } from '../../src/store/store.ts';
 import { resolveUndo, type UndoTarget } from '../../src/undo/target.ts';
 import { previewUndo, runUndo, type UndoDeps } from '../../src/undo/undo.ts';
@@ -101,6 +102,26 @@ async function enrich(
     );
 }
 
+const key = (accountId: string) => ({ crm: inner.kind, tenant: inner.tenant, accountId });
+const matchedOutcome = (accountId: string, buyerId: string): OutcomeRecord => ({
+  ...key(accountId),
+  accountName: 'Austin',
+  state: 'TX',
+  status: 'enriched',
+  matchedBy: 'name',
+  buyerId,
+  buyerName: 'City of Austin',
+  buyerType: 'City',
+  confidence: 0.95,
+  reason: 'Matched "City of Austin" (TX) with 0.95',
+  candidates: [],
+  detail: {
+    source: 'search',
+    fields: [],
+    written: {},
+    notes: { created: [], alreadyPresent: 0, overCap: 0 },
+  },
+});
 const field = (id: string, name: string) => crm.accounts.get(id)?.fields.get(name) ?? null;
 const notesOn = (id: string) => crm.notesOf(id).length;
 const undo = async (target: UndoTarget, signal?: AbortSignal) =>
@@ -141,6 +162,8 @@ for (const variant of VARIANTS) {
         );
         // A person corrects Austin's population after our write.
         await inner.updateAccounts([{ accountId: a, fields: { [POP]: '975000' } }]);
+        // The review queue lists Austin as matched, as the job recorded it.
+        await repos.outcomes.record(matchedOutcome(a, 'b-1'));
 
         const preview = await previewUndo(deps(), await resolveUndo(repos, { kind: 'run', runId: backfill }));
         expect(preview.total).toBe(2);
@@ -175,6 +198,8 @@ for (const variant of VARIANTS) {
         expect(field(a, P.buyerId)).toBeNull();
         expect(field(b, POP)).toBe('1200000');
         expect(notesOn(a) + notesOn(b)).toBe(0);
+        // Austin had no match before the backfill: the review queue no longer lists one.
+        expect(await repos.outcomes.get(key(a))).toBeNull();
 
         const run = await repos.runs.get(undoRun);
         expect(run).toMatchObject({
@@ -221,6 +246,15 @@ for (const variant of VARIANTS) {
         expect(field(a, P.status)).toBe('enriched');
         expect(field(a, P.buyerId)).toBe('b-1');
         expect(field(b, POP)).toBe('1304379');
+        // …and the review queue lists the matches again, as the fields now say: Austin's row comes
+        // back; Dallas (whose job recorded none here) gets one too, its name to come with its next run.
+        expect(await repos.outcomes.get(key(a))).toMatchObject({ status: 'enriched', buyerId: 'b-1' });
+        expect(await repos.outcomes.get(key(b))).toMatchObject({
+          status: 'enriched',
+          cohort: 'matched_by_name',
+          buyerId: 'b-2',
+          accountName: null,
+        });
         expect(field(a, POP)).toBe('975000');
       });
 
