@@ -103,7 +103,12 @@ same command again), 2 bad usage, 130 interrupted (run the same command to resum
     try {
       const repos = await service.store.open();
       const resolved = await resolveUndo(repos, target);
-      const deps = { store: service.store, connectorFor: service.connector, ledgers: service.deps.ledgers };
+      const deps = {
+        store: service.store,
+        connectorFor: service.connector,
+        ledgers: service.deps.ledgers,
+        locks: service.accountLocks,
+      };
       const zero = { restored: 0, skipped: 0, notesRemoved: 0, failed: 0 };
       if (dryRun) {
         const preview = await previewUndo(deps, resolved, {

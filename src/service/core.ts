@@ -8,6 +8,7 @@ import type { PipelineDeps } from '../enrich/pipeline.ts';
 import { createLogger, workerLog } from '../observe/logger.ts';
 import { Metrics } from '../observe/metrics.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
+import { accountLockKey, redisAccountLocks } from '../signals/account-lock.ts';
 import { OutcomeHistory } from '../store/history.ts';
 import { describeError, Store } from '../store/store.ts';
 import { TenantStore } from '../tenants/store.ts';
@@ -98,6 +99,8 @@ export function buildCore(settings: ServiceSettings) {
     digestDeps,
     store,
     history: new OutcomeHistory(store),
+    /** The enrich worker's per-account locks, many at a time (an undo's batch). */
+    accountLocks: redisAccountLocks({ redis: redis.worker, keyOf: (a) => accountLockKey(prefix, a) }),
     /** Stores a tenant and serves it at once (the install flows). */
     addTenant: tenantStore
       ? async (record: { crm: string }) => {

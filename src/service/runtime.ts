@@ -34,6 +34,7 @@ export function createService(settings: ServiceSettings): Service {
     history: core.history,
     metrics: core.metrics,
     connector: core.connector,
+    accountLocks: core.accountLocks,
     tenantsOf: (crm) => core.crms.tenantsOf(crm),
     enrich: (ref, options) => enrichAccount(core.deps, ref, options),
     digest: (kind) => runDigestNow(core.digestDeps, kind),

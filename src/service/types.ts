@@ -11,6 +11,7 @@ import type { EnrichResult, PipelineDeps, SignalSettings } from '../enrich/pipel
 import type { Mapping } from '../map/mapping-schema.ts';
 import type { Logger } from '../observe/logger.ts';
 import type { Metrics } from '../observe/metrics.ts';
+import type { AccountLocks } from '../signals/account-lock.ts';
 import type { DatabaseSettings } from '../store/db.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
@@ -72,6 +73,8 @@ export interface Service {
   history: OutcomeHistory;
   metrics: Metrics;
   connector(crm: CrmKind, tenant: string): CrmConnector;
+  /** The enrich worker's per-account locks, many at a time (an undo's batch). */
+  accountLocks: AccountLocks;
   /** The tenants served for a CRM now (canonical ids). */
   tenantsOf(crm: CrmKind): string[];
   /** Enrich one account now, in this process (the CLI's `enrich`, dry runs). */

@@ -11,15 +11,14 @@ import { reviewInstructionSchema } from '../enrich/review-instruction.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
 import { reconcileDuplicates } from '../review/duplicates.ts';
-import { redisAccountLock } from '../signals/account-lock.ts';
+import { accountLockKey, redisAccountLock } from '../signals/account-lock.ts';
 import { processRowEvent } from '../signals/realtime.ts';
 import { keptOf, recordOf } from '../store/history.ts';
 import { resolvedSchema } from '../undo/target.ts';
 import { runUndo } from '../undo/undo.ts';
 import type { ServiceCore } from './core.ts';
 
-const lockKey = (prefix: string, a: { crm: string; tenant: string; accountId: string }) =>
-  `${prefix}:lock:${a.crm}:${a.tenant}:${a.accountId}`;
+const lockKey = accountLockKey;
 
 export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[] } {
   const { settings, queues, metrics, log, deps, store, redis } = core;
@@ -163,7 +162,7 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
           const resolved = resolvedSchema.parse(job.data.resolved);
           const actor = typeof job.data.actor === 'string' ? job.data.actor : undefined;
           const outcome = await runUndo(
-            { store, connectorFor: core.connector, ledgers: core.ledgers },
+            { store, connectorFor: core.connector, ledgers: core.ledgers, locks: core.accountLocks },
             resolved,
             { actor },
           );

@@ -1,3 +1,4 @@
+// Size: the undo's loop — lock, read, apply, record, resume — in one place, so its order stays visible.
 // Undo: takes back what one run, one job, or an account's last change wrote. Per account and field the
 // value before goes back only where the CRM still holds the value we wrote (a person's later edit is
 // kept and reported), and the notes we created are removed. The undo is itself a run whose writes go on
@@ -10,6 +11,7 @@
 // writes already taken back finds nothing left to do.
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
 import { PROVENANCE_FIELDS as P } from '../map/provenance.ts';
+import type { AccountLocks } from '../signals/account-lock.ts';
 import type { Repositories, Store } from '../store/store.ts';
 import { scopeTarget, type UndoAccount, type UndoScope, undoAccountKey } from '../store/undo.ts';
 import type { AccountKey } from '../write/ledgers.ts';
@@ -32,6 +34,8 @@ export interface UndoDeps {
   store: Pick<Store, 'open'>;
   connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
   ledgers?: UndoLedgers | undefined;
+  /** The enrich worker's per-account locks: an undo and an enrichment never write one account at once. */
+  locks?: AccountLocks | undefined;
   retry?: RetryOptions | undefined;
   now?: () => Date;
 }
@@ -46,14 +50,22 @@ export interface UndoProgress {
 interface Batch {
   connector: CrmConnector;
   plans: AccountPlan[];
+  /** Accounts an enrichment held for longer than the lock waits: left for the same undo to resume. */
+  busy: UndoAccount[];
+  /** Frees the accounts' locks (taken before the CRM was read, so no write lands between). */
+  release(): Promise<void>;
 }
 
-/** The accounts a batch at a time, each planned from the history and what the CRM holds now. */
+/**
+ * The accounts a batch at a time, each planned from the history and what the CRM holds now; with a
+ * `lockOwner`, each batch's accounts are locked before the CRM is read, until the caller releases them.
+ */
 async function* batchesOf(
   deps: UndoDeps,
   repos: Repositories,
   scope: UndoScope,
   accounts: readonly UndoAccount[],
+  lockOwner?: string,
 ): AsyncGenerator<Batch> {
   const groups = new Map<string, UndoAccount[]>();
   for (const a of accounts) {
@@ -65,14 +77,34 @@ async function* batchesOf(
     const connector = deps.connectorFor(crm, tenant);
     const size = Math.max(1, Math.min(connector.maxReadBatch, connector.maxUpdateBatch));
     for (let i = 0; i < group.length; i += size) {
-      const chunk = group.slice(i, i + size);
-      const ids = chunk.map((a) => a.accountId);
-      const fields = await repos.undo.fieldsOf(scope, crm, tenant, ids);
-      const notes = await repos.undo.notesOf(scope, crm, tenant, ids);
-      // The match's fields come along: the Redis cache of which buyer an account matched follows them.
-      const names = [...new Set([...fields.map((f) => f.field), P.buyerId, P.status])];
-      const snapshots = await withRetries(() => connector.getAccounts(ids, names), deps.retry);
-      yield { connector, plans: planAccounts(chunk, fields, notes, snapshots) };
+      const asked = group.slice(i, i + size);
+      const taken =
+        lockOwner && deps.locks
+          ? await deps.locks.take(asked, lockOwner)
+          : { held: asked, release: async () => undefined };
+      const chunk = taken.held;
+      const busy = asked.filter((a: UndoAccount) => !chunk.includes(a));
+      try {
+        const ids = chunk.map((a) => a.accountId);
+        if (!ids.length) {
+          yield { connector, plans: [], busy, release: taken.release };
+          continue;
+        }
+        const fields = await repos.undo.fieldsOf(scope, crm, tenant, ids);
+        const notes = await repos.undo.notesOf(scope, crm, tenant, ids);
+        // The match's fields come along: the Redis cache of which buyer an account matched follows them.
+        const names = [...new Set([...fields.map((f) => f.field), P.buyerId, P.status])];
+        const snapshots = await withRetries(() => connector.getAccounts(ids, names), deps.retry);
+        yield {
+          connector,
+          plans: planAccounts(chunk, fields, notes, snapshots),
+          busy,
+          release: taken.release,
+        };
+      } finally {
+        // A consumer that stopped early (or a failed read) must not leave the accounts locked.
+        await taken.release();
+      }
     }
   }
 }
@@ -186,7 +218,16 @@ export async function runUndo(
   let doneNow = 0;
   let interrupted = false;
   options.onProgress?.({ done: all.length - todo.length, total: all.length, counts });
-  for await (const { connector, plans } of batchesOf(deps, repos, resolved.scope, todo)) {
+  let busyAccounts = 0;
+  for await (const { connector, plans, busy, release } of batchesOf(
+    deps,
+    repos,
+    resolved.scope,
+    todo,
+    `undo:${run.id}`,
+  )) {
+    busyAccounts += busy.length;
+    pending += busy.length;
     const started = (a: UndoAccount) => states.get(undoAccountKey(a)) === 'started';
     const first = plans[0];
     const recorded =
@@ -225,6 +266,7 @@ export async function runUndo(
       outcomes: outcomesAfter(plans, record.changed),
     });
     const stale = await refreshLedgers(deps.ledgers, plans, record.changed);
+    await release();
     if (stale) remarks.push(stale);
     options.onProgress?.({ done: all.length - todo.length + doneNow, total: all.length, counts });
     if (options.signal?.aborted) {
@@ -232,6 +274,10 @@ export async function runUndo(
       break;
     }
   }
+  if (busyAccounts)
+    remarks.push(
+      `${busyAccounts} account${busyAccounts === 1 ? ' was' : 's were'} being enriched the whole time: run the same undo again for ${busyAccounts === 1 ? 'it' : 'them'}`,
+    );
   // Finished only once every account is: otherwise the same undo resumes this run.
   if (!interrupted && pending === 0) await undo.finish(run.id, { ...counts }, now());
   const kept: KeptValue[] = await undo.keptBy(run.id, KEPT_SHOWN);

@@ -5,12 +5,14 @@
 // resumes and takes every account back once, its history complete; a failure mark goes back to the
 // value we had written before it; an account's last change is taken back alone.
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryConnector } from '../../connectors/memory/connector.ts';
 import { type MemoryCrmStore, memoryCrm } from '../../connectors/memory/store.ts';
 import type { CrmConnector } from '../../connectors/types.ts';
 import { PROVENANCE_FIELDS as P } from '../../src/map/provenance.ts';
 import { IntegrationError } from '../../src/shared/errors.ts';
+import { accountLockKey, redisAccountLocks } from '../../src/signals/account-lock.ts';
 import type { OutcomeRecord } from '../../src/store/outcomes.ts';
 import type { Repositories, Store } from '../../src/store/store.ts';
 import { resolveUndo, type UndoTarget } from '../../src/undo/target.ts';
@@ -286,6 +288,58 @@ for (const variant of VARIANTS) {
         await expect(
           resolveUndo(repos, { kind: 'account', crm: inner.kind, accountId: 'acc-never' }),
         ).rejects.toThrow(/nothing recorded/);
+      });
+
+      it('waits for an enrichment holding an account, leaves it for the same undo when it outlasts the wait', async () => {
+        const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+        const prefix = `undo-lock-${randomUUID()}`;
+        const locks = redisAccountLocks({
+          redis,
+          keyOf: (acc) => accountLockKey(prefix, acc),
+          waitMs: 300,
+          pollMs: 50,
+        });
+        try {
+          const run = (await repos.runs.create({ kind: 'refresh', label: 'refresh' })).id;
+          const d = crm.createAccount({ name: 'Harris County' });
+          await enrich(
+            d,
+            { runId: run, jobId: 'j-d', trigger: 'refresh' },
+            {
+              population: '4700000',
+              status: 'enriched',
+              buyerId: 'b-5',
+            },
+          );
+          // An enrichment of the account is running (the enrich worker's lock, another owner).
+          const held = accountLockKey(prefix, key(d));
+          await redis.set(held, 'job:enrich-1', 'PX', 10_000);
+          const first = await runUndo(
+            { ...deps(), locks },
+            await resolveUndo(repos, { kind: 'run', runId: run }),
+            {
+              actor: 'test',
+            },
+          );
+          expect(first).toMatchObject({ pending: 1 });
+          expect(first.remarks.join(' ')).toContain('1 account was being enriched the whole time');
+          expect(field(d, P.status)).toBe('enriched');
+          expect(await redis.get(held)).toBe('job:enrich-1'); // never taken from its owner
+
+          await redis.del(held);
+          const second = await runUndo(
+            { ...deps(), locks },
+            await resolveUndo(repos, { kind: 'run', runId: run }),
+            {
+              actor: 'test',
+            },
+          );
+          expect(second).toMatchObject({ runId: first.runId, resumed: true, pending: 0 });
+          expect(field(d, P.status)).toBeNull();
+          expect(await redis.keys(`${prefix}:*`)).toEqual([]); // every lock released
+        } finally {
+          await redis.quit();
+        }
       });
 
       it('a failure mark goes back to the value we wrote before it (its own value before is not known)', async () => {
