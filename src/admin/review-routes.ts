@@ -17,6 +17,7 @@ import {
 } from '../review/schemas.ts';
 import type { ReviewService } from '../review/service.ts';
 import type { Actor } from '../store/decisions.ts';
+import { queryOf } from './query.ts';
 import { groupViewOf } from './review-groups.ts';
 import { renderReviewPage } from './review-page.ts';
 
@@ -36,16 +37,6 @@ const approveBody = z.union([
   }),
   approveFilterSchema,
 ]);
-
-/** An empty field of the filter form means "any". */
-const queryOf = (q: express.Request['query']): Record<string, unknown> => {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(q)) {
-    if (Array.isArray(v)) throw new ActionProblem(400, 'invalid_request', `query ${k}: give it once`);
-    if (v !== '') out[k] = v;
-  }
-  return out;
-};
 
 /** The duplicates tab: groups, keyset-paged by the group cursor the API hands out too. */
 async function groupsPage(

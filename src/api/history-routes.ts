@@ -125,15 +125,16 @@ export function changesOf(events: readonly HistoryEvent[]): ChangeJson[] {
 
 export const historyJson = (page: HistoryPage) => ({ changes: changesOf(page.events), next: page.next });
 
-/** A store that is down is a 503 naming it, like every other read of the store. */
-export async function readHistory<T>(
+/** A store that is down is a 503 naming what could not be read, like every other read of the store. */
+export async function readStore<T>(
   store: Pick<Store, 'open'>,
   fn: (repos: Repositories) => Promise<T>,
+  what = 'the history',
 ): Promise<T> {
   try {
     return await fn(await store.open());
   } catch {
-    throw new ActionProblem(503, 'store_unavailable', 'could not read the history; try again');
+    throw new ActionProblem(503, 'store_unavailable', `could not read ${what}; try again`);
   }
 }
 
@@ -156,7 +157,7 @@ export function addHistoryRoutes(
       const tenant = tenantFor(crm, query.tenant, caller);
       // An account we never wrote has an empty history, not a 404: asking costs no CRM call, and
       // "nothing changed yet" is the answer a card shows.
-      const page = await readHistory(store, ({ writes }) =>
+      const page = await readStore(store, ({ writes }) =>
         writes.forAccount({ crm, tenant, accountId }, { limit: query.limit, after: query.after }),
       );
       res.json({ crm, tenant, accountId, ...historyJson(page) });

@@ -9,7 +9,7 @@ import type { Queue } from 'bullmq';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { crmOf, isCrmKind } from '../../connectors/registry.ts';
+import { crmOf } from '../../connectors/registry.ts';
 import {
   AccountNotFoundError,
   type CrmConnector,
@@ -18,6 +18,7 @@ import {
 } from '../../connectors/types.ts';
 import type { EnrichJobData } from '../../queues/enrich-queue.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import { crmSchema, recordIdSchema, tenantIdSchema } from '../review/schemas.ts';
 import { reviewService } from '../review/service.ts';
 import { formatPath } from '../shared/format-path.ts';
 import type { Actor } from '../store/decisions.ts';
@@ -51,12 +52,8 @@ export interface ApiOptions {
 
 const ApiProblem = ActionProblem;
 
-const crmSchema = z.string().refine(isCrmKind, 'is not a CRM this service speaks');
-const accountIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a CRM record id');
-const tenantSchema = z
-  .string()
-  .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a portal id or org id')
-  .optional();
+const accountIdSchema = recordIdSchema;
+const tenantSchema = tenantIdSchema.optional();
 const refreshBody = z.strictObject({ crm: crmSchema, tenant: tenantSchema, accountId: accountIdSchema });
 const confirmBody = z.strictObject({
   tenant: tenantSchema,

@@ -9,7 +9,7 @@ import { isRunId, type Run } from '../store/runs.ts';
 import { RUN_KINDS } from '../store/schema.ts';
 import type { Repositories, Store } from '../store/store.ts';
 import type { Caller } from './authenticate.ts';
-import { historyJson, historyPageSchema } from './history-routes.ts';
+import { historyJson, historyPageSchema, readStore } from './history-routes.ts';
 import { plainQuery, type ReviewRouteContext } from './review-routes.ts';
 
 export const runIdSchema = z.string().refine(isRunId, 'must be a run id (digits)');
@@ -59,14 +59,7 @@ export function addRunRoutes(
   ctx: Pick<ReviewRouteContext, 'parse' | 'handle'> & { store: Pick<Store, 'open'> },
 ): void {
   const { parse, handle, store } = ctx;
-  /** A store that is down is a 503 naming it, like every other read of the store. */
-  const read = async <T>(fn: (repos: Repositories) => Promise<T>): Promise<T> => {
-    try {
-      return await fn(await store.open());
-    } catch {
-      throw new ActionProblem(503, 'store_unavailable', 'could not read the runs; try again');
-    }
-  };
+  const read = <T>(fn: (repos: Repositories) => Promise<T>): Promise<T> => readStore(store, fn, 'the runs');
 
   router.get(
     '/runs',

@@ -20,7 +20,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, completedJob } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const API_KEY = `key-${randomBytes(16).toString('hex')}`;
@@ -157,14 +157,9 @@ for (const crm of [hubspot, salesforce('task'), salesforce('content-note')]) {
       if (windows.length) await redis.del(...windows);
       const queued = await call('POST', '/api/refresh', { crm: crm.kind, accountId });
       expect(queued.status).toBe(202);
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const { body } = await call('GET', `/api/jobs/${String(queued.body.jobId)}`);
-        if (body.state === 'completed') return body.result as EnrichResult;
-        if (body.state === 'failed') throw new Error(`job failed: ${String(body.failedReason)}`);
-        if (Date.now() > deadline) throw new Error('the refresh did not finish');
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const jobId = String(queued.body.jobId);
+      await completedJob(service, jobId);
+      return (await call('GET', `/api/jobs/${jobId}`)).body.result as EnrichResult;
     }
 
     /** POST /api/undo, then the undo run once the worker finished it. */

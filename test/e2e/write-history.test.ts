@@ -22,7 +22,7 @@ import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-de
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, completedJob } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-e2e-history-${randomUUID().slice(0, 8)}`;
@@ -81,14 +81,9 @@ async function refresh(crm: string, accountId: string): Promise<{ jobId: string;
   });
   expect(res.status).toBe(202);
   const { jobId } = (await res.json()) as { jobId: string };
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const { body } = await get(`/api/jobs/${jobId}`);
-    if (body.state === 'completed') return { jobId, result: body.result as EnrichResult };
-    if (body.state === 'failed') throw new Error(`job failed: ${String(body.failedReason)}`);
-    if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await completedJob(service, jobId);
+  const { body } = await get(`/api/jobs/${jobId}`);
+  return { jobId, result: body.result as EnrichResult };
 }
 
 const historyOf = async (crm: string, id: string) => {
