@@ -125,13 +125,16 @@ export interface CrmConnector {
   readonly idFields?: readonly AccountIdField[];
   /** Largest batch `getAccounts` reads in one call. */
   readonly maxReadBatch: number;
+  /** Largest batch of accounts `existingNoteKeysOf` reads the note keys of at once. */
+  readonly maxNoteKeyBatch: number;
 
   /** Reads one account with the given CRM fields. Throws AccountNotFoundError for an unknown id. */
   getAccount(accountId: string, fieldNames: readonly string[]): Promise<AccountSnapshot>;
   /**
-   * Reads up to `maxReadBatch` accounts by id with the given CRM fields in one call (an undo checks what
-   * the CRM holds now): the accounts that exist, each once, in input order; an unknown or deleted id is
-   * left out. More ids than the maximum throw a RangeError and read nothing: the caller splits.
+   * Reads up to `maxReadBatch` accounts by id with the given CRM fields and their ids in one call (jobs
+   * share it; an undo checks what the CRM holds now): the accounts that exist, each once, in input
+   * order; an unknown or deleted id is left out. More ids than the maximum throw a RangeError and read
+   * nothing: the caller splits.
    */
   getAccounts(accountIds: readonly string[], fieldNames: readonly string[]): Promise<AccountSnapshot[]>;
   /**
@@ -146,6 +149,12 @@ export interface CrmConnector {
   updateAccounts(updates: readonly AccountUpdate[]): Promise<UpdateResult[]>;
   /** The dedupe keys of notes already on the account (read from the CRM, not from our own state). */
   existingNoteKeys(accountId: string): Promise<Set<string>>;
+  /**
+   * `existingNoteKeys` for up to `maxNoteKeyBatch` accounts at once (jobs share it), in as few calls as
+   * the CRM allows: an entry per distinct id, its keys each once. An account without notes, and an id
+   * the CRM does not know, have none. More ids than the maximum throw a RangeError: the caller splits.
+   */
+  existingNoteKeysOf(accountIds: readonly string[]): Promise<Map<string, string[]>>;
   /** Creates up to `maxNoteBatch` notes, each linked to its account; a result per note, in input order. */
   createNotes(notes: readonly NoteDraft[]): Promise<NoteResult[]>;
   /**

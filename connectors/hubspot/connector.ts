@@ -5,13 +5,14 @@
 // request). No message carries the token.
 //
 // This file only assembles the parts: client.ts (the SDK client and the call wrapper), read.ts,
-// write.ts, notes.ts, note-removal.ts and fields.ts (one concern each), errors.ts (failures as
+// write.ts, notes.ts, note-keys.ts, note-removal.ts and fields.ts (one concern each), errors.ts (failures as
 // connector errors).
 
 import { DEFAULT_ID_FIELD_NAMES, type IdFieldNames, idFieldList } from '../account-ids.ts';
 import type { CrmConnector } from '../types.ts';
 import { createHubSpotCalls, HUBSPOT_BATCH_LIMIT, type HubSpotClientOptions } from './client.ts';
 import { ensureFields } from './fields.ts';
+import { existingNoteKeysOf, NOTE_KEY_BATCH } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys } from './notes.ts';
 import { getAccount, getAccounts, listAccounts } from './read.ts';
@@ -53,11 +54,13 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     maxNoteRemovalBatch: HUBSPOT_BATCH_LIMIT,
     idFields,
     maxReadBatch: HUBSPOT_BATCH_LIMIT,
+    maxNoteKeyBatch: NOTE_KEY_BATCH,
     getAccount: (accountId, fieldNames) => getAccount(calls, accountId, fieldNames, idFields),
-    getAccounts: (accountIds, fieldNames) => getAccounts(calls, accountIds, fieldNames),
+    getAccounts: (accountIds, fieldNames) => getAccounts(calls, accountIds, fieldNames, idFields),
     listAccounts: (fieldNames, page) => listAccounts(calls, fieldNames, page, idFields),
     updateAccounts: (updates) => updateAccounts(calls, updates),
     existingNoteKeys: (accountId) => existingNoteKeys(calls, accountId),
+    existingNoteKeysOf: (accountIds) => existingNoteKeysOf(calls, accountIds),
     createNotes: (drafts) => createNotes(calls, drafts),
     removeNotes: (refs) => removeNotes(calls, refs),
     ensureFields: (definitions) => ensureFields(calls, group, definitions),

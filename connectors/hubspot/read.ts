@@ -1,5 +1,5 @@
-// Reading companies: one by id, a batch by ids (≤ 100, one call: an undo checks what the CRM holds), or
-// a page at a time for backfill, as AccountSnapshots.
+// Reading companies: one by id, a batch by ids (≤ 100, one call: jobs share it, an undo checks what the
+// CRM holds), or a page at a time for backfill, as AccountSnapshots.
 
 import { readIds } from '../account-ids.ts';
 import { batchIds } from '../read-batch.ts';
@@ -93,10 +93,11 @@ export async function getAccounts(
   calls: HubSpotCalls,
   accountIds: readonly string[],
   fieldNames: readonly string[],
+  idFields: readonly AccountIdField[] = [],
 ): Promise<AccountSnapshot[]> {
   const ids = batchIds(accountIds, HUBSPOT_BATCH_LIMIT).filter((id) => COMPANY_ID.test(id));
   if (!ids.length) return [];
-  const names = [...new Set([...ACCOUNT_PROPERTIES, ...fieldNames])];
+  const names = propertiesOf(fieldNames, idFields);
   const { data } = await calls.call('crm.companies.batchApi.read', () =>
     calls.companies.batchApi.readWithHttpInfo(
       { inputs: ids.map((id) => ({ id })), properties: names, propertiesWithHistory: [] },
@@ -106,7 +107,6 @@ export async function getAccounts(
   const found = new Map<string, AccountSnapshot>();
   for (const company of data.results ?? [])
     if (typeof company.id === 'string')
-      // An undo's check of what the CRM holds: the account's ids are not read.
-      found.set(company.id, toSnapshot(company.id, company.properties ?? {}, fieldNames, []));
+      found.set(company.id, toSnapshot(company.id, company.properties ?? {}, fieldNames, idFields));
   return ids.flatMap((id) => found.get(id) ?? []);
 }

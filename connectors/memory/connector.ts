@@ -53,6 +53,7 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
     maxNoteRemovalBatch: MEMORY_BATCH_LIMIT,
     idFields: ID_FIELDS,
     maxReadBatch: MEMORY_BATCH_LIMIT,
+    maxNoteKeyBatch: MEMORY_BATCH_LIMIT,
     async getAccount(accountId, fieldNames) {
       return snapshot(accountOf(accountId), fieldNames);
     },
@@ -97,6 +98,10 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
     async existingNoteKeys(accountId) {
       accountOf(accountId);
       return new Set(store.notesOf(accountId).map((n) => n.key));
+    },
+    async existingNoteKeysOf(accountIds) {
+      const ids = batchIds(accountIds, MEMORY_BATCH_LIMIT, 'existingNoteKeysOf');
+      return new Map(ids.map((id) => [id, [...new Set(store.notesOf(id).map((n) => n.key))]]));
     },
     async createNotes(notes) {
       // One note per account and key, even when a batch names a key twice.

@@ -5,7 +5,7 @@
 // or SalesforceRequestError, and no message carries the access or refresh token.
 //
 // This file only assembles the parts: client.ts (the connection and the call wrapper), session.ts
-// (refresh, Redis lock, token store), read.ts, write.ts, notes.ts, note-removal.ts and fields.ts (one
+// (refresh, Redis lock, token store), read.ts, write.ts, notes.ts, note-keys.ts, note-removal.ts and fields.ts (one
 // concern each), errors.ts (failures as connector errors).
 
 import { type IdFieldNames, idFieldList } from '../account-ids.ts';
@@ -17,8 +17,9 @@ import {
 } from './client.ts';
 import { SALESFORCE_ID_FIELD_DEFAULTS } from './config.ts';
 import { defaultFieldName, ensureFields, FIELD_PREFIX } from './fields.ts';
+import { existingNoteKeys, existingNoteKeysOf } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
-import { createNotes, existingNoteKeys, type NoteMode } from './notes.ts';
+import { createNotes, type NoteMode } from './notes.ts';
 import { getAccount, getAccounts, IdFieldReads, listAccounts } from './read.ts';
 import type { SalesforceSession } from './session.ts';
 import { updateAccounts } from './write.ts';
@@ -88,14 +89,16 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     maxNoteRemovalBatch: SALESFORCE_COLLECTION_LIMIT,
     idFields,
     maxReadBatch: SALESFORCE_COLLECTION_LIMIT,
+    maxNoteKeyBatch: SALESFORCE_COLLECTION_LIMIT,
     getAccount: (accountId, fieldNames) =>
       afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames, idReads)),
     getAccounts: (accountIds, fieldNames) =>
-      afterLoad(() => getAccounts(calls, fieldName, accountIds, fieldNames)),
+      afterLoad(() => getAccounts(calls, fieldName, accountIds, fieldNames, idReads)),
     listAccounts: (fieldNames, page) =>
       afterLoad(() => listAccounts(calls, fieldName, fieldNames, page, idReads)),
     updateAccounts: (updates) => afterLoad(() => updateAccounts(calls, fieldName, updates)),
     existingNoteKeys: (accountId) => afterLoad(() => existingNoteKeys(calls, notesAs, accountId)),
+    existingNoteKeysOf: (accountIds) => afterLoad(() => existingNoteKeysOf(calls, notesAs, accountIds)),
     createNotes: (drafts) => afterLoad(() => createNotes(calls, notesAs, drafts)),
     removeNotes: (refs) => afterLoad(() => removeNotes(calls, refs)),
     ensureFields: (definitions) =>

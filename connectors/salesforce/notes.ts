@@ -3,12 +3,11 @@
 // create per batch, its dedupe key in BuyerIntel_Key__c and on the last line of its Description.
 // 'content-note': a ContentNote linked to the Account by a ContentDocumentLink, four collection/query
 // calls per batch, its key in BuyerIntel_Key__c of its ContentVersion (a ContentNote takes no custom
-// fields). Either way `existingNoteKeys` reads the keys back from Salesforce, not from our own state.
+// fields). Either way the keys are read back from Salesforce (note-keys.ts), not from our own state.
 
 import { createNotesOnce, type NoteOutcome } from '../note-batch.ts';
-import { AccountNotFoundError, type NoteDraft, type NoteResult, type WriteFailure } from '../types.ts';
+import type { NoteDraft, NoteResult, WriteFailure } from '../types.ts';
 import {
-  RECORD_ID,
   refusedFailure,
   SALESFORCE_COLLECTION_LIMIT,
   type SalesforceCalls,
@@ -22,8 +21,6 @@ const SUBJECT_MAX = 255;
 const DESCRIPTION_MAX = 32_000;
 /** ContentNote.Title is a 255-character text. */
 const NOTE_TITLE_MAX = 255;
-/** Ids per `IN (…)` list: 200 × 21 characters keeps a query URL far below any length limit. */
-const IN_CHUNK = 200;
 
 /** How notes are stored: see SalesforceConnectorOptions.notes. */
 export type NoteMode = 'task' | 'content-note';
@@ -55,56 +52,10 @@ function activityDate(occurredAt: string): string | undefined {
 }
 
 /** A row's value of a field, whatever case Salesforce answered its name in. */
-const fieldOf = (row: Record<string, unknown>, field: string): unknown =>
+export const fieldOf = (row: Record<string, unknown>, field: string): unknown =>
   Object.entries(row).find(([k]) => k.toLowerCase() === field.toLowerCase())?.[1];
 
-const inList = (ids: readonly string[]) => ids.map((id) => `'${id}'`).join(', ');
-
-export async function existingNoteKeys(
-  calls: SalesforceCalls,
-  notesAs: NoteMode,
-  accountId: string,
-): Promise<Set<string>> {
-  const { queryAll } = calls;
-  if (!RECORD_ID.test(accountId)) {
-    throw new AccountNotFoundError(
-      accountId,
-      `Salesforce Account ${JSON.stringify(accountId)} is no record id`,
-    );
-  }
-  const keys = new Set<string>();
-  const addKey = (row: Record<string, unknown>) => {
-    const key = fieldOf(row, NOTE_KEY_FIELD);
-    if (typeof key === 'string' && key !== '') keys.add(key);
-  };
-  // The id matched RECORD_ID (letters and digits only), so it is safe inside the quotes.
-  if (notesAs === 'task') {
-    await queryAll('query', `SELECT ${NOTE_KEY_FIELD} FROM Task WHERE WhatId = '${accountId}'`, addKey);
-    return keys;
-  }
-  // ContentDocumentLink must be filtered by LinkedEntityId or ContentDocumentId (Salesforce's rule).
-  const documentIds = new Set<string>();
-  await queryAll(
-    'query.ContentDocumentLink',
-    `SELECT ContentDocumentId FROM ContentDocumentLink WHERE LinkedEntityId = '${accountId}'`,
-    (row) => {
-      const id = fieldOf(row, 'ContentDocumentId');
-      if (typeof id === 'string' && RECORD_ID.test(id)) documentIds.add(id);
-    },
-  );
-  // Every version, not only the latest: a person editing the note in Salesforce adds a version that
-  // does not carry our key, and the note must still count as created.
-  const ids = [...documentIds];
-  for (let i = 0; i < ids.length; i += IN_CHUNK) {
-    const chunk = ids.slice(i, i + IN_CHUNK);
-    await queryAll(
-      'query.ContentVersion',
-      `SELECT ${NOTE_KEY_FIELD} FROM ContentVersion WHERE ContentDocumentId IN (${inList(chunk)}) AND FileType = 'SNOTE'`,
-      addKey,
-    );
-  }
-  return keys;
-}
+export const inList = (ids: readonly string[]) => ids.map((id) => `'${id}'`).join(', ');
 
 export function createNotes(
   calls: SalesforceCalls,

@@ -1,6 +1,6 @@
-// Reading Accounts: one by id (sObject retrieve), a batch by ids (SOQL `Id IN (…)`, ≤ 200: an undo checks
-// what the CRM holds) and pages for backfill (SOQL keyset paging), each as an AccountSnapshot with the
-// requested fields under our names and (one by id, pages) the account's ids.
+// Reading Accounts: one by id (sObject retrieve), a batch by ids (SOQL `Id IN (…)`, ≤ 200: jobs share it,
+// an undo checks what the CRM holds) and pages for backfill (SOQL keyset paging), each as an
+// AccountSnapshot with the requested fields under our names and the account's ids.
 
 import { readIds } from '../account-ids.ts';
 import { batchIds } from '../read-batch.ts';
@@ -174,23 +174,27 @@ export async function getAccounts(
   fieldName: ApiNameOf,
   accountIds: readonly string[],
   fieldNames: readonly string[],
+  idReads: IdFieldReads = new IdFieldReads([]),
 ): Promise<AccountSnapshot[]> {
   // Only well-formed ids go into the query: nothing else can be smuggled into its text.
   const ids = batchIds(accountIds, SALESFORCE_COLLECTION_LIMIT).filter((id) => RECORD_ID.test(id));
   if (!ids.length) return [];
   const { conn, call } = calls;
   const apiNames = new Map(fieldNames.map((name) => [name, fieldName(name)]));
-  const fields = [...new Set<string>(['Id', ...STANDARD_FIELDS, ...apiNames.values()])];
   const list = ids.map((id) => `'${id}'`).join(', ');
-  const soql = `SELECT ${fields.join(', ')} FROM Account WHERE Id IN (${list})`;
-  const result = await call('query.Account', () =>
-    conn.query<Record<string, unknown>>(soql, { autoFetch: false }),
-  );
-  // The 15-character form is case-sensitive and names the record whichever length was asked.
-  const byShortId = new Map(result.records.map((r) => [String(r.Id).slice(0, 15), r]));
-  return ids.flatMap((id) => {
-    const record = byShortId.get(id.slice(0, 15));
-    // An undo's check of what the CRM holds: the account's ids are not read.
-    return record ? [toSnapshot(id, record, apiNames, [])] : [];
+  return idReads.run(async (idFields) => {
+    const fields = [
+      ...new Set<string>(['Id', ...STANDARD_FIELDS, ...apiNames.values(), ...idFields.map((f) => f.name)]),
+    ];
+    const soql = `SELECT ${fields.join(', ')} FROM Account WHERE Id IN (${list})`;
+    const result = await call('query.Account', () =>
+      conn.query<Record<string, unknown>>(soql, { autoFetch: false }),
+    );
+    // The 15-character form is case-sensitive and names the record whichever length was asked.
+    const byShortId = new Map(result.records.map((r) => [String(r.Id).slice(0, 15), r]));
+    return ids.flatMap((id) => {
+      const record = byShortId.get(id.slice(0, 15));
+      return record ? [toSnapshot(id, record, apiNames, idFields)] : [];
+    });
   });
 }

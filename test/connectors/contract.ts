@@ -117,6 +117,17 @@ export function connectorContract(name: string, harness: () => Promise<Harness>)
       await expect(h.connector.getAccounts(tooMany, [])).rejects.toBeInstanceOf(RangeError);
     });
 
+    it('reads each account’s ids in a batch read too', async () => {
+      const nces = h.connector.idFields?.find((f) => f.kind === 'nces');
+      if (!nces) throw new Error('the connector reads no NCES id');
+      const id = await h.createAccount({ name: 'Pasadena ISD', state: 'TX' });
+      const plain = await h.createAccount({ name: 'Deer Park' });
+      await h.connector.updateAccounts([{ accountId: id, fields: { [nces.name]: '4834320' } }]);
+      const read = await h.connector.getAccounts([id, plain], [h.ourField]);
+      expect(read.map((s) => s.ids)).toEqual([{ nces: '4834320' }, undefined]);
+      expect(read[0]?.fields).toEqual({ [h.ourField]: null });
+    });
+
     it('reads a full batch of maxReadBatch accounts by id', async () => {
       const ids: string[] = [];
       for (let i = 0; i < h.connector.maxReadBatch; i++)
@@ -227,6 +238,40 @@ export function connectorContract(name: string, harness: () => Promise<Harness>)
       expect(await h.notesOn(dallas)).toBe(1);
       expect(await h.connector.existingNoteKeys(austin)).toEqual(new Set(['bi-1-a', 'bi-1-c']));
       expect(await h.connector.existingNoteKeys(dallas)).toEqual(new Set(['bi-2-b']));
+    });
+
+    it('reads the note keys of many accounts at once: each asked id, its keys once, none for the unknown', async () => {
+      expect(h.connector.maxNoteKeyBatch).toBeGreaterThanOrEqual(100);
+      const round = await h.createAccount({ name: 'Round Rock' });
+      const cedar = await h.createAccount({ name: 'Cedar Park' });
+      const bare = await h.createAccount({ name: 'Liberty Hill' });
+      const gone = await h.createAccount({ name: 'Gone Again' });
+      await h.connector.createNotes([draft(round, 'bi-8-a'), draft(cedar, 'bi-8-b'), draft(round, 'bi-8-c')]);
+      await h.deleteAccount(gone);
+      const keys = await h.connector.existingNoteKeysOf([cedar, round, bare, h.unknownId, gone, round]);
+      expect([...keys.keys()].sort()).toEqual([cedar, round, bare, h.unknownId, gone].sort());
+      expect(keys.get(round)?.sort()).toEqual(['bi-8-a', 'bi-8-c']);
+      expect(keys.get(cedar)).toEqual(['bi-8-b']);
+      expect(keys.get(bare)).toEqual([]);
+      expect(keys.get(h.unknownId)).toEqual([]);
+      expect(keys.get(gone)).toEqual([]);
+      // The same answer as one account at a time.
+      expect(new Set(keys.get(round))).toEqual(await h.connector.existingNoteKeys(round));
+      expect(await h.connector.existingNoteKeysOf([])).toEqual(new Map());
+      const tooMany = Array.from({ length: h.connector.maxNoteKeyBatch + 1 }, () => round);
+      await expect(h.connector.existingNoteKeysOf(tooMany)).rejects.toBeInstanceOf(RangeError);
+    });
+
+    it('reads the note keys of a full batch of maxNoteKeyBatch accounts', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < h.connector.maxNoteKeyBatch; i++)
+        ids.push(await h.createAccount({ name: `Note Keys ${i}` }));
+      const drafts = ids.filter((_, i) => i % 3 === 0).map((id, i) => draft(id, `bi-9-${i}`));
+      for (let i = 0; i < drafts.length; i += h.connector.maxNoteBatch)
+        await h.connector.createNotes(drafts.slice(i, i + h.connector.maxNoteBatch));
+      const keys = await h.connector.existingNoteKeysOf(ids);
+      expect(keys.size).toBe(ids.length);
+      for (const [i, id] of ids.entries()) expect(keys.get(id)).toEqual(i % 3 === 0 ? [`bi-9-${i / 3}`] : []);
     });
 
     it('makes one note of a key given twice in one batch', async () => {

@@ -393,6 +393,35 @@ describe('notes', () => {
     expect(sandbox.stats.count('crm.objects.notes.batchApi.read') - reads).toBe(6);
   });
 
+  it('reads the keys of many companies in one association call and 100 notes per read, paging per company', async () => {
+    const big = sandbox.store.createCompany({ name: 'Houston' }).id;
+    const small = sandbox.store.createCompany({ name: 'Katy' }).id;
+    const bare = sandbox.store.createCompany({ name: 'Sugar Land' }).id;
+    const note = (key: string, companies: string[]) =>
+      sandbox.store.createNote(
+        {
+          hs_timestamp: '2026-01-01T00:00:00Z',
+          hs_note_body: renderNoteHtml({ title: 't', body: '', dedupeKey: key }),
+        },
+        companies,
+      );
+    for (let i = 0; i < 505; i++) note(`bi-10-${i}`, [big]);
+    note('bi-10-shared', [big, small]);
+    const pages = sandbox.stats.count('crm.associations.v4.batchApi.getPage');
+    const single = sandbox.stats.count('crm.associations.v4.basicApi.getPage');
+    const reads = sandbox.stats.count('crm.objects.notes.batchApi.read');
+    const keys = await connector.existingNoteKeysOf([big, small, bare, '99999999999', 'x']);
+    expect(keys.get(big)?.length).toBe(506);
+    expect(keys.get(small)).toEqual(['bi-10-shared']);
+    expect(keys.get(bare)).toEqual([]);
+    expect(keys.get('99999999999')).toEqual([]);
+    expect(keys.get('x')).toEqual([]);
+    // 506 associations of one company: its second page in a second call; 506 notes in 6 reads.
+    expect(sandbox.stats.count('crm.associations.v4.batchApi.getPage') - pages).toBe(2);
+    expect(sandbox.stats.count('crm.associations.v4.basicApi.getPage')).toBe(single);
+    expect(sandbox.stats.count('crm.objects.notes.batchApi.read') - reads).toBe(6);
+  });
+
   it('has no keys for a company without notes', async () => {
     const company = sandbox.store.createCompany({ name: 'Waco' }).id;
     const reads = sandbox.stats.count('crm.objects.notes.batchApi.read');

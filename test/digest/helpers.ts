@@ -20,11 +20,13 @@ export function recording(
     maxNoteBatch: inner.maxNoteBatch,
     maxNoteRemovalBatch: inner.maxNoteRemovalBatch,
     maxReadBatch: inner.maxReadBatch,
+    maxNoteKeyBatch: inner.maxNoteKeyBatch,
     getAccount: (id, fields) => inner.getAccount(id, fields),
     getAccounts: (ids, fields) => inner.getAccounts(ids, fields),
     listAccounts: (fields, page) => inner.listAccounts(fields, page),
     updateAccounts: (updates) => inner.updateAccounts(updates),
     existingNoteKeys: (id) => inner.existingNoteKeys(id),
+    existingNoteKeysOf: (ids) => inner.existingNoteKeysOf(ids),
     ensureFields: (fields) => inner.ensureFields(fields),
     removeNotes: (refs) => inner.removeNotes(refs),
     async createNotes(notes) {

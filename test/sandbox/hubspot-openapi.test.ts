@@ -429,6 +429,57 @@ describe('associations-v4.json', () => {
       [GAPS.numericToObjectId, GAPS.nullLabel],
     );
   });
+
+  it('batch read: ids as strings, 207 naming unknown ids, a page per input, at most 1,000 inputs', async () => {
+    const path = '/crm/v4/associations/{fromObjectType}/{toObjectType}/batch/read';
+    const many = sandbox.store.createCompany({ name: 'Austin ISD' });
+    const one = sandbox.store.createCompany({ name: 'Leander ISD' });
+    const none = sandbox.store.createCompany({ name: 'Hutto ISD' });
+    const notes = Array.from({ length: 501 }, (_, i) => sandbox.store.createNote(noteAt(`n${i}`), [many.id]));
+    const single = sandbox.store.createNote(noteAt('single'), [one.id]);
+    const batchLabel: Gap = {
+      why: 'unlabelled association types come with label: null, as in the list (HubSpot answers seen in the wild); the spec says string',
+      matches: (e) =>
+        e.keyword === 'type' &&
+        /\/to\/\d+\/associationTypes\/\d+\/label$/.test(e.instancePath) &&
+        e.data === null,
+    };
+
+    const first = await call('POST', '/crm/v4/associations/companies/notes/batch/read', {
+      inputs: [{ id: many.id }, { id: '99999999999' }, { id: one.id }, { id: none.id }],
+    });
+    expect(first.status).toBe(207);
+    expectConforms('associations', path, 'post', first, [GAPS.standardErrorFields, batchLabel]);
+    const body = first.body as {
+      results: { from: { id: string }; to: { toObjectId: string }[]; paging?: { next: { after: string } } }[];
+      errors: { category: string; context: { ids: string[] } }[];
+    };
+    expect(body.results.map((r) => r.from.id)).toEqual([many.id, one.id, none.id]);
+    expect(body.results[0]?.to).toHaveLength(500);
+    expect(body.results[0]?.to[0]?.toObjectId).toBe(notes[0]?.id);
+    expect(body.results[1]?.to.map((t) => t.toObjectId)).toEqual([single.id]);
+    expect(body.results[1]?.paging).toBeUndefined();
+    expect(body.results[2]?.to).toEqual([]);
+    expect(body.errors).toMatchObject([{ category: 'OBJECT_NOT_FOUND', context: { ids: ['99999999999'] } }]);
+
+    const after = body.results[0]?.paging?.next.after;
+    expect(after).toEqual(expect.any(String));
+    const rest = await call('POST', '/crm/v4/associations/companies/notes/batch/read', {
+      inputs: [{ id: many.id, after }],
+    });
+    expect(rest.status).toBe(200);
+    expectConforms('associations', path, 'post', rest, [batchLabel]);
+    expect((rest.body as typeof body).results).toMatchObject([
+      { from: { id: many.id }, to: [{ toObjectId: notes[500]?.id }] },
+    ]);
+    expect((rest.body as typeof body).results[0]?.paging).toBeUndefined();
+
+    const tooMany = await call('POST', '/crm/v4/associations/companies/notes/batch/read', {
+      inputs: Array.from({ length: 1001 }, () => ({ id: one.id })),
+    });
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body).toMatchObject({ category: 'VALIDATION_ERROR' });
+  });
 });
 
 describe('properties-v3.json', () => {

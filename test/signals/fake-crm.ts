@@ -26,12 +26,14 @@ export class FakeCrm {
       maxNoteBatch: 10,
       maxNoteRemovalBatch: 10,
       maxReadBatch: 10,
+      maxNoteKeyBatch: 10,
       getAccount: unsupported,
       getAccounts: unsupported,
       listAccounts: unsupported,
       updateAccounts: unsupported,
       ensureFields: unsupported,
       removeNotes: unsupported,
+      existingNoteKeysOf: unsupported,
       existingNoteKeys: async (accountId) => {
         if (this.deleted.has(accountId)) throw new AccountNotFoundError(accountId);
         return new Set(this.notesOf(accountId).map((n) => n.dedupeKey));

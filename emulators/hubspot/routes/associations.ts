@@ -1,14 +1,20 @@
-// Associations v4 (/crm/v4/objects/{type}/{id}/associations/...). An association is visible from both
-// sides: creating note→company (190) also creates company→note (189). Responses follow what HubSpot sends:
-// the list carries `toObjectId` as a number and `label: null` for unlabelled types, and the labelled
-// create answers 201 with numeric object ids (both differ from associations-v4.json, which says strings).
+// Associations v4 (/crm/v4/objects/{type}/{id}/associations/...) and their batch read
+// (/crm/v4/associations/{from}/{to}/batch/read). An association is visible from both sides: creating
+// note→company (190) also creates company→note (189). Responses follow what HubSpot sends: the list
+// carries `toObjectId` as a number and `label: null` for unlabelled types, and the labelled create
+// answers 201 with numeric object ids (both differ from associations-v4.json, which says strings); the
+// batch read answers ids as strings, as the spec says.
 import { validationError } from '../errors.ts';
 import { defaultAssociationType, OBJECT_TYPES } from '../object-types.ts';
 import type { RouteModule } from '../operation.ts';
-import { intParam, isRecord, objectTypeParam, origin, stringParam } from '../request.ts';
+import { intParam, isRecord, objectBody, objectTypeParam, origin, stringParam } from '../request.ts';
 import { compareIds } from '../store.ts';
 
 const V4 = '/crm/v4/objects';
+/** The batch read's input limit (developer changelog, "Batch Read Limit for HubSpot Associations API"). */
+export const ASSOCIATION_BATCH_READ_LIMIT = 1000;
+/** Associations per input per page: the single list's largest page (HubSpot does not document it). */
+const BATCH_READ_PAGE = 500;
 
 export const registerAssociationRoutes: RouteModule = (define, ctx) => {
   const { store } = ctx;
@@ -115,6 +121,74 @@ export const registerAssociationRoutes: RouteModule = (define, ctx) => {
               },
             }
           : {}),
+      };
+    },
+  );
+
+  define(
+    'post',
+    '/crm/v4/associations/:fromObjectType/:toObjectType/batch/read',
+    'crm.associations.v4.batchApi.getPage',
+    (req, res) => {
+      const startedAt = new Date().toISOString();
+      const fromType = objectTypeParam(String(req.params.fromObjectType));
+      const toType = objectTypeParam(String(req.params.toObjectType));
+      const inputs = objectBody(req).inputs;
+      if (!Array.isArray(inputs)) throw validationError('Invalid input JSON: inputs must be an array');
+      if (inputs.length > ASSOCIATION_BATCH_READ_LIMIT) {
+        throw validationError(
+          `Batch input limit exceeded: ${inputs.length} inputs. The maximum is ${ASSOCIATION_BATCH_READ_LIMIT}.`,
+          { context: { limit: [String(ASSOCIATION_BATCH_READ_LIMIT)] } },
+        );
+      }
+      const results: unknown[] = [];
+      const missing: string[] = [];
+      for (const input of inputs) {
+        if (!isRecord(input) || (typeof input.id !== 'string' && typeof input.id !== 'number'))
+          throw validationError('Invalid input JSON: each input must have an id');
+        const id = String(input.id);
+        const after = input.after === undefined || input.after === null ? undefined : String(input.after);
+        if (after !== undefined && !/^\d+$/.test(after))
+          throw validationError(`after must be an object id, got ${after}`);
+        const record = /^\d+$/.test(id) ? store.get(fromType, id) : undefined;
+        if (!record || record.archived) {
+          missing.push(id);
+          continue;
+        }
+        // Each input pages on its own: `after` (from its result's paging) is the next page's first id.
+        const all = store.associations(fromType, id, toType);
+        const start = after === undefined ? 0 : all.filter((a) => compareIds(a.toId, after) < 0).length;
+        const next = all[start + BATCH_READ_PAGE];
+        results.push({
+          from: { id },
+          to: all.slice(start, start + BATCH_READ_PAGE).map((a) => ({
+            toObjectId: a.toId,
+            associationTypes: a.types.map((t) => ({
+              category: t.category,
+              typeId: t.typeId,
+              label: t.label,
+            })),
+          })),
+          ...(next ? { paging: { next: { after: next.toId } } } : {}),
+        });
+      }
+      const errors = missing.length
+        ? [
+            {
+              status: 'error',
+              category: 'OBJECT_NOT_FOUND',
+              message: `Could not get some ${OBJECT_TYPES[fromType].upper} objects, they may be deleted or not exist. Check that ids are valid.`,
+              context: { ids: missing },
+            },
+          ]
+        : [];
+      res.status(errors.length ? 207 : 200);
+      return {
+        status: 'COMPLETE',
+        results,
+        ...(errors.length ? { numErrors: errors.length, errors } : {}),
+        startedAt,
+        completedAt: new Date().toISOString(),
       };
     },
   );

@@ -1,0 +1,71 @@
+// The dedupe keys of the notes on many companies at once: one v4 association batch read for all of them
+// (POST /crm/v4/associations/companies/notes/batch/read; HubSpot takes up to 1,000 ids, pages each
+// id's associations on its own), then the notes' bodies, 100 per notes batch read. A backfill's jobs
+// share these calls instead of two per company.
+
+import { batchIds } from '../read-batch.ts';
+import { HUBSPOT_BATCH_LIMIT, type HubSpotCalls } from './client.ts';
+import { extractNoteKeys } from './note-html.ts';
+
+/** Companies per `existingNoteKeysOf`: HubSpot's batch size (the association read alone takes 1,000). */
+export const NOTE_KEY_BATCH = HUBSPOT_BATCH_LIMIT;
+
+/** HubSpot record ids are numbers; anything else names no company (and would fail the whole batch). */
+const COMPANY_ID = /^\d+$/;
+
+type AssociationInput = { id: string; after?: string };
+
+export async function existingNoteKeysOf(
+  calls: HubSpotCalls,
+  accountIds: readonly string[],
+): Promise<Map<string, string[]>> {
+  const ids = batchIds(accountIds, NOTE_KEY_BATCH, 'existingNoteKeysOf');
+  const notesOf = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]));
+
+  // 1. The notes of every company, a page per company per call until none has more.
+  let inputs: AssociationInput[] = ids.filter((id) => COMPANY_ID.test(id)).map((id) => ({ id }));
+  const seen = new Set<string>();
+  while (inputs.length) {
+    const request = inputs;
+    // A 207 names the ids HubSpot has no associations for (unknown or deleted companies): no notes.
+    const { data } = await calls.call('crm.associations.v4.batchApi.getPage', () =>
+      calls.associations.batchApi.getPageWithHttpInfo('companies', 'notes', { inputs: request }),
+    );
+    inputs = [];
+    for (const result of data.results ?? []) {
+      const companyId = String(result._from?.id ?? '');
+      const notes = notesOf.get(companyId);
+      if (!notes) continue;
+      for (const to of result.to ?? []) if (to.toObjectId != null) notes.add(String(to.toObjectId));
+      const after = result.paging?.next?.after;
+      // A cursor seen before would loop forever: that company's read ends there.
+      if (after && !seen.has(`${companyId}:${after}`)) {
+        seen.add(`${companyId}:${after}`);
+        inputs.push({ id: companyId, after });
+      }
+    }
+  }
+
+  // 2. The notes' bodies, where the keys are.
+  const companiesOf = new Map<string, string[]>();
+  for (const [companyId, notes] of notesOf)
+    for (const noteId of notes) companiesOf.set(noteId, [...(companiesOf.get(noteId) ?? []), companyId]);
+  const keysOf = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]));
+  const noteIds = [...companiesOf.keys()];
+  for (let start = 0; start < noteIds.length; start += HUBSPOT_BATCH_LIMIT) {
+    const chunk = noteIds.slice(start, start + HUBSPOT_BATCH_LIMIT);
+    // A 207 lists notes deleted since the associations were read: they hold no key any more.
+    const { data } = await calls.call('crm.objects.notes.batchApi.read', () =>
+      calls.notes.batchApi.readWithHttpInfo(
+        { inputs: chunk.map((id) => ({ id })), properties: ['hs_note_body'], propertiesWithHistory: [] },
+        false,
+      ),
+    );
+    for (const note of data.results ?? []) {
+      const keys = extractNoteKeys(note.properties?.hs_note_body);
+      for (const companyId of companiesOf.get(note.id) ?? [])
+        for (const key of keys) keysOf.get(companyId)?.add(key);
+    }
+  }
+  return new Map([...keysOf].map(([id, keys]) => [id, [...keys]]));
+}
