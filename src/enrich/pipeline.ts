@@ -16,6 +16,7 @@ import type { BatchedWrites } from '../write/batched-writes.ts';
 import type { WriteOrigin } from '../write/journal.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
+import type { CrmReads } from './crm-reads.ts';
 import { confirmedReason, type ReviewInstruction } from './review-instruction.ts';
 import { writeContextOf } from './write-context.ts';
 
@@ -30,6 +31,10 @@ export interface SignalSettings {
 export interface PipelineDeps {
   buyerIntel: Pick<BuyerIntelClient, 'getBuyerAttributesBulk' | 'listRecentBuyerSignals'>;
   connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
+  /** Reads the account (mapped and provenance fields, and its ids); batched across jobs (crm-reads.ts). */
+  readAccount: CrmReads['readAccount'];
+  /** The keys of the notes on the account, as the CRM holds them; batched across jobs (crm-reads.ts). */
+  noteKeysOf: CrmReads['noteKeysOf'];
   resolver: Pick<Resolver, 'resolve'>;
   mapping: Mapping;
   ledgers: Ledgers;
@@ -167,10 +172,9 @@ export async function enrichAccount(
 ): Promise<EnrichResult> {
   const dryRun = options.dryRun ?? false;
   const now = (deps.now ?? (() => new Date()))();
-  const connector = deps.connectorFor(ref.crm, ref.tenant);
   const mapped = deps.mapping.fields;
   const fieldNames = [...new Set([...mapped.map((f) => f.property), ...Object.values(P)])];
-  const account = await connector.getAccount(ref.accountId, fieldNames);
+  const account = await deps.readAccount(ref, fieldNames);
 
   const decision = await decide(deps, ref, account, options);
   const status = statusOf(decision);
@@ -193,6 +197,8 @@ export async function enrichAccount(
   let notes: NoteDraft[] = [];
   let alreadyPresent = 0;
   let overCap = 0;
+  /** The notes to create were marked pending with the CRM's keys (else they are marked just before). */
+  let markedPending = false;
 
   if (decision.status === 'matched') {
     // `Name` and `Type` describe a pinned buyer (no search described it) at no extra call.
@@ -237,22 +243,30 @@ export async function enrichAccount(
 
     const drafts = signals.result.map((s) => signalToNote(ref.accountId, decision.buyerId, s));
     const unique = [...new Map(drafts.map((d) => [d.dedupeKey, d])).values()];
-    const knownLocally = await deps.ledgers.knownNotes(
+    const ours = await deps.ledgers.noteKnowledge(
       ref,
       unique.map((d) => d.dedupeKey),
     );
-    let fresh = unique.filter((d) => !knownLocally.has(d.dedupeKey));
-    if (fresh.length) {
-      // The CRM is the source of truth: a note our ledger forgot (or a crash between writing a note and
-      // recording it) is found here and not written again.
-      const onCrm = await connector.existingNoteKeys(ref.accountId);
-      const found = fresh.filter((d) => onCrm.has(d.dedupeKey)).map((d) => d.dedupeKey);
-      if (found.length && !dryRun) await deps.ledgers.recordNotes(ref, found);
-      fresh = fresh.filter((d) => !onCrm.has(d.dedupeKey));
+    const unsure = unique.filter((d) => !ours.known.has(d.dedupeKey)).map((d) => d.dedupeKey);
+    let onCrm: Set<string> | undefined;
+    if (unsure.length && !ours.complete) {
+      // The CRM is the source of truth: a note our records do not hold in full (never read, lost by
+      // Redis, or pending since a crash between creating it and recording it) is found here.
+      onCrm = new Set(await deps.noteKeysOf(ref));
     }
+    const fresh = unique.filter((d) => !ours.known.has(d.dedupeKey) && !onCrm?.has(d.dedupeKey));
     alreadyPresent = unique.length - fresh.length;
     notes = fresh.slice(0, deps.signals.maxNotesPerRun);
     overCap = fresh.length - notes.length;
+    if (onCrm && !dryRun) {
+      // Our records hold the CRM's keys in full from now on; the notes about to be created are pending
+      // in the same command (write-ahead), the others the CRM answered for are settled.
+      await deps.ledgers.recordCrmNotes(ref, [...onCrm], {
+        creating: notes.map((n) => n.dedupeKey),
+        settled: unsure,
+      });
+      markedPending = true;
+    }
   }
 
   // Provenance: ours alone, so always current; a value is sent only when it differs.
@@ -302,6 +316,12 @@ export async function enrichAccount(
     }
     await deps.ledgers.recordMatch(ref, decision.status === 'matched' ? decision.buyerId : null);
     const origin = { ...options.job, buyerId: match.buyerId };
+    // Write-ahead: a crash after the CRM made a note and before we record it leaves the marker behind.
+    if (notes.length && !markedPending)
+      await deps.ledgers.notesPending(
+        ref,
+        notes.map((n) => n.dedupeKey),
+      );
     const results = await Promise.all(notes.map((n) => deps.createNote(ref.crm, ref.tenant, n, origin)));
     const ok = results.flatMap((r) => (r.ok ? [r.dedupeKey] : []));
     await deps.ledgers.recordNotes(ref, ok);

@@ -3,7 +3,9 @@
 
 import type { CrmRuntime } from '../../connectors/descriptor.ts';
 import { crmOf } from '../../connectors/registry.ts';
+import { localChannels } from '../batch/local.ts';
 import type { DigestDeps } from '../digest/deps.ts';
+import { crmReads } from '../enrich/crm-reads.ts';
 import type { PipelineDeps } from '../enrich/pipeline.ts';
 import { createLogger, workerLog } from '../observe/logger.ts';
 import { Metrics } from '../observe/metrics.ts';
@@ -54,12 +56,18 @@ export function buildCore(settings: ServiceSettings) {
     onJournalError: (err, what) =>
       log.warn('could not record writes in the history', { what, reason: describeError(err) }),
   });
+  // The CRM reads of concurrent jobs share calls through batch channels. These batch one process's jobs;
+  // the Redis-backed channels shared by every worker (src/batch/shared.ts) take their place here.
+  const channels = localChannels({ maxWaitMs: settings.worker.writeBatchWaitMs });
+  const reads = crmReads(channels, connector);
   const ledgers = new Ledgers(redis.worker, `${prefix}:ledger`, {
     history: { lastWritten: async (account) => (await store.open()).writes.lastWritten(account) },
   });
   const deps: PipelineDeps = {
     buyerIntel: buyerIntel.cached,
     connectorFor: connector,
+    readAccount: reads.readAccount,
+    noteKeysOf: reads.noteKeysOf,
     resolver: new Resolver({
       client: buyerIntel.cached,
       cache: redisMatchCache(redis.worker, `${prefix}:match:`),
@@ -94,6 +102,8 @@ export function buildCore(settings: ServiceSettings) {
     crms,
     connector,
     writes,
+    /** The batch channels of the jobs' CRM reads (drained on shutdown with the writes). */
+    channels,
     ledgers,
     deps,
     digestDeps,

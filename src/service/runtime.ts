@@ -75,7 +75,7 @@ export function createService(settings: ServiceSettings): Service {
       // writes, then close servers, queues and connections.
       await Promise.all(sources.map((s) => s.close()));
       await Promise.all(workers.map((w) => w.close()));
-      await core.writes.drain();
+      await Promise.all([core.writes.drain(), core.channels.drainAll()]);
       await Promise.all(servers.map((s) => s.close()));
       await core.queues.close();
       core.redis.close();

@@ -20,7 +20,7 @@ import { bridgeSummary, findRow, type RowLookupClient, type RowLookupOptions } f
 export interface RealtimeDeps {
   buyerIntel: RowLookupClient;
   connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
-  ledgers: Pick<Ledgers, 'accountsOfBuyer' | 'knownNotes' | 'recordNotes'>;
+  ledgers: Pick<Ledgers, 'accountsOfBuyer' | 'knownNotes' | 'notesPending' | 'recordNotes'>;
   /** The service's batched note writer (as the pipeline's, recorded); default: the connector's createNotes. */
   createNote?: (crm: CrmKind, tenant: string, note: NoteDraft, origin?: WriteOrigin) => Promise<NoteResult>;
   /** Serializes note writing with the enrich worker per account (see account-lock.ts). */
@@ -103,6 +103,8 @@ async function noteOnce(
     await deps.ledgers.recordNotes(account, [key]);
     return 'already_present';
   }
+  // Write-ahead, as an enrichment does: a crash before the note is recorded sends the next job to the CRM.
+  await deps.ledgers.notesPending(account, [key]);
   const result = deps.createNote
     ? await deps.createNote(account.crm, account.tenant, note, { trigger: 'signal', buyerId })
     : (await connector.createNotes([note]))[0];

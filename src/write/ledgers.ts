@@ -1,7 +1,8 @@
 // What we wrote, kept in Redis: the last value we wrote per CRM field (so the `ours` policy can tell
 // our value from a person's edit) — a cache of the store's write history, rebuilt from it when Redis
-// lost it, so losing Redis loses no decision about what is ours —, the note keys we know to be on an account (a fast path in front
-// of asking the CRM, which stays the source of truth for notes), and which buyer each enriched account
+// lost it, so losing Redis loses no decision about what is ours —, the note keys we know to be on an
+// account (in front of asking the CRM, which stays the source of truth: only a set marked complete, with
+// no note pending, answers alone), and which buyer each enriched account
 // matched, both ways (digests walk the accounts; a provider webhook names a buyer and needs its accounts).
 
 import type { Redis } from 'ioredis';
@@ -21,6 +22,21 @@ export interface WrittenFieldsSource {
 
 /** Marks a cached hash as loaded from the history (no CRM field name holds a '#'). */
 const LOADED = '#from-history';
+
+/**
+ * Marks an account's notes set as holding every key the CRM has (no note key starts with '#'): read
+ * from the CRM once, and every note we create recorded since. Redis losing the set loses the mark too.
+ */
+const COMPLETE = '#complete';
+/** A note about to be created and not yet recorded: its key is not known either way. */
+const pendingOf = (noteKey: string) => `#pending:${noteKey}`;
+
+export interface NoteKnowledge {
+  /** The keys asked about that are on the account. */
+  known: Set<string>;
+  /** The others are not on the account: no need to ask the CRM. */
+  complete: boolean;
+}
 
 export class Ledgers {
   readonly #redis: Redis;
@@ -64,18 +80,71 @@ export class Ledgers {
 
   /** The subset of `keys` known to be on the account already. */
   async knownNotes(account: AccountKey, keys: readonly string[]): Promise<Set<string>> {
-    if (!keys.length) return new Set();
-    const flags = await this.#redis.smismember(this.#key('notes', account), ...keys);
-    return new Set(keys.filter((_, i) => flags[i] === 1));
+    return (await this.noteKnowledge(account, keys)).known;
   }
 
+  /**
+   * The subset of `keys` known to be on the account, and whether the set answers for the others too:
+   * `complete` when the CRM's keys were recorded in full and none of the others may have been created
+   * unrecorded (a pending marker). One command.
+   */
+  async noteKnowledge(account: AccountKey, keys: readonly string[]): Promise<NoteKnowledge> {
+    if (!keys.length) return { known: new Set(), complete: true };
+    const flags = await this.#redis.smismember(
+      this.#key('notes', account),
+      COMPLETE,
+      ...keys,
+      ...keys.map(pendingOf),
+    );
+    const known = new Set(keys.filter((_, i) => flags[i + 1] === 1));
+    const pending = keys.some((k, i) => !known.has(k) && flags[i + 1 + keys.length] === 1);
+    return { known, complete: flags[0] === 1 && !pending };
+  }
+
+  /**
+   * The CRM's keys for the account, read in full: recorded, and the set marked complete. `creating`:
+   * keys about to be created (their pending markers, write-ahead); `settled`: keys the CRM answered for
+   * whose pending markers can go. One round trip.
+   */
+  async recordCrmNotes(
+    account: AccountKey,
+    crmKeys: readonly string[],
+    options: { creating?: readonly string[]; settled?: readonly string[] } = {},
+  ): Promise<void> {
+    const key = this.#key('notes', account);
+    const creating = options.creating ?? [];
+    const settled = (options.settled ?? []).filter((k) => !creating.includes(k));
+    const added = [...crmKeys, COMPLETE, ...creating.map(pendingOf)];
+    if (!settled.length) {
+      await this.#redis.sadd(key, ...added);
+      return;
+    }
+    await this.#redis
+      .pipeline()
+      .sadd(key, ...added)
+      .srem(key, ...settled.map(pendingOf))
+      .exec();
+  }
+
+  /**
+   * Write-ahead: these notes are about to be created. Until `recordNotes` records them, the set does not
+   * answer for them alone (a crash in between sends the next job to the CRM, not into a duplicate).
+   */
+  async notesPending(account: AccountKey, keys: readonly string[]): Promise<void> {
+    if (keys.length) await this.#redis.sadd(this.#key('notes', account), ...keys.map(pendingOf));
+  }
+
+  /** The notes are on the account. A key recorded outweighs its pending marker (no removal needed). */
   async recordNotes(account: AccountKey, keys: readonly string[]): Promise<void> {
     if (keys.length) await this.#redis.sadd(this.#key('notes', account), ...keys);
   }
 
-  /** The notes are gone from the account (an undo removed them): an enrichment may create them again. */
+  /**
+   * The notes are gone from the account (an undo removed them): an enrichment may create them again.
+   * The set stays complete: those notes are not on the CRM any more.
+   */
   async forgetNotes(account: AccountKey, keys: readonly string[]): Promise<void> {
-    if (keys.length) await this.#redis.srem(this.#key('notes', account), ...keys);
+    if (keys.length) await this.#redis.srem(this.#key('notes', account), ...keys, ...keys.map(pendingOf));
   }
 
   get #matchesKey(): string {
