@@ -101,7 +101,8 @@ export const coreSchema = z.object({
 
   WORKER_CONCURRENCY: int(1, 500, 20),
   ENRICH_ATTEMPTS: int(1, 50, 8),
-  WRITE_BATCH_WAIT_MS: int(0, 60_000, 250),
+  /** Extra linger before a partial write batch leaves (ms); 0: only a batch in flight makes others wait. */
+  WRITE_BATCH_WAIT_MS: int(0, 60_000, 0),
 
   ADMIN_USERNAME: z.string().trim().min(1).optional(),
   ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
