@@ -30,19 +30,20 @@ if ARGV[6] == '1' then return {} end
 return redis.call('LPOP', KEYS[1], maxBatch)
 `;
 
-// KEYS: queue, slots, reply lists... ARGV: ttlMs, maxBatch, slotId, replyTtlMs, replies... (one per reply list)
+// KEYS: queue, slots, reply lists... ARGV: ttlMs, maxBatch, slotId, replyTtlMs, stop, replies... (one
+// per reply list). stop = '1': answer and free the slot (a process shutting down).
 const NEXT = `
 ${NOW}
 local ttl, maxBatch = tonumber(ARGV[1]), tonumber(ARGV[2])
 for i = 3, #KEYS do
-  redis.call('RPUSH', KEYS[i], ARGV[i + 2])
+  redis.call('RPUSH', KEYS[i], ARGV[i + 3])
   redis.call('PEXPIRE', KEYS[i], ARGV[4])
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
 local others = redis.call('ZCARD', KEYS[2])
 if redis.call('ZSCORE', KEYS[2], ARGV[3]) then others = others - 1 end
 local len = redis.call('LLEN', KEYS[1])
-if len > 0 and (others == 0 or len >= maxBatch) then
+if ARGV[5] ~= '1' and len > 0 and (others == 0 or len >= maxBatch) then
   redis.call('ZADD', KEYS[2], now + ttl, ARGV[3])
   redis.call('PEXPIRE', KEYS[2], ttl)
   return redis.call('LPOP', KEYS[1], maxBatch)
@@ -62,7 +63,7 @@ export interface BatchScripts {
   next(
     queue: string,
     slots: string,
-    args: { ttlMs: number; maxBatch: number; slotId: string; replyTtlMs: number },
+    args: { ttlMs: number; maxBatch: number; slotId: string; replyTtlMs: number; stop: boolean },
     replies: [list: string, payload: string][],
   ): Promise<string[] | null>;
 }
@@ -101,6 +102,7 @@ export function batchScripts(redis: Redis): BatchScripts {
         a.maxBatch,
         a.slotId,
         a.replyTtlMs,
+        a.stop ? '1' : '0',
         ...replies.map(([, payload]) => payload),
       ),
   };

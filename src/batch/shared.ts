@@ -44,7 +44,7 @@ export interface SharedChannelOptions {
   slotTtlMs?: number;
   /** An item nobody answered by then rejects (transient). Default 150 s. */
   deadlineMs?: number;
-  /** How often a process whose items wait tries to take the key (a dead sender). Default slotTtlMs/4. */
+  /** How often a process whose items wait tries to take the key (a sender died or left). Default 2 s. */
   retakeMs?: number;
   /** Redis failed under a channel (its items time out and their jobs retry). */
   onError?: (err: unknown, what: string) => void;
@@ -64,7 +64,7 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
   const replyList = (p: string) => `${base}:reply:${p}`;
   const slotTtlMs = options.slotTtlMs ?? 90_000;
   const deadlineMs = options.deadlineMs ?? 150_000;
-  const retakeMs = options.retakeMs ?? Math.max(50, Math.floor(slotTtlMs / 4));
+  const retakeMs = options.retakeMs ?? Math.max(50, Math.min(2_000, Math.floor(slotTtlMs / 4)));
   const maxInFlight = Math.max(1, options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
   const lingerMs = options.maxWaitMs ?? 0;
   const onError = options.onError ?? (() => {});
@@ -110,6 +110,7 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
     let buffer: string[] = [];
     let flushing = false;
     let retake: NodeJS.Timeout | undefined;
+    let draining = false;
     const slotArgs = () => ({ ttlMs: slotTtlMs, maxBatch: spec.maxBatch, slotId: `${pid}:${++seq}` });
 
     async function push(items: string[], linger: boolean): Promise<void> {
@@ -160,7 +161,14 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
         batch = await scripts.next(
           queue,
           slots,
-          { ttlMs: slotTtlMs, maxBatch: spec.maxBatch, slotId, replyTtlMs: deadlineMs },
+          // A draining process sends for others only while its own items wait, so shutdown ends.
+          {
+            ttlMs: slotTtlMs,
+            maxBatch: spec.maxBatch,
+            slotId,
+            replyTtlMs: deadlineMs,
+            stop: draining && !mine.size,
+          },
           answers,
         );
       }
@@ -254,6 +262,7 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
     }
 
     async function drain(): Promise<void> {
+      draining = true;
       flush(false);
       for (const wake of lingering) wake();
       lingering.clear();

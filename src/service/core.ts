@@ -3,6 +3,8 @@
 
 import type { CrmRuntime } from '../../connectors/descriptor.ts';
 import { crmOf } from '../../connectors/registry.ts';
+import { createRedis } from '../../queues/redis.ts';
+import { sharedChannels } from '../batch/shared.ts';
 import type { DigestDeps } from '../digest/deps.ts';
 import type { PipelineDeps } from '../enrich/pipeline.ts';
 import { createLogger, workerLog } from '../observe/logger.ts';
@@ -42,11 +44,24 @@ export function buildCore(settings: ServiceSettings) {
   });
   const crms = new CrmConnections({ crms: settings.crms, runtime, store: tenantStore });
   const connector = crms.get.bind(crms);
+  // Jobs of every worker process share CRM calls (src/batch/shared.ts). Answers from other workers'
+  // sends arrive on one more connection of this process, opened when it first batches something.
+  const channels = sharedChannels({
+    redis: redis.worker,
+    connectReplies: () =>
+      createRedis(settings.redisUrl, 'worker', (err) =>
+        logger.warn({ role: 'batch-replies', reason: err.message }, 'Redis connection error; retrying'),
+      ),
+    prefix,
+    maxWaitMs: settings.worker.writeBatchWaitMs,
+    onError: (err, what) =>
+      log.warn('a shared batch could not go through Redis', { what, reason: describeError(err) }),
+  });
   // Every write's CRM answer goes on the store's write history, which is also the `ours` policy's
   // memory (Redis caches it).
   const writes = batchedWrites({
     connector,
-    maxWaitMs: settings.worker.writeBatchWaitMs,
+    channels,
     journal: {
       recordFieldWrites: async (entries) => (await store.open()).writes.recordFieldWrites(entries),
       recordNotes: async (entries) => (await store.open()).writes.recordNotes(entries),
@@ -93,6 +108,7 @@ export function buildCore(settings: ServiceSettings) {
     runtime,
     crms,
     connector,
+    channels,
     writes,
     ledgers,
     deps,
