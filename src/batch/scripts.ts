@@ -1,6 +1,6 @@
 // The two atomic steps of a shared batch channel (Lua, so no item is ever stranded between them).
-// A key's senders hold slots in a sorted set scored by their expiry (Redis TIME): a sender that dies
-// stops counting once its slot expires, and a waiting process takes over.
+// A key's senders hold slots in a sorted set scored by their expiry (Redis TIME), renewed while their
+// call runs: a sender that dies stops counting once its slot expires, and a waiting process takes over.
 //
 // push: a process's items of one tick in one RPUSH; then, if the key may take a sender — no slot held,
 //   or a full batch waits and fewer than maxInFlight are held — take a slot and pop up to maxBatch
@@ -52,7 +52,18 @@ redis.call('ZREM', KEYS[2], ARGV[3])
 return nil
 `;
 
+// KEYS: slots. ARGV: ttlMs, slotId. A sender's heartbeat: its slot lives on while its call runs.
+const RENEW = `
+${NOW}
+if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
+  redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[2])
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+end
+return nil
+`;
+
 export interface BatchScripts {
+  renew(slots: string, slotId: string, ttlMs: number): Promise<unknown>;
   push(
     queue: string,
     slots: string,
@@ -71,6 +82,7 @@ export interface BatchScripts {
 type Scripted = Redis & {
   batchPush(...args: (string | number)[]): Promise<string[] | null>;
   batchNext(...args: (string | number)[]): Promise<string[] | null>;
+  batchRenew(...args: (string | number)[]): Promise<unknown>;
 };
 
 export function batchScripts(redis: Redis): BatchScripts {
@@ -78,8 +90,10 @@ export function batchScripts(redis: Redis): BatchScripts {
   if (typeof r.batchPush !== 'function') {
     redis.defineCommand('batchPush', { numberOfKeys: 2, lua: PUSH });
     redis.defineCommand('batchNext', { lua: NEXT });
+    redis.defineCommand('batchRenew', { numberOfKeys: 1, lua: RENEW });
   }
   return {
+    renew: (slots, slotId, ttlMs) => r.batchRenew(slots, ttlMs, slotId),
     push: (queue, slots, a, lingerFirst, items) =>
       r.batchPush(
         queue,

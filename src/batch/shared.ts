@@ -17,15 +17,8 @@ import type { Redis } from 'ioredis';
 import { DEFAULT_MAX_IN_FLIGHT } from '../write/batcher.ts';
 import type { BatchChannel, ChannelSpec, OpenChannels } from './channel.ts';
 import { batchScripts } from './scripts.ts';
-import {
-  decodeItem,
-  decodeReplies,
-  encodeItem,
-  factsOf,
-  RemoteBatchError,
-  SharedBatchTimeout,
-  type WireReply,
-} from './wire.ts';
+import { sendBatch, type Waiter } from './send-batch.ts';
+import { decodeReplies, encodeItem, RemoteBatchError, SharedBatchTimeout, type WireReply } from './wire.ts';
 
 export interface SharedChannelOptions {
   /** Commands (scripts); any connection of the process. */
@@ -40,19 +33,17 @@ export interface SharedChannelOptions {
   maxInFlight?: number;
   /** Optional linger: a sender that takes a free key waits this long before popping. Default 0. */
   maxWaitMs?: number;
-  /** A sender's slot expires after this long (longer than a call, its budget wait and its record). */
+  /** A sender's slot expires this long after its last heartbeat (every third of it). Default 10 s. */
   slotTtlMs?: number;
-  /** An item nobody answered by then rejects (transient). Default 150 s. */
+  /**
+   * An item nobody answered by then rejects (transient); longer than a call can take (its budget
+   * wait, the request's timeout, its record). Default 120 s.
+   */
   deadlineMs?: number;
   /** How often a process whose items wait tries to take the key (a sender died or left). Default 2 s. */
   retakeMs?: number;
   /** Redis failed under a channel (its items time out and their jobs retry). */
   onError?: (err: unknown, what: string) => void;
-}
-
-interface Waiter {
-  resolve(value: unknown): void;
-  reject(err: unknown): void;
 }
 
 /** Most items one push script takes (Lua's unpack limit is far above). */
@@ -62,8 +53,8 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
   const pid = options.processId ?? randomUUID();
   const base = `${options.prefix}:batch`;
   const replyList = (p: string) => `${base}:reply:${p}`;
-  const slotTtlMs = options.slotTtlMs ?? 90_000;
-  const deadlineMs = options.deadlineMs ?? 150_000;
+  const slotTtlMs = options.slotTtlMs ?? 10_000;
+  const deadlineMs = options.deadlineMs ?? 120_000;
   const retakeMs = options.retakeMs ?? Math.max(50, Math.min(2_000, Math.floor(slotTtlMs / 4)));
   const maxInFlight = Math.max(1, options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT);
   const lingerMs = options.maxWaitMs ?? 0;
@@ -145,6 +136,18 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
     }
 
     async function sendLoop(slotId: string, first: string[], linger: boolean): Promise<void> {
+      const heartbeat = setInterval(() => {
+        scripts.renew(slots, slotId, slotTtlMs).catch((err: unknown) => onError(err, `renewing ${key}`));
+      }, slotTtlMs / 3);
+      heartbeat.unref();
+      try {
+        await sendBatches(slotId, first, linger);
+      } finally {
+        clearInterval(heartbeat);
+      }
+    }
+
+    async function sendBatches(slotId: string, first: string[], linger: boolean): Promise<void> {
       let batch: string[] | null = first;
       if (linger) {
         await new Promise<void>((wake) => {
@@ -157,7 +160,7 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
         batch = [];
       }
       while (batch) {
-        const answers = await sendBatch(batch);
+        const answers = await sendBatch(batch, spec.send, pid, waiters, replyList);
         batch = await scripts.next(
           queue,
           slots,
@@ -172,40 +175,6 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
           answers,
         );
       }
-    }
-
-    /** Sends one popped batch; the answers for other processes, one payload per process. */
-    async function sendBatch(raw: string[]): Promise<[string, string][]> {
-      const now = Date.now();
-      const items = raw.flatMap((r) => {
-        const item = decodeItem(r);
-        return item && item.d > now ? [item] : [];
-      });
-      if (!items.length) return [];
-      let outcome: (i: number) => WireReply;
-      let local: (i: number, w: Waiter) => void;
-      try {
-        const results = await spec.send(items.map((i) => i.v as I));
-        if (results.length !== items.length)
-          throw new Error(`batch send returned ${results.length} results for ${items.length} items`);
-        outcome = (i) => [items[i]?.i ?? '', 1, results[i]];
-        local = (i, w) => w.resolve(results[i]);
-      } catch (err) {
-        const facts = factsOf(err);
-        outcome = (i) => [items[i]?.i ?? '', 0, facts];
-        local = (_i, w) => w.reject(err);
-      }
-      const byProcess = new Map<string, WireReply[]>();
-      for (const [i, item] of items.entries()) {
-        const waiter = item.p === pid ? waiters.get(item.i) : undefined;
-        if (waiter) local(i, waiter);
-        else if (item.p !== pid) {
-          const list = byProcess.get(item.p) ?? [];
-          list.push(outcome(i));
-          byProcess.set(item.p, list);
-        }
-      }
-      return [...byProcess].map(([p, list]) => [replyList(p), JSON.stringify(list)]);
     }
 
     /** While this process has items waiting, it retries taking the key (a dead sender's slot expires). */

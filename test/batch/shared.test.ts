@@ -158,21 +158,25 @@ describe('shared batch channels', () => {
   });
 
   it('a sender that dies mid-batch loses nothing: its items reject as transient, the others are re-sent', async () => {
-    const timing = { slotTtlMs: 200, deadlineMs: 1_500, retakeMs: 50 };
+    const timing = { slotTtlMs: 300, deadlineMs: 2_000, retakeMs: 50 };
     const { calls, sendOf } = manualSends();
-    let dead = false;
-    // Process a's send hangs forever once it is "dead" (its slot then expires).
+    // Process a "dies" in its second send: the call never ends and its connection to Redis is gone, so
+    // its slot is no longer renewed and expires.
+    const aRedis = connect();
     const aSend = sendOf('a');
-    const a = processChannels('a', timing)('k4', {
+    const a = processChannels('a', { ...timing, redis: aRedis })('k4', {
       maxBatch: 100,
-      send: (items: string[]) => (dead ? new Promise<string[]>(() => {}) : aSend(items)),
+      send: (items: string[]) => {
+        if (!calls.length) return aSend(items);
+        aRedis.disconnect();
+        return new Promise<string[]>(() => {});
+      },
     });
     const b = processChannels('b', timing)('k4', { maxBatch: 100, send: sendOf('b') });
     const first = a.submit('a1');
     await until(() => calls.length === 1, 'the first batch');
     const popped = b.submit('b1');
     await until(async () => (await waiting('k4')) === 1, 'b1 waiting');
-    dead = true;
     calls[0]?.release();
     await first;
     // a took b1 into a send that never ends; b2 arrives after.
@@ -189,6 +193,25 @@ describe('shared batch channels', () => {
     expect(calls[1]).toMatchObject({ by: 'b', items: ['b2'] });
     calls[1]?.release();
     expect(await stranded).toBe('sent b2 by b');
+  });
+
+  it('a sender whose call outlasts its slot time keeps the key (heartbeat): nothing is sent twice', async () => {
+    const timing = { slotTtlMs: 150, deadlineMs: 5_000, retakeMs: 30 };
+    const { calls, sendOf } = manualSends();
+    const a = processChannels('a', timing)('k6', { maxBatch: 100, send: sendOf('a') });
+    const b = processChannels('b', timing)('k6', { maxBatch: 100, send: sendOf('b') });
+    const first = a.submit('a1');
+    await until(() => calls.length === 1, 'the first batch');
+    const second = b.submit('b1');
+    // Several slot times pass while a's call runs; b keeps trying to take the key and must not.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(calls).toHaveLength(1);
+    calls[0]?.release();
+    await first;
+    await until(() => calls.length === 2, 'the second batch');
+    expect(calls[1]).toMatchObject({ by: 'a', items: ['b1'] });
+    calls[1]?.release();
+    expect(await second).toBe('sent b1 by a');
   });
 
   it('drain sends what waits', async () => {
