@@ -1,6 +1,6 @@
 // Batch channels for the jobs of one process (a CLI run, a test, anything without Redis): a channel
-// per key, each an adaptive Batcher (group commit, see src/write/batcher.ts).
-import { Batcher } from '../write/batcher.ts';
+// per key, each an adaptive Batcher (group commit, see src/batch/batcher.ts).
+import { Batcher } from './batcher.ts';
 import type { BatchChannel, ChannelSpec, OpenChannels } from './channel.ts';
 
 export interface LocalChannelOptions {

@@ -14,7 +14,7 @@
 // transient error, so its job retries. A sender skips items already past their deadline.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { DEFAULT_MAX_IN_FLIGHT } from '../write/batcher.ts';
+import { DEFAULT_MAX_IN_FLIGHT } from './batcher.ts';
 import type { BatchChannel, ChannelSpec, OpenChannels } from './channel.ts';
 import { batchScripts } from './scripts.ts';
 import { sendBatch, type Waiter } from './send-batch.ts';

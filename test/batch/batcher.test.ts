@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Batcher } from '../../src/write/batcher.ts';
+import { Batcher } from '../../src/batch/batcher.ts';
 
 /** A send the test answers by hand: each call waits until `answer(n)` releases it. */
 function manualSend() {
