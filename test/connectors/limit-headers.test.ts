@@ -70,7 +70,9 @@ describe('Salesforce Sforce-Limit-Info', () => {
   });
 
   it('counts usage past the allocation as nothing left', () => {
-    expect(salesforceLimitReading('api-usage=15010/15000')).toEqual({ daily: { limit: 15_000, remaining: 0 } });
+    expect(salesforceLimitReading('api-usage=15010/15000')).toEqual({
+      daily: { limit: 15_000, remaining: 0 },
+    });
   });
 
   it.each([
