@@ -8,6 +8,7 @@
 // when it resumes, not per job.
 import type { Redis } from 'ioredis';
 import { budgetKey, dailyHeadroom, readBudget } from '../../connectors/limits.ts';
+import { crmOf, isCrmKind } from '../../connectors/registry.ts';
 import { IntegrationError } from '../shared/errors.ts';
 
 /** CRM_DAILY_HEADROOM's default: a fifth of the allocation stays with the customer's other integrations. */
@@ -32,8 +33,12 @@ export interface BackfillPause {
   until: number;
 }
 
+/** Jobs name a tenant in any of its CRM's forms (a Salesforce org in 15 or 18 characters); budgets in one. */
+const canonical = (crm: string, tenant: string) =>
+  (isCrmKind(crm) ? crmOf(crm).tenantId(tenant) : undefined) ?? tenant;
+
 const pauseKey = (prefix: string, crm: string, tenant: string) =>
-  `${budgetKey(prefix, crm, tenant)}:backfill-paused`;
+  `${budgetKey(prefix, crm, canonical(crm, tenant))}:backfill-paused`;
 
 /** The pause of a tenant's backfill, if its allocation holds it now. */
 export async function readBackfillPause(
@@ -73,7 +78,7 @@ export function dailyHeadroomGate(options: {
   const now = options.now ?? Date.now;
   return async ({ crm, tenant, trigger }) => {
     if (trigger !== 'backfill' || headroom <= 0) return;
-    const state = await readBudget(redis, prefix, crm, tenant);
+    const state = await readBudget(redis, prefix, crm, canonical(crm, tenant));
     const share = dailyHeadroom(state);
     const key = pauseKey(prefix, crm, tenant);
     if (share === undefined || !state.daily || share > headroom) {
