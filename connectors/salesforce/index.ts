@@ -27,7 +27,10 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
   configuredTenants: (config) => (config.org ? [id15(config.org.orgId)] : []),
   connect(config, runtime) {
     if (!config.org) return { connections: [], eventSources: [] };
-    const connector = salesforceConnection(config.app, config.org, { recordCall: runtime.recordCall });
+    const connector = salesforceConnection(config.app, config.org, {
+      recordCall: runtime.recordCall,
+      budget: { redis: runtime.redis, prefix: runtime.prefix },
+    });
     const events = config.events ?? ['outbound'];
     return {
       connections: [{ tenant: id15(config.org.orgId), connector }],

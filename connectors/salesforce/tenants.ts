@@ -25,6 +25,7 @@ export const salesforceTenants: TenantSupport<SalesforceTenant, SalesforceConfig
     return salesforceConnection(config.app, record, {
       recordCall: runtime.recordCall,
       tokenStore: { redis: runtime.redis, key: session.key, codec: session.codec },
+      budget: { redis: runtime.redis, prefix: runtime.prefix },
     });
   },
   cli: {

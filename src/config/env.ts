@@ -103,6 +103,8 @@ export const coreSchema = z.object({
   ENRICH_ATTEMPTS: int(1, 50, 8),
   /** Extra linger before a partial write batch leaves (ms); 0: only a batch in flight makes others wait. */
   WRITE_BATCH_WAIT_MS: int(0, 60_000, 0),
+  /** Share of each CRM tenant's daily API allocation backfill leaves to other integrations (0: none). */
+  CRM_DAILY_HEADROOM: ratio(0.2),
 
   ADMIN_USERNAME: z.string().trim().min(1).optional(),
   ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),

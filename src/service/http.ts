@@ -3,6 +3,7 @@
 // operator pages. Assembly only.
 import { once } from 'node:events';
 import type { Router } from 'express';
+import { readBudgets } from '../../connectors/limits.ts';
 import { crmOf } from '../../connectors/registry.ts';
 import type { EnrichJob } from '../../queues/enrich-queue.ts';
 import { enqueueInto } from '../../queues/signal-queue.ts';
@@ -65,6 +66,8 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
       log: core.log,
     });
 
+  // /metrics shows what the CRMs last said is left of each tenant's limits (any worker's answers).
+  core.metrics.readCrmLimitsFrom(() => readBudgets(redis.producer, prefix));
   const { history } = core;
   const actionOptions = {
     queue: queues.enrich,

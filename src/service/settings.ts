@@ -54,6 +54,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
       concurrency: env.WORKER_CONCURRENCY,
       attempts: env.ENRICH_ATTEMPTS,
       writeBatchWaitMs: env.WRITE_BATCH_WAIT_MS,
+      crmDailyHeadroom: env.CRM_DAILY_HEADROOM,
     },
   };
 }

@@ -56,7 +56,13 @@ export interface ServiceSettings {
   mapping: Mapping;
   match: { acceptThreshold: number; ambiguityMargin: number };
   signals: SignalSettings;
-  worker: { concurrency: number; attempts: number; writeBatchWaitMs: number };
+  worker: {
+    concurrency: number;
+    attempts: number;
+    writeBatchWaitMs: number;
+    /** Share of a CRM tenant's daily allocation backfill leaves to other integrations. Default 0.2. */
+    crmDailyHeadroom?: number;
+  };
   log?: WorkerLog;
   /** pino logger for HTTP requests and jobs (request id / job id on every line). Default: silent. */
   logger?: Logger;
