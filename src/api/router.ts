@@ -174,7 +174,8 @@ export function apiRouter(options: ApiOptions): express.Router {
         id: job.id,
         account: { crm: job.data.crm, tenant: job.data.tenant, accountId: job.data.accountId },
         state,
-        progress: job.progress,
+        // The worker does not spend a Redis round trip to say 100 at the end: a completed job is done.
+        progress: state === 'completed' ? 100 : job.progress,
         attemptsMade: job.attemptsMade,
         ...(job.returnvalue ? { result: job.returnvalue } : {}),
         ...(job.failedReason ? { failedReason: job.failedReason } : {}),

@@ -298,9 +298,13 @@ export async function enrichAccount(
         const message = `writing account ${ref.accountId} failed: ${result.error.message}`;
         throw result.error.permanent ? new PermanentWriteError(message) : new Error(message);
       }
-      await deps.ledgers.recordWrittenFields(ref, fieldUpdates);
     }
-    await deps.ledgers.recordMatch(ref, decision.status === 'matched' ? decision.buyerId : null);
+    // The values written (none unless the write above went through) and the buyer: one round trip.
+    await deps.ledgers.recordMatch(
+      ref,
+      decision.status === 'matched' ? decision.buyerId : null,
+      fieldUpdates,
+    );
     const origin = { ...options.job, buyerId: match.buyerId };
     const results = await Promise.all(notes.map((n) => deps.createNote(ref.crm, ref.tenant, n, origin)));
     const ok = results.flatMap((r) => (r.ok ? [r.dedupeKey] : []));

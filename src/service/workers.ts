@@ -71,7 +71,8 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
           [result.match.buyerId, before?.buyerId],
           { formerGroups, origin: meta },
         );
-      await job.updateProgress(100);
+      // No updateProgress(100): it cost a script, four commands and an event per job; a completed
+      // job's progress is 100 by its state (the jobs API says so).
       return result;
     },
     onFinalFailure: async (data, reason, jobId) => {
