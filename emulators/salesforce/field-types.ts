@@ -28,7 +28,11 @@ export class DeserializeError extends SalesforceError {}
 /** A value the JSON deserializer cannot turn into the field's type: the whole request is refused. */
 function notOfType(javaType: string, value: FieldValue): SalesforceError {
   const token =
-    typeof value === 'string' ? 'VALUE_STRING' : typeof value === 'boolean' ? 'VALUE_TRUE' : 'VALUE_NUMBER_INT';
+    typeof value === 'string'
+      ? 'VALUE_STRING'
+      : typeof value === 'boolean'
+        ? 'VALUE_TRUE'
+        : 'VALUE_NUMBER_INT';
   return new DeserializeError(400, [
     {
       message: `Cannot deserialize instance of ${javaType} from ${token} value ${String(value)} or request may be missing a required field`,
@@ -68,7 +72,12 @@ const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
  * "true" of a Checkbox a boolean). Throws the record's error (STRING_TOO_LONG …) or the request's
  * (JSON_PARSER_ERROR). null always passes here (required fields are the store's business).
  */
-export function checkFieldValue(spec: FieldSpec, field: string, label: string, value: FieldValue): FieldValue {
+export function checkFieldValue(
+  spec: FieldSpec,
+  field: string,
+  label: string,
+  value: FieldValue,
+): FieldValue {
   if (value === null) return null;
   switch (spec.kind) {
     case 'any':

@@ -306,7 +306,12 @@ function upsertMetadata(store: SalesforceStore, call: XmlValue | undefined): str
     const checked = validateCustomField(md);
     if (!checked.ok) return result(false, false, checked.errors);
     const existed = store.fields(checked.type).some((f) => f.toLowerCase() === checked.name.toLowerCase());
-    const defined = store.defineCustomField(checked.type, checked.name, specOfCustomField(md), text(md.label));
+    const defined = store.defineCustomField(
+      checked.type,
+      checked.name,
+      specOfCustomField(md),
+      text(md.label),
+    );
     const { '@type': _type, ...stored } = md;
     fieldsOf(store).set(`${checked.type}.${defined}`.toLowerCase(), {
       ...stored,

@@ -71,7 +71,8 @@ const notOfFilterType = (field: string, kind: string) =>
 function temporalLiteral(field: string, kind: 'date' | 'datetime', v: string): FieldValue {
   if (/^null$/i.test(v)) return null;
   const sfType = kind === 'date' ? 'date' : 'dateTime';
-  if (kind === 'date' ? !/^\d{4}-\d{2}-\d{2}$/.test(v) : !v.includes('T')) throw notOfFilterType(field, sfType);
+  if (v.startsWith("'") || (kind === 'date' ? !/^\d{4}-\d{2}-\d{2}$/.test(v) : !v.includes('T')))
+    throw notOfFilterType(field, sfType);
   if (!(kind === 'date' ? isDateValue(v) : isDateTimeValue(v)))
     throw malformedQuery(`${kind === 'date' ? 'Invalid date' : 'Invalid datetime'}: ${v}`);
   return v;
@@ -145,7 +146,12 @@ export function parseSoql(soql: string, store: SalesforceStore): SoqlQuery {
           values.push(literal(f));
         }
         if (t[i++] !== ')') throw malformedQuery(`unexpected token: '${t[i - 1] ?? 'EOF'}'`);
-        where.push({ field: f, op: 'IN', values, ...(store.temporalKind(type, f) ? { temporal: true } : {}) });
+        where.push({
+          field: f,
+          op: 'IN',
+          values,
+          ...(store.temporalKind(type, f) ? { temporal: true } : {}),
+        });
       } else {
         if (!OPERATORS.includes(op as Operator)) throw malformedQuery(`unexpected token: '${op ?? 'EOF'}'`);
         where.push({
