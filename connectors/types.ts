@@ -99,6 +99,16 @@ export interface FieldDefinition {
   options?: { value: string; label: string }[];
 }
 
+/** What a CRM's fields of our types hold (the fields `setup` creates); values are fitted to it. */
+export interface FieldLimits {
+  /** Characters of a `string` or `url` field. */
+  stringLength: number;
+  /** Characters of a `text` (long text) field. */
+  textLength: number;
+  /** Digits of a `number` field: in all (`precision`) and after the point (`scale`); none: unbounded. */
+  number?: { precision: number; scale: number };
+}
+
 export interface EnsureFieldsResult {
   created: string[];
   existing: string[];
@@ -125,6 +135,8 @@ export interface CrmConnector {
   readonly idFields?: readonly AccountIdField[];
   /** Largest batch `getAccounts` reads in one call. */
   readonly maxReadBatch: number;
+  /** What our fields in this CRM hold: the pipeline fits each value to it before writing. */
+  readonly fieldLimits?: FieldLimits;
 
   /** Reads one account with the given CRM fields. Throws AccountNotFoundError for an unknown id. */
   getAccount(accountId: string, fieldNames: readonly string[]): Promise<AccountSnapshot>;

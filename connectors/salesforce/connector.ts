@@ -16,7 +16,7 @@ import {
   type SalesforceClientOptions,
 } from './client.ts';
 import { SALESFORCE_ID_FIELD_DEFAULTS } from './config.ts';
-import { defaultFieldName, ensureFields, FIELD_PREFIX } from './fields.ts';
+import { defaultFieldName, ensureFields, FIELD_PREFIX, SALESFORCE_FIELD_LIMITS } from './fields.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys, type NoteMode } from './notes.ts';
 import { getAccount, getAccounts, IdFieldReads, listAccounts } from './read.ts';
@@ -88,6 +88,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     maxNoteRemovalBatch: SALESFORCE_COLLECTION_LIMIT,
     idFields,
     maxReadBatch: SALESFORCE_COLLECTION_LIMIT,
+    fieldLimits: SALESFORCE_FIELD_LIMITS,
     getAccount: (accountId, fieldNames) =>
       afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames, idReads)),
     getAccounts: (accountIds, fieldNames) =>

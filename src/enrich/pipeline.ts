@@ -7,7 +7,8 @@ import type { CrmConnector, CrmKind, NoteDraft } from '../../connectors/types.ts
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import type { RelativeDatePeriod, RowStatus, SignalFilterType, SignalSort } from '../buyer-intel/enums.ts';
 import type { BuyerField } from '../buyer-intel/fields.ts';
-import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import { PROVENANCE_FIELD_DEFINITIONS, PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import { type FitNote, fitWrites } from '../map/fit.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import { type FieldChange, planFieldWrites } from '../map/plan.ts';
 import type { MatchDecision, Resolver, ScoredCandidate } from '../resolve/resolver.ts';
@@ -73,6 +74,8 @@ export interface EnrichResult {
   fields: FieldChange[];
   /** What was (or, in a dry run, would be) sent to the CRM, provenance included. */
   written: Record<string, string | null>;
+  /** Values that did not fit their CRM field as they were: cut, rounded or left out, with the reason. */
+  fitNotes?: FitNote[];
   notes: { created: { key: string; title: string }[]; alreadyPresent: number; overCap: number };
   dryRun: boolean;
 }
@@ -85,6 +88,7 @@ export class PermanentWriteError extends IntegrationError {
 }
 
 const P = PROVENANCE_FIELDS;
+const PROVENANCE_BY_NAME = new Map(PROVENANCE_FIELD_DEFINITIONS.map((d) => [d.name, d]));
 
 function candidateSummary(candidates: ScoredCandidate[]) {
   return candidates.slice(0, 5).map((c) => ({
@@ -230,6 +234,7 @@ export async function enrichAccount(
       attributes: attributes.buyerData ?? {},
       current: account.fields,
       ledger,
+      limits: connector.fieldLimits,
     });
     fields = plan.changes;
     fieldUpdates = plan.updates;
@@ -279,7 +284,12 @@ export async function enrichAccount(
     delete provenance[P.matchReason];
     delete provenance[P.matchConfidence];
   }
-  for (const [name, value] of Object.entries(provenance)) {
+  const fittedProvenance = fitWrites(provenance, PROVENANCE_BY_NAME, connector.fieldLimits);
+  const fitNotes: FitNote[] = [
+    ...fields.flatMap((f) => (f.fit ? [{ field: f.property, ...f.fit }] : [])),
+    ...fittedProvenance.notes,
+  ];
+  for (const [name, value] of Object.entries(fittedProvenance.values)) {
     if ((account.fields[name] ?? null) !== value) written[name] = value;
   }
 
@@ -326,6 +336,7 @@ export async function enrichAccount(
     match,
     fields,
     written,
+    fitNotes,
     notes: { created, alreadyPresent, overCap },
     dryRun,
   };
