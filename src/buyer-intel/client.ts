@@ -13,7 +13,8 @@ import type {
   SignalSort,
   SortDirection,
 } from './enums.ts';
-import { InvalidArgumentError } from './errors.ts';
+import { isUuid } from '../shared/ids.ts';
+import { InvalidArgumentError, NotFoundError } from './errors.ts';
 import type { BuyerField } from './fields.ts';
 import { paginate } from './paginate.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.ts';
@@ -179,6 +180,19 @@ const bridgesPage = paginationEnvelope(bridgeSchema);
 
 const seg = (value: string) => encodeURIComponent(value);
 
+/**
+ * A buyer, bridge or row id in a path: a uuid, as the provider's reference declares, or no call at all
+ * (`..` would climb out of the path). No record can have another id, so it is a permanent not-found.
+ */
+const idSeg = (operation: string, what: string, value: string): string => {
+  if (!isUuid(value))
+    throw new NotFoundError(`${operation}: ${what} ${JSON.stringify(value.slice(0, 80))} is not a uuid`, {
+      operation,
+      status: undefined,
+    });
+  return value;
+};
+
 export class BuyerIntelClient {
   readonly #transport: Transport;
   readonly #attributeEncoding: 'repeat' | 'comma';
@@ -220,7 +234,7 @@ export class BuyerIntelClient {
     const res = await this.#call(
       'getBuyerAttributesBulk',
       'GET',
-      `/api/external/buyer/${seg(buyerId)}/attributes`,
+      `/api/external/buyer/${idSeg('getBuyerAttributes', 'buyerId', buyerId)}/attributes`,
       {
         query,
         schema: buyerAttributesBulkResponseSchema,
@@ -242,7 +256,7 @@ export class BuyerIntelClient {
     return this.#call(
       'getBuyerAttribute',
       'GET',
-      `/api/external/buyer/${seg(buyerId)}/attribute/${seg(attribute)}`,
+      `/api/external/buyer/${idSeg('getBuyerAttribute', 'buyerId', buyerId)}/attribute/${seg(attribute)}`,
       { schema: buyerAttributeResponseSchema, ...opts },
     );
   }
@@ -299,7 +313,7 @@ export class BuyerIntelClient {
 
   /** The provider's synthesized activity summary of a buyer (reference only). */
   getBuyerSummary(buyerId: string, opts: CallOptions = {}): Promise<BuyerSummaryResponse> {
-    return this.#call('getBuyerSummary', 'GET', `/api/external/buyer/${seg(buyerId)}/summary`, {
+    return this.#call('getBuyerSummary', 'GET', `/api/external/buyer/${idSeg('getBuyerSummary', 'buyerId', buyerId)}/summary`, {
       schema: buyerSummaryResponseSchema,
       ...opts,
     });
@@ -337,7 +351,7 @@ export class BuyerIntelClient {
   }
 
   getBridge(bridgeId: string, opts: CallOptions = {}): Promise<Bridge> {
-    return this.#call('getBridge', 'GET', `/api/external/bridge/${seg(bridgeId)}`, {
+    return this.#call('getBridge', 'GET', `/api/external/bridge/${idSeg('getBridge', 'bridgeId', bridgeId)}`, {
       schema: bridgeSchema,
       ...opts,
     });
@@ -348,7 +362,7 @@ export class BuyerIntelClient {
     return this.#call(
       'getBridgeColumnMetadata',
       'GET',
-      `/api/external/bridge/${seg(bridgeId)}/column/metadata`,
+      `/api/external/bridge/${idSeg('getBridgeColumnMetadata', 'bridgeId', bridgeId)}/column/metadata`,
       {
         schema: bridgeColumnMetadataListSchema,
         ...opts,
@@ -365,7 +379,7 @@ export class BuyerIntelClient {
   ): Promise<Page<BridgeRow>> {
     const query = new URLSearchParams();
     this.#setScalars(query, page, ['pageNumber', 'pageSize']);
-    return this.#call('listBridgeRows', 'PUT', `/api/external/bridge/${seg(bridgeId)}/row`, {
+    return this.#call('listBridgeRows', 'PUT', `/api/external/bridge/${idSeg('listBridgeRows', 'bridgeId', bridgeId)}/row`, {
       query,
       body,
       schema: rowsPage,
@@ -395,7 +409,7 @@ export class BuyerIntelClient {
     return this.#call(
       'setBridgeRowStatus',
       'PATCH',
-      `/api/external/bridge/${seg(bridgeId)}/row/${seg(rowId)}/status`,
+      `/api/external/bridge/${idSeg('updateRowStatus', 'bridgeId', bridgeId)}/row/${idSeg('updateRowStatus', 'rowId', rowId)}/status`,
       {
         body: { newStatus },
         schema: bridgeRowSchema,
