@@ -34,7 +34,8 @@ export const salesforceTenants: TenantSupport<SalesforceTenant, SalesforceConfig
     });
   },
   cli: {
-    usage: 'tenants add salesforce --org-id <00D…> --instance-url <https://…> < {"refreshToken": "...", "outboundTokens": ["<32+ characters>"]}',
+    usage:
+      'tenants add salesforce --org-id <00D…> --instance-url <https://…> < {"refreshToken": "...", "outboundTokens": ["<32+ characters>"]}',
     idOption: 'org-id',
     options: { 'org-id': 'orgId', 'instance-url': 'instanceUrl' },
     describe: (record) => record.instanceUrl,

@@ -129,7 +129,8 @@ export function apiRouter(options: ApiOptions): express.Router {
     (req: Request, res: Response, next: NextFunction) => {
       // A body is JSON, declared so; a bodiless request (GET, an empty POST) declares nothing.
       const declared = req.get('content-type');
-      const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+      const hasBody =
+        Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
       const problem = hasBody || declared ? contentTypeProblem(declared, ['application/json']) : undefined;
       if (problem) return void res.status(415).json({ error: 'unsupported_media_type', message: problem });
       next();
@@ -151,17 +152,13 @@ export function apiRouter(options: ApiOptions): express.Router {
         if (!outcome.ok)
           return void res.status(401).json({ error: 'unauthorized', message: outcome.message });
         const caller = outcome.caller;
-        // A CRM signature that names no tenant (an older quick action) binds to the CRM's only tenant;
-        // where several are served it could act on any of them, so it is refused.
-        if (caller.via === 'crm' && caller.tenant === undefined) {
-          const known = options.tenantsOf(caller.crm);
-          if (known.length !== 1)
-            return void res.status(403).json({
-              error: 'forbidden',
-              message: `this ${caller.crm} signature names no ${crmOf(caller.crm).tenantNoun}: sign with the current version`,
-            });
-          caller.tenant = known[0];
-        }
+        // A CRM signature that names no tenant (an older quick action) is taken only while the CRM has
+        // one tenant here; where several are served it could act on any of them, so it is refused.
+        if (caller.via === 'crm' && caller.tenant === undefined && options.tenantsOf(caller.crm).length !== 1)
+          return void res.status(403).json({
+            error: 'forbidden',
+            message: `this ${caller.crm} signature names no ${crmOf(caller.crm).tenantNoun}: sign with the current version`,
+          });
         res.locals.caller = caller;
         res.locals.body = inbound.body;
         next();

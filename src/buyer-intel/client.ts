@@ -3,6 +3,7 @@
 // gaps from the provider's OpenAPI). Every operation validates its response with zod; every failure is
 // one of the error classes in errors.ts.
 import type { z } from 'zod';
+import { isUuid } from '../shared/ids.ts';
 import type {
   BridgeFilterType,
   BridgeSortField,
@@ -13,7 +14,6 @@ import type {
   SignalSort,
   SortDirection,
 } from './enums.ts';
-import { isUuid } from '../shared/ids.ts';
 import { InvalidArgumentError, NotFoundError } from './errors.ts';
 import type { BuyerField } from './fields.ts';
 import { paginate } from './paginate.ts';
@@ -313,10 +313,15 @@ export class BuyerIntelClient {
 
   /** The provider's synthesized activity summary of a buyer (reference only). */
   getBuyerSummary(buyerId: string, opts: CallOptions = {}): Promise<BuyerSummaryResponse> {
-    return this.#call('getBuyerSummary', 'GET', `/api/external/buyer/${idSeg('getBuyerSummary', 'buyerId', buyerId)}/summary`, {
-      schema: buyerSummaryResponseSchema,
-      ...opts,
-    });
+    return this.#call(
+      'getBuyerSummary',
+      'GET',
+      `/api/external/buyer/${idSeg('getBuyerSummary', 'buyerId', buyerId)}/summary`,
+      {
+        schema: buyerSummaryResponseSchema,
+        ...opts,
+      },
+    );
   }
 
   // ---- Bridges -------------------------------------------------------------------------------------------
@@ -351,10 +356,15 @@ export class BuyerIntelClient {
   }
 
   getBridge(bridgeId: string, opts: CallOptions = {}): Promise<Bridge> {
-    return this.#call('getBridge', 'GET', `/api/external/bridge/${idSeg('getBridge', 'bridgeId', bridgeId)}`, {
-      schema: bridgeSchema,
-      ...opts,
-    });
+    return this.#call(
+      'getBridge',
+      'GET',
+      `/api/external/bridge/${idSeg('getBridge', 'bridgeId', bridgeId)}`,
+      {
+        schema: bridgeSchema,
+        ...opts,
+      },
+    );
   }
 
   /** Column ids, names and formats of a bridge: what filters and sorts of `listBridgeRows` refer to. */
@@ -379,12 +389,17 @@ export class BuyerIntelClient {
   ): Promise<Page<BridgeRow>> {
     const query = new URLSearchParams();
     this.#setScalars(query, page, ['pageNumber', 'pageSize']);
-    return this.#call('listBridgeRows', 'PUT', `/api/external/bridge/${idSeg('listBridgeRows', 'bridgeId', bridgeId)}/row`, {
-      query,
-      body,
-      schema: rowsPage,
-      ...opts,
-    });
+    return this.#call(
+      'listBridgeRows',
+      'PUT',
+      `/api/external/bridge/${idSeg('listBridgeRows', 'bridgeId', bridgeId)}/row`,
+      {
+        query,
+        body,
+        schema: rowsPage,
+        ...opts,
+      },
+    );
   }
 
   iterateBridgeRows(

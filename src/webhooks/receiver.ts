@@ -49,7 +49,10 @@ export function webhookReceiver(
     (req: Request, res: Response, next: NextFunction) => {
       const problem = contentTypeProblem(req.get('content-type'), handler.contentTypes);
       if (problem)
-        return send(res, handler.rejected({ status: 415, error: 'unsupported_media_type', message: problem }));
+        return send(
+          res,
+          handler.rejected({ status: 415, error: 'unsupported_media_type', message: problem }),
+        );
       next();
     },
     express.raw({ type: () => true, limit: options.maxBodyBytes ?? 1024 * 1024 }),

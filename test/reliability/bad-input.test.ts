@@ -141,8 +141,8 @@ describe('POST /webhooks/hubspot', () => {
       'a form body under the wrong content type',
       () =>
         send(hubspotUrl, 'objectId=1', signed('objectId=1', Date.now(), 'application/x-www-form-urlencoded')),
-      400,
-      /not valid JSON/,
+      415,
+      /application\/json/,
     ],
     [
       'an object instead of a batch',
@@ -263,7 +263,12 @@ describe('POST /webhooks/salesforce', () => {
       400,
       /DOCTYPE/,
     ],
-    ['an unknown org', () => envelope('00D000000000001EAA', notification(1)), 403, /not valid for OrganizationId/],
+    [
+      'an unknown org',
+      () => envelope('00D000000000001EAA', notification(1)),
+      403,
+      /not valid for OrganizationId/,
+    ],
     [
       'an org id whose checksum does not hold (00D…ZZZ)',
       () => envelope(`${sf.orgId.slice(0, 15)}ZZZ`, notification(1)),

@@ -171,7 +171,10 @@ describe('2. every endpoint checks its content type', () => {
 
   it('HubSpot webhooks, provider webhooks and the API answer 415 with JSON to text/plain', async () => {
     for (const path of ['/webhooks/hubspot', '/webhooks/buyer-intel', '/api/refresh']) {
-      const res = await post(path, '[]', { 'content-type': 'text/plain', authorization: `Bearer ${API_KEY}` });
+      const res = await post(path, '[]', {
+        'content-type': 'text/plain',
+        authorization: `Bearer ${API_KEY}`,
+      });
       expect(res.status, path).toBe(415);
       expect(JSON.parse(res.text)).toMatchObject({ error: 'unsupported_media_type' });
       expect(res.text).toContain('application/json');
