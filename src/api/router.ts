@@ -179,14 +179,17 @@ export function apiRouter(options: ApiOptions): express.Router {
       const body = parse(refreshBody, jsonBody(raw), 'body');
       const tenant = tenantFor(body.crm, body.tenant, caller);
       accountIdFor(body.crm, body.accountId);
-      // One cheap read: an account the CRM does not have is a 404 now, not a failed job later.
-      await readAccount(body.crm, tenant, body.accountId, []);
+      // One cheap read before a job is queued: an account the CRM does not have is a 404 now, not a
+      // failed job later.
       const queued = await actions.refresh(
         body.crm,
         tenant,
         body.accountId,
         `refresh requested via ${describeCaller(caller)}`,
         actorOf(caller),
+        async () => {
+          await readAccount(body.crm, tenant, body.accountId, []);
+        },
       );
       res.status(202).json(queued);
     }),

@@ -128,11 +128,11 @@ describe('POST /webhooks/salesforce', () => {
     await until(async () => sf.outbound.deliveries.length >= 2, 'a second delivery');
     const foreign = lastEnvelope().replace(
       /<OrganizationId>[^<]+<\/OrganizationId>/,
-      '<OrganizationId>00D000000000999AAA</OrganizationId>',
+      '<OrganizationId>00D000000000999EAA</OrganizationId>',
     );
     const unknown = await post(foreign);
     expect(unknown.status).toBe(403);
-    expect(unknown.text).toContain('unknown OrganizationId 00D000000000999AAA');
+    expect(unknown.text).toContain('not valid for OrganizationId 00D000000000999EAA');
     await queue.obliterate({ force: true });
     expect(await jobs()).toEqual([]);
   });
