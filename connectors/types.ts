@@ -257,6 +257,8 @@ export interface InboundReply {
  */
 export interface InboundEventHandler {
   readonly kind: CrmKind;
+  /** The media types a delivery may declare (`Content-Type`, parameters aside); others answer 415. */
+  readonly contentTypes: readonly string[];
   /** Checks authenticity (signature, org) and shape; events we must not act on are left out. */
   parse(request: InboundRequest): InboundParseResult;
   /** The events are in the queue: acknowledge so the CRM stops re-delivering. */

@@ -23,6 +23,7 @@ import { cronOrOff, timeZone } from '../shared/cron.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import { parseHmacSecret, parsePublicKey } from '../signals/standard-webhooks.ts';
 import { readConfigFile } from './file.ts';
+import { securityVariables } from './security.ts';
 
 const keyList = (parse: (key: string) => unknown, message: string) =>
   checkedList((key) => {
@@ -110,6 +111,9 @@ export const coreSchema = z.object({
   ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
 
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  // Inbound security (metrics, API docs, the per-account window of inbound events): src/config/security.ts.
+  ...securityVariables,
 });
 
 export const envSchema = z.object({

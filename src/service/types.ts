@@ -5,6 +5,7 @@ import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
 import type { createEnrichQueue, EnrichJobData } from '../../queues/enrich-queue.ts';
 import type { WorkerLog } from '../../queues/enrich-worker.ts';
 import type { MaintenanceData } from '../../queues/maintenance.ts';
+import type { SecuritySettings } from '../config/security.ts';
 import type { DigestKind, DigestRunResult } from '../digest/deps.ts';
 import type { DigestSettings } from '../digest/settings.ts';
 import type { EnrichResult, PipelineDeps, SignalSettings } from '../enrich/pipeline.ts';
@@ -68,6 +69,8 @@ export interface ServiceSettings {
   logger?: Logger;
   /** Basic auth for /admin (Bull Board); absent = /admin is not served. */
   admin?: { username: string; password: string };
+  /** /metrics and API docs access, the inbound per-account window. Absent: the defaults (closed). */
+  security?: SecuritySettings;
 }
 
 export interface Service {

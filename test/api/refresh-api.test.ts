@@ -410,7 +410,7 @@ describe('needs review → confirm a candidate', () => {
     const refused = await call(
       'POST',
       `/api/accounts/hubspot/${id}/confirm`,
-      { buyerId: 'not-a-candidate' },
+      { buyerId: randomUUID() },
       withKey,
     );
     expect(refused).toMatchObject({ status: 400, body: { error: 'not_a_candidate' } });
