@@ -235,7 +235,7 @@ async function runParent(): Promise<void> {
   const settings = sandboxSettings(
     { buyerIntel: bi, hubspot: hs },
     { redisUrl: redis.url, prefix },
-    { buyerIntel: { ratePerSecond: 1000, burst: 1000 }, worker: { concurrency, writeBatchWaitMs: 250 } },
+    { buyerIntel: { ratePerSecond: 1000, burst: 1000 }, worker: { concurrency, writeBatchWaitMs: 0 } },
   );
   settings.buyerIntel.cacheTtlMs = cacheTtlMs;
   const databaseUrl = values['database-url'];

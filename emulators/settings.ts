@@ -95,6 +95,6 @@ export function sandboxSettings(
       maxNotesPerRun: 5,
       ...overrides.signals,
     },
-    worker: { concurrency: 10, attempts: 5, writeBatchWaitMs: 200, ...overrides.worker },
+    worker: { concurrency: 10, attempts: 5, writeBatchWaitMs: 0, ...overrides.worker },
   };
 }
