@@ -5,7 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Before any test file: a Redis (a private one when none answers at REDIS_URL) and Chromium, or the run
     // stops at once with one line naming what to install.
-    globalSetup: ['test/setup/prerequisites.ts'],
+    globalSetup: ['test/setup/prerequisites.ts', 'test/setup/conformance.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Files run in parallel workers; each test file isolates its own queues and key prefix in Redis.

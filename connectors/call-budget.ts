@@ -1,24 +1,50 @@
-// A rolling-window call budget shared by every worker through Redis: HubSpot allows 190 (or 100, or
-// 110 for OAuth apps) calls per 10 s per app and portal, across all our processes. Each call takes a
-// slot before it goes out and waits for one when the window is full, so a busy install slows down
-// instead of collecting 429s (and retrying whole jobs). The log lives in a sorted set, one per tenant.
+// A tenant's call budget, shared by every worker through Redis. HubSpot allows 190 (or 100, or 110 for
+// OAuth apps) calls per 10 s per app and portal, across all our processes, and the customer's other
+// integrations may spend the same portal's limit. So a call waits before it goes out when either
+//   - the CRM's last answer said the window is nearly spent (its Remaining, minus the calls we let out
+//     since that answer, at or below a small reserve): it waits for that window to roll, instead of
+//     calling into a 429; or
+//   - our own rolling count of calls (a sorted set) is at the configured limit: the floor for when no
+//     answer has been read yet.
+// Every answer's limits (success or error) are stored with `observe`; the daily allocation is only
+// kept for reading (limits.ts: dailyHeadroom), the backfill gate uses it.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { IntegrationError } from '../src/shared/errors.ts';
+import { budgetIndexKey, budgetKey, dailyKey, type LimitReading, windowKey } from './limits.ts';
 
-// Drop what left the window; take a slot if there is room (0), else say how long until the oldest leaves.
-const TAKE = `redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1] - ARGV[2])
-if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[3]) then
-  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[4])
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 0
+// KEYS: own log (sorted set), window reading (hash). ARGV: now, held ms, own limit (0: none), member,
+// reserve. 0: go; otherwise the ms to wait. A reading counts until its interval has rolled past.
+const TAKE = `local now = tonumber(ARGV[1])
+local r = redis.call('HMGET', KEYS[2], 'remaining', 'at', 'intervalMs', 'started')
+local live = false
+if r[1] and r[2] and r[3] then
+  local rolls = tonumber(r[2]) + tonumber(r[3])
+  if now < rolls then
+    live = true
+    if tonumber(r[1]) - tonumber(r[4] or '0') <= tonumber(ARGV[5]) then return rolls - now + 1 end
+  end
 end
-local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-return tonumber(oldest[2]) + tonumber(ARGV[2]) - tonumber(ARGV[1]) + 1`;
+if tonumber(ARGV[3]) > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[2]))
+  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
+    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+    return tonumber(oldest[2]) + tonumber(ARGV[2]) - now + 1
+  end
+  redis.call('ZADD', KEYS[1], now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+if live then redis.call('HINCRBY', KEYS[2], 'started', 1) end
+return 0`;
+
+/** How long a daily reading is kept: past it nothing it says is current. */
+const DAILY_KEEP_MS = 48 * 3600_000;
 
 export interface CallBudget {
   /** Resolves once a call may go out; rejects with a CallBudgetTimeout after `maxWaitMs`. */
   take(): Promise<void>;
+  /** What the CRM's answer said about its limits. Never rejects: a lost reading only costs accuracy. */
+  observe(reading: LimitReading): Promise<void>;
 }
 
 /** The budget stayed full: the call never went out, and a slot frees up in `retryAfterMs`. */
@@ -36,10 +62,18 @@ export class CallBudgetTimeout extends IntegrationError {
 
 export function redisCallBudget(options: {
   redis: Redis;
-  key: string;
-  /** Calls allowed per window. */
-  limit: number;
-  windowMs: number;
+  /** Namespace of this install's keys, the CRM kind and the tenant: the budget's Redis keys. */
+  prefix: string;
+  crm: string;
+  tenant: string;
+  /** Our own calls allowed per window (the floor); none: only the CRM's answers limit calls. */
+  limit?: number | undefined;
+  windowMs?: number;
+  /**
+   * Calls kept back from what the CRM says remains: calls already on their way when it answered are
+   * not in its count. Default 3.
+   */
+  reserve?: number;
   /** The longest a call waits for a slot before giving up (the job is then parked, not failed). */
   maxWaitMs?: number;
   /**
@@ -50,29 +84,51 @@ export function redisCallBudget(options: {
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
 }): CallBudget {
+  const { redis } = options;
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const maxWaitMs = options.maxWaitMs ?? 30_000;
-  const heldMs = options.windowMs + (options.marginMs ?? 250);
+  const marginMs = options.marginMs ?? 250;
+  const heldMs = (options.windowMs ?? 10_000) + marginMs;
+  const reserve = options.reserve ?? 3;
+  const base = budgetKey(options.prefix, options.crm, options.tenant);
+  const member = `${options.crm}:${options.tenant}`;
   return {
     async take() {
       const started = now();
       for (;;) {
         const wait = Number(
-          await options.redis.eval(
+          await redis.eval(
             TAKE,
-            1,
-            options.key,
+            2,
+            base,
+            windowKey(base),
             String(now()),
             String(heldMs),
-            String(options.limit),
+            String(options.limit ?? 0),
             randomUUID(),
+            String(reserve),
           ),
         );
         if (wait <= 0) return;
-        if (now() - started + wait > maxWaitMs) throw new CallBudgetTimeout(options.key, wait);
+        if (now() - started + wait > maxWaitMs) throw new CallBudgetTimeout(base, wait);
         await sleep(wait);
       }
+    },
+    async observe(reading) {
+      if (!reading.window && !reading.daily) return;
+      const at = String(now());
+      const tx = redis.multi().sadd(budgetIndexKey(options.prefix), member);
+      if (reading.window) {
+        const { max, remaining, intervalMs } = reading.window;
+        const key = windowKey(base);
+        tx.hset(key, { max, remaining, intervalMs, at, started: 0 }).pexpire(key, intervalMs + marginMs);
+      }
+      if (reading.daily) {
+        const key = dailyKey(base);
+        tx.hset(key, { ...reading.daily, at }).pexpire(key, DAILY_KEEP_MS);
+      }
+      await tx.exec().catch(() => undefined);
     },
   };
 }

@@ -41,7 +41,8 @@ export interface EventSource {
 
 /** The connections a configuration names, and their event sources. */
 export interface CrmConnections {
-  connections: { tenant: string; connector: CrmConnector }[];
+  /** `inboundSecrets`: what the tenant's deliveries must carry (e.g. an outbound-message token). */
+  connections: { tenant: string; connector: CrmConnector; inboundSecrets?: readonly string[] }[];
   eventSources: EventSource[];
 }
 
@@ -65,6 +66,8 @@ export interface TenantSupport<T extends { crm: string }, C = unknown> {
   /** A stored record, credentials included. */
   schema: z.ZodType<T>;
   idOf(record: T): string;
+  /** The secrets the tenant's deliveries must carry (e.g. its outbound-message tokens), from its record. */
+  inboundSecrets?(record: T): readonly string[];
   /** `session`: where the connector keeps what it refreshes (a Redis key, values encrypted by `codec`). */
   /** `config`: the CRM's configuration (its app credentials), none when the environment lacks it. */
   connect(
@@ -108,6 +111,11 @@ export interface CrmDescriptor<C = unknown, T extends { crm: string } = { crm: s
   readonly tenantNoun: string;
   /** The canonical form of a tenant id, or undefined when `raw` is not one. */
   tenantId(raw: string): string | undefined;
+  /**
+   * Whether `raw` is one of the CRM's account ids by its format (a HubSpot numeric id, a Salesforce id
+   * with its checksum): checked before an id goes into a path, a query or a job id.
+   */
+  isAccountId(raw: string): boolean;
   config: {
     /** This CRM's environment variables, validated in the one configuration schema. */
     variables: z.ZodRawShape;
@@ -129,7 +137,14 @@ export interface CrmDescriptor<C = unknown, T extends { crm: string } = { crm: s
   connect(config: C, runtime: CrmRuntime): CrmConnections;
   tenants?: TenantSupport<T, C>;
   /** Verifies and parses the CRM's deliveries to POST /webhooks/<kind>; none when not configured. */
-  webhook?(config: C, context: { isKnownTenant(id: string): boolean }): InboundEventHandler | undefined;
+  webhook?(
+    config: C,
+    context: {
+      isKnownTenant(id: string): boolean;
+      /** The secrets a tenant's deliveries must carry (configured, or in its stored record). */
+      inboundSecretsOf(id: string): readonly string[];
+    },
+  ): InboundEventHandler | undefined;
   /** API requests signed by code running inside the CRM; none when not configured. */
   signedRequests?(config: C, runtime: CrmRuntime): SignedRequests | undefined;
   /** How those requests are signed, for the OpenAPI document (name → security scheme object). */

@@ -99,6 +99,16 @@ export interface FieldDefinition {
   options?: { value: string; label: string }[];
 }
 
+/** What a CRM's fields of our types hold (the fields `setup` creates); values are fitted to it. */
+export interface FieldLimits {
+  /** Characters of a `string` or `url` field. */
+  stringLength: number;
+  /** Characters of a `text` (long text) field. */
+  textLength: number;
+  /** Digits of a `number` field: in all (`precision`) and after the point (`scale`); none: unbounded. */
+  number?: { precision: number; scale: number };
+}
+
 export interface EnsureFieldsResult {
   created: string[];
   existing: string[];
@@ -127,6 +137,8 @@ export interface CrmConnector {
   readonly maxReadBatch: number;
   /** Largest batch of accounts `existingNoteKeysOf` reads the note keys of at once. */
   readonly maxNoteKeyBatch: number;
+  /** What our fields in this CRM hold: the pipeline fits each value to it before writing. */
+  readonly fieldLimits?: FieldLimits;
 
   /** Reads one account with the given CRM fields. Throws AccountNotFoundError for an unknown id. */
   getAccount(accountId: string, fieldNames: readonly string[]): Promise<AccountSnapshot>;
@@ -254,6 +266,8 @@ export interface InboundReply {
  */
 export interface InboundEventHandler {
   readonly kind: CrmKind;
+  /** The media types a delivery may declare (`Content-Type`, parameters aside); others answer 415. */
+  readonly contentTypes: readonly string[];
   /** Checks authenticity (signature, org) and shape; events we must not act on are left out. */
   parse(request: InboundRequest): InboundParseResult;
   /** The events are in the queue: acknowledge so the CRM stops re-delivering. */

@@ -5,6 +5,9 @@ import type { SalesforceConfig } from '../connectors/salesforce/config.ts';
 import { DEFAULT_MAPPING } from '../src/map/default-mapping.ts';
 import type { ServiceSettings } from '../src/service/runtime.ts';
 
+/** The sandbox org's Outbound Message token (a sandbox value: no secret). */
+export const SANDBOX_OUTBOUND_TOKEN = 'sandbox-outbound-token-0000000000000000';
+
 export interface SandboxEndpoints {
   buyerIntel: { url: string; token: string };
   hubspot?: {
@@ -75,6 +78,8 @@ export function sandboxSettings(
                 instanceUrl: endpoints.salesforce.url,
                 accessToken: endpoints.salesforce.accessToken,
                 refreshToken: endpoints.salesforce.refreshToken,
+                // Outbound Messages must carry it: point the emulator at `…/webhooks/salesforce?token=`.
+                outboundTokens: [SANDBOX_OUTBOUND_TOKEN],
               },
             } satisfies SalesforceConfig,
           }
@@ -90,6 +95,6 @@ export function sandboxSettings(
       maxNotesPerRun: 5,
       ...overrides.signals,
     },
-    worker: { concurrency: 10, attempts: 5, writeBatchWaitMs: 200, ...overrides.worker },
+    worker: { concurrency: 10, attempts: 5, writeBatchWaitMs: 0, ...overrides.worker },
   };
 }

@@ -57,7 +57,10 @@ export function startEnrichWorker<R>(options: EnrichWorkerOptions<R>): Worker<En
       const owner = `job:${job.id}`;
       const lockKey = lock?.keyOf(job.data);
       if (lock && lockKey) {
-        const taken = await lock.redis.eval(ACQUIRE, 1, lockKey, owner, String(lock.ttlMs));
+        // A free key is the usual case: one SET NX. Only a held key asks the script whether it is ours.
+        const taken =
+          (await lock.redis.set(lockKey, owner, 'PX', lock.ttlMs, 'NX')) ??
+          (await lock.redis.eval(ACQUIRE, 1, lockKey, owner, String(lock.ttlMs)));
         if (taken !== 'OK') {
           await job.moveToDelayed(Date.now() + lock.retryDelayMs, token);
           throw new DelayedError();

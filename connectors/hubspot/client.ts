@@ -15,6 +15,7 @@ import {
   redactor,
   toConnectorError,
 } from './errors.ts';
+import { type HeaderBag, hubspotLimitReading } from './rate-limit-headers.ts';
 
 export interface HubSpotCallEvent {
   /** The SDK method, e.g. `crm.companies.batchApi.update`. */
@@ -34,7 +35,8 @@ export interface HubSpotClientOptions {
   fetchTimeoutMs?: number;
   /**
    * HubSpot's per-10-second limit, shared by every worker (see call-budget.ts): each call takes a slot
-   * first. A budget that stays full ends the call with CrmRateLimitError, so the queue waits.
+   * first, and every answer's X-HubSpot-RateLimit-* headers go back to it. A budget that stays full
+   * ends the call with CrmRateLimitError, so the queue waits.
    */
   budget?: CallBudget;
   /** Called after every HTTP call (metrics, logs). Must not throw; errors are swallowed. */
@@ -48,6 +50,7 @@ export const HUBSPOT_BATCH_LIMIT = 100;
 /** What the SDK's `…WithHttpInfo` methods resolve with. */
 export interface HttpAnswer<T> {
   httpStatusCode: number;
+  headers?: HeaderBag;
   data: T;
 }
 
@@ -93,6 +96,11 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
     }
   };
 
+  // Every answer, success or error, says what is left of the portal's limits.
+  const observe = async (headers: HeaderBag) => {
+    if (options.budget) await options.budget.observe(hubspotLimitReading(headers));
+  };
+
   async function call<T>(
     operation: string,
     send: () => Promise<HttpAnswer<T>>,
@@ -119,10 +127,12 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
     try {
       const answer = await Promise.race([send(), deadline]);
       report({ operation, status: answer.httpStatusCode, durationMs: performance.now() - started });
+      await observe(answer.headers);
       return { status: answer.httpStatusCode, data: answer.data };
     } catch (err) {
       const durationMs = performance.now() - started;
       report({ operation, status: isApiFailure(err) ? err.code : 'network', durationMs });
+      if (isApiFailure(err)) await observe(err.headers);
       if (err instanceof DeadlineExceeded) {
         throw new HubSpotTransientError(
           `HubSpot ${operation} got no answer from ${endpointOf(basePath ?? HUBSPOT_API_BASE)}: timed out after ${timeoutMs} ms`,

@@ -1,5 +1,6 @@
 // One portal's connector with the app's limits: HubSpot counts calls per app and portal over a rolling
-// 10 s, so every worker spends one budget per portal kept in Redis.
+// 10 s, so every worker spends one budget per portal kept in Redis; it also keeps what HubSpot's
+// answers say is left (the window, and the daily allocation of private apps).
 import { redisCallBudget } from '../call-budget.ts';
 import type { CrmRuntime } from '../descriptor.ts';
 import type { CrmConnector } from '../types.ts';
@@ -17,16 +18,14 @@ export function hubspotConnection(
     basePath: app.basePath,
     ...(app.timeoutMs ? { fetchTimeoutMs: app.timeoutMs } : {}),
     ...(app.idProperties ? { idProperties: app.idProperties } : {}),
-    ...(app.callsPer10s
-      ? {
-          budget: redisCallBudget({
-            redis: runtime.redis,
-            key: `${runtime.prefix}:budget:hubspot:${portal.portalId}`,
-            limit: app.callsPer10s,
-            windowMs: 10_000,
-          }),
-        }
-      : {}),
+    budget: redisCallBudget({
+      redis: runtime.redis,
+      prefix: runtime.prefix,
+      crm: 'hubspot',
+      tenant: portal.portalId,
+      limit: app.callsPer10s,
+      windowMs: 10_000,
+    }),
     onCall: (e) => runtime.recordCall({ operation: e.operation, status: e.status, durationMs: e.durationMs }),
   });
 }

@@ -11,7 +11,7 @@
 import { DEFAULT_ID_FIELD_NAMES, type IdFieldNames, idFieldList } from '../account-ids.ts';
 import type { CrmConnector } from '../types.ts';
 import { createHubSpotCalls, HUBSPOT_BATCH_LIMIT, type HubSpotClientOptions } from './client.ts';
-import { ensureFields } from './fields.ts';
+import { ensureFields, HUBSPOT_FIELD_LIMITS } from './fields.ts';
 import { existingNoteKeysOf, NOTE_KEY_BATCH } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys } from './notes.ts';
@@ -55,6 +55,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     idFields,
     maxReadBatch: HUBSPOT_BATCH_LIMIT,
     maxNoteKeyBatch: NOTE_KEY_BATCH,
+    fieldLimits: HUBSPOT_FIELD_LIMITS,
     getAccount: (accountId, fieldNames) => getAccount(calls, accountId, fieldNames, idFields),
     getAccounts: (accountIds, fieldNames) => getAccounts(calls, accountIds, fieldNames, idFields),
     listAccounts: (fieldNames, page) => listAccounts(calls, fieldNames, page, idFields),

@@ -53,6 +53,7 @@ export function hubspotEventHandler(options: HubSpotEventOptions): InboundEventH
   const ownPrefix = options.ownPropertyPrefix ?? 'buyer_intel_';
   return {
     kind: 'hubspot',
+    contentTypes: ['application/json'],
     parse(request) {
       const check = verifyHubSpotRequest(request, options.clientSecret, options.now?.());
       if (!check.ok) return { ok: false, status: 401, error: 'invalid_signature', message: check.reason };

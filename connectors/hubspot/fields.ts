@@ -2,9 +2,12 @@
 // and `ensureFields`, which creates them and their property group where missing.
 // HubSpot has no URL property type: URLs are single-line text.
 
-import type { EnsureFieldsResult, FieldDefinition, FieldType } from '../types.ts';
+import type { EnsureFieldsResult, FieldDefinition, FieldLimits, FieldType } from '../types.ts';
 import type { HubSpotCalls } from './client.ts';
 import { isStatus } from './errors.ts';
+
+/** HubSpot holds at most 65,536 characters in a string property; its numbers have no declared precision. */
+export const HUBSPOT_FIELD_LIMITS: FieldLimits = { stringLength: 65_536, textLength: 65_536 };
 
 export interface HubSpotPropertyDefinition {
   name: string;

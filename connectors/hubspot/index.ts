@@ -17,6 +17,8 @@ export const hubspot: CrmDescriptor<HubSpotConfig, HubSpotTenant> = {
   accountNoun: 'company',
   tenantNoun: 'portal',
   tenantId: (raw) => (/^[1-9]\d{0,17}$/.test(raw) ? raw : undefined),
+  // A company id: a positive whole number (HubSpot's ids are 64-bit).
+  isAccountId: (raw) => /^[1-9]\d{0,18}$/.test(raw),
   config: {
     variables: hubspotVariables,
     read: readHubSpotConfig,

@@ -17,6 +17,7 @@ export const memory: CrmDescriptor<MemoryConfig> = {
   accountNoun: 'account',
   tenantNoun: 'workspace',
   tenantId: (raw) => (WORKSPACE.test(raw) ? raw : undefined),
+  isAccountId: (raw) => /^[A-Za-z0-9_-]{1,64}$/.test(raw),
   config: {
     variables: {
       MEMORY_CRM_WORKSPACE: z.string().regex(WORKSPACE, 'must be lowercase letters, digits and -').optional(),

@@ -3,7 +3,7 @@
 import type { CrmRuntime, EventSource } from '../descriptor.ts';
 import { subscribeAccountChanges } from './change-events.ts';
 import type { SalesforceConnector } from './connector.ts';
-import { id15 } from './outbound-messages.ts';
+import { id15 } from './ids.ts';
 
 export function accountChangeSource(
   connector: SalesforceConnector,

@@ -4,6 +4,7 @@
 // no jsforce type does either.
 
 import { Connection } from 'jsforce';
+import type { CallBudget } from '../call-budget.ts';
 import type { WriteFailure } from '../types.ts';
 import {
   errorCodeOf,
@@ -15,6 +16,7 @@ import {
   SalesforceTransientError,
   toConnectorError,
 } from './errors.ts';
+import { salesforceLimitReading } from './limit-info.ts';
 import {
   createSessionHandler,
   DEFAULT_LOGIN_URL,
@@ -32,6 +34,8 @@ export interface SalesforceClientOptions extends SalesforceSessionOptions {
   apiVersion: string;
   /** Called after every API call (metrics): the operation, 200 or Salesforce's errorCode, the time taken. */
   onCall?: (event: { operation: string; status: number | string; durationMs: number }) => void;
+  /** The org's budget: every answer's Sforce-Limit-Info (the daily allocation) goes back to it. */
+  budget?: CallBudget;
 }
 
 /** Salesforce's sObject Collections limit. */
@@ -70,17 +74,28 @@ export const refusedFailure = (err: SalesforceRequestError): WriteFailure => ({
  * jsforce retries a refused, reset or unresolvable GET five times over about 16 s on its own; the job's
  * backoff already owns retrying, and a person at the CLI should hear "connection refused" at once. Its
  * retry of 420/429/5xx answers stays. jsforce has no per-connection option for this, so the one
- * transport this connection owns gets the option on every request.
+ * transport this connection owns gets the option on every request. The same wrapper sees every
+ * answer's headers (errors included), which jsforce's own `limitInfo` keeps only when well-formed.
  */
-function withoutNetworkRetries(conn: Connection): void {
+function watchTransport(conn: Connection, onHeaders: (headers: Record<string, unknown>) => void): void {
   type Options = { retry?: Record<string, unknown> };
   const transport = (
     conn as unknown as { _transport?: { httpRequest(req: unknown, options?: Options): unknown } }
   )._transport;
   if (!transport) return;
   const send = transport.httpRequest.bind(transport);
-  transport.httpRequest = (req, options = {}) =>
-    send(req, { ...options, retry: { ...options.retry, errorCodes: [] } });
+  transport.httpRequest = (req, options = {}) => {
+    const pending = send(req, { ...options, retry: { ...options.retry, errorCodes: [] } });
+    if (pending && typeof (pending as PromiseLike<unknown>).then === 'function')
+      (pending as PromiseLike<{ headers?: unknown } | undefined>).then(
+        (res) => {
+          if (res && typeof res.headers === 'object' && res.headers)
+            onHeaders(res.headers as Record<string, unknown>);
+        },
+        () => undefined,
+      );
+    return pending;
+  };
 }
 
 export function createSalesforceCalls(options: SalesforceClientOptions): {
@@ -106,7 +121,12 @@ export function createSalesforceCalls(options: SalesforceClientOptions): {
       : {}),
   });
   conn.on('refresh', session.onRefresh);
-  withoutNetworkRetries(conn);
+  // The last reading still being stored: a call returns after it, so the next check sees it.
+  let observing: Promise<void> = Promise.resolve();
+  watchTransport(conn, (headers) => {
+    const reading = salesforceLimitReading(headers['sforce-limit-info']);
+    if (options.budget && reading.daily) observing = options.budget.observe(reading);
+  });
 
   const redact = redactor(() => [
     options.accessToken,
@@ -127,6 +147,8 @@ export function createSalesforceCalls(options: SalesforceClientOptions): {
       const failure = connectorError(operation, err);
       report(operation, errorCodeOf(err) ?? 'network', started);
       throw failure;
+    } finally {
+      await observing;
     }
   }
 

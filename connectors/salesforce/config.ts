@@ -10,6 +10,7 @@ import {
   idFieldsVariable,
 } from '../account-ids.ts';
 import { defaultFieldName } from './fields.ts';
+import { isSalesforceId } from './ids.ts';
 
 /** Our id fields as Salesforce spells them: `BuyerIntel_MatchNcesId__c`, … */
 export const SALESFORCE_ID_FIELD_DEFAULTS = Object.fromEntries(
@@ -22,7 +23,11 @@ const fieldProblem = (name: string) =>
     ? undefined
     : 'is not a field API name (letters, digits and _, e.g. NCES_Id__c)';
 
-const ORG_ID = /^00D[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/;
+/** An Outbound Message token travels in a URL: 32-128 URL-safe characters (e.g. `openssl rand -hex 32`). */
+const OUTBOUND_TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
+export const OUTBOUND_TOKEN_PROBLEM = 'each token must be 32-128 characters of A-Z a-z 0-9 _ -';
+export const outboundTokensSchema = (message: string) =>
+  z.array(z.string()).refine((tokens) => tokens.every((t) => OUTBOUND_TOKEN.test(t)), message);
 
 export const salesforceVariables = {
   SALESFORCE_INSTANCE_URL: httpUrl.optional(),
@@ -33,8 +38,18 @@ export const salesforceVariables = {
   SALESFORCE_ORG_ID: z
     .string()
     .trim()
-    .regex(ORG_ID, 'must be the org id (00D…, 15 or 18 characters)')
+    .refine((id) => isSalesforceId(id, '00D'), 'must be the org id (00D…, 15 or 18 characters, checksum)')
     .optional(),
+  /**
+   * The token the org's Outbound Messages carry in their endpoint URL (`…/webhooks/salesforce?token=`):
+   * one, or two while rotating (add the new one, change the endpoint, drop the old one).
+   */
+  SALESFORCE_OUTBOUND_TOKENS: z
+    .string()
+    .optional()
+    .transform(splitList)
+    .pipe(outboundTokensSchema(OUTBOUND_TOKEN_PROBLEM))
+    .refine((tokens) => tokens.length <= 2, 'at most two tokens: the current one and the next'),
   SALESFORCE_EVENTS: z
     .string()
     .optional()
@@ -75,6 +90,8 @@ export interface SalesforceConfig {
         instanceUrl: string;
         refreshToken?: string | undefined;
         accessToken?: string | undefined;
+        /** What its Outbound Messages carry as `?token=` (none: every message is refused). */
+        outboundTokens?: string[] | undefined;
       }
     | undefined;
   /** How we learn about new Accounts: Outbound Messages to /webhooks/salesforce, CDC streaming, or both. */
@@ -123,7 +140,14 @@ export function readSalesforceConfig(
         idFieldNames: vars.SALESFORCE_ID_FIELDS as IdFieldNames | undefined,
       },
       ...(orgId && instanceUrl
-        ? { org: { orgId, instanceUrl, refreshToken: str('SALESFORCE_REFRESH_TOKEN') } }
+        ? {
+            org: {
+              orgId,
+              instanceUrl,
+              refreshToken: str('SALESFORCE_REFRESH_TOKEN'),
+              outboundTokens: vars.SALESFORCE_OUTBOUND_TOKENS as string[] | undefined,
+            },
+          }
         : {}),
       events: vars.SALESFORCE_EVENTS as ('outbound' | 'cdc')[] | undefined,
       requestSecrets: vars.SALESFORCE_REFRESH_SECRETS as string[] | undefined,

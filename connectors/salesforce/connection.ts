@@ -1,6 +1,8 @@
-// One org's connector with the connected app's settings; metrics, and (for orgs kept as tenants) the
-// session on the encrypted token store shared by every worker.
+// One org's connector with the connected app's settings; metrics, the org's budget (what Salesforce
+// says is left of its daily API allocation, kept in Redis for every worker), and (for orgs kept as
+// tenants) the session on the encrypted token store shared by every worker.
 import type { Redis } from 'ioredis';
+import { redisCallBudget } from '../call-budget.ts';
 import type { CrmRuntime, SecretCodec } from '../descriptor.ts';
 import type { SalesforceApp } from './config.ts';
 import { createSalesforceConnector, type SalesforceConnector } from './connector.ts';
@@ -16,6 +18,8 @@ export function salesforceConnection(
   options: {
     recordCall?: CrmRuntime['recordCall'];
     tokenStore?: { redis: Redis; key: string; codec: SecretCodec };
+    /** Where the org's limits are kept (no per-second limit is documented: the daily one only). */
+    budget?: { redis: Redis; prefix: string };
   },
 ): SalesforceConnector {
   return createSalesforceConnector({
@@ -26,5 +30,15 @@ export function salesforceConnection(
     ...(org.accessToken ? { accessToken: org.accessToken } : {}),
     ...(options.tokenStore ? { tokenStore: options.tokenStore } : {}),
     ...(options.recordCall ? { onCall: options.recordCall } : {}),
+    ...(options.budget
+      ? {
+          budget: redisCallBudget({
+            ...options.budget,
+            crm: 'salesforce',
+            // The 15-character form, as events and jobs name the org.
+            tenant: org.orgId.slice(0, 15),
+          }),
+        }
+      : {}),
   });
 }

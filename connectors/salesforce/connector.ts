@@ -16,7 +16,7 @@ import {
   type SalesforceClientOptions,
 } from './client.ts';
 import { SALESFORCE_ID_FIELD_DEFAULTS } from './config.ts';
-import { defaultFieldName, ensureFields, FIELD_PREFIX } from './fields.ts';
+import { defaultFieldName, ensureFields, FIELD_PREFIX, SALESFORCE_FIELD_LIMITS } from './fields.ts';
 import { existingNoteKeys, existingNoteKeysOf } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, type NoteMode } from './notes.ts';
@@ -90,6 +90,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     idFields,
     maxReadBatch: SALESFORCE_COLLECTION_LIMIT,
     maxNoteKeyBatch: SALESFORCE_COLLECTION_LIMIT,
+    fieldLimits: SALESFORCE_FIELD_LIMITS,
     getAccount: (accountId, fieldNames) =>
       afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames, idReads)),
     getAccounts: (accountIds, fieldNames) =>

@@ -2,7 +2,7 @@
 // API names: pure functions. `ensureFields` sends what they build through the Metadata API
 // (`conn.metadata.upsert('CustomField', …)`).
 
-import type { EnsureFieldsResult, FieldDefinition } from '../types.ts';
+import type { EnsureFieldsResult, FieldDefinition, FieldLimits } from '../types.ts';
 import type { SalesforceCalls } from './client.ts';
 import { isRecord, SalesforceRequestError } from './errors.ts';
 
@@ -10,6 +10,16 @@ import { isRecord, SalesforceRequestError } from './errors.ts';
 export const FIELD_PREFIX = 'BuyerIntel_';
 /** The Task (or ContentVersion) field that carries a note's dedupe key. */
 export const NOTE_KEY_FIELD = 'BuyerIntel_Key__c';
+
+/**
+ * What the fields `toCustomFieldMetadata` creates hold: Text(255) and Url (255), LongTextArea(32768),
+ * Number(18, 2).
+ */
+export const SALESFORCE_FIELD_LIMITS: FieldLimits = {
+  stringLength: 255,
+  textLength: 32_768,
+  number: { precision: 18, scale: 2 },
+};
 
 /** A CustomField as the Metadata API takes it (plain values; jsforce adds the xsi:type). */
 export interface CustomFieldMetadata {

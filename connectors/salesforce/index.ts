@@ -5,19 +5,20 @@ import { CrmAuthError } from '../types.ts';
 import { accountChangeSource } from './account-changes.ts';
 import { readSalesforceConfig, type SalesforceConfig, salesforceVariables } from './config.ts';
 import { salesforceConnection } from './connection.ts';
-import { id15, salesforceOutboundHandler } from './outbound-messages.ts';
+import { id15, isSalesforceId } from './ids.ts';
+import { salesforceOutboundHandler } from './outbound-messages.ts';
 import { HMAC_TOLERANCE_SECONDS, verifySalesforceRequest } from './request-signature.ts';
 import { type SalesforceTenant, salesforceTenants } from './tenants.ts';
-
-const ORG_ID = /^00D[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/;
 
 export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
   kind: 'salesforce',
   label: 'Salesforce',
   accountNoun: 'Account',
   tenantNoun: 'org',
-  // Orgs are configured in either form; we key them by the 15-character one.
-  tenantId: (raw) => (ORG_ID.test(raw) ? id15(raw) : undefined),
+  // Orgs are configured in either form; we key them by the 15-character one, of an id whose checksum
+  // holds (so `00D…ZZZ` is no org of ours).
+  tenantId: (raw) => (isSalesforceId(raw, '00D') ? id15(raw) : undefined),
+  isAccountId: (raw) => isSalesforceId(raw, '001'),
   config: {
     variables: salesforceVariables,
     fileKeys: { 'salesforce.events': 'SALESFORCE_EVENTS', 'salesforce.notes': 'SALESFORCE_NOTES' },
@@ -27,10 +28,15 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
   configuredTenants: (config) => (config.org ? [id15(config.org.orgId)] : []),
   connect(config, runtime) {
     if (!config.org) return { connections: [], eventSources: [] };
-    const connector = salesforceConnection(config.app, config.org, { recordCall: runtime.recordCall });
+    const connector = salesforceConnection(config.app, config.org, {
+      recordCall: runtime.recordCall,
+      budget: { redis: runtime.redis, prefix: runtime.prefix },
+    });
     const events = config.events ?? ['outbound'];
     return {
-      connections: [{ tenant: id15(config.org.orgId), connector }],
+      connections: [
+        { tenant: id15(config.org.orgId), connector, inboundSecrets: config.org.outboundTokens ?? [] },
+      ],
       eventSources: events.includes('cdc')
         ? [
             accountChangeSource(
@@ -43,7 +49,8 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
     };
   },
   tenants: salesforceTenants,
-  webhook: (_config, context) => salesforceOutboundHandler({ isKnownOrg: context.isKnownTenant }),
+  webhook: (_config, context) =>
+    salesforceOutboundHandler({ isKnownOrg: context.isKnownTenant, tokensOf: context.inboundSecretsOf }),
   // The quick action's Apex signs with a shared secret (v2 covers the running user, who is recorded as the
   // decision's actor); a nonce remembered past the tolerance stops replays.
   signedRequests: (config, runtime) => {
@@ -62,7 +69,8 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
           'NX',
         );
         if (fresh !== 'OK') return { ok: false, message: 'Salesforce signature: the nonce was already used' };
-        return { ok: true, user: check.user };
+        // v3 binds the caller to its org; v1/v2 name none (the API then allows only a lone org).
+        return { ok: true, user: check.user, ...(check.org ? { tenant: id15(check.org) } : {}) };
       },
     };
   },
@@ -73,7 +81,7 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
       in: 'header',
       name: 'X-BuyerIntel-Signature',
       description:
-        'v2=hex(HMAC-SHA256(secret, timestamp + "." + nonce + "." + user + "." + body)) with X-BuyerIntel-Timestamp, a single-use X-BuyerIntel-Nonce and the Salesforce username in X-BuyerIntel-User; v1=hex(HMAC-SHA256(secret, timestamp + "." + nonce + "." + body)) without a user is still accepted',
+        'v3=hex(HMAC-SHA256(secret, timestamp + "." + nonce + "." + org + "." + user + "." + body)) with X-BuyerIntel-Timestamp, a single-use X-BuyerIntel-Nonce, the 18-character org id in X-BuyerIntel-Org and the Salesforce username in X-BuyerIntel-User: the caller acts on that org only. v2 (no org) and v1 (no org, no user) are accepted only while one Salesforce org is served.',
     },
   },
   async doctor(config, timeoutMs) {

@@ -1,19 +1,25 @@
-// Salesforce Outbound Messages (SOAP 1.1) → account events. The envelope's OrganizationId must be an org
-// we hold credentials for; each Notification names an Account, and its notification id makes
-// Salesforce's re-deliveries (it may deliver twice, and retries for 24 h without an ack) the same work.
-// Salesforce never sends a DTD, so any DOCTYPE/ENTITY is refused before parsing (no entity expansion).
+// Salesforce Outbound Messages (SOAP 1.1) → account events. The OrganizationId is no secret, so every
+// message must carry the org's outbound token in the endpoint URL (`?token=`, set in the Outbound
+// Message's Endpoint URL; two may be active while one is rotated), compared in constant time; the
+// OrganizationId must then be an org we hold credentials for, checked on all 18 characters. Each
+// Notification names an Account, and its notification id makes Salesforce's re-deliveries (it may
+// deliver twice, and retries for 24 h without an ack) the same work. Salesforce never sends a DTD, so
+// any DOCTYPE/ENTITY is refused before parsing (no entity expansion).
+import { timingSafeEqual } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { z } from 'zod';
 import { formatPath } from '../../src/shared/format-path.ts';
 import type { AccountEvent, InboundEventHandler, InboundReply } from '../types.ts';
+import { id15, isSalesforceId } from './ids.ts';
+
+export { id15 };
 
 export const SALESFORCE_MAX_NOTIFICATIONS = 100;
 
-const SF_ID = /^[a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?$/;
-const sfId = z.string().trim().regex(SF_ID, 'is not a Salesforce id');
-
-/** The 15-character form: orgs and records are configured either way. */
-export const id15 = (id: string) => id.slice(0, 15);
+const sfId = z
+  .string()
+  .trim()
+  .refine((id) => isSalesforceId(id), 'is not a Salesforce id (15 or 18 characters, checksum)');
 
 const envelopeSchema = z.object({
   Envelope: z.object({
@@ -72,14 +78,37 @@ function fault(status: number, code: 'Client' | 'Server', message: string): Inbo
 }
 
 export interface OutboundMessageOptions {
-  /** Orgs we hold credentials for, asked with the 15-character id. */
+  /** Orgs we hold credentials for, asked with the 15-character id of a checksum-checked org id. */
   isKnownOrg: (orgId15: string) => boolean;
+  /** The org's active outbound tokens (none: its messages are all refused). */
+  tokensOf: (orgId15: string) => readonly string[];
 }
+
+const sameToken = (given: string, tokens: readonly string[]): boolean => {
+  const a = Buffer.from(given);
+  // Every token is compared, so the time taken does not tell which one (or whether one) came close.
+  let match = false;
+  for (const token of tokens) {
+    const b = Buffer.from(token);
+    if (a.length === b.length && timingSafeEqual(a, b)) match = true;
+  }
+  return match;
+};
 
 export function salesforceOutboundHandler(options: OutboundMessageOptions): InboundEventHandler {
   return {
     kind: 'salesforce',
+    // SOAP 1.1 is text/xml; a SOAP 1.2 client would say application/soap+xml.
+    contentTypes: ['text/xml', 'application/soap+xml'],
     parse(request) {
+      const token = new URL(request.url).searchParams.get('token');
+      if (!token)
+        return {
+          ok: false,
+          status: 401,
+          error: 'missing_token',
+          message: 'the endpoint URL must carry the org outbound token (?token=)',
+        };
       const xml = request.body;
       const bad = (message: string) => ({
         ok: false as const,
@@ -104,12 +133,13 @@ export function salesforceOutboundHandler(options: OutboundMessageOptions): Inbo
       }
       const { OrganizationId, Notification } = envelope.data.Envelope.Body.notifications;
       const org = id15(OrganizationId);
-      if (!options.isKnownOrg(org))
+      // One answer for an unknown org and a wrong token: the reply does not tell which orgs we serve.
+      if (!options.isKnownOrg(org) || !sameToken(token, options.tokensOf(org)))
         return {
           ok: false,
           status: 403,
-          error: 'unknown_org',
-          message: `unknown OrganizationId ${OrganizationId}`,
+          error: 'forbidden',
+          message: `the token is not valid for OrganizationId ${OrganizationId}`,
         };
       const events: AccountEvent[] = [];
       for (const n of Notification) {

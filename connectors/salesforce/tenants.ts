@@ -2,33 +2,41 @@
 // session is shared by every worker and survives restarts.
 import { z } from 'zod';
 import type { TenantSupport } from '../descriptor.ts';
-import type { SalesforceConfig } from './config.ts';
+import { OUTBOUND_TOKEN_PROBLEM, outboundTokensSchema, type SalesforceConfig } from './config.ts';
 import { salesforceConnection } from './connection.ts';
+import { id15, isSalesforceId } from './ids.ts';
 
 export const salesforceTenantSchema = z.object({
   crm: z.literal('salesforce'),
-  orgId: z.string().regex(/^00D[a-zA-Z0-9]{12}(?:[a-zA-Z0-9]{3})?$/, 'must be the org id (00D…)'),
+  orgId: z
+    .string()
+    .refine((id) => isSalesforceId(id, '00D'), 'must be the org id (00D…, 15 or 18 characters, checksum)'),
   instanceUrl: z.url({ protocol: /^https?$/ }),
   refreshToken: z.string().min(1),
   accessToken: z.string().min(1).optional(),
+  /** The tokens its Outbound Messages carry in the endpoint URL (`?token=`): one, or two while rotating. */
+  outboundTokens: z.array(z.string()).max(2).pipe(outboundTokensSchema(OUTBOUND_TOKEN_PROBLEM)).optional(),
 });
 export type SalesforceTenant = z.output<typeof salesforceTenantSchema>;
 
 export const salesforceTenants: TenantSupport<SalesforceTenant, SalesforceConfig> = {
   schema: salesforceTenantSchema,
-  idOf: (record) => record.orgId.slice(0, 15),
+  idOf: (record) => id15(record.orgId),
+  inboundSecrets: (record) => record.outboundTokens ?? [],
   async connect(record, config, session, runtime) {
     if (!config)
       throw new Error(
-        `Salesforce org ${record.orgId.slice(0, 15)} is stored but SALESFORCE_CLIENT_ID/SECRET are not set`,
+        `Salesforce org ${id15(record.orgId)} is stored but SALESFORCE_CLIENT_ID/SECRET are not set`,
       );
     return salesforceConnection(config.app, record, {
       recordCall: runtime.recordCall,
       tokenStore: { redis: runtime.redis, key: session.key, codec: session.codec },
+      budget: { redis: runtime.redis, prefix: runtime.prefix },
     });
   },
   cli: {
-    usage: 'tenants add salesforce --org-id <00D…> --instance-url <https://…> < {"refreshToken": "..."}',
+    usage:
+      'tenants add salesforce --org-id <00D…> --instance-url <https://…> < {"refreshToken": "...", "outboundTokens": ["<32+ characters>"]}',
     idOption: 'org-id',
     options: { 'org-id': 'orgId', 'instance-url': 'instanceUrl' },
     describe: (record) => record.instanceUrl,

@@ -1,8 +1,10 @@
 // Express app that emulates the Public-Sector Buyer Intelligence API on a seeded data set: every
 // operation of the spec and the reference, bearer auth (401/403), 415 for non-JSON bodies, 429 past a
 // configurable request rate, and fault knobs for tests and benchmarks under `/__sandbox`.
+
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { conformanceCheck } from '../shared/conformance.ts';
 import { mountStatsAndFaults } from '../shared/control.ts';
 import { CallStats, FaultPlan, type FaultSettings, SlidingWindowLimiter } from '../shared/faults.ts';
 import { buildDataset, type SandboxDataset } from './data/dataset.ts';
@@ -64,6 +66,7 @@ export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}):
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(conformanceCheck('buyer-intel'));
   app.use((_req, res, next) => {
     res.setHeader('X-Request-Id', randomUUID());
     next();

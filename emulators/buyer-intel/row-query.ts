@@ -17,7 +17,7 @@ export interface FilterTerm {
 }
 export interface SortTerm {
   column: string;
-  direction?: string;
+  direction?: string | undefined;
 }
 export interface RowQuery {
   filters?: { terms?: FilterTerm[] | null } | null;
@@ -183,9 +183,15 @@ export function applyRowQuery(
   const sorts = (body.sorts ?? []).map((s, i) => {
     if (!s || typeof s.column !== 'string')
       throw badRequest('request.body.invalid', `sorts[${i}].column must be a string`);
-    const direction = s.direction ?? 'ASC';
+    // RowSort requires `direction` (the reference OpenAPI): there is no default order to fall back on.
+    const direction = s.direction;
     if (direction !== 'ASC' && direction !== 'DESC') {
-      throw badRequest('request.body.invalid', `sorts[${i}].direction must be ASC or DESC`);
+      throw badRequest(
+        'request.body.invalid',
+        direction === undefined
+          ? `sorts[${i}].direction is required (ASC or DESC)`
+          : `sorts[${i}].direction must be ASC or DESC`,
+      );
     }
     return { key: sortKey(bridge, s.column), sign: direction === 'DESC' ? -1 : 1 };
   });

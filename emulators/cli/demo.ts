@@ -15,7 +15,7 @@ import { startBuyerIntelSandbox } from '../buyer-intel/server.ts';
 import { startHubSpotSandbox } from '../hubspot/server.ts';
 import { redisForDemo } from '../private-redis.ts';
 import { startSalesforceSandbox } from '../salesforce/server.ts';
-import { sandboxSettings } from '../settings.ts';
+import { SANDBOX_OUTBOUND_TOKEN, sandboxSettings } from '../settings.ts';
 
 /** What sales teams really have in their CRM: tidy names, sloppy names, and names that fit several buyers. */
 export const DEMO_COMPANIES: { name: string; state?: string; domain?: string }[] = [
@@ -95,7 +95,10 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
       const http = await service.startHttp(0, '127.0.0.1');
       service.startWorker();
       hs.webhooks.configure({ targetUrl: `${http.url}/webhooks/hubspot`, propertyChanges: [] });
-      sf.outbound.configure({ endpointUrl: `${http.url}/webhooks/salesforce`, batchWindowMs: 50 });
+      sf.outbound.configure({
+        endpointUrl: `${http.url}/webhooks/salesforce?token=${SANDBOX_OUTBOUND_TOKEN}`,
+        batchWindowMs: 50,
+      });
       out(
         `receiver: ${http.url}/webhooks/hubspot — creating ${DEMO_COMPANIES.length} companies as a person would...`,
       );

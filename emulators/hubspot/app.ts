@@ -2,8 +2,10 @@
 // property groups (v3), associations (v4), OAuth tokens — closely enough for the unmodified
 // @hubspot/api-client to run against it, plus HubSpot-style webhooks and sandbox-only knobs under
 // /__sandbox. Every response carries X-HubSpot-Correlation-Id; errors use HubSpot's bodies.
+
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { conformanceCheck } from '../shared/conformance.ts';
 import { CallStats, FaultPlan, type FaultSettings } from '../shared/faults.ts';
 import { type AuthOptions, AuthRegistry } from './auth.ts';
 import { controlPlane } from './control.ts';
@@ -72,6 +74,7 @@ export function createHubSpotSandbox(options: HubSpotSandboxOptions = {}): HubSp
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(conformanceCheck('hubspot'));
   app.use((_req, res, next) => {
     res.setHeader(CORRELATION_HEADER, randomUUID());
     next();

@@ -8,6 +8,8 @@ import type { InvalidProperty } from './errors.ts';
 export type ValueCheck = { ok: true; value: string } | { ok: false; invalid: InvalidProperty };
 
 const NUMBER = /^-?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/** HubSpot's limit on a string property value, in characters. */
+export const MAX_STRING_VALUE = 65_536;
 
 export function checkValue(def: PropertyDefinition, raw: unknown): ValueCheck {
   if (raw === null || raw === undefined || raw === '') return { ok: true, value: '' };
@@ -19,6 +21,10 @@ export function checkValue(def: PropertyDefinition, raw: unknown): ValueCheck {
     );
   }
   const value = String(raw);
+  // Since 2025 a non-string value with leading or trailing whitespace is refused (developer changelog,
+  // "Enhanced Validations for Non-String Properties"), rather than trimmed.
+  if (def.type !== 'string' && value !== value.trim())
+    return invalid(def, 'LEADING_TRAILING_WHITESPACE', `"${value}" includes leading or trailing whitespace.`);
   switch (def.type) {
     case 'number':
       return NUMBER.test(value)
@@ -56,7 +62,13 @@ export function checkValue(def: PropertyDefinition, raw: unknown): ValueCheck {
         : invalid(def, 'INVALID_OPTION', optionMessage(def, bad));
     }
     default:
-      return { ok: true, value };
+      return value.length > MAX_STRING_VALUE
+        ? invalid(
+            def,
+            'MAX_LENGTH_EXCEEDED',
+            `Property value is ${value.length} characters long; the limit is ${MAX_STRING_VALUE}.`,
+          )
+        : { ok: true, value };
   }
 }
 

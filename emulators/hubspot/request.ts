@@ -46,6 +46,20 @@ export function objectBody(req: Request): Record<string, unknown> {
 }
 
 /** A properties map from a request body (absent = none). */
+/**
+ * The required `properties` of a write input (SimplePublicObjectInput and its batch forms): HubSpot's
+ * deserializer refuses an input without them, as it does any other required member, with 400
+ * VALIDATION_ERROR. (`associations`, required by the create schemas, is not: HubSpot's own guides create
+ * records without it.)
+ */
+export function requireMembers(input: Record<string, unknown>, schema: string, members: string[]): void {
+  const missing = members.filter((m) => input[m] === undefined || input[m] === null);
+  if (missing.length)
+    throw validationError(
+      `Invalid input JSON on line 1, column 2: Cannot build ${schema}, some of required attributes are not set [${missing.join(', ')}]`,
+    );
+}
+
 export function propertiesOf(body: Record<string, unknown>, field = 'properties'): Record<string, unknown> {
   const value = body[field];
   if (value === undefined || value === null) return {};

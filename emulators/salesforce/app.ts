@@ -9,7 +9,7 @@ import { type AuthOptions, AuthRegistry } from './auth.ts';
 import { controlPlane } from './control.ts';
 import { jsonParserError, notFound, SalesforceError, sendSalesforceError } from './errors.ts';
 import { registerMetadataRoutes } from './metadata.ts';
-import { type OperationContext, registerOperations } from './operation.ts';
+import { LIMIT_INFO_HEADER, type OperationContext, registerOperations } from './operation.ts';
 import { OutboundSender, type OutboundSettings } from './outbound.ts';
 import { registerCompositeRoutes } from './routes/composite.ts';
 import { registerOAuthRoutes } from './routes/oauth.ts';
@@ -87,6 +87,12 @@ export function createSalesforceSandbox(options: SalesforceSandboxOptions = {}):
   // Streaming has its own limits and answers Bayeux replies, not REST errors.
   app.use(streaming.router());
 
+  // Every REST answer carries the org's usage, refusals before the count too (a 401, a body that is no
+  // JSON, an unknown path): the operation sets it again once the call is counted.
+  app.use('/services/data', (_req, res, next) => {
+    res.setHeader(LIMIT_INFO_HEADER, `api-usage=${apiUsage.used(store.orgId)}/${apiUsage.limit}`);
+    next();
+  });
   app.use(express.json({ limit: maxBodyBytes }));
   const router = express.Router();
   registerOperations(router, ctx, [registerSObjectRoutes, registerCompositeRoutes, registerQueryRoutes]);

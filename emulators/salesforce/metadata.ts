@@ -9,6 +9,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import express, { type Request, type Response, type Router } from 'express';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { SalesforceError } from './errors.ts';
+import { specOfCustomField } from './field-types.ts';
 import { LIMIT_INFO_HEADER, type OperationContext } from './operation.ts';
 import { resolveType, type SalesforceStore, type SObjectType, supportsCustomFields } from './store.ts';
 
@@ -305,7 +306,12 @@ function upsertMetadata(store: SalesforceStore, call: XmlValue | undefined): str
     const checked = validateCustomField(md);
     if (!checked.ok) return result(false, false, checked.errors);
     const existed = store.fields(checked.type).some((f) => f.toLowerCase() === checked.name.toLowerCase());
-    const defined = store.defineCustomField(checked.type, checked.name);
+    const defined = store.defineCustomField(
+      checked.type,
+      checked.name,
+      specOfCustomField(md),
+      text(md.label),
+    );
     const { '@type': _type, ...stored } = md;
     fieldsOf(store).set(`${checked.type}.${defined}`.toLowerCase(), {
       ...stored,

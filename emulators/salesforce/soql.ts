@@ -4,6 +4,7 @@
 // fields INVALID_FIELD. A ContentDocumentLink query must filter on ContentDocumentId or LinkedEntityId
 // with = or IN (Salesforce's implementation restriction).
 import { malformedQuery, SalesforceError } from './errors.ts';
+import { isDateTimeValue, isDateValue } from './field-types.ts';
 import {
   type FieldValue,
   resolveType,
@@ -15,9 +16,10 @@ import {
 const OPERATORS = ['=', '!=', '<', '<=', '>', '>='] as const;
 type Operator = (typeof OPERATORS)[number];
 
-export type Condition =
+export type Condition = (
   | { field: string; op: Operator; value: FieldValue }
-  | { field: string; op: 'IN'; values: FieldValue[] };
+  | { field: string; op: 'IN'; values: FieldValue[] }
+) & { temporal?: boolean };
 
 export interface SoqlQuery {
   type: SObjectType;
@@ -28,7 +30,7 @@ export interface SoqlQuery {
 }
 
 const TOKEN =
-  /\s*(?:('(?:[^'\\]|\\.)*')|(!=|<=|>=|=|<|>|,|\(|\))|([A-Za-z_][A-Za-z0-9_.]*)|(-?\d+(?:\.\d+)?))/y;
+  /\s*(?:('(?:[^'\\]|\\.)*')|(!=|<=|>=|=|<|>|,|\(|\))|([A-Za-z_][A-Za-z0-9_.]*)|(\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2}))?(?![\w:.])|-?\d+(?:\.\d+)?))/y;
 
 function tokenize(soql: string): string[] {
   const tokens: string[] = [];
@@ -52,6 +54,34 @@ const noSuchColumn = (type: string, field: string) =>
       errorCode: 'INVALID_FIELD',
     },
   ]);
+
+/** A filter value of the wrong type for its field (a quoted date, a date for a dateTime). */
+const notOfFilterType = (field: string, kind: string) =>
+  new SalesforceError(400, [
+    {
+      message: `value of filter criterion for field '${field}' must be of type ${kind} and should not be enclosed in quotes`,
+      errorCode: 'INVALID_FIELD',
+    },
+  ]);
+
+/**
+ * A date or dateTime field's filter value: unquoted, `2024-01-01` for a date, `2024-01-01T00:00:00Z` (or
+ * with an offset) for a dateTime; `null` too. Compared as instants (stored values carry `+0000`).
+ */
+function temporalLiteral(field: string, kind: 'date' | 'datetime', v: string): FieldValue {
+  if (/^null$/i.test(v)) return null;
+  const sfType = kind === 'date' ? 'date' : 'dateTime';
+  if (v.startsWith("'") || (kind === 'date' ? !/^\d{4}-\d{2}-\d{2}$/.test(v) : !v.includes('T')))
+    throw notOfFilterType(field, sfType);
+  if (!(kind === 'date' ? isDateValue(v) : isDateTimeValue(v)))
+    throw malformedQuery(`${kind === 'date' ? 'Invalid date' : 'Invalid datetime'}: ${v}`);
+  return v;
+}
+
+/** A stored or literal date/dateTime as milliseconds (a date is its UTC midnight). */
+function instant(v: string): number {
+  return Date.parse(v.length === 10 ? `${v}T00:00:00Z` : v.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
+}
 
 export function parseSoql(soql: string, store: SalesforceStore): SoqlQuery {
   const t = tokenize(soql);
@@ -93,9 +123,12 @@ export function parseSoql(soql: string, store: SalesforceStore): SoqlQuery {
   const where: Condition[] = [];
   if (kw('WHERE')) {
     i++;
-    const literal = (): FieldValue => {
+    const literal = (f: string): FieldValue => {
       const v = t[i++];
       if (v === undefined) throw malformedQuery("unexpected token: 'EOF'");
+      const temporal = store.temporalKind(type, f);
+      if (temporal) return temporalLiteral(f, temporal, v);
+      if (/^\d{4}-\d{2}-\d{2}/.test(v)) throw notOfFilterType(f, 'string');
       if (v.startsWith("'")) return v.slice(1, -1).replace(/\\(.)/g, '$1');
       if (/^-?\d/.test(v)) return Number(v);
       if (/^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
@@ -107,16 +140,26 @@ export function parseSoql(soql: string, store: SalesforceStore): SoqlQuery {
       const op = t[i++];
       if (op?.toUpperCase() === 'IN') {
         if (t[i++] !== '(') throw malformedQuery(`unexpected token: '${t[i - 1] ?? 'EOF'}'`);
-        const values: FieldValue[] = [literal()];
+        const values: FieldValue[] = [literal(f)];
         while (peek() === ',') {
           i++;
-          values.push(literal());
+          values.push(literal(f));
         }
         if (t[i++] !== ')') throw malformedQuery(`unexpected token: '${t[i - 1] ?? 'EOF'}'`);
-        where.push({ field: f, op: 'IN', values });
+        where.push({
+          field: f,
+          op: 'IN',
+          values,
+          ...(store.temporalKind(type, f) ? { temporal: true } : {}),
+        });
       } else {
         if (!OPERATORS.includes(op as Operator)) throw malformedQuery(`unexpected token: '${op ?? 'EOF'}'`);
-        where.push({ field: f, op: op as Operator, value: literal() });
+        where.push({
+          field: f,
+          op: op as Operator,
+          value: literal(f),
+          ...(store.temporalKind(type, f) ? { temporal: true } : {}),
+        });
       }
       if (!kw('AND')) break;
       i++;
@@ -156,7 +199,12 @@ function equal(a: FieldValue | undefined, b: FieldValue): boolean {
 }
 
 /** `<`, `>`...: null never compares; ids (and other text) in binary order, as ORDER BY Id sorts them. */
-function holds(a: FieldValue | undefined, c: Condition): boolean {
+function holds(raw: FieldValue | undefined, c: Condition): boolean {
+  const a = c.temporal && typeof raw === 'string' ? instant(raw) : raw;
+  if (c.temporal) {
+    const at = (v: FieldValue) => (typeof v === 'string' ? instant(v) : v);
+    c = c.op === 'IN' ? { ...c, values: c.values.map(at) } : { ...c, value: at(c.value) };
+  }
   if (c.op === 'IN') return c.values.some((v) => equal(a, v));
   if (c.op === '=') return equal(a, c.value);
   if (c.op === '!=') return !equal(a, c.value);

@@ -23,6 +23,7 @@ import {
   requiredFieldMissing,
   SalesforceError,
 } from './errors.ts';
+import { checkFieldValue, DeserializeError, type FieldSpec, TEXT_255 } from './field-types.ts';
 import { canonicalId, IdFactory, isWellFormedId, KEY_PREFIXES } from './ids.ts';
 
 export type FieldValue = string | number | boolean | null;
@@ -44,55 +45,63 @@ interface FieldDef {
   base64?: boolean;
   required?: boolean;
   default?: FieldValue;
+  /** What the field accepts (field-types.ts); none: checked by the store's own rules (ids, base64). */
+  spec?: FieldSpec;
+  /** The field's label, as errors name it. Default: its API name. */
+  label?: string;
 }
 
+const text = (length: number): FieldSpec => ({ kind: 'text', length });
+const openPicklist: FieldSpec = { kind: 'picklist', values: [], restricted: false };
+
+const DATETIME: FieldSpec = { kind: 'datetime' };
 const AUDIT: FieldDef[] = [
   { name: 'OwnerId' },
-  { name: 'CreatedDate', system: true },
-  { name: 'LastModifiedDate', system: true },
-  { name: 'SystemModstamp', system: true },
+  { name: 'CreatedDate', system: true, spec: DATETIME },
+  { name: 'LastModifiedDate', system: true, spec: DATETIME },
+  { name: 'SystemModstamp', system: true, spec: DATETIME },
   { name: 'IsDeleted', system: true },
 ];
 
 const STANDARD_FIELDS: Record<SObjectType, FieldDef[]> = {
   Account: [
     { name: 'Id', system: true },
-    { name: 'Name', required: true },
-    { name: 'Type' },
-    { name: 'BillingCity' },
-    { name: 'BillingState' },
-    { name: 'Phone' },
-    { name: 'Website' },
-    { name: 'Industry' },
-    { name: 'Description' },
+    { name: 'Name', required: true, spec: TEXT_255, label: 'Account Name' },
+    { name: 'Type', spec: openPicklist, label: 'Account Type' },
+    { name: 'BillingCity', spec: text(40), label: 'Billing City' },
+    { name: 'BillingState', spec: text(80), label: 'Billing State/Province' },
+    { name: 'Phone', spec: text(40), label: 'Account Phone' },
+    { name: 'Website', spec: TEXT_255, label: 'Website' },
+    { name: 'Industry', spec: openPicklist, label: 'Industry' },
+    { name: 'Description', spec: text(32_000), label: 'Account Description' },
     ...AUDIT,
   ],
   Task: [
     { name: 'Id', system: true },
     { name: 'WhatId' },
-    { name: 'Subject' },
-    { name: 'ActivityDate' },
+    { name: 'Subject', spec: TEXT_255, label: 'Subject' },
+    { name: 'ActivityDate', spec: { kind: 'date' }, label: 'Due Date Only' },
     { name: 'Status', default: 'Not Started' },
     { name: 'Priority', default: 'Normal' },
-    { name: 'Description' },
+    { name: 'Description', spec: text(32_000), label: 'Comments' },
     ...AUDIT,
   ],
   ContentNote: [
     { name: 'Id', system: true },
-    { name: 'Title', required: true },
+    { name: 'Title', required: true, spec: TEXT_255, label: 'Title' },
     { name: 'Content', base64: true },
     { name: 'TextPreview', system: true },
     { name: 'FileType', system: true },
     { name: 'FileExtension', system: true },
     { name: 'ContentSize', system: true },
-    { name: 'ContentModifiedDate', system: true },
+    { name: 'ContentModifiedDate', system: true, spec: DATETIME },
     { name: 'IsReadOnly', system: true },
     { name: 'LatestContentId', system: true },
     { name: 'LatestPublishedVersionId', system: true },
     { name: 'SharingPrivacy', createOnly: true },
     { name: 'OwnerId', createOnly: true },
-    { name: 'CreatedDate', system: true },
-    { name: 'LastModifiedDate', system: true },
+    { name: 'CreatedDate', system: true, spec: DATETIME },
+    { name: 'LastModifiedDate', system: true, spec: DATETIME },
     { name: 'IsDeleted', system: true },
   ],
   ContentDocument: [
@@ -101,22 +110,22 @@ const STANDARD_FIELDS: Record<SObjectType, FieldDef[]> = {
     { name: 'FileType', system: true },
     { name: 'FileExtension', system: true },
     { name: 'ContentSize', system: true },
-    { name: 'ContentModifiedDate', system: true },
+    { name: 'ContentModifiedDate', system: true, spec: DATETIME },
     { name: 'LatestPublishedVersionId', system: true },
     { name: 'PublishStatus', system: true },
     { name: 'SharingPrivacy', system: true },
     { name: 'IsArchived', system: true },
     { name: 'OwnerId', system: true },
-    { name: 'CreatedDate', system: true },
-    { name: 'LastModifiedDate', system: true },
-    { name: 'SystemModstamp', system: true },
+    { name: 'CreatedDate', system: true, spec: DATETIME },
+    { name: 'LastModifiedDate', system: true, spec: DATETIME },
+    { name: 'SystemModstamp', system: true, spec: DATETIME },
     { name: 'IsDeleted', system: true },
   ],
   ContentVersion: [
     { name: 'Id', system: true },
     { name: 'ContentDocumentId', createOnly: true },
-    { name: 'Title' },
-    { name: 'Description' },
+    { name: 'Title', spec: TEXT_255, label: 'Title' },
+    { name: 'Description', spec: text(1000), label: 'Description' },
     { name: 'PathOnClient', createOnly: true },
     { name: 'VersionData', createOnly: true, base64: true },
     { name: 'FirstPublishLocationId', createOnly: true },
@@ -126,7 +135,7 @@ const STANDARD_FIELDS: Record<SObjectType, FieldDef[]> = {
     { name: 'IsMajorVersion', system: true },
     { name: 'VersionNumber', system: true },
     { name: 'ContentSize', system: true },
-    { name: 'ContentModifiedDate', system: true },
+    { name: 'ContentModifiedDate', system: true, spec: DATETIME },
     ...AUDIT,
   ],
   ContentDocumentLink: [
@@ -135,7 +144,7 @@ const STANDARD_FIELDS: Record<SObjectType, FieldDef[]> = {
     { name: 'LinkedEntityId', createOnly: true, required: true },
     { name: 'ShareType', required: true },
     { name: 'Visibility' },
-    { name: 'SystemModstamp', system: true },
+    { name: 'SystemModstamp', system: true, spec: DATETIME },
     { name: 'IsDeleted', system: true },
   ],
 };
@@ -268,14 +277,21 @@ export class SalesforceStore {
     };
   }
 
-  /** Defines a custom field (what the Metadata API's CustomField upsert does). Idempotent. */
-  defineCustomField(type: SObjectType, name: string): string {
+  /**
+   * Defines a custom field (what the Metadata API's CustomField upsert does); a field defined again takes
+   * the new spec and label, as an upsert does. Without a spec: Text(255).
+   */
+  defineCustomField(type: SObjectType, name: string, spec: FieldSpec = TEXT_255, label?: string): string {
     if (!supportsCustomFields(type)) throw new Error(`${type} does not support custom fields`);
     if (!/^[A-Za-z](?:[A-Za-z0-9]|_(?!_))*__c$/.test(name) || name.slice(0, -3).includes('__'))
       throw new Error(`invalid custom field API name: ${name}`);
     const existing = this.#custom[type].find((f) => f.name.toLowerCase() === name.toLowerCase());
-    if (existing) return existing.name;
-    this.#custom[type].push({ name });
+    if (existing) {
+      existing.spec = spec;
+      if (label !== undefined) existing.label = label;
+      return existing.name;
+    }
+    this.#custom[type].push({ name, spec, ...(label !== undefined ? { label } : {}) });
     return name;
   }
 
@@ -290,6 +306,12 @@ export class SalesforceStore {
   #def(type: SObjectType, name: string): FieldDef | undefined {
     const lower = name.toLowerCase();
     return this.#defs(type).find((f) => f.name.toLowerCase() === lower);
+  }
+
+  /** Whether a field holds dates or dateTimes (SOQL compares those unquoted, as instants). */
+  temporalKind(type: SObjectType, name: string): 'date' | 'datetime' | undefined {
+    const spec = this.#def(type, name)?.spec;
+    return spec?.kind === 'date' || spec?.kind === 'datetime' ? spec.kind : undefined;
   }
 
   /** The defined spelling of a field, or INVALID_FIELD. */
@@ -327,7 +349,28 @@ export class SalesforceStore {
       out.set(def.name, value as FieldValue);
     }
     if (readOnly.length) throw invalidFieldForInsertUpdate(readOnly);
+    for (const [name, value] of out) {
+      const def = this.#def(type, name);
+      if (def?.spec) out.set(name, checkFieldValue(def.spec, name, def.label ?? name, value));
+    }
     return out;
+  }
+
+  /**
+   * Throws what the REST deserializer would refuse in these values (a value that is no value of its
+   * field's type); anything else is left to validateCreate/validateUpdate. A collection checks every
+   * record this way before it writes any.
+   */
+  checkDeserializable(type: SObjectType, values: Record<string, unknown>): void {
+    for (const [key, value] of Object.entries(values)) {
+      const def = this.#def(type, key);
+      if (!def?.spec || (value !== null && !['string', 'number', 'boolean'].includes(typeof value))) continue;
+      try {
+        checkFieldValue(def.spec, def.name, def.label ?? def.name, value as FieldValue);
+      } catch (err) {
+        if (err instanceof DeserializeError) throw err;
+      }
+    }
   }
 
   /** Throws the error a create would answer, without writing (allOrNone checks). */

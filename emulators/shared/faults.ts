@@ -95,6 +95,12 @@ export class SlidingWindowLimiter {
     this.windowMs = windowMs;
   }
 
+  /** Hits in the window now, without recording one. */
+  used(key: string, now = Date.now()): number {
+    const since = now - this.windowMs;
+    return (this.#hits.get(key) ?? []).filter((t) => t > since).length;
+  }
+
   /** Records a hit and returns `{ok: true, remaining}`, or `{ok: false, retryAfterMs}` without recording. */
   hit(key: string, now = Date.now()): { ok: true; remaining: number } | { ok: false; retryAfterMs: number } {
     const since = now - this.windowMs;

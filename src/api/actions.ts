@@ -50,9 +50,17 @@ export function refreshActions(options: ActionOptions) {
     cause: string,
     dedupe: boolean,
     run: () => Promise<string>,
+    verify?: () => Promise<void>,
   ): Promise<Queued> {
-    const jobId = jobIdOf(crm, tenant, accountId, 'refresh', Date.now());
     const windowKey = `${options.prefix}:refresh-window:${crm}:${tenant}:${accountId}`;
+    if (dedupe && verify) {
+      // Only a request that would queue a new job pays for the check (a double click does not), and
+      // before the window starts, so a slow check does not use it up.
+      const existing = await options.redis.get(windowKey);
+      if (existing) return { jobId: existing, deduplicated: true };
+    }
+    await verify?.();
+    const jobId = jobIdOf(crm, tenant, accountId, 'refresh', Date.now());
     if (dedupe) {
       const taken = await options.redis.set(windowKey, jobId, 'PX', windowMs, 'NX');
       if (taken !== 'OK') {
@@ -78,17 +86,32 @@ export function refreshActions(options: ActionOptions) {
   }
 
   return {
-    refresh: (crm: CrmKind, tenant: string, accountId: string, cause: string, actor: Actor) =>
-      enqueue(crm, tenant, accountId, cause, true, () =>
-        recorded('refresh', async () => {
-          const { runs } = await options.store.open();
-          const run = await runs.create({
-            kind: 'refresh',
-            label: `refresh ${crm} ${tenant} ${accountId}`,
-            actor: actor.name,
-          });
-          return run.id;
-        }),
+    /** `verify`: e.g. that the CRM has the account, before a job is queued for it. */
+    refresh: (
+      crm: CrmKind,
+      tenant: string,
+      accountId: string,
+      cause: string,
+      actor: Actor,
+      verify?: () => Promise<void>,
+    ) =>
+      enqueue(
+        crm,
+        tenant,
+        accountId,
+        cause,
+        true,
+        () =>
+          recorded('refresh', async () => {
+            const { runs } = await options.store.open();
+            const run = await runs.create({
+              kind: 'refresh',
+              label: `refresh ${crm} ${tenant} ${accountId}`,
+              actor: actor.name,
+            });
+            return run.id;
+          }),
+        verify,
       ),
 
     /**

@@ -20,7 +20,9 @@ import type { EnrichJobData } from '../../queues/enrich-queue.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { crmSchema, recordIdSchema, tenantIdSchema } from '../review/schemas.ts';
 import { reviewService } from '../review/service.ts';
+import { contentTypeProblem } from '../shared/content-type.ts';
 import { formatPath } from '../shared/format-path.ts';
+import { UUID } from '../shared/ids.ts';
 import type { Actor } from '../store/decisions.ts';
 import { entryOf, type OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
@@ -57,7 +59,7 @@ const tenantSchema = tenantIdSchema.optional();
 const refreshBody = z.strictObject({ crm: crmSchema, tenant: tenantSchema, accountId: accountIdSchema });
 const confirmBody = z.strictObject({
   tenant: tenantSchema,
-  buyerId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a buyer id'),
+  buyerId: z.string().regex(UUID, 'must be a buyer id (a uuid)'),
 });
 
 function parse<T>(schema: z.ZodType<T, unknown>, value: unknown, what: string): T {
@@ -97,7 +99,9 @@ export function apiRouter(options: ApiOptions): express.Router {
       throw new ApiProblem(403, 'forbidden', `a ${caller.crm} caller may not act on ${crm} accounts`);
     const known = options.tenantsOf(crm);
     const wanted = given ?? (caller.via === 'crm' ? caller.tenant : undefined);
-    const canonical = wanted === undefined ? undefined : (crmOf(crm).tenantId(wanted) ?? wanted);
+    const canonical = wanted === undefined ? undefined : crmOf(crm).tenantId(wanted);
+    if (wanted !== undefined && canonical === undefined)
+      throw new ApiProblem(400, 'invalid_tenant', `${wanted} is not a ${crm} ${crmOf(crm).tenantNoun} id`);
     const tenant =
       wanted === undefined ? (known.length === 1 ? known[0] : undefined) : known.find((t) => t === canonical);
     if (tenant === undefined) {
@@ -114,7 +118,23 @@ export function apiRouter(options: ApiOptions): express.Router {
     return tenant;
   }
 
+  /** The account id, checked against its CRM's id format before it goes into a read or a job id. */
+  const accountIdFor = (crm: CrmKind, raw: string): string => {
+    if (!crmOf(crm).isAccountId(raw))
+      throw new ApiProblem(400, 'invalid_account_id', `${raw} is not a ${crm} ${crmOf(crm).accountNoun} id`);
+    return raw;
+  };
+
   router.use(
+    (req: Request, res: Response, next: NextFunction) => {
+      // A body is JSON, declared so; a bodiless request (GET, an empty POST) declares nothing.
+      const declared = req.get('content-type');
+      const hasBody =
+        Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+      const problem = hasBody || declared ? contentTypeProblem(declared, ['application/json']) : undefined;
+      if (problem) return void res.status(415).json({ error: 'unsupported_media_type', message: problem });
+      next();
+    },
     express.raw({ type: () => true, limit: '64kb' }),
     async (req: Request, res: Response, next: NextFunction) => {
       const base = options.publicBaseUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`;
@@ -131,7 +151,15 @@ export function apiRouter(options: ApiOptions): express.Router {
         const outcome = await authenticate(inbound, options.auth);
         if (!outcome.ok)
           return void res.status(401).json({ error: 'unauthorized', message: outcome.message });
-        res.locals.caller = outcome.caller;
+        const caller = outcome.caller;
+        // A CRM signature that names no tenant (an older quick action) is taken only while the CRM has
+        // one tenant here; where several are served it could act on any of them, so it is refused.
+        if (caller.via === 'crm' && caller.tenant === undefined && options.tenantsOf(caller.crm).length !== 1)
+          return void res.status(403).json({
+            error: 'forbidden',
+            message: `this ${caller.crm} signature names no ${crmOf(caller.crm).tenantNoun}: sign with the current version`,
+          });
+        res.locals.caller = caller;
         res.locals.body = inbound.body;
         next();
       } catch (err) {
@@ -150,12 +178,18 @@ export function apiRouter(options: ApiOptions): express.Router {
     handle(async (_req, res, caller, raw) => {
       const body = parse(refreshBody, jsonBody(raw), 'body');
       const tenant = tenantFor(body.crm, body.tenant, caller);
+      accountIdFor(body.crm, body.accountId);
+      // One cheap read before a job is queued: an account the CRM does not have is a 404 now, not a
+      // failed job later.
       const queued = await actions.refresh(
         body.crm,
         tenant,
         body.accountId,
         `refresh requested via ${describeCaller(caller)}`,
         actorOf(caller),
+        async () => {
+          await readAccount(body.crm, tenant, body.accountId, []);
+        },
       );
       res.status(202).json(queued);
     }),
@@ -174,7 +208,8 @@ export function apiRouter(options: ApiOptions): express.Router {
         id: job.id,
         account: { crm: job.data.crm, tenant: job.data.tenant, accountId: job.data.accountId },
         state,
-        progress: job.progress,
+        // The worker does not spend a Redis round trip to say 100 at the end: a completed job is done.
+        progress: state === 'completed' ? 100 : job.progress,
         attemptsMade: job.attemptsMade,
         ...(job.returnvalue ? { result: job.returnvalue } : {}),
         ...(job.failedReason ? { failedReason: job.failedReason } : {}),
@@ -186,7 +221,7 @@ export function apiRouter(options: ApiOptions): express.Router {
     '/accounts/:crm/:accountId',
     handle(async (req, res, caller) => {
       const crm = parse(crmSchema, req.params.crm, 'crm');
-      const accountId = parse(accountIdSchema, req.params.accountId, 'accountId');
+      const accountId = accountIdFor(crm, parse(accountIdSchema, req.params.accountId, 'accountId'));
       const tenant = tenantFor(crm, parse(tenantSchema, req.query.tenant, 'tenant'), caller);
       const account = await readAccount(crm, tenant, accountId);
       const f = account.fields;
@@ -218,7 +253,7 @@ export function apiRouter(options: ApiOptions): express.Router {
     '/accounts/:crm/:accountId/confirm',
     handle(async (req, res, caller, raw) => {
       const crm = parse(crmSchema, req.params.crm, 'crm');
-      const accountId = parse(accountIdSchema, req.params.accountId, 'accountId');
+      const accountId = accountIdFor(crm, parse(accountIdSchema, req.params.accountId, 'accountId'));
       const body = parse(confirmBody, jsonBody(raw), 'body');
       const tenant = tenantFor(crm, body.tenant, caller);
       const queued = await actions.confirm(
@@ -256,9 +291,14 @@ export function apiRouter(options: ApiOptions): express.Router {
     handle,
   });
 
-  async function readAccount(crm: CrmKind, tenant: string, accountId: string) {
+  async function readAccount(
+    crm: CrmKind,
+    tenant: string,
+    accountId: string,
+    fields: readonly string[] = Object.values(P),
+  ) {
     try {
-      return await options.connectorFor(crm, tenant).getAccount(accountId, Object.values(P));
+      return await options.connectorFor(crm, tenant).getAccount(accountId, fields);
     } catch (err) {
       if (err instanceof AccountNotFoundError)
         throw new ApiProblem(404, 'account_not_found', `no ${crm} account ${accountId}`);

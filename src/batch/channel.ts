@@ -23,3 +23,11 @@ export interface BatchChannel<I, O> {
 
 /** Opens the channel for `key` (the same object for the same key, once opened). */
 export type BatchChannels = <I, O>(key: string, spec: ChannelSpec<I, O>) => BatchChannel<I, O>;
+
+/** A process's channels as the service holds them: drained, then closed, on shutdown. */
+export type OpenChannels = BatchChannels & {
+  /** Sends what waits in every open channel and waits for their batches (shutdown). */
+  drainAll(): Promise<void>;
+  /** Releases what the channels hold (a shared channel's reply connection); after drainAll. */
+  close(): Promise<void>;
+};

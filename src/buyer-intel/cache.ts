@@ -33,7 +33,9 @@ export interface BuyerIntelCacheOptions {
    * a lease (`${prefix}lease:<key>`, SET NX PX, renewed while its call runs — which includes waiting in
    * the client's token bucket); the others poll for its result every `pollMs` (default 15) while the
    * lease exists, for at most `maxWaitMs` (default 15,000), and call upstream themselves if it ends
-   * without a result (the call failed, or its process died and the lease ran out).
+   * without a result (the call failed, or its process died and the lease ran out). A lease whose result
+   * is stored is left to run out rather than released (a waiter reads the result before it looks at the
+   * lease, and a late comer that missed the result still finds the lease): a miss costs three commands.
    */
   redis?: { client: Redis; prefix: string; leaseMs?: number; pollMs?: number; maxWaitMs?: number };
   /** Test seam for the in-process clock. */
@@ -186,6 +188,8 @@ export function cachedBuyerIntel(
     const leaseKey = `${redis.prefix}lease:${key}`;
     const store = (value: T) =>
       redis.client.set(sharedKey, JSON.stringify(value), 'PX', ttlMs).catch(() => undefined);
+    // A result that can expire before the lease would leave the lease guarding nothing: release it then.
+    const keepLease = ttlMs >= leaseMs;
 
     const found = await readShared<T>(sharedKey);
     if (found) {
@@ -206,20 +210,24 @@ export function cachedBuyerIntel(
           () => void redis.client.eval(RENEW, 1, leaseKey, token, leaseMs).catch(() => undefined),
           Math.max(10, Math.floor(leaseMs / 3)),
         );
+        let stored = false;
         try {
-          // Another process may have stored it and released its lease since our first read.
-          const stored = await readShared<T>(sharedKey);
-          if (stored) {
+          // Another process may have stored it and released its lease since our first read (a process
+          // keeps its lease after storing, so only when results outlive no lease).
+          const found = keepLease ? undefined : await readShared<T>(sharedKey);
+          if (found) {
             stats.sharedHits++;
-            return stored.value;
+            return found.value;
           }
           const value = await upstream(fetchUpstream);
-          await store(value);
+          stored = (await store(value)) === 'OK';
           return value;
         } finally {
           clearInterval(renew);
-          // Only our own lease (it may have run out and been taken by another process).
-          await redis.client.eval(RELEASE, 1, leaseKey, token).catch(() => undefined);
+          // Only our own lease (it may have run out and been taken by another process); after a failed
+          // call at once, so that a waiter calls upstream itself without waiting for it to run out.
+          if (!(stored && keepLease))
+            await redis.client.eval(RELEASE, 1, leaseKey, token).catch(() => undefined);
         }
       }
       // Another process is calling: wait for its result while its lease lasts (it renews it).

@@ -3,6 +3,7 @@
 // gaps from the provider's OpenAPI). Every operation validates its response with zod; every failure is
 // one of the error classes in errors.ts.
 import type { z } from 'zod';
+import { isUuid } from '../shared/ids.ts';
 import type {
   BridgeFilterType,
   BridgeSortField,
@@ -13,7 +14,7 @@ import type {
   SignalSort,
   SortDirection,
 } from './enums.ts';
-import { InvalidArgumentError } from './errors.ts';
+import { InvalidArgumentError, NotFoundError } from './errors.ts';
 import type { BuyerField } from './fields.ts';
 import { paginate } from './paginate.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.ts';
@@ -179,6 +180,19 @@ const bridgesPage = paginationEnvelope(bridgeSchema);
 
 const seg = (value: string) => encodeURIComponent(value);
 
+/**
+ * A buyer, bridge or row id in a path: a uuid, as the provider's reference declares, or no call at all
+ * (`..` would climb out of the path). No record can have another id, so it is a permanent not-found.
+ */
+const idSeg = (operation: string, what: string, value: string): string => {
+  if (!isUuid(value))
+    throw new NotFoundError(`${operation}: ${what} ${JSON.stringify(value.slice(0, 80))} is not a uuid`, {
+      operation,
+      status: undefined,
+    });
+  return value;
+};
+
 export class BuyerIntelClient {
   readonly #transport: Transport;
   readonly #attributeEncoding: 'repeat' | 'comma';
@@ -220,7 +234,7 @@ export class BuyerIntelClient {
     const res = await this.#call(
       'getBuyerAttributesBulk',
       'GET',
-      `/api/external/buyer/${seg(buyerId)}/attributes`,
+      `/api/external/buyer/${idSeg('getBuyerAttributes', 'buyerId', buyerId)}/attributes`,
       {
         query,
         schema: buyerAttributesBulkResponseSchema,
@@ -242,7 +256,7 @@ export class BuyerIntelClient {
     return this.#call(
       'getBuyerAttribute',
       'GET',
-      `/api/external/buyer/${seg(buyerId)}/attribute/${seg(attribute)}`,
+      `/api/external/buyer/${idSeg('getBuyerAttribute', 'buyerId', buyerId)}/attribute/${seg(attribute)}`,
       { schema: buyerAttributeResponseSchema, ...opts },
     );
   }
@@ -299,10 +313,15 @@ export class BuyerIntelClient {
 
   /** The provider's synthesized activity summary of a buyer (reference only). */
   getBuyerSummary(buyerId: string, opts: CallOptions = {}): Promise<BuyerSummaryResponse> {
-    return this.#call('getBuyerSummary', 'GET', `/api/external/buyer/${seg(buyerId)}/summary`, {
-      schema: buyerSummaryResponseSchema,
-      ...opts,
-    });
+    return this.#call(
+      'getBuyerSummary',
+      'GET',
+      `/api/external/buyer/${idSeg('getBuyerSummary', 'buyerId', buyerId)}/summary`,
+      {
+        schema: buyerSummaryResponseSchema,
+        ...opts,
+      },
+    );
   }
 
   // ---- Bridges -------------------------------------------------------------------------------------------
@@ -337,10 +356,15 @@ export class BuyerIntelClient {
   }
 
   getBridge(bridgeId: string, opts: CallOptions = {}): Promise<Bridge> {
-    return this.#call('getBridge', 'GET', `/api/external/bridge/${seg(bridgeId)}`, {
-      schema: bridgeSchema,
-      ...opts,
-    });
+    return this.#call(
+      'getBridge',
+      'GET',
+      `/api/external/bridge/${idSeg('getBridge', 'bridgeId', bridgeId)}`,
+      {
+        schema: bridgeSchema,
+        ...opts,
+      },
+    );
   }
 
   /** Column ids, names and formats of a bridge: what filters and sorts of `listBridgeRows` refer to. */
@@ -348,7 +372,7 @@ export class BuyerIntelClient {
     return this.#call(
       'getBridgeColumnMetadata',
       'GET',
-      `/api/external/bridge/${seg(bridgeId)}/column/metadata`,
+      `/api/external/bridge/${idSeg('getBridgeColumnMetadata', 'bridgeId', bridgeId)}/column/metadata`,
       {
         schema: bridgeColumnMetadataListSchema,
         ...opts,
@@ -365,12 +389,17 @@ export class BuyerIntelClient {
   ): Promise<Page<BridgeRow>> {
     const query = new URLSearchParams();
     this.#setScalars(query, page, ['pageNumber', 'pageSize']);
-    return this.#call('listBridgeRows', 'PUT', `/api/external/bridge/${seg(bridgeId)}/row`, {
-      query,
-      body,
-      schema: rowsPage,
-      ...opts,
-    });
+    return this.#call(
+      'listBridgeRows',
+      'PUT',
+      `/api/external/bridge/${idSeg('listBridgeRows', 'bridgeId', bridgeId)}/row`,
+      {
+        query,
+        body,
+        schema: rowsPage,
+        ...opts,
+      },
+    );
   }
 
   iterateBridgeRows(
@@ -395,7 +424,7 @@ export class BuyerIntelClient {
     return this.#call(
       'setBridgeRowStatus',
       'PATCH',
-      `/api/external/bridge/${seg(bridgeId)}/row/${seg(rowId)}/status`,
+      `/api/external/bridge/${idSeg('updateRowStatus', 'bridgeId', bridgeId)}/row/${idSeg('updateRowStatus', 'rowId', rowId)}/status`,
       {
         body: { newStatus },
         schema: bridgeRowSchema,

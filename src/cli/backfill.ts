@@ -7,6 +7,7 @@ import {
   readBackfillState,
   runBackfill,
 } from '../backfill/backfill.ts';
+import { describePause, readBackfillPause } from '../backfill/daily-headroom.ts';
 import { type AccountFilter, parseFilter } from '../backfill/filter.ts';
 import { type BackfillOutcomes, trackBackfillOutcomes } from '../backfill/outcomes.ts';
 import { loadEnv } from '../config/env.ts';
@@ -118,6 +119,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
           redis,
           connector,
           estimate: expected,
+          prefix: settings.prefix,
         },
         saved && !saved.done ? saved : null,
       );
@@ -187,22 +189,30 @@ const EXIT_INTERRUPTED = 130;
  * BullMQ every second (once the run id is known), and the wait until every job of the run finished.
  */
 function follow(
-  options: Omit<Parameters<typeof trackBackfillOutcomes>[0], 'runId' | 'startedAt'> & { estimate: number },
+  options: Omit<Parameters<typeof trackBackfillOutcomes>[0], 'runId' | 'startedAt'> & {
+    estimate: number;
+    prefix: string;
+  },
   resumed: BackfillState | null,
 ) {
   const progress = backfillProgress();
   let latest = resumed;
   let outcomes: BackfillOutcomes = { finished: 0, enriched: 0, needs_review: 0, no_match: 0, failed: 0 };
   let tracker: ReturnType<typeof trackBackfillOutcomes> | undefined;
+  let paused: string | undefined;
   const show = () => {
     if (!latest) return;
     const target = latest.done ? latest.enqueued : Math.max(options.estimate, latest.enqueued);
-    progress.update({ target, queued: latest.enqueued, outcomes });
+    progress.update({ target, queued: latest.enqueued, outcomes, paused });
   };
   const poll = async () => {
     if (!latest) return;
     tracker ??= trackBackfillOutcomes({ ...options, runId: latest.runId, startedAt: latest.startedAt });
     outcomes = await tracker.poll();
+    // The workers say when the tenant's daily allocation holds its backfill (daily-headroom.ts).
+    const { kind, tenant } = options.connector;
+    const pause = await readBackfillPause(options.redis, options.prefix, kind, tenant);
+    paused = pause ? describePause(pause) : undefined;
     show();
   };
   // While queueing, a poll that fails is skipped: queueing uses the same Redis and reports the error.

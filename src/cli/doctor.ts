@@ -13,6 +13,7 @@ import {
   redisUrlProblem,
   secretsOf,
 } from '../doctor/checks.ts';
+import { checkCrmLimits } from '../doctor/crm-limits.ts';
 import { type Command, EXIT_FAILURE, EXIT_OK, numberOption } from './command.ts';
 
 const LABEL: Record<CheckStatus, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', skip: 'SKIP' };
@@ -30,6 +31,8 @@ Checks, one PASS / WARN / FAIL / SKIP line each:
   redis persistence        AOF or RDB snapshots configured (neither: WARN, jobs are lost on restart)
   buyer intelligence api   one authenticated read (401: the token is wrong)
 ${CRMS.map((c) => `  ${c.kind.padEnd(24)} one ${c.accountNoun} read with its credentials (when configured)`).join('\n')}
+  <crm> <tenant> daily     per tenant, the daily API calls its CRM last reported used and left
+                           (WARN at or below CRM_DAILY_HEADROOM: its backfill waits)
 Exits 0 when nothing failed (warnings allowed), 1 otherwise. Never prints a token or secret.
 
 Options:
@@ -85,6 +88,14 @@ Options:
     if (env) {
       const results = await Promise.all([checkBuyerIntel(env, timeoutMs), ...checkCrms(env, timeoutMs)]);
       for (const r of results) print(r);
+      if (!badRedisUrl)
+        for (const r of await checkCrmLimits(
+          env.REDIS_URL,
+          env.REDIS_PREFIX,
+          env.CRM_DAILY_HEADROOM,
+          timeoutMs,
+        ))
+          print(r);
     } else {
       for (const name of ['buyer intelligence api', ...crmKinds()])
         print({ name, status: 'skip', detail: 'needs a valid configuration' });

@@ -11,6 +11,8 @@ export interface BackfillSnapshot {
   target: number;
   queued: number;
   outcomes: BackfillOutcomes;
+  /** Why the workers do not take the run's jobs now (the CRM's daily allocation), if they do not. */
+  paused?: string | undefined;
 }
 
 export interface BackfillProgress {
@@ -43,6 +45,8 @@ const common = {
   barIncompleteChar: '░',
 };
 
+const pausedText = (paused: string | undefined) => (paused ? ` — paused: ${paused}` : '');
+
 export function backfillProgress(stream: NodeJS.WriteStream = process.stderr): BackfillProgress {
   return stream.isTTY ? barsOn(stream) : plainLines(stream);
 }
@@ -53,7 +57,7 @@ function barsOn(stream: NodeJS.WriteStream): BackfillProgress {
     | { queued: cliProgress.SingleBar; finished: cliProgress.SingleBar; counts: cliProgress.SingleBar }
     | undefined;
   return {
-    update({ target, queued, outcomes }) {
+    update({ target, queued, outcomes, paused }) {
       // Created at the first snapshot so that no bar is ever drawn without its numbers.
       bars ??= {
         queued: multi.create(
@@ -72,13 +76,13 @@ function barsOn(stream: NodeJS.WriteStream): BackfillProgress {
           target,
           outcomes.finished,
           { ...outcomes },
-          { format: `          ${counts(' · ')}` },
+          { format: `          ${counts(' · ')}{paused}` },
         ),
       };
       for (const bar of Object.values(bars)) bar.setTotal(target);
       bars.queued.update(queued);
       bars.finished.update(outcomes.finished);
-      bars.counts.update(outcomes.finished, { ...outcomes });
+      bars.counts.update(outcomes.finished, { ...outcomes, paused: pausedText(paused) });
     },
     stop: () => multi.stop(),
   };
@@ -92,12 +96,12 @@ function plainLines(stream: NodeJS.WriteStream): BackfillProgress {
     notTTYSchedule: PLAIN_EVERY_MS,
     // Off a terminal this only drops the blank line cli-progress would add after the last line.
     clearOnComplete: true,
-    format: `backfill: {queued}/{total} queued, {value} finished (${counts(', ')}), {duration_formatted} elapsed, ETA {eta_formatted}`,
+    format: `backfill: {queued}/{total} queued, {value} finished (${counts(', ')}), {duration_formatted} elapsed, ETA {eta_formatted}{paused}`,
   });
   let started = false;
   return {
-    update({ target, queued, outcomes }) {
-      const payload = { queued, ...outcomes };
+    update({ target, queued, outcomes, paused }) {
+      const payload = { queued, ...outcomes, paused: pausedText(paused) };
       if (!started) {
         started = true;
         bar.start(target, outcomes.finished, payload);

@@ -23,6 +23,7 @@ import { cronOrOff, timeZone } from '../shared/cron.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import { parseHmacSecret, parsePublicKey } from '../signals/standard-webhooks.ts';
 import { readConfigFile } from './file.ts';
+import { securityVariables } from './security.ts';
 
 const keyList = (parse: (key: string) => unknown, message: string) =>
   checkedList((key) => {
@@ -101,12 +102,18 @@ export const coreSchema = z.object({
 
   WORKER_CONCURRENCY: int(1, 500, 20),
   ENRICH_ATTEMPTS: int(1, 50, 8),
-  WRITE_BATCH_WAIT_MS: int(0, 60_000, 250),
+  /** Extra linger before a partial write batch leaves (ms); 0: only a batch in flight makes others wait. */
+  WRITE_BATCH_WAIT_MS: int(0, 60_000, 0),
+  /** Share of each CRM tenant's daily API allocation backfill leaves to other integrations (0: none). */
+  CRM_DAILY_HEADROOM: ratio(0.2),
 
   ADMIN_USERNAME: z.string().trim().min(1).optional(),
   ADMIN_PASSWORD: z.string().min(12, 'must be at least 12 characters').optional(),
 
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+
+  // Inbound security (metrics, API docs, the per-account window of inbound events): src/config/security.ts.
+  ...securityVariables,
 });
 
 export const envSchema = z.object({

@@ -31,6 +31,7 @@ export const CONFIG_KEYS: Readonly<Record<string, string>> = {
   'worker.concurrency': 'WORKER_CONCURRENCY',
   'worker.attempts': 'ENRICH_ATTEMPTS',
   'worker.writeBatchWaitMs': 'WRITE_BATCH_WAIT_MS',
+  'worker.crmDailyHeadroom': 'CRM_DAILY_HEADROOM',
   'buyerIntel.ratePerSecond': 'BUYER_INTEL_RATE_PER_SECOND',
   'buyerIntel.burst': 'BUYER_INTEL_BURST',
   'buyerIntel.webhookBridgeIds': 'BUYER_INTEL_WEBHOOK_BRIDGE_IDS',

@@ -7,7 +7,8 @@ import type { CrmConnector, CrmKind, NoteDraft } from '../../connectors/types.ts
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import type { RelativeDatePeriod, RowStatus, SignalFilterType, SignalSort } from '../buyer-intel/enums.ts';
 import type { BuyerField } from '../buyer-intel/fields.ts';
-import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import { PROVENANCE_FIELD_DEFINITIONS, PROVENANCE_FIELDS } from '../map/field-definitions.ts';
+import { type FitNote, fitWrites } from '../map/fit.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import { type FieldChange, planFieldWrites } from '../map/plan.ts';
 import type { MatchDecision, Resolver, ScoredCandidate } from '../resolve/resolver.ts';
@@ -78,6 +79,8 @@ export interface EnrichResult {
   fields: FieldChange[];
   /** What was (or, in a dry run, would be) sent to the CRM, provenance included. */
   written: Record<string, string | null>;
+  /** Values that did not fit their CRM field as they were: cut, rounded or left out, with the reason. */
+  fitNotes?: FitNote[];
   notes: { created: { key: string; title: string }[]; alreadyPresent: number; overCap: number };
   dryRun: boolean;
 }
@@ -90,6 +93,7 @@ export class PermanentWriteError extends IntegrationError {
 }
 
 const P = PROVENANCE_FIELDS;
+const PROVENANCE_BY_NAME = new Map(PROVENANCE_FIELD_DEFINITIONS.map((d) => [d.name, d]));
 
 function candidateSummary(candidates: ScoredCandidate[]) {
   return candidates.slice(0, 5).map((c) => ({
@@ -175,6 +179,8 @@ export async function enrichAccount(
   const mapped = deps.mapping.fields;
   const fieldNames = [...new Set([...mapped.map((f) => f.property), ...Object.values(P)])];
   const account = await deps.readAccount(ref, fieldNames);
+  // What our fields hold in this CRM: every value is fitted to it before it is planned or written.
+  const { fieldLimits } = deps.connectorFor(ref.crm, ref.tenant);
 
   const decision = await decide(deps, ref, account, options);
   const status = statusOf(decision);
@@ -236,6 +242,7 @@ export async function enrichAccount(
       attributes: attributes.buyerData ?? {},
       current: account.fields,
       ledger,
+      limits: fieldLimits,
     });
     fields = plan.changes;
     fieldUpdates = plan.updates;
@@ -293,7 +300,12 @@ export async function enrichAccount(
     delete provenance[P.matchReason];
     delete provenance[P.matchConfidence];
   }
-  for (const [name, value] of Object.entries(provenance)) {
+  const fittedProvenance = fitWrites(provenance, PROVENANCE_BY_NAME, fieldLimits);
+  const fitNotes: FitNote[] = [
+    ...fields.flatMap((f) => (f.fit ? [{ field: f.property, ...f.fit }] : [])),
+    ...fittedProvenance.notes,
+  ];
+  for (const [name, value] of Object.entries(fittedProvenance.values)) {
     if ((account.fields[name] ?? null) !== value) written[name] = value;
   }
 
@@ -312,9 +324,13 @@ export async function enrichAccount(
         const message = `writing account ${ref.accountId} failed: ${result.error.message}`;
         throw result.error.permanent ? new PermanentWriteError(message) : new Error(message);
       }
-      await deps.ledgers.recordWrittenFields(ref, fieldUpdates);
     }
-    await deps.ledgers.recordMatch(ref, decision.status === 'matched' ? decision.buyerId : null);
+    // The values written (none unless the write above went through) and the buyer: one round trip.
+    await deps.ledgers.recordMatch(
+      ref,
+      decision.status === 'matched' ? decision.buyerId : null,
+      fieldUpdates,
+    );
     const origin = { ...options.job, buyerId: match.buyerId };
     // Write-ahead: a crash after the CRM made a note and before we record it leaves the marker behind.
     if (notes.length && !markedPending)
@@ -342,6 +358,7 @@ export async function enrichAccount(
     match,
     fields,
     written,
+    fitNotes,
     notes: { created, alreadyPresent, overCap },
     dryRun,
   };

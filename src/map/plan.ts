@@ -1,6 +1,9 @@
 // The pure decision, per mapped field, of whether to write a buyer's value into the CRM field, under the
 // field's write policy. No I/O: the CRM's current values and the ledger (what we last wrote) come in.
+import type { FieldLimits } from '../../connectors/types.ts';
 import type { BuyerField } from '../buyer-intel/fields.ts';
+import { fieldDefinition } from './field-definitions.ts';
+import { type FitNoteKind, fitValue } from './fit.ts';
 import { DEFAULT_POLICY, type Mapping, type MappingField, type WritePolicy } from './mapping-schema.ts';
 import { comparableValue, enumOptionValues, transformValue } from './transforms.ts';
 
@@ -22,6 +25,8 @@ export interface FieldChange {
   decision: FieldDecision;
   /** A short sentence for people (the plan printout, logs). */
   reason: string;
+  /** Our value did not fit the CRM field as it was: cut, rounded, or (decision skip-no-value) left out. */
+  fit?: { kind: FitNoteKind; reason: string };
 }
 
 export interface PlanInput {
@@ -31,6 +36,8 @@ export interface PlanInput {
   current: Record<string, string | null>;
   /** What we last wrote, by field name. */
   ledger: Record<string, string>;
+  /** What the CRM's fields hold (`CrmConnector.fieldLimits`): values are fitted to it. None: as they are. */
+  limits?: FieldLimits | undefined;
 }
 
 export interface FieldWritePlan {
@@ -87,6 +94,20 @@ function decide(field: MappingField, input: PlanInput): FieldChange {
       `"${converted}" is not one of the field's options; the field is left as it is.`,
       null,
     );
+  }
+  const fit = input.limits ? fitValue(converted, fieldDefinition(field), input.limits) : undefined;
+  if (fit && !fit.ok) {
+    const reason = `${fit.reason} The field is left as it is.`;
+    return { ...result('skip-no-value', reason, null), fit: { kind: 'skipped', reason } };
+  }
+  if (fit?.note) {
+    // Compared and written as it fits: a value cut to the field's length is "unchanged" on the next run.
+    const fitted = decide(field, {
+      ...input,
+      limits: undefined,
+      attributes: { [field.attribute]: fit.value },
+    });
+    return { ...fitted, new: fit.value, fit: fit.note };
   }
 
   const now = comparableValue(old, field);

@@ -3,9 +3,26 @@
 // where it happens (upstream call hooks, worker events, enrichment results).
 import type { Queue } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { BudgetState } from '../../connectors/limits.ts';
 import type { EnrichResult } from '../enrich/pipeline.ts';
 
 const JOB_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'completed', 'failed'] as const;
+
+/** What each CRM tenant's last answer said is left of its limits (Redis, written by every worker). */
+const LIMIT_GAUGES = [
+  [
+    'bis_crm_window_remaining',
+    'Calls left in the CRM’s short rolling window (HubSpot’s 10 s) at its last answer',
+    (s: BudgetState) => s.window?.remaining,
+  ],
+  ['bis_crm_window_max', 'Calls the CRM’s short rolling window allows', (s: BudgetState) => s.window?.max],
+  [
+    'bis_crm_daily_remaining',
+    'Calls left of the CRM tenant’s daily allocation at its last answer',
+    (s: BudgetState) => s.daily?.remaining,
+  ],
+  ['bis_crm_daily_limit', 'The CRM tenant’s daily API allocation', (s: BudgetState) => s.daily?.limit],
+] as const;
 
 export class Metrics {
   readonly registry = new Registry();
@@ -75,7 +92,37 @@ export class Metrics {
         }
       },
     });
+    // One read of the tenants' limits per scrape, shared by the four gauges prom-client collects at once.
+    let pending: { at: number; states: Promise<BudgetState[]> } | undefined;
+    const limits = () => {
+      const source = this.#crmLimits;
+      if (!source) return Promise.resolve([]);
+      if (!pending || Date.now() - pending.at > 500)
+        pending = { at: Date.now(), states: source().catch(() => []) };
+      return pending.states;
+    };
+    for (const [name, help, read] of LIMIT_GAUGES)
+      new Gauge({
+        name,
+        help,
+        labelNames: ['crm', 'tenant'] as const,
+        registers: [registry],
+        async collect() {
+          this.reset();
+          for (const state of await limits()) {
+            const value = read(state);
+            if (value !== undefined) this.set({ crm: state.crm, tenant: state.tenant }, value);
+          }
+        },
+      });
     collectDefaultMetrics({ register: registry, prefix: 'bis_' });
+  }
+
+  #crmLimits: (() => Promise<BudgetState[]>) | undefined;
+
+  /** Where the CRM tenants' limits are read at scrape time (limits.ts: readBudgets). */
+  readCrmLimitsFrom(source: () => Promise<BudgetState[]>): void {
+    this.#crmLimits = source;
   }
 
   recordCall(api: string, operation: string, status: number | string, durationMs: number): void {

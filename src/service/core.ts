@@ -3,7 +3,8 @@
 
 import type { CrmRuntime } from '../../connectors/descriptor.ts';
 import { crmOf } from '../../connectors/registry.ts';
-import { localChannels } from '../batch/local.ts';
+import { createRedis } from '../../queues/redis.ts';
+import { sharedChannels } from '../batch/shared.ts';
 import type { DigestDeps } from '../digest/deps.ts';
 import { crmReads } from '../enrich/crm-reads.ts';
 import type { PipelineDeps } from '../enrich/pipeline.ts';
@@ -44,11 +45,24 @@ export function buildCore(settings: ServiceSettings) {
   });
   const crms = new CrmConnections({ crms: settings.crms, runtime, store: tenantStore });
   const connector = crms.get.bind(crms);
+  // Jobs of every worker process share CRM calls (src/batch/shared.ts). Answers from other workers'
+  // sends arrive on one more connection of this process, opened when it first batches something.
+  const channels = sharedChannels({
+    redis: redis.worker,
+    connectReplies: () =>
+      createRedis(settings.redisUrl, 'worker', (err) =>
+        logger.warn({ role: 'batch-replies', reason: err.message }, 'Redis connection error; retrying'),
+      ),
+    prefix,
+    maxWaitMs: settings.worker.writeBatchWaitMs,
+    onError: (err, what) =>
+      log.warn('a shared batch could not go through Redis', { what, reason: describeError(err) }),
+  });
   // Every write's CRM answer goes on the store's write history, which is also the `ours` policy's
   // memory (Redis caches it).
   const writes = batchedWrites({
     connector,
-    maxWaitMs: settings.worker.writeBatchWaitMs,
+    channels,
     journal: {
       recordFieldWrites: async (entries) => (await store.open()).writes.recordFieldWrites(entries),
       recordNotes: async (entries) => (await store.open()).writes.recordNotes(entries),
@@ -56,9 +70,7 @@ export function buildCore(settings: ServiceSettings) {
     onJournalError: (err, what) =>
       log.warn('could not record writes in the history', { what, reason: describeError(err) }),
   });
-  // The CRM reads of concurrent jobs share calls through batch channels. These batch one process's jobs;
-  // the Redis-backed channels shared by every worker (src/batch/shared.ts) take their place here.
-  const channels = localChannels({ maxWaitMs: settings.worker.writeBatchWaitMs });
+  // The CRM reads of concurrent jobs share calls through the same channels as the writes.
   const reads = crmReads(channels, connector);
   const ledgers = new Ledgers(redis.worker, `${prefix}:ledger`, {
     history: { lastWritten: async (account) => (await store.open()).writes.lastWritten(account) },
@@ -101,9 +113,8 @@ export function buildCore(settings: ServiceSettings) {
     runtime,
     crms,
     connector,
-    writes,
-    /** The batch channels of the jobs' CRM reads (drained on shutdown with the writes). */
     channels,
+    writes,
     ledgers,
     deps,
     digestDeps,

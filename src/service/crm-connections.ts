@@ -10,6 +10,8 @@ import { tenantIdOf } from '../tenants/store.ts';
 export class CrmConnections {
   readonly #byKey = new Map<string, CrmConnector>();
   readonly #configured = new Set<string>();
+  /** Each tenant's inbound secrets (e.g. a Salesforce org's outbound tokens), by connection key. */
+  readonly #inboundSecrets = new Map<string, readonly string[]>();
   readonly #sources: EventSource[] = [];
   readonly #crms: Record<string, unknown>;
   readonly #runtime: (crm: CrmKind) => CrmRuntime;
@@ -25,9 +27,10 @@ export class CrmConnections {
     this.#store = options.store;
     for (const [kind, config] of Object.entries(options.crms)) {
       const built = crmOf(kind).connect(config, this.#runtime(kind));
-      for (const { tenant, connector } of built.connections) {
+      for (const { tenant, connector, inboundSecrets } of built.connections) {
         this.#byKey.set(this.#key(kind, tenant), connector);
         this.#configured.add(this.#key(kind, tenant));
+        if (inboundSecrets) this.#inboundSecrets.set(this.#key(kind, tenant), inboundSecrets);
       }
       this.#sources.push(...built.eventSources);
     }
@@ -59,6 +62,11 @@ export class CrmConnections {
     return this.#byKey.has(this.#key(crm, tenant));
   }
 
+  /** The secrets a tenant's deliveries must carry (its configuration's and its stored record's). */
+  inboundSecretsOf(crm: CrmKind, tenant: string): readonly string[] {
+    return this.#inboundSecrets.get(this.#key(crm, tenant)) ?? [];
+  }
+
   get(crm: CrmKind, tenant: string): CrmConnector {
     const connector = this.#byKey.get(this.#key(crm, tenant));
     if (!connector) throw new Error(`no ${crm} connection for ${tenant}`);
@@ -78,15 +86,20 @@ export class CrmConnections {
       const id = tenantIdOf(record);
       const key = this.#key(record.crm, id);
       seen.add(key);
-      if (this.#byKey.has(key)) continue;
       const support = crmOf(record.crm).tenants;
       if (!support) continue;
+      // Read on every load, so a rotated token is taken without a restart.
+      if (!this.#configured.has(key)) this.#inboundSecrets.set(key, support.inboundSecrets?.(record) ?? []);
+      if (this.#byKey.has(key)) continue;
       const runtime = this.#runtime(record.crm);
       const session = this.#store.session(record.crm, id);
       this.#byKey.set(key, await support.connect(record, this.#crms[record.crm], session, runtime));
     }
     for (const key of [...this.#byKey.keys()])
-      if (!this.#configured.has(key) && !seen.has(key)) this.#byKey.delete(key);
+      if (!this.#configured.has(key) && !seen.has(key)) {
+        this.#byKey.delete(key);
+        this.#inboundSecrets.delete(key);
+      }
     return { loaded: [...seen], unreadable };
   }
 }

@@ -1,13 +1,14 @@
 // The service's HTTP surface: webhooks and our API in, health, metrics and the operator pages out. Every
 // request gets a request id (X-Request-Id, taken from the caller when it sends a sane one) that is on
 // its log line; every error answer is JSON naming the problem.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
+import { adminHeaders, nonceOnPages, sameOriginOnly } from '../admin/protect.ts';
 import { OPENAPI, renderApiDocs } from '../api/openapi.ts';
 import { basicAuth } from '../observe/admin-auth.ts';
 import type { Logger } from '../observe/logger.ts';
@@ -20,14 +21,40 @@ export interface HttpAppParts {
   /** Routes a CRM adds (e.g. its app's install flow), each at its path. */
   routes?: { path: string; router: express.Router }[];
   ready?: () => Promise<boolean>;
-  /** Served at /metrics in Prometheus text format. */
-  metrics?: Registry;
+  /** Served at /metrics in Prometheus text format, to a caller with the bearer `token` when one is set. */
+  metrics?: { registry: Registry; token?: string | undefined };
+  /** Serve /api/openapi.json and /api/docs without the API key. Default: behind it. */
+  apiDocsPublic?: boolean;
+  /** The public URL prefix (scheme and host) the admin pages are served at, when behind a proxy. */
+  publicBaseUrl?: string | undefined;
   logger?: Logger;
   /** Bull Board at /admin/queues (and other operator pages under /admin) behind basic auth. */
   admin?: { username: string; password: string; queues: Queue[]; pages?: express.Router };
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+const sameSecret = (given: string, expected: string): boolean => {
+  const a = createHash('sha256').update(given).digest();
+  return timingSafeEqual(a, createHash('sha256').update(expected).digest());
+};
+
+/** /metrics: the registry in Prometheus text format, to the bearer of `token` when one is set. */
+export function metricsHandler(registry: Registry, token: string | undefined): express.RequestHandler {
+  return async (req, res, next) => {
+    const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
+    if (token !== undefined && !(bearer && sameSecret(bearer, token)))
+      return void res
+        .status(401)
+        .set('WWW-Authenticate', 'Bearer realm="metrics"')
+        .json({ error: 'unauthorized', message: 'send Authorization: Bearer <METRICS_TOKEN>' });
+    try {
+      res.type(registry.contentType).send(await registry.metrics());
+    } catch (err) {
+      next(err);
+    }
+  };
+}
 
 export function createHttpApp(parts: HttpAppParts): express.Express {
   const app = express();
@@ -62,35 +89,31 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     const ready = parts.ready ? await parts.ready().catch(() => false) : true;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready' });
   });
-  if (parts.metrics) {
-    const registry = parts.metrics;
-    app.get('/metrics', async (_req, res, next) => {
-      try {
-        res.type(registry.contentType).send(await registry.metrics());
-      } catch (err) {
-        next(err);
-      }
-    });
-  }
+  if (parts.metrics) app.get('/metrics', metricsHandler(parts.metrics.registry, parts.metrics.token));
   if (parts.admin) {
     const board = new ExpressAdapter();
     board.setBasePath('/admin/queues');
     createBullBoard({ queues: parts.admin.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });
     const guard = basicAuth(parts.admin.username, parts.admin.password);
-    app.use('/admin/queues', guard, board.getRouter());
-    if (parts.admin.pages) app.use('/admin', guard, parts.admin.pages);
+    const sameOrigin = sameOriginOnly(parts.publicBaseUrl);
+    app.use('/admin/queues', adminHeaders({ thirdPartyUi: true }), guard, sameOrigin, board.getRouter());
+    if (parts.admin.pages)
+      app.use('/admin', adminHeaders(), guard, sameOrigin, nonceOnPages, parts.admin.pages);
   }
   for (const [source, router] of Object.entries(parts.webhooks ?? {})) app.use(`/webhooks/${source}`, router);
   for (const route of parts.routes ?? []) app.use(route.path, route.router);
   if (parts.api) {
-    // The description of the API is public; everything else under /api is authenticated.
-    app.get('/api/openapi.json', (_req, res) => {
+    // The description of the API is public only when configured so; otherwise the API's own
+    // authentication (in parts.api) comes first.
+    const docs = express.Router();
+    docs.get('/openapi.json', (_req, res) => {
       res.json(OPENAPI);
     });
-    app.get('/api/docs', (_req, res) => {
+    docs.get('/docs', (_req, res) => {
       res.type('html').send(renderApiDocs());
     });
-    app.use('/api', parts.api);
+    if (parts.apiDocsPublic) app.use('/api', docs);
+    app.use('/api', parts.api, docs);
   }
   app.use((_req, res) => {
     res.status(404).json({ error: 'not_found', message: 'no such endpoint' });

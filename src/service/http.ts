@@ -2,7 +2,8 @@
 // provider's row webhooks, our API (API keys and each CRM's signed requests), health, metrics and the
 // operator pages. Assembly only.
 import { once } from 'node:events';
-import type { Router } from 'express';
+import express, { type Router } from 'express';
+import { readBudgets } from '../../connectors/limits.ts';
 import { crmOf } from '../../connectors/registry.ts';
 import type { EnrichJob } from '../../queues/enrich-queue.ts';
 import { enqueueInto } from '../../queues/signal-queue.ts';
@@ -13,7 +14,7 @@ import { reviewService } from '../review/service.ts';
 import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
 import type { ServiceCore } from './core.ts';
-import { createHttpApp } from './http-app.ts';
+import { createHttpApp, metricsHandler } from './http-app.ts';
 import { listen } from './listen.ts';
 
 export async function startHttp(core: ServiceCore, port: number, host?: string) {
@@ -28,8 +29,10 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
       new Promise((r) => setTimeout(r, 5_000).unref()),
     ]).catch(() => undefined);
 
+  const security = settings.security ?? { metrics: {}, apiDocsPublic: false, inboundAccountWindowMs: 0 };
   const receiver = {
     publicBaseUrl: settings.publicBaseUrl,
+    accountWindowMs: security.inboundAccountWindowMs,
     attempts: settings.worker.attempts,
     enqueue: (jobs: EnrichJob[]) => queues.enrich.addBulk(jobs),
     store: core.store,
@@ -41,7 +44,10 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
   for (const kind of crms.kinds()) {
     const crm = crmOf(kind);
     const config = crms.configOf(kind);
-    const handler = crm.webhook?.(config, { isKnownTenant: (id) => crms.has(kind, id) });
+    const handler = crm.webhook?.(config, {
+      isKnownTenant: (id) => crms.has(kind, id),
+      inboundSecretsOf: (id) => crms.inboundSecretsOf(kind, id),
+    });
     if (handler) webhooks[kind] = webhookReceiver(handler, { ...receiver, crmLabel: crm.label });
     const check = crm.signedRequests?.(config, crmRuntime(kind));
     if (check) signed.push({ crm: kind, check });
@@ -65,6 +71,8 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
       log: core.log,
     });
 
+  // /metrics shows what the CRMs last said is left of each tenant's limits (any worker's answers).
+  core.metrics.readCrmLimitsFrom(() => readBudgets(redis.producer, prefix));
   const { history } = core;
   const actionOptions = {
     queue: queues.enrich,
@@ -89,7 +97,12 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
       (await redis.producer.ping()) === 'PONG' &&
       !(await queues.enrich.isPaused()) &&
       !(await queues.maintenance.isPaused()),
-    metrics: core.metrics.registry,
+    // On its own listener when METRICS_LISTEN says so; else here, behind METRICS_TOKEN; else not served.
+    ...(!security.metrics.listen && security.metrics.token
+      ? { metrics: { registry: core.metrics.registry, token: security.metrics.token } }
+      : {}),
+    apiDocsPublic: security.apiDocsPublic,
+    publicBaseUrl: settings.publicBaseUrl,
     logger: core.logger,
     ...(settings.admin
       ? {
@@ -107,5 +120,21 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
         }
       : {}),
   });
-  return listen(app, port, host);
+  const main = await listen(app, port, host);
+  const at = security.metrics.listen;
+  if (!at) return main;
+  const metricsApp = express();
+  metricsApp.disable('x-powered-by');
+  metricsApp.get('/metrics', metricsHandler(core.metrics.registry, security.metrics.token));
+  const metrics = await listen(metricsApp, at.port, at.host).catch(async (err: unknown) => {
+    await main.close();
+    throw err;
+  });
+  return {
+    ...main,
+    metricsUrl: metrics.url,
+    close: async () => {
+      await Promise.all([main.close(), metrics.close()]);
+    },
+  };
 }

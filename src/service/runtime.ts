@@ -72,10 +72,12 @@ export function createService(settings: ServiceSettings): Service {
     async close() {
       clearInterval(tenantTimer);
       // Stop taking work first (event sources, then workers let active jobs finish), flush pending
-      // writes, then close servers, queues and connections.
+      // writes (every batch channel), then close servers, queues and connections.
       await Promise.all(sources.map((s) => s.close()));
       await Promise.all(workers.map((w) => w.close()));
-      await Promise.all([core.writes.drain(), core.channels.drainAll()]);
+      await core.writes.drain();
+      await core.channels.drainAll();
+      await core.channels.close();
       await Promise.all(servers.map((s) => s.close()));
       await core.queues.close();
       core.redis.close();

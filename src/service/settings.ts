@@ -1,6 +1,7 @@
 // From the validated environment to the service's settings (the mapping file is read here, once).
 // Each CRM's settings were read by its own descriptor in loadEnv; they pass through untouched.
 import type { Env } from '../config/env.ts';
+import { securitySettings } from '../config/security.ts';
 import { mappingFromFile } from '../map/default-mapping.ts';
 import { TokenCipher } from '../tenants/cipher.ts';
 import type { ServiceSettings } from './types.ts';
@@ -37,6 +38,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
       ? { admin: { username: env.ADMIN_USERNAME, password: env.ADMIN_PASSWORD } }
       : {}),
     api: { apiKeys: env.API_KEYS },
+    security: securitySettings(env),
     digest: env.digest,
     schedules: {
       ...(env.REENRICH_CRON ? { reenrich: { pattern: env.REENRICH_CRON, tz: env.SCHEDULE_TZ } } : {}),
@@ -54,6 +56,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
       concurrency: env.WORKER_CONCURRENCY,
       attempts: env.ENRICH_ATTEMPTS,
       writeBatchWaitMs: env.WRITE_BATCH_WAIT_MS,
+      crmDailyHeadroom: env.CRM_DAILY_HEADROOM,
     },
   };
 }

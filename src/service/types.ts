@@ -5,6 +5,7 @@ import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
 import type { createEnrichQueue, EnrichJobData } from '../../queues/enrich-queue.ts';
 import type { WorkerLog } from '../../queues/enrich-worker.ts';
 import type { MaintenanceData } from '../../queues/maintenance.ts';
+import type { SecuritySettings } from '../config/security.ts';
 import type { DigestKind, DigestRunResult } from '../digest/deps.ts';
 import type { DigestSettings } from '../digest/settings.ts';
 import type { EnrichResult, PipelineDeps, SignalSettings } from '../enrich/pipeline.ts';
@@ -56,12 +57,20 @@ export interface ServiceSettings {
   mapping: Mapping;
   match: { acceptThreshold: number; ambiguityMargin: number };
   signals: SignalSettings;
-  worker: { concurrency: number; attempts: number; writeBatchWaitMs: number };
+  worker: {
+    concurrency: number;
+    attempts: number;
+    writeBatchWaitMs: number;
+    /** Share of a CRM tenant's daily allocation backfill leaves to other integrations. Default 0.2. */
+    crmDailyHeadroom?: number;
+  };
   log?: WorkerLog;
   /** pino logger for HTTP requests and jobs (request id / job id on every line). Default: silent. */
   logger?: Logger;
   /** Basic auth for /admin (Bull Board); absent = /admin is not served. */
   admin?: { username: string; password: string };
+  /** /metrics and API docs access, the inbound per-account window. Absent: the defaults (closed). */
+  security?: SecuritySettings;
 }
 
 export interface Service {

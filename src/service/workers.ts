@@ -6,6 +6,7 @@ import { startDigestWorker } from '../../queues/digest-queue.ts';
 import { startEnrichWorker } from '../../queues/enrich-worker.ts';
 import { startMaintenanceWorker } from '../../queues/maintenance.ts';
 import { startSignalWorker } from '../../queues/signal-queue.ts';
+import { DEFAULT_DAILY_HEADROOM, dailyHeadroomGate } from '../backfill/daily-headroom.ts';
 import { type EnrichResult, enrichAccount } from '../enrich/pipeline.ts';
 import { reviewInstructionSchema } from '../enrich/review-instruction.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
@@ -23,12 +24,20 @@ const lockKey = accountLockKey;
 export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[] } {
   const { settings, queues, metrics, log, deps, store, redis } = core;
   const { prefix } = settings;
+  // Backfill waits while a tenant's daily CRM allocation is down to what others need.
+  const headroomGate = dailyHeadroomGate({
+    redis: redis.worker,
+    prefix,
+    headroom: settings.worker.crmDailyHeadroom ?? DEFAULT_DAILY_HEADROOM,
+    log,
+  });
   const enrich = startEnrichWorker<EnrichResult>({
     connection: redis.worker,
     queue: queues.enrichForWorker,
     prefix,
     concurrency: settings.worker.concurrency,
     process: async (data, job) => {
+      await headroomGate(data);
       // Checked once per process (the schema is current), then no round trip of its own.
       const { outcomes, review } = await store.open();
       // Two round trips to the store per job: the outcome before (a person's pin, the buyer it had),
@@ -62,7 +71,8 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
           [result.match.buyerId, before?.buyerId],
           { formerGroups, origin: meta },
         );
-      await job.updateProgress(100);
+      // No updateProgress(100): it cost a script, four commands and an event per job; a completed
+      // job's progress is 100 by its state (the jobs API says so).
       return result;
     },
     onFinalFailure: async (data, reason, jobId) => {

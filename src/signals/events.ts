@@ -3,6 +3,7 @@
 // bridge but not its buyer nor its cells, so the job carries ids only and the worker reads the row from
 // the API (src/signals/row-lookup.ts).
 import { z } from 'zod';
+import { UUID } from '../shared/ids.ts';
 
 export const ROW_EVENT_TYPES = ['bridge.row.created', 'bridge.row.updated'] as const;
 export type RowEventType = (typeof ROW_EVENT_TYPES)[number];
@@ -15,8 +16,9 @@ export const webhookEnvelopeSchema = z.looseObject({
 });
 
 export const rowEventDataSchema = z.looseObject({
-  rowId: z.string().min(1).max(200),
-  bridgeId: z.string().min(1).max(200),
+  // uuids in the provider's reference: checked here, before either goes into a path or a job.
+  rowId: z.string().regex(UUID, 'must be a uuid'),
+  bridgeId: z.string().regex(UUID, 'must be a uuid'),
   name: z.string().nullish(),
   updatedAt: z.string().nullish(),
   status: z.string().nullish(),

@@ -5,6 +5,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { type SignalJob, signalJobFor } from '../../queues/signal-queue.ts';
+import { contentTypeProblem } from '../shared/content-type.ts';
 import {
   ROW_EVENT_TYPES,
   type RowEventType,
@@ -58,6 +59,11 @@ export function buyerIntelWebhookRouter(options: BuyerIntelWebhookOptions): expr
   const router = express.Router();
   router.post(
     '/',
+    (req: Request, res: Response, next: NextFunction) => {
+      const problem = contentTypeProblem(req.get('content-type'), ['application/json']);
+      if (problem) return reply(res, 415, { error: 'unsupported_media_type', message: problem });
+      next();
+    },
     express.raw({ type: () => true, limit: options.maxBodyBytes ?? 256 * 1024 }),
     async (req: Request, res: Response) => {
       const body: Buffer = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { InboundEventHandler, InboundReply } from '../../connectors/types.ts';
 import { type EnrichJob, jobForEvent } from '../../queues/enrich-queue.ts';
+import { contentTypeProblem } from '../shared/content-type.ts';
 import type { Store } from '../store/store.ts';
 
 export interface WebhookReceiverOptions {
@@ -21,6 +22,11 @@ export interface WebhookReceiverOptions {
   store: Pick<Store, 'open'>;
   /** The CRM's name for people, in the run's label: "HubSpot webhook: 3 events". */
   crmLabel: string;
+  /**
+   * Inbound events enrich one account at most once per this window, whatever their event or
+   * notification ids (a forged or runaway repeat is no new work). 0: no window.
+   */
+  accountWindowMs?: number;
 }
 
 function send(res: Response, reply: InboundReply): void {
@@ -40,6 +46,15 @@ export function webhookReceiver(
   const router = express.Router();
   router.post(
     '/',
+    (req: Request, res: Response, next: NextFunction) => {
+      const problem = contentTypeProblem(req.get('content-type'), handler.contentTypes);
+      if (problem)
+        return send(
+          res,
+          handler.rejected({ status: 415, error: 'unsupported_media_type', message: problem }),
+        );
+      next();
+    },
     express.raw({ type: () => true, limit: options.maxBodyBytes ?? 1024 * 1024 }),
     async (req: Request, res: Response) => {
       const base = options.publicBaseUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`;
@@ -52,7 +67,7 @@ export function webhookReceiver(
 
       const jobs = new Map<string, EnrichJob>();
       for (const event of parsed.events) {
-        const job = jobForEvent(event, options.attempts);
+        const job = jobForEvent(event, options.attempts, options.accountWindowMs ?? 0);
         if (!jobs.has(job.opts.jobId ?? '')) jobs.set(job.opts.jobId ?? '', job);
       }
       if (jobs.size) {

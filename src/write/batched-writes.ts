@@ -1,10 +1,13 @@
-// Writes from concurrent jobs share CRM calls: field updates and notes for one tenant wait up to
-// `maxWaitMs` to fill a batch of the connector's size. `drain` flushes what waits (shutdown).
+// Writes from concurrent jobs share CRM calls: field updates and notes for one tenant go through the
+// batch channels `fields:<crm>:<tenant>` and `notes:<crm>:<tenant>` (src/batch/): in the service they
+// are shared by every worker process, so one call carries every worker's writes. `drain` sends what
+// waits (shutdown).
 //
 // Every batch's answers go on the record (journal.ts) in one statement per batch, before any job
-// hears back: a write the CRM took is recorded whatever the job does next (a note that fails, a
-// crash), and the history never costs a job a round trip of its own. A batch the CRM call failed as a
-// whole (a rate limit, the network) records nothing: its jobs retry, and the retry is recorded.
+// hears back, by whichever process sends the batch (the store is shared): a write the CRM took is
+// recorded whatever the job does next (a note that fails, a crash), and the history never costs a job
+// a round trip of its own. A batch the CRM call failed as a whole (a rate limit, the network) records
+// nothing: its jobs retry, and the retry is recorded.
 import type {
   AccountUpdate,
   CrmConnector,
@@ -13,7 +16,8 @@ import type {
   NoteResult,
   UpdateResult,
 } from '../../connectors/types.ts';
-import { Batcher } from './batcher.ts';
+import type { BatchChannel, BatchChannels, ChannelSpec } from '../batch/channel.ts';
+import { localChannels } from '../batch/local.ts';
 import {
   fieldEntriesOf,
   noteEntryOf,
@@ -38,7 +42,10 @@ const RECORD_DELAYS_MS = [50, 250, 1_000];
 
 export function batchedWrites(options: {
   connector: (crm: CrmKind, tenant: string) => CrmConnector;
-  maxWaitMs: number;
+  /** Where batches form; default: this process's own (local) channels with `maxWaitMs` linger. */
+  channels?: BatchChannels | undefined;
+  /** Linger of the default local channels (ms); ignored with `channels`. Default 0. */
+  maxWaitMs?: number | undefined;
   journal?: WriteJournal | undefined;
   /**
    * The history could not be recorded: the CRM already has the writes, and failing their jobs would
@@ -48,20 +55,21 @@ export function batchedWrites(options: {
   now?: () => Date;
 }): BatchedWrites {
   const now = options.now ?? (() => new Date());
-  const batchers = new Map<string, Batcher<never, unknown>>();
-  function batcherFor<I, O>(
+  const channels = options.channels ?? localChannels({ maxWaitMs: options.maxWaitMs ?? 0 });
+  const opened = new Map<string, BatchChannel<never, unknown>>();
+  function channelFor<I, O>(
     kind: string,
     crm: CrmKind,
     tenant: string,
-    make: (c: CrmConnector) => Batcher<I, O>,
-  ): Batcher<I, O> {
+    make: (c: CrmConnector) => ChannelSpec<I, O>,
+  ): BatchChannel<I, O> {
     const key = `${kind}:${crm}:${tenant}`;
-    let batcher = batchers.get(key) as Batcher<I, O> | undefined;
-    if (!batcher) {
-      batcher = make(options.connector(crm, tenant));
-      batchers.set(key, batcher as unknown as Batcher<never, unknown>);
+    let channel = opened.get(key) as BatchChannel<I, O> | undefined;
+    if (!channel) {
+      channel = channels(key, make(options.connector(crm, tenant)));
+      opened.set(key, channel as unknown as BatchChannel<never, unknown>);
     }
-    return batcher;
+    return channel;
   }
 
   async function record(what: string, write: () => Promise<void>): Promise<void> {
@@ -78,57 +86,52 @@ export function batchedWrites(options: {
 
   return {
     writeAccount: (crm, tenant, update, context) =>
-      batcherFor(
+      channelFor(
         'fields',
         crm,
         tenant,
-        (c) =>
-          new Batcher<{ update: AccountUpdate; context: WriteContext | undefined }, UpdateResult>({
-            maxBatch: c.maxUpdateBatch,
-            maxWaitMs: options.maxWaitMs,
-            send: async (items) => {
-              const results = await c.updateAccounts(items.map((i) => i.update));
-              const journal = options.journal;
-              if (journal) {
-                const at = now();
-                const entries = items.flatMap((item, i) => {
-                  const result = results[i];
-                  return result ? fieldEntriesOf(crm, tenant, item.update, result, item.context, at) : [];
-                });
-                if (entries.length)
-                  await record(`${entries.length} field writes`, () => journal.recordFieldWrites(entries));
-              }
-              return results;
-            },
-          }),
+        (c): ChannelSpec<{ update: AccountUpdate; context?: WriteContext | undefined }, UpdateResult> => ({
+          maxBatch: c.maxUpdateBatch,
+          send: async (items) => {
+            const results = await c.updateAccounts(items.map((i) => i.update));
+            const journal = options.journal;
+            if (journal) {
+              const at = now();
+              const entries = items.flatMap((item, i) => {
+                const result = results[i];
+                return result ? fieldEntriesOf(crm, tenant, item.update, result, item.context, at) : [];
+              });
+              if (entries.length)
+                await record(`${entries.length} field writes`, () => journal.recordFieldWrites(entries));
+            }
+            return results;
+          },
+        }),
       ).submit({ update, context }),
     createNote: (crm, tenant, note, origin) =>
-      batcherFor(
+      channelFor(
         'notes',
         crm,
         tenant,
-        (c) =>
-          new Batcher<{ note: NoteDraft; origin: WriteOrigin | undefined }, NoteResult>({
-            maxBatch: c.maxNoteBatch,
-            maxWaitMs: options.maxWaitMs,
-            send: async (items) => {
-              const results = await c.createNotes(items.map((i) => i.note));
-              const journal = options.journal;
-              if (journal) {
-                const at = now();
-                const entries = items.flatMap((item, i) => {
-                  const result = results[i];
-                  return (result && noteEntryOf(crm, tenant, item.note, result, item.origin, at)) ?? [];
-                });
-                if (entries.length)
-                  await record(`${entries.length} notes`, () => journal.recordNotes(entries));
-              }
-              return results;
-            },
-          }),
+        (c): ChannelSpec<{ note: NoteDraft; origin?: WriteOrigin | undefined }, NoteResult> => ({
+          maxBatch: c.maxNoteBatch,
+          send: async (items) => {
+            const results = await c.createNotes(items.map((i) => i.note));
+            const journal = options.journal;
+            if (journal) {
+              const at = now();
+              const entries = items.flatMap((item, i) => {
+                const result = results[i];
+                return (result && noteEntryOf(crm, tenant, item.note, result, item.origin, at)) ?? [];
+              });
+              if (entries.length) await record(`${entries.length} notes`, () => journal.recordNotes(entries));
+            }
+            return results;
+          },
+        }),
       ).submit({ note, origin }),
     drain: async () => {
-      await Promise.all([...batchers.values()].map((b) => b.drain()));
+      await Promise.all([...opened.values()].map((c) => c.drain()));
     },
   };
 }

@@ -20,6 +20,19 @@ export interface WrittenFieldsSource {
   lastWritten(account: AccountKey): Promise<Record<string, string>>;
 }
 
+// The written values first; then the account's buyer, when it changed: off the previous buyer's set,
+// onto the new one's. A buyer's set key is ARGV[3] .. buyer id (ids are known only here).
+const RECORD_MATCH = `if #ARGV > 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 4)) end
+local previous = redis.call('HGET', KEYS[2], ARGV[1])
+if (previous or '') == ARGV[2] then return 0 end
+if previous then redis.call('SREM', ARGV[3] .. previous, ARGV[1]) end
+if ARGV[2] == '' then redis.call('HDEL', KEYS[2], ARGV[1])
+else
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+  redis.call('SADD', ARGV[3] .. ARGV[2], ARGV[1])
+end
+return 1`;
+
 /** Marks a cached hash as loaded from the history (no CRM field name holds a '#'). */
 const LOADED = '#from-history';
 
@@ -155,16 +168,26 @@ export class Ledgers {
     return `${this.#prefix}:buyer-accounts:${buyerId}`;
   }
 
-  /** Records the account's buyer (null: it matches none now), moving it off a previous buyer. */
-  async recordMatch(account: AccountKey, buyerId: string | null): Promise<void> {
-    const member = accountMember(account);
-    const previous = await this.#redis.hget(this.#matchesKey, member);
-    if (previous === buyerId) return;
-    const tx = this.#redis.multi();
-    if (previous) tx.srem(this.#buyerKey(previous), member);
-    if (buyerId) tx.hset(this.#matchesKey, member, buyerId).sadd(this.#buyerKey(buyerId), member);
-    else tx.hdel(this.#matchesKey, member);
-    await tx.exec();
+  /**
+   * Records the account's buyer (null: it matches none now), moving it off a previous buyer; with
+   * `written`, also the values a job just wrote (as recordWrittenFields). One round trip: a job ends
+   * with this.
+   */
+  async recordMatch(
+    account: AccountKey,
+    buyerId: string | null,
+    written: Record<string, string> = {},
+  ): Promise<void> {
+    await this.#redis.eval(
+      RECORD_MATCH,
+      2,
+      this.#key('fields', account),
+      this.#matchesKey,
+      accountMember(account),
+      buyerId ?? '',
+      this.#buyerKey(''),
+      ...Object.entries(written).flat(),
+    );
   }
 
   async buyerOf(account: AccountKey): Promise<string | null> {

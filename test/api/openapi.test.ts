@@ -1,4 +1,5 @@
-// Our OpenAPI document is public and describes what is served: every documented operation exists
+// Our OpenAPI document, served publicly when configured so (API_DOCS_PUBLIC; closed by default, see
+// test/webhooks/inbound-security.test.ts), describes what is served: every documented operation exists
 // (it answers 401 without credentials, never 404), and the readable page lists them all.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +19,10 @@ let base: string;
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
-  service = createService(sandboxSettings({ buyerIntel: bi, hubspot: hs }, { redisUrl: REDIS_URL, prefix }));
+  service = createService({
+    ...sandboxSettings({ buyerIntel: bi, hubspot: hs }, { redisUrl: REDIS_URL, prefix }),
+    security: { metrics: {}, apiDocsPublic: true, inboundAccountWindowMs: 0 },
+  });
   base = (await service.startHttp(0, '127.0.0.1')).url;
 });
 afterAll(async () => {

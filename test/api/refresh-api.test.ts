@@ -88,6 +88,8 @@ async function jobResult(jobId: string): Promise<EnrichResult> {
     const { body } = await call('GET', `/api/jobs/${jobId}`, undefined, withKey);
     if (body.state === 'completed') {
       if (!body.result) throw new Error(`completed without a result: ${JSON.stringify(body)}`);
+      // A card shows the bar full once the job is done (the worker no longer writes progress itself).
+      expect(body.progress).toBe(100);
       return body.result as EnrichResult;
     }
     if (body.state === 'failed') throw new Error(`job failed: ${String(body.failedReason)}`);
@@ -408,7 +410,7 @@ describe('needs review → confirm a candidate', () => {
     const refused = await call(
       'POST',
       `/api/accounts/hubspot/${id}/confirm`,
-      { buyerId: 'not-a-candidate' },
+      { buyerId: randomUUID() },
       withKey,
     );
     expect(refused).toMatchObject({ status: 400, body: { error: 'not_a_candidate' } });

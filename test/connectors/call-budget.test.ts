@@ -1,11 +1,13 @@
 // The shared call budget on a real Redis: two workers' connectors together never exceed HubSpot's
-// rolling limit (the emulator enforces it and answers 429 past it), and a budget that stays full ends
-// the call with CrmRateLimitError (the queue waits) instead of a 429.
+// rolling limit (the emulator enforces it and answers 429 past it), a budget that stays full ends
+// the call with CrmRateLimitError (the queue waits) instead of a 429, and another integration spending
+// the same portal's window makes our calls wait for it to roll (HubSpot's headers say so).
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisCallBudget } from '../../connectors/call-budget.ts';
 import { createHubSpotConnector } from '../../connectors/hubspot/connector.ts';
+import { readBudget } from '../../connectors/limits.ts';
 import { CrmRateLimitError } from '../../connectors/types.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 
@@ -24,19 +26,18 @@ afterAll(async () => {
   await hs.close();
 });
 
-const connector = (key: string, maxWaitMs = 10_000) =>
+const connector = (tenant: string, maxWaitMs = 10_000, limit: number | undefined = 8) =>
   createHubSpotConnector({
     accessToken: hs.accessToken,
     portalId: String(hs.portalId),
     basePath: hs.url,
-    budget: redisCallBudget({ redis, key, limit: 8, windowMs: 1_000, maxWaitMs }),
+    budget: redisCallBudget({ redis, prefix, crm: 'hubspot', tenant, limit, windowMs: 1_000, maxWaitMs }),
   });
 
 describe('shared HubSpot call budget', () => {
   it('keeps two workers together under the portal’s limit: no 429', async () => {
     const id = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
-    const key = `${prefix}:a`;
-    const [a, b] = [connector(key), connector(key)];
+    const [a, b] = [connector('a'), connector('a')];
     const reads = Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).getAccount(id, []));
     const results = await Promise.all(reads);
     expect(results.every((r) => r.name === 'City of Austin')).toBe(true);
@@ -48,10 +49,31 @@ describe('shared HubSpot call budget', () => {
     await hs.close();
     hs = await startHubSpotSandbox({ rateLimits: false });
     const id = hs.store.createCompany({ name: 'Travis County', state: 'TX' }, { source: 'CRM_UI' }).id;
-    const impatient = connector(`${prefix}:b`, 0);
+    const impatient = connector('b', 0);
     await Promise.all(Array.from({ length: 8 }, () => impatient.getAccount(id, [])));
     const err = await impatient.getAccount(id, []).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(CrmRateLimitError);
     expect((err as CrmRateLimitError).retryAfterMs).toBeGreaterThan(0);
+  });
+
+  it('waits for the window to roll when another integration spent most of it: no 429', async () => {
+    await hs.close();
+    hs = await startHubSpotSandbox({ rateLimits: { tenSecondly: 20, windowMs: 1_000, daily: false } });
+    const id = hs.store.createCompany({ name: 'Hays County', state: 'TX' }, { source: 'CRM_UI' }).id;
+    // The customer's other integration, same private app and portal: 16 of the window's 20 calls.
+    const other = () =>
+      fetch(`${hs.url}/crm/v3/objects/companies/${id}`, {
+        headers: { authorization: `Bearer ${hs.accessToken}` },
+      });
+    const spent = await Promise.all(Array.from({ length: 16 }, other));
+    expect(spent.every((r) => r.status === 200)).toBe(true);
+    // Our own count alone (20 per window) would let all of these go at once, into 429s.
+    const ours = connector('c', 10_000, 20);
+    await ours.getAccount(id, []);
+    expect((await readBudget(redis, prefix, 'hubspot', 'c')).window).toMatchObject({ max: 20, remaining: 3 });
+    const results = await Promise.all(Array.from({ length: 12 }, () => ours.getAccount(id, [])));
+    expect(results.every((r) => r.name === 'Hays County')).toBe(true);
+    expect(hs.stats.count('crm.companies.basicApi.getById', 200)).toBe(16 + 13);
+    expect(hs.stats.count(undefined, 429)).toBe(0);
   });
 });

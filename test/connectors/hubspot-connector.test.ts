@@ -2,7 +2,9 @@
 // reads, batch writes (200, 207, refused properties), notes and their dedupe keys read back from the CRM,
 // idempotent field setup, and how HubSpot's failures come out (404, 401, 429, 5xx, timeouts) — never
 // with the token in a message. Call counts come from the emulator's own stats.
+import { randomUUID } from 'node:crypto';
 import { type AddressInfo, createServer } from 'node:net';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createHubSpotConnector,
@@ -12,6 +14,7 @@ import {
   HubSpotTransientError,
 } from '../../connectors/hubspot/connector.ts';
 import { extractNoteKeys, NOTE_BODY_LIMIT, renderNoteHtml } from '../../connectors/hubspot/note-html.ts';
+import { readBudget } from '../../connectors/limits.ts';
 import { crmOf } from '../../connectors/registry.ts';
 import {
   AccountNotFoundError,
@@ -643,20 +646,31 @@ describe('failures', () => {
 });
 
 describe('registry', () => {
-  it('builds a HubSpot connector by kind and refuses unknown kinds', async () => {
+  it('builds a HubSpot connector by kind, keeping the portal’s limits in Redis, and refuses unknown kinds', async () => {
     const sandbox = await start();
-    const runtime = { redis: undefined as never, prefix: 'unused', recordCall: () => {}, log: console };
-    const { connections } = crmOf('hubspot').connect(
-      {
-        app: { clientSecret: 'secret', basePath: sandbox.url },
-        portal: { portalId: String(sandbox.portalId), accessToken: sandbox.accessToken },
-      },
-      runtime,
-    );
-    const connector = connections[0]?.connector;
-    expect(connector?.kind).toBe('hubspot');
-    const id = sandbox.store.createCompany({ name: 'Lubbock' }).id;
-    expect((await connector?.getAccount(id, []))?.name).toBe('Lubbock');
-    expect(() => crmOf('nope')).toThrow(/unknown CRM "nope"/);
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const prefix = `test-hs-registry-${randomUUID().slice(0, 8)}`;
+    try {
+      const runtime = { redis, prefix, recordCall: () => {}, log: console };
+      const { connections } = crmOf('hubspot').connect(
+        {
+          app: { clientSecret: 'secret', basePath: sandbox.url },
+          portal: { portalId: String(sandbox.portalId), accessToken: sandbox.accessToken },
+        },
+        runtime,
+      );
+      const connector = connections[0]?.connector;
+      expect(connector?.kind).toBe('hubspot');
+      const id = sandbox.store.createCompany({ name: 'Lubbock' }).id;
+      expect((await connector?.getAccount(id, []))?.name).toBe('Lubbock');
+      const state = await readBudget(redis, prefix, 'hubspot', String(sandbox.portalId));
+      expect(state.window).toMatchObject({ max: 190, intervalMs: 10_000 });
+      expect(state.daily?.limit).toBeGreaterThan(0);
+      expect(() => crmOf('nope')).toThrow(/unknown CRM "nope"/);
+    } finally {
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
   });
 });

@@ -3,8 +3,11 @@
 // and their keys, the refresh of an expired session, the daily API limit, no token in any error message,
 // and `ensureFields` end to end through the sandbox's Metadata API (SOAP) as well as the pure
 // FieldDefinition → CustomField mapping.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { Connection } from 'jsforce';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readBudget } from '../../connectors/limits.ts';
 import { crmOf } from '../../connectors/registry.ts';
 import {
   createSalesforceConnector,
@@ -583,22 +586,33 @@ describe('sessions, limits and secrets', () => {
     expectNoSecrets(sf, err);
   });
 
-  it('is built by kind through the registry, from its config section', async () => {
+  it('is built by kind through the registry, from its config section, keeping the org’s limits in Redis', async () => {
     const sf = await start();
-    const runtime = { redis: undefined as never, prefix: 'unused', recordCall: () => {}, log: console };
-    const { connections, eventSources } = crmOf('salesforce').connect(
-      {
-        app: { clientId: sf.clientId, clientSecret: sf.clientSecret, loginUrl: sf.url, apiVersion: '62.0' },
-        org: { orgId: sf.orgId, instanceUrl: sf.url, refreshToken: sf.refreshToken },
-      },
-      runtime,
-    );
-    expect(eventSources).toEqual([]);
-    expect(connections.map((c) => c.tenant)).toEqual([sf.orgId.slice(0, 15)]);
-    const connector = connections[0]?.connector;
-    expect(connector?.kind).toBe('salesforce');
-    expect((await connector?.listAccounts([], { limit: 1 }))?.accounts).toBeDefined();
-    expect(() => createSalesforceConnector({ ...optionsFor(sf), apiVersion: '' })).toThrow(/apiVersion/);
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const prefix = `test-sf-registry-${randomUUID().slice(0, 8)}`;
+    try {
+      const runtime = { redis, prefix, recordCall: () => {}, log: console };
+      const { connections, eventSources } = crmOf('salesforce').connect(
+        {
+          app: { clientId: sf.clientId, clientSecret: sf.clientSecret, loginUrl: sf.url, apiVersion: '62.0' },
+          org: { orgId: sf.orgId, instanceUrl: sf.url, refreshToken: sf.refreshToken },
+        },
+        runtime,
+      );
+      expect(eventSources).toEqual([]);
+      expect(connections.map((c) => c.tenant)).toEqual([sf.orgId.slice(0, 15)]);
+      const connector = connections[0]?.connector;
+      expect(connector?.kind).toBe('salesforce');
+      expect((await connector?.listAccounts([], { limit: 1 }))?.accounts).toBeDefined();
+      const state = await readBudget(redis, prefix, 'salesforce', sf.orgId.slice(0, 15));
+      expect(state.daily).toMatchObject({ limit: 15_000 });
+      expect(state.window).toBeUndefined();
+      expect(() => createSalesforceConnector({ ...optionsFor(sf), apiVersion: '' })).toThrow(/apiVersion/);
+    } finally {
+      const keys = await redis.keys(`${prefix}:*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
   });
 });
 

@@ -96,9 +96,9 @@ describe('v1: installs not yet upgraded', () => {
 
   it('refuses an unknown signature version', () => {
     const hex = salesforceRequestSignature(SECRET, TS, NONCE, BODY).slice(3);
-    expect(check({ 'x-buyerintel-signature': `v3=${hex}` })).toEqual({
+    expect(check({ 'x-buyerintel-signature': `v9=${hex}` })).toEqual({
       ok: false,
-      reason: 'X-BuyerIntel-Signature must start with v2= or v1=',
+      reason: 'X-BuyerIntel-Signature must start with v3=, v2= or v1=',
     });
   });
 });

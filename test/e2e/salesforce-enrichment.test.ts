@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultFieldName, NOTE_KEY_FIELD } from '../../connectors/salesforce/fields.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
-import { sandboxSettings } from '../../emulators/settings.ts';
+import { SANDBOX_OUTBOUND_TOKEN, sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
@@ -44,7 +44,7 @@ beforeAll(async () => {
   const http = await service.startHttp(0, '127.0.0.1');
   service.startWorker();
   sf.outbound.configure({
-    endpointUrl: `${http.url}/webhooks/salesforce`,
+    endpointUrl: `${http.url}/webhooks/salesforce?token=${SANDBOX_OUTBOUND_TOKEN}`,
     batchWindowMs: 10,
     retryDelaysMs: [50, 100, 200],
   });

@@ -18,6 +18,7 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-observe-${randomUUID().slice(0, 8)}`;
 const API_KEY = `key-${randomBytes(16).toString('hex')}`;
 const ADMIN = { username: 'ops', password: randomBytes(12).toString('hex') };
+const METRICS_TOKEN = randomBytes(16).toString('hex');
 
 const lines: string[] = [];
 const capture = new Writable({
@@ -42,6 +43,7 @@ beforeAll(async () => {
     ),
     api: { apiKeys: [API_KEY] },
     admin: ADMIN,
+    security: { metrics: { token: METRICS_TOKEN }, apiDocsPublic: false, inboundAccountWindowMs: 0 },
     logger: createLogger({ level: 'debug', destination: capture }),
   });
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
@@ -60,7 +62,7 @@ describe('/metrics', () => {
   it('counts upstream calls, outcomes, fields, notes and jobs after an enrichment', async () => {
     const id = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
     await refreshAndWait(service, base, API_KEY, id, { 'x-request-id': 'req-test-0001' });
-    const res = await fetch(`${base}/metrics`);
+    const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
     expect(res.headers.get('content-type')).toContain('text/plain');
     const text = await res.text();
     expect(metric(text, 'bis_match_outcomes_total', 'crm="hubspot",status="enriched"')).toBe(1);

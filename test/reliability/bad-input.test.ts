@@ -18,7 +18,7 @@ import { defaultFieldName } from '../../connectors/salesforce/fields.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
-import { sandboxSettings } from '../../emulators/settings.ts';
+import { SANDBOX_OUTBOUND_TOKEN, sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
@@ -58,7 +58,7 @@ beforeAll(async () => {
   await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   base = (await service.startHttp(0, '127.0.0.1')).url;
   hubspotUrl = `${base}/webhooks/hubspot`;
-  salesforceUrl = `${base}/webhooks/salesforce`;
+  salesforceUrl = `${base}/webhooks/salesforce?token=${SANDBOX_OUTBOUND_TOKEN}`;
   austin = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
 });
 
@@ -141,8 +141,8 @@ describe('POST /webhooks/hubspot', () => {
       'a form body under the wrong content type',
       () =>
         send(hubspotUrl, 'objectId=1', signed('objectId=1', Date.now(), 'application/x-www-form-urlencoded')),
-      400,
-      /not valid JSON/,
+      415,
+      /application\/json/,
     ],
     [
       'an object instead of a batch',
@@ -263,7 +263,18 @@ describe('POST /webhooks/salesforce', () => {
       400,
       /DOCTYPE/,
     ],
-    ['an unknown org', () => envelope('00D000000000001AAA', notification(1)), 403, /unknown OrganizationId/],
+    [
+      'an unknown org',
+      () => envelope('00D000000000001EAA', notification(1)),
+      403,
+      /not valid for OrganizationId/,
+    ],
+    [
+      'an org id whose checksum does not hold (00D…ZZZ)',
+      () => envelope(`${sf.orgId.slice(0, 15)}ZZZ`, notification(1)),
+      400,
+      /not a Salesforce id/,
+    ],
     ['an empty body', () => '', 400, /empty body/],
     [
       '101 notifications',

@@ -182,6 +182,18 @@ describe('bridge rows', () => {
     expect(badField.status).toBe(400);
   });
 
+  it("400s on a sort term without its required direction, in the provider's error body", async () => {
+    const { bridge, column } = bridgeWith('number');
+    const res = await rows(bridge.bridgeId, { sorts: [{ column: column.columnId }] });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      status: 400,
+      error: 'Bad Request',
+      code: 'request.body.invalid',
+      message: 'sorts[0].direction is required (ASC or DESC)',
+    });
+  });
+
   it('enforces page bounds', async () => {
     const { bridge } = bridgeWith('url');
     expect((await rows(bridge.bridgeId, {}, 'pageSize=0')).status).toBe(400);

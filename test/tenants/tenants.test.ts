@@ -25,6 +25,9 @@ import { TenantStore } from '../../src/tenants/store.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { closeService } from '../helpers/service.ts';
 
+/** The stored org's Outbound Message token: its messages carry it in the endpoint URL. */
+const OUTBOUND_TOKEN = 'tenant-outbound-token-1111111111111111';
+
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-tenants-${randomUUID().slice(0, 8)}`;
 const APP = { clientId: 'app-client-id', clientSecret: randomBytes(16).toString('hex'), appId: 4242 };
@@ -95,7 +98,13 @@ beforeAll(async () => {
     accessToken: issued.A?.access_token ?? '',
     refreshToken: issued.A?.refresh_token ?? '',
   });
-  await store.put({ crm: 'salesforce', orgId: sf.orgId, instanceUrl: sf.url, refreshToken: sf.refreshToken });
+  await store.put({
+    crm: 'salesforce',
+    orgId: sf.orgId,
+    instanceUrl: sf.url,
+    refreshToken: sf.refreshToken,
+    outboundTokens: [OUTBOUND_TOKEN],
+  });
   await store.put({
     crm: 'hubspot',
     portalId: '1002',
@@ -124,7 +133,7 @@ beforeAll(async () => {
   await service.connector('salesforce', org).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   base = (await service.startHttp(0, '127.0.0.1')).url;
   sf.outbound.configure({
-    endpointUrl: `${base}/webhooks/salesforce`,
+    endpointUrl: `${base}/webhooks/salesforce?token=${OUTBOUND_TOKEN}`,
     batchWindowMs: 10,
     retryDelaysMs: [50, 100],
   });

@@ -21,6 +21,7 @@ let storeFails = false;
 let store: Store;
 let repos: Repositories;
 const prefix = `test-sf-outbound-${randomUUID()}`;
+const TOKEN = randomUUID().replaceAll('-', '');
 
 beforeAll(async () => {
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
@@ -28,7 +29,10 @@ beforeAll(async () => {
   store = new Store({ pgliteDir: 'memory' });
   repos = await store.open();
   sf = await startSalesforceSandbox({});
-  const handler = salesforceOutboundHandler({ isKnownOrg: (org) => org === id15(sf.orgId) });
+  const handler = salesforceOutboundHandler({
+    isKnownOrg: (org) => org === id15(sf.orgId),
+    tokensOf: (org) => (org === id15(sf.orgId) ? [TOKEN] : []),
+  });
   const router = webhookReceiver(handler, {
     attempts: 3,
     maxBodyBytes: 64 * 1024,
@@ -43,7 +47,7 @@ beforeAll(async () => {
   });
   server = await listen(createHttpApp({ webhooks: { salesforce: router } }));
   sf.outbound.configure({
-    endpointUrl: `${server.url}/webhooks/salesforce`,
+    endpointUrl: `${server.url}/webhooks/salesforce?token=${TOKEN}`,
     batchWindowMs: 10,
     retryDelaysMs: [20, 40, 80],
   });
@@ -80,7 +84,7 @@ const lastEnvelope = () => {
 };
 
 const post = (body: string) =>
-  fetch(`${server.url}/webhooks/salesforce`, {
+  fetch(`${server.url}/webhooks/salesforce?token=${TOKEN}`, {
     method: 'POST',
     headers: { 'Content-Type': 'text/xml; charset=utf-8', SOAPAction: '""' },
     body,
@@ -124,11 +128,11 @@ describe('POST /webhooks/salesforce', () => {
     await until(async () => sf.outbound.deliveries.length >= 2, 'a second delivery');
     const foreign = lastEnvelope().replace(
       /<OrganizationId>[^<]+<\/OrganizationId>/,
-      '<OrganizationId>00D000000000999AAA</OrganizationId>',
+      '<OrganizationId>00D000000000999EAA</OrganizationId>',
     );
     const unknown = await post(foreign);
     expect(unknown.status).toBe(403);
-    expect(unknown.text).toContain('unknown OrganizationId 00D000000000999AAA');
+    expect(unknown.text).toContain('not valid for OrganizationId 00D000000000999EAA');
     await queue.obliterate({ force: true });
     expect(await jobs()).toEqual([]);
   });

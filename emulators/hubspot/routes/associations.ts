@@ -1,9 +1,7 @@
 // Associations v4 (/crm/v4/objects/{type}/{id}/associations/...) and their batch read
 // (/crm/v4/associations/{from}/{to}/batch/read). An association is visible from both sides: creating
-// note→company (190) also creates company→note (189). Responses follow what HubSpot sends: the list
-// carries `toObjectId` as a number and `label: null` for unlabelled types, and the labelled create
-// answers 201 with numeric object ids (both differ from associations-v4.json, which says strings); the
-// batch read answers ids as strings, as the spec says.
+// note→company (190) also creates company→note (189). Object ids are strings, as associations-v4.json
+// declares them; unlabelled types carry `label: null` (HubSpot's answers; the spec says string).
 import { validationError } from '../errors.ts';
 import { defaultAssociationType, OBJECT_TYPES } from '../object-types.ts';
 import type { RouteModule } from '../operation.ts';
@@ -81,9 +79,9 @@ export const registerAssociationRoutes: RouteModule = (define, ctx) => {
       res.status(201);
       return {
         fromObjectTypeId: OBJECT_TYPES[fromType].typeId,
-        fromObjectId: Number(fromId),
+        fromObjectId: fromId,
         toObjectTypeId: OBJECT_TYPES[toType].typeId,
-        toObjectId: Number(toId),
+        toObjectId: toId,
         labels: defs.map((d) => d.label).filter((l): l is string => l !== null),
       };
     },
@@ -108,7 +106,7 @@ export const registerAssociationRoutes: RouteModule = (define, ctx) => {
       const next = all[start + limit];
       return {
         results: page.map((a) => ({
-          toObjectId: Number(a.toId),
+          toObjectId: a.toId,
           associationTypes: a.types.map((t) => ({ category: t.category, typeId: t.typeId, label: t.label })),
         })),
         ...(next

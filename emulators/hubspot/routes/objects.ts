@@ -23,6 +23,7 @@ import {
   objectBody,
   origin,
   propertiesOf,
+  requireMembers,
   stringList,
   stringParam,
 } from '../request.ts';
@@ -89,6 +90,7 @@ export function registerObjectRoutes(
   /** Checks properties and inline associations of a new record without writing anything. */
   const prepareCreate = (input: unknown) => {
     if (!isRecord(input)) throw validationError('Invalid input JSON: each input must be an object');
+    requireMembers(input, 'SimplePublicObjectInputForCreate', ['properties']);
     const properties = propertiesOf(input);
     const checked = store.checkProperties(type, properties);
     const extra = checked.invalid.length ? undefined : rules.checkCreate?.(properties);
@@ -210,6 +212,7 @@ export function registerObjectRoutes(
     const id = String(req.params.id);
     const body = objectBody(req);
     const record = find(id, stringParam(req.query, 'idProperty'));
+    requireMembers(body, 'SimplePublicObjectInput', ['properties']);
     if (!record || record.archived) throw objectNotFound(id);
     const properties = propertiesOf(body);
     const { values, invalid } = store.checkProperties(type, properties);
@@ -312,9 +315,8 @@ export function registerObjectRoutes(
   define('post', `${base}/batch/update`, opName(type, 'batchApi', 'update'), (req, res, caller) => {
     const startedAt = new Date().toISOString();
     const inputs = batchInputs(req).map((input) => {
-      if (!isRecord(input) || input.id === undefined || input.id === null) {
-        throw validationError('Invalid input JSON: each input needs an id and properties');
-      }
+      if (!isRecord(input)) throw validationError('Invalid input JSON: each input must be an object');
+      requireMembers(input, 'SimplePublicObjectBatchInput', ['id', 'properties']);
       const properties = propertiesOf(input);
       const extra = rules.checkUpdate?.(properties);
       if (extra) throw extra;

@@ -65,6 +65,8 @@ function parseItems(body: unknown, update: boolean): { allOrNone: boolean; items
 
 function save(ctx: OperationContext, body: unknown, update: boolean): SaveResult[] {
   const { allOrNone, items } = parseItems(body, update);
+  // The deserializer reads the whole body first: a value of the wrong type fails the request, not a record.
+  for (const item of items) if ('type' in item) ctx.store.checkDeserializable(item.type, item.values);
   const check = (item: Item | RecordError): RecordError[] => {
     if (!('type' in item)) return [item];
     try {
