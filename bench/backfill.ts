@@ -8,16 +8,15 @@ import { Redis } from 'ioredis';
 import type { HubSpotConfig } from '../connectors/hubspot/config.ts';
 import type { SandboxDataset } from '../emulators/buyer-intel/data/dataset.ts';
 import { startBuyerIntelSandbox } from '../emulators/buyer-intel/server.ts';
-import { startHubSpotSandbox } from '../emulators/hubspot/server.ts';
-import { startSalesforceSandbox } from '../emulators/salesforce/server.ts';
-import { type SandboxEndpoints, sandboxSettings } from '../emulators/settings.ts';
+import { sandboxSettings } from '../emulators/settings.ts';
 import { runBackfill } from '../src/backfill/backfill.ts';
 import { DEFAULT_MAPPING } from '../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../src/map/field-definitions.ts';
 import { createService } from '../src/service/runtime.ts';
 import { benchAccounts } from './accounts.ts';
 import { benchDatabase } from './bench-db.ts';
-import { HUBSPOT_CAPACITY, SALESFORCE_CAPACITY } from './bound.ts';
+import { HUBSPOT_CAPACITY } from './bound.ts';
+import { crmSandbox } from './crm-sandbox.ts';
 import { deletePrefix } from './redis-cleanup.ts';
 import { commandDelta, commandStats } from './redis-stats.ts';
 import { type WindowFacts, windowFacts } from './window.ts';
@@ -64,45 +63,6 @@ export type BackfillBenchResult = WindowFacts & {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function crmSandbox(o: BackfillBenchOptions) {
-  const faults = { latencyMs: o.latencyMs };
-  if (o.crm === 'hubspot') {
-    const hs = await startHubSpotSandbox({
-      rateLimits: { tenSecondly: HUBSPOT_CAPACITY.requestsPer10s, daily: HUBSPOT_CAPACITY.daily },
-      faults,
-    });
-    return {
-      endpoints: { hubspot: hs } satisfies Partial<SandboxEndpoints>,
-      tenant: String(hs.portalId),
-      stats: hs.stats,
-      limits: {
-        requestsPer10s: HUBSPOT_CAPACITY.requestsPer10s,
-        daily: HUBSPOT_CAPACITY.daily,
-      } as Record<string, number>,
-      seed: (a: { name: string; state: string; domain?: string }) =>
-        hs.store.createCompany(
-          { name: a.name, ...(a.state ? { state: a.state } : {}), ...(a.domain ? { domain: a.domain } : {}) },
-          { source: 'CRM_UI' },
-        ),
-      close: () => hs.close(),
-    };
-  }
-  const sf = await startSalesforceSandbox({ dailyApiRequests: SALESFORCE_CAPACITY.dailyRequests, faults });
-  return {
-    endpoints: { salesforce: sf } satisfies Partial<SandboxEndpoints>,
-    tenant: sf.orgId,
-    stats: sf.stats,
-    limits: { dailyRequests: SALESFORCE_CAPACITY.dailyRequests } as Record<string, number>,
-    seed: (a: { name: string; state: string; domain?: string }) =>
-      sf.store.create('Account', {
-        Name: a.name,
-        ...(a.state ? { BillingState: a.state } : {}),
-        ...(a.domain ? { Website: `https://www.${a.domain}` } : {}),
-      }),
-    close: () => sf.close(),
-  };
-}
-
 export async function runBackfillBench(o: BackfillBenchOptions): Promise<BackfillBenchResult> {
   const deadline = Date.now() + o.timeoutS * 1000;
   const bi = await startBuyerIntelSandbox({
@@ -110,7 +70,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     rateLimit: { requests: o.buyerIntelPerMinute, windowMs: 60_000 },
     faults: { latencyMs: o.latencyMs },
   });
-  const crm = await crmSandbox(o).catch(async (err) => {
+  const crm = await crmSandbox(o.crm, o.latencyMs).catch(async (err) => {
     await bi.close();
     throw err;
   });

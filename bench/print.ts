@@ -2,6 +2,7 @@
 import { renderRecords, renderTable } from '../src/cli/table.ts';
 import type { BackfillBenchResult } from './backfill.ts';
 import type { GoalRow } from './goals.ts';
+import type { runIngestBench } from './ingest.ts';
 
 export function printBackfills(runs: (BackfillBenchResult & { label: string })[]): void {
   const columns = runs.map((r) => ({
@@ -24,6 +25,7 @@ export function printBackfills(runs: (BackfillBenchResult & { label: string })[]
     'worker CPU ms/account': r.workerCpuMsPerAccount ?? '–',
     'RSS MB start→peak': r.workerSamples.map((w) => `${w.ready.rssMb}→${w.peakRssMb}`).join(', '),
     outcomes: Object.entries(r.outcomeShares)
+      .sort((a, b) => b[1] - a[1])
       .map(([k, v]) => `${k} ${Math.round(v * 100)}%`)
       .join(', '),
   }));
@@ -44,6 +46,28 @@ export function printGoals(rows: GoalRow[]): void {
         goal: r.goal,
         measured: r.measured,
         '': r.met === null ? 'not measured' : r.met ? 'met' : 'NOT met',
+      })),
+    ),
+  );
+}
+
+export function printIngest(ingest: Awaited<ReturnType<typeof runIngestBench>>, seconds: number): void {
+  console.log(
+    `\nIngest: POST /webhooks/hubspot, every request new (fresh ids, signed as sent), autocannon 16 connections × ${seconds} s; bare = express.json() + 200`,
+  );
+  console.log(
+    renderRecords(
+      ingest.summary.map((r) => ({
+        'events/request': r.eventsPerRequest,
+        'requests/s': r.requestsPerSecond,
+        'accepted events/s': r.eventsPerSecond,
+        'accepted events': r.acceptedEvents,
+        'jobs created': r.jobsCreated,
+        'p50 ms': r.p50Ms,
+        'p99 ms': r.p99Ms,
+        'bare requests/s': r.bareRequestsPerSecond,
+        'ours / bare': r.ratioToBare,
+        non2xx: r.non2xx,
       })),
     ),
   );

@@ -1,37 +1,19 @@
 // `npm run bench`: measured on the local emulators, real Redis and PostgreSQL, printed as tables and
 // written to bench/results.json with the machine and its load average before and after each run.
-// Sized to finish in under 10 minutes on a 2-core machine; bench/README.md says what each figure means
-// and how the bound is computed. Flags (defaults in parentheses):
-//   --accounts N            existing accounts in each backfill run's CRM emulator (5000)
-//   --buyers N              distinct buyers they are spread over (3000)
-//   --hubspot-workers LIST  worker processes per HubSpot backfill run (1,2)
-//   --salesforce-workers LIST  worker processes per Salesforce backfill run (1)
-//   --concurrency N         jobs per worker process (20, WORKER_CONCURRENCY's default)
-//   --warmup-s N            seconds after the queueing before the window (10)
-//   --window-s N            the measured window (60)
-//   --run-timeout-s N       one backfill run gives up after this (240)
-//   --latency-ms N          latency the emulators add to every upstream call (80)
-//   --bi-limit N            Buyer Intelligence requests/min in its emulator, set not to bind (300000)
-//   --cache-ttl-ms N        Buyer Intelligence cache TTL in the workers (300000, the service's default)
-//   --latency-accounts N    accounts of the idle-latency run; 0 skips it (20)
-//   --ingest-s N            seconds per autocannon run (4)
-//   --calls N               client calls per operation; 0 skips the client section (500)
-//   --review-accounts N     accounts loaded into PostgreSQL in the review section (100000)
-//   --review-pglite-accounts N  accounts loaded into PGlite there (50000)
-//   --review-runs N         timed runs of each read there (20)
-//   --only LIST             ingest,backfill,latency,client,review (all)
+// Sized to finish in under 10 minutes on a 2-core machine; bench/README.md says what each figure means,
+// how the bound is computed, and lists the flags (sizes, windows, sections).
 import { writeFileSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import { buildDataset } from '../emulators/buyer-intel/data/dataset.ts';
 import { redisForDemo } from '../emulators/private-redis.ts';
 import { renderRecords } from '../src/cli/table.ts';
-import { type BackfillBenchResult, runBackfillBench } from './backfill.ts';
+import { runBackfills } from './backfill-runs.ts';
 import { runClientBench } from './client.ts';
 import { goalRows } from './goals.ts';
 import { runIngestBench } from './ingest.ts';
 import { runLatencyBench } from './latency.ts';
-import { printBackfills, printGoals } from './print.ts';
+import { load, machine, measured } from './machine.ts';
+import { printBackfills, printGoals, printIngest } from './print.ts';
 import { benchRedis } from './redis-stats.ts';
 import { postgresUrl, printReviewBench, runReviewBench } from './review.ts';
 
@@ -72,32 +54,16 @@ const list = (s: string) =>
     .map(Number)
     .filter((n) => Number.isInteger(n) && n > 0);
 const sections = new Set(values.only.split(','));
-const load = () => loadavg().map((x) => +x.toFixed(2));
 
 const t0 = performance.now();
 const needsSandbox = ['ingest', 'backfill', 'latency', 'client'].some((s) => sections.has(s));
 const dataset = needsSandbox ? buildDataset({ seed: 42 }) : undefined;
 const report: Record<string, unknown> = {
   at: new Date().toISOString(),
-  machine: {
-    cpus: cpus().length,
-    cpuModel: cpus()[0]?.model,
-    memoryGb: Math.round(totalmem() / 2 ** 30),
-    node: process.version,
-    platform: `${process.platform}-${process.arch}`,
-    loadAverageAtStart: load(),
-  },
+  machine: machine(),
 };
 const save = () =>
   writeFileSync(new URL('./results.json', import.meta.url), `${JSON.stringify(report, null, 2)}\n`);
-/** A run with the load average (1, 5, 15 min) before and after it: the machine may be shared. */
-async function measured<T>(
-  run: () => Promise<T>,
-): Promise<T & { loadAverage: { before: number[]; after: number[] } }> {
-  const before = load();
-  const result = await run();
-  return { ...result, loadAverage: { before, after: load() } };
-}
 
 const sharedRedis = needsSandbox
   ? await redisForDemo(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379')
@@ -123,64 +89,36 @@ try {
       }),
     );
     report.ingest = ingest;
-    console.log(
-      `\nIngest: POST /webhooks/hubspot, every request new (fresh ids, signed as sent), autocannon 16 connections × ${num('ingest-s')} s; bare = express.json() + 200`,
-    );
-    console.log(
-      renderRecords(
-        ingest.summary.map((r) => ({
-          'events/request': r.eventsPerRequest,
-          'requests/s': r.requestsPerSecond,
-          'accepted events/s': r.eventsPerSecond,
-          'accepted events': r.acceptedEvents,
-          'jobs created': r.jobsCreated,
-          'p50 ms': r.p50Ms,
-          'p99 ms': r.p99Ms,
-          'bare requests/s': r.bareRequestsPerSecond,
-          'ours / bare': r.ratioToBare,
-          non2xx: r.non2xx,
-        })),
-      ),
-    );
+    printIngest(ingest, num('ingest-s'));
     save();
   }
 
   if (sections.has('backfill') && dataset && ownRedis) {
-    const runs: (BackfillBenchResult & { label: string; loadAverage: unknown })[] = [];
-    const plan = [
-      ...list(values['hubspot-workers']).map((w) => ['hubspot', w] as const),
-      ...list(values['salesforce-workers']).map((w) => ['salesforce', w] as const),
-    ];
-    for (const [crm, workers] of plan) {
-      const label = `${crm === 'hubspot' ? 'HubSpot' : 'Salesforce'} ×${workers}`;
-      console.log(`\nbackfill ${label}: ${num('accounts')} accounts, load average ${load().join(' ')}`);
-      const r = await measured(() =>
-        runBackfillBench({
-          crm,
-          workers,
-          redisUrl: ownRedis.url,
-          postgresUrl: pg,
-          dataset,
-          accounts: num('accounts'),
-          buyers: num('buyers'),
-          latencyMs: num('latency-ms'),
-          concurrency: num('concurrency'),
-          buyerIntelPerMinute: num('bi-limit'),
-          cacheTtlMs: num('cache-ttl-ms'),
-          warmupS: num('warmup-s'),
-          windowS: num('window-s'),
-          timeoutS: num('run-timeout-s'),
-        }),
-      ).catch((err: unknown) => {
-        console.error(`backfill ${label} failed: ${(err as Error).stack ?? err}`);
-        return null;
-      });
-      if (!r) continue;
-      r.redis.private = ownRedis.private;
-      runs.push({ ...r, label });
-      report.backfill = runs;
-      save();
-    }
+    const runs = await runBackfills(
+      [
+        ...list(values['hubspot-workers']).map((w) => ['hubspot', w] as const),
+        ...list(values['salesforce-workers']).map((w) => ['salesforce', w] as const),
+      ],
+      {
+        redisUrl: ownRedis.url,
+        postgresUrl: pg,
+        dataset,
+        accounts: num('accounts'),
+        buyers: num('buyers'),
+        latencyMs: num('latency-ms'),
+        concurrency: num('concurrency'),
+        buyerIntelPerMinute: num('bi-limit'),
+        cacheTtlMs: num('cache-ttl-ms'),
+        warmupS: num('warmup-s'),
+        windowS: num('window-s'),
+        timeoutS: num('run-timeout-s'),
+      },
+      (done) => {
+        for (const r of done) r.redis.private = ownRedis.private;
+        report.backfill = done;
+        save();
+      },
+    );
     goals.backfills = runs;
     console.log(
       `\nBackfill at the real limits: HubSpot 190/10 s (Professional private app), Salesforce 100,000/day (Enterprise), Buyer Intelligence ${num('bi-limit')}/min (set not to bind); ` +
