@@ -40,8 +40,15 @@ const DUPLICATE_CHANCE = 0.017;
 const DAY_MS = 86_400_000;
 const ID_CHARS = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'];
 
-const INDUSTRIES = ['Logistics', 'Construction', 'Consulting', 'Software', 'Medical Supply', 'Engineering'];
-const MORE_INDUSTRIES = [
+export const INDUSTRIES = [
+  'Logistics',
+  'Construction',
+  'Consulting',
+  'Software',
+  'Medical Supply',
+  'Engineering',
+];
+export const MORE_INDUSTRIES = [
   'Roofing',
   'Analytics',
   'Security',
@@ -49,7 +56,7 @@ const MORE_INDUSTRIES = [
   'Staffing',
   'Dental Associates',
 ];
-const SUFFIXES = ['LLC', 'Inc.', 'Group', 'Co.', 'Partners', 'Corp.'];
+export const SUFFIXES = ['LLC', 'Inc.', 'Group', 'Co.', 'Partners', 'Corp.'];
 const ERRORS = [
   'HubSpot answered 502 Bad Gateway (5 attempts)',
   'Salesforce: INVALID_SESSION_ID: Session expired or invalid',

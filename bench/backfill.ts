@@ -1,0 +1,215 @@
+// A backfill at the real limits: `accounts` existing accounts in the CRM emulator (HubSpot at 190 / 10 s
+// and 625,000 a day, or Salesforce at an Enterprise org's 100,000 a day), queued by the service's own
+// backfill (src/backfill, as the CLI's `backfill` queues them) and enriched by W worker processes.
+// Steady state: after the queueing and a warm-up, a window of `windowS` seconds; accounts finished in it
+// ÷ its length, and every cost (upstream calls, Redis commands, worker CPU) over the same window.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { HubSpotConfig } from '../connectors/hubspot/config.ts';
+import type { SandboxDataset } from '../emulators/buyer-intel/data/dataset.ts';
+import { startBuyerIntelSandbox } from '../emulators/buyer-intel/server.ts';
+import { sandboxSettings } from '../emulators/settings.ts';
+import { runBackfill } from '../src/backfill/backfill.ts';
+import { DEFAULT_MAPPING } from '../src/map/default-mapping.ts';
+import { fieldDefinitions } from '../src/map/field-definitions.ts';
+import { createService } from '../src/service/runtime.ts';
+import { benchAccounts } from './accounts.ts';
+import { benchDatabase } from './bench-db.ts';
+import { HUBSPOT_CAPACITY } from './bound.ts';
+import { crmSandbox } from './crm-sandbox.ts';
+import { deletePrefix } from './redis-cleanup.ts';
+import { commandDelta, commandStats } from './redis-stats.ts';
+import { type WindowFacts, windowFacts } from './window.ts';
+import { startWorkerProcess, type WorkerHandle, type WorkerSample } from './workers.ts';
+
+export interface BackfillBenchOptions {
+  crm: 'hubspot' | 'salesforce';
+  redisUrl: string;
+  /** A PostgreSQL server for the store (a database is created and dropped); else PGlite per process. */
+  postgresUrl: string | undefined;
+  dataset: SandboxDataset;
+  accounts: number;
+  buyers: number;
+  latencyMs: number;
+  workers: number;
+  concurrency: number;
+  /** Buyer Intelligence requests per minute in its emulator, set so that it does not bind. */
+  buyerIntelPerMinute: number;
+  cacheTtlMs: number;
+  warmupS: number;
+  windowS: number;
+  /** The whole run (seeding, queueing, warm-up, window) gives up after this. */
+  timeoutS: number;
+}
+
+export type BackfillBenchResult = WindowFacts & {
+  crm: 'hubspot' | 'salesforce';
+  workers: number;
+  concurrencyPerWorker: number;
+  accounts: number;
+  buyers: number;
+  latencyMs: number;
+  limits: Record<string, number>;
+  database: string;
+  queueSeconds: number;
+  warmupS: number;
+  windowSeconds: number;
+  /** The backlog emptied before the window's end: the window ends there. */
+  drained: boolean;
+  redis: { commands: number; byCommand: Record<string, number>; private: boolean; pollCommands: number };
+  workerSamples: { ready: WorkerSample; start: WorkerSample; end: WorkerSample; peakRssMb: number }[];
+  cache: Record<string, number> | null;
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function runBackfillBench(o: BackfillBenchOptions): Promise<BackfillBenchResult> {
+  const deadline = Date.now() + o.timeoutS * 1000;
+  const bi = await startBuyerIntelSandbox({
+    dataset: o.dataset,
+    rateLimit: { requests: o.buyerIntelPerMinute, windowMs: 60_000 },
+    faults: { latencyMs: o.latencyMs },
+  });
+  const crm = await crmSandbox(o.crm, o.latencyMs).catch(async (err) => {
+    await bi.close();
+    throw err;
+  });
+  const db = await benchDatabase(o.postgresUrl).catch(async (err) => {
+    await Promise.all([bi.close(), crm.close()]);
+    throw err;
+  });
+  const prefix = `bis-bench-${randomUUID().slice(0, 8)}`;
+  const biPerSecond = o.buyerIntelPerMinute / 60;
+  const settings = sandboxSettings(
+    { buyerIntel: bi, ...crm.endpoints },
+    { redisUrl: o.redisUrl, prefix },
+    {
+      // Each worker's token bucket takes its share of the (non-binding) emulator rate.
+      buyerIntel: {
+        ratePerSecond: Math.floor(biPerSecond / o.workers),
+        burst: Math.floor(biPerSecond / o.workers),
+      },
+      // The service's defaults (WORKER_CONCURRENCY, WRITE_BATCH_WAIT_MS) unless told otherwise.
+      worker: { concurrency: o.concurrency, writeBatchWaitMs: 250 },
+    },
+  );
+  settings.database = db.settings;
+  settings.buyerIntel.cacheTtlMs = o.cacheTtlMs;
+  const hubspotConfig = settings.crms.hubspot as HubSpotConfig | undefined;
+  if (hubspotConfig) hubspotConfig.app.callsPer10s = HUBSPOT_CAPACITY.requestsPer10s;
+
+  const service = createService(settings);
+  const redis = new Redis(o.redisUrl, { maxRetriesPerRequest: null });
+  const workers: WorkerHandle[] = [];
+  try {
+    const companies = benchAccounts(o.dataset, o.accounts, o.buyers);
+    for (const c of companies) crm.seed(c);
+    const connector = service.connector(o.crm, crm.tenant);
+    await connector.ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+    await service.store.open();
+
+    // What one poll of the queue's counts costs in Redis, measured while nothing else runs on it.
+    const pollsBefore = await commandStats(o.redisUrl);
+    for (let i = 0; i < 5; i++) await service.queue.getJobCounts('completed', 'failed');
+    const pollCost = commandDelta(pollsBefore, await commandStats(o.redisUrl)).total / 5;
+
+    for (let i = 0; i < o.workers; i++) workers.push(await startWorkerProcess(settings));
+    const ready = workers.map((w) => w.ready);
+
+    const queueStarted = performance.now();
+    const state = await runBackfill({
+      connector,
+      queue: service.queue,
+      redis,
+      prefix,
+      filters: [],
+      attempts: settings.worker.attempts,
+      store: service.store,
+      expected: o.accounts,
+      actor: 'bench',
+    });
+    const queueSeconds = (performance.now() - queueStarted) / 1000;
+    const finishedCount = async () => {
+      const c = await service.queue.getJobCounts('completed', 'failed');
+      return (c.completed ?? 0) + (c.failed ?? 0);
+    };
+    await sleep(o.warmupS * 1000);
+
+    // The window.
+    crm.stats.reset();
+    bi.stats.reset();
+    const start = await Promise.all(workers.map((w) => w.sample()));
+    const redisBefore = await commandStats(o.redisUrl);
+    const t0 = Date.now();
+    let polls = 0;
+    let drained = false;
+    while (Date.now() - t0 < o.windowS * 1000) {
+      if (Date.now() > deadline) throw new Error(`run over its time limit of ${o.timeoutS} s`);
+      await sleep(1000);
+      polls++;
+      if ((await finishedCount()) >= state.enqueued) {
+        drained = true;
+        break;
+      }
+    }
+    const t1 = Date.now();
+    const redisAfter = await commandStats(o.redisUrl);
+    const end = await Promise.all(workers.map((w) => w.sample()));
+    const crmCalls = crm.stats.toJSON();
+    const biCalls = bi.stats.toJSON();
+    const stopped = await Promise.all(workers.splice(0).map((w) => w.stop()));
+
+    const redisDelta = commandDelta(redisBefore, redisAfter);
+    const pollCommands = Math.round(polls * pollCost);
+    const facts = await windowFacts({
+      queue: service.queue,
+      crm: o.crm,
+      from: t0,
+      to: t1,
+      crmCalls,
+      biCalls,
+      buyerIntelPerMinute: o.buyerIntelPerMinute,
+      // The bench's own polls of the queue's counts are taken out.
+      redisCommands: Math.max(0, redisDelta.total - pollCommands),
+      workerCpuMs: end.reduce((s, e, i) => s + e.cpuMs - (start[i]?.cpuMs ?? 0), 0),
+    });
+    const cacheTotals: Record<string, number> = {};
+    for (const s of stopped)
+      for (const [k, v] of Object.entries(s.cache ?? {})) cacheTotals[k] = (cacheTotals[k] ?? 0) + v;
+    return {
+      crm: o.crm,
+      workers: o.workers,
+      concurrencyPerWorker: o.concurrency,
+      accounts: o.accounts,
+      buyers: o.buyers,
+      latencyMs: o.latencyMs,
+      limits: { ...crm.limits, buyerIntelPerMinute: o.buyerIntelPerMinute },
+      database: db.engine,
+      queueSeconds: +queueSeconds.toFixed(1),
+      warmupS: o.warmupS,
+      windowSeconds: +((t1 - t0) / 1000).toFixed(1),
+      drained,
+      ...facts,
+      redis: {
+        commands: redisDelta.total,
+        byCommand: redisDelta.byCommand,
+        private: false,
+        pollCommands,
+      },
+      workerSamples: stopped.map((s, i) => ({
+        ready: ready[i] as WorkerSample,
+        start: start[i] as WorkerSample,
+        end: end[i] as WorkerSample,
+        peakRssMb: s.peakRssMb,
+      })),
+      cache: o.cacheTtlMs > 0 ? cacheTotals : null,
+    };
+  } finally {
+    await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));
+    redis.disconnect();
+    await service.close().catch(() => undefined);
+    await Promise.all([bi.close(), crm.close()]);
+    await deletePrefix(o.redisUrl, prefix);
+    await db.drop().catch(() => undefined);
+  }
+}

@@ -1,0 +1,74 @@
+// The tables `npm run bench` prints for the backfill runs and the goals.
+import { renderRecords, renderTable } from '../src/cli/table.ts';
+import type { BackfillBenchResult } from './backfill.ts';
+import type { GoalRow } from './goals.ts';
+import type { runIngestBench } from './ingest.ts';
+
+export function printBackfills(runs: (BackfillBenchResult & { label: string })[]): void {
+  const columns = runs.map((r) => ({
+    'accounts (buyers)': `${r.accounts} (${r.buyers})`,
+    'workers × jobs': `${r.workers} × ${r.concurrencyPerWorker}`,
+    store: r.database.startsWith('PostgreSQL') ? 'PostgreSQL' : 'PGlite',
+    'queued in s': r.queueSeconds,
+    'window s': `${r.windowSeconds}${r.drained ? ' (drained)' : ''}`,
+    'finished / failed': `${r.finished} / ${r.failed}`,
+    'accounts/s': r.accountsPerSecond,
+    'bound/s': `${r.bound.accountsPerSecond} (${r.bound.boundBy})`,
+    'ratio to bound': r.ratioToBound,
+    'notes/account': r.notesPerAccount,
+    'CRM calls/account': r.crmCalls.perAccount,
+    '  reads/writes/notes': `${r.crmCallsPerAccount.reads}/${r.crmCallsPerAccount.writes}/${r.crmCallsPerAccount.notes}`,
+    'CRM calls/s (limited)': `${r.crmCalls.perSecond} (${r.crmCalls.limited})`,
+    'BI calls/new buyer': r.buyerIntel.perNewBuyer ?? '–',
+    'BI calls/account': r.buyerIntel.perAccount,
+    'Redis cmds/account': r.redisCommandsPerAccount ?? '–',
+    'worker CPU ms/account': r.workerCpuMsPerAccount ?? '–',
+    'RSS MB start→peak': r.workerSamples.map((w) => `${w.ready.rssMb}→${w.peakRssMb}`).join(', '),
+    outcomes: Object.entries(r.outcomeShares)
+      .sort((a, b) => b[1] - a[1])
+      .map(([k, v]) => `${k} ${Math.round(v * 100)}%`)
+      .join(', '),
+  }));
+  const measures = Object.keys(columns[0] ?? {}) as (keyof (typeof columns)[number])[];
+  console.log(
+    renderTable(
+      measures.map((m) => [m, ...columns.map((c) => c[m])]),
+      { head: ['', ...runs.map((r) => r.label)] },
+    ),
+  );
+  for (const r of runs) console.log(`  ${r.label} bound: ${r.bound.how.crm}; ${r.bound.how.buyerIntel}`);
+}
+
+export function printGoals(rows: GoalRow[]): void {
+  console.log(
+    renderRecords(
+      rows.map((r) => ({
+        goal: r.goal,
+        measured: r.measured,
+        '': r.met === null ? 'not measured' : r.met ? 'met' : 'NOT met',
+      })),
+    ),
+  );
+}
+
+export function printIngest(ingest: Awaited<ReturnType<typeof runIngestBench>>, seconds: number): void {
+  console.log(
+    `\nIngest: POST /webhooks/hubspot, every request new (fresh ids, signed as sent), autocannon 16 connections × ${seconds} s; bare = express.json() + 200`,
+  );
+  console.log(
+    renderRecords(
+      ingest.summary.map((r) => ({
+        'events/request': r.eventsPerRequest,
+        'requests/s': r.requestsPerSecond,
+        'accepted events/s': r.eventsPerSecond,
+        'accepted events': r.acceptedEvents,
+        'jobs created': r.jobsCreated,
+        'p50 ms': r.p50Ms,
+        'p99 ms': r.p99Ms,
+        'bare requests/s': r.bareRequestsPerSecond,
+        'ours / bare': r.ratioToBare,
+        non2xx: r.non2xx,
+      })),
+    ),
+  );
+}
