@@ -38,9 +38,12 @@ afterAll(async () => {
   redis?.disconnect();
 });
 
+/** /metrics answers only a bearer of this token (or on its own listener). */
+const METRICS_TOKEN = 'metrics-token-for-the-headroom-test';
+
 function serviceFor(endpoints: Parameters<typeof sandboxSettings>[0], prefix: string): Service {
-  return createService(
-    sandboxSettings(
+  return createService({
+    ...sandboxSettings(
       endpoints,
       { redisUrl: REDIS_URL, prefix },
       {
@@ -48,7 +51,8 @@ function serviceFor(endpoints: Parameters<typeof sandboxSettings>[0], prefix: st
         worker: { concurrency: 4, writeBatchWaitMs: 20, crmDailyHeadroom: HEADROOM },
       },
     ),
-  );
+    security: { metrics: { token: METRICS_TOKEN }, apiDocsPublic: false, inboundAccountWindowMs: 0 },
+  });
 }
 
 async function enqueue(
@@ -150,7 +154,9 @@ describe('backfill stops at the daily headroom: HubSpot (private app)', () => {
   );
 
   it('shows the budget in /metrics', async () => {
-    const text = await (await fetch(metricsUrl)).text();
+    const text = await (
+      await fetch(metricsUrl, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).text();
     const labels = `{crm="hubspot",tenant="${tenant}"}`;
     expect(text).toContain(`bis_crm_daily_limit${labels} ${DAILY}`);
     expect(text).toMatch(new RegExp(`bis_crm_daily_remaining${labels.replace(/[{}]/g, '\\$&')} \\d+`));

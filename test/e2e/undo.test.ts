@@ -304,7 +304,11 @@ for (const crm of [hubspot, salesforce('task'), salesforce('content-note')]) {
           status: 404,
           body: { error: 'not_found', message: 'no run 987654321' },
         });
-        const unauthenticated = await fetch(`${base}/api/undo`, { method: 'POST', body: '{}' });
+        const unauthenticated = await fetch(`${base}/api/undo`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: '{}',
+        });
         expect(unauthenticated.status).toBe(401);
       });
   });

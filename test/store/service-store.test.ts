@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
+import { enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import { keyFingerprint } from '../../src/api/authenticate.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
@@ -114,9 +115,16 @@ describe('the service’s system of record', () => {
   });
 
   it('records a job that failed for good as an error, with the reason', async () => {
-    const res = await api('/refresh', { crm: 'hubspot', accountId: '999999999' });
-    expect(res.status).toBe(202);
-    const key = { crm: 'hubspot', tenant: portal, accountId: '999999999' };
+    // The refresh API answers 404 for an account the CRM does not have; a job queued for one (a company
+    // deleted after its webhook) fails for good in the worker.
+    const accountId = '999999999';
+    const jobId = jobIdOf('hubspot', portal, accountId, 'refresh', randomUUID());
+    await service.queue.add(
+      'enrich',
+      { crm: 'hubspot', tenant: portal, accountId, trigger: 'refresh' },
+      enrichJobOptions('refresh', 3, jobId),
+    );
+    const key = { crm: 'hubspot', tenant: portal, accountId };
     await expect.poll(async () => (await store.outcomes.get(key))?.cohort, { timeout: 20_000 }).toBe('error');
     expect((await store.outcomes.get(key))?.error).toBeTruthy();
   });
