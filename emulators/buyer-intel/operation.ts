@@ -83,6 +83,8 @@ export function registerOperations(router: Router, ctx: OperationContext, module
         }
         if (fault?.kind === 'delay') await delay(fault.ms);
         if (fault?.kind === 'drop-field') {
+          // A deliberately broken answer: the conformance check leaves it alone.
+          res.locals.injectedFault = true;
           const json = res.json.bind(res);
           res.json = (body: unknown) => {
             if (body && typeof body === 'object' && !Array.isArray(body)) {

@@ -69,6 +69,8 @@ export function registerOperations(router: Router, ctx: OperationContext, module
         }
         if (fault?.kind === 'delay') await delay(fault.ms);
         if (fault?.kind === 'drop-field') {
+          // A deliberately broken answer: the conformance check leaves it alone.
+          res.locals.injectedFault = true;
           const send = res.send.bind(res);
           res.send = (body: unknown) => {
             const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;

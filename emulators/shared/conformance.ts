@@ -146,7 +146,12 @@ export function conformanceCheck(api: ConformanceApi) {
           ? body
           : undefined;
       const path = req.originalUrl.split('?')[0] ?? '';
-      if (text !== undefined && type.includes('json') && !path.startsWith('/__sandbox')) {
+      if (
+        text !== undefined &&
+        type.includes('json') &&
+        !path.startsWith('/__sandbox') &&
+        !res.locals.injectedFault
+      ) {
         void ready
           .then((lookup) => {
             const found = lookup(req.method.toLowerCase(), path, status);
