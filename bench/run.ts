@@ -19,11 +19,11 @@ import { postgresUrl, printReviewBench, runReviewBench } from './review.ts';
 
 const { values } = parseArgs({
   options: {
-    accounts: { type: 'string', default: '5000' },
+    accounts: { type: 'string', default: '9000' },
     buyers: { type: 'string', default: '3000' },
     'hubspot-workers': { type: 'string', default: '1,2' },
     'salesforce-workers': { type: 'string', default: '1' },
-    concurrency: { type: 'string', default: '20' },
+    concurrency: { type: 'string', default: '100' },
     'warmup-s': { type: 'string', default: '10' },
     'window-s': { type: 'string', default: '60' },
     'run-timeout-s': { type: 'string', default: '240' },

@@ -40,6 +40,9 @@ const pick = (m: WorkerSample): WorkerSample => ({ cpuMs: m.cpuMs, rssMb: m.rssM
 export async function startWorkerProcess(settings: unknown): Promise<WorkerHandle> {
   const child = fork(new URL('./worker-process.ts', import.meta.url), [], {
     env: { ...process.env, BENCH_SETTINGS: JSON.stringify(settings) },
+    ...(process.env.BENCH_WORKER_NODE_OPTIONS
+      ? { execArgv: [...process.execArgv, ...process.env.BENCH_WORKER_NODE_OPTIONS.split(' ')] }
+      : {}),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<never>((_, reject) => {
