@@ -51,8 +51,8 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
   tenants: salesforceTenants,
   webhook: (_config, context) =>
     salesforceOutboundHandler({ isKnownOrg: context.isKnownTenant, tokensOf: context.inboundSecretsOf }),
-  // The quick action's Apex signs with a shared secret (v2 covers the running user, who is recorded as the
-  // decision's actor); a nonce remembered past the tolerance stops replays.
+  // The quick action's Apex signs with a shared secret (v3 covers its org and the running user, who is
+  // recorded as the decision's actor); a nonce remembered past the tolerance stops replays.
   signedRequests: (config, runtime) => {
     const secrets = config.requestSecrets ?? [];
     if (!secrets.length) return undefined;

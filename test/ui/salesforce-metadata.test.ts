@@ -15,9 +15,10 @@ import {
   initialHistoryState as cardInitialHistory,
   type HistoryEvent,
 } from '../../connectors/hubspot/app/src/app/cards/history-logic.ts';
+import { isSalesforceId } from '../../connectors/salesforce/ids.ts';
 import {
   SALESFORCE_USER,
-  salesforceRequestSignatureV2,
+  salesforceRequestSignatureV3,
   verifySalesforceRequest,
 } from '../../connectors/salesforce/request-signature.ts';
 import { rejectBodySchema, researchBodySchema } from '../../src/review/schemas.ts';
@@ -171,24 +172,27 @@ describe('Apex request signing stays in step with the service contract', () => {
   const cls = read('classes/BuyerIntelRefreshController.cls');
   const test = read('classes/BuyerIntelRefreshControllerTest.cls');
 
-  it('signs timestamp + "." + nonce + "." + user + "." + body with HMAC-SHA256, lowercase hex, "v2="', () => {
+  it('signs timestamp + "." + nonce + "." + org + "." + user + "." + body with HMAC-SHA256, lowercase hex, "v3="', () => {
     expect(cls).toContain(
-      "return ts + '.' + nonce + '.' + userName + '.' + (rawBody == null ? '' : rawBody);",
+      "return ts + '.' + nonce + '.' + org + '.' + userName + '.' + (rawBody == null ? '' : rawBody);",
     );
     expect(cls).toMatch(
-      /Crypto\.generateMac\(\s*'hmacSHA256',\s*Blob\.valueOf\(canonicalString\(ts, nonce, userName, rawBody\)\)/,
+      /Crypto\.generateMac\(\s*'hmacSHA256',\s*Blob\.valueOf\(canonicalString\(ts, nonce, org, userName, rawBody\)\)/,
     );
     expect(cls).toContain('EncodingUtil.convertToHex(mac).toLowerCase()');
-    expect(cls).toContain("SIGNATURE_VERSION = 'v2'");
-    expect(cls).toContain("SIGNATURE_VERSION + '=' + sign(secret, ts, nonce, userName, rawBody)");
+    expect(cls).toContain("SIGNATURE_VERSION = 'v3'");
+    expect(cls).toContain("SIGNATURE_VERSION + '=' + sign(secret, ts, nonce, org, userName, rawBody)");
     // Named Credential formula path: same canonical string, lowercase HEX of HMAC SHA-256.
-    expect(cls).toContain('Blob.valueOf(canonicalString(ts, nonce, userName, rawBody))');
+    expect(cls).toMatch(
+      /base64Encode\(\s*Blob\.valueOf\(canonicalString\(ts, nonce, org, userName, rawBody\)\)\s*\)/,
+    );
     expect(cls).toContain("'={!HEX(HMAC(\\'SHA-256\\', BASE64DECODE(\\''");
   });
 
-  it('sends the four X-BuyerIntel headers (the running user signed), unix seconds and the org id as tenant', () => {
+  it('sends the five X-BuyerIntel headers (this org and the running user signed), unix seconds and the org id as tenant', () => {
     expect(cls).toContain("HEADER_TIMESTAMP = 'X-BuyerIntel-Timestamp'");
     expect(cls).toContain("HEADER_NONCE = 'X-BuyerIntel-Nonce'");
+    expect(cls).toContain("HEADER_ORG = 'X-BuyerIntel-Org'");
     expect(cls).toContain("HEADER_USER = 'X-BuyerIntel-User'");
     expect(cls).toContain("HEADER_SIGNATURE = 'X-BuyerIntel-Signature'");
     expect(cls).toContain('String userName = UserInfo.getUserName();');
@@ -197,9 +201,15 @@ describe('Apex request signing stays in step with the service contract', () => {
     expect(`^${apexPattern}$`).toBe(SALESFORCE_USER.source);
     expect(cls).toContain('!Pattern.matches(USER_PATTERN, userName)');
     expect(cls).toContain('req.setHeader(HEADER_USER, userName);');
-    expect(cls).toContain('req.setHeader(HEADER_SIGNATURE, signatureHeader(ts, nonce, userName, rawBody));');
+    // The org in the header is the one signed, in the 18-character form (an Id holds no other), and the tenant.
+    expect(cls).toContain('String org = orgId();');
+    expect(cls).toContain('req.setHeader(HEADER_ORG, org);');
+    expect(cls).toContain(
+      'req.setHeader(HEADER_SIGNATURE, signatureHeader(ts, nonce, org, userName, rawBody));',
+    );
+    expect(cls).toMatch(/Id org = UserInfo\.getOrganizationId\(\);\s*return String\.valueOf\(org\);/);
+    expect(cls).toMatch(/String tenant\(\) \{\s*return orgId\(\);/);
     expect(cls).toContain('Datetime.now().getTime() / 1000');
-    expect(cls).toContain('return UserInfo.getOrganizationId();');
     expect(cls).toContain("req.setEndpoint('callout:' + NAMED_CREDENTIAL + path);");
     expect(cls).toContain("NAMED_CREDENTIAL = 'BuyerIntelSync'");
   });
@@ -213,31 +223,59 @@ describe('Apex request signing stays in step with the service contract', () => {
   const secret = constant('SECRET');
   const nonce = constant('NONCE');
   const user = constant('USERNAME');
+  const org = constant('ORG');
   const body = constant('VECTOR_BODY');
 
-  it("the Apex test's HMAC vectors match Node's crypto and the service's v2 signature", () => {
-    const hmac = (payload: string) => createHmac('sha256', secret).update(payload).digest('hex');
-    expect(constant('VECTOR_HEX')).toBe(hmac(`${ts}.${nonce}.${user}.${body}`));
-    expect(constant('VECTOR_EMPTY_BODY_HEX')).toBe(hmac(`${ts}.${nonce}.${user}.`));
-    expect(salesforceRequestSignatureV2(secret, ts, nonce, user, body)).toBe(`v2=${constant('VECTOR_HEX')}`);
+  it("the Apex test's org is an 18-character org id, the only form the service signs with", () => {
+    expect(org).toHaveLength(18);
+    expect(isSalesforceId(org, '00D')).toBe(true);
   });
 
-  it("the service accepts the Apex test's vectors as signed by its user, and no other user", () => {
-    const request = (who: string, sent: string, hex: string) =>
+  it("the Apex test's HMAC vectors match Node's crypto and the service's v3 signature", () => {
+    const hmac = (payload: string) => createHmac('sha256', secret).update(payload).digest('hex');
+    expect(constant('VECTOR_HEX')).toBe(hmac(`${ts}.${nonce}.${org}.${user}.${body}`));
+    expect(constant('VECTOR_EMPTY_BODY_HEX')).toBe(hmac(`${ts}.${nonce}.${org}.${user}.`));
+    expect(salesforceRequestSignatureV3(secret, ts, nonce, org, user, body)).toBe(
+      `v3=${constant('VECTOR_HEX')}`,
+    );
+    expect(salesforceRequestSignatureV3(secret, ts, nonce, org, user, '')).toBe(
+      `v3=${constant('VECTOR_EMPTY_BODY_HEX')}`,
+    );
+  });
+
+  it("the service accepts the Apex test's vectors as signed by its org and user, and no other", () => {
+    const request = (sent: string, hex: string, change: Record<string, string | undefined> = {}) =>
       verifySalesforceRequest({
         secrets: [secret],
         headers: {
           'x-buyerintel-timestamp': ts,
           'x-buyerintel-nonce': nonce,
-          'x-buyerintel-user': who,
-          'x-buyerintel-signature': `v2=${hex}`,
+          'x-buyerintel-org': org,
+          'x-buyerintel-user': user,
+          'x-buyerintel-signature': `v3=${hex}`,
+          ...change,
         },
         body: sent,
         nowSeconds: Number(ts),
       });
-    expect(request(user, body, constant('VECTOR_HEX'))).toEqual({ ok: true, nonce, user });
-    expect(request(user, '', constant('VECTOR_EMPTY_BODY_HEX'))).toEqual({ ok: true, nonce, user });
-    expect(request(`x${user}`, body, constant('VECTOR_HEX'))).toMatchObject({ ok: false });
+    const hex = constant('VECTOR_HEX');
+    expect(request(body, hex)).toEqual({ ok: true, nonce, user, org });
+    expect(request('', constant('VECTOR_EMPTY_BODY_HEX'))).toEqual({ ok: true, nonce, user, org });
+    expect(request(body, hex, { 'x-buyerintel-user': `x${user}` })).toMatchObject({ ok: false });
+    // Another (well-formed) org, the same org's 15-character form, or no org at all: refused.
+    expect(request(body, hex, { 'x-buyerintel-org': '00DAm000000BcDeMAK' })).toEqual({
+      ok: false,
+      reason: 'signature does not match',
+    });
+    expect(request(body, hex, { 'x-buyerintel-org': org.slice(0, 15) })).toMatchObject({ ok: false });
+    expect(request(body, hex, { 'x-buyerintel-org': undefined })).toMatchObject({ ok: false });
+    // The same MAC offered as v2 (the version that names no org) is not taken either.
+    expect(
+      request(body, hex, { 'x-buyerintel-org': undefined, 'x-buyerintel-signature': `v2=${hex}` }),
+    ).toEqual({
+      ok: false,
+      reason: 'signature does not match',
+    });
   });
 
   it('the Apex test covers every action, HTTP errors and the signature with an HttpCalloutMock', () => {
@@ -250,7 +288,8 @@ describe('Apex request signing stays in step with the service contract', () => {
       'reviewInputIsRefusedBeforeAnyCallout',
       'aRefusedDecisionShowsTheServiceMessage',
       'httpErrorSurfacesTheServiceMessage',
-      'signsTimestampNonceUserBodyAsLowercaseHex',
+      'signsTimestampNonceOrgUserBodyAsLowercaseHex',
+      'signsWithTheOrgsEighteenCharacterId',
       'getHistoryReadsAPageOfTheAccountsChangesSignedByTheRunningUser',
       'getHistoryRefusesABadCursorOrAnAccountOutOfReachBeforeAnyCallout',
     ])
