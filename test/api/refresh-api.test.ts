@@ -1,6 +1,7 @@
 // The refresh API as the CRM cards and operators use it, over real HTTP with real Redis and the
 // emulators: who may call (API key, HubSpot v3 signature, Salesforce HMAC with a single-use nonce, its
-// v2 naming the Salesforce user behind a decision), a double click being one job, the job's diff,
+// v2 naming the Salesforce user behind a decision, its v3 the org too, as the quick action's Apex signs),
+// a double click being one job, the job's diff,
 // confirming a candidate of a "needs review" match, and each CRM's signed read of an account's history
 // in the words its card or quick action shows.
 import { randomBytes, randomUUID } from 'node:crypto';
@@ -18,6 +19,7 @@ import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.t
 import {
   salesforceRequestSignature,
   salesforceRequestSignatureV2,
+  salesforceRequestSignatureV3,
 } from '../../connectors/salesforce/request-signature.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
@@ -347,20 +349,62 @@ describe('Salesforce quick action calls (HMAC, single-use nonce)', () => {
       }),
     ]);
   });
+
+  it("a reject signed as the Apex signs it (v3: its 18-character org id and its user) is recorded as that org's user", async () => {
+    const user = 'jane.doe@acme.example';
+    const id = sf.store.create('Account', { Name: 'Acme Paving Inc', BillingState: 'TX' }).id;
+    const path = `/api/accounts/salesforce/${id}/reject`;
+    // The controller's body: the tenant is UserInfo.getOrganizationId(), the same 18 characters as the header.
+    expect(sf.orgId).toHaveLength(18);
+    const body = JSON.stringify({ tenant: sf.orgId, reason: 'a paving contractor' });
+
+    const otherOrg = await call('POST', path, body, salesforceV3(body, user, OTHER_ORG));
+    expect([otherOrg.status, otherOrg.body.error]).toEqual([403, 'forbidden']);
+    const fifteen = await call('POST', path, body, salesforceV3(body, user, sf.orgId.slice(0, 15)));
+    expect(fifteen.status).toBe(401);
+    const swapped = await call('POST', path, body, {
+      ...salesforceV3(body, user, sf.orgId),
+      'x-buyerintel-org': OTHER_ORG,
+    });
+    expect(swapped.status).toBe(401);
+
+    const ok = await call('POST', path, body, salesforceV3(body, user, sf.orgId));
+    expect(ok.status).toBe(202);
+    expect((await jobResult(String(ok.body.jobId))).status).toBe('no_match');
+    const [tenant] = service.tenantsOf('salesforce');
+    expect(tenant).toBe(sf.orgId.slice(0, 15));
+    const reason = sf.store.find('Account', id).values.get('BuyerIntel_MatchReason__c');
+    expect(reason).toBe(`Rejected by salesforce ${tenant} ${user}: a paving contractor`);
+    const { decisions } = await service.store.open();
+    const recorded = await decisions.forAccount({ crm: 'salesforce', tenant: tenant ?? '', accountId: id });
+    expect(recorded).toEqual([
+      expect.objectContaining({
+        action: 'reject',
+        actor: { kind: 'crm-user', name: `salesforce ${tenant} ${user}` },
+      }),
+    ]);
+  });
 });
 
-describe("Salesforce quick action: the account's history (v2-signed GET)", () => {
-  const user = 'jane.doe@acme.example';
-  const signedAs = (body: string, who = user) => {
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    const nonce = randomBytes(16).toString('hex');
-    return {
-      'x-buyerintel-timestamp': timestamp,
-      'x-buyerintel-nonce': nonce,
-      'x-buyerintel-user': who,
-      'x-buyerintel-signature': salesforceRequestSignatureV2(SF_SECRET, timestamp, nonce, who, body),
-    };
+/** An org the service does not serve (a well-formed 18-character id). */
+const OTHER_ORG = '00DAm000000BcDeMAK';
+
+/** The headers the quick action's Apex puts on a call: v3, covering its org and running user. */
+function salesforceV3(body: string, user: string, org: string): Record<string, string> {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const nonce = randomBytes(16).toString('hex');
+  return {
+    'x-buyerintel-timestamp': timestamp,
+    'x-buyerintel-nonce': nonce,
+    'x-buyerintel-org': org,
+    'x-buyerintel-user': user,
+    'x-buyerintel-signature': salesforceRequestSignatureV3(SF_SECRET, timestamp, nonce, org, user, body),
   };
+}
+
+describe("Salesforce quick action: the account's history (v3-signed GET, as the Apex sends it)", () => {
+  const user = 'jane.doe@acme.example';
+  const signedAs = (body: string, who = user) => salesforceV3(body, who, sf.orgId);
 
   it('reads what the quick action asks for, once per nonce, and no HubSpot company', async () => {
     const lwc = (await import(LWC_FORMAT)) as {
@@ -382,7 +426,9 @@ describe("Salesforce quick action: the account's history (v2-signed GET)", () =>
     const page = lwc.historyPageOf(read.body);
     expect(page?.next).toBeNull();
     const [change] = page?.changes ?? [];
-    expect(change?.run).toMatchObject({ kind: 'review', actor: `salesforce ${user}` });
+    // A v3 caller is recorded in its org; the quick action still names only the user.
+    const org15 = sf.orgId.slice(0, 15);
+    expect(change?.run).toMatchObject({ kind: 'review', actor: `salesforce ${org15} ${user}` });
     expect(lwc.runDescription(change)).toBe(`rejected by ${user}`);
     expect(lwc.changeLines(change)).toContain('Status: — → No match');
 

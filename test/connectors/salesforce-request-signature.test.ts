@@ -1,9 +1,11 @@
-// The quick action's request signature: v2 vouches for the Salesforce user, v1 (installs not yet
-// upgraded) still works but names nobody, and a user the signature does not cover is never believed.
+// The quick action's request signature: v3 vouches for the org and the Salesforce user, v2 for the
+// user only and v1 (installs not yet upgraded) for nobody; an org or user the signature does not cover
+// is never believed. (Which of them the API takes with several orgs served: test/webhooks/inbound-security.)
 import { describe, expect, it } from 'vitest';
 import {
   salesforceRequestSignature,
   salesforceRequestSignatureV2,
+  salesforceRequestSignatureV3,
   verifySalesforceRequest,
 } from '../../connectors/salesforce/request-signature.ts';
 
@@ -13,6 +15,9 @@ const TS = String(NOW);
 const NONCE = '0123456789abcdef0123456789abcdef';
 const USER = 'jane.doe@acme.example';
 const BODY = '{"tenant":"00D000000000001","reason":"a vendor"}';
+
+const ORG = '00D5g000004XyZaEAK';
+const OTHER_ORG = '00DAm000000BcDeMAK';
 
 const check = (headers: Record<string, string>, body = BODY, secrets = ['old-secret', SECRET]) =>
   verifySalesforceRequest({
@@ -24,6 +29,52 @@ const check = (headers: Record<string, string>, body = BODY, secrets = ['old-sec
 const v2 = (user: string, body = BODY) => ({
   'x-buyerintel-user': user,
   'x-buyerintel-signature': salesforceRequestSignatureV2(SECRET, TS, NONCE, user, body),
+});
+
+const v3 = (org: string, user = USER, body = BODY) => ({
+  'x-buyerintel-org': org,
+  'x-buyerintel-user': user,
+  'x-buyerintel-signature': salesforceRequestSignatureV3(SECRET, TS, NONCE, org, user, body),
+});
+
+describe('v3: the signature covers the org and the user', () => {
+  it('returns the org and user it vouches for', () => {
+    expect(check(v3(ORG))).toEqual({ ok: true, nonce: NONCE, user: USER, org: ORG });
+    expect(check(v3(ORG, USER, ''), '')).toEqual({ ok: true, nonce: NONCE, user: USER, org: ORG });
+  });
+
+  it('refuses another org or user in the headers, or a changed body', () => {
+    const signed = v3(ORG);
+    expect(check({ ...signed, 'x-buyerintel-org': OTHER_ORG })).toEqual({
+      ok: false,
+      reason: 'signature does not match',
+    });
+    expect(check({ ...signed, 'x-buyerintel-user': 'mallory@acme.example' })).toMatchObject({ ok: false });
+    expect(check(signed, BODY.replace('a vendor', 'a city'))).toMatchObject({ ok: false });
+    const { 'x-buyerintel-org': _, ...withoutOrg } = signed;
+    expect(check(withoutOrg)).toEqual({
+      ok: false,
+      reason: 'a v3 signature needs X-BuyerIntel-Org and X-BuyerIntel-User',
+    });
+  });
+
+  it.each([
+    ['its 15-character form', ORG.slice(0, 15)],
+    ['a checksum that does not match', `${ORG.slice(0, 15)}AAA`],
+    ['an id of another object', '001000000000001AAA'],
+  ])('refuses an org that is %s', (_, org) => {
+    expect(check(v3(org))).toEqual({
+      ok: false,
+      reason: 'X-BuyerIntel-Org must be the 18-character org id (00D…)',
+    });
+  });
+
+  it('refuses an org beside a v2 or v1 signature, which does not cover it', () => {
+    const reason = 'X-BuyerIntel-Org needs a v3 signature';
+    expect(check({ ...v2(USER), 'x-buyerintel-org': ORG })).toEqual({ ok: false, reason });
+    const v1 = salesforceRequestSignature(SECRET, TS, NONCE, BODY);
+    expect(check({ 'x-buyerintel-signature': v1, 'x-buyerintel-org': ORG })).toEqual({ ok: false, reason });
+  });
 });
 
 describe('v2: the signature covers the user', () => {
