@@ -133,7 +133,7 @@ describe('an unreachable API', () => {
     const run = await cli(enrich, env({ HUBSPOT_BASE_PATH: url }));
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toEqual([
-      `buyer-intel-sync enrich: HubSpot crm.companies.basicApi.getById got no answer from ${url}: connection refused`,
+      `buyer-intel-sync enrich: HubSpot crm.companies.batchApi.read got no answer from ${url}: connection refused`,
     ]);
     expect(run.stderr).not.toContain(hs.accessToken);
     expect(run.ms).toBeLessThanOrEqual(DEADLINE_MS);
@@ -176,7 +176,7 @@ describe('an unreachable API', () => {
     const run = await cli(enrich, env({ HUBSPOT_BASE_PATH: url }));
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toEqual([
-      `buyer-intel-sync enrich: HubSpot crm.companies.basicApi.getById got no answer from ${url}: TLS handshake failed`,
+      `buyer-intel-sync enrich: HubSpot crm.companies.batchApi.read got no answer from ${url}: TLS handshake failed`,
     ]);
   });
 
