@@ -80,7 +80,19 @@ interface Route {
 
 const pointerEscape = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
 
-async function validatorFor(api: ConformanceApi) {
+// Compiling a spec's validators is the costly part: once per process and API, shared by every emulator
+// the tests start.
+const validators = new Map<ConformanceApi, ReturnType<typeof buildValidator>>();
+function validatorFor(api: ConformanceApi): ReturnType<typeof buildValidator> {
+  let lookup = validators.get(api);
+  if (!lookup) {
+    lookup = buildValidator(api);
+    validators.set(api, lookup);
+  }
+  return lookup;
+}
+
+async function buildValidator(api: ConformanceApi) {
   const { Ajv } = await import('ajv');
   const formats = (await import('ajv-formats')).default as unknown as { default?: (a: unknown) => void };
   const ajv = new Ajv({ strict: false, allErrors: true, verbose: true });
