@@ -16,9 +16,10 @@
 //                     the embedded PGlite in memory, as a worker without DATABASE_URL runs
 //   --json            print the result as JSON only
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
+import { freePort } from '../emulators/private-redis.ts';
 
 const { values } = parseArgs({
   options: {
@@ -113,17 +114,6 @@ async function runChild(): Promise<void> {
 }
 
 // ---- the parent: Redis, sandboxes, jobs, tally -------------------------------------------------------
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function privateRedis(): Promise<{ url: string; stop: () => void }> {
   const port = await freePort();

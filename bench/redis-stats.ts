@@ -4,25 +4,14 @@
 // report). Redis counts the commands a Lua script runs (redis.call) in commandstats as well as the
 // EVALSHA itself, so the totals include scripts' internal calls.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
+import { freePort } from '../emulators/private-redis.ts';
 
 export interface BenchRedis {
   url: string;
   /** A redis-server of the bench's own (commandstats are ours alone). */
   private: boolean;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** A private redis-server (no persistence), else the one at `fallbackUrl`. */
