@@ -5,7 +5,7 @@ import { HISTORY_PAGE_PARAMETERS, HISTORY_PAGE_SCHEMA } from './openapi-history.
 
 const err = (codes: number[]) =>
   errorResponses(codes, {
-    403: 'A CRM-signed caller: runs are read with an API key',
+    403: 'A CRM-signed caller: runs are read with an API key (a CRM caller reads only the undo of its own account)',
     404: 'No such run',
     503: 'The database is unavailable; try again',
   });
@@ -77,6 +77,8 @@ export const RUN_PATHS = {
     get: {
       summary:
         'A run, how its accounts stand (their latest outcomes that name the run, by status), what it changed, and a page of its write history',
+      description:
+        'Read with an API key. A CRM-signed caller (the HubSpot card) may read one kind of run: the undo of an account of its own CRM and tenant (POST /api/undo answered its id), to follow it to its end.',
       parameters: [
         { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
         ...HISTORY_PAGE_PARAMETERS,

@@ -1,14 +1,17 @@
 // Runs under /api (same authentication as the rest): GET /api/runs (newest first, by kind, keyset
 // pages) and GET /api/runs/:id (the run, how its accounts stand — their latest outcomes that name it,
 // by status —, what it changed, counted, and a page of its write history). Runs span CRMs and tenants,
-// so only an API key reads them, not a CRM-signed caller.
+// so only an API key reads them; a CRM-signed caller (the HubSpot card) reads one run alone: the undo
+// of its own account's change, which it started and follows to its end.
 import type express from 'express';
 import { z } from 'zod';
+import type { CrmKind } from '../../connectors/types.ts';
 import { ActionProblem } from '../review/problem.ts';
 import { isRunId, type Run } from '../store/runs.ts';
 import { RUN_KINDS } from '../store/schema.ts';
 import type { Repositories, Store } from '../store/store.ts';
-import type { Caller } from './authenticate.ts';
+import { changeAccountOf } from '../store/undo.ts';
+import { type Caller, mayAct } from './authenticate.ts';
 import { historyJson, historyPageSchema, readStore } from './history-routes.ts';
 import { plainQuery, type ReviewRouteContext } from './review-routes.ts';
 
@@ -33,10 +36,14 @@ export function runJson(run: Run) {
   };
 }
 
+const RUNS_NEED_A_KEY = 'runs span every CRM and tenant: read them with an API key';
+
 function apiKeyOnly(caller: Caller): void {
-  if (caller.via !== 'api-key')
-    throw new ActionProblem(403, 'forbidden', 'runs span every CRM and tenant: read them with an API key');
+  if (caller.via !== 'api-key') throw new ActionProblem(403, 'forbidden', RUNS_NEED_A_KEY);
 }
+
+/** A CRM-signed caller's URL also carries what its CRM appends (HubSpot: portalId, userId, …). */
+const signedPageSchema = z.object(historyPageSchema.shape);
 
 /** A run with its accounts' outcomes, what it changed and a page of its changes; null when unknown. */
 export async function runWithChanges(
@@ -74,9 +81,16 @@ export function addRunRoutes(
   router.get(
     '/runs/:id',
     handle(async (req, res, caller) => {
-      apiKeyOnly(caller);
       const id = String(req.params.id);
-      const page = parse(historyPageSchema, plainQuery(req.query), 'query');
+      if (caller.via !== 'api-key') {
+        // Whether the run exists or not, anything but the undo of its own account is the same 403.
+        const target = isRunId(id) ? await read(({ undo }) => undo.targetOf(id)) : null;
+        const account = target === null ? null : changeAccountOf(target);
+        if (!account || !mayAct(caller, account.crm as CrmKind, account.tenant))
+          throw new ActionProblem(403, 'forbidden', `${RUNS_NEED_A_KEY} (a CRM may read its own undo)`);
+      }
+      const query = plainQuery(req.query);
+      const page = parse(caller.via === 'api-key' ? historyPageSchema : signedPageSchema, query, 'query');
       const found = isRunId(id) ? await read((repos) => runWithChanges(repos, id, page)) : null;
       if (!found) throw new ActionProblem(404, 'not_found', `no run ${id.slice(0, 40)}`);
       const accounts = Object.values(found.outcomes).reduce((a, b) => a + b, 0);

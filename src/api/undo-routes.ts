@@ -125,15 +125,14 @@ export function addUndoRoutes(
       }
       const queue = ctx.maintenanceQueue;
       if (!queue) throw new ActionProblem(503, 'queue_unavailable', 'undo needs the work queue; try again');
-      const actor = ctx.actorOf(caller);
+      // Named as every other run names who started it (`hubspot 4242 jane@example.com`, `key:1a2b3c4d`),
+      // which is what the cards' history strips to the person.
+      const actor = ctx.actorOf(caller).name;
       const { run, resumed } = await repos.undo.openRun(scopeTarget(resolved.scope), {
         label: `undo of ${resolved.what}`,
-        actor: `${actor.kind} ${actor.name}`,
+        actor,
       });
-      const jobId = await enqueueUndo(queue, run.id, {
-        resolved,
-        actor: `${actor.kind} ${actor.name}`,
-      }).catch(() => {
+      const jobId = await enqueueUndo(queue, run.id, { resolved, actor }).catch(() => {
         throw new ActionProblem(503, 'queue_unavailable', 'could not queue the undo; try again');
       });
       res.status(202).json({ runId: run.id, jobId, resumed, what: resolved.what, remarks: resolved.remarks });

@@ -55,6 +55,15 @@ export interface UndoAccount {
   accountId: string;
 }
 
+/**
+ * The account whose change an undo run's target takes back (the inverse of `scopeTarget`), or null for
+ * a run's or a job's undo. CRM, tenant and account ids hold no `:` (the API checks them).
+ */
+export function changeAccountOf(target: string): UndoAccount | null {
+  const [kind, crm, tenant, accountId] = target.split(':');
+  return kind === 'change' && crm && tenant && accountId ? { crm, tenant, accountId } : null;
+}
+
 /** One field the scope wrote on one account. */
 /**
  * What an undo put back on an account's match fields, for its outcome in the review queue: no status

@@ -1,14 +1,9 @@
 // The HubSpot app card in HubSpot's own test renderer with a fake `hubspot.fetch`: what a person sees
 // and what the card sends for refresh, confirm, reject, clear and re-search; then its logic directly.
 import { Alert, Button, Input, LoadingSpinner, Tag, Text, TextArea } from '@hubspot/ui-extensions';
-import { createRenderer } from '@hubspot/ui-extensions/testing';
-import { createElement } from 'react';
 import { describe, expect, it } from 'vitest';
-import { BuyerIntelCard } from '../../connectors/hubspot/app/src/app/cards/BuyerIntelCard.tsx';
 import {
-  type AccountMatch,
   createApiClient,
-  type FetchLike,
   type Job,
   pollJob,
 } from '../../connectors/hubspot/app/src/app/cards/buyer-intel-api.ts';
@@ -16,125 +11,24 @@ import { formatConfidence } from '../../connectors/hubspot/app/src/app/cards/buy
 import {
   cardReducer,
   initialCardState,
-  outcomeTitle,
   toOutcome,
 } from '../../connectors/hubspot/app/src/app/cards/buyer-intel-logic.ts';
+import { outcomeTitle } from '../../connectors/hubspot/app/src/app/cards/card-actions.ts';
 import {
   checkReason,
   checkResearch,
   offeredActions,
 } from '../../connectors/hubspot/app/src/app/cards/review-checks.ts';
-
-const BASE = 'https://buyer-intel.test';
-
-function account(overrides: Partial<AccountMatch> = {}): AccountMatch {
-  return {
-    crm: 'hubspot',
-    tenant: '4242',
-    accountId: '901',
-    name: 'Springfield',
-    state: 'IL',
-    status: 'enriched',
-    pinned: false,
-    buyerId: 'b-1',
-    buyerName: 'City of Springfield',
-    confidence: 0.87,
-    explanation: 'Domain and city match',
-    lastEnrichedAt: '2026-11-20T10:00:00Z',
-    candidates: [],
-    ...overrides,
-  };
-}
-
-const completedJob: Job = {
-  id: 'job-1',
-  state: 'completed',
-  progress: 100,
-  result: {
-    status: 'enriched',
-    match: { buyerId: 'b-1' },
-    fields: [
-      { property: 'buyer_type', attribute: 'type', from: null, to: 'city', action: 'set' },
-      { property: 'buyer_population', attribute: 'population', from: 160000, to: 167000, action: 'update' },
-      { property: 'buyer_state', attribute: 'stateCode', from: 'IL', to: 'IL', action: 'unchanged' },
-    ],
-    notes: { created: [{ key: 'rfp-123', title: 'RFP: Road resurfacing 2027' }] },
-  },
-};
-
-interface Call {
-  url: string;
-  method: string;
-  body: Record<string, unknown> | undefined;
-}
-
-type Decision = 'confirm' | 'reject' | 'clear' | 'research';
-
-/** A fake `hubspot.fetch`: routes on method + path, records every call. */
-function fakeFetch(routes: {
-  account: () => AccountMatch;
-  jobs?: Job[];
-  refresh?: { status: number; body: unknown };
-  /** A refusal per review action (otherwise 202 with job-1). */
-  refused?: Partial<Record<Decision, { status: number; body: unknown }>>;
-  /** Job polls wait for this (to look at the card while a job runs). */
-  gate?: Promise<void>;
-}) {
-  const calls: Call[] = [];
-  const jobs = [...(routes.jobs ?? [])];
-  const fetch: FetchLike = async (url, options) => {
-    const method = options?.method ?? 'GET';
-    calls.push({ url, method, body: options?.body });
-    const path = new URL(url).pathname;
-    const reply = (status: number, body: unknown) => ({
-      ok: status >= 200 && status < 300,
-      status,
-      json: async () => body,
-    });
-    // The "Last changes" section (test/ui/hubspot-card-history.test.ts): nothing written yet.
-    if (method === 'GET' && path.endsWith('/history')) return reply(200, { changes: [], next: null });
-    if (method === 'GET' && path.startsWith('/api/accounts/')) return reply(200, routes.account());
-    if (method === 'POST' && path === '/api/refresh') {
-      return routes.refresh
-        ? reply(routes.refresh.status, routes.refresh.body)
-        : reply(202, { jobId: 'job-1', state: 'waiting' });
-    }
-    const decision = /\/(confirm|reject|clear|research)$/.exec(path)?.[1] as Decision | undefined;
-    if (method === 'POST' && decision) {
-      const refused = routes.refused?.[decision];
-      return refused ? reply(refused.status, refused.body) : reply(202, { jobId: 'job-1', runId: '7' });
-    }
-    if (method === 'GET' && path.startsWith('/api/jobs/')) {
-      await routes.gate;
-      const next = jobs.length > 1 ? jobs.shift() : jobs[0];
-      return next ? reply(200, next) : reply(404, { error: 'not_found', message: 'no such job' });
-    }
-    return reply(404, { error: 'not_found', message: `${method} ${path}` });
-  };
-  return { fetch, calls, posted: (action: Decision) => calls.filter((c) => c.url.endsWith(`/${action}`)) };
-}
-
-/** Types into a field as a person does (the package types `trigger`'s argument as the handler itself). */
-function typeInto(field: { trigger: unknown }, value: string): void {
-  (field.trigger as (event: string, arg: string) => void)('onInput', value);
-}
-
-function gate() {
-  let open = () => {};
-  const closed = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { closed, open };
-}
-
-const context = { portal: { id: 4242 }, crm: { objectId: 901 } };
-const poll = { intervalMs: 0, sleep: async () => {} };
-
-function renderCard(fetch: FetchLike) {
-  const renderer = createRenderer('crm.record.tab');
-  renderer.render(createElement(BuyerIntelCard, { context, fetch, baseUrl: BASE, poll }));
-  return renderer;
-}
+import {
+  account,
+  BASE,
+  completedJob,
+  fakeFetch,
+  gate,
+  poll,
+  renderCard,
+  typeInto,
+} from '../helpers/hubspot-card.ts';
 
 describe('HubSpot buyer intel card', () => {
   it('shows the matched buyer, confidence and status', async () => {

@@ -1,5 +1,5 @@
 import { Alert, Button, Flex, hubspot, LoadingSpinner } from '@hubspot/ui-extensions';
-import { useCallback, useEffect, useMemo, useReducer, useRef } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { createApiClient, type FetchLike, type PollOptions, type Queued } from './buyer-intel-api.ts';
 import { errorMessage } from './buyer-intel-format.ts';
 import {
@@ -8,13 +8,14 @@ import {
   cardReducer,
   initialCardState,
   isBusy,
-  progressLabel,
-  runJobFlow,
 } from './buyer-intel-logic.ts';
+import { progressLabel, runJobFlow } from './card-actions.ts';
 import { LastChanges } from './LastChanges.tsx';
 import { Candidates, JobDiff, MatchSummary } from './MatchViews.tsx';
 import { RejectedNotice, RejectForm, ResearchForm } from './ReviewForms.tsx';
 import { checkReason, checkResearch, offeredActions } from './review-checks.ts';
+import { UndoView } from './UndoView.tsx';
+import { runUndoFlow, runUndoPreview } from './undo-logic.ts';
 
 /** Must match `permittedUrls.fetch` in app-hsmeta.json. */
 export const BACKEND_URL = 'https://buyer-intel.example.com';
@@ -41,7 +42,10 @@ export function BuyerIntelCard({ context, fetch, baseUrl = BACKEND_URL, poll }: 
     [baseUrl, fetch, context.portal.id],
   );
   const [state, dispatch] = useReducer(cardReducer, initialCardState);
+  // Bumped by "Try again" after the company could not be read.
+  const [loads, setLoads] = useState(0);
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `loads` is the reason to read again.
   useEffect(() => {
     let cancelled = false;
     dispatch({ type: 'load' });
@@ -56,23 +60,34 @@ export function BuyerIntelCard({ context, fetch, baseUrl = BACKEND_URL, poll }: 
     return () => {
       cancelled = true;
     };
-  }, [api, accountId]);
+  }, [api, accountId, loads]);
 
   const busy = isBusy(state);
   // Set before the request and cleared when its job ends: a second click that arrives before React
   // re-renders the disabled button sends nothing (the reducer ignores its event as well).
   const inFlight = useRef(false);
+  const guarded = useCallback((event: CardEvent, flow: () => Promise<void>) => {
+    if (inFlight.current) return;
+    inFlight.current = true;
+    dispatch(event);
+    void flow().finally(() => {
+      inFlight.current = false;
+    });
+  }, []);
   const start = useCallback(
-    (event: CardEvent, send: () => Promise<Queued>) => {
-      if (inFlight.current) return;
-      inFlight.current = true;
-      dispatch(event);
-      void runJobFlow(api, accountId, send, dispatch, poll).finally(() => {
-        inFlight.current = false;
-      });
-    },
-    [api, accountId, poll],
+    (event: CardEvent, send: () => Promise<Queued>) =>
+      guarded(event, () => runJobFlow(api, accountId, send, dispatch, poll)),
+    [guarded, api, accountId, poll],
   );
+  const onUndo = useCallback(
+    () => guarded({ type: 'undo_opened' }, () => runUndoPreview(api, accountId, dispatch)),
+    [guarded, api, accountId],
+  );
+  const onConfirmUndo = useCallback(
+    () => guarded({ type: 'undo_confirmed' }, () => runUndoFlow(api, accountId, dispatch, poll)),
+    [guarded, api, accountId, poll],
+  );
+  const onCloseUndo = useCallback(() => dispatch({ type: 'undo_closed' }), []);
 
   const onRefresh = useCallback(
     () => start({ type: 'refresh_requested' }, () => api.refresh(accountId)),
@@ -107,9 +122,14 @@ export function BuyerIntelCard({ context, fetch, baseUrl = BACKEND_URL, poll }: 
   if (state.phase === 'loading') return <LoadingSpinner label="Loading buyer intel" layout="centered" />;
   if (state.phase === 'error' || !state.account) {
     return (
-      <Alert title="Buyer intel is unavailable" variant="error">
-        {state.error ?? 'Unknown error'}
-      </Alert>
+      <Flex direction="column" gap="sm">
+        <Alert title="Buyer intel is unavailable" variant="error">
+          {state.error ?? 'Unknown error'}
+        </Alert>
+        <Button variant="secondary" testId="reload" onClick={() => setLoads((n) => n + 1)}>
+          Try again
+        </Button>
+      </Flex>
     );
   }
 
@@ -160,6 +180,9 @@ export function BuyerIntelCard({ context, fetch, baseUrl = BACKEND_URL, poll }: 
             Not a public buyer…
           </Button>
         ) : null}
+        <Button variant="secondary" disabled={busy} testId="undo" onClick={onUndo}>
+          Undo last change…
+        </Button>
         {rowProgress ? <LoadingSpinner label={rowProgress} showLabel size="sm" layout="inline" /> : null}
       </Flex>
       {form?.kind === 'reject' ? (
@@ -167,6 +190,15 @@ export function BuyerIntelCard({ context, fetch, baseUrl = BACKEND_URL, poll }: 
       ) : null}
       {form?.kind === 'research' ? (
         <ResearchForm form={form} progress={progressOf('research')} {...formProps} />
+      ) : null}
+      {state.undo ? (
+        <UndoView
+          panel={state.undo}
+          busy={busy}
+          progress={progressOf('undo')}
+          onConfirm={onConfirmUndo}
+          onClose={onCloseUndo}
+        />
       ) : null}
       {state.outcome ? <JobDiff outcome={state.outcome} /> : null}
       {account.status === 'needs_review' && !account.pinned ? (

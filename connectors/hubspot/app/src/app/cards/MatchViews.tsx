@@ -19,7 +19,8 @@ import {
 } from '@hubspot/ui-extensions';
 import type { AccountMatch } from './buyer-intel-api.ts';
 import { formatConfidence, formatDateTime, statusLabel, statusVariant } from './buyer-intel-format.ts';
-import { failedTitle, type JobOutcome, outcomeTitle } from './buyer-intel-logic.ts';
+import type { JobOutcome } from './buyer-intel-logic.ts';
+import { failedTitle, outcomeTitle } from './card-actions.ts';
 
 export function MatchSummary({ account }: { account: AccountMatch }) {
   return (

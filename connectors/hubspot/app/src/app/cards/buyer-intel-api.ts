@@ -1,7 +1,11 @@
 // The Buyer Intel service as the card sees it: the response shapes, a client over `hubspot.fetch`, and
 // job polling. No JSX and no `@hubspot/ui-extensions`, so it is unit-tested directly. The contract lives
 // in the service: GET /api/accounts/..., POST /api/refresh, GET /api/jobs/:id, POST
-// /api/accounts/.../confirm|reject|clear|research, and GET /api/accounts/.../history.
+// /api/accounts/.../confirm|reject|clear|research, GET /api/accounts/.../history, and undo (undo-api.ts).
+import { BuyerIntelApiError, failureMessage, unreachable } from './api-error.ts';
+import { type UndoApi, undoMethods } from './undo-api.ts';
+
+export { BuyerIntelApiError } from './api-error.ts';
 
 export type MatchStatus = 'enriched' | 'needs_review' | 'no_match' | 'error' | 'never';
 export type JobState =
@@ -138,17 +142,6 @@ export type FetchLike = (
   options?: { method?: 'GET' | 'POST'; body?: Record<string, unknown>; timeout?: number },
 ) => Promise<ResponseLike>;
 
-export class BuyerIntelApiError extends Error {
-  readonly status: number;
-  readonly code: string;
-  constructor(status: number, code: string, message: string) {
-    super(message);
-    this.name = 'BuyerIntelApiError';
-    this.status = status;
-    this.code = code;
-  }
-}
-
 export interface ApiClientOptions {
   baseUrl: string;
   fetch: FetchLike;
@@ -164,7 +157,7 @@ export interface ResearchEdit {
   state?: string;
 }
 
-export interface BuyerIntelApi {
+export interface BuyerIntelApi extends UndoApi {
   getAccount(accountId: string): Promise<AccountMatch>;
   refresh(accountId: string): Promise<Queued & { state?: string }>;
   getJob(jobId: string): Promise<Job>;
@@ -196,14 +189,18 @@ export function createApiClient(options: ApiClientOptions): BuyerIntelApi {
   const tenant = options.tenant;
 
   async function call<T>(path: string, method: 'GET' | 'POST', body?: Record<string, unknown>): Promise<T> {
-    const res = await options.fetch(`${base}${path}`, body ? { method, body, timeout } : { method, timeout });
+    const res = await options
+      .fetch(`${base}${path}`, body ? { method, body, timeout } : { method, timeout })
+      .catch(() => {
+        throw unreachable();
+      });
     const payload = await readJson(res);
     if (!res.ok) {
       const code = isRecord(payload) && typeof payload.error === 'string' ? payload.error : 'http_error';
       const message =
         isRecord(payload) && typeof payload.message === 'string'
           ? payload.message
-          : `Buyer intel request failed (HTTP ${res.status})`;
+          : failureMessage(res.status);
       throw new BuyerIntelApiError(res.status, code, message);
     }
     return payload as T;
@@ -212,6 +209,7 @@ export function createApiClient(options: ApiClientOptions): BuyerIntelApi {
     call<Queued>(`/api/accounts/${enc(crm)}/${enc(accountId)}/${action}`, 'POST', { tenant, ...body });
 
   return {
+    ...undoMethods(call, crm, tenant),
     getAccount: (accountId) =>
       call<AccountMatch>(`/api/accounts/${enc(crm)}/${enc(accountId)}?tenant=${enc(tenant)}`, 'GET'),
     refresh: (accountId) => call('/api/refresh', 'POST', { crm, tenant, accountId }),

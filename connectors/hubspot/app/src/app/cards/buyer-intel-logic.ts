@@ -1,19 +1,15 @@
-// The card's behaviour without JSX or `@hubspot/ui-extensions`, so it is unit-tested directly: the
-// state machine (a pure reducer), the labels, and the flow that runs a queued job to its end.
-import {
-  type AccountMatch,
-  type BuyerIntelApi,
-  type Job,
-  type PollOptions,
-  pollJob,
-  type Queued,
-} from './buyer-intel-api.ts';
-import { errorMessage, formatValue } from './buyer-intel-format.ts';
+// The card's state machine without JSX or `@hubspot/ui-extensions`, so it is unit-tested directly: a
+// pure reducer over what a person asks and what the service answers. Its words and the flow that runs
+// a queued job are in card-actions.ts; the undo panel's in undo-logic.ts.
+import type { AccountMatch, Job } from './buyer-intel-api.ts';
+import { formatValue } from './buyer-intel-format.ts';
+import { planOf, type UndoEvent, type UndoPanel } from './undo-logic.ts';
 
-// ---- Card state machine ---------------------------------------------------------------------
-
-/** What a person can ask of the account; each one queues a job the card follows to its end. */
-export type CardAction = 'refresh' | 'confirm' | 'reject' | 'clear' | 'research';
+/**
+ * What a person can ask of the account; each one queues a job the card follows to its end (an undo: a
+ * run, after its dry run).
+ */
+export type CardAction = 'refresh' | 'confirm' | 'reject' | 'clear' | 'research' | 'undo';
 
 export type CardPhase =
   | 'loading'
@@ -23,6 +19,7 @@ export type CardPhase =
   | 'rejecting'
   | 'clearing'
   | 'researching'
+  | 'undoing'
   | 'error';
 
 const PHASE_OF: Record<CardAction, CardPhase> = {
@@ -31,6 +28,7 @@ const PHASE_OF: Record<CardAction, CardPhase> = {
   reject: 'rejecting',
   clear: 'clearing',
   research: 'researching',
+  undo: 'undoing',
 };
 
 /** The form a person has open, with what they typed and why it cannot be sent (ours or the server's). */
@@ -69,6 +67,8 @@ export interface CardState {
   form: ReviewForm | null;
   /** Jobs followed to their end: each one may have changed the company ("Last changes" reads again). */
   jobsFinished: number;
+  /** "Undo last change": its plan, progress or result; null when closed. */
+  undo: UndoPanel | null;
 }
 
 export type CardEvent =
@@ -86,7 +86,8 @@ export type CardEvent =
   | { type: 'form_invalid'; problem: string }
   | { type: 'form_closed' }
   | { type: 'job_queued'; jobId: string }
-  | { type: 'job_finished'; job: Job; account: AccountMatch | null };
+  | { type: 'job_finished'; job: Job; account: AccountMatch | null }
+  | UndoEvent;
 
 export const initialCardState: CardState = {
   phase: 'loading',
@@ -98,6 +99,7 @@ export const initialCardState: CardState = {
   error: null,
   form: null,
   jobsFinished: 0,
+  undo: null,
 };
 
 export function toOutcome(job: Job, action: CardAction = 'refresh'): JobOutcome {
@@ -117,7 +119,8 @@ export function toOutcome(job: Job, action: CardAction = 'refresh'): JobOutcome 
         action: f.action,
       })),
     notes: result?.notes?.created ?? [],
-    failedReason: job.state === 'failed' ? (job.failedReason ?? `${failedTitle(action)}.`) : null,
+    // No reason of the job's: the view says which action failed.
+    failedReason: job.state === 'failed' ? (job.failedReason ?? null) : null,
   };
 }
 
@@ -125,7 +128,10 @@ export function isBusy(state: CardState): boolean {
   return state.action !== null;
 }
 
-/** Starts an action unless one is in flight (a double click is one request). */
+/**
+ * Starts an action unless one is in flight (a double click is one request). Any other action closes
+ * the undo panel: what it planned may no longer hold once the action has run.
+ */
 function started(state: CardState, action: CardAction, extra: Partial<CardState> = {}): CardState {
   if (isBusy(state)) return state;
   const form = state.form ? { ...state.form, problem: null } : null;
@@ -137,6 +143,7 @@ function started(state: CardState, action: CardAction, extra: Partial<CardState>
     outcome: null,
     error: null,
     form,
+    undo: null,
     ...extra,
   };
 }
@@ -180,7 +187,7 @@ export function cardReducer(state: CardState, event: CardEvent): CardState {
               state: state.account.state ?? '',
               problem: null,
             };
-      return { ...state, form };
+      return { ...state, form, undo: null };
     }
     case 'form_edited': {
       // What was sent stays what the form shows until the server answers.
@@ -198,6 +205,39 @@ export function cardReducer(state: CardState, event: CardEvent): CardState {
       return isBusy(state) ? state : { ...state, form: null };
     case 'job_queued':
       return { ...state, jobId: event.jobId };
+    case 'undo_opened':
+      // One panel at a time: the undo closes a form, and a form or another job waits for it.
+      if (isBusy(state) || !state.account) return state;
+      return { ...started(state, 'undo'), form: null, undo: { stage: 'checking' } };
+    case 'undo_planned':
+      if (state.undo?.stage !== 'checking') return state;
+      return { ...state, phase: 'ready', action: null, undo: { stage: 'plan', plan: event.plan } };
+    case 'undo_confirmed': {
+      const plan = planOf(state.undo);
+      if (isBusy(state) || !plan) return state;
+      return { ...started(state, 'undo'), undo: { stage: 'undoing', plan, runId: null } };
+    }
+    case 'undo_queued':
+      if (state.undo?.stage !== 'undoing') return state;
+      return { ...state, undo: { ...state.undo, runId: event.runId } };
+    case 'undo_finished':
+      return {
+        ...state,
+        phase: 'ready',
+        action: null,
+        account: event.account ?? state.account,
+        undo: { stage: 'done', run: event.run },
+        jobsFinished: state.jobsFinished + 1,
+      };
+    case 'undo_refused':
+      return {
+        ...state,
+        phase: 'ready',
+        action: null,
+        undo: { stage: 'refused', problem: event.message, plan: planOf(state.undo) },
+      };
+    case 'undo_closed':
+      return isBusy(state) ? state : { ...state, undo: null };
     case 'job_finished':
       return {
         ...state,
@@ -210,64 +250,5 @@ export function cardReducer(state: CardState, event: CardEvent): CardState {
         form: null,
         jobsFinished: state.jobsFinished + 1,
       };
-  }
-}
-
-// ---- Labels ------------------------------------------------------------------
-
-const PROGRESS: Record<CardAction, string> = {
-  refresh: 'Refreshing…',
-  confirm: 'Confirming buyer…',
-  reject: 'Rejecting…',
-  clear: 'Clearing the rejection…',
-  research: 'Searching again…',
-};
-
-export function progressLabel(state: CardState): string {
-  return state.action ? PROGRESS[state.action] : '';
-}
-
-const DONE: Record<CardAction, string> = {
-  refresh: 'Refresh complete',
-  confirm: 'Buyer confirmed',
-  reject: 'Rejected',
-  clear: 'Rejection cleared',
-  research: 'Search complete',
-};
-
-export function outcomeTitle(outcome: JobOutcome): string {
-  return outcome.rows.length === 0
-    ? `${DONE[outcome.action]}: no field changed.`
-    : `${DONE[outcome.action]}: fields updated`;
-}
-
-const FAILED: Record<CardAction, string> = {
-  refresh: 'Refresh failed',
-  confirm: 'Confirm failed',
-  reject: 'Reject failed',
-  clear: 'Clear failed',
-  research: 'Search failed',
-};
-
-export function failedTitle(action: CardAction): string {
-  return FAILED[action];
-}
-
-/** Runs a queued job (any action) to completion and reloads the account. */
-export async function runJobFlow(
-  api: BuyerIntelApi,
-  accountId: string,
-  start: () => Promise<Queued>,
-  dispatch: (event: CardEvent) => void,
-  poll: PollOptions = {},
-): Promise<void> {
-  try {
-    const { jobId } = await start();
-    dispatch({ type: 'job_queued', jobId });
-    const job = await pollJob(api, jobId, poll);
-    const account = await api.getAccount(accountId).catch(() => null);
-    dispatch({ type: 'job_finished', job, account });
-  } catch (err) {
-    dispatch({ type: 'failed', message: errorMessage(err) });
   }
 }
