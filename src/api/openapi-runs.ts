@@ -5,7 +5,7 @@ import { HISTORY_PAGE_PARAMETERS, HISTORY_PAGE_SCHEMA } from './openapi-history.
 
 const err = (codes: number[]) =>
   errorResponses(codes, {
-    403: 'A CRM-signed caller: runs are read with an API key',
+    403: 'A CRM-signed caller: runs are read with an API key (a CRM caller reads the undo run of its own account only)',
     404: 'No such run',
     503: 'The database is unavailable; try again',
   });

@@ -1,16 +1,20 @@
 // Runs under /api (same authentication as the rest): GET /api/runs (newest first, by kind, keyset
 // pages) and GET /api/runs/:id (the run, how its accounts stand — their latest outcomes that name it,
 // by status —, what it changed, counted, and a page of its write history). Runs span CRMs and tenants,
-// so only an API key reads them, not a CRM-signed caller.
+// so only an API key reads them; a CRM-signed caller reads one run only: the undo of one of its own
+// accounts' last change, which it asked for (POST /api/undo) and follows here to its end.
 import type express from 'express';
 import { z } from 'zod';
 import { ActionProblem } from '../review/problem.ts';
 import { isRunId, type Run } from '../store/runs.ts';
 import { RUN_KINDS } from '../store/schema.ts';
 import type { Repositories, Store } from '../store/store.ts';
-import type { Caller } from './authenticate.ts';
+import { targetAccount } from '../store/undo.ts';
+import { type Caller, mayAct } from './authenticate.ts';
 import { historyJson, historyPageSchema, readStore } from './history-routes.ts';
 import { plainQuery, type ReviewRouteContext } from './review-routes.ts';
+
+const signedCallerPageSchema = z.object(historyPageSchema.shape);
 
 export const runIdSchema = z.string().refine(isRunId, 'must be a run id (digits)');
 
@@ -36,6 +40,14 @@ export function runJson(run: Run) {
 function apiKeyOnly(caller: Caller): void {
   if (caller.via !== 'api-key')
     throw new ActionProblem(403, 'forbidden', 'runs span every CRM and tenant: read them with an API key');
+}
+
+/** Whether the caller may read the run: an API key any, a CRM caller the undo of its own account's change. */
+async function mayReadRun(repos: Pick<Repositories, 'undo'>, caller: Caller, id: string): Promise<boolean> {
+  if (caller.via === 'api-key') return true;
+  const target = await repos.undo.targetOf(id);
+  const account = target === null ? null : targetAccount(target);
+  return account !== null && mayAct(caller, account.crm, account.tenant);
 }
 
 /** A run with its accounts' outcomes, what it changed and a page of its changes; null when unknown. */
@@ -74,10 +86,24 @@ export function addRunRoutes(
   router.get(
     '/runs/:id',
     handle(async (req, res, caller) => {
-      apiKeyOnly(caller);
       const id = String(req.params.id);
-      const page = parse(historyPageSchema, plainQuery(req.query), 'query');
-      const found = isRunId(id) ? await read((repos) => runWithChanges(repos, id, page)) : null;
+      // A CRM-signed caller's URL also carries what its CRM appends (HubSpot: portalId, userId, …).
+      const schema = caller.via === 'crm' ? signedCallerPageSchema : historyPageSchema;
+      const page = parse(schema, plainQuery(req.query), 'query');
+      const found = isRunId(id)
+        ? await read(async (repos) =>
+            (await mayReadRun(repos, caller, id)) ? runWithChanges(repos, id, page) : 'forbidden',
+          )
+        : caller.via === 'api-key'
+          ? null
+          : 'forbidden';
+      // A CRM caller is told the same of a run that is not its own and of one that does not exist.
+      if (found === 'forbidden')
+        throw new ActionProblem(
+          403,
+          'forbidden',
+          'runs span every CRM and tenant: read them with an API key (a CRM caller reads the undo of its own account only)',
+        );
       if (!found) throw new ActionProblem(404, 'not_found', `no run ${id.slice(0, 40)}`);
       const accounts = Object.values(found.outcomes).reduce((a, b) => a + b, 0);
       res.json({

@@ -49,6 +49,13 @@ export function scopeTarget(scope: UndoScope): string {
   }
 }
 
+/** The account of an undo run's target when it takes back one account's change, else null. */
+export function targetAccount(target: string): UndoAccount | null {
+  const [kind, crm, tenant, accountId] = target.split(':');
+  if (kind !== 'change' || !crm || !tenant || !accountId) return null;
+  return { crm, tenant, accountId };
+}
+
 export interface UndoAccount {
   crm: string;
   tenant: string;

@@ -190,7 +190,18 @@ export function fieldLabel(field) {
     .join(' ');
 }
 
-function shortValue(field, value) {
+/** Whether a field is the match itself (buyer, status…) rather than the buyer's data. */
+export function isMatchField(field) {
+  return field in PROVENANCE_LABELS;
+}
+
+/** Provenance that follows from the others or changes on every run: left out of a compact list. */
+export function isQuietField(field) {
+  return QUIET_FIELDS.includes(field);
+}
+
+/** A value as a line shows it: a status in words, a long text cut, nothing as "—". */
+export function shortValue(field, value) {
   if (value === null || value === undefined || value === '') return '—';
   if (field === 'buyer_intel_status' && STATUS_LABELS[value]) return STATUS_LABELS[value];
   const text = String(value);
