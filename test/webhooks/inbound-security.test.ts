@@ -86,7 +86,11 @@ afterAll(async () => {
 });
 
 /** A Uint8Array body goes without a Content-Type unless one is given (a string would be text/plain). */
-const post = async (path: string, body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string>) => {
+const post = async (
+  path: string,
+  body: string | Uint8Array<ArrayBuffer>,
+  headers: Record<string, string>,
+) => {
   const res = await fetch(`${base}${path}`, { method: 'POST', headers, body });
   return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
 };
