@@ -87,7 +87,11 @@ export function addRunRoutes(
         const target = isRunId(id) ? await read(({ undo }) => undo.targetOf(id)) : null;
         const account = target === null ? null : changeAccountOf(target);
         if (!account || !mayAct(caller, account.crm as CrmKind, account.tenant))
-          throw new ActionProblem(403, 'forbidden', `${RUNS_NEED_A_KEY} (a CRM may read its own undo)`);
+          throw new ActionProblem(
+            403,
+            'forbidden',
+            `${RUNS_NEED_A_KEY} (a CRM caller reads the undo of its own account only)`,
+          );
       }
       const query = plainQuery(req.query);
       const page = parse(caller.via === 'api-key' ? historyPageSchema : signedPageSchema, query, 'query');

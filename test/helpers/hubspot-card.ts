@@ -164,8 +164,19 @@ export function gate() {
   return { closed, open };
 }
 
+/** How long a test waits for the card to show something (the renderer's own default, 1 s, is a
+ * wall-clock bound that a busy machine — two test files at once — can miss). */
+const WAIT_MS = 10_000;
+
+/** The renderer, its waitFor given WAIT_MS unless a test says otherwise. */
+export function patient<R extends ReturnType<typeof createRenderer>>(renderer: R): R {
+  const waitFor: R['waitFor'] = (check, options) =>
+    renderer.waitFor(check, { timeoutInMs: WAIT_MS, ...options });
+  return { ...renderer, waitFor };
+}
+
 export function renderCard(fetch: FetchLike) {
   const renderer = createRenderer('crm.record.tab');
   renderer.render(createElement(BuyerIntelCard, { context, fetch, baseUrl: BASE, poll }));
-  return renderer;
+  return patient(renderer);
 }

@@ -74,7 +74,7 @@ const queued = async () =>
 /** Sends a request; resolves with status, content type and body text (never throws on an HTTP error). */
 async function send(
   url: string,
-  body: string | Uint8Array,
+  body: string | Uint8Array<ArrayBuffer>,
   headers: Record<string, string> = {},
 ): Promise<{ status: number; type: string; text: string }> {
   const res = await fetch(url, { method: 'POST', headers, body });

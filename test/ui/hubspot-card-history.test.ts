@@ -30,6 +30,7 @@ import {
   pageWanted,
   visibleChanges,
 } from '../../connectors/hubspot/app/src/app/cards/history-logic.ts';
+import { patient } from '../helpers/hubspot-card.ts';
 
 const BASE = 'https://buyer-intel.test';
 const AT = '2026-11-20T10:00:00.000Z';
@@ -162,7 +163,7 @@ function renderCard(fetch: FetchLike) {
       poll: { intervalMs: 0, sleep: async () => {} },
     }),
   );
-  return renderer;
+  return patient(renderer);
 }
 
 function gate() {

@@ -21,7 +21,9 @@ import {
   salesforceRequestSignatureV3,
   verifySalesforceRequest,
 } from '../../connectors/salesforce/request-signature.ts';
-import { rejectBodySchema, researchBodySchema } from '../../src/review/schemas.ts';
+import { undoBodySchema } from '../../src/api/undo-routes.ts';
+import { crmSchema, rejectBodySchema, researchBodySchema } from '../../src/review/schemas.ts';
+import { isRunId } from '../../src/store/runs.ts';
 import { isHistoryCursor } from '../../src/store/write-history.ts';
 
 const SF_ROOT = join(import.meta.dirname, '../../connectors/salesforce');
@@ -133,6 +135,8 @@ describe('sfdx project', () => {
       'refresh',
       'rejectAccount',
       'researchAccount',
+      'undoLastChange',
+      'undoStatus',
     ]);
     // Apex takes a call's parameters by name: a key the method lacks would arrive as null.
     for (const [method, params] of auraEnabled) {
@@ -143,6 +147,12 @@ describe('sfdx project', () => {
         expect(keys.sort(), `${method}({${call[1]}})`).toEqual([...params].sort());
       }
     }
+  });
+
+  it("the LWC's Jest tests and mocks stay out of a deploy (.forceignore)", () => {
+    const ignored = readFileSync(join(SF_ROOT, '.forceignore'), 'utf8').split('\n');
+    expect(ignored).toEqual(expect.arrayContaining(['**/__tests__/**', '**/jest-mocks/**']));
+    expect(files.some((f) => f.includes('/__tests__/'))).toBe(true);
   });
 
   it('the named credential points at a placeholder HTTPS URL and uses the external credential', () => {
@@ -292,6 +302,10 @@ describe('Apex request signing stays in step with the service contract', () => {
       'signsWithTheOrgsEighteenCharacterId',
       'getHistoryReadsAPageOfTheAccountsChangesSignedByTheRunningUser',
       'getHistoryRefusesABadCursorOrAnAccountOutOfReachBeforeAnyCallout',
+      'eachRefusalTellsTheRepWhatHappenedAndWhoCanHelp',
+      'aCalloutThatTimesOutOrCannotUseTheCredentialSaysTheServiceIsUnreachable',
+      'undoPreviewsThenQueuesTheAccountsLastChangeAndFollowsItsRun',
+      'undoRefusesABadRunIdOrAnAccountOutOfReachBeforeAnyCallout',
     ])
       expect(test).toMatch(new RegExp(`@IsTest\\s+static void ${name}\\(\\)`));
     // Each @AuraEnabled method is exercised by the Apex tests.
@@ -310,6 +324,29 @@ describe('Apex request signing stays in step with the service contract', () => {
     expect(fits(researchBodySchema, { state: 's'.repeat(state + 1) })).toBe(false);
     // A null is refused: the controller leaves a blank name or state out instead.
     expect(fits(researchBodySchema, { name: 'x', state: null })).toBe(false);
+  });
+
+  it("the controller's undo asks for its own account's last change, which the service takes", () => {
+    const undo = undoBodySchema(crmSchema);
+    const account = { crm: 'salesforce', tenant: '00D5g000004XyZaEAK', accountId: '001000000000001AAA' };
+    // The body undoLastChange serializes: the account of this org, and dryRun always said.
+    expect(cls).toMatch(/'account' => account, 'dryRun' => preview/);
+    for (const key of ["'crm' => CRM", "'tenant' => tenant()", "'accountId' => String.valueOf(accountId)"])
+      expect(cls).toContain(key);
+    expect(undo.safeParse({ account, dryRun: true }).success).toBe(true);
+    expect(undo.safeParse({ account, dryRun: false }).success).toBe(true);
+    // Its run is followed by id: the controller lets through only what the service hands out.
+    const apexRunId = new RegExp(`^${cls.match(/RUN_ID_PATTERN = '([^']*)';/)?.[1]}$`);
+    for (const id of [
+      '42',
+      '123456789012345678',
+      '1234567890123456789',
+      '',
+      '4 2',
+      '../runs',
+      '42?limit=500',
+    ])
+      expect([id, apexRunId.test(id)]).toEqual([id, isRunId(id)]);
   });
 });
 
@@ -633,9 +670,9 @@ describe("the quick action's last changes say what the HubSpot card says", async
     const html = read('lwc/buyerIntelRefresh/buyerIntelRefresh.html');
     const js = read('lwc/buyerIntelRefresh/buyerIntelRefresh.js');
     const names = new Set([...html.matchAll(/=\{(\w+)\}/g)].map((m) => m[1] ?? ''));
-    for (const local of ['c', 'row', 'note', 'change', 'line']) names.delete(local);
+    for (const local of ['c', 'row', 'note', 'change', 'line', 'remark']) names.delete(local);
     expect(names.has('handleShowMore')).toBe(true);
     for (const name of names)
-      expect(js, name).toMatch(new RegExp(`(get ${name}\\(\\)|^\\s+${name}(\\(| =|;))`, 'm'));
+      expect(js, name).toMatch(new RegExp(`(get ${name}\\(\\)|^\\s+(async )?${name}(\\(| =|;))`, 'm'));
   });
 });

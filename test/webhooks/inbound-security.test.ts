@@ -86,7 +86,11 @@ afterAll(async () => {
 });
 
 /** A Uint8Array body goes without a Content-Type unless one is given (a string would be text/plain). */
-const post = async (path: string, body: string | Uint8Array, headers: Record<string, string>) => {
+const post = async (
+  path: string,
+  body: string | Uint8Array<ArrayBuffer>,
+  headers: Record<string, string>,
+) => {
   const res = await fetch(`${base}${path}`, { method: 'POST', headers, body });
   return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
 };
@@ -157,7 +161,7 @@ describe('1. Salesforce Outbound Messages need the org token; org ids are checke
 describe('2. every endpoint checks its content type', () => {
   it('the SOAP endpoint answers 415 with a SOAP fault to JSON or no content type', async () => {
     const body = envelope(sf.orgId, sfAccount(), notificationId());
-    const cases: [string | Uint8Array, Record<string, string>][] = [
+    const cases: [string | Uint8Array<ArrayBuffer>, Record<string, string>][] = [
       [body, { 'content-type': 'application/json' }],
       [new Uint8Array(Buffer.from(body)), {}],
     ];

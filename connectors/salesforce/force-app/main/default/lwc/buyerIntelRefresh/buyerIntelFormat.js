@@ -86,13 +86,26 @@ export function formatDateTime(iso) {
   return Number.isNaN(d.getTime()) ? String(iso) : d.toLocaleString();
 }
 
-/** Message of an Apex/LDS error (AuraHandledException arrives as body.message). */
-export function reduceError(error) {
+/** What a rep without the permission set reads instead of Salesforce's words for it. */
+export const NO_ACCESS =
+  'You do not have access to Buyer intel. Ask your Salesforce admin to assign you the "Buyer Intel User" permission set.';
+
+function errorText(error) {
   if (!error) return 'Unknown error';
   if (Array.isArray(error.body)) return error.body.map((e) => e.message).join(', ');
   if (error.body && typeof error.body.message === 'string') return error.body.message;
   if (typeof error.message === 'string') return error.message;
   return String(error);
+}
+
+/**
+ * Message of an Apex/LDS error (AuraHandledException arrives as body.message). Salesforce refuses a user
+ * without access to the controller before any of its code runs ("You do not have access to the Apex class
+ * named …"): that one says which permission set to ask for.
+ */
+export function reduceError(error) {
+  const text = errorText(error);
+  return /do not have access to the Apex class/i.test(text) ? NO_ACCESS : text;
 }
 
 /**
@@ -190,7 +203,18 @@ export function fieldLabel(field) {
     .join(' ');
 }
 
-function shortValue(field, value) {
+/** Whether a field is the match itself (buyer, status…) rather than the buyer's data. */
+export function isMatchField(field) {
+  return field in PROVENANCE_LABELS;
+}
+
+/** Provenance that follows from the others or changes on every run: left out of a compact list. */
+export function isQuietField(field) {
+  return QUIET_FIELDS.includes(field);
+}
+
+/** A value as a line shows it: a status in words, a long text cut, nothing as "—". */
+export function shortValue(field, value) {
   if (value === null || value === undefined || value === '') return '—';
   if (field === 'buyer_intel_status' && STATUS_LABELS[value]) return STATUS_LABELS[value];
   const text = String(value);

@@ -1,4 +1,4 @@
-// Size: the quick action's one component (an LWC bundle has one): the match, five actions followed to their job's end, two forms, and the last changes.
+// Size: the quick action's one component (an LWC bundle has one): the match, five actions followed to their job's end, two forms, the last changes and their undo.
 import clearRejection from '@salesforce/apex/BuyerIntelRefreshController.clearRejection';
 import confirmCandidate from '@salesforce/apex/BuyerIntelRefreshController.confirmCandidate';
 import getHistory from '@salesforce/apex/BuyerIntelRefreshController.getHistory';
@@ -7,6 +7,8 @@ import jobStatus from '@salesforce/apex/BuyerIntelRefreshController.jobStatus';
 import refresh from '@salesforce/apex/BuyerIntelRefreshController.refresh';
 import rejectAccount from '@salesforce/apex/BuyerIntelRefreshController.rejectAccount';
 import researchAccount from '@salesforce/apex/BuyerIntelRefreshController.researchAccount';
+import undoLastChange from '@salesforce/apex/BuyerIntelRefreshController.undoLastChange';
+import undoStatus from '@salesforce/apex/BuyerIntelRefreshController.undoStatus';
 import { CloseActionScreenEvent } from 'lightning/actions';
 import { api, LightningElement } from 'lwc';
 import {
@@ -36,6 +38,7 @@ import {
   UNREADABLE_HISTORY,
   visibleChanges,
 } from './buyerIntelFormat';
+import { isUndoFinished, UNDO_TITLES, undoOutcome, undoPlanView } from './buyerIntelUndo';
 
 const POLL_INTERVAL_MS = 1500;
 const MAX_POLLS = 40;
@@ -51,7 +54,7 @@ export default class BuyerIntelRefresh extends LightningElement {
   pollTimer;
   /** The action whose job is shown (refresh, confirm, reject, clear, research). */
   action = 'refresh';
-  /** The open form: 'reject', 'research' or none. */
+  /** The open form: 'reject', 'research', 'undo' (the plan, to confirm) or none. */
   form;
   reason = '';
   searchName = '';
@@ -61,6 +64,9 @@ export default class BuyerIntelRefresh extends LightningElement {
   maxState = MAX_STATE;
   /** The account's last changes (the service's write history), read after the account. */
   history = initialHistoryState();
+  /** The undo's plan as shown before the rep confirms it, and what the finished undo did. */
+  undoPlan;
+  undone;
 
   // Screen quick actions set recordId after construction, so load when it arrives.
   @api
@@ -173,6 +179,19 @@ export default class BuyerIntelRefresh extends LightningElement {
   }
   get showDecisions() {
     return this.hasMatch && !this.form;
+  }
+  get undoing() {
+    return this.form === 'undo';
+  }
+  get undoDisabled() {
+    return this.busy || !this.undoPlan?.hasWork;
+  }
+  get undoDoneTitle() {
+    return UNDO_TITLES.done;
+  }
+  /** Offered once the account has a change to take back, and no form is open. */
+  get canUndo() {
+    return this.hasMatch && !this.form && this.historyViews.length > 0;
   }
   get rejecting() {
     return this.form === 'reject';
@@ -290,22 +309,29 @@ export default class BuyerIntelRefresh extends LightningElement {
     );
   }
 
-  handleClose() {
-    this.dispatchEvent(new CloseActionScreenEvent());
+  /** First the dry run: the rep sees what would go back before anything is written. */
+  async handleShowUndo() {
+    if (this.busy) return;
+    this.startBusy(UNDO_TITLES.preview);
+    try {
+      this.undoPlan = undoPlanView(await undoLastChange({ accountId: this._recordId, dryRun: true }));
+      this.form = 'undo';
+    } catch (e) {
+      this.error = reduceError(e);
+    } finally {
+      this.busy = false;
+    }
   }
 
-  async runJob(action, start) {
-    if (this.busy) return; // a double click must not queue a second job
-    this.busy = true;
-    this.action = action;
-    this.busyLabel = jobTitles(action).busy;
-    this.job = undefined;
-    this.error = undefined;
+  /** The confirmed undo: queued as an undo run, followed to its end, then the account read again. */
+  async handleUndo() {
+    if (this.busy) return;
+    this.startBusy(UNDO_TITLES.busy);
     try {
-      const { jobId } = await start();
-      // The decision is recorded: its form is done. A refused one (4xx) keeps the form open to fix it.
+      const { runId } = await undoLastChange({ accountId: this._recordId, dryRun: false });
       this.form = undefined;
-      this.job = await this.poll(jobId);
+      const run = await this.follow(() => undoStatus({ runId }), isUndoFinished);
+      this.undone = undoOutcome(run);
       await this.load();
     } catch (e) {
       this.error = reduceError(e);
@@ -314,15 +340,48 @@ export default class BuyerIntelRefresh extends LightningElement {
     }
   }
 
-  async poll(jobId) {
-    for (let i = 0; i < MAX_POLLS; i++) {
-      const job = await jobStatus({ jobId });
-      if (isTerminal(job.state)) return job;
-      await new Promise((resolve) => {
-        // eslint-disable-next-line @lwc/lwc/no-async-operation
-        this.pollTimer = setTimeout(resolve, POLL_INTERVAL_MS);
-      });
+  handleClose() {
+    this.dispatchEvent(new CloseActionScreenEvent());
+  }
+
+  /** Busy with one thing: its label, and the outcome of the one before cleared. */
+  startBusy(label) {
+    this.busy = true;
+    this.busyLabel = label;
+    this.job = undefined;
+    this.undone = undefined;
+    this.error = undefined;
+  }
+
+  async runJob(action, start) {
+    if (this.busy) return; // a double click must not queue a second job
+    this.action = action;
+    this.startBusy(jobTitles(action).busy);
+    try {
+      const { jobId } = await start();
+      // The decision is recorded: its form is done. A refused one (4xx) keeps the form open to fix it.
+      this.form = undefined;
+      this.job = await this.follow(
+        () => jobStatus({ jobId }),
+        (job) => isTerminal(job.state),
+      );
+      await this.load();
+    } catch (e) {
+      this.error = reduceError(e);
+    } finally {
+      this.busy = false;
     }
-    throw new Error('The job is still running; check back in a minute.');
+  }
+
+  /** Reads until `done` says so, POLL_INTERVAL_MS apart, at most MAX_POLLS times (one read at a time). */
+  async follow(read, done, reads = 1) {
+    const answer = await read();
+    if (done(answer)) return answer;
+    if (reads >= MAX_POLLS) throw new Error('The job is still running; check back in a minute.');
+    await new Promise((resolve) => {
+      // eslint-disable-next-line @lwc/lwc/no-async-operation
+      this.pollTimer = setTimeout(resolve, POLL_INTERVAL_MS);
+    });
+    return this.follow(read, done, reads + 1);
   }
 }
