@@ -18,7 +18,15 @@ import { DEFAULT_MAX_IN_FLIGHT } from './batcher.ts';
 import type { BatchChannel, ChannelSpec, OpenChannels } from './channel.ts';
 import { batchScripts } from './scripts.ts';
 import { sendBatch, type Waiter } from './send-batch.ts';
-import { decodeReplies, encodeItem, RemoteBatchError, SharedBatchTimeout, type WireReply } from './wire.ts';
+import {
+  decodeItem,
+  decodeReplies,
+  encodeItem,
+  RemoteBatchError,
+  SharedBatchTimeout,
+  SharedBatchUnavailable,
+  type WireReply,
+} from './wire.ts';
 
 export interface SharedChannelOptions {
   /** Commands (scripts); any connection of the process. */
@@ -111,12 +119,19 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
         first = await scripts.push(
           queue,
           slots,
-          { ...slot, maxInFlight, queueTtlMs: deadlineMs * 2 },
+          { ...slot, maxInFlight, queueTtlMs: deadlineMs * 2, callId: `${pid}:${++seq}` },
           linger,
           items,
         );
       } catch (err) {
         onError(err, `queueing ${key}`);
+        // Never reached Redis: nobody will send these, so their jobs retry now rather than at the
+        // deadline (a Redis restart would otherwise hold them for minutes).
+        const reason = err instanceof Error ? err.message : String(err);
+        for (const raw of items) {
+          const item = decodeItem(raw);
+          if (item?.p === pid) waiters.get(item.i)?.reject(new SharedBatchUnavailable(key, reason));
+        }
         return;
       }
       if (first) startSending(slot.slotId, first, linger);
@@ -171,6 +186,7 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
             slotId,
             replyTtlMs: deadlineMs,
             stop: draining && !mine.size,
+            callId: `${pid}:${++seq}`,
           },
           answers,
         );

@@ -80,6 +80,12 @@ export class SharedBatchTimeout extends IntegrationError {
   }
 }
 
+export class SharedBatchUnavailable extends IntegrationError {
+  constructor(key: string, reason: string) {
+    super(`could not queue this item for a batch of ${key} (${reason}); trying again`, { permanent: false });
+  }
+}
+
 export function decodeReplies(raw: string): WireReply[] {
   try {
     const parsed = JSON.parse(raw) as unknown;
