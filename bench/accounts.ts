@@ -15,6 +15,8 @@ export interface BenchAccount {
   domain?: string;
   /** How the name was made (for the report): exact, variant, typo, non-buyer. */
   kind: 'exact' | 'variant' | 'typo' | 'non-buyer';
+  /** The buyer the account stands for (none for a non-buyer): to check what it was matched to. */
+  buyerId?: string;
 }
 
 /** Shares of the mix (the rest are variants of the buyer's name). */
@@ -120,6 +122,7 @@ export function benchAccounts(dataset: SandboxDataset, accounts: number, buyers:
       state: random() < ACCOUNT_MIX.noState ? '' : st,
       ...(host && random() < ACCOUNT_MIX.domain ? { domain: host } : {}),
       kind,
+      buyerId: b.id,
     });
   }
   for (let i = out.length - 1; i > 0; i--) {

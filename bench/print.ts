@@ -37,6 +37,23 @@ export function printBackfills(runs: (BackfillBenchResult & { label: string })[]
     ),
   );
   for (const r of runs) console.log(`  ${r.label} bound: ${r.bound.how.crm}; ${r.bound.how.buyerIntel}`);
+  for (const r of runs) console.log(`  ${r.label} ${buyerIntelByOperation(r)}`);
+}
+
+/** Buyer Intelligence calls of the window by operation (429s apart), per account and per new buyer. */
+function buyerIntelByOperation(r: BackfillBenchResult): string {
+  const per = (n: number, d: number) => (d ? (n / d).toFixed(3) : '–');
+  const ops = Object.entries(r.calls.buyerIntel)
+    .map(([op, byStatus]) => {
+      const admitted = Object.entries(byStatus).reduce((s, [st, n]) => s + (st === '429' ? 0 : n), 0);
+      return { op, admitted };
+    })
+    .filter((o) => o.admitted > 0)
+    .sort((a, b) => b.admitted - a.admitted);
+  const shown = ops.map(
+    (o) => `${o.op} ${per(o.admitted, r.finished)} / ${per(o.admitted, r.buyerIntel.newBuyers)}`,
+  );
+  return `BI calls by operation, per account / per new buyer: ${shown.join(', ') || 'none'}`;
 }
 
 export function printGoals(rows: GoalRow[]): void {

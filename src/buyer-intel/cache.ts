@@ -5,7 +5,9 @@
 //   (a) coalesces concurrent identical calls in this process: one in-flight promise per key;
 //   (b) keeps results for `ttlMs` in an in-process LRU of at most `maxEntries` entries;
 //   (c) optionally shares results between worker processes through Redis (`redis`), with the same TTL.
-// Keys are the operation + buyer id + the sorted attribute list / normalized signal and search params.
+// Keys are the operation + buyer id + the sorted attribute list / normalized signal and search params;
+// a search's words are keyed as a search index reads them (case, punctuation and spacing aside), so
+// "CITY OF AUSTIN" and "City of Austin" are one answer. Searches keep their answers for `searchTtlMs`.
 // Errors are never cached (and a failed Redis read or write falls back to the upstream call). Results
 // are shared between callers: treat them as read-only.
 import type { Redis } from 'ioredis';
@@ -25,6 +27,12 @@ export type CachedOperations = Pick<
 export interface BuyerIntelCacheOptions {
   /** How long a result is reused, in ms. 0 = coalesce concurrent calls only, cache nothing. */
   ttlMs: number;
+  /**
+   * How long a search's answer (by name or by criteria) is reused, in ms; default `ttlMs`. The buyers
+   * a name finds change far less often than a buyer's signals, and every account of a buyer (its
+   * departments, its duplicates) asks for the same name.
+   */
+  searchTtlMs?: number;
   /** Largest number of results kept in this process (least recently used go first). */
   maxEntries: number;
   /**
@@ -85,8 +93,18 @@ function attributesKey(buyerId: string, attributes: readonly string[] | undefine
   return JSON.stringify([buyerId, list]);
 }
 
+/** The words as a search index reads them: case, punctuation and spacing aside (accents kept). */
+function searchWords(text: string): string {
+  return text
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
 function searchKey(params: QuickSearchParams): string {
-  return JSON.stringify([params.buyerName.trim(), params.buyerStateCode ?? '', params.limit ?? null]);
+  const state = params.buyerStateCode?.trim().toUpperCase() ?? '';
+  return JSON.stringify([searchWords(params.buyerName), state, params.limit ?? null]);
 }
 
 function criteriaKey(criteria: BuyerCriteria): string {
@@ -119,7 +137,9 @@ export function cachedBuyerIntel(
   options: BuyerIntelCacheOptions,
 ): CachedBuyerIntel {
   const { ttlMs, maxEntries, redis } = options;
+  const searchTtlMs = options.searchTtlMs ?? ttlMs;
   if (!(ttlMs >= 0)) throw new RangeError('ttlMs must be zero or positive');
+  if (!(searchTtlMs >= 0)) throw new RangeError('searchTtlMs must be zero or positive');
   if (!(maxEntries >= 1)) throw new RangeError('maxEntries must be at least 1');
   const now = options.now ?? Date.now;
   const lru = new Map<string, { value: unknown; expiresAt: number }>();
@@ -133,10 +153,10 @@ export function cachedBuyerIntel(
     errors: 0,
   };
 
-  function remember(key: string, value: unknown): void {
-    if (ttlMs <= 0) return;
+  function remember(key: string, value: unknown, ttl: number): void {
+    if (ttl <= 0) return;
     lru.delete(key);
-    lru.set(key, { value, expiresAt: now() + ttlMs });
+    lru.set(key, { value, expiresAt: now() + ttl });
     while (lru.size > maxEntries) {
       const oldest = lru.keys().next();
       if (oldest.done) break;
@@ -182,14 +202,14 @@ export function cachedBuyerIntel(
     }
   }
 
-  async function load<T>(key: string, fetchUpstream: () => Promise<T>): Promise<T> {
-    if (!redis || ttlMs <= 0) return upstream(fetchUpstream);
+  async function load<T>(key: string, ttl: number, fetchUpstream: () => Promise<T>): Promise<T> {
+    if (!redis || ttl <= 0) return upstream(fetchUpstream);
     const sharedKey = `${redis.prefix}${key}`;
     const leaseKey = `${redis.prefix}lease:${key}`;
     const store = (value: T) =>
-      redis.client.set(sharedKey, JSON.stringify(value), 'PX', ttlMs).catch(() => undefined);
+      redis.client.set(sharedKey, JSON.stringify(value), 'PX', ttl).catch(() => undefined);
     // A result that can expire before the lease would leave the lease guarding nothing: release it then.
-    const keepLease = ttlMs >= leaseMs;
+    const keepLease = ttl >= leaseMs;
 
     const found = await readShared<T>(sharedKey);
     if (found) {
@@ -249,7 +269,12 @@ export function cachedBuyerIntel(
     return value;
   }
 
-  function through<T>(key: string, opts: CallOptions, fetchUpstream: () => Promise<T>): Promise<T> {
+  function through<T>(
+    key: string,
+    opts: CallOptions,
+    fetchUpstream: () => Promise<T>,
+    ttl = ttlMs,
+  ): Promise<T> {
     const hit = recall(key);
     if (hit) {
       stats.hits++;
@@ -258,10 +283,10 @@ export function cachedBuyerIntel(
     let pending = inflight.get(key) as Promise<T> | undefined;
     if (pending) stats.coalesced++;
     else {
-      pending = load(key, fetchUpstream).then(
+      pending = load(key, ttl, fetchUpstream).then(
         (value) => {
           inflight.delete(key);
-          remember(key, value);
+          remember(key, value, ttl);
           return value;
         },
         (err: unknown) => {
@@ -292,11 +317,14 @@ export function cachedBuyerIntel(
       return through(`signals:${signalKey(params)}`, opts, () => client.listRecentBuyerSignals(params));
     },
     searchBuyers(params, opts = {}) {
-      return through(`search:${searchKey(params)}`, opts, () => client.searchBuyers(params));
+      return through(`search:${searchKey(params)}`, opts, () => client.searchBuyers(params), searchTtlMs);
     },
     searchBuyersByCriteria(criteria, opts = {}) {
-      return through(`criteria:${criteriaKey(criteria)}`, opts, () =>
-        client.searchBuyersByCriteria(criteria),
+      return through(
+        `criteria:${criteriaKey(criteria)}`,
+        opts,
+        () => client.searchBuyersByCriteria(criteria),
+        searchTtlMs,
       );
     },
   };

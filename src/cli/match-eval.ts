@@ -21,6 +21,7 @@ const VARIABLES = [
   'BUYER_INTEL_RATE_PER_SECOND',
   'BUYER_INTEL_BURST',
   'BUYER_INTEL_CACHE_TTL_MS',
+  'BUYER_INTEL_SEARCH_CACHE_TTL_MS',
   'MATCH_ACCEPT_THRESHOLD',
   'MATCH_AMBIGUITY_MARGIN',
 ] as const;
@@ -98,7 +99,11 @@ The file's first line names its columns (any order):
       burst: env.BUYER_INTEL_BURST,
     });
     // In-process only: the same name asked twice in the file costs one call, as in the service.
-    const cached = cachedBuyerIntel(client, { ttlMs: env.BUYER_INTEL_CACHE_TTL_MS, maxEntries: 10_000 });
+    const cached = cachedBuyerIntel(client, {
+      ttlMs: env.BUYER_INTEL_CACHE_TTL_MS,
+      searchTtlMs: env.BUYER_INTEL_SEARCH_CACHE_TTL_MS,
+      maxEntries: 10_000,
+    });
     const match = {
       acceptThreshold: env.MATCH_ACCEPT_THRESHOLD,
       ambiguityMargin: env.MATCH_AMBIGUITY_MARGIN,

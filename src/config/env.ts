@@ -44,6 +44,8 @@ export const coreSchema = z.object({
   BUYER_INTEL_RATE_PER_SECOND: int(1, 10_000, 10),
   BUYER_INTEL_BURST: int(1, 10_000, 20),
   BUYER_INTEL_CACHE_TTL_MS: int(0, 86_400_000, 300_000),
+  /** How long a search's answer is reused (ms), across workers: every account of a buyer asks it. */
+  BUYER_INTEL_SEARCH_CACHE_TTL_MS: int(0, 86_400_000, 600_000),
 
   /** The provider's row webhooks: `whsec_…` HMAC secrets and/or `whpk_…` Ed25519 public keys. */
   BUYER_INTEL_WEBHOOK_SECRETS: keyList(

@@ -36,6 +36,7 @@ export function buyerIntelClients(
   );
   const cached = cachedBuyerIntel(client, {
     ttlMs: settings.cacheTtlMs ?? 0,
+    ...(settings.searchCacheTtlMs === undefined ? {} : { searchTtlMs: settings.searchCacheTtlMs }),
     maxEntries: 10_000,
     redis: { client: redis, prefix: `${prefix}:bi-cache:` },
   });

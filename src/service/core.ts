@@ -83,7 +83,13 @@ export function buildCore(settings: ServiceSettings) {
     resolver: new Resolver({
       client: buyerIntel.cached,
       cache: redisMatchCache(redis.worker, `${prefix}:match:`),
-      options: settings.match,
+      // The candidates one account was matched with are offered to the next of the same name as long
+      // as a search's answer is reused: both are the same knowledge of who the API finds by that name.
+      options: {
+        ...settings.match,
+        sharedAnswerTtlSeconds:
+          (settings.buyerIntel.searchCacheTtlMs ?? settings.buyerIntel.cacheTtlMs ?? 0) / 1000,
+      },
     }),
     mapping: settings.mapping,
     ledgers,

@@ -16,6 +16,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
       ratePerSecond: env.BUYER_INTEL_RATE_PER_SECOND,
       burst: env.BUYER_INTEL_BURST,
       cacheTtlMs: env.BUYER_INTEL_CACHE_TTL_MS,
+      searchCacheTtlMs: env.BUYER_INTEL_SEARCH_CACHE_TTL_MS,
       ...(env.BUYER_INTEL_WEBHOOK_SECRETS.length || env.BUYER_INTEL_WEBHOOK_PUBLIC_KEYS.length
         ? {
             webhooks: {

@@ -29,6 +29,8 @@ export interface BuyerIntelSettings {
   maxRetryAfterMs?: number;
   /** Reuse Buyer Intelligence reads this long (ms); 0 only coalesces concurrent identical calls. */
   cacheTtlMs?: number;
+  /** Reuse search answers this long (ms); default `cacheTtlMs`. */
+  searchCacheTtlMs?: number;
   /** The provider's row webhooks (Standard Webhooks): keys to verify them, bridges to take. */
   webhooks?: { secrets: string[]; publicKeys: string[]; bridgeIds?: string[] | undefined };
 }

@@ -79,6 +79,42 @@ describe('cachedBuyerIntel', () => {
     expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(2);
   });
 
+  it('a search is one answer whatever its case, punctuation and spacing; another state, limit or word is another', async () => {
+    const cached = cachedBuyerIntel(client, { ttlMs: 60_000, maxEntries: 100 });
+    const austin = await cached.searchBuyers({ buyerName: 'City of Austin', buyerStateCode: 'TX' });
+    for (const buyerName of ['CITY OF AUSTIN', ' City  of Austin. ', 'city-of-austin'])
+      expect(await cached.searchBuyers({ buyerName, buyerStateCode: 'TX' })).toEqual(austin);
+    expect(sandbox.stats.count('searchBuyers')).toBe(1);
+    await cached.searchBuyers({ buyerName: 'City of Austin', buyerStateCode: 'MN' });
+    await cached.searchBuyers({ buyerName: 'City of Austin', buyerStateCode: 'TX', limit: 5 });
+    await cached.searchBuyers({ buyerName: 'Town of Austin', buyerStateCode: 'TX' });
+    expect(sandbox.stats.count('searchBuyers')).toBe(4);
+  });
+
+  it('keeps a search answer for searchTtlMs, a buyer’s attributes for ttlMs', async () => {
+    let clock = 1_000_000;
+    const cached = cachedBuyerIntel(client, {
+      ttlMs: 400,
+      searchTtlMs: 10_000,
+      maxEntries: 100,
+      now: () => clock,
+    });
+    const both = () =>
+      Promise.all([
+        cached.searchBuyers({ buyerName: 'Travis County', buyerStateCode: 'TX' }),
+        cached.getBuyerAttributesBulk(buyerId(), ['Name']),
+      ]);
+    await both();
+    clock += 401;
+    await both();
+    expect(sandbox.stats.count('searchBuyers')).toBe(1);
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(2);
+    clock += 10_000;
+    await both();
+    expect(sandbox.stats.count('searchBuyers')).toBe(2);
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(3);
+  });
+
   it('evicts the least recently used entry past maxEntries', async () => {
     const cached = cachedBuyerIntel(client, { ttlMs: 60_000, maxEntries: 2 });
     await cached.getBuyerAttributesBulk(buyerId(0), ['Name']);

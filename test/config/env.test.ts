@@ -17,6 +17,8 @@ describe('loadEnv', () => {
       WORKER_CONCURRENCY: 100,
       MATCH_ACCEPT_THRESHOLD: 0.75,
       SIGNALS_PERIOD: 'LastThreeMonths',
+      BUYER_INTEL_CACHE_TTL_MS: 300_000,
+      BUYER_INTEL_SEARCH_CACHE_TTL_MS: 600_000,
     });
   });
 
@@ -31,6 +33,7 @@ describe('loadEnv', () => {
         MATCH_ACCEPT_THRESHOLD: '1.5',
         SIGNALS_FILTER_TYPES: 'RFP,Gossip',
         REDIS_URL: 'http://localhost',
+        BUYER_INTEL_SEARCH_CACHE_TTL_MS: '10 minutes',
       });
     } catch (err) {
       error = err as ConfigError;
@@ -39,6 +42,7 @@ describe('loadEnv', () => {
     const names = error?.problems.map((p) => p.split(' ')[0]).sort();
     expect(names).toEqual([
       'BUYER_INTEL_BASE_URL',
+      'BUYER_INTEL_SEARCH_CACHE_TTL_MS',
       'BUYER_INTEL_TOKEN',
       'HUBSPOT_CLIENT_SECRET',
       'HUBSPOT_PORTAL_ID',

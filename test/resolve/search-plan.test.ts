@@ -143,6 +143,36 @@ describe('the searches', () => {
     expect(calls.map((c) => c.arg)).toEqual(['City of Milwuakee', 'city of Milwaukee']);
   });
 
+  it('a review among buyers named exactly as the account: the name is not searched in other words, its website still is', async () => {
+    const counties = ['OH', 'IN', 'GA'].map((st) => brief('Liberty County', st, 'County'));
+    const { client, calls } = api({ byName: () => counties, byHost: () => [] });
+    const resolver = new Resolver({ client });
+    const bare = await resolver.resolve(account({ name: 'Liberty Cnty' }));
+    expect(bare.status).toBe('needs_review');
+    expect(bare.candidates.map((c) => c.buyerId).sort()).toEqual(counties.map((c) => c.id).sort());
+    // Not "liberty county" (the name's canonical words): it would find the same Liberty Counties.
+    expect(calls).toEqual([{ op: 'name', arg: 'Liberty Cnty' }]);
+
+    calls.length = 0;
+    const withSite = await resolver.resolve(
+      account({ name: 'Liberty Cnty', website: 'libertycountyga.gov' }),
+    );
+    expect(withSite.status).toBe('needs_review');
+    expect(calls.map((c) => c.op)).toEqual(['name', 'criteria']);
+  });
+
+  it('a review whose best candidate is named otherwise still searches the name in other words', async () => {
+    const city = brief('City of Albuquerque', 'NM', 'City');
+    const district = brief('Albuquerque School District', 'NM', 'SchoolDistrict');
+    const { client, calls } = api({
+      byName: (q) => (q === 'Albuquerque SD' ? [city] : /school district/.test(q) ? [district, city] : []),
+    });
+    const decision = await new Resolver({ client }).resolve(account({ name: 'Albuquerque SD' }));
+    expect(calls.map((c) => c.arg)).toEqual(['Albuquerque SD', 'albuquerque school district']);
+    expect(decision.status).toBe('needs_review');
+    expect(decision.candidates[0]?.buyerId).toBe(district.id);
+  });
+
   it('never more than three searches, and none once a buyer is matched', async () => {
     const { client, calls } = api({ byName: () => [], byHost: () => [] });
     const resolver = new Resolver({ client });
