@@ -1,45 +1,9 @@
 #!/usr/bin/env node
-// buyer-intel-sync: one binary, one subcommand per role.
-import { backfillCommand } from './cli/backfill.ts';
-import { type Command, runCli } from './cli/command.ts';
-import { demoStub, sandboxStub } from './cli/dev-only.ts';
-import { digestCommand } from './cli/digest.ts';
-import { doctorCommand } from './cli/doctor.ts';
-import { enrichCommand } from './cli/enrich.ts';
-import { historyCommand } from './cli/history.ts';
-import { matchEvalCommand } from './cli/match-eval.ts';
-import { migrateCommand } from './cli/migrate.ts';
-import { reviewCommand } from './cli/review.ts';
-import { runsCommand } from './cli/runs.ts';
-import { serveCommand } from './cli/serve.ts';
-import { setupCommand } from './cli/setup.ts';
-import { startCommand } from './cli/start.ts';
-import { tenantsCommand } from './cli/tenants.ts';
-import { undoCommand } from './cli/undo.ts';
-import { workerCommand } from './cli/worker.ts';
+// buyer-intel-sync: one binary, one subcommand per role (src/cli/main.ts). Node's compile cache goes on
+// before anything else loads, so a start reuses what it compiled last time, the stripped TypeScript
+// included: a quarter of a start here (1.25 → 0.9 s for `--help`). Where the cache directory (in the
+// OS's temp folder) cannot be written, Node goes on without it.
+import module from 'node:module';
 
-const COMMANDS: Command[] = [
-  startCommand,
-  serveCommand,
-  workerCommand,
-  doctorCommand,
-  demoStub,
-  sandboxStub,
-  setupCommand,
-  migrateCommand,
-  enrichCommand,
-  backfillCommand,
-  reviewCommand,
-  runsCommand,
-  historyCommand,
-  undoCommand,
-  matchEvalCommand,
-  digestCommand,
-  tenantsCommand,
-];
-
-const code = await runCli('buyer-intel-sync', COMMANDS, process.argv.slice(2));
-// A failed command has said why and closed what it opened; a retry timer left in a library (jsforce
-// retries a refused connection for 15 s) must not keep the process, and its exit code, waiting.
-if (code !== 0) process.exit(code);
-process.exitCode = code;
+module.enableCompileCache?.();
+await import('./cli/main.ts');
