@@ -9,7 +9,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { crmOf } from '../../connectors/registry.ts';
 import type { CrmConnector } from '../../connectors/types.ts';
-import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import { type EnrichQueueData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import type { Store } from '../store/store.ts';
 import { type AccountFilter, filterFields, matchesFilters } from './filter.ts';
 
@@ -28,7 +28,7 @@ export interface BackfillState {
 
 export interface BackfillOptions {
   connector: CrmConnector;
-  queue: Queue<EnrichJobData>;
+  queue: Queue<EnrichQueueData>;
   redis: Redis;
   prefix: string;
   filters: readonly AccountFilter[];

@@ -8,7 +8,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { CrmConnector } from '../../connectors/types.ts';
-import type { EnrichJobData } from '../../queues/enrich-queue.ts';
+import type { EnrichQueueData } from '../../queues/enrich-queue.ts';
 import { isJobOfRun } from './backfill.ts';
 
 export type BackfillOutcome = 'enriched' | 'needs_review' | 'no_match' | 'failed';
@@ -32,7 +32,7 @@ const LATE_MS = 30_000;
 const PAGE = 1_000;
 
 export function trackBackfillOutcomes(options: {
-  queue: Queue<EnrichJobData>;
+  queue: Queue<EnrichQueueData>;
   redis: Redis;
   connector: Pick<CrmConnector, 'kind' | 'tenant'>;
   runId: string;

@@ -2,8 +2,8 @@
 // the tests). CRM settings are opaque here: each CRM's descriptor reads its own section.
 import type { Queue, Worker } from 'bullmq';
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
-import type { createEnrichQueue, EnrichJobData } from '../../queues/enrich-queue.ts';
-import type { WorkerLog } from '../../queues/enrich-worker.ts';
+import type { createEnrichQueue, EnrichQueueData } from '../../queues/enrich-queue.ts';
+import type { EnrichJobResult, WorkerLog } from '../../queues/enrich-worker.ts';
 import type { MaintenanceData } from '../../queues/maintenance.ts';
 import type { SecuritySettings } from '../config/security.ts';
 import type { DigestKind, DigestRunResult } from '../digest/deps.ts';
@@ -91,7 +91,7 @@ export interface Service {
     ref: { crm: CrmKind; tenant: string; accountId: string },
     options?: { dryRun?: boolean; job?: { trigger?: string } },
   ): Promise<EnrichResult>;
-  startWorker(): Worker<EnrichJobData, EnrichResult>;
+  startWorker(): Worker<EnrichQueueData, EnrichJobResult<EnrichResult>>;
   /** Creates, updates or removes the configured job schedulers (idempotent: every worker may call it). */
   upsertSchedules(): Promise<void>;
   maintenanceQueue: Queue<MaintenanceData>;

@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryConnector } from '../../connectors/memory/connector.ts';
 import { MemoryCrmStore } from '../../connectors/memory/store.ts';
-import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
+import { createEnrichQueue, type EnrichQueueData } from '../../queues/enrich-queue.ts';
 import { runBackfill } from '../../src/backfill/backfill.ts';
 import { type Repositories, Store } from '../../src/store/store.ts';
 
@@ -16,7 +16,7 @@ const prefix = `test-backfill-run-${randomUUID().slice(0, 8)}`;
 const ACCOUNTS = 250;
 
 let redis: Redis;
-let queue: Queue<EnrichJobData>;
+let queue: Queue<EnrichQueueData>;
 let store: Store;
 let repos: Repositories;
 const crm = new MemoryCrmStore(`bf-${randomUUID().slice(0, 8)}`);

@@ -4,7 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import {
+  type EnrichJobData,
+  type EnrichQueueData,
+  enrichJobOptions,
+  jobIdOf,
+} from '../../queues/enrich-queue.ts';
 import { backfillJobId } from '../../src/backfill/backfill.ts';
 import { trackBackfillOutcomes } from '../../src/backfill/outcomes.ts';
 
@@ -14,7 +19,7 @@ const portal = { kind: 'hubspot', tenant: '111' } as const;
 const other = { kind: 'hubspot', tenant: '222' } as const;
 
 let redis: Redis;
-let queue: Queue<EnrichJobData>;
+let queue: Queue<EnrichQueueData>;
 let worker: Worker<EnrichJobData>;
 let workerRedis: Redis;
 
@@ -33,7 +38,7 @@ const OUTCOME: Record<string, string> = {
 beforeAll(async () => {
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   workerRedis = redis.duplicate();
-  queue = new Queue<EnrichJobData>('enrich', { connection: redis, prefix });
+  queue = new Queue<EnrichQueueData>('enrich', { connection: redis, prefix });
   worker = new Worker<EnrichJobData>(
     'enrich',
     async (job: Job<EnrichJobData>) => {

@@ -1,0 +1,108 @@
+// What the enrich worker does with one account — a job's, or one account of a backfill chunk — and
+// what a chunk does once for all of its accounts: the daily-headroom gate (one tenant per chunk: the
+// whole chunk waits, no attempt spent), one read of the store for every account's outcome before, and
+// the CRM reads of the accounts that start together sent together (one batch).
+import type { Job } from 'bullmq';
+import type { AccountSnapshot } from '../../connectors/types.ts';
+import type { ChunkRunner } from '../../queues/enrich-chunk.ts';
+import type { ChunkJobData, EnrichJobData, EnrichQueueData } from '../../queues/enrich-queue.ts';
+import {
+  accountFieldNames,
+  type EnrichResult,
+  enrichAccount,
+  type PipelineDeps,
+} from '../enrich/pipeline.ts';
+import { reviewInstructionSchema } from '../enrich/review-instruction.ts';
+import { reconcileDuplicates } from '../review/duplicates.ts';
+import { keptOf, recordOf } from '../store/history.ts';
+import type { Outcome } from '../store/outcomes.ts';
+import type { ServiceCore } from './core.ts';
+
+type Gate = (job: { crm: string; tenant: string; trigger: string }) => Promise<void>;
+
+export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
+  const { metrics, store } = core;
+
+  async function enrichOne(
+    deps: PipelineDeps,
+    data: EnrichJobData,
+    jobId: string | undefined,
+    before: Outcome | null | undefined,
+  ): Promise<EnrichResult> {
+    const { review } = await store.open();
+    // A rejection holds whatever its last job did: one that failed for good leaves it pinned, its
+    // status `error` and its reason the person's words.
+    const rejected = before?.pinned ? { reason: before.reason ?? 'Rejected' } : undefined;
+    const instruction = data.review ? reviewInstructionSchema.parse(data.review) : undefined;
+    const meta = { jobId, trigger: data.trigger, runId: data.runId };
+    const result = await enrichAccount(deps, data, {
+      review: rejected ? undefined : instruction,
+      rejected,
+      job: meta,
+    });
+    metrics.recordResult(result);
+    // The values a policy kept go on the write history in the same statement (its writes and notes
+    // were recorded with their CRM batches).
+    const { outcomes } = await store.open();
+    const { sharing } = await outcomes.recordCountingShared(
+      { ...recordOf(result, meta), ...(rejected ? { pinned: true } : {}) },
+      { kept: keptOf(result, meta) },
+    );
+    const moved = Boolean(before?.buyerId) && before?.buyerId !== result.match.buyerId;
+    // The first job to apply a rejection (a pin has no job id): the pin already erased the buyer, so
+    // the group the account was recommended in is found by the marks pointing at it.
+    const formerGroups = Boolean(rejected) && before?.jobId === null;
+    if (sharing > 0 || moved || before?.duplicateOf || formerGroups)
+      await reconcileDuplicates(
+        { review, writeAccount: core.writes.writeAccount },
+        data,
+        [result.match.buyerId, before?.buyerId],
+        { formerGroups, origin: meta },
+      );
+    // No updateProgress(100): it cost a script, four commands and an event per job; a completed
+    // job's progress is 100 by its state (the jobs API says so).
+    return result;
+  }
+
+  return {
+    /** One account's job. Two round trips to the store: the outcome before, and its upsert. */
+    async process(data: EnrichJobData, job: Job<EnrichQueueData>): Promise<EnrichResult> {
+      await headroomGate(data);
+      const { outcomes } = await store.open();
+      return enrichOne(core.deps, data, job.id, await outcomes.get(data));
+    },
+
+    /** A chunk: gated once, its accounts' outcomes read in one statement; then each account runs. */
+    async prepareChunk(chunk: ChunkJobData, job: Job<EnrichQueueData>): Promise<ChunkRunner<EnrichResult>> {
+      await headroomGate(chunk);
+      const { outcomes } = await store.open();
+      const before = await outcomes.getMany(chunk.crm, chunk.tenant, chunk.accountIds);
+      // Progress at no cost: an account whose outcome names this job was finished by it before a stall.
+      const recorded = new Map<string, string>();
+      for (const [accountId, o] of before)
+        if (o.jobId === job.id && o.status !== 'error') recorded.set(accountId, o.status);
+      const fields = accountFieldNames(core.deps.mapping);
+      const reads = new Map<string, Promise<AccountSnapshot>>();
+      const deps: PipelineDeps = {
+        ...core.deps,
+        readAccount: (ref, fieldNames) => {
+          const read = reads.get(ref.accountId);
+          reads.delete(ref.accountId);
+          return read ?? core.deps.readAccount(ref, fieldNames);
+        },
+      };
+      return {
+        recorded,
+        starting(accountIds) {
+          // Submitted in one go, the reads leave in one batch call; each account's pipeline takes its own.
+          for (const accountId of accountIds) {
+            const read = core.deps.readAccount({ crm: chunk.crm, tenant: chunk.tenant, accountId }, fields);
+            read.catch(() => undefined);
+            reads.set(accountId, read);
+          }
+        },
+        run: (data) => enrichOne(deps, data, job.id, before.get(data.accountId) ?? null),
+      };
+    },
+  };
+}
