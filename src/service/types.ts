@@ -60,6 +60,8 @@ export interface ServiceSettings {
   worker: {
     concurrency: number;
     attempts: number;
+    /** Accounts per backfill job (BACKFILL_ACCOUNTS_PER_JOB). Default 100. */
+    backfillAccountsPerJob?: number;
     writeBatchWaitMs: number;
     /** Share of a CRM tenant's daily allocation backfill leaves to other integrations. Default 0.2. */
     crmDailyHeadroom?: number;
