@@ -2,7 +2,7 @@
 // their results), the upstream calls the emulators counted in it, and the bound the APIs' documented
 // capacity sets for the data (notes per account, Buyer Intelligence calls per new buyer) seen in it.
 import type { Queue } from 'bullmq';
-import { enrichedBy } from '../queues/enrich-chunk.ts';
+import { enrichedBy } from '../queues/chunk-result.ts';
 import { isChunk } from '../queues/enrich-queue.ts';
 import { type Bound, backfillBound } from './bound.ts';
 import { type CallCounts, type CallSplit, splitCalls, totalCalls } from './calls.ts';

@@ -12,6 +12,7 @@
 // deferred or retried whole, and enrich-worker.ts decides as for any job.
 import type { Job, Queue } from 'bullmq';
 import { type ExclusiveOptions, releaseLocks, takeLocks } from './account-lock.ts';
+import type { ChunkAccount, ChunkResult } from './chunk-result.ts';
 import {
   type ChunkJobData,
   type EnrichJobData,
@@ -30,31 +31,6 @@ export interface ChunkRunner<R> {
   /** The accounts about to start together, their locks held, before any of them runs. */
   starting(accountIds: readonly string[]): void;
   run(data: EnrichJobData): Promise<R>;
-}
-
-export type ChunkAccount<R> =
-  | { accountId: string; result: R }
-  /** The status an earlier run of this chunk recorded (a re-run after a stall skips the account). */
-  | { accountId: string; recorded: string }
-  /** Its own job now (`handedOff`, its id), for this reason. */
-  | { accountId: string; handedOff: string; reason: string };
-
-/** A chunk's return value: one entry per account, in the chunk's order. */
-export interface ChunkResult<R> {
-  accounts: ChunkAccount<R>[];
-}
-
-/** A job's return value is a chunk's (one account's is the pipeline's own result). */
-export function isChunkResult(value: unknown): value is ChunkResult<unknown> {
-  return (
-    typeof value === 'object' && value !== null && Array.isArray((value as ChunkResult<unknown>).accounts)
-  );
-}
-
-/** The accounts a job's return value says it enriched now: its own, or its chunk's. */
-export function enrichedBy<R>(returned: R | ChunkResult<R>): R[] {
-  if (!isChunkResult(returned)) return [returned as R];
-  return (returned as ChunkResult<R>).accounts.flatMap((a) => ('result' in a ? [a.result] : []));
 }
 
 export interface ChunkOptions<R> {
@@ -136,6 +112,10 @@ export async function runChunk<R>(
         break;
       }
       const n = await load.slots.take(pending.length, PRIORITY.backfill);
+      if (parkedMs !== undefined) {
+        load.slots.release(n); // parked while this waited: the loop hands the rest off
+        continue;
+      }
       const group = pending.splice(0, n);
       const keys = exclusive ? group.map((id) => exclusive.keyOf(dataOf(id))) : [];
       const held = exclusive

@@ -8,7 +8,8 @@
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type ExclusiveOptions, releaseLocks, takeLocks } from './account-lock.ts';
-import { type ChunkResult, type ChunkRunner, runChunk } from './enrich-chunk.ts';
+import type { ChunkResult } from './chunk-result.ts';
+import { type ChunkRunner, runChunk } from './enrich-chunk.ts';
 import {
   type ChunkJobData,
   ENRICH_QUEUE,

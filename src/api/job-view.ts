@@ -2,7 +2,7 @@
 // one entry per account — the account's result once the chunk completed, the status an earlier run of
 // the chunk recorded, or the job it was handed to (and why), which /api/jobs/<that id> follows.
 import type { Job } from 'bullmq';
-import { type ChunkAccount, isChunkResult } from '../../queues/enrich-chunk.ts';
+import { type ChunkAccount, isChunkResult } from '../../queues/chunk-result.ts';
 import { type EnrichQueueData, isChunk } from '../../queues/enrich-queue.ts';
 
 export function jobView(job: Job<EnrichQueueData>, state: string) {

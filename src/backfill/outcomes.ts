@@ -9,7 +9,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { CrmConnector } from '../../connectors/types.ts';
-import { isChunkResult } from '../../queues/enrich-chunk.ts';
+import { isChunkResult } from '../../queues/chunk-result.ts';
 import type { EnrichQueueData } from '../../queues/enrich-queue.ts';
 import { isJobOfRun } from './backfill.ts';
 

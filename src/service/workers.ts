@@ -2,8 +2,8 @@
 // real-time signal worker when provider webhooks are configured, the digest worker when a digest is
 // scheduled, and the maintenance worker.
 import type { Worker } from 'bullmq';
+import { enrichedBy } from '../../queues/chunk-result.ts';
 import { startDigestWorker } from '../../queues/digest-queue.ts';
-import { enrichedBy } from '../../queues/enrich-chunk.ts';
 import { startEnrichWorker } from '../../queues/enrich-worker.ts';
 import { startMaintenanceWorker } from '../../queues/maintenance.ts';
 import { startSignalWorker } from '../../queues/signal-queue.ts';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
-import type { ChunkResult } from '../../queues/enrich-chunk.ts';
+import type { ChunkResult } from '../../queues/chunk-result.ts';
 import { isChunk } from '../../queues/enrich-queue.ts';
 import { backfillJobId, isJobOfRun, runBackfill } from '../../src/backfill/backfill.ts';
 import { trackBackfillOutcomes } from '../../src/backfill/outcomes.ts';
