@@ -1,12 +1,15 @@
 // A worker process's accounts in flight: WORKER_CONCURRENCY slots shared by single-account jobs and the
 // accounts of backfill chunks, so a hundred chunks held never mean ten thousand accounts in memory.
-// A waiter asks for up to n slots at once and gets as many as are free (at least one): a chunk's accounts
-// that start together reach the batch channels together. Waiters are served by priority (BullMQ's: a
-// lower number first, so a webhook's account goes before a backfill chunk's), in arrival order within
-// one. Written here because a promise pool (p-limit, p-queue) hands out one slot per task, not several.
+// A waiter asks for up to n slots at once and gets as many as are free once at least `least` are: a
+// chunk's accounts that start together reach the batch channels together, so a chunk waits for a good
+// share of the slots rather than starting its accounts one by one as single ones free up. Waiters are
+// served by priority (BullMQ's: a lower number first, so a webhook's account goes before a backfill
+// chunk's), in arrival order within one. Written here because a promise pool (p-limit, p-queue) hands
+// out one slot per task, not several.
 
 interface Waiter {
   want: number;
+  least: number;
   priority: number;
   seq: number;
   grant: (n: number) => void;
@@ -27,21 +30,24 @@ export class AccountSlots {
     return this.capacity - this.#used;
   }
 
-  /** Resolves with how many slots it took: between 1 and `want`, as many as were free. */
-  take(want: number, priority: number): Promise<number> {
+  /**
+   * Resolves with how many slots it took: as many as are free, up to `want`, once at least `least`
+   * (at most the capacity) are.
+   */
+  take(want: number, priority: number, least = 1): Promise<number> {
     const n = Math.max(1, Math.floor(want));
-    if (!this.#waiters.length && this.free > 0) return Promise.resolve(this.#grant(n));
+    const min = Math.max(1, Math.min(n, Math.floor(least), this.capacity));
+    if (!this.#waiters.length && this.free >= min) return Promise.resolve(this.#grant(n));
     return new Promise((grant) => {
-      this.#waiters.push({ want: n, priority, seq: this.#seq++, grant });
+      this.#waiters.push({ want: n, least: min, priority, seq: this.#seq++, grant });
       this.#waiters.sort((a, b) => a.priority - b.priority || a.seq - b.seq);
     });
   }
 
   release(n = 1): void {
     this.#used = Math.max(0, this.#used - n);
-    while (this.free > 0) {
-      const next = this.#waiters.shift();
-      if (!next) return;
+    for (let next = this.#waiters[0]; next && this.free >= next.least; next = this.#waiters[0]) {
+      this.#waiters.shift();
       next.grant(this.#grant(next.want));
     }
   }

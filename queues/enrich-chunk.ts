@@ -111,7 +111,9 @@ export async function runChunk<R>(
           handOff({ accountId, reason: 'upstream rate limit: the queue is parked', delayMs: parkedMs });
         break;
       }
-      const n = await load.slots.take(pending.length, PRIORITY.backfill);
+      // Half the slots at least (or all it has left): its accounts start in a few large groups.
+      const least = Math.ceil(load.slots.capacity / 2);
+      const n = await load.slots.take(pending.length, PRIORITY.backfill, least);
       if (parkedMs !== undefined) {
         load.slots.release(n); // parked while this waited: the loop hands the rest off
         continue;

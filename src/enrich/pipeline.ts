@@ -169,11 +169,6 @@ async function decide(
   );
 }
 
-/** The CRM fields an enrichment reads of an account: the mapped ones and our own. */
-export function accountFieldNames(mapping: Mapping): string[] {
-  return [...new Set([...mapping.fields.map((f) => f.property), ...Object.values(P)])];
-}
-
 export async function enrichAccount(
   deps: PipelineDeps,
   ref: AccountRef,
@@ -182,7 +177,8 @@ export async function enrichAccount(
   const dryRun = options.dryRun ?? false;
   const now = (deps.now ?? (() => new Date()))();
   const mapped = deps.mapping.fields;
-  const account = await deps.readAccount(ref, accountFieldNames(deps.mapping));
+  const fieldNames = [...new Set([...mapped.map((f) => f.property), ...Object.values(P)])];
+  const account = await deps.readAccount(ref, fieldNames);
   // What our fields hold in this CRM: every value is fitted to it before it is planned or written.
   const { fieldLimits } = deps.connectorFor(ref.crm, ref.tenant);
 

@@ -1,17 +1,12 @@
 // What the enrich worker does with one account — a job's, or one account of a backfill chunk — and
 // what a chunk does once for all of its accounts: the daily-headroom gate (one tenant per chunk: the
 // whole chunk waits, no attempt spent), one read of the store for every account's outcome before, and
-// the CRM reads of the accounts that start together sent together (one batch).
+// the CRM calls of the accounts that start together sent in step (src/batch/lockstep.ts).
 import type { Job } from 'bullmq';
-import type { AccountSnapshot } from '../../connectors/types.ts';
 import type { ChunkRunner } from '../../queues/enrich-chunk.ts';
 import type { ChunkJobData, EnrichJobData, EnrichQueueData } from '../../queues/enrich-queue.ts';
-import {
-  accountFieldNames,
-  type EnrichResult,
-  enrichAccount,
-  type PipelineDeps,
-} from '../enrich/pipeline.ts';
+import { Lockstep } from '../batch/lockstep.ts';
+import { type EnrichResult, enrichAccount, type PipelineDeps } from '../enrich/pipeline.ts';
 import { reviewInstructionSchema } from '../enrich/review-instruction.ts';
 import { reconcileDuplicates } from '../review/duplicates.ts';
 import { keptOf, recordOf } from '../store/history.ts';
@@ -81,27 +76,37 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
       const recorded = new Map<string, string>();
       for (const [accountId, o] of before)
         if (o.jobId === job.id && o.status !== 'error') recorded.set(accountId, o.status);
-      const fields = accountFieldNames(core.deps.mapping);
-      const reads = new Map<string, Promise<AccountSnapshot>>();
+      // The accounts that start together go through their CRM calls in step: one batch per call kind.
+      const groups = new Map<string, Lockstep>();
+      const gated =
+        <A extends unknown[], T>(call: (...args: A) => Promise<T>, accountOf: (...args: A) => string) =>
+        (...args: A) => {
+          const accountId = accountOf(...args);
+          const group = groups.get(accountId);
+          return group ? group.gate(accountId, () => call(...args)) : call(...args);
+        };
+      const { readAccount, noteKeysOf, writeAccount, createNote } = core.deps;
       const deps: PipelineDeps = {
         ...core.deps,
-        readAccount: (ref, fieldNames) => {
-          const read = reads.get(ref.accountId);
-          reads.delete(ref.accountId);
-          return read ?? core.deps.readAccount(ref, fieldNames);
-        },
+        readAccount: gated(readAccount, (ref) => ref.accountId),
+        noteKeysOf: gated(noteKeysOf, (ref) => ref.accountId),
+        writeAccount: gated(writeAccount, (_crm, _tenant, update) => update.accountId),
+        createNote: gated(createNote, (_crm, _tenant, note) => note.accountId),
       };
       return {
         recorded,
         starting(accountIds) {
-          // Submitted in one go, the reads leave in one batch call; each account's pipeline takes its own.
-          for (const accountId of accountIds) {
-            const read = core.deps.readAccount({ crm: chunk.crm, tenant: chunk.tenant, accountId }, fields);
-            read.catch(() => undefined);
-            reads.set(accountId, read);
+          const group = new Lockstep(accountIds);
+          for (const accountId of accountIds) groups.set(accountId, group);
+        },
+        run: async (data) => {
+          try {
+            return await enrichOne(deps, data, job.id, before.get(data.accountId) ?? null);
+          } finally {
+            groups.get(data.accountId)?.leave(data.accountId);
+            groups.delete(data.accountId);
           }
         },
-        run: (data) => enrichOne(deps, data, job.id, before.get(data.accountId) ?? null),
       };
     },
   };

@@ -98,6 +98,7 @@ const jobsOfRun = async (runId: string) => {
 describe('a backfill in chunks', () => {
   it('queues 250 accounts as ceil(250/100) jobs and enriches each once, its outcome naming run and chunk', async () => {
     const ids = companies('Chunkville', 250, 0);
+    hs.stats.reset();
     const state = await backfill('Chunkville');
     expect(state.enqueued).toBe(250);
     const counts = await finished(state);
@@ -106,6 +107,11 @@ describe('a backfill in chunks', () => {
     const jobs = await jobsOfRun(state.runId);
     expect(jobs).toHaveLength(Math.ceil(250 / PER_JOB));
     expect(jobs.every((j) => isChunk(j.data))).toBe(true);
+    // A chunk's accounts start in at most two groups (half the slots at least) and each group's reads
+    // and notes leave in step: per job at most two read calls and two note calls, where one job per
+    // account made one read per account that found no batch in flight. (Observed: 4 and 4.)
+    expect(hs.stats.count('crm.companies.batchApi.read')).toBeLessThanOrEqual(2 * jobs.length);
+    expect(hs.stats.count('crm.objects.notes.batchApi.create')).toBeLessThanOrEqual(2 * jobs.length);
     const results = jobs.flatMap((j) => (j.returnvalue as ChunkResult<EnrichResult>).accounts);
     expect(results.map((a) => a.accountId).sort()).toEqual([...ids].sort());
     const { outcomes } = await service.store.open();
