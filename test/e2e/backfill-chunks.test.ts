@@ -221,9 +221,8 @@ describe('a chunk run again after a stall', () => {
       });
     await service.queue.resume();
     await chunkDone(state.runId);
-    const entries = (
-      (await service.queue.getJob(String(chunk?.id)))?.returnvalue as ChunkResult<EnrichResult>
-    ).accounts;
+    const rerun = await service.queue.getJob(String(chunk?.id));
+    const entries = (rerun?.returnvalue as ChunkResult<EnrichResult> | undefined)?.accounts ?? [];
     expect(
       entries
         .filter((e) => 'recorded' in e)
