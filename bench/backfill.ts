@@ -108,31 +108,33 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     await connector.ensureFields(fieldDefinitions(DEFAULT_MAPPING));
     await service.store.open();
 
+    // Jobs hold up to BACKFILL_ACCOUNTS_PER_JOB accounts: the backlog is drained when none is left to run.
+    const unfinishedJobs = async () => {
+      const c = await service.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
+      return Object.values(c).reduce((s, n) => s + n, 0);
+    };
     // What one poll of the queue's counts costs in Redis, measured while nothing else runs on it.
     const pollsBefore = await commandStats(o.redisUrl);
-    for (let i = 0; i < 5; i++) await service.queue.getJobCounts('completed', 'failed');
+    for (let i = 0; i < 5; i++) await unfinishedJobs();
     const pollCost = commandDelta(pollsBefore, await commandStats(o.redisUrl)).total / 5;
 
     for (let i = 0; i < o.workers; i++) workers.push(await startWorkerProcess(settings));
     const ready = workers.map((w) => w.ready);
 
     const queueStarted = performance.now();
-    const state = await runBackfill({
+    await runBackfill({
       connector,
       queue: service.queue,
       redis,
       prefix,
       filters: [],
       attempts: settings.worker.attempts,
+      accountsPerJob: settings.worker.backfillAccountsPerJob,
       store: service.store,
       expected: o.accounts,
       actor: 'bench',
     });
     const queueSeconds = (performance.now() - queueStarted) / 1000;
-    const finishedCount = async () => {
-      const c = await service.queue.getJobCounts('completed', 'failed');
-      return (c.completed ?? 0) + (c.failed ?? 0);
-    };
     await sleep(o.warmupS * 1000);
 
     // The window.
@@ -147,7 +149,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       if (Date.now() > deadline) throw new Error(`run over its time limit of ${o.timeoutS} s`);
       await sleep(1000);
       polls++;
-      if ((await finishedCount()) >= state.enqueued) {
+      if ((await unfinishedJobs()) === 0) {
         drained = true;
         break;
       }

@@ -2,6 +2,8 @@
 // their results), the upstream calls the emulators counted in it, and the bound the APIs' documented
 // capacity sets for the data (notes per account, Buyer Intelligence calls per new buyer) seen in it.
 import type { Queue } from 'bullmq';
+import { enrichedBy } from '../queues/chunk-result.ts';
+import { isChunk } from '../queues/enrich-queue.ts';
 import { type Bound, backfillBound } from './bound.ts';
 import { type CallCounts, type CallSplit, splitCalls, totalCalls } from './calls.ts';
 
@@ -25,10 +27,10 @@ export interface WindowInput {
 }
 
 export interface WindowFacts {
-  /** Accounts whose job completed in the window (failed ones apart, never counted as done). */
+  /** Accounts whose job (or chunk) completed in the window (failed ones apart, never counted as done). */
   finished: number;
   failed: number;
-  /** Jobs that failed for good over the whole run. */
+  /** Accounts whose job failed for good over the whole run. */
   failedInRun: number;
   accountsPerSecond: number;
   bound: Bound;
@@ -63,21 +65,24 @@ export async function windowFacts(i: WindowInput): Promise<WindowFacts> {
   let finished = 0;
   let notes = 0;
   for (const job of completed) {
-    const r = (job.returnvalue ?? {}) as JobResult;
-    const buyer = r.match?.buyerId ?? null;
-    if ((job.finishedOn ?? 0) < i.from) {
-      if (buyer) seenBefore.add(buyer);
-      continue;
+    // A chunk's accounts finish with it (its finishedOn); those it handed off, with their own jobs.
+    for (const r of enrichedBy((job.returnvalue ?? {}) as JobResult)) {
+      const buyer = r.match?.buyerId ?? null;
+      if ((job.finishedOn ?? 0) < i.from) {
+        if (buyer) seenBefore.add(buyer);
+        continue;
+      }
+      if (!inWindow(job.finishedOn)) continue;
+      finished++;
+      const status = r.status ?? 'unknown';
+      outcomes[status] = (outcomes[status] ?? 0) + 1;
+      notes += r.notes?.created?.length ?? 0;
+      if (buyer) buyersInWindow.add(buyer);
     }
-    if (!inWindow(job.finishedOn)) continue;
-    finished++;
-    const status = r.status ?? 'unknown';
-    outcomes[status] = (outcomes[status] ?? 0) + 1;
-    notes += r.notes?.created?.length ?? 0;
-    if (buyer) buyersInWindow.add(buyer);
   }
   const newBuyers = [...buyersInWindow].filter((b) => !seenBefore.has(b)).length;
-  const failed = failedJobs.filter((j) => inWindow(j.finishedOn)).length;
+  const accountsOf = (j: (typeof failedJobs)[number]) => (isChunk(j.data) ? j.data.accountIds.length : 1);
+  const failed = failedJobs.filter((j) => inWindow(j.finishedOn)).reduce((s, j) => s + accountsOf(j), 0);
   const seconds = (i.to - i.from) / 1000;
   const per = (n: number) => (finished ? r3(n / finished) : 0);
   const split = splitCalls(i.crm, i.crmCalls);
@@ -95,7 +100,7 @@ export async function windowFacts(i: WindowInput): Promise<WindowFacts> {
   return {
     finished,
     failed,
-    failedInRun: failedJobs.length,
+    failedInRun: failedJobs.reduce((s, j) => s + accountsOf(j), 0),
     accountsPerSecond,
     bound,
     ratioToBound: bound.accountsPerSecond ? r3(accountsPerSecond / bound.accountsPerSecond) : 0,

@@ -1,6 +1,7 @@
-// The enrich queue: one job per CRM account to enrich. Job ids make re-deliveries and duplicate events
-// harmless (BullMQ ignores an add whose id exists), priorities keep a person's click ahead of webhooks
-// and webhooks ahead of backfill, and failed jobs stay in the failed set with their reason.
+// The enrich queue: one job per CRM account to enrich, or, for a backfill, one job per chunk of accounts
+// (BullMQ's lifecycle paid once per chunk; queues/enrich-chunk.ts). Job ids make re-deliveries and
+// duplicate events harmless (BullMQ ignores an add whose id exists), priorities keep a person's click
+// ahead of webhooks and webhooks ahead of backfill, and failed jobs stay in the failed set with their reason.
 import { createHash } from 'node:crypto';
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -25,6 +26,53 @@ export interface EnrichJobData {
   runId?: string;
   /** A person's review decision the job applies (see src/review/instruction.ts). */
   review?: ReviewInstruction;
+  /**
+   * Handed off by a chunk whose enrichment of this account failed for good: the job fails at once with
+   * this reason, without calling the upstreams again, so the account shows in the failed set as its own.
+   */
+  failure?: string;
+}
+
+/** A backfill's chunk: up to BACKFILL_ACCOUNTS_PER_JOB accounts of one tenant, enriched together. */
+export interface ChunkJobData {
+  crm: CrmKind;
+  tenant: string;
+  accountIds: string[];
+  /** A chunk names no one account (readers of `accountId` get undefined, never another's id). */
+  accountId?: undefined;
+  trigger: 'backfill';
+  cause?: string;
+  runId?: string;
+  /** The backfill's own run id: an account handed off becomes its single job of that run. */
+  run: string;
+}
+
+/** Every job of the enrich queue: one account's, or a chunk's. */
+export type EnrichQueueData = EnrichJobData | ChunkJobData;
+
+export const isChunk = (data: EnrichQueueData): data is ChunkJobData => 'accountIds' in data;
+
+/** One account's job of a run: the same run queues the same id (a re-queued page is a no-op). */
+export function runJobIdOf(
+  crm: string,
+  tenant: string,
+  accountId: string,
+  trigger: EnrichTrigger,
+  run: string,
+): string {
+  return jobIdOf(crm, tenant, accountId, trigger, run);
+}
+
+/**
+ * A chunk's job id: its run and its accounts (in any order), so a page queued again after a kill is the
+ * same job. Six parts where an account's job has five: the two never collide.
+ */
+export function chunkJobIdOf(crm: string, tenant: string, accountIds: readonly string[], run: string) {
+  const accounts = createHash('sha256')
+    .update(JSON.stringify([...accountIds].sort()))
+    .digest('hex')
+    .slice(0, 24);
+  return jobIdOf(crm, tenant, 'chunk', accounts, 'backfill', run);
 }
 
 /** HubSpot re-delivers for 24 h: keep completed job ids a little longer so a re-delivery stays a no-op. */
@@ -69,8 +117,8 @@ export function jobIdOf(...parts: (string | number)[]): string {
 export function createEnrichQueue(
   connection: Redis,
   options: { name?: string; prefix?: string } = {},
-): Queue<EnrichJobData> {
-  return new Queue<EnrichJobData>(options.name ?? ENRICH_QUEUE, {
+): Queue<EnrichQueueData> {
+  return new Queue<EnrichQueueData>(options.name ?? ENRICH_QUEUE, {
     connection,
     ...(options.prefix ? { prefix: options.prefix } : {}),
   });

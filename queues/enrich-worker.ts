@@ -1,13 +1,25 @@
-// The enrich worker: runs the pipeline for each job. A 429 from the Buyer Intelligence API parks the
-// whole queue for the time asked (every job shares that limit); a CRM tenant's limit delays only the
-// job that hit it; neither spends the job's attempt;
-// a permanent failure fails the job at once with its reason; anything else retries with backoff.
-// Stalled jobs (a worker that died mid-job) are picked up again by BullMQ, so every side effect of the
-// pipeline is idempotent.
+// The enrich worker: runs the pipeline for each job — one account's, or a backfill chunk's accounts
+// (enrich-chunk.ts). A 429 from the Buyer Intelligence API parks the whole queue for the time asked
+// (every job shares that limit); a CRM tenant's limit delays only the job that hit it; neither spends
+// the job's attempt; a permanent failure fails the job at once with its reason; anything else retries
+// with backoff. Stalled jobs (a worker that died mid-job) are picked up again by BullMQ, so every side
+// effect of the pipeline is idempotent. WORKER_CONCURRENCY counts accounts in flight, a chunk's or a
+// single job's alike (worker-load.ts).
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ENRICH_QUEUE, type EnrichJobData } from './enrich-queue.ts';
+import { type ExclusiveOptions, releaseLocks, takeLocks } from './account-lock.ts';
+import type { ChunkResult } from './chunk-result.ts';
+import { type ChunkRunner, runChunk } from './enrich-chunk.ts';
+import {
+  type ChunkJobData,
+  ENRICH_QUEUE,
+  type EnrichJobData,
+  type EnrichQueueData,
+  isChunk,
+  PRIORITY,
+} from './enrich-queue.ts';
 import { cappedExponentialBackoff, classifyFailure } from './failure.ts';
+import { WorkerLoad } from './worker-load.ts';
 
 export interface WorkerLog {
   info(msg: string, fields?: Record<string, unknown>): void;
@@ -17,12 +29,15 @@ export interface WorkerLog {
 export interface EnrichWorkerOptions<R> {
   connection: Redis;
   /** The queue the worker parks when an upstream rate-limits (same name and prefix). */
-  queue: Queue<EnrichJobData>;
+  queue: Queue<EnrichQueueData>;
   name?: string;
   prefix?: string;
+  /** Accounts in flight at once, single jobs' and chunks' together. */
   concurrency: number;
-  process: (data: EnrichJobData, job: Job<EnrichJobData>) => Promise<R>;
-  /** Called once a job has failed for good (to mark the account, for instance). */
+  process: (data: EnrichJobData, job: Job<EnrichQueueData>) => Promise<R>;
+  /** A backfill chunk: what runs once for it, and then for each of its accounts (enrich-chunk.ts). */
+  prepareChunk?: (chunk: ChunkJobData, job: Job<EnrichQueueData>) => Promise<ChunkRunner<R>>;
+  /** Called once a job has failed for good (to mark the account, for instance): per account of a chunk. */
   onFinalFailure?: (data: EnrichJobData, reason: string, jobId: string | undefined) => Promise<void>;
   log?: WorkerLog;
   /** Called when an upstream rate limit parks the queue (metrics). */
@@ -31,8 +46,11 @@ export interface EnrichWorkerOptions<R> {
    * One job per key at a time (e.g. per CRM account): a job that finds the key held waits, without
    * spending an attempt. Without it a creation job and a change job could write the same notes at once.
    */
-  exclusive?: { redis: Redis; keyOf: (data: EnrichJobData) => string; ttlMs: number; retryDelayMs: number };
+  exclusive?: ExclusiveOptions;
 }
+
+/** A job's result: one account's, or a chunk's (one entry per account). */
+export type EnrichJobResult<R> = R | ChunkResult<R>;
 
 /**
  * Recovery and wake-up timing shared by our workers. A worker that dies holds its jobs until their
@@ -42,50 +60,92 @@ export interface EnrichWorkerOptions<R> {
  */
 export const WORKER_TIMING = { lockDuration: 15_000, stalledInterval: 5_000, drainDelay: 1 } as const;
 
-// Take the lock when free or already ours (the same job re-run after a stall); release only our own.
-const ACQUIRE = `local v = redis.call('GET', KEYS[1])
-if v == false or v == ARGV[1] then return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
-return false`;
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+/** The accounts a chunk job names (one for an account's job). */
+export const accountsOf = (data: EnrichQueueData): EnrichJobData[] =>
+  isChunk(data)
+    ? data.accountIds.map((accountId) => ({
+        crm: data.crm,
+        tenant: data.tenant,
+        accountId,
+        trigger: data.trigger,
+        ...(data.cause ? { cause: data.cause } : {}),
+        ...(data.runId ? { runId: data.runId } : {}),
+      }))
+    : [data];
 
-export function startEnrichWorker<R>(options: EnrichWorkerOptions<R>): Worker<EnrichJobData, R> {
+export function startEnrichWorker<R>(
+  options: EnrichWorkerOptions<R>,
+): Worker<EnrichQueueData, EnrichJobResult<R>> {
   const { queue, log } = options;
-  const worker = new Worker<EnrichJobData, R>(
-    options.name ?? ENRICH_QUEUE,
-    async (job, token) => {
-      const lock = options.exclusive;
-      const owner = `job:${job.id}`;
-      const lockKey = lock?.keyOf(job.data);
-      if (lock && lockKey) {
-        // A free key is the usual case: one SET NX. Only a held key asks the script whether it is ours.
-        const taken =
-          (await lock.redis.set(lockKey, owner, 'PX', lock.ttlMs, 'NX')) ??
-          (await lock.redis.eval(ACQUIRE, 1, lockKey, owner, String(lock.ttlMs)));
-        if (taken !== 'OK') {
-          await job.moveToDelayed(Date.now() + lock.retryDelayMs, token);
-          throw new DelayedError();
-        }
+  const load = new WorkerLoad(options.concurrency);
+  const chunkOptions = {
+    queue,
+    load,
+    exclusive: options.exclusive,
+    // Without a chunk step of its own, each account runs as its own job would.
+    prepare:
+      options.prepareChunk ??
+      (async (_: ChunkJobData, job: Job<EnrichQueueData>): Promise<ChunkRunner<R>> => ({
+        recorded: new Map(),
+        starting: () => {},
+        run: (data) => options.process(data, job),
+      })),
+    log,
+    onRateLimit: options.onRateLimit,
+  };
+
+  async function single(data: EnrichJobData, job: Job<EnrichQueueData>, token: string | undefined) {
+    // A chunk's account that failed for good: its reason, at once, no upstream called again.
+    if (data.failure) throw new UnrecoverableError(data.failure);
+    await load.slots.take(1, job.opts.priority ?? PRIORITY[data.trigger]);
+    const lock = options.exclusive;
+    const owner = `job:${job.id}`;
+    const keys = lock ? [lock.keyOf(data)] : [];
+    try {
+      if (lock && !(await takeLocks(lock.redis, keys, owner, lock.ttlMs))[0]) {
+        await job.moveToDelayed(Date.now() + lock.retryDelayMs, token);
+        throw new DelayedError();
       }
       try {
-        return await options.process(job.data, job);
+        return await options.process(data, job);
+      } finally {
+        if (lock) await releaseLocks(lock.redis, keys, owner);
+      }
+    } finally {
+      load.slots.release(1);
+    }
+  }
+
+  const worker = new Worker<EnrichQueueData, EnrichJobResult<R>>(
+    options.name ?? ENRICH_QUEUE,
+    async (current, token) => {
+      load.held(current);
+      try {
+        const { data } = current;
+        if (isChunk(data)) return await runChunk(chunkOptions, current, data);
+        return await single(data, current, token);
       } catch (err) {
+        if (err instanceof DelayedError || err instanceof UnrecoverableError) throw err;
         const decision = classifyFailure(err);
         if (decision.action === 'rate-limit') {
-          log?.warn('upstream rate limit: parking the queue', { jobId: job.id, delayMs: decision.delayMs });
+          log?.warn('upstream rate limit: parking the queue', {
+            jobId: current.id,
+            delayMs: decision.delayMs,
+          });
           options.onRateLimit?.(decision.delayMs);
           await queue.rateLimit(decision.delayMs);
           throw Worker.RateLimitError();
         }
         if (decision.action === 'defer') {
-          log?.warn('CRM rate limit: this job waits', { jobId: job.id, delayMs: decision.delayMs });
+          log?.warn('CRM rate limit: this job waits', { jobId: current.id, delayMs: decision.delayMs });
           options.onRateLimit?.(decision.delayMs);
-          await job.moveToDelayed(Date.now() + decision.delayMs, token);
+          await current.moveToDelayed(Date.now() + decision.delayMs, token);
           throw new DelayedError();
         }
         if (decision.action === 'fail') throw new UnrecoverableError(decision.reason);
         throw err;
       } finally {
-        if (lock && lockKey) await lock.redis.eval(RELEASE, 1, lockKey, owner).catch(() => undefined);
+        if (current.id) load.done(current.id);
       }
     },
     {
@@ -96,6 +156,7 @@ export function startEnrichWorker<R>(options: EnrichWorkerOptions<R>): Worker<En
       settings: { backoffStrategy: (attemptsMade: number) => cappedExponentialBackoff(attemptsMade) },
     },
   );
+  load.attach(worker);
   worker.on('error', (err) => log?.warn('worker connection error; retrying', { reason: err.message }));
   worker.on('stalled', (jobId) => log?.warn('job stalled; it will run again', { jobId }));
   worker.on('failed', (job, err) => {
@@ -106,9 +167,12 @@ export function startEnrichWorker<R>(options: EnrichWorkerOptions<R>): Worker<En
       reason: err.message,
     });
     if (final && options.onFinalFailure) {
-      options.onFinalFailure(job.data, err.message, job.id).catch((e: unknown) => {
-        log?.warn('could not record the failure on the account', { jobId: job.id, reason: String(e) });
-      });
+      const onFinalFailure = options.onFinalFailure;
+      Promise.all(accountsOf(job.data).map((data) => onFinalFailure(data, err.message, job.id))).catch(
+        (e: unknown) => {
+          log?.warn('could not record the failure on the account', { jobId: job.id, reason: String(e) });
+        },
+      );
     }
   });
   return worker;

@@ -4,6 +4,7 @@
 // writes fields and notes back through the real @hubspot/api-client. Prints what happened and exits.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { isChunk } from '../../queues/enrich-queue.ts';
 import { BUYER_FIELD_LABELS } from '../../src/buyer-intel/fields.ts';
 import type { Command } from '../../src/cli/command.ts';
 import { renderRecords, renderTable, wrapParagraph } from '../../src/cli/table.ts';
@@ -224,10 +225,10 @@ async function waitForResults(
     const results = new Map<string, EnrichResult>();
     const failed = new Set<string>();
     for (const job of jobs) {
-      if (!wanted.has(job.data.accountId)) continue;
-      if (job.returnvalue) results.set(job.data.accountId, job.returnvalue as EnrichResult);
-      else if (job.failedReason && job.attemptsMade >= (job.opts.attempts ?? 1))
-        failed.add(job.data.accountId);
+      const { data } = job;
+      if (isChunk(data) || !wanted.has(data.accountId)) continue;
+      if (job.returnvalue) results.set(data.accountId, job.returnvalue as EnrichResult);
+      else if (job.failedReason && job.attemptsMade >= (job.opts.attempts ?? 1)) failed.add(data.accountId);
     }
     if (results.size + failed.size >= wanted.size || Date.now() > deadline) return results;
     await new Promise((r) => setTimeout(r, 200));

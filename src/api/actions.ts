@@ -4,7 +4,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
-import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import { type EnrichQueueData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import { ActionProblem } from '../review/problem.ts';
 import { reviewService } from '../review/service.ts';
 import type { Actor } from '../store/decisions.ts';
@@ -14,7 +14,7 @@ import type { Store } from '../store/store.ts';
 export { ActionProblem };
 
 export interface ActionOptions {
-  queue: Queue<EnrichJobData>;
+  queue: Queue<EnrichQueueData>;
   redis: Redis;
   prefix: string;
   history: OutcomeHistory;

@@ -16,7 +16,7 @@ import {
   type CrmKind,
   type InboundRequest,
 } from '../../connectors/types.ts';
-import type { EnrichJobData } from '../../queues/enrich-queue.ts';
+import type { EnrichQueueData } from '../../queues/enrich-queue.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { crmSchema, recordIdSchema, tenantIdSchema } from '../review/schemas.ts';
 import { reviewService } from '../review/service.ts';
@@ -29,6 +29,7 @@ import type { Store } from '../store/store.ts';
 import { ActionProblem, refreshActions } from './actions.ts';
 import { type ApiAuthOptions, authenticate, type Caller, describeCaller, mayAct } from './authenticate.ts';
 import { addHistoryRoutes } from './history-routes.ts';
+import { jobView } from './job-view.ts';
 import { addReviewRoutes } from './review-routes.ts';
 import { addRunRoutes } from './runs-routes.ts';
 import { addUndoRoutes, type UndoRouteOptions } from './undo-routes.ts';
@@ -37,7 +38,7 @@ export interface ApiOptions {
   auth: ApiAuthOptions;
   /** The public URL prefix callers use (scheme and host), when behind a proxy: signatures cover it. */
   publicBaseUrl?: string | undefined;
-  queue: Queue<EnrichJobData>;
+  queue: Queue<EnrichQueueData>;
   redis: Redis;
   prefix: string;
   history: OutcomeHistory;
@@ -204,16 +205,7 @@ export function apiRouter(options: ApiOptions): express.Router {
       const job = await options.queue.getJob(id);
       if (!job || !mayAct(caller, job.data.crm, job.data.tenant))
         throw new ApiProblem(404, 'not_found', `no job ${id}`);
-      res.json({
-        id: job.id,
-        account: { crm: job.data.crm, tenant: job.data.tenant, accountId: job.data.accountId },
-        state,
-        // The worker does not spend a Redis round trip to say 100 at the end: a completed job is done.
-        progress: state === 'completed' ? 100 : job.progress,
-        attemptsMade: job.attemptsMade,
-        ...(job.returnvalue ? { result: job.returnvalue } : {}),
-        ...(job.failedReason ? { failedReason: job.failedReason } : {}),
-      });
+      res.json(jobView(job, state));
     }),
   );
 

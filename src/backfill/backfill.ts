@@ -1,7 +1,8 @@
-// Backfill: page through a CRM's existing accounts and queue one enrich job each at the lowest
-// priority (webhook and refresh jobs always run first). Resumable: after each page the cursor and
-// counts are saved in Redis, and job ids are fixed per run and account, so a run killed between
-// queueing a page and saving its cursor re-queues that page as no-ops: every account once.
+// Backfill: page through a CRM's existing accounts and queue them in jobs of up to
+// BACKFILL_ACCOUNTS_PER_JOB accounts (chunks.ts) at the lowest priority (webhook and refresh jobs always
+// run first). Resumable: after each page the cursor and counts are saved in Redis, and job ids are fixed
+// per run and accounts, so a run killed between queueing a page and saving its cursor re-queues that
+// page as no-ops: every account once.
 // A backfill is one run in the store, created before its first job and keyed by the resumable run, so
 // a resumed backfill is the same run; its jobs name it, and it is finished once every account is queued.
 import { createHash } from 'node:crypto';
@@ -9,8 +10,9 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { crmOf } from '../../connectors/registry.ts';
 import type { CrmConnector } from '../../connectors/types.ts';
-import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import { type EnrichQueueData, jobIdOf } from '../../queues/enrich-queue.ts';
 import type { Store } from '../store/store.ts';
+import { backfillJobs, DEFAULT_ACCOUNTS_PER_JOB } from './chunks.ts';
 import { type AccountFilter, filterFields, matchesFilters } from './filter.ts';
 
 export interface BackfillState {
@@ -28,13 +30,15 @@ export interface BackfillState {
 
 export interface BackfillOptions {
   connector: CrmConnector;
-  queue: Queue<EnrichJobData>;
+  queue: Queue<EnrichQueueData>;
   redis: Redis;
   prefix: string;
   filters: readonly AccountFilter[];
   /** Stop after queueing this many accounts. */
   limit?: number;
   attempts: number;
+  /** Accounts per job (BACKFILL_ACCOUNTS_PER_JOB); default 100. */
+  accountsPerJob?: number | undefined;
   pageSize?: number;
   /** Forget a saved run with the same scope and start over. */
   restart?: boolean;
@@ -49,16 +53,9 @@ export interface BackfillOptions {
   actor?: string | undefined;
 }
 
-/** One account's job in a run: the same run queues the same id, so a re-queued page is a no-op. */
-export function backfillJobId(
-  connector: Pick<CrmConnector, 'kind' | 'tenant'>,
-  accountId: string,
-  runId: string,
-): string {
-  return jobIdOf(connector.kind, connector.tenant, accountId, 'backfill', runId);
-}
+export { backfillJobId } from './chunks.ts';
 
-/** Tells a run's jobs from every other job in the queue by their ids (see backfillJobId). */
+/** Tells a run's jobs (its chunks and its accounts' own jobs) from every other job in the queue by their ids (see backfillJobId). */
 export function isJobOfRun(
   connector: Pick<CrmConnector, 'kind' | 'tenant'>,
   runId: string,
@@ -119,18 +116,16 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillSta
     const backfill = state.runId;
     if (wanted.length) {
       await options.queue.addBulk(
-        wanted.map((a) => ({
-          name: 'enrich',
-          data: {
-            crm: connector.kind,
-            tenant: connector.tenant,
-            accountId: a.id,
-            trigger: 'backfill',
-            cause: `backfill ${backfill}`,
-            runId: run.id,
+        backfillJobs(
+          connector,
+          wanted.map((a) => a.id),
+          {
+            id: backfill,
+            storeRunId: run.id,
+            attempts: options.attempts,
+            accountsPerJob: options.accountsPerJob ?? DEFAULT_ACCOUNTS_PER_JOB,
           },
-          opts: enrichJobOptions('backfill', options.attempts, backfillJobId(connector, a.id, backfill)),
-        })),
+        ),
       );
     }
     state = {

@@ -1,5 +1,6 @@
-// How far the workers are with one backfill run: its jobs that BullMQ has finished, by outcome.
-// A run's jobs are told apart by their ids (backfill.ts). BullMQ keeps finished jobs in two sorted
+// How far the workers are with one backfill run: its accounts whose job BullMQ has finished, by outcome.
+// A run's jobs — chunks and single accounts — are told apart by their ids (backfill.ts); a chunk's
+// accounts count one by one from its return value, an account it handed off when its own job ends. BullMQ keeps finished jobs in two sorted
 // sets scored by when they finished, so each poll reads only what finished lately (the first one from
 // the run's start on, so a resumed run counts what finished before it resumed) and the return value
 // of this run's jobs not yet counted: cheap however large the queue's history is. Polling rather than
@@ -8,13 +9,14 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { CrmConnector } from '../../connectors/types.ts';
-import type { EnrichJobData } from '../../queues/enrich-queue.ts';
+import { isChunkResult } from '../../queues/chunk-result.ts';
+import type { EnrichQueueData } from '../../queues/enrich-queue.ts';
 import { isJobOfRun } from './backfill.ts';
 
 export type BackfillOutcome = 'enriched' | 'needs_review' | 'no_match' | 'failed';
 
 export interface BackfillOutcomes {
-  /** Every finished job of the run, including any whose result is no longer kept. */
+  /** Every finished account of the run, including any whose result is no longer kept. */
   finished: number;
   enriched: number;
   needs_review: number;
@@ -32,7 +34,7 @@ const LATE_MS = 30_000;
 const PAGE = 1_000;
 
 export function trackBackfillOutcomes(options: {
-  queue: Queue<EnrichJobData>;
+  queue: Queue<EnrichQueueData>;
   redis: Redis;
   connector: Pick<CrmConnector, 'kind' | 'tenant'>;
   runId: string;
@@ -40,7 +42,11 @@ export function trackBackfillOutcomes(options: {
 }): { poll(): Promise<BackfillOutcomes> } {
   const { queue, redis } = options;
   const ofRun = isJobOfRun(options.connector, options.runId);
+  /** By account: a chunk's accounts count one by one, an account handed off by its own job's end. */
   const outcomes = new Map<string, BackfillOutcome | null>();
+  /** Job ids already read (each poll reads a little back in time). */
+  const seen = new Set<string>();
+  const done = new Set<string>();
   const since = Date.parse(options.startedAt) - CLOCK_SKEW_MS;
   const from = { failed: since, completed: since };
 
@@ -69,22 +75,33 @@ export function trackBackfillOutcomes(options: {
     return ids;
   }
 
+  /** The accounts a finished job holds, each with its outcome (null: its result is no longer kept). */
+  async function read(ids: string[], failed: boolean): Promise<[string, BackfillOutcome | null][]> {
+    const found: [string, BackfillOutcome | null][] = [];
+    for (let i = 0; i < ids.length; i += PAGE) {
+      const pipeline = redis.pipeline();
+      const page = ids.slice(i, i + PAGE);
+      for (const id of page) pipeline.hmget(queue.toKey(id), 'data', 'returnvalue');
+      for (const [j, [err, reply]] of ((await pipeline.exec()) ?? []).entries()) {
+        if (err) throw err;
+        const [data, returned] = (reply ?? []) as (string | null)[];
+        // A job whose data is no longer kept still finished: it counts under its id.
+        const job = (parse(data) as JobData | null) ?? { accountId: `job ${page[j]}` };
+        found.push(...(failed ? failedAccounts(job) : completedAccounts(job, returned)));
+      }
+    }
+    return found;
+  }
+
   async function poll(): Promise<BackfillOutcomes> {
     // Failed first: a failed job retried by hand that then completed ends counted once, as completed.
-    for (const id of await finishedSince('failed')) if (!outcomes.has(id)) outcomes.set(id, 'failed');
-    const completed = (await finishedSince('completed')).filter((id) => {
-      const known = outcomes.get(id);
-      return known === undefined || known === 'failed';
-    });
-    for (let i = 0; i < completed.length; i += PAGE) {
-      const batch = completed.slice(i, i + PAGE);
-      const pipeline = redis.pipeline();
-      for (const id of batch) pipeline.hget(queue.toKey(id), 'returnvalue');
-      const replies = (await pipeline.exec()) ?? [];
-      batch.forEach((id, j) => {
-        outcomes.set(id, statusOf(replies[j]?.[1]));
-      });
-    }
+    const failed = (await finishedSince('failed')).filter((id) => !seen.has(id));
+    for (const [account, outcome] of await read(failed, true))
+      if (!outcomes.has(account)) outcomes.set(account, outcome);
+    for (const id of failed) seen.add(id);
+    const completed = (await finishedSince('completed')).filter((id) => !done.has(id));
+    for (const [account, outcome] of await read(completed, false)) outcomes.set(account, outcome);
+    for (const id of completed) done.add(id);
     const counts: BackfillOutcomes = { finished: 0, enriched: 0, needs_review: 0, no_match: 0, failed: 0 };
     for (const outcome of outcomes.values()) {
       counts.finished++;
@@ -96,12 +113,39 @@ export function trackBackfillOutcomes(options: {
   return { poll };
 }
 
-function statusOf(returnvalue: unknown): BackfillOutcome | null {
-  if (typeof returnvalue !== 'string') return null;
+/** What the tracker reads of a job's data: a chunk's accounts, or its account. */
+type JobData = { accountId?: string | undefined; accountIds?: string[] | undefined };
+
+function parse(json: string | null | undefined): unknown {
+  if (typeof json !== 'string') return null;
   try {
-    const status = (JSON.parse(returnvalue) as { status?: unknown }).status;
-    return status === 'enriched' || status === 'needs_review' || status === 'no_match' ? status : null;
+    return JSON.parse(json) as unknown;
   } catch {
     return null;
   }
+}
+
+function outcomeOf(status: unknown): BackfillOutcome | null {
+  return status === 'enriched' || status === 'needs_review' || status === 'no_match' ? status : null;
+}
+
+/** Every account of a job that failed for good (a chunk fails whole only before its accounts ran). */
+function failedAccounts(job: JobData): [string, BackfillOutcome][] {
+  return job.accountIds ? job.accountIds.map((a) => [a, 'failed']) : [[String(job.accountId), 'failed']];
+}
+
+/** A completed job's accounts: its own, or those its chunk finished (not those it handed off). */
+function completedAccounts(
+  job: JobData,
+  returned: string | null | undefined,
+): [string, BackfillOutcome | null][] {
+  const value = parse(returned);
+  if (!job.accountIds)
+    return [[String(job.accountId), outcomeOf((value as { status?: unknown } | null)?.status)]];
+  if (!isChunkResult(value)) return job.accountIds.map((a) => [a, null]);
+  return value.accounts.flatMap((a): [string, BackfillOutcome | null][] => {
+    if ('result' in a) return [[a.accountId, outcomeOf((a.result as { status?: unknown } | null)?.status)]];
+    if ('recorded' in a) return [[a.accountId, outcomeOf(a.recorded)]];
+    return [];
+  });
 }

@@ -26,14 +26,14 @@ export const backfillCommand: Command = {
                           [--limit N] [--dry-run] [--restart] [--wait [--timeout S]]
 
 Pages through the CRM's accounts, prints what enriching them will cost (accounts, Buyer
-Intelligence calls, CRM calls), then queues one job per account at the lowest priority, so
-webhook and refresh jobs always go first; the workers (\`worker\` or \`start\`, anywhere on the same
-Redis) do the enriching. Killed midway, the same command resumes after the last page it saved in
-Redis, and no account is queued twice.
+Intelligence calls, CRM calls), then queues them in jobs of up to BACKFILL_ACCOUNTS_PER_JOB (100)
+accounts at the lowest priority, so webhook and refresh jobs always go first; the workers
+(\`worker\` or \`start\`, anywhere on the same Redis) do the enriching. Killed midway, the same
+command resumes after the last page it saved in Redis, and no account is queued twice.
 
-While it runs, stderr shows the accounts queued and this run's jobs the workers finished (enriched,
-needs review, no match, failed), the elapsed time and an ETA: bars on a terminal, otherwise a
-plain line every 10 seconds. Without --wait it exits once every account is queued, with what was
+While it runs, stderr shows the accounts queued and this run's accounts the workers finished
+(enriched, needs review, no match, failed), the elapsed time and an ETA: bars on a terminal,
+otherwise a plain line every 10 seconds. Without --wait it exits once every account is queued, with what was
 finished by then (0 when no worker runs); the workers go on.
 
 The backfill is one run in the database (DATABASE_URL, or the embedded one when no \`start\` holds
@@ -44,7 +44,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
   --limit    queue at most N accounts (ends the run)
   --dry-run  print the estimate only
   --restart  forget a saved run with the same --crm and --filter and start over
-  --wait     after queueing, follow until the workers have finished every job of the run; Ctrl-C
+  --wait     after queueing, follow until the workers have finished every account of the run; Ctrl-C
              stops following (exit 130), the jobs stay queued
   --timeout  with --wait, follow at most S seconds, then exit 1 (default: no limit)`,
   options: {
@@ -133,6 +133,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
           filters,
           ...(limit === undefined ? {} : { limit }),
           attempts: settings.worker.attempts,
+          accountsPerJob: settings.worker.backfillAccountsPerJob,
           restart: values.restart === true,
           onProgress: followed.queued,
           signal: interrupt.signal,
@@ -157,7 +158,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
       if (interrupt.signal.aborted) {
         process.stdout.write(
           state.done
-            ? `Stopped: every account is queued; the workers go on with the ${unfinished} unfinished jobs.\n`
+            ? `Stopped: every account is queued; the workers go on with the ${unfinished} unfinished accounts.\n`
             : 'Interrupted: run the same command to resume where it stopped.\n',
         );
         return EXIT_INTERRUPTED;
@@ -165,7 +166,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
       if (unfinished > 0) {
         if (values.wait) {
           process.stderr.write(
-            `buyer-intel-sync backfill: ${unfinished} of ${state.enqueued} jobs unfinished after --timeout ${timeoutS} s\n`,
+            `buyer-intel-sync backfill: ${unfinished} of ${state.enqueued} accounts unfinished after --timeout ${timeoutS} s\n`,
           );
           return EXIT_FAILURE;
         }
@@ -186,7 +187,7 @@ const EXIT_INTERRUPTED = 130;
 
 /**
  * Keeps the progress display up to date: queued counts as pages are queued, finished counts from
- * BullMQ every second (once the run id is known), and the wait until every job of the run finished.
+ * BullMQ every second (once the run id is known), and the wait until every account of the run finished.
  */
 function follow(
   options: Omit<Parameters<typeof trackBackfillOutcomes>[0], 'runId' | 'startedAt'> & {

@@ -6,7 +6,7 @@ export const workerCommand: Command = {
   summary: 'Run the enrich and maintenance workers only (no HTTP); scale out with more of them',
   usage: `buyer-intel-sync worker
 
-Runs the enrich worker (WORKER_CONCURRENCY jobs at a time) and the maintenance worker against
+Runs the enrich worker (WORKER_CONCURRENCY accounts at a time) and the maintenance worker against
 REDIS_URL / REDIS_PREFIX and declares the schedules (idempotent: every replica may). Serves no HTTP.
 SIGTERM or SIGINT stops taking work, lets active jobs finish, flushes pending writes and exits.
 Reads the environment (see .env.example).`,

@@ -106,6 +106,8 @@ export const coreSchema = z.object({
   // batch fills only when enough jobs are in flight (bench/README.md: 20 → 5× the calls per account).
   WORKER_CONCURRENCY: int(1, 500, 100),
   ENRICH_ATTEMPTS: int(1, 50, 8),
+  /** Accounts per backfill job: BullMQ's per-job cost is paid once for them, and they batch together. */
+  BACKFILL_ACCOUNTS_PER_JOB: int(1, 1_000, 100),
   /** Extra linger before a partial write batch leaves (ms); 0: only a batch in flight makes others wait. */
   WRITE_BATCH_WAIT_MS: int(0, 60_000, 0),
   /** Share of each CRM tenant's daily API allocation backfill leaves to other integrations (0: none). */

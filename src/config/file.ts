@@ -30,6 +30,7 @@ export const CONFIG_KEYS: Readonly<Record<string, string>> = {
   'schedules.digest.statuses': 'DIGEST_STATUSES',
   'worker.concurrency': 'WORKER_CONCURRENCY',
   'worker.attempts': 'ENRICH_ATTEMPTS',
+  'worker.backfillAccountsPerJob': 'BACKFILL_ACCOUNTS_PER_JOB',
   'worker.writeBatchWaitMs': 'WRITE_BATCH_WAIT_MS',
   'worker.crmDailyHeadroom': 'CRM_DAILY_HEADROOM',
   'buyerIntel.ratePerSecond': 'BUYER_INTEL_RATE_PER_SECOND',

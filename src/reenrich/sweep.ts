@@ -2,12 +2,12 @@
 // buyer data reaches the CRM; the pipeline writes only what changed and never a note twice. One job id
 // per account and run makes a retried sweep queue nothing new.
 import type { Queue } from 'bullmq';
-import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import { type EnrichQueueData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 
 export async function reenrichSweep(options: {
   ledgers: Ledgers;
-  queue: Queue<EnrichJobData>;
+  queue: Queue<EnrichQueueData>;
   attempts: number;
   /** Names this run (e.g. the scheduled time): the same run queues the same job ids. */
   runId: string;

@@ -5,7 +5,7 @@
 import type { Queue } from 'bullmq';
 import { isCrmKind } from '../../connectors/registry.ts';
 import type { CrmKind } from '../../connectors/types.ts';
-import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import { type EnrichQueueData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import { type ReviewInstruction, rejectedReason } from '../enrich/review-instruction.ts';
 import type { Actor } from '../store/decisions.ts';
 import type { AccountKey, CohortCounts, Outcome, OutcomeFilter, PageRequest } from '../store/outcomes.ts';
@@ -19,7 +19,7 @@ export type ReviewAccount = AccountKey & { crm: CrmKind };
 
 export interface ReviewServiceOptions {
   store: Pick<Store, 'open'>;
-  queue: Queue<EnrichJobData>;
+  queue: Queue<EnrichQueueData>;
   attempts: number;
 }
 

@@ -2,8 +2,8 @@
 // the tests). CRM settings are opaque here: each CRM's descriptor reads its own section.
 import type { Queue, Worker } from 'bullmq';
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
-import type { createEnrichQueue, EnrichJobData } from '../../queues/enrich-queue.ts';
-import type { WorkerLog } from '../../queues/enrich-worker.ts';
+import type { createEnrichQueue, EnrichQueueData } from '../../queues/enrich-queue.ts';
+import type { EnrichJobResult, WorkerLog } from '../../queues/enrich-worker.ts';
 import type { MaintenanceData } from '../../queues/maintenance.ts';
 import type { SecuritySettings } from '../config/security.ts';
 import type { DigestKind, DigestRunResult } from '../digest/deps.ts';
@@ -62,6 +62,8 @@ export interface ServiceSettings {
   worker: {
     concurrency: number;
     attempts: number;
+    /** Accounts per backfill job (BACKFILL_ACCOUNTS_PER_JOB). Default 100. */
+    backfillAccountsPerJob?: number;
     writeBatchWaitMs: number;
     /** Share of a CRM tenant's daily allocation backfill leaves to other integrations. Default 0.2. */
     crmDailyHeadroom?: number;
@@ -93,7 +95,7 @@ export interface Service {
     ref: { crm: CrmKind; tenant: string; accountId: string },
     options?: { dryRun?: boolean; job?: { trigger?: string } },
   ): Promise<EnrichResult>;
-  startWorker(): Worker<EnrichJobData, EnrichResult>;
+  startWorker(): Worker<EnrichQueueData, EnrichJobResult<EnrichResult>>;
   /** Creates, updates or removes the configured job schedulers (idempotent: every worker may call it). */
   upsertSchedules(): Promise<void>;
   maintenanceQueue: Queue<MaintenanceData>;

@@ -2,27 +2,26 @@
 // real-time signal worker when provider webhooks are configured, the digest worker when a digest is
 // scheduled, and the maintenance worker.
 import type { Worker } from 'bullmq';
+import { enrichedBy } from '../../queues/chunk-result.ts';
 import { startDigestWorker } from '../../queues/digest-queue.ts';
 import { startEnrichWorker } from '../../queues/enrich-worker.ts';
 import { startMaintenanceWorker } from '../../queues/maintenance.ts';
 import { startSignalWorker } from '../../queues/signal-queue.ts';
 import { DEFAULT_DAILY_HEADROOM, dailyHeadroomGate } from '../backfill/daily-headroom.ts';
-import { type EnrichResult, enrichAccount } from '../enrich/pipeline.ts';
-import { reviewInstructionSchema } from '../enrich/review-instruction.ts';
+import type { EnrichResult } from '../enrich/pipeline.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
-import { reconcileDuplicates } from '../review/duplicates.ts';
 import { accountLockKey, redisAccountLock } from '../signals/account-lock.ts';
 import { processRowEvent } from '../signals/realtime.ts';
-import { keptOf, recordOf } from '../store/history.ts';
 import { resolvedSchema } from '../undo/target.ts';
 import { runUndo } from '../undo/undo.ts';
 import type { ServiceCore } from './core.ts';
+import { enrichJobs } from './enrich-jobs.ts';
 
 const lockKey = accountLockKey;
 
 export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[] } {
-  const { settings, queues, metrics, log, deps, store, redis } = core;
+  const { settings, queues, metrics, log, store, redis } = core;
   const { prefix } = settings;
   // Backfill waits while a tenant's daily CRM allocation is down to what others need.
   const headroomGate = dailyHeadroomGate({
@@ -31,50 +30,14 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
     headroom: settings.worker.crmDailyHeadroom ?? DEFAULT_DAILY_HEADROOM,
     log,
   });
+  const jobs = enrichJobs(core, headroomGate);
   const enrich = startEnrichWorker<EnrichResult>({
     connection: redis.worker,
     queue: queues.enrichForWorker,
     prefix,
     concurrency: settings.worker.concurrency,
-    process: async (data, job) => {
-      await headroomGate(data);
-      // Checked once per process (the schema is current), then no round trip of its own.
-      const { outcomes, review } = await store.open();
-      // Two round trips to the store per job: the outcome before (a person's pin, the buyer it had),
-      // and one upsert of the new outcome that also counts the accounts sharing its buyer.
-      const before = await outcomes.get(data);
-      // A rejection holds whatever its last job did: one that failed for good leaves it pinned, its
-      // status `error` and its reason the person's words.
-      const rejected = before?.pinned ? { reason: before.reason ?? 'Rejected' } : undefined;
-      const instruction = data.review ? reviewInstructionSchema.parse(data.review) : undefined;
-      const meta = { jobId: job.id, trigger: data.trigger, runId: data.runId };
-      const result = await enrichAccount(deps, data, {
-        review: rejected ? undefined : instruction,
-        rejected,
-        job: meta,
-      });
-      metrics.recordResult(result);
-      // The values a policy kept go on the write history in the same statement (its writes and notes
-      // were recorded with their CRM batches).
-      const { sharing } = await outcomes.recordCountingShared(
-        { ...recordOf(result, meta), ...(rejected ? { pinned: true } : {}) },
-        { kept: keptOf(result, meta) },
-      );
-      const moved = Boolean(before?.buyerId) && before?.buyerId !== result.match.buyerId;
-      // The first job to apply a rejection (a pin has no job id): the pin already erased the buyer, so
-      // the group the account was recommended in is found by the marks pointing at it.
-      const formerGroups = Boolean(rejected) && before?.jobId === null;
-      if (sharing > 0 || moved || before?.duplicateOf || formerGroups)
-        await reconcileDuplicates(
-          { review, writeAccount: core.writes.writeAccount },
-          data,
-          [result.match.buyerId, before?.buyerId],
-          { formerGroups, origin: meta },
-        );
-      // No updateProgress(100): it cost a script, four commands and an event per job; a completed
-      // job's progress is 100 by its state (the jobs API says so).
-      return result;
-    },
+    process: jobs.process,
+    prepareChunk: jobs.prepareChunk,
     onFinalFailure: async (data, reason, jobId) => {
       const meta = { jobId, trigger: data.trigger, runId: data.runId };
       await store
@@ -123,18 +86,19 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
         );
     };
   enrich.on('completed', timeJob('completed'));
-  enrich.on('completed', (job, result) =>
-    log.info('account enriched', {
-      jobId: job.id,
-      crm: job.data.crm,
-      tenant: job.data.tenant,
-      accountId: job.data.accountId,
-      trigger: job.data.trigger,
-      status: result.status,
-      fieldsWritten: Object.keys(result.written).length,
-      notesCreated: result.notes.created.length,
-    }),
-  );
+  enrich.on('completed', (job, returned) => {
+    for (const result of enrichedBy(returned))
+      log.info('account enriched', {
+        jobId: job.id,
+        crm: job.data.crm,
+        tenant: job.data.tenant,
+        accountId: result.account.accountId,
+        trigger: job.data.trigger,
+        status: result.status,
+        fieldsWritten: Object.keys(result.written).length,
+        notesCreated: result.notes.created.length,
+      });
+  });
   enrich.on('failed', timeJob('failed'));
 
   const all: Worker[] = [enrich];

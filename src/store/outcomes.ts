@@ -293,6 +293,19 @@ export class Outcomes {
     return row ? outcomeOf(row) : null;
   }
 
+  /** Several accounts of one tenant in one round trip (a backfill chunk's): by account id. */
+  async getMany(crm: string, tenant: string, accountIds: readonly string[]): Promise<Map<string, Outcome>> {
+    if (!accountIds.length) return new Map();
+    const rows = await this.#db
+      .selectFrom('account_outcomes')
+      .selectAll()
+      .where('crm', '=', crm)
+      .where('tenant', '=', tenant)
+      .where('account_id', 'in', [...accountIds])
+      .execute();
+    return new Map(rows.map((row) => [row.account_id, outcomeOf(row)]));
+  }
+
   /** One page in the order asked, and the cursor of the next one (null on the last page). */
   async list(filter: OutcomeFilter, page: PageRequest): Promise<{ rows: Outcome[]; next: string | null }> {
     const limit = Math.max(1, Math.min(500, Math.floor(page.limit)));

@@ -7,8 +7,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryConnector } from '../../connectors/memory/connector.ts';
 import { MemoryCrmStore } from '../../connectors/memory/store.ts';
-import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
-import { runBackfill } from '../../src/backfill/backfill.ts';
+import { createEnrichQueue, type EnrichQueueData, isChunk } from '../../queues/enrich-queue.ts';
+import { backfillJobId, backfillStateKey, runBackfill } from '../../src/backfill/backfill.ts';
 import { type Repositories, Store } from '../../src/store/store.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -16,18 +16,20 @@ const prefix = `test-backfill-run-${randomUUID().slice(0, 8)}`;
 const ACCOUNTS = 250;
 
 let redis: Redis;
-let queue: Queue<EnrichJobData>;
+let queue: Queue<EnrichQueueData>;
 let store: Store;
 let repos: Repositories;
 const crm = new MemoryCrmStore(`bf-${randomUUID().slice(0, 8)}`);
 const connector = createMemoryConnector(crm);
+const ids: string[] = [];
 
 beforeAll(async () => {
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   queue = createEnrichQueue(redis, { prefix });
   store = new Store({ pgliteDir: 'memory' });
   repos = await store.open();
-  for (let i = 1; i <= ACCOUNTS; i++) crm.createAccount({ name: `Town ${i}`, state: i % 2 ? 'TX' : 'OH' });
+  for (let i = 1; i <= ACCOUNTS; i++)
+    ids.push(crm.createAccount({ name: `Town ${i}`, state: i % 2 ? 'TX' : 'OH' }));
 });
 afterAll(async () => {
   await queue.obliterate({ force: true });
@@ -54,6 +56,9 @@ const backfill = (over: Partial<Parameters<typeof runBackfill>[0]> = {}) =>
   });
 
 const queued = async () => (await queue.getJobs(['prioritized', 'waiting'])).map((j) => j.data);
+/** The accounts the queued jobs hold: a chunk's, or a job's own. */
+const accounts = (jobs: EnrichQueueData[]) =>
+  jobs.flatMap((d) => (isChunk(d) ? d.accountIds : [d.accountId]));
 const backfillRuns = async () => (await repos.runs.list({ kind: 'backfill', limit: 500 })).runs;
 
 describe('a backfill’s run', () => {
@@ -76,7 +81,10 @@ describe('a backfill’s run', () => {
     const resumed = await backfill();
     expect(resumed).toMatchObject({ done: true, enqueued: ACCOUNTS, storeRunId: run?.id });
     const jobs = await queued();
-    expect(jobs).toHaveLength(ACCOUNTS);
+    // Pages of 100, chunks of up to 100 accounts: one job per page, every account once.
+    expect(jobs).toHaveLength(Math.ceil(ACCOUNTS / 100));
+    expect(accounts(jobs)).toHaveLength(ACCOUNTS);
+    expect(new Set(accounts(jobs)).size).toBe(ACCOUNTS);
     expect(new Set(jobs.map((j) => j.runId))).toEqual(new Set([run?.id]));
     const [finished, ...more] = await backfillRuns();
     expect(more).toEqual([]);
@@ -102,6 +110,30 @@ describe('a backfill’s run', () => {
       label: `backfill of ${ACCOUNTS / 2} accounts (In-memory CRM ${crm.workspace}, state=TX)`,
       counts: { queued: ACCOUNTS / 2 },
     });
+  });
+
+  it('queues chunks of BACKFILL_ACCOUNTS_PER_JOB within each page; pages queued again are no-ops', async () => {
+    await queue.obliterate({ force: true });
+    const state = await backfill({ restart: true, accountsPerJob: 30 });
+    // Pages of 100, 100 and 50: 30+30+30+10 twice and 30+20, every account once.
+    const jobs = await queued();
+    const sizes = jobs.map((j) => (isChunk(j) ? j.accountIds.length : 1)).sort((a, b) => a - b);
+    expect(sizes).toEqual([10, 10, 20, ...Array(7).fill(30)]);
+    expect(jobs).toHaveLength(10);
+    expect(new Set(accounts(jobs)).size).toBe(ACCOUNTS);
+    // Killed before any cursor was saved: the same run queues every page again, as the same jobs.
+    const key = backfillStateKey(prefix, connector, []);
+    await redis.set(key, JSON.stringify({ ...state, cursor: null, scanned: 0, enqueued: 0, done: false }));
+    expect(await backfill({ accountsPerJob: 30 })).toMatchObject({ runId: state.runId, enqueued: ACCOUNTS });
+    expect(await queued()).toHaveLength(10);
+    // One account per job: today's job of each account.
+    await queue.obliterate({ force: true });
+    const single = await backfill({ restart: true, accountsPerJob: 1 });
+    const singles = await queued();
+    expect(singles).toHaveLength(ACCOUNTS);
+    expect(singles.every((j) => !isChunk(j))).toBe(true);
+    const jobIds = (await queue.getJobs(['prioritized', 'waiting'])).map((j) => j.id);
+    expect(jobIds).toContain(backfillJobId(connector, ids[0] ?? '', single.runId));
   });
 
   it('queues nothing when the store cannot record the run', async () => {

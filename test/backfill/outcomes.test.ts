@@ -1,10 +1,17 @@
-// What `backfill` reports as finished comes from BullMQ and counts one run's jobs only: not another
-// run's, not another tenant's, not a webhook's; and each poll adds what finished since the last.
+// What `backfill` reports as finished comes from BullMQ and counts one run's accounts only: not another
+// run's, not another tenant's, not a webhook's; a chunk's one by one; and each poll adds what finished
+// since the last.
 import { randomUUID } from 'node:crypto';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type EnrichJobData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import {
+  chunkJobIdOf,
+  type EnrichQueueData,
+  enrichJobOptions,
+  isChunk,
+  jobIdOf,
+} from '../../queues/enrich-queue.ts';
 import { backfillJobId } from '../../src/backfill/backfill.ts';
 import { trackBackfillOutcomes } from '../../src/backfill/outcomes.ts';
 
@@ -14,8 +21,8 @@ const portal = { kind: 'hubspot', tenant: '111' } as const;
 const other = { kind: 'hubspot', tenant: '222' } as const;
 
 let redis: Redis;
-let queue: Queue<EnrichJobData>;
-let worker: Worker<EnrichJobData>;
+let queue: Queue<EnrichQueueData>;
+let worker: Worker<EnrichQueueData>;
 let workerRedis: Redis;
 
 /** The outcome each account's job ends with, as the enrich worker would return or throw it. */
@@ -28,15 +35,26 @@ const OUTCOME: Record<string, string> = {
   b1: 'enriched',
   b2: 'enriched',
   w1: 'enriched',
+  c3: 'needs_review',
 };
 
 beforeAll(async () => {
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   workerRedis = redis.duplicate();
-  queue = new Queue<EnrichJobData>('enrich', { connection: redis, prefix });
-  worker = new Worker<EnrichJobData>(
+  queue = new Queue<EnrichQueueData>('enrich', { connection: redis, prefix });
+  worker = new Worker<EnrichQueueData>(
     'enrich',
-    async (job: Job<EnrichJobData>) => {
+    async (job: Job<EnrichQueueData>) => {
+      // A chunk as the enrich worker returns it: one account enriched, one recorded before a stall,
+      // one handed off to its own job (counted when that job ends).
+      if (isChunk(job.data))
+        return {
+          accounts: [
+            { accountId: 'c1', result: { status: 'enriched' } },
+            { accountId: 'c2', recorded: 'no_match' },
+            { accountId: 'c3', handedOff: backfillJobId(portal, 'c3', 'runA'), reason: 'a 500' },
+          ],
+        };
       const outcome = OUTCOME[job.data.accountId];
       if (outcome === 'failed') throw new UnrecoverableError('refused');
       return { status: outcome };
@@ -90,4 +108,16 @@ it('counts the finished jobs of one run by outcome, and what finished since on t
   await redis.hset(queue.toKey(late), 'returnvalue', JSON.stringify({ status: 'no_match' }));
   await redis.zadd(queue.toKey('completed'), Date.now() - 5_000, late);
   expect(await tracker.poll()).toEqual({ finished: 6, enriched: 2, needs_review: 1, no_match: 2, failed: 1 });
+
+  // A chunk counts its accounts one by one; the one it handed off counts when its own job ends.
+  await queue.add(
+    'enrich',
+    { crm: 'hubspot', tenant: '111', accountIds: ['c1', 'c2', 'c3'], trigger: 'backfill', run: 'runA' },
+    enrichJobOptions('backfill', 1, chunkJobIdOf('hubspot', '111', ['c1', 'c2', 'c3'], 'runA')),
+  );
+  await allFinished(10); // (the late job above is in the completed set too)
+  expect(await tracker.poll()).toEqual({ finished: 8, enriched: 3, needs_review: 1, no_match: 3, failed: 1 });
+  await add(portal, 'c3', backfillJobId(portal, 'c3', 'runA'));
+  await allFinished(11);
+  expect(await tracker.poll()).toEqual({ finished: 9, enriched: 3, needs_review: 2, no_match: 3, failed: 1 });
 });

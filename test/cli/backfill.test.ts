@@ -1,6 +1,6 @@
 // `buyer-intel-sync backfill` as a real process against the HubSpot emulator with 2,500 companies:
 // the estimate, a run killed midway (SIGKILL) and resumed, and every account queued exactly once;
-// then, with a worker running, --wait following a run until its jobs finished, counted by outcome.
+// then, with a worker running, --wait following a run until its accounts finished, counted by outcome.
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
@@ -10,6 +10,7 @@ import type { CrmConnector } from '../../connectors/types.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { DEMO_COMPANIES } from '../../emulators/cli/demo.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { isChunk } from '../../queues/enrich-queue.ts';
 import { type BackfillState, backfillStateKey } from '../../src/backfill/backfill.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { CLI_PATH as CLI, runCli, sandboxCliEnv } from '../helpers/cli.ts';
@@ -106,14 +107,17 @@ describe('buyer-intel-sync backfill', () => {
       ),
     );
 
+    // Chunks of BACKFILL_ACCOUNTS_PER_JOB (100) accounts, one per page of 100: a page queued again
+    // after the kill was the same jobs.
     const jobs = await queue.getJobs(['prioritized', 'waiting']);
-    const ids = jobs.map((j) => j.data.accountId as string);
+    expect(jobs).toHaveLength(ACCOUNTS / 100);
+    const ids = jobs.flatMap((j) => (isChunk(j.data) ? j.data.accountIds : [j.data.accountId]));
     expect(ids).toHaveLength(ACCOUNTS);
     expect(new Set(ids).size).toBe(ACCOUNTS);
     expect(new Set(jobs.map((j) => j.opts.priority))).toEqual(new Set([50]));
   }, 60_000);
 
-  it('with --wait, follows the run until a worker finished every job, and counts them as BullMQ does', async () => {
+  it('with --wait, follows the run until a worker finished every account, and counts them as BullMQ does', async () => {
     const waitPrefix = `${prefix}-wait`;
     const city = 'Backfill Demo';
     for (const c of DEMO_COMPANIES)
@@ -148,14 +152,21 @@ describe('buyer-intel-sync backfill', () => {
       expect(run.stdout).toContain(`Queued ${n} accounts`);
       expect(run.stdout).not.toContain('No worker is running');
 
-      // What BullMQ itself holds for the queue, counted independently of the command.
+      // What BullMQ itself holds for the queue, counted independently of the command: the chunk's
+      // accounts (and any it handed to a job of its own).
       const finished = await waitQueue.getJobs(['completed', 'failed']);
-      expect(finished).toHaveLength(n);
       const tally = { enriched: 0, needs_review: 0, no_match: 0, failed: 0 };
+      let accounts = 0;
       for (const job of finished) {
-        const status = (job.returnvalue as { status?: keyof typeof tally } | null)?.status;
-        tally[job.failedReason ? 'failed' : (status ?? 'failed')]++;
+        type Status = { status?: keyof typeof tally };
+        const chunk = job.returnvalue as { accounts?: { result?: Status }[] } | null;
+        const results: (Status | null | undefined)[] = chunk?.accounts
+          ? chunk.accounts.flatMap((a) => (a.result ? [a.result] : []))
+          : [job.returnvalue as Status | null];
+        for (const r of results) tally[job.failedReason ? 'failed' : (r?.status ?? 'failed')]++;
+        accounts += results.length;
       }
+      expect(accounts).toBe(n);
       // The demo's names end in every outcome but failure.
       expect(tally.enriched).toBeGreaterThan(0);
       expect(tally.needs_review).toBeGreaterThan(0);

@@ -33,11 +33,12 @@ describe('CONFIG_FILE', () => {
   it('applies the file, lets the environment win, and resolves the mapping next to the file', () => {
     const path = file(
       'ok.yaml',
-      'mapping: ./mapping.yaml\nmatch:\n  acceptThreshold: 0.8\nworker:\n  concurrency: 7\nschedules:\n  reenrich: off\n  digest:\n    perAccount: "0 8 * * 1"\n',
+      'mapping: ./mapping.yaml\nmatch:\n  acceptThreshold: 0.8\nworker:\n  concurrency: 7\n  backfillAccountsPerJob: 50\nschedules:\n  reenrich: off\n  digest:\n    perAccount: "0 8 * * 1"\n',
     );
     const env = loadEnv({ ...base, CONFIG_FILE: path, WORKER_CONCURRENCY: '3' });
     expect(env.MATCH_ACCEPT_THRESHOLD).toBe(0.8);
     expect(env.WORKER_CONCURRENCY).toBe(3);
+    expect(env.BACKFILL_ACCOUNTS_PER_JOB).toBe(50);
     expect(env.MAPPING_FILE).toBe(join(dir, 'mapping.yaml'));
     expect(env.REENRICH_CRON).toBeUndefined();
     expect(env.digest.perAccount?.pattern).toBe('0 8 * * 1');

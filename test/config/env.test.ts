@@ -15,6 +15,7 @@ describe('loadEnv', () => {
     expect(env).toMatchObject({
       REDIS_URL: 'redis://127.0.0.1:6379',
       WORKER_CONCURRENCY: 100,
+      BACKFILL_ACCOUNTS_PER_JOB: 100,
       MATCH_ACCEPT_THRESHOLD: 0.75,
       SIGNALS_PERIOD: 'LastThreeMonths',
       BUYER_INTEL_CACHE_TTL_MS: 300_000,
@@ -30,6 +31,7 @@ describe('loadEnv', () => {
         HUBSPOT_ACCESS_TOKEN: 'pat-na1-secret',
         HUBSPOT_PORTAL_ID: 'abc',
         WORKER_CONCURRENCY: 'many',
+        BACKFILL_ACCOUNTS_PER_JOB: '0',
         MATCH_ACCEPT_THRESHOLD: '1.5',
         SIGNALS_FILTER_TYPES: 'RFP,Gossip',
         REDIS_URL: 'http://localhost',
@@ -41,6 +43,7 @@ describe('loadEnv', () => {
     expect(error).toBeInstanceOf(ConfigError);
     const names = error?.problems.map((p) => p.split(' ')[0]).sort();
     expect(names).toEqual([
+      'BACKFILL_ACCOUNTS_PER_JOB',
       'BUYER_INTEL_BASE_URL',
       'BUYER_INTEL_SEARCH_CACHE_TTL_MS',
       'BUYER_INTEL_TOKEN',

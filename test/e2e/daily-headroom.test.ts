@@ -1,7 +1,8 @@
 // The daily allocation through the whole service, over real HTTP, real Redis and the emulators with a
 // small daily limit: the customer's other integration spends the allocation down past the headroom →
 // the next answer our worker gets says so → backfill jobs for that tenant are delayed (not failed, no
-// attempt spent) while webhook jobs still run; /metrics shows the gauges and `doctor` the WARN line.
+// attempt spent; a chunk whole) while webhook jobs still run; /metrics shows the gauges and `doctor`
+// the WARN line.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
-import { type EnrichTrigger, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import { chunkJobIdOf, type EnrichTrigger, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import { readBackfillPause } from '../../src/backfill/daily-headroom.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
@@ -67,6 +68,17 @@ async function enqueue(
   return jobId;
 }
 
+/** A backfill chunk of these accounts, as `backfill` queues them. */
+async function enqueueChunk(service: Service, crm: string, tenant: string, accountIds: string[]) {
+  const jobId = chunkJobIdOf(crm, tenant, accountIds, run);
+  await service.queue.add(
+    'enrich',
+    { crm, tenant, accountIds, trigger: 'backfill', run },
+    enrichJobOptions('backfill', 5, jobId),
+  );
+  return jobId;
+}
+
 /** Bounded poll until the job was moved back to delayed at least once by the gate. */
 async function deferredJob(service: Service, jobId: string) {
   const deadline = Date.now() + JOB_MS;
@@ -113,9 +125,10 @@ describe('backfill stops at the daily headroom: HubSpot (private app)', () => {
     async () => {
       const company = (name: string) =>
         hs.store.createCompany({ name, state: 'TX' }, { source: 'CRM_UI' }).id;
-      const [first, held, later] = [
+      const [first, held, alsoHeld, later] = [
         company('City of Austin'),
         company('Travis County'),
+        company('Bastrop County'),
         company('Hays County'),
       ];
       const before = (await readBudget(redis, prefix, 'hubspot', tenant)).daily;
@@ -134,13 +147,15 @@ describe('backfill stops at the daily headroom: HubSpot (private app)', () => {
         DAILY * HEADROOM,
       );
 
+      // A chunk of two accounts waits whole, no attempt spent, neither account touched.
       const backfill = await deferredJob(
         service,
-        await enqueue(service, 'hubspot', tenant, held, 'backfill'),
+        await enqueueChunk(service, 'hubspot', tenant, [held, alsoHeld]),
       );
       expect(backfill.attemptsMade).toBe(0);
       expect(backfill.failedReason ?? '').toBe('');
       expect(hs.store.getCompany(held)?.values.get('buyer_intel_status')).toBeUndefined();
+      expect(hs.store.getCompany(alsoHeld)?.values.get('buyer_intel_status')).toBeUndefined();
       expect(await readBackfillPause(redis, prefix, 'hubspot', tenant)).toMatchObject({
         limit: DAILY,
         headroom: HEADROOM,

@@ -107,8 +107,10 @@ describe('two workers share their write batches', () => {
     const jobs = await a.queue.getJobs(['completed']);
     // Enriched once each: one completed job per account, and its status on the company.
     const byAccount = new Map<string, EnrichResult[]>();
-    for (const j of jobs)
-      byAccount.set(j.data.accountId, [...(byAccount.get(j.data.accountId) ?? []), j.returnvalue]);
+    for (const j of jobs) {
+      const id = j.data.accountId ?? 'a chunk (no webhook job is one)';
+      byAccount.set(id, [...(byAccount.get(id) ?? []), j.returnvalue]);
+    }
     expect([...byAccount.keys()].sort()).toEqual([...ids].sort());
     expect([...byAccount.values()].every((r) => r.length === 1)).toBe(true);
     for (const id of ids) {

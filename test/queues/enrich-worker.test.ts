@@ -4,13 +4,18 @@ import type { Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AccountNotFoundError, CrmRateLimitError } from '../../connectors/types.ts';
-import { createEnrichQueue, type EnrichJobData, enrichJobOptions } from '../../queues/enrich-queue.ts';
+import {
+  createEnrichQueue,
+  type EnrichJobData,
+  type EnrichQueueData,
+  enrichJobOptions,
+} from '../../queues/enrich-queue.ts';
 import { startEnrichWorker } from '../../queues/enrich-worker.ts';
 import { RateLimitError } from '../../src/buyer-intel/errors.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 let redis: Redis;
-let queue: Queue<EnrichJobData>;
+let queue: Queue<EnrichQueueData>;
 let worker: Worker | undefined;
 let prefix: string;
 

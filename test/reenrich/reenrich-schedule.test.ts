@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEnrichQueue, type EnrichJobData, PRIORITY } from '../../queues/enrich-queue.ts';
+import { createEnrichQueue, type EnrichQueueData, PRIORITY } from '../../queues/enrich-queue.ts';
 import { createMaintenanceQueue, upsertSchedule } from '../../queues/maintenance.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { reenrichSweep } from '../../src/reenrich/sweep.ts';
@@ -12,7 +12,7 @@ import { Ledgers } from '../../src/write/ledgers.ts';
 
 const prefix = `test-reenrich-${randomUUID().slice(0, 8)}`;
 let redis: Redis;
-let queue: Queue<EnrichJobData>;
+let queue: Queue<EnrichQueueData>;
 
 beforeAll(() => {
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });

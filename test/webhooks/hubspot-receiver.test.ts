@@ -5,7 +5,7 @@ import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hubspotEventHandler } from '../../connectors/hubspot/events.ts';
-import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
+import { createEnrichQueue, type EnrichQueueData } from '../../queues/enrich-queue.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
 import { type Listening, listen } from '../../src/service/listen.ts';
 import type { Repositories } from '../../src/store/store.ts';
@@ -18,7 +18,7 @@ const APP_ID = '777';
 const PUBLIC = 'https://sync.example.com';
 
 let redis: Redis;
-let queue: Queue<EnrichJobData>;
+let queue: Queue<EnrichQueueData>;
 let server: Listening;
 let enqueueFails = false;
 let storeFails = false;

@@ -6,14 +6,14 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { id15, salesforceOutboundHandler } from '../../connectors/salesforce/outbound-messages.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
-import { createEnrichQueue, type EnrichJobData } from '../../queues/enrich-queue.ts';
+import { createEnrichQueue, type EnrichQueueData } from '../../queues/enrich-queue.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
 import { type Listening, listen } from '../../src/service/listen.ts';
 import { type Repositories, Store } from '../../src/store/store.ts';
 import { webhookReceiver } from '../../src/webhooks/receiver.ts';
 
 let redis: Redis;
-let queue: Queue<EnrichJobData>;
+let queue: Queue<EnrichQueueData>;
 let server: Listening;
 let sf: RunningSalesforceSandbox;
 let enqueueFails = false;

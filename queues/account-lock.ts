@@ -1,0 +1,45 @@
+// The enrich worker's per-account lock: one job per account at a time, so a creation job and a change
+// job never write the same notes at once. A free key is the usual case: one SET NX each (pipelined for
+// a chunk's accounts); only a held key asks the script whether it is ours (the same job re-run after a
+// stall). Released only by its owner.
+import type { Redis } from 'ioredis';
+import type { EnrichJobData } from './enrich-queue.ts';
+
+export interface ExclusiveOptions {
+  redis: Redis;
+  keyOf: (data: EnrichJobData) => string;
+  ttlMs: number;
+  /** A job (or a chunk's account) that finds its account's key held runs again after this. */
+  retryDelayMs: number;
+}
+
+const ACQUIRE = `local v = redis.call('GET', KEYS[1])
+if v == false or v == ARGV[1] then return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+return false`;
+const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+
+/** Takes each key that is free or already `owner`'s; says which it holds, in order. */
+export async function takeLocks(
+  redis: Redis,
+  keys: readonly string[],
+  owner: string,
+  ttlMs: number,
+): Promise<boolean[]> {
+  const set = redis.pipeline();
+  for (const key of keys) set.set(key, owner, 'PX', ttlMs, 'NX');
+  const taken = ((await set.exec()) ?? []).map((r) => r[1] === 'OK');
+  const held = keys.flatMap((key, i) => (taken[i] ? [] : [key]));
+  if (!held.length) return taken;
+  const ask = redis.pipeline();
+  for (const key of held) ask.eval(ACQUIRE, 1, key, owner, String(ttlMs));
+  const ours = ((await ask.exec()) ?? []).map((r) => r[1] === 'OK');
+  let j = 0;
+  return taken.map((t) => t || ours[j++] === true);
+}
+
+export async function releaseLocks(redis: Redis, keys: readonly string[], owner: string): Promise<void> {
+  if (!keys.length) return;
+  const pipe = redis.pipeline();
+  for (const key of keys) pipe.eval(RELEASE, 1, key, owner);
+  await pipe.exec().catch(() => undefined);
+}

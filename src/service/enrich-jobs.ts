@@ -1,0 +1,113 @@
+// What the enrich worker does with one account — a job's, or one account of a backfill chunk — and
+// what a chunk does once for all of its accounts: the daily-headroom gate (one tenant per chunk: the
+// whole chunk waits, no attempt spent), one read of the store for every account's outcome before, and
+// the CRM calls of the accounts that start together sent in step (src/batch/lockstep.ts).
+import type { Job } from 'bullmq';
+import type { ChunkRunner } from '../../queues/enrich-chunk.ts';
+import type { ChunkJobData, EnrichJobData, EnrichQueueData } from '../../queues/enrich-queue.ts';
+import { Lockstep } from '../batch/lockstep.ts';
+import { type EnrichResult, enrichAccount, type PipelineDeps } from '../enrich/pipeline.ts';
+import { reviewInstructionSchema } from '../enrich/review-instruction.ts';
+import { reconcileDuplicates } from '../review/duplicates.ts';
+import { keptOf, recordOf } from '../store/history.ts';
+import type { Outcome } from '../store/outcomes.ts';
+import type { ServiceCore } from './core.ts';
+
+type Gate = (job: { crm: string; tenant: string; trigger: string }) => Promise<void>;
+
+export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
+  const { metrics, store } = core;
+
+  async function enrichOne(
+    deps: PipelineDeps,
+    data: EnrichJobData,
+    jobId: string | undefined,
+    before: Outcome | null | undefined,
+  ): Promise<EnrichResult> {
+    const { review } = await store.open();
+    // A rejection holds whatever its last job did: one that failed for good leaves it pinned, its
+    // status `error` and its reason the person's words.
+    const rejected = before?.pinned ? { reason: before.reason ?? 'Rejected' } : undefined;
+    const instruction = data.review ? reviewInstructionSchema.parse(data.review) : undefined;
+    const meta = { jobId, trigger: data.trigger, runId: data.runId };
+    const result = await enrichAccount(deps, data, {
+      review: rejected ? undefined : instruction,
+      rejected,
+      job: meta,
+    });
+    metrics.recordResult(result);
+    // The values a policy kept go on the write history in the same statement (its writes and notes
+    // were recorded with their CRM batches).
+    const { outcomes } = await store.open();
+    const { sharing } = await outcomes.recordCountingShared(
+      { ...recordOf(result, meta), ...(rejected ? { pinned: true } : {}) },
+      { kept: keptOf(result, meta) },
+    );
+    const moved = Boolean(before?.buyerId) && before?.buyerId !== result.match.buyerId;
+    // The first job to apply a rejection (a pin has no job id): the pin already erased the buyer, so
+    // the group the account was recommended in is found by the marks pointing at it.
+    const formerGroups = Boolean(rejected) && before?.jobId === null;
+    if (sharing > 0 || moved || before?.duplicateOf || formerGroups)
+      await reconcileDuplicates(
+        { review, writeAccount: core.writes.writeAccount },
+        data,
+        [result.match.buyerId, before?.buyerId],
+        { formerGroups, origin: meta },
+      );
+    // No updateProgress(100): it cost a script, four commands and an event per job; a completed
+    // job's progress is 100 by its state (the jobs API says so).
+    return result;
+  }
+
+  return {
+    /** One account's job. Two round trips to the store: the outcome before, and its upsert. */
+    async process(data: EnrichJobData, job: Job<EnrichQueueData>): Promise<EnrichResult> {
+      await headroomGate(data);
+      const { outcomes } = await store.open();
+      return enrichOne(core.deps, data, job.id, await outcomes.get(data));
+    },
+
+    /** A chunk: gated once, its accounts' outcomes read in one statement; then each account runs. */
+    async prepareChunk(chunk: ChunkJobData, job: Job<EnrichQueueData>): Promise<ChunkRunner<EnrichResult>> {
+      await headroomGate(chunk);
+      const { outcomes } = await store.open();
+      const before = await outcomes.getMany(chunk.crm, chunk.tenant, chunk.accountIds);
+      // Progress at no cost: an account whose outcome names this job was finished by it before a stall.
+      const recorded = new Map<string, string>();
+      for (const [accountId, o] of before)
+        if (o.jobId === job.id && o.status !== 'error') recorded.set(accountId, o.status);
+      // The accounts that start together go through their CRM calls in step: one batch per call kind.
+      const groups = new Map<string, Lockstep>();
+      const gated =
+        <A extends unknown[], T>(call: (...args: A) => Promise<T>, accountOf: (...args: A) => string) =>
+        (...args: A) => {
+          const accountId = accountOf(...args);
+          const group = groups.get(accountId);
+          return group ? group.gate(accountId, () => call(...args)) : call(...args);
+        };
+      const { readAccount, noteKeysOf, writeAccount, createNote } = core.deps;
+      const deps: PipelineDeps = {
+        ...core.deps,
+        readAccount: gated(readAccount, (ref) => ref.accountId),
+        noteKeysOf: gated(noteKeysOf, (ref) => ref.accountId),
+        writeAccount: gated(writeAccount, (_crm, _tenant, update) => update.accountId),
+        createNote: gated(createNote, (_crm, _tenant, note) => note.accountId),
+      };
+      return {
+        recorded,
+        starting(accountIds) {
+          const group = new Lockstep(accountIds);
+          for (const accountId of accountIds) groups.set(accountId, group);
+        },
+        run: async (data) => {
+          try {
+            return await enrichOne(deps, data, job.id, before.get(data.accountId) ?? null);
+          } finally {
+            groups.get(data.accountId)?.leave(data.accountId);
+            groups.delete(data.accountId);
+          }
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,50 @@
+// The accounts of a chunk's group reach their CRM calls together: a call waits until every account of
+// the group still running is at the gate (or finished), then all leave in the same tick; a straggler
+// holds the others no longer than the group's wait.
+import { describe, expect, it } from 'vitest';
+import { Lockstep } from '../../src/batch/lockstep.ts';
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('lockstep', () => {
+  it('holds each call until the whole group waits, then releases them all at once', async () => {
+    const group = new Lockstep(['a', 'b', 'c'], 60_000);
+    const sent: string[] = [];
+    const call = (id: string) => group.gate(id, async () => sent.push(id));
+    const a = call('a');
+    const b = call('b');
+    await tick();
+    expect(sent).toEqual([]);
+    const c = call('c');
+    await Promise.all([a, b, c]);
+    expect(sent.sort()).toEqual(['a', 'b', 'c']);
+  });
+
+  it('stops waiting for an account that finished, and takes an account’s several calls together', async () => {
+    const group = new Lockstep(['a', 'b'], 60_000);
+    const sent: string[] = [];
+    const notes = [
+      group.gate('a', async () => sent.push('a1')),
+      group.gate('a', async () => sent.push('a2')),
+    ];
+    await tick();
+    expect(sent).toEqual([]);
+    group.leave('b');
+    await Promise.all(notes);
+    expect(sent).toEqual(['a1', 'a2']);
+    // An account not of the group is never held.
+    expect(await group.gate('z', async () => 'now')).toBe('now');
+  });
+
+  it('lets the accounts at the gate go once the wait is over, the straggler with the next round', async () => {
+    const group = new Lockstep(['a', 'b', 'c'], 0);
+    const sent: string[] = [];
+    await Promise.all([
+      group.gate('a', async () => sent.push('a')),
+      group.gate('b', async () => sent.push('b')),
+    ]);
+    expect(sent).toEqual(['a', 'b']);
+    await group.gate('c', async () => sent.push('c'));
+    expect(sent).toEqual(['a', 'b', 'c']);
+  });
+});
