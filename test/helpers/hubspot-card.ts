@@ -3,6 +3,7 @@
 // fail, or hold an answer back (to look at the card while a request runs).
 import { createRenderer } from '@hubspot/ui-extensions/testing';
 import { createElement } from 'react';
+import { vi } from 'vitest';
 import { BuyerIntelCard } from '../../connectors/hubspot/app/src/app/cards/BuyerIntelCard.tsx';
 import type {
   AccountMatch,
@@ -164,14 +165,18 @@ export function gate() {
   return { closed, open };
 }
 
-/** How long a test waits for the card to show something (the renderer's own default, 1 s, is a
- * wall-clock bound that a busy machine — two test files at once — can miss). */
+/** How long a test waits for the card to show something. */
 const WAIT_MS = 10_000;
 
-/** The renderer, its waitFor given WAIT_MS unless a test says otherwise. */
+/**
+ * The renderer with a waitFor that polls. The renderer's own runs its check only when the card renders
+ * again, so a check on what the card fetched (no render follows a request still on its way) could miss
+ * the moment and wait forever; and its 1 s default is a wall-clock bound a busy machine can miss.
+ */
 export function patient<R extends ReturnType<typeof createRenderer>>(renderer: R): R {
-  const waitFor: R['waitFor'] = (check, options) =>
-    renderer.waitFor(check, { timeoutInMs: WAIT_MS, ...options });
+  const waitFor: R['waitFor'] = async (check, options) => {
+    await vi.waitFor(check, { timeout: options?.timeoutInMs ?? WAIT_MS, interval: 5 });
+  };
   return { ...renderer, waitFor };
 }
 
