@@ -254,13 +254,17 @@ export function normalizeName(input: string, options: NormalizeOptions = {}): No
   let body = uninverted(rest);
 
   // Census style: "Austin city", "Addison town": a capitalised place, then the kind in lower case
-  // ("Kansas City" is a name, and so is an all-lower-case "kansas city").
+  // ("Kansas City" is a name, and so is an all-lower-case "kansas city"). "Austin City Hall": the
+  // building stands for the government that sits in it, as "City of Austin" does.
   const census = /^(.*[A-Z].*\S|[A-Z])\s+(city|town|village)$/.exec(body);
-  if (census?.[1] && census[2]) {
-    body = census[1];
-    prefixType.push(census[2]);
-    prefixHint = { hint: 'city', evidence: census[2] };
-    removed.push(`${census[2]} (census suffix)`);
+  const hall = /^(.*\S)\s+(city|town|village)\s+hall$/i.exec(body);
+  const municipal = census ?? hall;
+  if (municipal?.[1] && municipal[2] && foldText(municipal[1])) {
+    const kind = municipal[2].toLowerCase();
+    body = municipal[1];
+    prefixType.push(kind);
+    prefixHint = { hint: 'city', evidence: census ? kind : `${kind} hall` };
+    removed.push(census ? `${kind} (census suffix)` : `${kind} hall`);
   }
 
   const capitals = new Set(

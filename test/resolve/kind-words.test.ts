@@ -1,5 +1,5 @@
-// Accounts that write the kind of buyer after the place — "Mansfield, City of", "Columbus City" —
-// against the sandbox's data set, where the place also has a school district
+// Accounts that write the kind of buyer after the place — "Mansfield, City of", "Columbus City",
+// "Rochester City Hall" — against the sandbox's data set, where the place also has a school district
 // whose name holds "City" ("Mansfield City Schools", "Rochester City School District"). Read as a word
 // of the place, "City" made the district's name the account's exactly, and the district was matched
 // automatically in the city's stead.
@@ -72,6 +72,11 @@ describe('the kind of buyer written after the place', () => {
     for (const [name, state, expected] of cases) expect(await outcome(name, state), name).toBe(expected);
   });
 
+  it('"Rochester City Hall" is the city, the hall standing for the government in it', async () => {
+    expect(await outcome('Rochester City Hall', 'NY')).toBe('City of Rochester');
+    expect(await outcome('Montpelier Town Hall', 'VT')).toBe('Town of Montpelier');
+  });
+
   it('"Columbus City" in OH is the city: Columbus is a place, "Columbus City" is none', async () => {
     expect(await outcome('Columbus City', 'OH')).toBe('City of Columbus');
     expect(await outcome('Mansfield City', 'OH')).toBe('City of Mansfield');
@@ -97,7 +102,7 @@ describe('the kind of buyer written after the place', () => {
     const missed: string[] = [];
     const wrong: string[] = [];
     for (const { place, state, city } of places) {
-      for (const name of [`${place}, City of`, `${place} City of`, `${place} City`]) {
+      for (const name of [`${place}, City of`, `${place} City of`, `${place} City Hall`, `${place} City`]) {
         const d = await resolve(name, state);
         const line = `${name} (${state}): ${d.explanation}`;
         if (d.status === 'matched' && d.buyerId !== city) wrong.push(line);

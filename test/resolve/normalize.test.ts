@@ -67,6 +67,14 @@ describe('normalizeName', () => {
     expect(normalizeName('City of').core).toEqual(['city']);
   });
 
+  it('reads "Austin City Hall" as the city, the hall as the government that sits in it', () => {
+    const hall = normalizeName('Austin City Hall');
+    expect([hall.core, hall.typeHint]).toEqual([['austin'], 'city']);
+    expect(similarity('Austin City Hall', 'City of Austin')).toBe(1);
+    expect(similarity('Addison Town Hall', 'Town of Addison')).toBe(1);
+    expect(normalizeName('Kansas City City Hall').core).toEqual(['kansas', 'city']);
+  });
+
   it('"Austin ISD" ≡ "Austin Independent School District"', () => {
     const short = normalizeName('Austin ISD');
     const long = normalizeName('Austin Independent School District');
