@@ -1,18 +1,11 @@
 // Every Apex class is formatted as prettier-plugin-apex prints it (connectors/salesforce/.prettierrc.json:
 // 4 spaces, 120 columns, the plugin's native parser so no Java is needed). `npm run format:apex` rewrites them.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join, relative } from 'node:path';
+import { relative } from 'node:path';
 import * as prettier from 'prettier';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = join(import.meta.dirname, '../..');
-const FORCE_APP = join(ROOT, 'connectors/salesforce/force-app');
-
-const classFiles = readdirSync(FORCE_APP, { recursive: true, encoding: 'utf8' })
-  .filter((path) => path.endsWith('.cls'))
-  .map((path) => join(FORCE_APP, path))
-  .sort();
+import { classFiles, FORCE_APP } from '../helpers/apex.ts';
 
 async function formatted(file: string, source: string): Promise<boolean> {
   const options = await prettier.resolveConfig(file, { editorconfig: false });

@@ -1,18 +1,11 @@
 // Every Apex class of the Salesforce quick action parses with @apexdevtools/apex-parser (the ANTLR grammar of
 // Apex, inline SOQL included, that Salesforce's own tooling builds on): a syntax error fails here, naming the
 // file, line, column and message, instead of at deploy time in an org.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { ApexErrorListener, ApexParserFactory } from '@apexdevtools/apex-parser';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = join(import.meta.dirname, '../..');
-const FORCE_APP = join(ROOT, 'connectors/salesforce/force-app');
-
-const classFiles = readdirSync(FORCE_APP, { recursive: true, encoding: 'utf8' })
-  .filter((path) => path.endsWith('.cls'))
-  .map((path) => join(FORCE_APP, path))
-  .sort();
+import { classFiles, FORCE_APP, ROOT } from '../helpers/apex.ts';
 
 /** The syntax errors of a class, as `file:line:column message` (ANTLR's "expecting {…}" lists cut short). */
 function syntaxErrors(file: string, source: string): string[] {

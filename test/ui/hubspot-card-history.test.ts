@@ -30,26 +30,12 @@ import {
   pageWanted,
   visibleChanges,
 } from '../../connectors/hubspot/app/src/app/cards/history-logic.ts';
-import { patient } from '../helpers/hubspot-card.ts';
+import { account, patient } from '../helpers/hubspot-card.ts';
 
 const BASE = 'https://buyer-intel.test';
 const AT = '2026-11-20T10:00:00.000Z';
 
-const account: AccountMatch = {
-  crm: 'hubspot',
-  tenant: '4242',
-  accountId: '901',
-  name: 'Springfield',
-  state: 'IL',
-  status: 'enriched',
-  pinned: false,
-  buyerId: 'b-1',
-  buyerName: 'City of Springfield',
-  confidence: 0.87,
-  explanation: 'Domain and city match',
-  lastEnrichedAt: AT,
-  candidates: [],
-};
+const match: AccountMatch = account({ lastEnrichedAt: AT });
 
 function field(name: string, old: string | null, value: string | null, extra: Partial<HistoryField> = {}) {
   return {
@@ -137,7 +123,7 @@ function fakeFetch(options: {
       const answer = options.history(parsed.searchParams.get('after'));
       return reply(answer.status, answer.body);
     }
-    if (parsed.pathname.startsWith('/api/accounts/')) return reply(200, account);
+    if (parsed.pathname.startsWith('/api/accounts/')) return reply(200, match);
     if (parsed.pathname === '/api/refresh') return reply(202, { jobId: 'job-1' });
     if (parsed.pathname.startsWith('/api/jobs/'))
       return reply(200, {
