@@ -51,7 +51,7 @@ describe('buyer-intel-sync digest --now', () => {
     expect(hs.store.notesOf(austin)).toHaveLength(0); // signal notes off: only the digest writes
 
     const first = await cli(['digest', '--now', '--kind', 'per-account']);
-    expect(first.code).toBe(0);
+    expect(first.code, `stderr: ${first.stderr} stdout: ${first.stdout}`).toBe(0);
     expect(JSON.parse(first.stdout)).toMatchObject({
       kind: 'per-account',
       counts: { written: 1, failed: 0 },
