@@ -46,11 +46,11 @@ describe('buyer-intel-sync enrich --dry-run', () => {
   it('prints the match, each field old → new with its policy, and the notes; writes nothing', async () => {
     const id = hs.store.createCompany({ name: 'Travis County', state: 'TX' }, { source: 'CRM_UI' }).id;
     hs.stats.reset();
-    const { code, stdout } = await cli(
+    const { code, stdout, stderr } = await cli(
       ['enrich', '--crm', 'hubspot', '--account', id, '--dry-run'],
       sandboxEnv(),
     );
-    expect(code).toBe(0);
+    expect(code, `stderr: ${stderr}`).toBe(0);
     expect(stdout).toContain(`DRY RUN — nothing written. Account ${id} "Travis County"`);
     expect(stdout).toContain('Status: enriched');
     const population = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';

@@ -1,8 +1,21 @@
 // Runs the real `buyer-intel-sync` binary as a child process with exactly the environment given (plus
 // PATH and REDIS_URL), optionally feeding standard input; resolves with its exit code and output.
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
 
 export const CLI_PATH = new URL('../../src/cli.ts', import.meta.url).pathname;
+
+/**
+ * The embedded database of this test file's CLI runs. Without it each CLI opens the default
+ * `.data/pglite` of the clone, which serves one process at a time: a CLI of another test file running
+ * at the same moment was refused (exit 1), now and then.
+ */
+export const CLI_PGLITE_DIR = mkdtempSync(join(tmpdir(), 'cli-pglite-'));
+// Imported while the test file is collected, so this runs after the file's last test.
+afterAll(() => rmSync(CLI_PGLITE_DIR, { recursive: true, force: true }));
 
 export interface CliRun {
   code: number;
@@ -16,6 +29,7 @@ export function runCli(args: string[], env: Record<string, string>, stdin = ''):
       env: {
         PATH: process.env.PATH ?? '',
         REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        PGLITE_DIR: CLI_PGLITE_DIR,
         ...env,
       },
     });
@@ -39,6 +53,7 @@ export function sandboxCliEnv(
   hs?: { url: string; accessToken: string; portalId: string | number; clientSecret: string },
 ): Record<string, string> {
   return {
+    PGLITE_DIR: CLI_PGLITE_DIR,
     BUYER_INTEL_BASE_URL: bi.url,
     BUYER_INTEL_TOKEN: bi.token,
     ...(hs
