@@ -147,7 +147,7 @@ describe('buyer-intel-sync backfill', () => {
         ['backfill', '--crm', 'hubspot', '--filter', `city=${city}`, '--wait', '--timeout', '50'],
         waitPrefix,
       );
-      expect(run.code).toBe(0);
+      expect(run.code, `stdout: ${run.stdout}\nstderr: ${run.stderr}`).toBe(0);
       const n = DEMO_COMPANIES.length;
       expect(run.stdout).toContain(`Queued ${n} accounts`);
       expect(run.stdout).not.toContain('No worker is running');

@@ -7,7 +7,7 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { sandboxCliEnv } from '../helpers/cli.ts';
+import { CLI_PGLITE_DIR, sandboxCliEnv } from '../helpers/cli.ts';
 
 const run = promisify(execFile);
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -39,6 +39,7 @@ function cli(args: string[], env: Record<string, string>) {
 
 const sandboxEnv = () => ({
   ...sandboxCliEnv(bi, hs),
+  PGLITE_DIR: CLI_PGLITE_DIR,
   REDIS_PREFIX: `test-cli-${randomUUID().slice(0, 8)}`,
 });
 

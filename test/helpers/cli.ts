@@ -53,7 +53,6 @@ export function sandboxCliEnv(
   hs?: { url: string; accessToken: string; portalId: string | number; clientSecret: string },
 ): Record<string, string> {
   return {
-    PGLITE_DIR: CLI_PGLITE_DIR,
     BUYER_INTEL_BASE_URL: bi.url,
     BUYER_INTEL_TOKEN: bi.token,
     ...(hs
