@@ -23,7 +23,7 @@ const { values } = parseArgs({
     buyers: { type: 'string', default: '3000' },
     'hubspot-workers': { type: 'string', default: '1,2' },
     'salesforce-workers': { type: 'string', default: '1' },
-    concurrency: { type: 'string', default: '100' },
+    concurrency: { type: 'string', default: '200' },
     'warmup-s': { type: 'string', default: '10' },
     'window-s': { type: 'string', default: '60' },
     'run-timeout-s': { type: 'string', default: '240' },

@@ -104,7 +104,7 @@ export const coreSchema = z.object({
 
   // Jobs wait mostly on upstream calls and shared batches, and the CRM budgets pace the calls: a
   // batch fills only when enough jobs are in flight (bench/README.md: 20 → 5× the calls per account).
-  WORKER_CONCURRENCY: int(1, 500, 100),
+  WORKER_CONCURRENCY: int(1, 500, 200),
   ENRICH_ATTEMPTS: int(1, 50, 8),
   /** Accounts per backfill job: BullMQ's per-job cost is paid once for them, and they batch together. */
   BACKFILL_ACCOUNTS_PER_JOB: int(1, 1_000, 100),

@@ -13,6 +13,10 @@ import { keptOf, recordOf } from '../store/history.ts';
 import type { Outcome } from '../store/outcomes.ts';
 import type { ServiceCore } from './core.ts';
 
+/** The CRM calls of an account, in the order the pipeline makes them (src/enrich/pipeline.ts). */
+const STEP = { read: 0, noteKeys: 1, write: 2, notes: 3, marks: 4 } as const;
+type Step = (typeof STEP)[keyof typeof STEP];
+
 type Gate = (job: { crm: string; tenant: string; trigger: string }) => Promise<void>;
 
 export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
@@ -23,6 +27,7 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
     data: EnrichJobData,
     jobId: string | undefined,
     before: Outcome | null | undefined,
+    inStep: <T>(call: () => Promise<T>) => Promise<T> = (call) => call(),
   ): Promise<EnrichResult> {
     const { review } = await store.open();
     // A rejection holds whatever its last job did: one that failed for good leaves it pinned, its
@@ -49,7 +54,9 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
     const formerGroups = Boolean(rejected) && before?.jobId === null;
     if (sharing > 0 || moved || before?.duplicateOf || formerGroups)
       await reconcileDuplicates(
-        { review, writeAccount: core.writes.writeAccount },
+        // In a chunk the marks wait for the group like the account's own calls, so the marks of the
+        // chunk's accounts leave in one write batch instead of one call each.
+        { review, writeAccount: (...args) => inStep(() => core.writes.writeAccount(...args)) },
         data,
         [result.match.buyerId, before?.buyerId],
         { formerGroups, origin: meta },
@@ -78,20 +85,23 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
         if (o.jobId === job.id && o.status !== 'error') recorded.set(accountId, o.status);
       // The accounts that start together go through their CRM calls in step: one batch per call kind.
       const groups = new Map<string, Lockstep>();
+      const inStep = <T>(accountId: string, step: Step, call: () => Promise<T>) =>
+        groups.get(accountId)?.gate(accountId, call, step) ?? call();
       const gated =
-        <A extends unknown[], T>(call: (...args: A) => Promise<T>, accountOf: (...args: A) => string) =>
-        (...args: A) => {
-          const accountId = accountOf(...args);
-          const group = groups.get(accountId);
-          return group ? group.gate(accountId, () => call(...args)) : call(...args);
-        };
+        <A extends unknown[], T>(
+          step: Step,
+          call: (...args: A) => Promise<T>,
+          accountOf: (...args: A) => string,
+        ) =>
+        (...args: A) =>
+          inStep(accountOf(...args), step, () => call(...args));
       const { readAccount, noteKeysOf, writeAccount, createNote } = core.deps;
       const deps: PipelineDeps = {
         ...core.deps,
-        readAccount: gated(readAccount, (ref) => ref.accountId),
-        noteKeysOf: gated(noteKeysOf, (ref) => ref.accountId),
-        writeAccount: gated(writeAccount, (_crm, _tenant, update) => update.accountId),
-        createNote: gated(createNote, (_crm, _tenant, note) => note.accountId),
+        readAccount: gated(STEP.read, readAccount, (ref) => ref.accountId),
+        noteKeysOf: gated(STEP.noteKeys, noteKeysOf, (ref) => ref.accountId),
+        writeAccount: gated(STEP.write, writeAccount, (_crm, _tenant, update) => update.accountId),
+        createNote: gated(STEP.notes, createNote, (_crm, _tenant, note) => note.accountId),
       };
       return {
         recorded,
@@ -101,7 +111,8 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
         },
         run: async (data) => {
           try {
-            return await enrichOne(deps, data, job.id, before.get(data.accountId) ?? null);
+            const marks = <T>(call: () => Promise<T>) => inStep(data.accountId, STEP.marks, call);
+            return await enrichOne(deps, data, job.id, before.get(data.accountId) ?? null, marks);
           } finally {
             groups.get(data.accountId)?.leave(data.accountId);
             groups.delete(data.accountId);

@@ -47,4 +47,33 @@ describe('lockstep', () => {
     await group.gate('c', async () => sent.push('c'));
     expect(sent).toEqual(['a', 'b', 'c']);
   });
+
+  it('when the whole group waits, lets the earliest step go first so the later one leaves as one round', async () => {
+    const group = new Lockstep(['a', 'b', 'c'], 60_000);
+    const rounds: string[][] = [];
+    let round: string[] = [];
+    const at = (id: string, step: number) =>
+      group.gate(
+        id,
+        async () => {
+          round.push(`${id}${step}`);
+          queueMicrotask(() => {
+            if (round.length) rounds.push(round.sort());
+            round = [];
+          });
+        },
+        step,
+      );
+    // a is at the write (2); b and c are still at the note check (1) and write right after.
+    const a = at('a', 2);
+    const bc = ['b', 'c'].map(async (id) => {
+      await at(id, 1);
+      await at(id, 2);
+    });
+    await Promise.all([a, ...bc]);
+    expect(rounds).toEqual([
+      ['b1', 'c1'],
+      ['a2', 'b2', 'c2'],
+    ]);
+  });
 });

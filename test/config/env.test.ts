@@ -14,7 +14,7 @@ describe('loadEnv', () => {
     const env = loadEnv(good);
     expect(env).toMatchObject({
       REDIS_URL: 'redis://127.0.0.1:6379',
-      WORKER_CONCURRENCY: 100,
+      WORKER_CONCURRENCY: 200,
       BACKFILL_ACCOUNTS_PER_JOB: 100,
       MATCH_ACCEPT_THRESHOLD: 0.75,
       SIGNALS_PERIOD: 'LastThreeMonths',

@@ -185,6 +185,29 @@ describe('a backfill in chunks', () => {
   }, 120_000);
 });
 
+describe('duplicates within a chunk', () => {
+  it('marks the duplicates of a chunk in a few write batches, not one call per mark', async () => {
+    // 40 buyers, two companies each: one chunk of 80 accounts, and 40 of them duplicates of another.
+    const pairs = names.slice(300, 340);
+    const ids = pairs.flatMap((b) =>
+      [0, 1].map(
+        (copy) =>
+          hs.store.createCompany({ ...b, city: 'Twinsburg', domain: `${copy}.example` }, { source: 'CRM_UI' })
+            .id,
+      ),
+    );
+    hs.stats.reset();
+    const state = await backfill('Twinsburg');
+    expect(await finished(state)).toMatchObject({ finished: 80, failed: 0 });
+    const marked = ids.filter((id) => hs.store.getCompany(id)?.values.get(P.duplicateOf));
+    expect(marked.length).toBeGreaterThanOrEqual(20);
+    // The marks wait for the chunk's group like its other CRM calls (step order: test/batch/
+    // lockstep.test.ts): observed 3–4 updates for the chunk, its fields and its 40 marks; marks sent as
+    // each account finished trickled into 6 (4 runs of each).
+    expect(hs.stats.count('crm.companies.batchApi.update')).toBeLessThanOrEqual(5);
+  }, 120_000);
+});
+
 describe('a chunk run again after a stall', () => {
   it('skips the accounts whose outcome it already recorded and enriches the others', async () => {
     const ids = companies('Stallburg', 10, 280);
