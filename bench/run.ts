@@ -19,7 +19,7 @@ import { postgresUrl, printReviewBench, runReviewBench } from './review.ts';
 
 const { values } = parseArgs({
   options: {
-    accounts: { type: 'string', default: '9000' },
+    accounts: { type: 'string', default: '15000' },
     buyers: { type: 'string', default: '3000' },
     'hubspot-workers': { type: 'string', default: '1,2' },
     'salesforce-workers': { type: 'string', default: '1' },
