@@ -16,17 +16,10 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { DEFAULT_MAX_IN_FLIGHT } from './batcher.ts';
 import type { BatchChannel, ChannelSpec, OpenChannels } from './channel.ts';
+import { replyReader } from './replies.ts';
 import { batchScripts } from './scripts.ts';
-import { sendBatch, type Waiter } from './send-batch.ts';
-import {
-  decodeItem,
-  decodeReplies,
-  encodeItem,
-  RemoteBatchError,
-  SharedBatchTimeout,
-  SharedBatchUnavailable,
-  type WireReply,
-} from './wire.ts';
+import { sendBatch } from './send-batch.ts';
+import { decodeItem, encodeItem, SharedBatchTimeout, SharedBatchUnavailable } from './wire.ts';
 
 export interface SharedChannelOptions {
   /** Commands (scripts); any connection of the process. */
@@ -68,37 +61,11 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
   const lingerMs = options.maxWaitMs ?? 0;
   const onError = options.onError ?? (() => {});
   const scripts = batchScripts(options.redis);
-  const waiters = new Map<string, Waiter>();
+  const reader = replyReader({ connect: options.connectReplies, list: replyList(pid), onError });
+  const { waiters } = reader;
   const open = new Map<string, BatchChannel<never, unknown>>();
   let seq = 0;
   let closed = false;
-  let replies: Redis | undefined;
-  let replyLoop: Promise<void> | undefined;
-
-  function settle(reply: WireReply): void {
-    const waiter = waiters.get(reply[0]);
-    if (!waiter) return;
-    if (reply[1] === 1) waiter.resolve(reply[2]);
-    else waiter.reject(new RemoteBatchError(reply[2]));
-  }
-
-  function listen(): void {
-    if (replyLoop || closed) return;
-    const conn = options.connectReplies();
-    replies = conn;
-    replyLoop = (async () => {
-      while (!closed) {
-        try {
-          const got = await conn.blpop(replyList(pid), 5);
-          if (got) for (const reply of decodeReplies(got[1])) settle(reply);
-        } catch (err) {
-          if (closed) return;
-          onError(err, 'reading batch answers');
-          await new Promise((r) => setTimeout(r, 500));
-        }
-      }
-    })();
-  }
 
   function openChannel<I, O>(key: string, spec: ChannelSpec<I, O>): BatchChannel<I, O> {
     const queue = `${base}:${key}:q`;
@@ -208,7 +175,7 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
 
     function submit(item: I): Promise<O> {
       if (closed) return Promise.reject(new SharedBatchTimeout(key, 0));
-      listen();
+      reader.listen();
       const id = (++seq).toString(36);
       const promise = new Promise<O>((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -274,9 +241,7 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
     },
     close: async () => {
       closed = true;
-      replies?.disconnect();
-      await replyLoop;
-      for (const [, waiter] of waiters) waiter.reject(new SharedBatchTimeout('a closed channel', 0));
+      await reader.close();
     },
   });
 }
