@@ -57,7 +57,14 @@ export type BackfillBenchResult = WindowFacts & {
   /** The backlog emptied before the window's end: the window ends there. */
   drained: boolean;
   redis: { commands: number; byCommand: Record<string, number>; private: boolean; pollCommands: number };
-  workerSamples: { ready: WorkerSample; start: WorkerSample; end: WorkerSample; peakRssMb: number }[];
+  workerSamples: {
+    ready: WorkerSample;
+    start: WorkerSample;
+    end: WorkerSample;
+    peakRssMb: number;
+    /** Heap reachable after a full collection at the window's end, accounts in flight. */
+    liveHeapMb: number;
+  }[];
   cache: Record<string, number> | null;
 };
 
@@ -159,6 +166,8 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     const end = await Promise.all(workers.map((w) => w.sample()));
     const crmCalls = crm.stats.toJSON();
     const biCalls = bi.stats.toJSON();
+    // After the window's counts: the collection pauses the worker, with its accounts still in flight.
+    const live = await Promise.all(workers.map((w) => w.liveHeapMb()));
     const stopped = await Promise.all(workers.splice(0).map((w) => w.stop()));
 
     const redisDelta = commandDelta(redisBefore, redisAfter);
@@ -203,6 +212,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
         start: start[i] as WorkerSample,
         end: end[i] as WorkerSample,
         peakRssMb: s.peakRssMb,
+        liveHeapMb: live[i] ?? 0,
       })),
       cache: o.cacheTtlMs > 0 ? cacheTotals : null,
     };

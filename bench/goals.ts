@@ -56,10 +56,11 @@ export function goalRows({ backfills, latency }: GoalInputs): GoalRow[] {
   );
   const peaks = backfills.flatMap((b) => b.workerSamples.map((w) => w.peakRssMb));
   const starts = backfills.flatMap((b) => b.workerSamples.map((w) => w.ready.rssMb));
+  const live = backfills.flatMap((b) => b.workerSamples.map((w) => w.liveHeapMb));
   row(
     'worker RSS < 250 MB',
     peaks.length
-      ? `start ${Math.min(...starts)}–${Math.max(...starts)} → peak ${Math.max(...peaks)} MB`
+      ? `start ${Math.min(...starts)}–${Math.max(...starts)} → peak ${Math.max(...peaks)} MB (live heap ${Math.max(...live)} MB)`
       : 'not run',
     peaks.length ? Math.max(...peaks) < 250 : null,
   );

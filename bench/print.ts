@@ -24,6 +24,7 @@ export function printBackfills(runs: (BackfillBenchResult & { label: string })[]
     'Redis cmds/account': r.redisCommandsPerAccount ?? '–',
     'worker CPU ms/account': r.workerCpuMsPerAccount ?? '–',
     'RSS MB start→peak': r.workerSamples.map((w) => `${w.ready.rssMb}→${w.peakRssMb}`).join(', '),
+    'live heap MB': r.workerSamples.map((w) => w.liveHeapMb).join(', '),
     outcomes: Object.entries(r.outcomeShares)
       .sort((a, b) => b[1] - a[1])
       .map(([k, v]) => `${k} ${Math.round(v * 100)}%`)

@@ -16,6 +16,7 @@ import { load, machine, measured } from './machine.ts';
 import { printBackfills, printGoals, printIngest } from './print.ts';
 import { benchRedis } from './redis-stats.ts';
 import { postgresUrl, printReviewBench, runReviewBench } from './review.ts';
+import { WORKER_NODE_FLAGS } from './workers.ts';
 
 const { values } = parseArgs({
   options: {
@@ -122,7 +123,8 @@ try {
     goals.backfills = runs;
     console.log(
       `\nBackfill at the real limits: HubSpot 190/10 s (Professional private app), Salesforce 100,000/day (Enterprise), Buyer Intelligence ${num('bi-limit')}/min (set not to bind); ` +
-        `upstream latency ${num('latency-ms')} ms; window ${num('window-s')} s after ${num('warmup-s')} s warm-up; Redis ${ownRedis.private ? 'private (commands are ours alone, scripts’ internal calls included)' : 'shared (commands of other clients included)'}`,
+        `upstream latency ${num('latency-ms')} ms; window ${num('window-s')} s after ${num('warmup-s')} s warm-up; Redis ${ownRedis.private ? 'private (commands are ours alone, scripts’ internal calls included)' : 'shared (commands of other clients included)'}; ` +
+        `workers run with ${process.env.BENCH_WORKER_NODE_OPTIONS?.trim() || WORKER_NODE_FLAGS.join(' ')}`,
     );
     printBackfills(runs);
   }

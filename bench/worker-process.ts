@@ -1,6 +1,7 @@
 // A worker process of the enrichment benches: builds the service from the settings the parent sends
 // (BENCH_SETTINGS, JSON) and runs `startWorker()`, exactly as `buyer-intel-sync worker` would. It answers
-// `sample` with its CPU time and RSS (peak sampled every 50 ms), and on `stop` closes and exits.
+// `sample` with its CPU time and RSS (peak sampled every 50 ms), `live` with the heap left after a full
+// collection (run with --expose-gc), and on `stop` closes and exits.
 // The service's Buyer Intelligence cache (settings.buyerIntel.cacheTtlMs) reports its counters here.
 import type { BuyerIntelCacheStats } from '../src/buyer-intel/cache.ts';
 import { createService, type ServiceSettings } from '../src/service/runtime.ts';
@@ -35,6 +36,12 @@ send({ type: 'ready', pid: process.pid, ...sample() });
 
 process.on('message', async (message: { type?: string }) => {
   if (message?.type === 'sample') return send({ type: 'sample', ...sample() });
+  if (message?.type === 'live') {
+    // Two passes: the first may leave objects a finalizer or weak callback frees only on the next.
+    globalThis.gc?.();
+    globalThis.gc?.();
+    return send({ type: 'live', liveHeapMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20) });
+  }
   if (message?.type !== 'stop') return;
   clearInterval(sampler);
   const last = sample();

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { WORKER_NODE_FLAGS } from '../../bench/workers.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
@@ -86,7 +87,8 @@ describe('docker-compose.yml', () => {
 
   it('runs workers that scale: worker command, no container_name, no ports, time to drain', () => {
     const worker = service('worker');
-    expect(worker.command).toEqual(['node', 'src/cli.ts', 'worker']);
+    // With the heap flags the bench measured its memory and CPU with (bench/workers.ts).
+    expect(worker.command).toEqual(['node', ...WORKER_NODE_FLAGS, 'src/cli.ts', 'worker']);
     expect(worker.container_name).toBeUndefined();
     expect(worker.ports).toBeUndefined();
     expect(worker.env_file).toBe('.env');
