@@ -7,5 +7,7 @@ export default {
   ...sfdxLwcJest.jestConfig,
   // sfdx-lwc-jest has no stub of lightning/actions (the quick action's CloseActionScreenEvent).
   moduleNameMapper: { '^lightning/actions$': '<rootDir>/jest-mocks/lightning/actions' },
+  // The controller's Apex methods, mocked once for every test file.
+  setupFilesAfterEnv: ['<rootDir>/jest-mocks/apex-controller.js'],
   testMatch: ['<rootDir>/force-app/**/lwc/**/__tests__/**/*.test.js'],
 };

@@ -31,31 +31,6 @@ import {
   unmountAll,
 } from './harness';
 
-jest.mock('@salesforce/apex/BuyerIntelRefreshController.getMatch', () => ({ default: jest.fn() }), {
-  virtual: true,
-});
-jest.mock('@salesforce/apex/BuyerIntelRefreshController.getHistory', () => ({ default: jest.fn() }), {
-  virtual: true,
-});
-jest.mock('@salesforce/apex/BuyerIntelRefreshController.refresh', () => ({ default: jest.fn() }), {
-  virtual: true,
-});
-jest.mock('@salesforce/apex/BuyerIntelRefreshController.jobStatus', () => ({ default: jest.fn() }), {
-  virtual: true,
-});
-jest.mock('@salesforce/apex/BuyerIntelRefreshController.confirmCandidate', () => ({ default: jest.fn() }), {
-  virtual: true,
-});
-jest.mock('@salesforce/apex/BuyerIntelRefreshController.rejectAccount', () => ({ default: jest.fn() }), {
-  virtual: true,
-});
-jest.mock('@salesforce/apex/BuyerIntelRefreshController.clearRejection', () => ({ default: jest.fn() }), {
-  virtual: true,
-});
-jest.mock('@salesforce/apex/BuyerIntelRefreshController.researchAccount', () => ({ default: jest.fn() }), {
-  virtual: true,
-});
-
 /** A finished refresh job: one field written, one unchanged (not listed), one note created. */
 const DONE_JOB = {
   id: 'job-1',

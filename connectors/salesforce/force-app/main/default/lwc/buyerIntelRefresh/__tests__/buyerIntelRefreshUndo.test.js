@@ -23,19 +23,6 @@ import {
   unmountAll,
 } from './harness';
 
-jest.mock('@salesforce/apex/BuyerIntelRefreshController.getMatch', () => ({ default: jest.fn() }), {
-  virtual: true,
-});
-jest.mock('@salesforce/apex/BuyerIntelRefreshController.getHistory', () => ({ default: jest.fn() }), {
-  virtual: true,
-});
-jest.mock('@salesforce/apex/BuyerIntelRefreshController.undoLastChange', () => ({ default: jest.fn() }), {
-  virtual: true,
-});
-jest.mock('@salesforce/apex/BuyerIntelRefreshController.undoStatus', () => ({ default: jest.fn() }), {
-  virtual: true,
-});
-
 /** The service's dry run of undoing the refresh in HISTORY (POST /api/undo, src/api/undo-routes.ts). */
 const PLAN = {
   dryRun: true,

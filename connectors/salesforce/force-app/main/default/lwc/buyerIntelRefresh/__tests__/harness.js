@@ -1,6 +1,6 @@
 // What the quick action's Jest tests share: the account, the service's answers as Apex hands them over, and
 // how a rep drives the panel (find a button by its label, click it, type into a field, wait for the
-// promises the click started). The Apex methods themselves are mocked in each test file (jest.mock).
+// promises the click started). The Apex methods themselves are mocked for every test file by jest-mocks/apex-controller.js.
 
 import BuyerIntelRefresh from 'c/buyerIntelRefresh';
 import { createElement } from 'lwc';
