@@ -87,6 +87,14 @@ function plan(
   };
 }
 
+/** The rep opens "Undo last change…" on an enriched company and confirms the plan it shows. */
+async function confirmUndo({ findByTestId, waitFor }: ReturnType<typeof renderCard>) {
+  await waitFor(() => expect(findByTestId(Tag, 'status').text).toBe('Enriched'));
+  findByTestId(Button, 'undo').trigger('onClick');
+  await waitFor(() => expect(findByTestId(Button, 'undo-submit').props.disabled).toBe(false));
+  findByTestId(Button, 'undo-submit').trigger('onClick');
+}
+
 const run = (finishedAt: string | null): UndoRun => ({
   id: '77',
   kind: 'undo',
@@ -188,12 +196,9 @@ describe('HubSpot card: undo last change', () => {
       if (options?.body?.dryRun === false) await held.closed;
       return fetch(url, options);
     };
-    const { find, findByTestId, waitFor } = renderCard(slow);
-    await waitFor(() => expect(findByTestId(Tag, 'status').text).toBe('Enriched'));
-    findByTestId(Button, 'undo').trigger('onClick');
-    await waitFor(() => expect(findByTestId(Button, 'undo-submit').props.disabled).toBe(false));
-
-    findByTestId(Button, 'undo-submit').trigger('onClick');
+    const card = renderCard(slow);
+    const { find, findByTestId, waitFor } = card;
+    await confirmUndo(card);
     await waitFor(() => expect(find(LoadingSpinner, { label: 'Undoing…' })).toBeTruthy());
     for (const id of ['refresh', 'reject', 'research', 'undo'])
       expect([id, findByTestId(Button, id).props.disabled]).toEqual([id, true]);
@@ -262,11 +267,9 @@ describe('HubSpot card: undo last change', () => {
       undo: () => answer,
       runs: [run('2026-11-21T10:00:00Z')],
     });
-    const { find, findByTestId, waitFor } = renderCard(fetch);
-    await waitFor(() => expect(findByTestId(Tag, 'status').text).toBe('Enriched'));
-    findByTestId(Button, 'undo').trigger('onClick');
-    await waitFor(() => expect(findByTestId(Button, 'undo-submit').props.disabled).toBe(false));
-    findByTestId(Button, 'undo-submit').trigger('onClick');
+    const card = renderCard(fetch);
+    const { find, findByTestId, waitFor } = card;
+    await confirmUndo(card);
 
     await waitFor(() =>
       expect(find(Alert, { title: 'Not undone' }).text).toBe('undo needs the work queue; try again'),
@@ -285,11 +288,9 @@ describe('HubSpot card: undo last change', () => {
 
   it('an undo whose run does not end in time says it is still running', async () => {
     const { fetch } = fakeFetch({ account: () => account(), undoPlan: () => plan(), runs: [run(null)] });
-    const { find, findByTestId, waitFor } = renderCard(fetch);
-    await waitFor(() => expect(findByTestId(Tag, 'status').text).toBe('Enriched'));
-    findByTestId(Button, 'undo').trigger('onClick');
-    await waitFor(() => expect(findByTestId(Button, 'undo-submit').props.disabled).toBe(false));
-    findByTestId(Button, 'undo-submit').trigger('onClick');
+    const card = renderCard(fetch);
+    const { find, findByTestId, waitFor } = card;
+    await confirmUndo(card);
     await waitFor(() =>
       expect(find(Alert, { title: 'Not undone' }).text).toBe(
         'The undo is still running; check back in a minute.',
