@@ -8,6 +8,7 @@ import { classifyFailure } from '../../queues/failure.ts';
 import type { OpenChannels } from '../../src/batch/channel.ts';
 import { type SharedChannelOptions, sharedChannels } from '../../src/batch/shared.ts';
 import { isIntegrationError } from '../../src/shared/errors.ts';
+import { monitorRedis } from '../helpers/redis-monitor.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-batch-shared-${randomUUID().slice(0, 8)}`;
@@ -231,11 +232,12 @@ describe('shared batch channels', () => {
   });
 
   it('under load, costs at most 2 Redis commands per item (counted with MONITOR)', async () => {
-    const monitor = await new Redis(REDIS_URL).monitor();
     let commands = 0;
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    let marked = false;
+    const monitor = await monitorRedis(REDIS_URL, ({ source, args }) => {
       // Commands a script runs show as source "lua"; the script call itself is counted once.
       if (source !== 'lua' && args.some((a) => a.includes(prefix))) commands++;
+      if (args[1] === `${prefix}:end`) marked = true;
     });
     const batches: number[] = [];
     const send = async (items: string[]) => {
@@ -256,14 +258,10 @@ describe('shared batch channels', () => {
     await Promise.all(Array.from({ length: 40 }, (_, n) => job(n % 2 ? a : b, n)));
     const items = 40 * 15;
     // MONITOR's lines arrive after the commands: wait for a marker sent last.
-    let marked = false;
-    monitor.on('monitor', (_time: string, args: string[]) => {
-      if (args[1] === `${prefix}:end`) marked = true;
-    });
     await probe.echo(`${prefix}:end`);
     await until(() => marked, 'monitor output');
     commands--;
-    await monitor.disconnect();
+    monitor.close();
     const perItem = commands / items;
     console.log(
       `shared channel: ${commands} Redis commands for ${items} items (${perItem.toFixed(2)} per item), ${batches.length} batches (mean ${(items / batches.length).toFixed(1)} items)`,
