@@ -19,6 +19,7 @@ import { HUBSPOT_CAPACITY } from './bound.ts';
 import { crmSandbox } from './crm-sandbox.ts';
 import { deletePrefix } from './redis-cleanup.ts';
 import { commandDelta, commandStats } from './redis-stats.ts';
+import { SERVICE_WORKER_DEFAULTS } from './service-defaults.ts';
 import { type WindowFacts, windowFacts } from './window.ts';
 import { startWorkerProcess, type WorkerHandle, type WorkerSample } from './workers.ts';
 
@@ -96,8 +97,8 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
         ratePerSecond: Math.floor(biPerSecond / o.workers),
         burst: Math.floor(biPerSecond / o.workers),
       },
-      // The service's defaults (WORKER_CONCURRENCY, WRITE_BATCH_WAIT_MS) unless told otherwise.
-      worker: { concurrency: o.concurrency, writeBatchWaitMs: 250 },
+      // The service's linger (WRITE_BATCH_WAIT_MS); the jobs per worker as told (default: the service's).
+      worker: { concurrency: o.concurrency, writeBatchWaitMs: SERVICE_WORKER_DEFAULTS.writeBatchWaitMs },
     },
   );
   settings.database = db.settings;

@@ -17,6 +17,7 @@ import { benchDatabase } from './bench-db.ts';
 import { HUBSPOT_CAPACITY } from './bound.ts';
 import { totalCalls } from './calls.ts';
 import { deletePrefix } from './redis-cleanup.ts';
+import { SERVICE_WORKER_DEFAULTS } from './service-defaults.ts';
 import { startWorkerProcess, type WorkerHandle } from './workers.ts';
 
 export interface LatencyBenchOptions {
@@ -44,7 +45,7 @@ export async function runLatencyBench(o: LatencyBenchOptions) {
   const settings = sandboxSettings(
     { buyerIntel: bi, hubspot: hs },
     { redisUrl: o.redisUrl, prefix },
-    { worker: { concurrency: 20, writeBatchWaitMs: 250 } },
+    { worker: SERVICE_WORKER_DEFAULTS },
   );
   settings.database = db.settings;
   settings.buyerIntel.cacheTtlMs = o.cacheTtlMs;

@@ -16,6 +16,7 @@ import { load, machine, measured } from './machine.ts';
 import { printBackfills, printGoals, printIngest } from './print.ts';
 import { benchRedis } from './redis-stats.ts';
 import { postgresUrl, printReviewBench, runReviewBench } from './review.ts';
+import { SERVICE_WORKER_DEFAULTS } from './service-defaults.ts';
 import { WORKER_NODE_FLAGS } from './workers.ts';
 
 const { values } = parseArgs({
@@ -24,7 +25,7 @@ const { values } = parseArgs({
     buyers: { type: 'string', default: '3000' },
     'hubspot-workers': { type: 'string', default: '1,2' },
     'salesforce-workers': { type: 'string', default: '1' },
-    concurrency: { type: 'string', default: '200' },
+    concurrency: { type: 'string', default: String(SERVICE_WORKER_DEFAULTS.concurrency) },
     'warmup-s': { type: 'string', default: '10' },
     'window-s': { type: 'string', default: '60' },
     'run-timeout-s': { type: 'string', default: '240' },

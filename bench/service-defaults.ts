@@ -1,0 +1,9 @@
+// The worker settings a deployment gets when it sets nothing, read from the service's config schema so
+// a bench measures them and cannot drift from them (the backfill bench once kept a 250-ms linger after
+// the service's default became 0).
+import { coreSchema } from '../src/config/env.ts';
+
+export const SERVICE_WORKER_DEFAULTS = {
+  concurrency: coreSchema.shape.WORKER_CONCURRENCY.parse(undefined),
+  writeBatchWaitMs: coreSchema.shape.WRITE_BATCH_WAIT_MS.parse(undefined),
+} as const;
