@@ -6,7 +6,7 @@
 // first began waiting; it leaves with the next round. Only the CRM calls wait, so the group cannot
 // deadlock: an account not at the gate is doing something that ends on its own.
 //
-// Calls name their step in the account's flow (read, note check, write, notes, duplicate marks). When
+// Calls name their step in the account's flow (read, note check, field write with notes, marks). When
 // the whole group waits, only the earliest step leaves: the accounts one step behind then catch up,
 // so a step's calls leave as one batch instead of being split by where each account happened to be.
 

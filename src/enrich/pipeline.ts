@@ -36,6 +36,13 @@ export interface PipelineDeps {
   readAccount: CrmReads['readAccount'];
   /** The keys of the notes on the account, as the CRM holds them; batched across jobs (crm-reads.ts). */
   noteKeysOf: CrmReads['noteKeysOf'];
+  /**
+   * Set where accounts are read together (a backfill chunk): an account our records do not answer for
+   * in full has its note keys asked for with its read, in that step's batch, instead of in a step of
+   * their own after the Buyer Intelligence calls. Unset, they are asked for only when needed (an account
+   * without a match needs none).
+   */
+  noteKeysWithRead?: CrmReads['noteKeysOf'];
   resolver: Pick<Resolver, 'resolve'>;
   mapping: Mapping;
   ledgers: Ledgers;
@@ -178,6 +185,12 @@ export async function enrichAccount(
   const now = (deps.now ?? (() => new Date()))();
   const mapped = deps.mapping.fields;
   const fieldNames = [...new Set([...mapped.map((f) => f.property), ...Object.values(P)])];
+  const early =
+    deps.noteKeysWithRead && !(await deps.ledgers.notesComplete(ref))
+      ? deps.noteKeysWithRead(ref)
+      : undefined;
+  // Used only if the account gets notes: unused, its failure is no failure of the job.
+  early?.catch(() => {});
   const account = await deps.readAccount(ref, fieldNames);
   // What our fields hold in this CRM: every value is fitted to it before it is planned or written.
   const { fieldLimits } = deps.connectorFor(ref.crm, ref.tenant);
@@ -259,7 +272,7 @@ export async function enrichAccount(
     if (unsure.length && !ours.complete) {
       // The CRM is the source of truth: a note our records do not hold in full (never read, lost by
       // Redis, or pending since a crash between creating it and recording it) is found here.
-      onCrm = new Set(await deps.noteKeysOf(ref));
+      onCrm = new Set(await (early ?? deps.noteKeysOf(ref)));
     }
     const fresh = unique.filter((d) => !ours.known.has(d.dedupeKey) && !onCrm?.has(d.dedupeKey));
     alreadyPresent = unique.length - fresh.length;
@@ -313,24 +326,6 @@ export async function enrichAccount(
 
   const created: { key: string; title: string }[] = [];
   if (!dryRun) {
-    if (Object.keys(written).length) {
-      const result = await deps.writeAccount(
-        ref.crm,
-        ref.tenant,
-        { accountId: ref.accountId, fields: written },
-        writeContextOf(options.job, match.buyerId, fields, account.fields, written),
-      );
-      if (!result.ok) {
-        const message = `writing account ${ref.accountId} failed: ${result.error.message}`;
-        throw result.error.permanent ? new PermanentWriteError(message) : new Error(message);
-      }
-    }
-    // The values written (none unless the write above went through) and the buyer: one round trip.
-    await deps.ledgers.recordMatch(
-      ref,
-      decision.status === 'matched' ? decision.buyerId : null,
-      fieldUpdates,
-    );
     const origin = { ...options.job, buyerId: match.buyerId };
     // Write-ahead: a crash after the CRM made a note and before we record it leaves the marker behind.
     if (notes.length && !markedPending)
@@ -338,11 +333,33 @@ export async function enrichAccount(
         ref,
         notes.map((n) => n.dedupeKey),
       );
-    const results = await Promise.all(notes.map((n) => deps.createNote(ref.crm, ref.tenant, n, origin)));
+    // The fields and the notes leave together (one step of a chunk, src/service/enrich-jobs.ts): neither
+    // needs the other's answer, and the pending markers keep a retry from doubling a note either way.
+    const [update, results] = await Promise.all([
+      Object.keys(written).length
+        ? deps.writeAccount(
+            ref.crm,
+            ref.tenant,
+            { accountId: ref.accountId, fields: written },
+            writeContextOf(options.job, match.buyerId, fields, account.fields, written),
+          )
+        : undefined,
+      Promise.all(notes.map((n) => deps.createNote(ref.crm, ref.tenant, n, origin))),
+    ]);
     const ok = results.flatMap((r) => (r.ok ? [r.dedupeKey] : []));
     await deps.ledgers.recordNotes(ref, ok);
     for (const [i, r] of results.entries())
       if (r.ok) created.push({ key: r.dedupeKey, title: notes[i]?.title ?? '' });
+    if (update && !update.ok) {
+      const message = `writing account ${ref.accountId} failed: ${update.error.message}`;
+      throw update.error.permanent ? new PermanentWriteError(message) : new Error(message);
+    }
+    // The values written (none unless the write above went through) and the buyer: one round trip.
+    await deps.ledgers.recordMatch(
+      ref,
+      decision.status === 'matched' ? decision.buyerId : null,
+      fieldUpdates,
+    );
     const failed = results.find((r) => !r.ok);
     if (failed && !failed.ok) {
       const message = `creating a note on account ${ref.accountId} failed: ${failed.error.message}`;

@@ -13,8 +13,12 @@ import { keptOf, recordOf } from '../store/history.ts';
 import type { Outcome } from '../store/outcomes.ts';
 import type { ServiceCore } from './core.ts';
 
-/** The CRM calls of an account, in the order the pipeline makes them (src/enrich/pipeline.ts). */
-const STEP = { read: 0, noteKeys: 1, write: 2, notes: 3, marks: 4 } as const;
+/**
+ * The CRM calls of an account, in the order the pipeline makes them (src/enrich/pipeline.ts): the read
+ * (with the note check, when our records are unsure), a late note check (a crash's pending marker), the
+ * field write with the notes, the duplicate marks.
+ */
+const STEP = { read: 0, noteKeys: 1, write: 2, marks: 3 } as const;
 type Step = (typeof STEP)[keyof typeof STEP];
 
 type Gate = (job: { crm: string; tenant: string; trigger: string }) => Promise<void>;
@@ -100,8 +104,9 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
         ...core.deps,
         readAccount: gated(STEP.read, readAccount, (ref) => ref.accountId),
         noteKeysOf: gated(STEP.noteKeys, noteKeysOf, (ref) => ref.accountId),
+        noteKeysWithRead: gated(STEP.read, noteKeysOf, (ref) => ref.accountId),
         writeAccount: gated(STEP.write, writeAccount, (_crm, _tenant, update) => update.accountId),
-        createNote: gated(STEP.notes, createNote, (_crm, _tenant, note) => note.accountId),
+        createNote: gated(STEP.write, createNote, (_crm, _tenant, note) => note.accountId),
       };
       return {
         recorded,

@@ -114,6 +114,11 @@ export class Ledgers {
     return { known, complete: flags[0] === 1 && !pending };
   }
 
+  /** Whether the account's note keys were read from the CRM in full (no key asked about: one command). */
+  async notesComplete(account: AccountKey): Promise<boolean> {
+    return (await this.#redis.sismember(this.#key('notes', account), COMPLETE)) === 1;
+  }
+
   /**
    * The CRM's keys for the account, read in full: recorded, and the set marked complete. `creating`:
    * keys about to be created (their pending markers, write-ahead); `settled`: keys the CRM answered for

@@ -110,7 +110,12 @@ describe('a backfill in chunks', () => {
     // A chunk's accounts start in at most two groups (half the slots at least), each group's reads in
     // one call: at most two per job, where accounts starting one by one made one read per batch in
     // flight (about one per dozen accounts). (Observed: 4.)
-    expect(hs.stats.count('crm.companies.batchApi.read')).toBeLessThanOrEqual(2 * jobs.length);
+    const reads = hs.stats.count('crm.companies.batchApi.read');
+    expect(reads).toBeLessThanOrEqual(2 * jobs.length);
+    // The accounts' note check (never read before: association reads) leaves with their read, in that
+    // step's batch, not in a step of its own after the Buyer Intelligence calls, where the accounts that
+    // found no buyer are not waiting and the group splits. (Observed: 4 and 4; 4 and 6 before.)
+    expect(hs.stats.count('crm.associations.v4.batchApi.getPage')).toBeLessThanOrEqual(reads);
     const results = jobs.flatMap((j) => (j.returnvalue as ChunkResult<EnrichResult>).accounts);
     expect(results.map((a) => a.accountId).sort()).toEqual([...ids].sort());
     const { outcomes } = await service.store.open();
