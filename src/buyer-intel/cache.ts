@@ -3,7 +3,8 @@
 // the same buyer's attributes, signals and search are asked for again and again, often at the same
 // moment by concurrent jobs. This wrapper:
 //   (a) coalesces concurrent identical calls in this process: one in-flight promise per key;
-//   (b) keeps results for `ttlMs` in an in-process LRU of at most `maxEntries` entries;
+//   (b) keeps results for `ttlMs` in an in-process LRU of at most `maxEntries` entries and `maxChars`
+//       characters of JSON (the heap they take grows with the size of the answers, not their count);
 //   (c) optionally shares results between worker processes through Redis (`redis`), with the same TTL.
 // Keys are the operation + buyer id + the sorted attribute list / normalized signal and search params;
 // a search's words are keyed as a search index reads them (case, punctuation and spacing aside), so
@@ -11,6 +12,7 @@
 // Errors are never cached (and a failed Redis read or write falls back to the upstream call). Results
 // are shared between callers: treat them as read-only.
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import type {
   BuyerCriteria,
   BuyerIntelClient,
@@ -35,6 +37,11 @@ export interface BuyerIntelCacheOptions {
   searchTtlMs?: number;
   /** Largest number of results kept in this process (least recently used go first). */
   maxEntries: number;
+  /**
+   * Largest total size of the results kept in this process, as the characters of their JSON (the
+   * least recently used go first). Default: no bound but `maxEntries`.
+   */
+  maxChars?: number;
   /**
    * Share results between processes: keys are `${prefix}<operation>:<key>`, with the same TTL. With
    * `leaseMs` > 0 (default 2,000) concurrent misses of different processes coalesce too: the first takes
@@ -71,6 +78,12 @@ export interface CachedBuyerIntel extends CachedOperations {
   readonly size: number;
   /** Forget everything held in this process (Redis entries expire on their own). */
   clear(): void;
+}
+
+/** A result, with the length of its JSON when it went through Redis. */
+interface Loaded<T> {
+  value: T;
+  chars?: number;
 }
 
 /** Deletes / extends the lease only when it is still the caller's. */
@@ -141,8 +154,16 @@ export function cachedBuyerIntel(
   if (!(ttlMs >= 0)) throw new RangeError('ttlMs must be zero or positive');
   if (!(searchTtlMs >= 0)) throw new RangeError('searchTtlMs must be zero or positive');
   if (!(maxEntries >= 1)) throw new RangeError('maxEntries must be at least 1');
-  const now = options.now ?? Date.now;
-  const lru = new Map<string, { value: unknown; expiresAt: number }>();
+  const { maxChars } = options;
+  if (maxChars !== undefined && !(maxChars >= 1)) throw new RangeError('maxChars must be at least 1');
+  // Values are wrapped: the cache holds objects, and a result may be any JSON value.
+  const lru = new LRUCache<string, { value: unknown }>({
+    max: maxEntries,
+    ...(maxChars === undefined ? {} : { maxSize: maxChars }),
+    // Read the clock on every look: a cached reading would outlive a test clock's jumps.
+    ttlResolution: 0,
+    ...(options.now ? { perf: { now: options.now } } : {}),
+  });
   const inflight = new Map<string, Promise<unknown>>();
   const stats: BuyerIntelCacheStats = {
     hits: 0,
@@ -153,28 +174,16 @@ export function cachedBuyerIntel(
     errors: 0,
   };
 
-  function remember(key: string, value: unknown, ttl: number): void {
+  /** `chars`: the result's JSON length, as read from or written to Redis (measured here otherwise). */
+  function remember(key: string, value: unknown, ttl: number, chars?: number): void {
     if (ttl <= 0) return;
-    lru.delete(key);
-    lru.set(key, { value, expiresAt: now() + ttl });
-    while (lru.size > maxEntries) {
-      const oldest = lru.keys().next();
-      if (oldest.done) break;
-      lru.delete(oldest.value);
-    }
+    if (maxChars === undefined) return void lru.set(key, { value }, { ttl });
+    // Larger than the whole budget: not kept (lru-cache refuses it).
+    lru.set(key, { value }, { ttl, size: Math.max(1, chars ?? JSON.stringify(value)?.length ?? 1) });
   }
 
   function recall(key: string): { value: unknown } | undefined {
-    const entry = lru.get(key);
-    if (!entry) return undefined;
-    if (entry.expiresAt <= now()) {
-      lru.delete(key);
-      return undefined;
-    }
-    // Most recently used goes to the end.
-    lru.delete(key);
-    lru.set(key, entry);
-    return { value: entry.value };
+    return lru.get(key);
   }
 
   const leaseMs = redis?.leaseMs ?? 2_000;
@@ -192,35 +201,35 @@ export function cachedBuyerIntel(
   }
 
   /** The value another process stored, if any (a failed or corrupt read counts as none). */
-  async function readShared<T>(sharedKey: string): Promise<{ value: T } | undefined> {
+  async function readShared<T>(sharedKey: string): Promise<Loaded<T> | undefined> {
     const raw = await redis?.client.get(sharedKey).catch(() => null);
     if (!raw) return undefined;
     try {
-      return { value: JSON.parse(raw) as T };
+      return { value: JSON.parse(raw) as T, chars: raw.length };
     } catch {
       return undefined;
     }
   }
 
-  async function load<T>(key: string, ttl: number, fetchUpstream: () => Promise<T>): Promise<T> {
-    if (!redis || ttl <= 0) return upstream(fetchUpstream);
+  async function load<T>(key: string, ttl: number, fetchUpstream: () => Promise<T>): Promise<Loaded<T>> {
+    if (!redis || ttl <= 0) return { value: await upstream(fetchUpstream) };
     const sharedKey = `${redis.prefix}${key}`;
     const leaseKey = `${redis.prefix}lease:${key}`;
-    const store = (value: T) =>
-      redis.client.set(sharedKey, JSON.stringify(value), 'PX', ttl).catch(() => undefined);
+    /** Shares the value; with its JSON's length, and whether Redis took it. */
+    const store = async (value: T) => {
+      const json = JSON.stringify(value);
+      const ok = await redis.client.set(sharedKey, json, 'PX', ttl).catch(() => undefined);
+      return { value, chars: json.length, stored: ok === 'OK' };
+    };
     // A result that can expire before the lease would leave the lease guarding nothing: release it then.
     const keepLease = ttl >= leaseMs;
 
     const found = await readShared<T>(sharedKey);
     if (found) {
       stats.sharedHits++;
-      return found.value;
+      return found;
     }
-    if (leaseMs <= 0) {
-      const value = await upstream(fetchUpstream);
-      await store(value);
-      return value;
-    }
+    if (leaseMs <= 0) return store(await upstream(fetchUpstream));
     const token = `${process.pid}:${Math.random().toString(36).slice(2)}`;
     // At most two waits for another process; then call upstream regardless.
     for (let round = 0; round < 2; round++) {
@@ -237,11 +246,11 @@ export function cachedBuyerIntel(
           const found = keepLease ? undefined : await readShared<T>(sharedKey);
           if (found) {
             stats.sharedHits++;
-            return found.value;
+            return found;
           }
-          const value = await upstream(fetchUpstream);
-          stored = (await store(value)) === 'OK';
-          return value;
+          const result = await store(await upstream(fetchUpstream));
+          stored = result.stored;
+          return result;
         } finally {
           clearInterval(renew);
           // Only our own lease (it may have run out and been taken by another process); after a failed
@@ -258,15 +267,13 @@ export function cachedBuyerIntel(
         if (value) {
           stats.sharedHits++;
           stats.sharedWaits++;
-          return value.value;
+          return value;
         }
         // The lease ended without a result (its call failed): take it ourselves.
         if (!(await redis.client.exists(leaseKey).catch(() => 0))) break;
       }
     }
-    const value = await upstream(fetchUpstream);
-    await store(value);
-    return value;
+    return store(await upstream(fetchUpstream));
   }
 
   function through<T>(
@@ -284,9 +291,9 @@ export function cachedBuyerIntel(
     if (pending) stats.coalesced++;
     else {
       pending = load(key, ttl, fetchUpstream).then(
-        (value) => {
+        ({ value, chars }) => {
           inflight.delete(key);
-          remember(key, value, ttl);
+          remember(key, value, ttl, chars);
           return value;
         },
         (err: unknown) => {

@@ -128,6 +128,22 @@ describe('cachedBuyerIntel', () => {
     expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(4);
   });
 
+  it('keeps at most maxChars of answers, by their JSON, the least recently used going first', async () => {
+    const chars = async (i: number) =>
+      JSON.stringify(await client.getBuyerAttributesBulk(buyerId(i), ['Name', 'Type'])).length;
+    // Room for the answers of buyers 1 and 2, not for 0's as well.
+    const maxChars = (await chars(1)) + (await chars(2));
+    const cached = cachedBuyerIntel(client, { ttlMs: 60_000, maxEntries: 100, maxChars });
+    sandbox.stats.reset();
+    for (const i of [0, 1, 2]) await cached.getBuyerAttributesBulk(buyerId(i), ['Name', 'Type']);
+    expect(cached.size).toBe(2);
+    await cached.getBuyerAttributesBulk(buyerId(2), ['Name', 'Type']);
+    await cached.getBuyerAttributesBulk(buyerId(1), ['Name', 'Type']);
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(3);
+    await cached.getBuyerAttributesBulk(buyerId(0), ['Name', 'Type']);
+    expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(4);
+  });
+
   it('never caches an error: every waiter sees it, and the next call goes upstream again', async () => {
     const cached = cachedBuyerIntel(client, { ttlMs: 60_000, maxEntries: 100 });
     sandbox.faults.inject({ kind: 'status', status: 500, match: 'getBuyerAttributesBulk' });
