@@ -4,12 +4,19 @@ import { type ChildProcess, fork } from 'node:child_process';
 
 /**
  * The worker's heap settings, as docker-compose.yml runs it (test/docker/compose.test.ts keeps the two
- * equal): the old generation capped at twice the worker's live heap (~95 MB with 200 and with 400
- * accounts in flight), small young-generation semi-spaces. Without them V8 lets garbage grow the heap to ~4× the live set
- * (peak RSS ~600 MB); with them ~270 MB for ~1.5× the CPU (3 ms per account) and the same throughput.
+ * equal): the old generation capped at ~2.5× the worker's live heap (~75 MB with 200 accounts in
+ * flight), small young-generation semi-spaces. Without them V8 lets garbage grow the heap to ~4× the
+ * live set (peak RSS ~600 MB); with them ~270 MB for ~1.5× the CPU and the same throughput.
  * BENCH_WORKER_NODE_OPTIONS replaces them.
  */
 export const WORKER_NODE_FLAGS = ['--max-old-space-size=192', '--max-semi-space-size=8'];
+
+/**
+ * The worker's environment beyond its settings, as docker-compose.yml gives it: glibc's malloc keeps
+ * at most two arenas (by default up to 8 per core, one per thread that allocates: libuv's pool, V8's
+ * helpers), which left ~10 MB less RSS at start and at peak in the bench.
+ */
+export const WORKER_ENV = { MALLOC_ARENA_MAX: '2' };
 
 export interface WorkerSample {
   /** User + system CPU time of the process since it started. */
@@ -50,7 +57,7 @@ const pick = (m: WorkerSample): WorkerSample => ({ cpuMs: m.cpuMs, rssMb: m.rssM
 
 export async function startWorkerProcess(settings: unknown): Promise<WorkerHandle> {
   const child = fork(new URL('./worker-process.ts', import.meta.url), [], {
-    env: { ...process.env, BENCH_SETTINGS: JSON.stringify(settings) },
+    env: { ...process.env, ...WORKER_ENV, BENCH_SETTINGS: JSON.stringify(settings) },
     // --expose-gc only lets liveHeapMb() collect on demand; it changes nothing else about the heap.
     execArgv: [
       ...process.execArgv,

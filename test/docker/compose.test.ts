@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { WORKER_NODE_FLAGS } from '../../bench/workers.ts';
+import { WORKER_ENV, WORKER_NODE_FLAGS } from '../../bench/workers.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
@@ -87,8 +87,13 @@ describe('docker-compose.yml', () => {
 
   it('runs workers that scale: worker command, no container_name, no ports, time to drain', () => {
     const worker = service('worker');
-    // With the heap flags the bench measured its memory and CPU with (bench/workers.ts).
+    // With the heap flags and the environment the bench measured its memory and CPU with
+    // (bench/workers.ts), and still the stack's Redis and PostgreSQL (a worker's own environment
+    // replaces the shared one unless it merges it).
     expect(worker.command).toEqual(['node', ...WORKER_NODE_FLAGS, 'src/cli.ts', 'worker']);
+    expect(worker.environment).toMatchObject(WORKER_ENV);
+    expect(worker.environment?.REDIS_URL).toBe('redis://redis:6379');
+    expect(worker.environment?.DATABASE_URL).toBe(service('app').environment?.DATABASE_URL);
     expect(worker.container_name).toBeUndefined();
     expect(worker.ports).toBeUndefined();
     expect(worker.env_file).toBe('.env');
