@@ -17,6 +17,7 @@ import { benchAccounts } from './accounts.ts';
 import { benchDatabase } from './bench-db.ts';
 import { HUBSPOT_CAPACITY } from './bound.ts';
 import { crmSandbox } from './crm-sandbox.ts';
+import { busyCpuMs, cpuCeiling } from './machine.ts';
 import { deletePrefix } from './redis-cleanup.ts';
 import { commandDelta, commandStats } from './redis-stats.ts';
 import { SERVICE_WORKER_DEFAULTS } from './service-defaults.ts';
@@ -57,6 +58,8 @@ export type BackfillBenchResult = WindowFacts & {
   windowSeconds: number;
   /** The backlog emptied before the window's end: the window ends there. */
   drained: boolean;
+  /** The machine's busy CPU time over the window per finished account, and the pace its cores allow. */
+  machineCpu: ReturnType<typeof cpuCeiling>;
   redis: { commands: number; byCommand: Record<string, number>; private: boolean; pollCommands: number };
   workerSamples: {
     ready: WorkerSample;
@@ -150,6 +153,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     bi.stats.reset();
     const start = await Promise.all(workers.map((w) => w.sample()));
     const redisBefore = await commandStats(o.redisUrl);
+    const busyBefore = busyCpuMs();
     const t0 = Date.now();
     let polls = 0;
     let drained = false;
@@ -163,6 +167,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       }
     }
     const t1 = Date.now();
+    const busy = busyCpuMs() - busyBefore;
     const redisAfter = await commandStats(o.redisUrl);
     const end = await Promise.all(workers.map((w) => w.sample()));
     const crmCalls = crm.stats.toJSON();
@@ -202,6 +207,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       windowSeconds: +((t1 - t0) / 1000).toFixed(1),
       drained,
       ...facts,
+      machineCpu: cpuCeiling(busy, facts.finished),
       redis: {
         commands: redisDelta.total,
         byCommand: redisDelta.byCommand,

@@ -23,6 +23,7 @@ export function printBackfills(runs: (BackfillBenchResult & { label: string })[]
     'BI calls/account': r.buyerIntel.perAccount,
     'Redis cmds/account': r.redisCommandsPerAccount ?? '–',
     'worker CPU ms/account': r.workerCpuMsPerAccount ?? '–',
+    'machine CPU ms/account': `${r.machineCpu.msPerAccount ?? '–'} (${r.machineCpu.cores} cores: ≤ ${r.machineCpu.accountsPerSecond ?? '–'}/s)`,
     'RSS MB start→peak': r.workerSamples.map((w) => `${w.ready.rssMb}→${w.peakRssMb}`).join(', '),
     'live heap MB': r.workerSamples.map((w) => w.liveHeapMb).join(', '),
     outcomes: Object.entries(r.outcomeShares)
