@@ -73,7 +73,11 @@ export function buildCore(settings: ServiceSettings) {
   // The CRM reads of concurrent jobs share calls through the same channels as the writes.
   const reads = crmReads(channels, connector);
   const ledgers = new Ledgers(redis.worker, `${prefix}:ledger`, {
-    history: { lastWritten: async (account) => (await store.open()).writes.lastWritten(account) },
+    history: {
+      lastWritten: async (account) => (await store.open()).writes.lastWritten(account),
+      lastWrittenMany: async (crm, tenant, ids) =>
+        (await store.open()).writes.lastWrittenMany(crm, tenant, ids),
+    },
   });
   const deps: PipelineDeps = {
     buyerIntel: buyerIntel.cached,

@@ -82,7 +82,12 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
     async prepareChunk(chunk: ChunkJobData, job: Job<EnrichQueueData>): Promise<ChunkRunner<EnrichResult>> {
       await headroomGate(chunk);
       const { outcomes } = await store.open();
-      const before = await outcomes.getMany(chunk.crm, chunk.tenant, chunk.accountIds);
+      // The accounts' outcomes before, and the cache of what we wrote on them: one statement each for
+      // the chunk instead of one per account.
+      const [before] = await Promise.all([
+        outcomes.getMany(chunk.crm, chunk.tenant, chunk.accountIds),
+        core.deps.ledgers.preloadWrittenFields(chunk.crm, chunk.tenant, chunk.accountIds),
+      ]);
       // Progress at no cost: an account whose outcome names this job was finished by it before a stall.
       const recorded = new Map<string, string>();
       for (const [accountId, o] of before)

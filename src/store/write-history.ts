@@ -216,6 +216,39 @@ export class WriteHistory {
     return out;
   }
 
+  /**
+   * `lastWritten` for several accounts of one tenant in one statement (a backfill chunk's): each
+   * account id maps to its fields (absent when nothing of ours is written there).
+   */
+  async lastWrittenMany(
+    crm: string,
+    tenant: string,
+    accountIds: readonly string[],
+  ): Promise<Map<string, Record<string, string>>> {
+    const out = new Map<string, Record<string, string>>();
+    if (!accountIds.length) return out;
+    const rows = await this.#db
+      .selectFrom('field_writes')
+      .distinctOn(['account_id', 'field'])
+      .select(['account_id', 'field', 'new_value'])
+      .where('crm', '=', crm)
+      .where('tenant', '=', tenant)
+      .where('account_id', 'in', [...accountIds])
+      .where('kind', '=', 'mapped')
+      .where('crm_result', '=', 'ok')
+      .orderBy('account_id')
+      .orderBy('field')
+      .orderBy('id', 'desc')
+      .execute();
+    for (const r of rows) {
+      if (r.new_value === null) continue;
+      const fields = out.get(r.account_id) ?? {};
+      fields[r.field] = r.new_value;
+      out.set(r.account_id, fields);
+    }
+    return out;
+  }
+
   /** An account's history, newest first, a page at a time; with `jobId`, only that job's events. */
   forAccount(
     account: HistoryAccount,

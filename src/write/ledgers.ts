@@ -18,6 +18,12 @@ export interface AccountKey {
 /** The store's memory of what we wrote (src/store/write-history.ts): one statement per account. */
 export interface WrittenFieldsSource {
   lastWritten(account: AccountKey): Promise<Record<string, string>>;
+  /** The same for several accounts of one tenant in one statement; absent accounts hold nothing. */
+  lastWrittenMany?(
+    crm: CrmKind,
+    tenant: string,
+    accountIds: readonly string[],
+  ): Promise<Map<string, Record<string, string>>>;
 }
 
 // The written values first; then the account's buyer, when it changed: off the previous buyer's set,
@@ -80,6 +86,26 @@ export class Ledgers {
     const written = { ...cached, ...(await this.#history.lastWritten(account)) };
     await this.#redis.hset(key, { ...written, [LOADED]: '1' });
     return written;
+  }
+
+  /**
+   * Loads the cache of several accounts of one tenant from the history at once (a backfill chunk's):
+   * one statement for those Redis does not hold as loaded, instead of one each in `writtenFields`.
+   */
+  async preloadWrittenFields(crm: CrmKind, tenant: string, accountIds: readonly string[]): Promise<void> {
+    const history = this.#history;
+    if (!history?.lastWrittenMany || !accountIds.length) return;
+    const keyOf = (accountId: string) => this.#key('fields', { crm, tenant, accountId });
+    const check = this.#redis.pipeline();
+    for (const id of accountIds) check.hexists(keyOf(id), LOADED);
+    const loaded = (await check.exec()) ?? [];
+    const missing = accountIds.filter((_, i) => loaded[i]?.[1] !== 1);
+    if (!missing.length) return;
+    const written = await history.lastWrittenMany(crm, tenant, missing);
+    // HSET over what Redis holds: a value only Redis knows stays unless the history has the field.
+    const fill = this.#redis.pipeline();
+    for (const id of missing) fill.hset(keyOf(id), { ...written.get(id), [LOADED]: '1' });
+    await fill.exec();
   }
 
   /** Drops the cached values (after the history changed behind them, e.g. an undo): rebuilt on next read. */

@@ -221,4 +221,41 @@ describe('the `ours` memory', () => {
     await ledgers.forgetWrittenFields(other);
     expect(await ledgers.writtenFields(other)).toEqual({ population: '60' });
   });
+
+  it('is loaded for a chunk of accounts in one read of the history, not one per account', async () => {
+    const ids = ['chunk-1', 'chunk-2', 'chunk-3'];
+    let many = 0;
+    let one = 0;
+    const ledgers = new Ledgers(redis, PREFIX, {
+      history: {
+        lastWritten: (a) => {
+          one++;
+          return repos.writes.lastWritten(a);
+        },
+        lastWrittenMany: (c, t, accountIds) => {
+          many++;
+          return repos.writes.lastWrittenMany(c, t, accountIds);
+        },
+      },
+    });
+    await repos.writes.recordFieldWrites([
+      { ...entry('population', '1'), accountId: 'chunk-1' },
+      { ...entry('population', '2'), accountId: 'chunk-2' },
+      { ...entry('population', '3'), accountId: 'chunk-2' },
+    ]);
+    // What only Redis knows stays beside the history's values.
+    await new Ledgers(redis, PREFIX).recordWrittenFields(
+      { ...account, accountId: 'chunk-3' },
+      { revenue: '9' },
+    );
+    await ledgers.preloadWrittenFields(MEMORY_CRM, tenant, ids);
+    const fields = await Promise.all(
+      ids.map((accountId) => ledgers.writtenFields({ ...account, accountId })),
+    );
+    expect(fields).toEqual([{ population: '1' }, { population: '3' }, { revenue: '9' }]);
+    expect([many, one]).toEqual([1, 0]);
+    // Loaded already: a second chunk with these accounts asks the history nothing.
+    await ledgers.preloadWrittenFields(MEMORY_CRM, tenant, ids);
+    expect(many).toBe(1);
+  });
 });
