@@ -16,12 +16,14 @@ const send = (message: unknown) => process.send?.(message);
 const service = createService(settings);
 const cache = service.deps.buyerIntel as { stats?: BuyerIntelCacheStats };
 
-let peakRss = process.memoryUsage().rss;
+// memoryUsage.rss() alone: memoryUsage() also walks V8's heap statistics, which every 50 ms was 0.5 %
+// of the worker's CPU profile.
+let peakRss = process.memoryUsage.rss();
 const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  peakRss = Math.max(peakRss, process.memoryUsage.rss());
 }, 50);
 const sample = () => {
-  const rss = process.memoryUsage().rss;
+  const rss = process.memoryUsage.rss();
   peakRss = Math.max(peakRss, rss);
   const cpu = process.cpuUsage();
   return {
