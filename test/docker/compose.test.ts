@@ -148,6 +148,15 @@ describe('Dockerfile', () => {
     expect(dockerfile).toMatch(/^CMD \["node", ?"src\/cli\.ts", ?"start"\]$/m);
   });
 
+  it('ships a warm compile cache the node user can extend (the bench measures workers with one)', () => {
+    const dir = dockerfile.match(/^ENV NODE_COMPILE_CACHE=(\S+)$/m)?.[1];
+    expect(dir).toBeDefined();
+    const warm = dockerfile.search(/^RUN node src\/cli\.ts --help\b.*&& chown -R node:node (\S+)$/m);
+    expect(warm).toBeGreaterThan(dockerfile.indexOf(`ENV NODE_COMPILE_CACHE=${dir}`));
+    expect(warm).toBeGreaterThan(dockerfile.indexOf('COPY queues ./queues'));
+    expect(warm).toBeLessThan(dockerfile.lastIndexOf('USER node'));
+  });
+
   it('copies what the service runs and .dockerignore keeps secrets, tests and emulators out', () => {
     for (const dir of ['src', 'connectors', 'queues']) expect(dockerfile).toContain(`COPY ${dir} ./${dir}`);
     expect(dockerfile).not.toContain('emulators');
