@@ -9,7 +9,7 @@ import { join } from 'node:path';
  * equal): the old generation capped at ~2× the worker's live heap (~75 MB with 200 accounts in
  * flight), small young-generation semi-spaces (4 MB: RSS ~10 MB below 8 MB's at the same CPU per
  * account in the bench). Without them V8 lets garbage grow the heap to ~4× the
- * live set (peak RSS ~600 MB); with them ~270 MB for ~1.5× the CPU and the same throughput.
+ * live set (peak RSS ~600 MB); with them ~245 MB at the same throughput.
  * BENCH_WORKER_NODE_OPTIONS replaces them.
  */
 export const WORKER_NODE_FLAGS = ['--max-old-space-size=144', '--max-semi-space-size=4'];
