@@ -27,16 +27,25 @@ export const WORKER_ENV = { MALLOC_ARENA_MAX: '2' };
  * what the cache holds. Warmed here the same way, plus the bench's own worker entry, once per bench.
  */
 const COMPILE_CACHE = join(tmpdir(), 'buyer-intel-sync-bench-compile-cache');
+/** The worker's Node flags; V8 keeps its compiled code per set of flags, so the warm-up uses them too. */
+const workerExecArgv = () => [
+  ...process.execArgv,
+  // --expose-gc only lets liveHeapMb() collect on demand; it changes nothing else about the heap.
+  '--expose-gc',
+  ...(process.env.BENCH_WORKER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? WORKER_NODE_FLAGS),
+];
 let warmed = false;
 function warmCompileCache(): void {
   if (warmed) return;
   warmed = true;
   const env = { ...process.env, NODE_COMPILE_CACHE: COMPILE_CACHE };
   const root = new URL('../', import.meta.url).pathname;
-  execFileSync(process.execPath, ['src/cli.ts', '--help'], { cwd: root, env, stdio: 'ignore' });
+  const run = (args: string[]) =>
+    execFileSync(process.execPath, [...workerExecArgv(), ...args], { cwd: root, env, stdio: 'ignore' });
+  run(['src/cli.ts', '--help']);
   // Without its settings the entry exits 2 at once, once compiled.
   try {
-    execFileSync(process.execPath, ['bench/worker-process.ts'], { cwd: root, env, stdio: 'ignore' });
+    run(['bench/worker-process.ts']);
   } catch {}
 }
 
@@ -86,12 +95,7 @@ export async function startWorkerProcess(settings: unknown): Promise<WorkerHandl
       NODE_COMPILE_CACHE: COMPILE_CACHE,
       BENCH_SETTINGS: JSON.stringify(settings),
     },
-    // --expose-gc only lets liveHeapMb() collect on demand; it changes nothing else about the heap.
-    execArgv: [
-      ...process.execArgv,
-      '--expose-gc',
-      ...(process.env.BENCH_WORKER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? WORKER_NODE_FLAGS),
-    ],
+    execArgv: workerExecArgv(),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<never>((_, reject) => {
