@@ -27,7 +27,10 @@ export const WORKER_ENV = { MALLOC_ARENA_MAX: '2' };
  * what the cache holds. Warmed here the same way, plus the bench's own worker entry, once per bench.
  */
 const COMPILE_CACHE = join(tmpdir(), 'buyer-intel-sync-bench-compile-cache');
-/** The worker's Node flags; V8 keeps its compiled code per set of flags, so the warm-up uses them too. */
+/**
+ * The worker's Node flags. V8 keeps its compiled code per set of the flags that change code (--expose-gc
+ * is one), so the warm-up runs with them too.
+ */
 const workerExecArgv = () => [
   ...process.execArgv,
   // --expose-gc only lets liveHeapMb() collect on demand; it changes nothing else about the heap.
