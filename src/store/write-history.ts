@@ -199,21 +199,8 @@ export class WriteHistory {
     tenant: string;
     accountId: string;
   }): Promise<Record<string, string>> {
-    const rows = await this.#db
-      .selectFrom('field_writes')
-      .distinctOn('field')
-      .select(['field', 'new_value'])
-      .where('crm', '=', account.crm)
-      .where('tenant', '=', account.tenant)
-      .where('account_id', '=', account.accountId)
-      .where('kind', '=', 'mapped')
-      .where('crm_result', '=', 'ok')
-      .orderBy('field')
-      .orderBy('id', 'desc')
-      .execute();
-    const out: Record<string, string> = {};
-    for (const r of rows) if (r.new_value !== null) out[r.field] = r.new_value;
-    return out;
+    const written = await this.lastWrittenMany(account.crm, account.tenant, [account.accountId]);
+    return written.get(account.accountId) ?? {};
   }
 
   /**
