@@ -27,6 +27,7 @@ import type { BuyerField } from '../buyer-intel/fields.ts';
 import { findState } from '../buyer-intel/states.ts';
 import { type AccountId, likelyHolder, parseAccountIds, sameId, shownId } from './ids.ts';
 import { normalizeName } from './normalize.ts';
+import { domainQuery } from './queries.ts';
 import type { AccountForMatching, MatchDecision, ScoredCandidate } from './resolver.ts';
 
 export type IdMatchClient = Pick<BuyerIntelClient, 'getBuyerAttributesBulk' | 'searchBuyers'> &
@@ -240,6 +241,14 @@ export class IdMatcher {
   ): Promise<MatchDecision> {
     const missed = misses.join('; ');
     const said = `${missed.charAt(0).toUpperCase()}${missed.slice(1)}`;
+    // A person typed an id: never a silent no_match. Whoever finds the buyer fixes the id too.
+    if (decision.status === 'no_match')
+      return {
+        status: 'needs_review',
+        confidence: 0,
+        explanation: `Needs review: ${missed}; a person typed it, so a person decides. ${decision.explanation}${notUsed}`,
+        candidates: decision.candidates,
+      };
     if (decision.status !== 'matched')
       return { ...decision, explanation: `${said}. ${decision.explanation}${notUsed}` };
 
@@ -347,29 +356,37 @@ export class IdMatcher {
     const fromName = await check(decision.candidates);
     if (fromName) return { found: fromName, checked };
 
-    const given = account.name?.trim();
-    if (!given || checked >= this.#options.maxChecks) return { checked };
-    const query = normalizeName(given).searchName.trim() || given;
     const state =
       states.size === 1
         ? [...states][0]
         : account.state?.trim()
           ? findState(account.state.trim())?.code
           : undefined;
-    const { buyers } = await this.#client.searchBuyers({
-      buyerName: query,
-      limit: this.#options.searchLimit,
-      ...(state ? { buyerStateCode: state } : {}),
-    });
-    const fromSearch = await check(
-      buyers.map((b) => ({
-        buyerId: b.id,
-        name: b.name,
-        stateCode: b.stateCode ?? null,
-        type: b.type ?? null,
-        url: b.url ?? null,
-      })),
-    );
-    return fromSearch ? { found: fromSearch, checked } : { checked };
+    // Every name the account gives: the name as written, then the words of its web address (an acronym
+    // the search does not know is often spelt out there: "utexas.edu").
+    const given = account.name?.trim();
+    const queries = [
+      ...(given ? [normalizeName(given).searchName.trim() || given] : []),
+      ...(account.website ? [domainQuery(account.website, state ?? null)?.query ?? ''] : []),
+    ].filter((q, i, all) => q && all.indexOf(q) === i);
+    for (const query of queries) {
+      if (checked >= this.#options.maxChecks) break;
+      const { buyers } = await this.#client.searchBuyers({
+        buyerName: query,
+        limit: this.#options.searchLimit,
+        ...(state ? { buyerStateCode: state } : {}),
+      });
+      const fromSearch = await check(
+        buyers.map((b) => ({
+          buyerId: b.id,
+          name: b.name,
+          stateCode: b.stateCode ?? null,
+          type: b.type ?? null,
+          url: b.url ?? null,
+        })),
+      );
+      if (fromSearch) return { found: fromSearch, checked };
+    }
+    return { checked };
   }
 }

@@ -157,6 +157,8 @@ interface Classified {
   hints: { hint: TypeHint; evidence: string }[];
 }
 
+const DIGITS = /^\d+$/;
+
 function classify(tokens: readonly string[]): Classified {
   const core: string[] = [];
   const typeTokens: string[] = [];
@@ -174,13 +176,16 @@ function classify(tokens: readonly string[]): Classified {
       const next = tokens[i + p.words.length];
       if (p.needsOf) return next === 'of';
       if (p.leading) return true;
-      // A type word opening a name is part of the place unless "of" follows: "College Station",
-      // "University Park" are places; "University of Texas", "Port of Seattle" are not.
-      return i > 0 || next === undefined || next === 'of' || next === 'for';
+      // A type word opening a name is part of the place unless "of" or a number follows: "College
+      // Station", "University Park" are places; "University of Texas", "School District 65" are not.
+      return i > 0 || next === undefined || next === 'of' || next === 'for' || DIGITS.test(next);
     });
     if (phrase) {
       typeTokens.push(...phrase.words);
-      if (phrase.hint) hints.push({ hint: phrase.hint, evidence: phrase.words.join(' ') });
+      // "District 65" alone names a district of some kind: a number says which, not what kind.
+      const numbered =
+        phrase.words.length === 1 && phrase.words[0] === 'district' && DIGITS.test(tokens[i + 1] ?? '');
+      if (phrase.hint && !numbered) hints.push({ hint: phrase.hint, evidence: phrase.words.join(' ') });
       i += phrase.words.length;
       continue;
     }

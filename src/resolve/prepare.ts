@@ -2,7 +2,7 @@
 // only takes the account's city; "Columbus City", no place's name, is the city of Columbus), its state
 // found in the state field or the name, its website (a name that is a bare domain is one).
 import { findState, type StateEntry } from '../buyer-intel/states.ts';
-import { isBareDomain, parseWebAddress } from './domains.ts';
+import { FREE_MAIL, isBareDomain, parseWebAddress } from './domains.ts';
 import { type NormalizedName, normalizeName } from './normalize.ts';
 import { isPlaceName } from './places.ts';
 import type { AccountForMatching, MatchDecision } from './resolver.ts';
@@ -15,12 +15,15 @@ export interface Prepared {
   name: NormalizedName | null;
   givenState: string | null;
   state: StateEntry | undefined;
+  /** The account says two things of itself (a state field and a state in its name that differ). */
+  contradiction: string | null;
 }
 
 /** Reads the account's name and state; an account with neither a name nor a website is no match. */
 export function prepare(account: AccountForMatching): Prepared | MatchDecision {
   let given = account.name?.trim() || null;
-  let website = account.website?.trim() || null;
+  // An account known only by its email domain is known by its organisation's web address.
+  let website = account.website?.trim() || ownDomain(account.emailDomains) || null;
   // HubSpot names a company after its domain when it knows nothing else: that is a website, not a name.
   if (given && isBareDomain(given)) {
     website ??= given;
@@ -41,11 +44,24 @@ export function prepare(account: AccountForMatching): Prepared | MatchDecision {
     name = { ...withCity, stateCode: name.stateCode };
   }
   const givenState = account.state?.trim() || null;
-  const state: StateEntry | undefined =
-    (givenState ? findState(givenState) : undefined) ??
-    (name?.stateCode ? findState(name.stateCode) : undefined);
+  const fromField = givenState ? findState(givenState) : undefined;
+  const fromName = name?.stateCode ? findState(name.stateCode) : undefined;
+  const state: StateEntry | undefined = fromField ?? fromName;
+  const contradiction =
+    fromField && fromName && fromField.code !== fromName.code
+      ? `the account's state is ${fromField.code} and its name says ${fromName.code}`
+      : null;
   if (name) name = kindAfterPlace(name, state?.code ?? null);
-  return { account, given, website, name, givenState, state };
+  return { account, given, website, name, givenState, state, contradiction };
+}
+
+/** The first email domain that is an organisation's, not a free mail provider's. */
+function ownDomain(domains: readonly string[] | undefined): string | null {
+  for (const raw of domains ?? []) {
+    const domain = raw.trim().toLowerCase().replace(/^.*@/, '');
+    if (domain && !FREE_MAIL.has(domain) && parseWebAddress(domain)) return domain;
+  }
+  return null;
 }
 
 const MUNICIPAL_WORDS = new Set(['city', 'town', 'village']);

@@ -17,6 +17,7 @@ import { parseWebAddress } from './domains.ts';
 import { carriesIds } from './ids.ts';
 import { fallbackQuery, foldText, type NormalizedName } from './normalize.ts';
 import { type Prepared, prepare } from './prepare.ts';
+import { MAX_PROFILES, type ProfileClient, type Profiled, readProfile } from './profiles.ts';
 import { domainQuery, initialsQuery, nicknameQuery, typoQuery } from './queries.ts';
 import { resolveWeights, type ScoreResult, type ScoreSignal, scoreCandidate, type Weights } from './score.ts';
 import { answerKey, type FoundBuyer, parseAnswer, serializeAnswer } from './shared-answers.ts';
@@ -29,7 +30,11 @@ export interface AccountForMatching {
   name: string | null;
   state: string | null;
   city?: string | null;
+  county?: string | null;
+  zip?: string | null;
+  street?: string | null;
   website: string | null;
+  /** The account's own email domain and, where the CRM has them, its contacts'. */
   emailDomains?: string[];
   pinnedBuyerId?: string | null;
   /**
@@ -95,10 +100,19 @@ export const DEFAULT_RESOLVER_OPTIONS: Readonly<ResolverOptions> = Object.freeze
   sharedAnswerTtlSeconds: 10 * 60,
 });
 
+/**
+ * A buyer in another state than the account's is listed for review when its name reads this close to
+ * the account's (or the website or an email domain points at it); below, it is a namesake.
+ */
+const OTHER_STATE_NAME = 0.8;
+
 /** At most this many candidates are listed in a decision. */
 const MAX_LISTED = 5;
-/** At most this many searches per account. */
-export const MAX_SEARCHES = 3;
+/**
+ * At most this many searches per account: three in the account's state (or without one), and one more
+ * across states when those found nothing that reads as the name.
+ */
+export const MAX_SEARCHES = 4;
 
 /**
  * What the resolver asks of the API. Without the criteria search, accounts are found by name only;
@@ -117,6 +131,14 @@ export function redisMatchCache(redis: Redis, prefix: string): MatchCache {
   };
 }
 
+interface Found {
+  buyer: BuyerBrief;
+  rank: number | null;
+  order: number;
+  /** Its attributes, once read for a close decision (profiles.ts); null when the provider had none. */
+  profiled?: Profiled | null;
+}
+
 interface Scored {
   candidate: ScoredCandidate;
   result: ScoreResult;
@@ -130,6 +152,8 @@ interface Search {
   ranked: boolean;
   /** Asks for the account's name in other words (not for its web address): see `settledByName`. */
   rewritesName: boolean;
+  /** Looks across states: the last search, with a place of its own in the budget. */
+  anywhere?: boolean;
   /** The buyers found, or null when the search could not be made (then `called` says if it was tried). */
   run: () => Promise<{ buyers: BuyerBrief[] | null; called: boolean }>;
 }
@@ -213,6 +237,7 @@ export class Resolver {
   readonly #cache: MatchCache | undefined;
   readonly #options: ResolverOptions & { weights: Weights };
   readonly #ids: IdMatcher | undefined;
+  readonly #profiles: ProfileClient | undefined;
   /** Whether the API answers a search by criteria; learnt on the first try, kept for the process. */
   #criteria: 'unknown' | 'supported' | 'unsupported';
   #criteriaFailures = 0;
@@ -225,6 +250,7 @@ export class Resolver {
     this.#ids = canReadAttributes(client)
       ? new IdMatcher(client, { searchLimit: this.#options.searchLimit })
       : undefined;
+    this.#profiles = canReadAttributes(client) ? client : undefined;
     this.#criteria = deps.client.searchBuyersByCriteria ? 'unknown' : 'unsupported';
   }
 
@@ -295,18 +321,30 @@ export class Resolver {
     const label = given ?? website ?? '';
     if (share?.answer) {
       const kept = share.answer.map((f, order) => ({ ...f, order }));
-      const decision = this.#decide(label, name, this.#score(scoring, name, kept), kept.length, [], state);
+      const decision = this.#decide(
+        label,
+        name,
+        this.#score(scoring, name, kept),
+        kept.length,
+        [],
+        state,
+        p.contradiction,
+      );
       if (decision.status === 'matched') return decision;
     }
 
-    const found = new Map<string, { buyer: BuyerBrief; rank: number | null; order: number }>();
+    const found = new Map<string, Found>();
     const asked: string[] = [];
     let calls = 0;
     let scored: Scored[] = [];
     let decision: MatchDecision | null = null;
     let nameSettled = false;
-    for (const search of this.#plan(name, website, givenState, state)) {
-      if (calls >= MAX_SEARCHES) break;
+    // The state-limited searches found a buyer that reads as the name: no need to look across states.
+    const convincing = () =>
+      scored.some((s) => s.result.related && !s.result.otherState && s.result.nameSimilarity >= 0.8);
+    const decide = () => this.#decide(label, name, scored, found.size, asked, state, p.contradiction);
+    for (const search of this.#plan(name, website, givenState, state, convincing)) {
+      if (calls >= (search.anywhere ? MAX_SEARCHES : MAX_SEARCHES - 1)) continue;
       if (nameSettled && search.rewritesName) continue;
       const { buyers, called } = await search.run();
       if (called) calls++;
@@ -317,7 +355,7 @@ export class Resolver {
           found.set(buyer.id, { buyer, rank: search.ranked ? i : null, order: found.size });
       });
       scored = this.#score(scoring, name, [...found.values()]);
-      decision = this.#decide(label, name, scored, found.size, asked, state);
+      decision = decide();
       if (decision.status === 'matched') {
         if (share)
           await this.#cache
@@ -327,7 +365,59 @@ export class Resolver {
       }
       nameSettled ||= settledByName(decision, scored);
     }
-    return decision ?? this.#decide(label, name, scored, found.size, asked, state);
+    if (decision && (await this.#profile(scored, found, p.account))) {
+      scored = this.#score(scoring, name, [...found.values()]);
+      decision = decide();
+    }
+    return decision ?? decide();
+  }
+
+  /**
+   * Reads the attributes of the candidates a close decision turns on, at most MAX_PROFILES: those that
+   * what the attributes add could still carry to the threshold or tell from a rival — another name the
+   * API found them by (it listed them first or second), the account's address or email domains, a type
+   * the search result left out. True when any was read.
+   */
+  async #profile(
+    scored: readonly Scored[],
+    found: Map<string, Found>,
+    account: AccountForMatching,
+  ): Promise<boolean> {
+    const client = this.#profiles;
+    if (!client) return false;
+    const w = this.#options.weights;
+    const located = !!(account.zip?.trim() || account.city?.trim() || account.county?.trim());
+    const mailed = !!account.emailDomains?.length;
+    const potential = (s: Scored): number => {
+      const f = found.get(s.candidate.buyerId);
+      let gain = 0;
+      if ((f?.rank ?? 99) < 2) gain += w.name * (1 - s.result.nameSimilarity);
+      if (located) gain += w.zip + 2 * w.locality;
+      if (mailed && !s.result.independent) gain += w.emailDomain;
+      if (!s.candidate.type) gain += w.typeAgreement;
+      return s.result.score - s.result.rankPoints + gain;
+    };
+    const threshold = this.#options.acceptThreshold;
+    const best = scored.find((s) => s.result.related);
+    const rivals = !!best && best.result.score >= threshold && located;
+    const picked = scored
+      .filter(
+        (s) =>
+          (s.result.related || (found.get(s.candidate.buyerId)?.rank ?? 99) < 2) &&
+          (rivals ? s.result.score >= threshold - this.#options.ambiguityMargin : potential(s) >= threshold),
+      )
+      .slice(0, MAX_PROFILES);
+    const unread = picked.flatMap((s) => {
+      const f = found.get(s.candidate.buyerId);
+      return f && f.profiled === undefined ? [f] : [];
+    });
+    if (!unread.length) return false;
+    await Promise.all(
+      unread.map(async (f) => {
+        f.profiled = await readProfile(client, f.buyer.id);
+      }),
+    );
+    return true;
   }
 
   /**
@@ -341,6 +431,7 @@ export class Resolver {
     website: string | null,
     accountState: string | null,
     state: StateEntry | undefined,
+    convincing: () => boolean,
   ): Generator<Search> {
     const where = state ? ` in ${state.code}` : '';
     const asked = new Set<string>();
@@ -356,6 +447,14 @@ export class Resolver {
     };
     const host = parseWebAddress(website)?.host;
     const code = state?.code ?? null;
+    // A buyer that spans states (a port, an airport, a transit authority) is filed under one of them.
+    const anywhere = (query: string): Search => ({
+      shown: `"${query}" in any state`,
+      ranked: true,
+      rewritesName: false,
+      anywhere: true,
+      run: async () => ({ buyers: await this.#find(query, undefined), called: true }),
+    });
     const searches = [
       () => (name ? byName(nicknameQuery(name, code) ?? name.searchName) : null),
       (): Search | null =>
@@ -374,6 +473,7 @@ export class Resolver {
         const search = byName(domainQuery(website, accountState ?? code)?.query);
         return search && { ...search, rewritesName: false };
       },
+      () => (name && state && !convincing() ? anywhere(name.searchName) : null),
     ];
     for (const next of searches) {
       const search = next();
@@ -408,14 +508,28 @@ export class Resolver {
     }
   }
 
-  #score(
-    account: AccountForMatching,
-    name: NormalizedName | null,
-    buyers: readonly { buyer: BuyerBrief; rank: number | null; order: number }[],
-  ): Scored[] {
-    const scored = buyers.map(({ buyer, rank, order }): Scored => {
+  #score(account: AccountForMatching, name: NormalizedName | null, buyers: readonly Found[]): Scored[] {
+    const scored = buyers.map(({ buyer: brief, rank, order, profiled }): Scored => {
+      // What the attributes say fills in what the search result left out.
+      const buyer = profiled
+        ? {
+            ...brief,
+            type: brief.type ?? profiled.type,
+            stateCode: brief.stateCode ?? profiled.stateCode,
+            url: brief.url ?? profiled.url,
+            profile: profiled.profile,
+          }
+        : brief;
       const result = scoreCandidate(
-        { name, state: account.state, website: account.website, emailDomains: account.emailDomains ?? null },
+        {
+          name,
+          state: account.state,
+          website: account.website,
+          emailDomains: account.emailDomains ?? null,
+          city: account.city ?? null,
+          county: account.county ?? null,
+          zip: account.zip ?? null,
+        },
         buyer,
         this.#options.weights,
         { rank },
@@ -444,10 +558,15 @@ export class Resolver {
     found: number,
     asked: readonly string[],
     state: StateEntry | undefined,
+    contradiction: string | null,
   ): MatchDecision {
     const { acceptThreshold, ambiguityMargin } = this.#options;
+    // Every buyer some evidence points at is listed: one in another state is offered for review, never
+    // dropped (a port filed under its neighbouring state is still the right buyer).
     const related = scored.filter((s) => s.result.related);
-    const eligible = related.filter((s) => !s.result.disqualified);
+    const eligible = related.filter(
+      (s) => !s.result.otherState || s.result.independent || s.result.nameSimilarity >= OTHER_STATE_NAME,
+    );
     const listed = (list: readonly Scored[]) => list.slice(0, MAX_LISTED).map((s) => s.candidate);
     const searched = listing(asked);
 
@@ -457,7 +576,7 @@ export class Resolver {
         const others = [...new Set(related.map((s) => s.candidate.stateCode ?? '?'))].join(', ');
         return {
           status: 'no_match',
-          explanation: `No match for "${given}": ${related.length} buyer${related.length === 1 ? '' : 's'} with a similar name, but in ${others}, not ${state?.code ?? name?.stateCode ?? 'the account’s state'}`,
+          explanation: `No match for "${given}": ${related.length} buyer${related.length === 1 ? '' : 's'} sharing a word of the name, but in ${others}, not ${state?.code ?? name?.stateCode ?? 'the account’s state'}, and none reads as the name`,
           candidates: listed(related),
         };
       }
@@ -496,12 +615,22 @@ export class Resolver {
       best.result.webPoints > 0 &&
       close.every((s) => s.result.webPoints < best.result.webPoints);
     const why = best.result.reasons.join(', ');
+    const siteOf = eligible.find(
+      (s) =>
+        s !== best &&
+        (s.result.web === 'home-page' || s.result.web === 'section') &&
+        !best.result.independent,
+    );
+    // The web address says another state's buyer while the account's own state has one of that name.
+    const namesake = best.result.otherState
+      ? eligible.find((s) => !s.result.otherState && s.result.nameSimilarity >= best.result.nameSimilarity)
+      : undefined;
+    const blocked =
+      blocker(best, state, contradiction) ??
+      (siteOf ? `the account's website is ${shown(siteOf.candidate)}'s` : null) ??
+      (namesake ? `the account's state has ${shown(namesake.candidate)} of the same name` : null);
 
-    if (
-      decisive(best) >= acceptThreshold &&
-      !best.result.typeConflict &&
-      (close.length === 0 || websiteDecides)
-    ) {
+    if (decisive(best) >= acceptThreshold && !blocked && (close.length === 0 || websiteDecides)) {
       const next = eligible[1];
       const tail = websiteDecides
         ? `; the website tells it from ${close.map((s) => shown(s.candidate)).join(', ')}`
@@ -521,12 +650,12 @@ export class Resolver {
 
     const candidates = listed(eligible);
     let explanation: string;
-    if (decisive(best) < acceptThreshold) {
+    if (blocked) {
+      explanation = `Needs review: ${shown(best.candidate)} scores ${fixed(best.result.score)} (${why}), but ${blocked}`;
+    } else if (decisive(best) < acceptThreshold) {
       explanation = `Needs review: the best candidate ${shown(best.candidate)} scores ${fixed(best.result.score)}, below the ${fixed(acceptThreshold)} needed (${why})`;
       if (close.length)
         explanation += `, and ${close.length} other${close.length === 1 ? '' : 's'} score within ${ambiguityMargin}`;
-    } else if (best.result.typeConflict) {
-      explanation = `Needs review: ${shown(best.candidate)} scores ${fixed(best.result.score)} (${why}), but the name says another kind of buyer`;
     } else {
       const rivals = close
         .slice(0, MAX_LISTED - 1)
@@ -539,6 +668,20 @@ export class Resolver {
 }
 
 /**
+ * What keeps the best candidate from an automatic match whatever its score: a contradiction in the
+ * account itself, a kind or a number the name says otherwise, or another state with nothing but the
+ * name to say it is the account's.
+ */
+function blocker(best: Scored, state: StateEntry | undefined, contradiction: string | null): string | null {
+  if (contradiction) return contradiction;
+  if (best.result.typeConflict) return 'the name says another kind of buyer';
+  if (best.result.numberConflict) return 'the name carries another number';
+  if (best.result.otherState && !best.result.independent)
+    return `it is in ${best.candidate.stateCode ?? '?'}, not ${state?.code ?? 'the account’s state'}, and only the name says it is the account’s (a website or email domain of the buyer's would)`;
+  return null;
+}
+
+/**
  * A review whose best candidate reads exactly as the account's name, of the kind it says: what is left
  * to decide is which of the buyers so named (a state not given, namesakes within the margin), and the
  * name written another way finds the same names again — in the bench accounts, that second search
@@ -547,7 +690,7 @@ export class Resolver {
  */
 function settledByName(decision: MatchDecision, scored: readonly Scored[]): boolean {
   if (decision.status !== 'needs_review') return false;
-  const best = scored.find((s) => s.result.related && !s.result.disqualified);
+  const best = scored.find((s) => s.result.related && !s.result.otherState);
   return !!best && best.result.nameSimilarity === 1 && !best.result.typeConflict;
 }
 

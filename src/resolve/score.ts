@@ -6,7 +6,9 @@
 // as the buyer's own web address — and each reading beyond the written name is a signal of its own.
 import { findState } from '../buyer-intel/states.ts';
 import { domainLabel, organizationDomain, parseWebAddress, registrableDomain } from './domains.ts';
+import { addressSignal, isConsolidatedGovernment, numberEvidence, wordsWithin } from './evidence.ts';
 import {
+  foldText,
   hintOfBuyerType,
   isTypoOf,
   type NormalizedName,
@@ -47,6 +49,9 @@ export interface ScoringAccount {
   state?: string | null;
   website?: string | null;
   emailDomains?: readonly string[] | null;
+  city?: string | null;
+  county?: string | null;
+  zip?: string | null;
 }
 
 export interface ScoringContext {
@@ -58,10 +63,17 @@ export interface ScoreResult {
   /** 0..1, the sum of the signals' points. */
   score: number;
   signals: ScoreSignal[];
-  /** A state mismatch: never to be matched, whatever the score. */
-  disqualified: boolean;
+  /**
+   * The buyer is in another state than the account: matched automatically only with independent
+   * evidence (`independent`), else offered for review.
+   */
+  otherState: boolean;
   /** The name says another kind of buyer: never matched automatically, whatever the score. */
   typeConflict: boolean;
+  /** The name's number is not the buyer's ("USD 512" against USD 513): never matched automatically. */
+  numberConflict: boolean;
+  /** Evidence that does not come from the name: the website, an email domain. */
+  independent: boolean;
   /** 0..1 similarity of the names, through the reading that compared best. */
   nameSimilarity: number;
   web: WebEvidence;
@@ -347,6 +359,99 @@ function nameEvidence(
   return { signals, reasons, similarity, name };
 }
 
+/**
+ * The name against the buyer's legal name and each of its other names (its common name, from its
+ * attributes): the reading that compares best is the name's evidence.
+ */
+function bestNameEvidence(
+  given: NormalizedName,
+  legal: NormalizedName,
+  others: readonly NormalizedName[],
+  buyer: ScoringBuyer,
+  accountState: string | null,
+  w: Weights,
+): NameEvidence {
+  let best = nameEvidence(given, legal, buyer, accountState, w);
+  for (const other of others) {
+    const read = nameEvidence(given, other, buyer, accountState, w);
+    if (read.similarity <= best.similarity) continue;
+    const as = `as its other name "${other.input}"`;
+    best = {
+      ...read,
+      signals: read.signals.map((s, i) =>
+        i === 0 ? { ...s, signal: 'other-name', detail: `${as}: ${s.detail}` } : s,
+      ),
+      reasons: read.reasons.map((r, i) => (i === 0 ? `${r} ${as}` : r)),
+    };
+  }
+  return best;
+}
+
+const sameWord = (t: string, u: string): boolean => t === u || shortFormOf(t, u) || isTypoOf(t, u);
+const GOVERNMENT_WORDS = new Set(['metro', 'metropolitan', 'unified', 'consolidated', 'government']);
+
+/** A consolidated government's words that name its county ("davidson") and the rest, its city. */
+function consolidatedParts(buyer: NormalizedName): { county: string[]; city: string[] } {
+  const county = buyer.tokens.filter((t, i) => {
+    const next = buyer.tokens[i + 1];
+    return (next === 'county' || next === 'parish') && !STOP_WORDS.has(t);
+  });
+  const city = buyer.core.filter(
+    (t) => !county.includes(t) && !GOVERNMENT_WORDS.has(t) && !STOP_WORDS.has(t),
+  );
+  return { county, city };
+}
+
+/**
+ * Readings of identity the words alone undersell: a number the buyer's name carries too, the name's
+ * other words all among the buyer's ("USD 512" for "Shawnee Mission USD 512"); one place of a
+ * consolidated government named alone ("City of Louisville" for "Louisville/Jefferson County Metro
+ * Government"). Each earns the name a reading's credit, never more.
+ */
+function identityReading(
+  given: NormalizedName,
+  buyer: ScoringBuyer,
+  legal: NormalizedName,
+  others: readonly NormalizedName[],
+  numbers: { agrees: boolean; reason: string | null },
+  similarity: number,
+  w: Weights,
+): { signal: ScoreSignal; reason: string; similarity: number } | null {
+  const credit = w.readingCredit;
+  // A number the buyer carries, with no word of the name left over, names it as its registry id would.
+  if (numbers.agrees && similarity < 1) {
+    const holder = [legal, ...others].find((n) => wordsWithin(given, n, sameWord));
+    if (holder)
+      return {
+        signal: {
+          signal: 'number',
+          points: w.name * (1 - similarity),
+          detail: `${numbers.reason} and every other word of the name are the buyer's "${holder.input}": the number names it`,
+        },
+        reason: `${numbers.reason} names it`,
+        similarity: 1,
+      };
+  }
+  if (similarity >= credit || !given.core.length || !isConsolidatedGovernment(buyer.name)) return null;
+  const hint = given.typeHint;
+  if (hint && hint !== 'city' && hint !== 'county') return null;
+  const parts = consolidatedParts(legal);
+  const words = given.core.filter((t) => !STOP_WORDS.has(t));
+  const within = (part: string[]) => part.length > 0 && words.every((t) => part.some((u) => sameWord(t, u)));
+  const named =
+    hint === 'county' ? within(parts.county) : within(parts.city) || (!hint && within(parts.county));
+  if (!named) return null;
+  return {
+    signal: {
+      signal: 'consolidated',
+      points: w.name * (credit - similarity),
+      detail: `"${given.searchName}" names a place of the consolidated government "${buyer.name}"`,
+    },
+    reason: `"${given.searchName}" is part of the consolidated "${buyer.name}"`,
+    similarity: credit,
+  };
+}
+
 // ---- State --------------------------------------------------------------------------------------------
 
 function stateSignal(
@@ -354,7 +459,7 @@ function stateSignal(
   name: NormalizedName | null,
   buyer: ScoringBuyer,
   w: Weights,
-): { signal: ScoreSignal; disqualified: boolean; reason: string } {
+): { signal: ScoreSignal; otherState: boolean; reason: string } {
   const given = account.state?.trim() || null;
   const fromAccount = given ? findState(given) : undefined;
   const fromName = !fromAccount && name?.stateCode ? findState(name.stateCode) : undefined;
@@ -365,21 +470,21 @@ function stateSignal(
     const why = given ? `account state "${given}" not recognised` : 'account has no state';
     return {
       signal: { signal: 'state', points: 0, detail: `${why}; not compared` },
-      disqualified: false,
+      otherState: false,
       reason: 'state not compared',
     };
   }
   if (!theirs) {
     return {
       signal: { signal: 'state', points: 0, detail: `buyer has no state; account in ${mine.code}${origin}` },
-      disqualified: false,
+      otherState: false,
       reason: 'buyer state unknown',
     };
   }
   if (mine.code === theirs.code) {
     return {
       signal: { signal: 'state', points: w.state, detail: `${mine.code}${origin} = ${theirs.code}` },
-      disqualified: false,
+      otherState: false,
       reason: `state ${mine.code}`,
     };
   }
@@ -389,8 +494,8 @@ function stateSignal(
       points: w.stateMismatch,
       detail: `account in ${mine.code}${origin}, buyer in ${theirs.code}`,
     },
-    disqualified: true,
-    reason: `state mismatch (${mine.code} vs ${theirs.code})`,
+    otherState: true,
+    reason: `in another state (${mine.code} vs ${theirs.code})`,
   };
 }
 
@@ -424,24 +529,25 @@ function typeSignal(
       conflict: false,
     };
   }
+  const consolidated = (mine === 'city' || mine === 'county') && isConsolidatedGovernment(buyer.name);
   const evidence = name?.typeEvidence ?? mine;
   const shownEvidence = evidence.includes('"') ? evidence : quote(evidence);
   const says = `account name says ${shownEvidence} (${TYPE_HINT_LABELS[mine]})`;
-  if (!theirs) {
+  if (!theirs && !consolidated) {
     return {
       signal: { signal: 'type', points: 0, detail: `${says}; buyer type ${shownType} not comparable` },
       reason: null,
       conflict: false,
     };
   }
-  if (theirs === mine) {
+  if (theirs === mine || consolidated) {
     return {
       signal: { signal: 'type', points: w.typeAgreement, detail: `${says}; buyer type ${shownType}` },
       reason: `type agrees (${TYPE_HINT_LABELS[mine]} by ${shownEvidence})`,
       conflict: false,
     };
   }
-  if (typeHintsRelated(mine, theirs)) {
+  if (!theirs || typeHintsRelated(mine, theirs)) {
     return {
       signal: { signal: 'type', points: 0, detail: `${says}; buyer type ${shownType} is related` },
       reason: null,
@@ -478,18 +584,40 @@ export function scoreCandidate(
   const buyerName = normalizeName(buyer.name);
   const accountState = account.state?.trim() || null;
 
+  const otherNames = (buyer.profile?.otherNames ?? [])
+    .filter((n) => n.trim() && foldText(n) !== buyerName.folded)
+    .map((n) => normalizeName(n));
   let name = baseName;
   let nameSimilarity = 0;
+  let numbers: ReturnType<typeof numberEvidence> | null = null;
   if (baseName) {
-    const evidence = nameEvidence(baseName, buyerName, buyer, accountState, w);
+    const evidence = bestNameEvidence(baseName, buyerName, otherNames, buyer, accountState, w);
     for (const s of evidence.signals) add(s);
     reasons.push(...evidence.reasons);
     nameSimilarity = evidence.similarity;
     name = evidence.name;
+    numbers = numberEvidence(baseName, [buyerName, ...otherNames], w);
+    const identity = identityReading(baseName, buyer, buyerName, otherNames, numbers, nameSimilarity, w);
+    if (identity) {
+      add(identity.signal);
+      reasons.push(identity.reason);
+      nameSimilarity = identity.similarity;
+    }
+    if (numbers.signal) add(numbers.signal);
+    if (numbers.conflict && numbers.reason) reasons.push(numbers.reason);
   }
 
-  const state = stateSignal(account, name, buyer, w);
   const web = webSignals(account, buyer, w);
+  const positiveWeb = web.evidence !== 'none' && web.evidence !== 'mismatch';
+  const state = stateSignal(account, name, buyer, w);
+  // The buyer's own website or email domain on the account says the other state is where it is filed
+  // (a port, an airport, a transit authority spans states): the state is no evidence against then.
+  if (state.otherState && positiveWeb)
+    state.signal = {
+      ...state.signal,
+      points: 0,
+      detail: `${state.signal.detail}; the account's web address or email domain is the buyer's`,
+    };
 
   if (!baseName) {
     // No name: the buyer's own site stands in for it (HubSpot creates companies from a domain).
@@ -512,6 +640,12 @@ export function scoreCandidate(
   const type = typeSignal(name, buyer, buyerName, w);
   if (type.signal) add(type.signal);
   if (type.reason) reasons.push(type.reason);
+
+  const address = addressSignal(account, buyer.profile, w);
+  if (address) {
+    add(address.signal);
+    reasons.push(address.reason);
+  }
 
   if (baseName?.company) {
     add({
@@ -546,12 +680,13 @@ export function scoreCandidate(
   const sumOf = (kinds: readonly SignalKind[]) =>
     round3(signals.filter((s) => kinds.includes(s.signal)).reduce((sum, s) => sum + s.points, 0));
   const webPoints = sumOf(['website', 'email-domain']);
-  const positiveWeb = web.evidence !== 'none' && web.evidence !== 'mismatch';
   return {
     score: round3(score),
     signals,
-    disqualified: state.disqualified,
+    otherState: state.otherState,
     typeConflict: type.conflict,
+    numberConflict: numbers?.conflict ?? false,
+    independent: positiveWeb,
     nameSimilarity: round3(nameSimilarity),
     web: web.evidence,
     webPoints,

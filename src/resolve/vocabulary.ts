@@ -75,6 +75,9 @@ export const ABBREVIATIONS: Readonly<Record<string, string>> = {
   ofc: 'office',
   // The one city everyone abbreviates.
   nyc: 'new york city',
+  // Regional education service agencies: Texas's and Ohio's centers, Washington's and Oregon's districts.
+  esc: 'education service center',
+  esd: 'educational service district',
 };
 
 /** Plurals of type words, read as the word ("Maricopa Community Colleges" is a college). */
@@ -299,6 +302,8 @@ export const COMPANY_SUFFIXES: ReadonlySet<string> = new Set([
 export const COMPANY_SUFFIXES_PUBLIC_BODIES_USE: ReadonlySet<string> = new Set(['corporation', 'company']);
 
 // ---- Buyer types --------------------------------------------------------------------------------------
+// Open world: a type left out here (the provider's District, UncategorizedDistrict, UncategorizedAgency,
+// Department, LegislativeBody, Other, and any it adds) says nothing, so it never conflicts with a name.
 
 export const HINT_OF_BUYER_TYPE: Readonly<Record<string, TypeHint>> = {
   City: 'city',
@@ -328,8 +333,6 @@ export const HINT_OF_BUYER_TYPE: Readonly<Record<string, TypeHint>> = {
   RegulatoryAgency: 'state-agency',
   FinancialAgency: 'state-agency',
   SpecialDistrict: 'special-district',
-  District: 'special-district',
-  UncategorizedDistrict: 'special-district',
   TransportationAgency: 'special-district',
   PublicWorksAgency: 'special-district',
   Federal: 'federal',
@@ -345,6 +348,9 @@ export const HINT_OF_BUYER_TYPE: Readonly<Record<string, TypeHint>> = {
  */
 export const RELATED_HINTS: readonly (readonly [TypeHint, TypeHint])[] = [
   ['school', 'school-district'],
+  // A library district and a fire protection district are special districts by law.
+  ['library', 'special-district'],
+  ['fire', 'special-district'],
   ['special-district', 'state-agency'],
   ['federal', 'state-agency'],
   ['state', 'state-agency'],

@@ -18,6 +18,48 @@ export function webSignals(
   buyer: ScoringBuyer,
   w: Weights,
 ): WebSignal {
+  const found = fromUrl(account, buyer, w);
+  if (found.evidence !== 'none' && found.evidence !== 'mismatch') return found;
+  return fromEmailDomains(account, buyer.profile?.emailDomains ?? [], w) ?? found;
+}
+
+/**
+ * The buyer's email domains (from its attributes) against the account's website and email domains: an
+ * organisation's mail domain is its own as surely as its web address ("lfucg.com" for a city whose
+ * site is another host).
+ */
+function fromEmailDomains(
+  account: { website?: string | null; emailDomains?: readonly string[] | null },
+  theirs: readonly string[],
+  w: Weights,
+): WebSignal | null {
+  const orgs = new Set(theirs.map((d) => organizationDomain(d.trim().toLowerCase())).filter(Boolean));
+  if (!orgs.size) return null;
+  const site = parseWebAddress(account.website);
+  const mine = [
+    ...(account.emailDomains ?? []).map((d) => d.trim().toLowerCase().replace(/^.*@/, '')),
+    ...(site ? [site.host] : []),
+  ].filter((d) => d && !FREE_MAIL.has(d));
+  const hit = mine.find((d) => orgs.has(organizationDomain(d)));
+  if (!hit) return null;
+  return {
+    evidence: 'email',
+    signals: [
+      {
+        signal: 'email-domain',
+        points: w.emailDomain,
+        detail: `${hit} is one of the buyer's email domains (${theirs.join(', ')})`,
+      },
+    ],
+    reason: `${hit} is its email domain`,
+  };
+}
+
+function fromUrl(
+  account: { website?: string | null; emailDomains?: readonly string[] | null },
+  buyer: ScoringBuyer,
+  w: Weights,
+): WebSignal {
   const site = parseWebAddress(account.website);
   const page = parseWebAddress(buyer.url);
   if (!page) return { evidence: 'none', signals: [], reason: null };

@@ -14,6 +14,14 @@ export type SignalKind =
   | 'company'
   | 'rank'
   | 'clamp'
+  /** The name read as one of the buyer's other names (its common name), from its attributes. */
+  | 'other-name'
+  /** A number in the name ("USD 512", "District 65"): the same number as the buyer's, or another. */
+  | 'number'
+  /** A place of a consolidated government named alone ("City of Louisville" for Louisville Metro). */
+  | 'consolidated'
+  /** The account's zip, city or county equal to the buyer's, from its attributes. */
+  | 'address'
   /** An id the account carries names the buyer (by-id.ts): the whole score. */
   | 'id';
 
@@ -33,7 +41,10 @@ export interface Weights {
   readingCredit: number;
   /** Same state. */
   state: number;
-  /** Different state: disqualifies (the score ends at 0 and the candidate is never matched). */
+  /**
+   * Different state: strong evidence against, not a wall. Such a buyer is listed for review and matched
+   * automatically only when the website, an email domain or an id says it is the account's.
+   */
   stateMismatch: number;
   /** The account's website is the buyer's page (same host, ignoring www., and the buyer's path). */
   website: number;
@@ -60,6 +71,12 @@ export interface Weights {
    * to match leaves it out.
    */
   rank: number;
+  /** The name's number is not the buyer's ("USD 512" against USD 513): never matched automatically. */
+  numberConflict: number;
+  /** The account's zip is the buyer's. */
+  zip: number;
+  /** The account's city, or its county, is the buyer's (each). */
+  locality: number;
 }
 
 export const DEFAULT_WEIGHTS: Readonly<Weights> = Object.freeze({
@@ -67,7 +84,7 @@ export const DEFAULT_WEIGHTS: Readonly<Weights> = Object.freeze({
   typoCredit: 0.9,
   readingCredit: 0.9,
   state: 0.2,
-  stateMismatch: -1,
+  stateMismatch: -0.3,
   website: 0.25,
   websitePartial: 0.15,
   websiteMismatch: -0.05,
@@ -77,6 +94,9 @@ export const DEFAULT_WEIGHTS: Readonly<Weights> = Object.freeze({
   bareNamePrior: 0.03,
   company: -0.3,
   rank: 0.02,
+  numberConflict: -0.5,
+  zip: 0.1,
+  locality: 0.05,
 });
 
 export function resolveWeights(weights?: Partial<Weights>): Weights {
@@ -94,6 +114,20 @@ export interface ScoringBuyer {
   stateCode?: string | null;
   type?: string | null;
   url?: string | null;
+  /** What the buyer's attributes add, when they were read (profiles.ts). */
+  profile?: BuyerProfile | null;
+}
+
+/** A buyer as its attributes describe it beyond the search result. */
+export interface BuyerProfile {
+  /** Its common name and any other name the provider keeps for it. */
+  otherNames: readonly string[];
+  parentName: string | null;
+  parentBuyerId: string | null;
+  city: string | null;
+  county: string | null;
+  zip: string | null;
+  emailDomains: readonly string[];
 }
 
 export type WebEvidence = 'home-page' | 'section' | 'domain' | 'email' | 'email-domain' | 'mismatch' | 'none';

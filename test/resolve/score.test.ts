@@ -43,30 +43,37 @@ describe('scoreCandidate', () => {
     expect(r.reasons).toContain('name equal after expanding ISD');
   });
 
-  it('a state mismatch disqualifies, whatever else agrees', () => {
+  it('another state is strong evidence against, not a wall: it costs points and asks for independent evidence', () => {
     const r = scoreCandidate(
       { name: 'City of Austin', state: 'Minnesota', website: 'https://austintexas.gov' },
       cityOfAustinTX,
     );
-    expect(r.disqualified).toBe(true);
-    expect(r.signals.find((s) => s.signal === 'state')).toEqual({
+    expect(r.otherState).toBe(true);
+    // The website is the buyer's own: the independent evidence a match across states needs, and then
+    // the state costs nothing.
+    expect(r.independent).toBe(true);
+    expect(r.signals.find((s) => s.signal === 'state')?.points).toBe(0);
+    expect(sum(r)).toBeCloseTo(r.score, 9);
+    const nameOnly = scoreCandidate({ name: 'City of Austin', state: 'MN', website: null }, cityOfAustinTX);
+    expect(nameOnly.otherState).toBe(true);
+    expect(nameOnly.independent).toBe(false);
+    expect(nameOnly.signals.find((s) => s.signal === 'state')).toEqual({
       signal: 'state',
-      points: -1,
+      points: -0.3,
       detail: 'account in MN, buyer in TX',
     });
-    expect(r.score).toBe(0);
-    expect(sum(r)).toBeCloseTo(0, 9);
+    expect(nameOnly.score).toBeLessThan(r.score);
   });
 
   it('an unknown account state is not compared, and a state in the name is used', () => {
     const unknown = scoreCandidate({ name: 'City of Austin', state: 'Tejas', website: null }, cityOfAustinTX);
     expect(unknown.signals.find((s) => s.signal === 'state')).toMatchObject({ points: 0 });
-    expect(unknown.disqualified).toBe(false);
+    expect(unknown.otherState).toBe(false);
     const fromName = scoreCandidate(
       { name: 'City of Austin, MN', state: null, website: null },
       cityOfAustinTX,
     );
-    expect(fromName.disqualified).toBe(true);
+    expect(fromName.otherState).toBe(true);
   });
 
   it('"City of Austin" against the county: same place, conflicting type', () => {

@@ -1,0 +1,312 @@
+// The long tail of public buyers: numbers that are names, consolidated governments, buyers known by
+// another name, bodies that span states, contradictions in the account itself, types the resolver does
+// not know — each against a small server of our own (a plain search over legal names, attributes by
+// id), so the rule is what is tested, not a search index's kindness.
+import { describe, expect, it } from 'vitest';
+import { NotFoundError } from '../../src/buyer-intel/errors.ts';
+import { Resolver, type ResolverClient } from '../../src/resolve/resolver.ts';
+import { scoreCandidate } from '../../src/resolve/score.ts';
+
+interface Buyer {
+  id: string;
+  name: string;
+  stateCode: string;
+  type?: string;
+  url?: string;
+  attributes?: Record<string, unknown>;
+}
+
+const words = (s: string) =>
+  s
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
+
+/** Legal names and the common name, any shared word, the state filter honoured; counts its calls. */
+function server(buyers: readonly Buyer[], options: { withType?: boolean } = {}) {
+  const calls = { search: 0, attributes: 0 };
+  const client: ResolverClient = {
+    async searchBuyers({ buyerName, buyerStateCode, limit }) {
+      calls.search++;
+      const asked = new Set(words(buyerName));
+      const found = buyers
+        .filter((b) => !buyerStateCode || b.stateCode === buyerStateCode)
+        .map((b) => {
+          const names = [b.name, String(b.attributes?.CommonName ?? '')];
+          return { b, n: Math.max(...names.map((n) => words(n).filter((w) => asked.has(w)).length)) };
+        })
+        .filter((x) => x.n > 0)
+        .sort((x, y) => y.n - x.n)
+        .slice(0, Number(limit ?? 10))
+        .map(({ b }) => ({
+          id: b.id,
+          name: b.name,
+          countryCode: 'US',
+          fromSourceFile: false,
+          stateCode: b.stateCode,
+          url: b.url ?? null,
+          // The spec's BuyerBrief carries no type; the provider's OpenAPI does.
+          ...(options.withType === false ? {} : { type: b.type ?? null }),
+        }));
+      return { buyers: found };
+    },
+    async getBuyerAttributesBulk(buyerId, keys) {
+      calls.attributes++;
+      const b = buyers.find((x) => x.id === buyerId);
+      if (!b) throw new NotFoundError('no such buyer', { operation: 'getBuyerAttributesBulk', status: 404 });
+      const all: Record<string, unknown> = {
+        Name: b.name,
+        StateCode: b.stateCode,
+        Type: b.type ?? null,
+        Url: b.url ?? null,
+        ...b.attributes,
+      };
+      return { buyerId, buyerData: Object.fromEntries((keys ?? []).map((k) => [k, all[k] ?? null])) };
+    },
+  };
+  return { client, calls };
+}
+
+const account = (name: string, state: string | null, extra: Record<string, unknown> = {}) => ({
+  id: 'a1',
+  name,
+  state,
+  website: null,
+  ...extra,
+});
+
+describe('numbers in names are identity', () => {
+  const buyers: Buyer[] = [
+    {
+      id: 'usd512',
+      name: 'Shawnee Mission Unified School District 512',
+      stateCode: 'KS',
+      type: 'SchoolDistrict',
+    },
+    {
+      id: 'usd513',
+      name: 'Shawnee Heights Unified School District 513',
+      stateCode: 'KS',
+      type: 'SchoolDistrict',
+    },
+    { id: 'd65', name: 'Evanston/Skokie School District 65', stateCode: 'IL', type: 'SchoolDistrict' },
+    { id: 'd64', name: 'Park Ridge-Niles School District 64', stateCode: 'IL', type: 'SchoolDistrict' },
+  ];
+
+  it('"USD 512" is matched to the district of that number, never to another number', async () => {
+    const { client } = server(buyers);
+    const decision = await new Resolver({ client }).resolve(account('USD 512', 'KS'));
+    expect(decision.status, decision.explanation).toBe('matched');
+    if (decision.status === 'matched') expect(decision.buyerId).toBe('usd512');
+    expect(decision.explanation).toContain('number 512');
+  });
+
+  it('a district of another number conflicts and is never matched, whatever else agrees', () => {
+    const r = scoreCandidate(
+      { name: 'Shawnee Mission USD 513', state: 'KS' },
+      { name: 'Shawnee Mission Unified School District 512', stateCode: 'KS', type: 'SchoolDistrict' },
+    );
+    expect(r.numberConflict).toBe(true);
+    expect(r.signals.find((s) => s.signal === 'number')?.points).toBeLessThan(0);
+  });
+
+  it('"District 65" finds the district that carries 65, not its neighbour 64', async () => {
+    const { client } = server(buyers);
+    const decision = await new Resolver({ client }).resolve(account('District 65', 'IL'));
+    expect(decision.status, decision.explanation).toBe('matched');
+    if (decision.status === 'matched') expect(decision.buyerId).toBe('d65');
+  });
+});
+
+describe('consolidated governments are named by their places', () => {
+  const buyers: Buyer[] = [
+    { id: 'lou', name: 'Louisville/Jefferson County Metro Government', stateCode: 'KY', type: 'County' },
+    {
+      id: 'nash',
+      name: 'Metropolitan Government of Nashville and Davidson County',
+      stateCode: 'TN',
+      type: 'City',
+    },
+    { id: 'jeff', name: 'City of Jeffersontown', stateCode: 'KY', type: 'City' },
+  ];
+
+  it('"City of Louisville" is the metro government, its type agreeing as a city', async () => {
+    const { client } = server(buyers);
+    const decision = await new Resolver({ client }).resolve(account('City of Louisville', 'KY'));
+    expect(decision.status, decision.explanation).toBe('matched');
+    if (decision.status === 'matched') expect(decision.buyerId).toBe('lou');
+    expect(decision.explanation).toContain('consolidated');
+  });
+
+  it('"Nashville, TN" is the metropolitan government; "Davidson County" too', async () => {
+    const { client } = server(buyers);
+    for (const name of ['Nashville, TN', 'Davidson County']) {
+      const decision = await new Resolver({ client }).resolve(account(name, 'TN'));
+      expect(decision.status, name).toBe('matched');
+      if (decision.status === 'matched') expect(decision.buyerId).toBe('nash');
+    }
+  });
+
+  it('"City of Jefferson" does not read as the metro government: Jefferson names its county, not its city', () => {
+    const r = scoreCandidate(
+      { name: 'City of Jefferson', state: 'KY' },
+      { name: 'Louisville/Jefferson County Metro Government', stateCode: 'KY', type: 'County' },
+    );
+    expect(r.signals.some((s) => s.signal === 'consolidated')).toBe(false);
+  });
+});
+
+describe('a buyer known by another name', () => {
+  it('is matched by its common name once its attributes are read, at no more than three attribute calls', async () => {
+    const { client, calls } = server([
+      {
+        id: 'ventura',
+        name: 'City of San Buenaventura',
+        stateCode: 'CA',
+        type: 'City',
+        attributes: { CommonName: 'Ventura' },
+      },
+      { id: 'ventura-co', name: 'Ventura County', stateCode: 'CA', type: 'County' },
+    ]);
+    const decision = await new Resolver({ client }).resolve(account('City of Ventura', 'CA'));
+    expect(decision.status, decision.explanation).toBe('matched');
+    if (decision.status === 'matched') expect(decision.buyerId).toBe('ventura');
+    expect(decision.explanation).toContain('other name "Ventura"');
+    expect(calls.attributes).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('the state is strong evidence, not a wall', () => {
+  const port: Buyer = {
+    id: 'panynj',
+    name: 'Port Authority of New York and New Jersey',
+    stateCode: 'NY',
+    type: 'TransportationAgency',
+    url: 'https://www.panynj.gov',
+  };
+
+  it('a body filed under its neighbouring state is found by a search across states and offered for review', async () => {
+    const { client, calls } = server([port]);
+    const decision = await new Resolver({ client }).resolve(
+      account('Port Authority of New York and New Jersey', 'NJ'),
+    );
+    expect(decision.status).toBe('needs_review');
+    expect(decision.candidates[0]?.buyerId).toBe('panynj');
+    expect(decision.explanation).toContain('in NY, not NJ');
+    expect(calls.search).toBeLessThanOrEqual(4);
+  });
+
+  it('with its website, the body in the other state is matched automatically', async () => {
+    const { client } = server([port]);
+    const decision = await new Resolver({ client }).resolve(
+      account('Port Authority of New York and New Jersey', 'NJ', { website: 'panynj.gov' }),
+    );
+    expect(decision.status, decision.explanation).toBe('matched');
+  });
+
+  it('a state in the name that contradicts the state field blocks an automatic match', async () => {
+    const { client } = server([
+      { id: 'pdx', name: 'City of Portland', stateCode: 'OR', type: 'City' },
+      { id: 'pme', name: 'City of Portland', stateCode: 'ME', type: 'City' },
+    ]);
+    const decision = await new Resolver({ client }).resolve(account('City of Portland, OR', 'ME'));
+    expect(decision.status).toBe('needs_review');
+    expect(decision.explanation).toContain('ME and its name says OR');
+  });
+});
+
+describe('unknowns are neutral, what the account holds is evidence', () => {
+  it('a provider type the resolver does not know never conflicts with the name', () => {
+    const r = scoreCandidate(
+      { name: 'Harris County Library District', state: 'TX' },
+      { name: 'Harris County Library District', stateCode: 'TX', type: 'UncategorizedDistrict' },
+    );
+    expect(r.typeConflict).toBe(false);
+  });
+
+  it('the account’s zip and city tell two same-named buyers apart', async () => {
+    const { client } = server([
+      {
+        id: 'fd-a',
+        name: 'Springfield Fire Department',
+        stateCode: 'IL',
+        type: 'FireDepartment',
+        attributes: { Zip: '62701', City: 'Springfield' },
+      },
+      {
+        id: 'fd-b',
+        name: 'Springfield Fire Department',
+        stateCode: 'IL',
+        type: 'FireDepartment',
+        attributes: { Zip: '62401', City: 'Effingham' },
+      },
+    ]);
+    const decision = await new Resolver({ client }).resolve(
+      account('Springfield Fire Department', 'IL', { zip: '62701-1234', city: 'Springfield' }),
+    );
+    expect(decision.status, decision.explanation).toBe('matched');
+    if (decision.status === 'matched') expect(decision.buyerId).toBe('fd-a');
+    expect(decision.explanation).toContain('zip 62701');
+  });
+
+  it('an account known only by its email domain is found by that domain', async () => {
+    const { client } = server([
+      {
+        id: 'lfucg',
+        name: 'Lexington-Fayette Urban County Government',
+        stateCode: 'KY',
+        url: 'https://www.lexingtonky.gov',
+      },
+    ]);
+    const r = scoreCandidate(
+      { name: 'Lexington-Fayette Urban County Government', state: 'KY', emailDomains: ['lexingtonky.gov'] },
+      {
+        name: 'Lexington-Fayette Urban County Government',
+        stateCode: 'KY',
+        url: 'https://www.lexingtonky.gov',
+      },
+    );
+    expect(r.independent).toBe(true);
+    const decision = await new Resolver({ client }).resolve({
+      id: 'a2',
+      name: null,
+      state: 'KY',
+      website: null,
+      emailDomains: ['lexingtonky.gov'],
+    });
+    expect(decision.status).not.toBe('no_match');
+  });
+});
+
+describe('ids decide', () => {
+  // 48 is Texas's FIPS code: an NCES district id of Texas starts with it.
+  const austinIsd: Buyer = {
+    id: 'aisd',
+    name: 'Austin Independent School District',
+    stateCode: 'TX',
+    type: 'SchoolDistrict',
+    url: 'https://www.austinisd.org',
+    attributes: { NcesId: '4808940' },
+  };
+
+  it('an id the name search cannot reach is found through the words of the web address', async () => {
+    const { client } = server([austinIsd]);
+    const decision = await new Resolver({ client }).resolve({
+      ...account('Zq Schools', 'TX'),
+      website: 'austinisd.org',
+      ids: { nces: '4808940' },
+    });
+    expect(decision.status, decision.explanation).toBe('matched');
+    if (decision.status === 'matched') expect(decision.source).toBe('id');
+  });
+
+  it('an id found on no buyer is never a silent no_match: a person reviews, told which id', async () => {
+    const { client } = server([austinIsd]);
+    const decision = await new Resolver({ client }).resolve({
+      ...account('Qqq', 'TX'),
+      ids: { nces: '4899999' },
+    });
+    expect(decision.status).toBe('needs_review');
+    expect(decision.explanation).toContain('NCES id 4899999');
+  });
+});
