@@ -30,6 +30,11 @@ export interface AccountSnapshot {
   state: string | null;
   city: string | null;
   website: string | null;
+  /** The address's zip (postal code) and street, where the CRM keeps them: evidence for matching. */
+  zip?: string | null;
+  street?: string | null;
+  /** The organisation's email domain, where the CRM keeps one apart from its website. */
+  emailDomains?: string[];
   /** Values of the requested CRM fields, keyed by CRM field name; null when empty. */
   fields: Record<string, string | null>;
   /** The ids in the connector's id fields (`CrmConnector.idFields`); an empty field is left out. */

@@ -16,7 +16,14 @@ import type { ApiNameOf } from './fields.ts';
 
 /** Accounts per backfill page: one SOQL call (Salesforce returns up to 2,000 rows per batch). */
 const LIST_PAGE_LIMIT = 2000;
-const STANDARD_FIELDS = ['Name', 'BillingState', 'BillingCity', 'Website'] as const;
+const STANDARD_FIELDS = [
+  'Name',
+  'BillingState',
+  'BillingCity',
+  'BillingPostalCode',
+  'BillingStreet',
+  'Website',
+] as const;
 const NOT_FOUND_CODES = new Set(['NOT_FOUND', 'MALFORMED_ID', 'ENTITY_IS_DELETED']);
 
 function asText(value: unknown): string | null {
@@ -92,6 +99,8 @@ function toSnapshot(
     name: value('Name'),
     state: value('BillingState'),
     city: value('BillingCity'),
+    zip: value('BillingPostalCode'),
+    street: value('BillingStreet'),
     website: value('Website'),
     fields,
     ...(ids ? { ids } : {}),

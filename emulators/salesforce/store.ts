@@ -70,6 +70,9 @@ const STANDARD_FIELDS: Record<SObjectType, FieldDef[]> = {
     { name: 'Type', spec: openPicklist, label: 'Account Type' },
     { name: 'BillingCity', spec: text(40), label: 'Billing City' },
     { name: 'BillingState', spec: text(80), label: 'Billing State/Province' },
+    { name: 'BillingPostalCode', spec: text(20), label: 'Billing Zip/Postal Code' },
+    // A textarea(255) in Salesforce: text of that length, line breaks allowed.
+    { name: 'BillingStreet', spec: text(255), label: 'Billing Street' },
     { name: 'Phone', spec: text(40), label: 'Account Phone' },
     { name: 'Website', spec: TEXT_255, label: 'Website' },
     { name: 'Industry', spec: openPicklist, label: 'Industry' },

@@ -153,8 +153,7 @@ async function decide(
       id: account.id,
       name,
       state,
-      city: account.city,
-      website: account.website,
+      ...placeOf(account),
       pinnedBuyerId: null,
       ...(account.ids ? { ids: account.ids } : {}),
     });
@@ -166,14 +165,24 @@ async function decide(
       id: account.id,
       name: account.name,
       state: account.state,
-      city: account.city,
-      website: account.website,
+      ...placeOf(account),
       pinnedBuyerId: review?.action === 'confirm' ? review.buyerId : (account.fields[P.buyerId] ?? null),
       // The ids a person keeps on the account decide before its name (src/resolve/by-id.ts).
       ...(account.ids ? { ids: account.ids } : {}),
     },
     `${ref.crm}:${ref.tenant}:${ref.accountId}`,
   );
+}
+
+/** Where the account is and its web presence, as the resolver weighs them. */
+function placeOf(account: Awaited<ReturnType<CrmConnector['getAccount']>>) {
+  return {
+    city: account.city,
+    zip: account.zip ?? null,
+    street: account.street ?? null,
+    website: account.website,
+    ...(account.emailDomains?.length ? { emailDomains: account.emailDomains } : {}),
+  };
 }
 
 export async function enrichAccount(

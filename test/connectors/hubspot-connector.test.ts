@@ -112,6 +112,8 @@ describe('accounts', () => {
       name: 'City of Austin',
       state: 'TX',
       city: 'Austin',
+      zip: '78701',
+      address: '301 W 2nd St',
       domain: 'austintexas.gov',
       bi_population: '961855',
       bi_buyer_name: '',
@@ -122,6 +124,10 @@ describe('accounts', () => {
       name: 'City of Austin',
       state: 'TX',
       city: 'Austin',
+      // The address and the company's email domain are evidence for matching.
+      zip: '78701',
+      street: '301 W 2nd St',
+      emailDomains: ['austintexas.gov'],
       website: 'austintexas.gov',
       fields: { bi_population: '961855', bi_buyer_name: null, bi_summary: null },
     });

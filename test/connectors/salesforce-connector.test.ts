@@ -85,6 +85,7 @@ describe('getAccount', () => {
       Name: 'Austin ISD',
       BillingState: 'TX',
       BillingCity: 'Austin',
+      BillingPostalCode: '78703',
       Website: 'austinisd.org',
       BuyerIntel_Population__c: 74000.5,
       BuyerIntel_IsPublic__c: true,
@@ -106,6 +107,9 @@ describe('getAccount', () => {
       name: 'Austin ISD',
       state: 'TX',
       city: 'Austin',
+      // The billing address is evidence for matching.
+      zip: '78703',
+      street: null,
       website: 'austinisd.org',
       fields: { buyer_intel_population: '74000.5', buyer_intel_status: null, buyer_intel_is_public: 'true' },
     });
