@@ -171,6 +171,11 @@ export function reportText(evaluation: Evaluation, buyers: ExpectedBuyers, conte
         `${s.ids.matchedById} of ${s.ids.accounts}`,
         percent(s.ids.matchedById, s.ids.accounts),
       ],
+      [
+        'Calibration: scored ≥ the threshold and right',
+        `${s.calibration.right} of ${s.calibration.scored}`,
+        percent(s.calibration.right, s.calibration.scored),
+      ],
       ['Reviews holding the expected buyer', s.oneBuyer.reviewHolds, 'among their candidates'],
       ['Reviews missing the expected buyer', s.oneBuyer.reviewLacks, ''],
       ['No match where a buyer was expected', s.oneBuyer.noMatch, ''],

@@ -72,6 +72,11 @@ export interface Scorecard {
    * of them were matched to it by that id rather than by name.
    */
   ids: { accounts: number; matchedById: number };
+  /**
+   * Calibration: of the accounts whose best candidate scored at or above the threshold (matched, or held
+   * back from a match by a rival or a contradiction), how many had that candidate as their right buyer.
+   */
+  calibration: { scored: number; right: number };
   errors: number;
   /** The rows whose verdict is not `right`, counted by cause, most frequent first. */
   misses: { cause: Cause; count: number }[];
@@ -159,7 +164,7 @@ export function judge(
 }
 
 /** Counts of the rows: the figures of the scorecard. */
-export function scorecardOf(rows: readonly EvalRow[]): Scorecard {
+export function scorecardOf(rows: readonly EvalRow[], acceptThreshold = 0.75): Scorecard {
   const count = (p: (r: EvalRow) => boolean) => rows.filter(p).length;
   const of = (kind: EvalAccount['expected']['kind']) => rows.filter((r) => r.account.expected.kind === kind);
   const status = (list: readonly EvalRow[], s: MatchDecision['status']) =>
@@ -210,11 +215,25 @@ export function scorecardOf(rows: readonly EvalRow[]): Scorecard {
       errors: errorsIn(none),
     },
     ids: { accounts: withIds.length, matchedById: byId.length },
+    calibration: calibrationOf(rows, acceptThreshold),
     errors: count((r) => r.verdict === 'error'),
     misses: [...byCause.entries()]
       .map(([cause, n]) => ({ cause, count: n }))
       .sort((a, b) => b.count - a.count || a.cause.localeCompare(b.cause)),
   };
+}
+
+function calibrationOf(rows: readonly EvalRow[], acceptThreshold: number): Scorecard['calibration'] {
+  const scored = rows.filter((r) => {
+    const d = r.decision;
+    return !!d && d.status !== 'no_match' && d.confidence >= acceptThreshold && d.candidates.length > 0;
+  });
+  const right = scored.filter((r) => {
+    const { expected } = r.account;
+    const top = r.decision?.status === 'matched' ? r.decision.buyerId : r.decision?.candidates[0]?.buyerId;
+    return expected.kind === 'buyer' && top === expected.buyerId;
+  });
+  return { scored: scored.length, right: right.length };
 }
 
 /** Resolves every account, at most `concurrency` at once, in the file's order of results. */
@@ -256,5 +275,5 @@ export async function evaluate(
   const workers = Math.max(1, Math.min(options.concurrency, accounts.length));
   await Promise.all(Array.from({ length: workers }, work));
   if (fatal !== undefined) throw fatal;
-  return { rows, scorecard: scorecardOf(rows) };
+  return { rows, scorecard: scorecardOf(rows, acceptThreshold) };
 }

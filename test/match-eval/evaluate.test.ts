@@ -156,6 +156,9 @@ describe('scorecardOf', () => {
     expect(s.wrong).toEqual({ total: 1, otherBuyer: 0, expectedReview: 0, expectedNoMatch: 1 });
     expect(s.expectedReview).toMatchObject({ accounts: 1, review: 1 });
     expect(s.misses.map((m) => m.count).reduce((a, b) => a + b, 0)).toBe(3);
+    // Scored at or above 0.75: the two right matches, the review of an ambiguous row (its top candidate
+    // is no right buyer) and the wrong match; the review at 0.7 is below.
+    expect(s.calibration).toEqual({ scored: 4, right: 2 });
   });
 
   it('counts the id-bearing accounts with one buyer, and those matched to it by their id', () => {
