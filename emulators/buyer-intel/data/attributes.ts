@@ -75,6 +75,7 @@ const BUDGETED = new Set<BuyerKind>([
   'library',
   'federal',
   'tribal',
+  'office',
 ]);
 const CENSUS_UNITS: Partial<Record<BuyerKind, string>> = {
   county: '1',
@@ -273,7 +274,9 @@ export function computeAttributes(record: BuyerRecord, ctx: AttributeContext): A
     : SCHOOLS.has(kind) || DISTRICTS.has(kind)
       ? rng.pick(SCHOOL_STREETS)
       : rng.pick(CIVIC_STREETS);
-  const street1 = `${rng.int(1, 40) * (rng.chance(0.5) ? 10 : 25) + rng.int(0, 9)} ${street}`;
+  // Drawn even when the record has its real street, so that the stream stays the same for the rest.
+  const drawn = `${rng.int(1, 40) * (rng.chance(0.5) ? 10 : 25) + rng.int(0, 9)} ${street}`;
+  const street1 = record.street ?? drawn;
   a.Street1 = street1;
   a.Street2 = rng.chance(0.25)
     ? rng.pick([`Suite ${rng.int(1, 9)}00`, `Room ${rng.int(100, 450)}`, `Floor ${rng.int(2, 12)}`])
@@ -374,6 +377,7 @@ export function computeAttributes(record: BuyerRecord, ctx: AttributeContext): A
       countyFire: [40, 110],
       library: [30, 75],
       specialDistrict: [150, 900],
+      office: [4, 40],
       tribal: [2500, 9000],
       stateAgency: [40, 900],
     };
@@ -587,6 +591,8 @@ function classifications(r: BuyerRecord): string[] {
       return ['Public Library'];
     case 'specialDistrict':
       return ['Special District', r.sector ?? 'Special Purpose'];
+    case 'office':
+      return ['Government Office', r.sector ?? 'Office'];
   }
 }
 
@@ -910,6 +916,8 @@ function employeeFte(r: BuyerRecord, a: Attributes, rng: Rng): number {
       return rng.int(300, 12_000);
     case 'specialDistrict':
       return rng.int(25, 8_000);
+    case 'office':
+      return rng.int(12, 2_500);
     case 'serviceCenter':
     case 'countyOffice':
       return rng.int(120, 1_400);

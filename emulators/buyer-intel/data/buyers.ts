@@ -15,6 +15,8 @@ import {
   URL_OVERRIDES,
 } from './curated.ts';
 import type { BuyerKind } from './kinds.ts';
+import { type LongTailBuyer, RENAMES } from './long-tail.ts';
+import { LONG_TAIL } from './long-tail-buyers.ts';
 import { compact, MASCOTS, SCHOOL_NAMES, slugify, urlHost, urlOrigin } from './names.ts';
 import { type CityPlace, type CountyPlace, loadPlaces, type Places } from './places.ts';
 import { createRng, hash32, type Rng, uuidFromKey, weightedSample } from './rng.ts';
@@ -39,6 +41,8 @@ export interface BuyerRecord {
   lat: number;
   lon: number;
   zip: string | null;
+  /** The real street address where the data knows it (the long tail); null: Street1 is drawn. */
+  street: string | null;
   /** One of the resolver's hard cases: always present, always with recent signals. */
   hard: boolean;
   /** State agency sector, special district subentity. */
@@ -64,6 +68,7 @@ interface NewBuyer {
   lat: number;
   lon: number;
   zip: string | null;
+  street?: string | null;
   /** Full URLs in order of preference; the first whose host is free is used. */
   urls: string[];
   /** A URL shared with the parent (a department's page on its city's site). */
@@ -98,6 +103,11 @@ const TAGS: Partial<Record<BuyerType, string[]>> = {
   Federal: ['Federal Government'],
   Library: ['Library', 'Local Government'],
   IndigenousGovernment: ['Tribal Government'],
+  TransportationAgency: ['Transportation', 'Special District'],
+  District: ['Special District', 'Local Government'],
+  LegislativeBody: ['Legislature'],
+  CountyClerk: ['Local Government', 'County Government'],
+  CityClerk: ['Local Government', 'Municipality'],
 };
 const ACCOUNT_TAGS = ['Target Account', 'Customer', 'Open Opportunity', 'Renewal 2027', 'Strategic'];
 
@@ -123,6 +133,29 @@ class Registry {
 
   get(name: string, state: string): BuyerRecord | undefined {
     return this.byKey.get(`${name}|${state}`);
+  }
+
+  remove(records: ReadonlySet<BuyerRecord>): void {
+    for (const record of records) {
+      const key = `${record.buyer.name}|${record.buyer.stateCode}`;
+      this.names.delete(key);
+      this.byKey.delete(key);
+    }
+    const kept = this.records.filter((r) => !records.has(r));
+    this.records.length = 0;
+    this.records.push(...kept);
+  }
+
+  /** The provider's real name for a generated buyer: the id stays the one of the generated name. */
+  rename(key: string, name: string, commonName: string): void {
+    const record = this.byKey.get(key);
+    if (!record) return;
+    const renamed = `${name}|${record.buyer.stateCode}`;
+    if (this.names.has(renamed)) throw new Error(`rename: ${renamed} is taken`);
+    this.names.add(renamed);
+    this.byKey.set(renamed, record);
+    record.buyer.name = name;
+    record.commonName = commonName;
   }
 
   private claimUrl(candidates: readonly string[]): string | null {
@@ -189,6 +222,7 @@ class Registry {
       lat: spec.lat,
       lon: spec.lon,
       zip: spec.zip,
+      street: spec.street ?? null,
       hard: spec.hard ?? false,
       sector: spec.sector ?? null,
       agencyCode: spec.agencyCode ?? null,
@@ -588,15 +622,93 @@ export function buildBuyers(seed: number, buyerCount: number): BuyerRecord[] {
 
   // Fill up with a seeded draw of smaller cities.
   const missing = buyerCount - reg.records.length;
+  const filled: BuyerRecord[] = [];
   if (missing > 0) {
     const rest = trusted.filter((c) => !cityRecords.has(c));
     for (const city of weightedSample(rng, rest, (c) => c.population ** 0.6, missing * 2)) {
       if (reg.records.length >= buyerCount) break;
       takeCity(city, false);
+      const record = cityRecords.get(city);
+      if (record) filled.push(record);
     }
+  }
+  // The long tail takes the place of the last cities of that draw, so that every other buyer stays as
+  // it was (same id, same draws). Towns, villages and townships stay (their name forms are rarer), and
+  // so do namesakes of another state's city (the hard cases of a name).
+  const longTail = buyerCount >= LONG_TAIL_FROM ? LONG_TAIL : [];
+  if (longTail.length) {
+    const namesakes = new Map<string, number>();
+    for (const r of reg.records) namesakes.set(r.buyer.name, (namesakes.get(r.buyer.name) ?? 0) + 1);
+    const last = filled
+      .filter((r) => r.kind === 'city' && namesakes.get(r.buyer.name) === 1)
+      .slice(-longTail.length);
+    reg.remove(new Set(last));
+    for (const [key, to] of Object.entries(RENAMES)) reg.rename(key, to.name, to.common);
+    addLongTail(ctx, longTail);
   }
   return reg.records;
 }
+
+/** The long tail needs its parents (large counties and cities): only in a data set of full size. */
+const LONG_TAIL_FROM = 5000;
+
+function addLongTail(ctx: Context, entries: readonly LongTailBuyer[]): void {
+  const { places, reg } = ctx;
+  for (const e of entries) {
+    const parent = e.parent ? reg.get(...(e.parent.split('|') as [string, string])) : null;
+    if (e.parent && !parent) throw new Error(`long tail: ${e.name} names no buyer ${e.parent}`);
+    const place = places.city(e.city === 'New York' ? 'New York City' : e.city, e.state);
+    const county = e.county ?? place?.county ?? null;
+    if (!county)
+      throw new Error(`long tail: ${e.name}: no ${e.city}, ${e.state} in the place data; give its county`);
+    const anchor = place ?? places.county(county, e.state) ?? seatOf(places, e.city, e.state);
+    const onParent = e.url?.startsWith('/') ?? false;
+    const parentUrl = parent?.buyer.url?.replace(/\/$/, '') ?? null;
+    if (onParent && !parentUrl) throw new Error(`long tail: ${e.name}: its parent has no site for ${e.url}`);
+    const url = onParent ? `${parentUrl}${e.url}` : e.url;
+    const shared = onParent || e.portal === true;
+    const population =
+      e.population ?? (e.kind === 'federal' || e.kind === 'office' ? null : (place?.population ?? null));
+    reg.add({
+      name: e.name,
+      type: e.type,
+      kind: e.kind,
+      state: e.state,
+      city: e.city,
+      county,
+      lat: anchor.lat,
+      lon: anchor.lon,
+      zip: e.zip,
+      street: e.street,
+      urls: url && !shared ? [url] : [],
+      ...(url && shared ? { sharedUrl: url } : {}),
+      ...(e.email
+        ? { emailDomains: e.email }
+        : onParent && parent
+          ? { emailDomains: parent.buyer.emailDomains.slice(0, 1) }
+          : {}),
+      parent,
+      population,
+      size: Math.max(population ?? 0, 50_000),
+      commonName: e.common ?? null,
+      sector: e.sector ?? SECTORS[e.type] ?? null,
+    });
+  }
+}
+
+const SECTORS: Partial<Record<BuyerType, string>> = {
+  TransportationAgency: 'Transportation',
+  District: 'Emergency Communications',
+  CountyClerk: 'Clerk & Recorder',
+  CityClerk: 'Clerk',
+  CountyAttorney: 'Legal',
+  UncategorizedAgency: 'Courts',
+  LegislativeBody: 'Legislature',
+  PublicWorksAgency: 'Public Works',
+  RegulatoryAgency: 'Regulation',
+  AdministrativeAgency: 'Regional Planning',
+  UncategorizedDistrict: 'Natural Resources',
+};
 
 function addSchoolDistricts(
   ctx: Context,
@@ -1194,5 +1306,7 @@ export function governingBody(record: BuyerRecord): string {
       return 'Tribal Council';
     case 'specialDistrict':
       return 'Board of Directors';
+    case 'office':
+      return record.buyer.type === 'LegislativeBody' ? 'Legislature' : 'Board of Commissioners';
   }
 }

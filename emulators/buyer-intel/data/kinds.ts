@@ -28,7 +28,9 @@ export type BuyerKind =
   | 'sheriff'
   | 'fire'
   | 'countyFire'
-  | 'specialDistrict';
+  | 'specialDistrict'
+  /** An office inside a government: a clerk, recorder, assessor, court, legislature or department. */
+  | 'office';
 
 export const KIND_GROUPS = {
   localGovernment: ['city', 'town', 'village', 'county'],
