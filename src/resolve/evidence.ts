@@ -75,6 +75,7 @@ const CONSOLIDATED = [
   /\b(county|parish) city\b/,
   /\bcity and borough\b/,
   /\bconsolidated city county\b/,
+  /^city of .+ and (parish|county|borough) of /,
 ];
 
 export function isConsolidatedGovernment(buyerName: string): boolean {

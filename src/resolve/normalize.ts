@@ -62,13 +62,19 @@ export interface NormalizedName {
   company: string | null;
 }
 
-/** Lower case, no diacritics, '&' as "and", apostrophes dropped, any other punctuation as one space. */
+/**
+ * Lower case, no diacritics, '&' as "and", a possessive's "'s" dropped ("Sheriff's Office" is the
+ * sheriff's office, "Clerk's" the clerk's), other apostrophes dropped, any other punctuation as one
+ * space; a number written in single digits with hyphens or dots ("9-1-1", "3.1.1") as one number.
+ */
 export function foldText(value: string): string {
   return value
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
     .replace(/&/g, ' and ')
+    .replace(/(?<![\d])\d(?:[-.]\d)+(?![\d])/g, (digits) => digits.replace(/[-.]/g, ''))
+    .replace(/['’`]s\b/g, '')
     .replace(/['’`]/g, '')
     .replace(/[^a-z0-9]+/g, ' ')
     .trim();
@@ -114,7 +120,9 @@ function stripStateSuffix(raw: string): { rest: string; stateCode: string | null
   const m = /^(.*\S)\s+([A-Z]{2})$/.exec(raw);
   const rest = m?.[1];
   const code = m?.[2];
-  if (rest && code && !NOT_A_STATE_SUFFIX.has(code.toLowerCase())) {
+  // "… of NY & NJ": the last of a list of states the body spans, not where it is.
+  const listed = rest ? /(&|\band)\s*$/i.test(rest) : false;
+  if (rest && code && !listed && !NOT_A_STATE_SUFFIX.has(code.toLowerCase())) {
     const state = findState(code);
     if (state && foldText(rest)) return { rest, stateCode: state.code, suffix: ` ${code}` };
   }
@@ -375,7 +383,7 @@ function readName(input: string, options: NormalizeOptions): NormalizedName {
       if (capitals.has(token)) acronyms.push(token);
       return;
     }
-    if (token !== 'sheriffs') {
+    if (replacement !== token.slice(0, -1)) {
       expansions.push(replacement ? `${shown(token)} → ${replacement}` : `${shown(token)} (dropped)`);
     }
     if (replacement) expanded.push(...replacement.split(' '));

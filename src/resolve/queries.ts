@@ -8,6 +8,19 @@ import { correctedPlace, leadingPlace, placeByInitials } from './places.ts';
 import { stateDotNickname } from './readings.ts';
 import { ABBREVIATIONS } from './vocabulary.ts';
 
+/**
+ * The name with the states it names by postal code written out ("Port Authority of NY & NJ" → "Port
+ * Authority of New York & New Jersey"): a body named after the states it spans is listed so.
+ */
+export function statesWrittenOut(searchName: string): string {
+  return searchName.replace(/\b[A-Z]{2}\b/g, (code) => {
+    const state = findState(code);
+    return state && state.country === 'US' && !NOT_STATE_WORDS.has(code) ? state.name : code;
+  });
+}
+// Two capitals that are words or abbreviations before they are states in a name.
+const NOT_STATE_WORDS = new Set(['CO', 'SD', 'IN', 'OR', 'ME', 'HI', 'OK', 'PA', 'DE', 'ID']);
+
 /** The name with a state DOT's nickname written out, or null when it holds none. */
 export function nicknameQuery(name: NormalizedName, accountState: string | null): string | null {
   let changed = false;

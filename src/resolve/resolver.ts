@@ -18,7 +18,7 @@ import { carriesIds } from './ids.ts';
 import { fallbackQuery, foldText, type NormalizedName } from './normalize.ts';
 import { type Prepared, prepare } from './prepare.ts';
 import { MAX_PROFILES, type ProfileClient, type Profiled, readProfile } from './profiles.ts';
-import { domainQuery, initialsQuery, nicknameQuery, typoQuery } from './queries.ts';
+import { domainQuery, initialsQuery, nicknameQuery, statesWrittenOut, typoQuery } from './queries.ts';
 import { resolveWeights, type ScoreResult, type ScoreSignal, scoreCandidate, type Weights } from './score.ts';
 import { answerKey, type FoundBuyer, parseAnswer, serializeAnswer } from './shared-answers.ts';
 
@@ -105,6 +105,17 @@ export const DEFAULT_RESOLVER_OPTIONS: Readonly<ResolverOptions> = Object.freeze
  * the account's (or the website or an email domain points at it); below, it is a namesake.
  */
 const OTHER_STATE_NAME = 0.8;
+
+/** How surely a web evidence names the buyer, weakest first. */
+const WEB_STRENGTH: readonly ScoreResult['web'][] = [
+  'mismatch',
+  'none',
+  'email-domain',
+  'domain',
+  'email',
+  'section',
+  'home-page',
+];
 
 /** At most this many candidates are listed in a decision. */
 const MAX_LISTED = 5;
@@ -473,7 +484,7 @@ export class Resolver {
         const search = byName(domainQuery(website, accountState ?? code)?.query);
         return search && { ...search, rewritesName: false };
       },
-      () => (name && state && !convincing() ? anywhere(name.searchName) : null),
+      () => (name && state && !convincing() ? anywhere(statesWrittenOut(name.searchName)) : null),
     ];
     for (const next of searches) {
       const search = next();
@@ -614,12 +625,14 @@ export class Resolver {
       close.length > 0 &&
       best.result.webPoints > 0 &&
       close.every((s) => s.result.webPoints < best.result.webPoints);
+    // "Tarrant County 911": the district that carries the number, not the county that carries none.
+    const numberDecides =
+      close.length > 0 && best.result.numberAgrees && close.every((s) => !s.result.numberAgrees);
     const why = best.result.reasons.join(', ');
+    // The account's web address is another candidate's own page, not the best's.
+    const webRank = (s: Scored) => WEB_STRENGTH.indexOf(s.result.web);
     const siteOf = eligible.find(
-      (s) =>
-        s !== best &&
-        (s.result.web === 'home-page' || s.result.web === 'section') &&
-        !best.result.independent,
+      (s) => s !== best && webRank(s) > webRank(best) && webRank(s) >= WEB_STRENGTH.indexOf('section'),
     );
     // The web address says another state's buyer while the account's own state has one of that name.
     const namesake = best.result.otherState
@@ -630,13 +643,19 @@ export class Resolver {
       (siteOf ? `the account's website is ${shown(siteOf.candidate)}'s` : null) ??
       (namesake ? `the account's state has ${shown(namesake.candidate)} of the same name` : null);
 
-    if (decisive(best) >= acceptThreshold && !blocked && (close.length === 0 || websiteDecides)) {
+    if (
+      decisive(best) >= acceptThreshold &&
+      !blocked &&
+      (close.length === 0 || websiteDecides || numberDecides)
+    ) {
       const next = eligible[1];
       const tail = websiteDecides
         ? `; the website tells it from ${close.map((s) => shown(s.candidate)).join(', ')}`
-        : next
-          ? `; next best ${shown(next.candidate)} at ${fixed(next.result.score)}`
-          : '';
+        : numberDecides
+          ? `; its number tells it from ${close.map((s) => shown(s.candidate)).join(', ')}`
+          : next
+            ? `; next best ${shown(next.candidate)} at ${fixed(next.result.score)}`
+            : '';
       return {
         status: 'matched',
         buyerId: best.candidate.buyerId,

@@ -4,7 +4,7 @@
 // records what the 0..1 bounds took off. The name earns its points once, through the best reading of
 // it a person would accept — as written, through a typo, as initials or short forms, as a nickname, or
 // as the buyer's own web address — and each reading beyond the written name is a signal of its own.
-import { findState } from '../buyer-intel/states.ts';
+import { findState, STATES } from '../buyer-intel/states.ts';
 import { domainLabel, organizationDomain, parseWebAddress, registrableDomain } from './domains.ts';
 import { addressSignal, isConsolidatedGovernment, numberEvidence, wordsWithin } from './evidence.ts';
 import {
@@ -18,6 +18,7 @@ import {
   type TypeHint,
   typeHintsRelated,
 } from './normalize.ts';
+import { statesWrittenOut } from './queries.ts';
 import { readCompound, stateDotNickname } from './readings.ts';
 import { JURISDICTION_TYPE_WORDS, WORD_SHORT_FORMS } from './vocabulary.ts';
 import { webSignals } from './web.ts';
@@ -72,6 +73,8 @@ export interface ScoreResult {
   typeConflict: boolean;
   /** The name's number is not the buyer's ("USD 512" against USD 513): never matched automatically. */
   numberConflict: boolean;
+  /** Every number of the name is the buyer's: it tells the buyer from rivals that carry none. */
+  numberAgrees: boolean;
   /** Evidence that does not come from the name: the website, an email domain. */
   independent: boolean;
   /** 0..1 similarity of the names, through the reading that compared best. */
@@ -88,6 +91,7 @@ export interface ScoreResult {
 }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+const US_STATES = STATES.filter((s) => s.country === 'US');
 const quote = (s: string): string => `"${s}"`;
 
 // ---- Token similarity ---------------------------------------------------------------------------------
@@ -240,6 +244,19 @@ function readings(
     const c = compareNames(read, buyer, { typos: true });
     return { similarity: c.similarity * share * credit, detail: c.detail };
   };
+  // The states a name names by postal code, written out: "Port Authority of NY & NJ".
+  const written = statesWrittenOut(name.searchName);
+  if (written !== name.searchName) {
+    const read = { ...normalizeName(written), stateCode: name.stateCode };
+    const c = compare(read, 1);
+    out.push({
+      kind: 'acronym',
+      name: read,
+      ...c,
+      detail: `postal codes read as the states they stand for: ${c.detail}`,
+      reason: `"${name.searchName}" read as "${written}"`,
+    });
+  }
   // A state DOT's nickname: the whole name or one of its words.
   for (const token of name.searchName.split(/[^\p{L}\p{N}]+/u).filter(Boolean)) {
     const nick = stateDotNickname(token, accountState ?? name.stateCode);
@@ -454,6 +471,14 @@ function identityReading(
 
 // ---- State --------------------------------------------------------------------------------------------
 
+/** The US states whose full names a name's words hold ("new york", "new jersey"). */
+function statesNamed(name: NormalizedName): Set<string> {
+  const text = ` ${foldText(statesWrittenOut(name.input))} `;
+  const found = new Set<string>();
+  for (const state of US_STATES) if (text.includes(` ${foldText(state.name)} `)) found.add(state.code);
+  return found;
+}
+
 function stateSignal(
   account: ScoringAccount,
   name: NormalizedName | null,
@@ -479,6 +504,20 @@ function stateSignal(
       signal: { signal: 'state', points: 0, detail: `buyer has no state; account in ${mine.code}${origin}` },
       otherState: false,
       reason: 'buyer state unknown',
+    };
+  }
+  // "Port Authority of New York and New Jersey" filed in NJ: a name naming both states says the body
+  // spans them, and the buyer in New York is where the name says.
+  const named = name ? statesNamed(name) : new Set<string>();
+  if (mine.code !== theirs.code && named.has(mine.code) && named.has(theirs.code)) {
+    return {
+      signal: {
+        signal: 'state',
+        points: w.state,
+        detail: `account in ${mine.code}, buyer in ${theirs.code}: the name names both`,
+      },
+      otherState: false,
+      reason: `states ${mine.code} and ${theirs.code} by the name`,
     };
   }
   if (mine.code === theirs.code) {
@@ -686,6 +725,7 @@ export function scoreCandidate(
     otherState: state.otherState,
     typeConflict: type.conflict,
     numberConflict: numbers?.conflict ?? false,
+    numberAgrees: numbers?.agrees ?? false,
     independent: positiveWeb,
     nameSimilarity: round3(nameSimilarity),
     web: web.evidence,

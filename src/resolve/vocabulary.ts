@@ -64,7 +64,17 @@ export const ABBREVIATIONS: Readonly<Record<string, string>> = {
   elem: 'elementary',
   lib: 'library',
   auth: 'authority',
+  // An office's possessive typed without its apostrophe ("Clerks Office"): the office's word.
   sheriffs: 'sheriff',
+  clerks: 'clerk',
+  assessors: 'assessor',
+  attorneys: 'attorney',
+  treasurers: 'treasurer',
+  recorders: 'recorder',
+  auditors: 'auditor',
+  coroners: 'coroner',
+  controllers: 'controller',
+  prosecutors: 'prosecutor',
   govt: 'government',
   // Agencies as people write them: "Georgia DOT", "NYC DOE", "Texas DPS", "Florida DOH".
   dot: 'department of transportation',

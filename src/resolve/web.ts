@@ -12,6 +12,7 @@ export interface WebSignal {
 }
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+const GENERIC_PATH = /^\/(home|index(\.\w+)?|default(\.\w+)?|en|main)?\/?$/i;
 
 export function webSignals(
   account: { website?: string | null; emailDomains?: readonly string[] | null },
@@ -71,7 +72,11 @@ function fromUrl(
   let reason: string | null = null;
   if (site) {
     const siteOrg = organizationDomain(site.host);
-    if (site.host === page.host && (page.path === '' || `${site.path}/`.startsWith(`${page.path}/`))) {
+    // A page deep in a government's site is a department's ("/departments/sheriff"): the government's
+    // own site, but its home page only for a buyer whose address is that page.
+    const deep = site.path !== '' && !GENERIC_PATH.test(site.path);
+    const home = page.path === '' ? !deep : `${site.path}/`.startsWith(`${page.path}/`);
+    if (site.host === page.host && home) {
       evidence = 'home-page';
       website = {
         signal: 'website',

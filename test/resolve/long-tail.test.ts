@@ -186,13 +186,11 @@ describe('the state is strong evidence, not a wall', () => {
   };
 
   it('a body filed under its neighbouring state is found by a search across states and offered for review', async () => {
-    const { client, calls } = server([port]);
-    const decision = await new Resolver({ client }).resolve(
-      account('Port Authority of New York and New Jersey', 'NJ'),
-    );
+    const { client, calls } = server([{ ...port, name: 'Delaware River Port Authority', stateCode: 'NJ' }]);
+    const decision = await new Resolver({ client }).resolve(account('Delaware River Port Authority', 'PA'));
     expect(decision.status).toBe('needs_review');
     expect(decision.candidates[0]?.buyerId).toBe('panynj');
-    expect(decision.explanation).toContain('in NY, not NJ');
+    expect(decision.explanation).toContain('in NJ, not PA');
     expect(calls.search).toBeLessThanOrEqual(4);
   });
 
@@ -308,5 +306,61 @@ describe('ids decide', () => {
     });
     expect(decision.status).toBe('needs_review');
     expect(decision.explanation).toContain('NCES id 4899999');
+  });
+});
+
+describe('names that span states, offices, numbers written with hyphens', () => {
+  it('a name naming both states ("NY & NJ") matches the body in the other one', async () => {
+    const { client } = server([
+      {
+        id: 'panynj',
+        name: 'Port Authority of New York and New Jersey',
+        stateCode: 'NY',
+        type: 'SpecialDistrict',
+      },
+      { id: 'drpa', name: 'Delaware River Port Authority', stateCode: 'NJ', type: 'SpecialDistrict' },
+    ]);
+    const decision = await new Resolver({ client }).resolve(account('Port Authority of NY & NJ', 'NJ'));
+    expect(decision.status, decision.explanation).toBe('matched');
+    if (decision.status === 'matched') expect(decision.buyerId).toBe('panynj');
+  });
+
+  it('"Tarrant County 911" is the 9-1-1 district: its number tells it from the county', async () => {
+    const { client } = server([
+      { id: 'tc', name: 'Tarrant County', stateCode: 'TX', type: 'County' },
+      { id: 'tc911', name: 'Tarrant County 9-1-1 District', stateCode: 'TX', type: 'District' },
+    ]);
+    const decision = await new Resolver({ client }).resolve(account('Tarrant County 911', 'TX'));
+    expect(decision.status, decision.explanation).toBe('matched');
+    if (decision.status === 'matched') expect(decision.buyerId).toBe('tc911');
+  });
+
+  it('a government’s name with its sheriff’s page as website: a person chooses between the two', async () => {
+    const { client } = server([
+      {
+        id: 'hc',
+        name: 'Harris County',
+        stateCode: 'TX',
+        type: 'County',
+        url: 'https://www.harriscountytx.gov',
+      },
+      {
+        id: 'hcso',
+        name: "Harris County Sheriff's Office",
+        stateCode: 'TX',
+        type: 'PoliceDepartment',
+        url: 'https://www.harriscountytx.gov/departments/sheriff',
+      },
+    ]);
+    const decision = await new Resolver({ client }).resolve(
+      account('Harris County', 'TX', { website: 'https://www.harriscountytx.gov/departments/sheriff' }),
+    );
+    expect(decision.status).toBe('needs_review');
+    expect(decision.explanation).toContain('website is "Harris County Sheriff\'s Office"');
+    const sheriff = await new Resolver({ client }).resolve(
+      account('Harris County Sheriffs Office', 'TX', { website: 'harriscountytx.gov/departments/sheriff' }),
+    );
+    expect(sheriff.status).toBe('matched');
+    if (sheriff.status === 'matched') expect(sheriff.buyerId).toBe('hcso');
   });
 });
