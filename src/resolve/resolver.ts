@@ -1,12 +1,14 @@
 // Size: the resolution steps (cache, searches, candidates, decision) in their order; each step is short.
 // Resolves a CRM account to a buyer of the Buyer Intelligence API, explainably: a pinned buyer id wins;
 // then a cached match; then the candidates another account of the same name was just matched with
-// (shared-answers.ts), when they match this one too; then at most three searches, each asked only while
-// no buyer is matched yet — the name (a known nickname written out), the buyers at the account's web
-// address (where the API supports a search by criteria), then the name's canonical words or the web
-// address's words, the name's other words skipped once its candidates read as it does — every result
-// scored by `scoreCandidate`, and a decision — matched, needs review (with the candidates and their
-// scores) or no match — with one human sentence saying why.
+// (shared-answers.ts), when they match this one too; then at most three searches in the account's
+// state, each asked only while no buyer is matched yet — the name (a known nickname written out), the
+// buyers at the account's web address (where the API supports a search by criteria), then the name's
+// canonical words or the web address's words, the name's other words skipped once its candidates read
+// as it does — and one across states when those found nothing that reads as the name; every result
+// scored by `scoreCandidate`, the candidates of a close decision scored again with their attributes
+// (profiles.ts), and a decision — matched, needs review (with the candidates and their scores) or no
+// match — with one human sentence saying why.
 import type { Redis } from 'ioredis';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import { BuyerIntelError, ResponseValidationError } from '../buyer-intel/errors.ts';

@@ -1,7 +1,7 @@
 // The resolver's searches and decision on evidence, against a stand-in for the provider's API whose
 // answers each test sets (another server than the sandbox: its own ranking, no common names, maybe no
 // search by criteria). What a user sees: which buyer is matched, what waits for a person, and that no
-// account costs more than three searches.
+// account costs more than three searches in its state (and one more across states).
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { BuyerCriteria, QuickSearchParams } from '../../src/buyer-intel/client.ts';
@@ -173,7 +173,7 @@ describe('the searches', () => {
     expect(decision.candidates[0]?.buyerId).toBe(district.id);
   });
 
-  it('never more than three searches, and none once a buyer is matched', async () => {
+  it('never more than three searches in the state and one across states, and none once a buyer is matched', async () => {
     const { client, calls } = api({ byName: () => [], byHost: () => [] });
     const resolver = new Resolver({ client });
     for (const a of [
