@@ -21,6 +21,14 @@ export interface EvalAccount {
   name: string | null;
   state: string | null;
   website: string | null;
+  /** The account's address as the CRM holds it (optional columns). */
+  city: string | null;
+  county: string | null;
+  /** Five digits, or ZIP+4. */
+  zip: string | null;
+  street: string | null;
+  /** Mail domains of the account or its contacts, lower case, without `@` (column email_domain). */
+  emailDomains: string[];
   ids: AccountIds;
   expected: Expected;
   note: string | null;
@@ -30,7 +38,8 @@ export class AccountsFileError extends Error {}
 
 const REQUIRED = ['name', 'state', 'website', 'expected'] as const;
 const ID_COLUMNS = { nces_id: 'nces', ipeds_id: 'ipeds', census_id: 'census', buyer_id: 'buyer' } as const;
-const OPTIONAL = ['id', 'note', ...Object.keys(ID_COLUMNS)];
+const ADDRESS = ['city', 'county', 'zip', 'street', 'email_domain'] as const;
+const OPTIONAL = ['id', 'note', ...Object.keys(ID_COLUMNS), ...ADDRESS];
 const KNOWN = new Set<string>([...REQUIRED, ...OPTIONAL]);
 
 type IdColumn = keyof typeof ID_COLUMNS;
@@ -59,6 +68,29 @@ function idProblem(column: IdColumn, value: string): string | null {
     case 'buyer_id':
       return null;
   }
+}
+
+/** A zip as a spreadsheet keeps it: 5 digits or ZIP+4; a 4-digit one lost its leading zero. */
+function parseZip(value: string, where: string): string {
+  if (/^\d{5}(-\d{4})?$/.test(value)) return value;
+  if (/^\d{4}(-\d{4})?$/.test(value))
+    throw new AccountsFileError(`${where}: "${value}" is one digit short of a zip; ${LEADING_ZERO_HINT}`);
+  throw new AccountsFileError(`${where}: "${value}" is not a zip (5 digits or ZIP+4)`);
+}
+
+/**
+ * One or more mail domains, separated by spaces, commas or semicolons; an address or `@domain` gives
+ * its domain (a CRM field often holds a contact's address rather than the bare domain).
+ */
+function parseEmailDomains(value: string, where: string): string[] {
+  const domains: string[] = [];
+  for (const part of value.split(/[\s,;]+/).filter(Boolean)) {
+    const domain = part.slice(part.lastIndexOf('@') + 1).toLowerCase();
+    if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(domain))
+      throw new AccountsFileError(`${where}: "${part}" is not a mail domain (like austintexas.gov)`);
+    if (!domains.includes(domain)) domains.push(domain);
+  }
+  return domains;
 }
 
 function csvProblem(err: CsvError, header: readonly string[] | undefined): string {
@@ -137,15 +169,24 @@ export function parseAccounts(text: string): EvalAccount[] {
     }
     const name = cell('name');
     const website = cell('website');
-    if (!name && !website && !Object.keys(ids).length)
-      throw new AccountsFileError(`line ${line}: the account has no name, website or id to match by`);
+    if (!name && !website && !Object.keys(ids).length && !cell('email_domain'))
+      throw new AccountsFileError(
+        `line ${line}: the account has no name, website, email domain or id to match by`,
+      );
     const label = cell('id');
+    const zip = cell('zip');
+    const mail = cell('email_domain');
     return {
       line,
       label: label ?? `line ${line}`,
       name,
       state: cell('state'),
       website,
+      city: cell('city'),
+      county: cell('county'),
+      zip: zip === null ? null : parseZip(zip, `line ${line}, column zip`),
+      street: cell('street'),
+      emailDomains: mail === null ? [] : parseEmailDomains(mail, `line ${line}, column email_domain`),
       ids,
       expected: parseExpected(cell('expected') ?? '', `line ${line}, column expected`),
       note: cell('note'),

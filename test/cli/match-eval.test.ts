@@ -64,8 +64,8 @@ const buyerId = (name: string, state: string): string => {
 };
 
 describe('the account set', () => {
-  it('holds at least 220 accounts, about 60 % with one expected buyer, the rest review or nomatch', () => {
-    expect(accounts.length).toBeGreaterThanOrEqual(220);
+  it('holds at least 500 accounts, about 60 % with one expected buyer, the rest review or nomatch', () => {
+    expect(accounts.length).toBeGreaterThanOrEqual(500);
     const kinds = { buyer: 0, review: 0, nomatch: 0 };
     for (const a of accounts) kinds[a.expected.kind]++;
     expect(kinds.buyer / accounts.length).toBeGreaterThan(0.55);
@@ -97,6 +97,32 @@ describe('the account set', () => {
     }
     expect(unknown).toEqual([]);
     expect(disagree).toEqual([]);
+  });
+
+  // The address and mail columns are evidence only if they are true of the expected buyer in this
+  // world: city, county and zip as the provider has them, a street with the same number (a CRM
+  // abbreviates "Street"), and mail domains the buyer uses.
+  it('gives an account with one expected buyer only the address and mail domains of that buyer', () => {
+    const disagree: string[] = [];
+    const fold = (v: unknown) => String(v ?? '').toLowerCase();
+    for (const a of accounts) {
+      if (a.expected.kind !== 'buyer') continue;
+      const attributes = bi.dataset.attributesOf(a.expected.buyerId);
+      if (!attributes) continue;
+      if (a.city && fold(a.city) !== fold(attributes.City)) disagree.push(`line ${a.line} city`);
+      if (a.county && fold(a.county) !== fold(attributes.County)) disagree.push(`line ${a.line} county`);
+      if (a.zip && a.zip.slice(0, 5) !== attributes.Zip) disagree.push(`line ${a.line} zip`);
+      const number = (street: unknown) => /^\S+/.exec(String(street ?? ''))?.[0];
+      // The provider lacks the street of some buyers (Street1 null): nothing to contradict then.
+      if (a.street && attributes.Street1 && number(a.street) !== number(attributes.Street1))
+        disagree.push(`line ${a.line} street`);
+      const domains = (attributes.EmailDomains as string[] | null) ?? [];
+      for (const d of a.emailDomains) if (!domains.includes(d)) disagree.push(`line ${a.line} ${d}`);
+    }
+    expect(disagree).toEqual([]);
+    const withAddress = accounts.filter((a) => a.city || a.county || a.zip || a.street);
+    expect(withAddress.length).toBeGreaterThanOrEqual(20);
+    expect(accounts.filter((a) => a.emailDomains.length).length).toBeGreaterThanOrEqual(10);
   });
 
   it('keeps the leading zeros of NCES ids (a California district starts 06)', () => {
