@@ -105,7 +105,12 @@ export function forMatching(account: EvalAccount): AccountForMatching {
     id: account.label,
     name: account.name,
     state: account.state,
+    city: account.city,
+    county: account.county,
+    zip: account.zip,
+    street: account.street,
     website: account.website,
+    ...(account.emailDomains.length ? { emailDomains: account.emailDomains } : {}),
     ids: account.ids,
   };
 }

@@ -76,6 +76,7 @@ const CONSOLIDATED = [
   /\bcity and borough\b/,
   /\bconsolidated city county\b/,
   /^city of .+ and (parish|county|borough) of /,
+  /\burban county government\b/,
 ];
 
 export function isConsolidatedGovernment(buyerName: string): boolean {
@@ -97,8 +98,17 @@ const place = (s: string | null | undefined): string =>
     .replace(/\s+/g, ' ')
     .trim();
 
-/** The account's zip, city and county against the buyer's: each equal part is a little evidence. */
-export function addressSignal(account: AccountPlace, profile: BuyerProfile | null | undefined, w: Weights) {
+/**
+ * The account's zip, city and county against the buyer's: each equal part is a little evidence. An
+ * account without a state whose zip or county is the buyer's is in the buyer's state: that counts as
+ * the state would.
+ */
+export function addressSignal(
+  account: AccountPlace,
+  profile: BuyerProfile | null | undefined,
+  w: Weights,
+  stateUnknown = false,
+) {
   if (!profile) return null;
   const parts: string[] = [];
   let points = 0;
@@ -118,6 +128,15 @@ export function addressSignal(account: AccountPlace, profile: BuyerProfile | nul
     parts.push(`county ${account.county?.trim()}`);
   }
   if (!parts.length) return null;
+  if (stateUnknown && (parts.some((p) => p.startsWith('zip')) || county)) {
+    if (county && county === place(profile.county)) {
+      points += w.state;
+      parts.push('which place it in its state');
+    } else if (zip && zip === zip5(profile.zip)) {
+      points += w.state;
+      parts.push('which place it in its state');
+    }
+  }
   return {
     signal: {
       signal: 'address',

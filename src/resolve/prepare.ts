@@ -1,6 +1,7 @@
 // The account as the resolver's searches see it, read once: its name normalised (a name of type words
 // only takes the account's city; "Columbus City", no place's name, is the city of Columbus), its state
 // found in the state field or the name, its website (a name that is a bare domain is one).
+import { createRequire } from 'node:module';
 import { findState, type StateEntry } from '../buyer-intel/states.ts';
 import { FREE_MAIL, isBareDomain, parseWebAddress } from './domains.ts';
 import { type NormalizedName, normalizeName } from './normalize.ts';
@@ -17,12 +18,15 @@ export interface Prepared {
   state: StateEntry | undefined;
   /** The account says two things of itself (a state field and a state in its name that differ). */
   contradiction: string | null;
+  /** The web address is the account's email domain: every part of the organisation shares it. */
+  mailOnly: boolean;
 }
 
 /** Reads the account's name and state; an account with neither a name nor a website is no match. */
 export function prepare(account: AccountForMatching): Prepared | MatchDecision {
   let given = account.name?.trim() || null;
   // An account known only by its email domain is known by its organisation's web address.
+  const mailOnly = !account.website?.trim() && !!ownDomain(account.emailDomains);
   let website = account.website?.trim() || ownDomain(account.emailDomains) || null;
   // HubSpot names a company after its domain when it knows nothing else: that is a website, not a name.
   if (given && isBareDomain(given)) {
@@ -46,13 +50,28 @@ export function prepare(account: AccountForMatching): Prepared | MatchDecision {
   const givenState = account.state?.trim() || null;
   const fromField = givenState ? findState(givenState) : undefined;
   const fromName = name?.stateCode ? findState(name.stateCode) : undefined;
-  const state: StateEntry | undefined = fromField ?? fromName;
+  const fromZip = !fromField && !fromName ? stateOfZip(account.zip) : undefined;
+  const state: StateEntry | undefined = fromField ?? fromName ?? fromZip;
   const contradiction =
     fromField && fromName && fromField.code !== fromName.code
       ? `the account's state is ${fromField.code} and its name says ${fromName.code}`
       : null;
   if (name) name = kindAfterPlace(name, state?.code ?? null);
-  return { account, given, website, name, givenState, state, contradiction };
+  // A state read from the zip is the account's state for scoring too.
+  const scored = fromZip ? { ...account, state: fromZip.code } : account;
+  return { account: scored, given, website, name, givenState, state, contradiction, mailOnly };
+}
+
+// zipcodes holds every US zip (a few MB): loaded only when an account has a zip and no state.
+let zipcodes: { lookup(zip: string): { state?: string } | undefined } | undefined;
+
+/** The state a US zip code lies in. */
+function stateOfZip(zip: string | null | undefined): StateEntry | undefined {
+  const five = /^\s*(\d{5})(?:-\d{4})?\s*$/.exec(zip ?? '')?.[1];
+  if (!five) return undefined;
+  zipcodes ??= createRequire(import.meta.url)('zipcodes') as NonNullable<typeof zipcodes>;
+  const code = zipcodes.lookup(five)?.state;
+  return code ? findState(code) : undefined;
 }
 
 /** The first email domain that is an organisation's, not a free mail provider's. */

@@ -21,7 +21,14 @@ import { fallbackQuery, foldText, type NormalizedName } from './normalize.ts';
 import { type Prepared, prepare } from './prepare.ts';
 import { MAX_PROFILES, type ProfileClient, type Profiled, readProfile } from './profiles.ts';
 import { domainQuery, initialsQuery, nicknameQuery, statesWrittenOut, typoQuery } from './queries.ts';
-import { resolveWeights, type ScoreResult, type ScoreSignal, scoreCandidate, type Weights } from './score.ts';
+import {
+  nameCarries,
+  resolveWeights,
+  type ScoreResult,
+  type ScoreSignal,
+  scoreCandidate,
+  type Weights,
+} from './score.ts';
 import { answerKey, type FoundBuyer, parseAnswer, serializeAnswer } from './shared-answers.ts';
 
 export type { ScoreSignal, SignalKind, Weights } from './score.ts';
@@ -107,6 +114,14 @@ export const DEFAULT_RESOLVER_OPTIONS: Readonly<ResolverOptions> = Object.freeze
  * the account's (or the website or an email domain points at it); below, it is a namesake.
  */
 const OTHER_STATE_NAME = 0.8;
+
+/** What may tell the best candidate from close rivals, and how much of it a candidate has. */
+const TELLS_APART: readonly (readonly [string, (s: Scored) => number])[] = [
+  ['the website', (s) => s.result.webPoints],
+  ['its number', (s) => (s.result.numberAgrees ? 1 : 0)],
+  ['every word of the name', (s) => (s.result.coversName ? 1 : 0)],
+  ['the address', (s) => s.result.placePoints],
+];
 
 /** How surely a web evidence names the buyer, weakest first. */
 const WEB_STRENGTH: readonly ScoreResult['web'][] = [
@@ -342,6 +357,7 @@ export class Resolver {
         [],
         state,
         p.contradiction,
+        p.mailOnly,
       );
       if (decision.status === 'matched') return decision;
     }
@@ -355,20 +371,34 @@ export class Resolver {
     // The state-limited searches found a buyer that reads as the name: no need to look across states.
     const convincing = () =>
       scored.some((s) => s.result.related && !s.result.otherState && s.result.nameSimilarity >= 0.8);
-    const decide = () => this.#decide(label, name, scored, found.size, asked, state, p.contradiction);
-    for (const search of this.#plan(name, website, givenState, state, convincing)) {
-      if (calls >= (search.anywhere ? MAX_SEARCHES : MAX_SEARCHES - 1)) continue;
-      if (nameSettled && search.rewritesName) continue;
-      const { buyers, called } = await search.run();
-      if (called) calls++;
-      if (buyers === null) continue;
+    const decide = () =>
+      this.#decide(label, name, scored, found.size, asked, state, p.contradiction, p.mailOnly);
+    const take = (search: Search, buyers: BuyerBrief[]): MatchDecision => {
       asked.push(search.shown);
       buyers.forEach((buyer, i) => {
         if (!found.has(buyer.id))
           found.set(buyer.id, { buyer, rank: search.ranked ? i : null, order: found.size });
       });
       scored = this.#score(scoring, name, [...found.values()]);
-      decision = decide();
+      return decide();
+    };
+    let anywhereAsked = false;
+    for (const search of this.#plan(name, website, givenState, state, convincing)) {
+      if (calls >= (search.anywhere ? MAX_SEARCHES : MAX_SEARCHES - 1)) continue;
+      if (nameSettled && search.rewritesName) continue;
+      const { buyers, called } = await search.run();
+      if (called) calls++;
+      anywhereAsked ||= !!search.anywhere;
+      if (buyers === null) continue;
+      decision = take(search, buyers);
+      const check =
+        decision.status === 'matched' && calls < MAX_SEARCHES ? this.#check(p, scored, anywhereAsked) : null;
+      if (check) {
+        const { buyers: more } = await check.run();
+        calls++;
+        anywhereAsked ||= !!check.anywhere;
+        if (more) decision = take(check, more);
+      }
       if (decision.status === 'matched') {
         if (share)
           await this.#cache
@@ -383,6 +413,42 @@ export class Resolver {
       decision = decide();
     }
     return decision ?? decide();
+  }
+
+  /**
+   * The search that checks a match made on thin evidence before it is taken: a name match that does not
+   * read as the name exactly ("Oakland Schools" for Oakland Unified in CA) across states — the name may
+   * be exactly another state's buyer's; a match on an email domain alone by the buyer's name — every
+   * part of an organisation ("fbi.gov": the FBI and its field offices) mails from its domain.
+   */
+  #check(p: Prepared, scored: readonly Scored[], anywhereAsked: boolean): Search | null {
+    const top = scored[0];
+    if (!top || top.result.otherState) return null;
+    if (p.mailOnly && !p.name)
+      return {
+        shown: `"${top.candidate.name}" in any state`,
+        ranked: false,
+        rewritesName: false,
+        run: async () => ({ buyers: await this.#find(top.candidate.name, undefined), called: true }),
+      };
+    // Only a name whose words of kind alone differ can be another state's buyer's exactly.
+    if (
+      !p.name ||
+      !p.state ||
+      anywhereAsked ||
+      top.result.nameSimilarity >= 1 ||
+      !top.result.sameCore ||
+      top.result.independent
+    )
+      return null;
+    const query = statesWrittenOut(p.name.searchName);
+    return {
+      shown: `"${query}" in any state`,
+      ranked: true,
+      rewritesName: false,
+      anywhere: true,
+      run: async () => ({ buyers: await this.#find(query, undefined), called: true }),
+    };
   }
 
   /**
@@ -572,6 +638,7 @@ export class Resolver {
     asked: readonly string[],
     state: StateEntry | undefined,
     contradiction: string | null,
+    mailOnly = false,
   ): MatchDecision {
     const { acceptThreshold, ambiguityMargin } = this.#options;
     // Every buyer some evidence points at is listed: one in another state is offered for review, never
@@ -623,13 +690,12 @@ export class Resolver {
     // The API's order breaks ties between candidates; it never decides a match.
     const decisive = (s: Scored) => round3(s.result.score - s.result.rankPoints);
     const close = eligible.slice(1).filter((s) => round3(decisive(best) - decisive(s)) < ambiguityMargin);
-    const websiteDecides =
-      close.length > 0 &&
-      best.result.webPoints > 0 &&
-      close.every((s) => s.result.webPoints < best.result.webPoints);
-    // "Tarrant County 911": the district that carries the number, not the county that carries none.
-    const numberDecides =
-      close.length > 0 && best.result.numberAgrees && close.every((s) => !s.result.numberAgrees);
+    // Evidence the best has and every close rival lacks tells them apart: the website; the number
+    // ("Tarrant County 911": the district that carries it, not the county); the words of the name
+    // ("Harris County Clerk": the clerk's office, not the county, whose name lacks "clerk"); the address.
+    const decider = close.length
+      ? TELLS_APART.find(([, f]) => f(best) > 0 && close.every((s) => f(s) < f(best)))
+      : undefined;
     const why = best.result.reasons.join(', ');
     // The account's web address is another candidate's own page, not the best's.
     const webRank = (s: Scored) => WEB_STRENGTH.indexOf(s.result.web);
@@ -640,24 +706,30 @@ export class Resolver {
     const namesake = best.result.otherState
       ? eligible.find((s) => !s.result.otherState && s.result.nameSimilarity >= best.result.nameSimilarity)
       : undefined;
+    // "Oakland Schools" in CA: the name is exactly another state's buyer's, and only near the best's.
+    const exactElsewhere =
+      !best.result.otherState &&
+      best.result.nameSimilarity < 1 &&
+      best.result.sameCore &&
+      !best.result.independent
+        ? eligible.find((s) => s.result.otherState && s.result.nameSimilarity === 1)
+        : undefined;
     const blocked =
       blocker(best, state, contradiction) ??
+      // Rivals within the margin already hold the match back, and say it better.
+      (close.length === 0 || decider ? sharedWord(name, best, scored) : null) ??
       (siteOf ? `the account's website is ${shown(siteOf.candidate)}'s` : null) ??
-      (namesake ? `the account's state has ${shown(namesake.candidate)} of the same name` : null);
+      (namesake ? `the account's state has ${shown(namesake.candidate)} of the same name` : null) ??
+      (exactElsewhere ? `the name is exactly that of ${shown(exactElsewhere.candidate)}` : null) ??
+      sharedMail(given, name, eligible, mailOnly);
 
-    if (
-      decisive(best) >= acceptThreshold &&
-      !blocked &&
-      (close.length === 0 || websiteDecides || numberDecides)
-    ) {
+    if (decisive(best) >= acceptThreshold && !blocked && (close.length === 0 || decider)) {
       const next = eligible[1];
-      const tail = websiteDecides
-        ? `; the website tells it from ${close.map((s) => shown(s.candidate)).join(', ')}`
-        : numberDecides
-          ? `; its number tells it from ${close.map((s) => shown(s.candidate)).join(', ')}`
-          : next
-            ? `; next best ${shown(next.candidate)} at ${fixed(next.result.score)}`
-            : '';
+      const tail = decider
+        ? `; ${decider[0]} tells it from ${close.map((s) => shown(s.candidate)).join(', ')}`
+        : next
+          ? `; next best ${shown(next.candidate)} at ${fixed(next.result.score)}`
+          : '';
       return {
         status: 'matched',
         buyerId: best.candidate.buyerId,
@@ -686,6 +758,39 @@ export class Resolver {
     }
     return { status: 'needs_review', confidence: best.result.score, explanation, candidates };
   }
+}
+
+/**
+ * An account known only by its email domain ("fbi.gov", "michigan.gov"): every part of the organisation
+ * mails from it, so when several buyers found are on it, a person chooses.
+ */
+function sharedMail(
+  given: string,
+  name: NormalizedName | null,
+  eligible: readonly Scored[],
+  mailOnly: boolean,
+): string | null {
+  if (!mailOnly || name) return null;
+  const on = eligible.filter((s) => s.result.independent);
+  return on.length >= 2 ? `${on.length} buyers found are on ${given}, which all of them mail from` : null;
+}
+
+/**
+ * "Cherokee", "METRO", "Manhattan", "Region 2": one word and no kind says which of the buyers that
+ * carry it the account is. With no evidence but the name, several returned buyers carrying the word
+ * make it a person's choice, however well one of them reads.
+ */
+function sharedWord(name: NormalizedName | null, best: Scored, scored: readonly Scored[]): string | null {
+  if (!name || name.typeHint || name.typeTokens.length || best.result.independent) return null;
+  const words = name.core.filter((t) => !/^\d+$/.test(t));
+  const word = words[0];
+  if (words.length !== 1 || !word) return null;
+  const carriers = scored.filter((s) => nameCarries(s.candidate.name, word));
+  if (carriers.length < 2) return null;
+  return `"${word}" alone names ${carriers.length} buyers found (${carriers
+    .slice(0, 3)
+    .map((s) => shown(s.candidate))
+    .join(', ')}${carriers.length > 3 ? ', …' : ''})`;
 }
 
 /**

@@ -75,6 +75,12 @@ export interface ScoreResult {
   numberConflict: boolean;
   /** Every number of the name is the buyer's: it tells the buyer from rivals that carry none. */
   numberAgrees: boolean;
+  /** Every word of the name that names the body (not its kind) is among the buyer's names' words. */
+  coversName: boolean;
+  /** Points from the account's zip, city and county. */
+  placePoints: number;
+  /** The words that name the body are the buyer's exactly; only the words of kind may differ. */
+  sameCore: boolean;
   /** Evidence that does not come from the name: the website, an email domain. */
   independent: boolean;
   /** 0..1 similarity of the names, through the reading that compared best. */
@@ -377,6 +383,19 @@ function nameEvidence(
 }
 
 /**
+ * The buyer's name without its own state's name, when the account is in that state: "Seminole Nation
+ * of Oklahoma" and "Superior Court of Arizona in Maricopa County" say the state the account's state
+ * field already says.
+ */
+function withoutItsState(buyer: ScoringBuyer, accountState: string | null): string[] {
+  const theirs = buyer.stateCode ? findState(buyer.stateCode) : undefined;
+  if (!theirs || !accountState || findState(accountState)?.code !== theirs.code) return [];
+  const pattern = new RegExp(`(?:,?\\s*\\b(?:of|in)\\s+)?\\b${theirs.name.replace(/ /g, '\\s+')}\\b,?`, 'i');
+  const without = buyer.name.replace(pattern, ' ').replace(/\s+/g, ' ').trim();
+  return without && without !== buyer.name && foldText(without) ? [without] : [];
+}
+
+/**
  * The name against the buyer's legal name and each of its other names (its common name, from its
  * attributes): the reading that compares best is the name's evidence.
  */
@@ -405,6 +424,11 @@ function bestNameEvidence(
 }
 
 const sameWord = (t: string, u: string): boolean => t === u || shortFormOf(t, u) || isTypoOf(t, u);
+
+/** Whether a name holds the word, as written, as a short form or through a typo. */
+export function nameCarries(name: string, word: string): boolean {
+  return normalizeName(name).tokens.some((u) => sameWord(word, u));
+}
 const GOVERNMENT_WORDS = new Set(['metro', 'metropolitan', 'unified', 'consolidated', 'government']);
 
 /** A consolidated government's words that name its county ("davidson") and the rest, its city. */
@@ -435,18 +459,26 @@ function identityReading(
   w: Weights,
 ): { signal: ScoreSignal; reason: string; similarity: number } | null {
   const credit = w.readingCredit;
-  // A number the buyer carries, with no word of the name left over, names it as its registry id would.
-  if (numbers.agrees && similarity < 1) {
+  // A number the buyer carries, with no word of the name left over, names it as its registry id would —
+  // when the name says what kind of body it numbers ("USD 512", "District 65"; not "Region 4").
+  if (numbers.agrees && similarity < 1 && given.typeTokens.length > 0) {
     const holder = [legal, ...others].find((n) => wordsWithin(given, n, sameWord));
-    if (holder)
+    // The kinds still count: "CUSD 200" is the community unit district 200, less the high school one.
+    const mine = kindWords(given);
+    const theirs = holder ? kindWords(holder) : [];
+    // A kind less specific than the buyer's ("District 65" for a school district) is no other kind.
+    const within = mine.every((t) => theirs.some((u) => sameWord(t, u)));
+    const kind =
+      mine.length && theirs.length && !within ? 0.5 + 0.5 * compareTokens(mine, theirs).similarity : 1;
+    if (holder && kind > similarity)
       return {
         signal: {
           signal: 'number',
-          points: w.name * (1 - similarity),
+          points: w.name * (kind - similarity),
           detail: `${numbers.reason} and every other word of the name are the buyer's "${holder.input}": the number names it`,
         },
         reason: `${numbers.reason} names it`,
-        similarity: 1,
+        similarity: kind,
       };
   }
   if (similarity >= credit || !given.core.length || !isConsolidatedGovernment(buyer.name)) return null;
@@ -623,7 +655,7 @@ export function scoreCandidate(
   const buyerName = normalizeName(buyer.name);
   const accountState = account.state?.trim() || null;
 
-  const otherNames = (buyer.profile?.otherNames ?? [])
+  const otherNames = [...(buyer.profile?.otherNames ?? []), ...withoutItsState(buyer, accountState)]
     .filter((n) => n.trim() && foldText(n) !== buyerName.folded)
     .map((n) => normalizeName(n));
   let name = baseName;
@@ -680,7 +712,7 @@ export function scoreCandidate(
   if (type.signal) add(type.signal);
   if (type.reason) reasons.push(type.reason);
 
-  const address = addressSignal(account, buyer.profile, w);
+  const address = addressSignal(account, buyer.profile, w, state.reason === 'state not compared');
   if (address) {
     add(address.signal);
     reasons.push(address.reason);
@@ -726,12 +758,26 @@ export function scoreCandidate(
     typeConflict: type.conflict,
     numberConflict: numbers?.conflict ?? false,
     numberAgrees: numbers?.agrees ?? false,
+    coversName:
+      !!baseName?.core.some((t) => !/^\d+$/.test(t)) &&
+      [buyerName, ...otherNames].some((n) => wordsWithin(baseName, n, sameWord)),
+    placePoints: sumOf(['address']),
+    sameCore:
+      !!baseName &&
+      baseName.core.length > 0 &&
+      compareTokens(baseName.core, buyerName.core).exact ===
+        Math.max(baseName.core.length, buyerName.core.length),
     independent: positiveWeb,
     nameSimilarity: round3(nameSimilarity),
     web: web.evidence,
     webPoints,
     rankPoints: sumOf(['rank']),
-    related: nameSimilarity > 0 || (webPoints > 0 && positiveWeb),
+    // A name of kind words only ("County Library", "911 District") relates to the buyers of that kind
+    // in its state: a person chooses among them.
+    related:
+      nameSimilarity > 0 ||
+      (webPoints > 0 && positiveWeb) ||
+      (!!baseName && !baseName.core.length && !!type.reason && !type.conflict && !state.otherState),
     reasons,
   };
 }

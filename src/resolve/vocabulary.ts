@@ -120,6 +120,8 @@ export const WORD_SHORT_FORMS: Readonly<Record<string, readonly string[]>> = {
   dev: ['development'],
   comm: ['commission', 'community'],
   ed: ['education'],
+  // Washington's Educational Service Districts, Oregon's Education Service Districts.
+  educational: ['education'],
   edu: ['education'],
 };
 
