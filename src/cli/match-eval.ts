@@ -55,6 +55,7 @@ The file's first line names its columns (any order):
   expected               the right buyer's id, or review (ambiguous: a person should choose),
                          or nomatch (not a public buyer)
   nces_id, ipeds_id, census_id, buyer_id   optional ids, as text (keep leading zeros)
+  city, county, zip, street, email_domain  optional: the account's address and email domain
   id, note               optional: a label for the account, and why it is in the file
 
   --json           the same figures and every account's outcome as JSON on stdout
