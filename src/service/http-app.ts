@@ -12,6 +12,7 @@ import { adminHeaders, nonceOnPages, sameOriginOnly } from '../admin/protect.ts'
 import { OPENAPI, renderApiDocs } from '../api/openapi.ts';
 import { basicAuth } from '../observe/admin-auth.ts';
 import type { Logger } from '../observe/logger.ts';
+import { firstTextProblem } from '../shared/text.ts';
 
 export interface HttpAppParts {
   /** Each event source's receiver (a CRM, the provider), served at /webhooks/<source>. */
@@ -82,6 +83,13 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     next();
   });
 
+  // Text no route can use (a NUL, a lone surrogate) is refused in any query before a route reads it.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const problem = req.url.includes('?') ? firstTextProblem(req.query, 'query') : undefined;
+    if (problem) return void res.status(400).json({ error: 'invalid_text', message: problem });
+    next();
+  });
+
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -122,6 +130,10 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     const e = err as { type?: string; status?: number };
     if (e.type === 'entity.too.large')
       return void res.status(413).json({ error: 'payload_too_large', message: 'the body is too large' });
+    if (e.type === 'entity.parse.failed')
+      return void res
+        .status(400)
+        .json({ error: 'malformed_json', message: `the body is not valid JSON: ${(err as Error).message}` });
     if (e.status && e.status >= 400 && e.status < 500)
       return void res
         .status(e.status)
