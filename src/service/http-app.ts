@@ -68,11 +68,27 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     res.locals.requestId = requestId;
     res.set('X-Request-Id', requestId);
     const started = performance.now();
+    // The matched route's pattern (`/api/accounts/:crm/:accountId`), taken when the router sets
+    // req.route: only then is req.baseUrl that of the router that matched (an error answered later
+    // by the app's handler would see another).
+    let route: string | undefined;
+    let current: unknown;
+    Object.defineProperty(req, 'route', {
+      configurable: true,
+      enumerable: true,
+      get: () => current,
+      set: (value: { path?: unknown } | undefined) => {
+        current = value;
+        if (typeof value?.path === 'string') route = `${req.baseUrl}${value.path}`;
+      },
+    });
     res.on('finish', () => {
+      // Never the query string: a Salesforce endpoint token or an OAuth code travels in it.
       parts.logger?.info(
         {
           requestId,
           method: req.method,
+          route: route ?? null,
           path: req.originalUrl.split('?')[0],
           status: res.statusCode,
           durationMs: Math.round(performance.now() - started),
