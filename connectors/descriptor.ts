@@ -143,6 +143,8 @@ export interface CrmDescriptor<C = unknown, T extends { crm: string } = { crm: s
       isKnownTenant(id: string): boolean;
       /** The secrets a tenant's deliveries must carry (configured, or in its stored record). */
       inboundSecretsOf(id: string): readonly string[];
+      /** The tenants served now (each CRM's canonical ids). */
+      tenants(): readonly string[];
     },
   ): InboundEventHandler | undefined;
   /** API requests signed by code running inside the CRM; none when not configured. */

@@ -50,7 +50,11 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
   },
   tenants: salesforceTenants,
   webhook: (_config, context) =>
-    salesforceOutboundHandler({ isKnownOrg: context.isKnownTenant, tokensOf: context.inboundSecretsOf }),
+    salesforceOutboundHandler({
+      isKnownOrg: context.isKnownTenant,
+      tokensOf: context.inboundSecretsOf,
+      orgs: context.tenants,
+    }),
   // The quick action's Apex signs with a shared secret (v3 covers its org and the running user, who is
   // recorded as the decision's actor); a nonce remembered past the tolerance stops replays.
   signedRequests: (config, runtime) => {

@@ -47,6 +47,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
     const handler = crm.webhook?.(config, {
       isKnownTenant: (id) => crms.has(kind, id),
       inboundSecretsOf: (id) => crms.inboundSecretsOf(kind, id),
+      tenants: () => crms.tenantsOf(kind),
     });
     if (handler) webhooks[kind] = webhookReceiver(handler, { ...receiver, crmLabel: crm.label });
     const check = crm.signedRequests?.(config, crmRuntime(kind));
