@@ -8,7 +8,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
-import { adminHeaders, nonceOnPages, sameOriginOnly } from '../admin/protect.ts';
+import { adminHeaders, boardWritesFromItsPage, nonceOnPages, sameOriginOnly } from '../admin/protect.ts';
 import { OPENAPI, renderApiDocs } from '../api/openapi.ts';
 import { basicAuth } from '../observe/admin-auth.ts';
 import type { Logger } from '../observe/logger.ts';
@@ -120,7 +120,13 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     createBullBoard({ queues: parts.admin.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });
     const guard = basicAuth(parts.admin.username, parts.admin.password);
     const sameOrigin = sameOriginOnly(parts.publicBaseUrl);
-    app.use('/admin/queues', adminHeaders({ thirdPartyUi: true }), guard, sameOrigin, board.getRouter());
+    app.use(
+      '/admin/queues',
+      adminHeaders({ thirdPartyUi: true }),
+      guard,
+      boardWritesFromItsPage(parts.publicBaseUrl),
+      board.getRouter(),
+    );
     if (parts.admin.pages)
       app.use('/admin', adminHeaders(), guard, sameOrigin, nonceOnPages, parts.admin.pages);
   }
