@@ -100,6 +100,10 @@ describe('/webhooks/salesforce authenticates before the expensive work', () => {
     // The same body behind B's own token is parsed, and refused as what it is: no Outbound Message.
     const own = await post(`/webhooks/salesforce?token=${tokenOf(ORG_B)}`, malformed);
     expect(own.status).toBe(400);
+    // Even B's own token does not buy a parse of 90,000 attributes.
+    const ownHeavy = await post(`/webhooks/salesforce?token=${tokenOf(ORG_B)}`, heavy(ORG_B));
+    expect(ownHeavy.status).toBe(400);
+    expect(ownHeavy.text).toContain('more than 2000 XML attributes');
     expect(queued).toHaveLength(0);
   });
 
