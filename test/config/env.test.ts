@@ -205,7 +205,7 @@ describe('the Salesforce quick-action secrets', () => {
   };
 
   it("are the env org's own: at most two, and never without SALESFORCE_ORG_ID (they would serve every stored org)", () => {
-    const [a, b, c] = ['a', 'b', 'c'].map((x) => x.repeat(32));
+    const [a, b, c] = ['a'.repeat(32), 'b'.repeat(32), 'c'.repeat(32)];
     expect(
       loadEnv({ ...app, ...org, SALESFORCE_REFRESH_SECRETS: `${a},${b}` }).crms.salesforce,
     ).toMatchObject({
