@@ -42,16 +42,16 @@ export const NEEDS_SHARED_DATABASE =
   'serve and worker run as separate processes and need a shared database: set DATABASE_URL (PostgreSQL)';
 
 /**
- * Whatever escapes every handler is logged with its stack before it is lost: a rejection nobody
- * awaited (the process goes on), an uncaught exception (the process exits 1, as Node would).
+ * Whatever escapes every handler (a rejection nobody awaited, an uncaught exception) is logged as a
+ * JSON line with its stack, ahead of the CLI's own handler (runCli), which then says it in one line
+ * and exits 1.
  */
 function logUnhandled(logger: Logger): void {
-  process.on('unhandledRejection', (reason) => {
-    logger.error({ err: reason }, 'unhandled rejection');
+  process.prependListener('unhandledRejection', (reason) => {
+    logger.fatal({ err: reason }, 'unhandled rejection');
   });
-  process.on('uncaughtException', (err) => {
+  process.prependListener('uncaughtException', (err) => {
     logger.fatal({ err }, 'uncaught exception');
-    process.exit(1);
   });
 }
 
