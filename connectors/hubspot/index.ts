@@ -54,8 +54,11 @@ export const hubspot: CrmDescriptor<HubSpotConfig, HubSpotTenant> = {
       const check = verifyHubSpotRequest(request, config.app.clientSecret);
       if (!check.ok) return { ok: false, message: `HubSpot signature: ${check.reason}` };
       const params = new URL(request.url).searchParams;
-      const portalId = params.get('portalId');
+      // HubSpot appends the portal it signs for; a URL naming a portal of its own as well is ambiguous.
+      const portals = params.getAll('portalId');
+      const portalId = portals[0];
       if (!portalId) return { ok: false, message: 'a HubSpot-signed request must carry portalId' };
+      if (portals.length > 1) return { ok: false, message: 'a HubSpot-signed request names one portalId' };
       // A signature that changes something is taken once: it is remembered for as long as its
       // timestamp is accepted (either side of now), so a replay of a clear or an undo is refused.
       // hubspot.fetch signs every call anew, so a card's own repeat carries a new signature.

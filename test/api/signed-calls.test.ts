@@ -217,6 +217,16 @@ describe('HubSpot: the signed URL names the portal, and a signed change is taken
       expect(res.status).toBeLessThan(405);
       expect(res.status).not.toBe(401);
     }
+    // A URL that names a portal of its own beside the one HubSpot appends is refused as ambiguous.
+    const twice = withPortal(
+      withPortal(routes('hubspot', '424242', hsCompany)[0] as Route, 424242),
+      hs.portalId,
+    );
+    const ambiguous = await send(twice, hubspot(twice, `${base}${twice.path}`));
+    expect([ambiguous.status, ambiguous.body.message]).toEqual([
+      401,
+      'a HubSpot-signed request names one portalId',
+    ]);
     expect(await service.queue.getJobs(['waiting', 'prioritized', 'delayed'])).toSatisfy(
       (jobs: { data: { tenant: string } }[]) => jobs.every((j) => j.data.tenant !== '424242'),
     );
