@@ -42,7 +42,13 @@ export interface EventSource {
 /** The connections a configuration names, and their event sources. */
 export interface CrmConnections {
   /** `inboundSecrets`: what the tenant's deliveries must carry (e.g. an outbound-message token). */
-  connections: { tenant: string; connector: CrmConnector; inboundSecrets?: readonly string[] }[];
+  /** `requestSecrets`: what the tenant's own signed API calls are signed with (e.g. a quick action's). */
+  connections: {
+    tenant: string;
+    connector: CrmConnector;
+    inboundSecrets?: readonly string[];
+    requestSecrets?: readonly string[];
+  }[];
   eventSources: EventSource[];
 }
 
@@ -53,6 +59,14 @@ export interface CrmConnections {
 export type SignedCaller =
   | { ok: true; tenant?: string | undefined; user?: string | undefined }
   | { ok: false; message: string };
+
+/** What a signed-request check knows of the tenants served: each one's own secrets. */
+export interface SignedTenants {
+  /** The tenants served now (each CRM's canonical ids). */
+  tenants(): readonly string[];
+  /** The secrets that tenant's signed calls may use: a signature made with them acts on it alone. */
+  requestSecretsOf(id: string): readonly string[];
+}
 
 export interface SignedRequests {
   /** The lower-case header whose presence says the request claims this CRM's signature. */
@@ -68,6 +82,8 @@ export interface TenantSupport<T extends { crm: string }, C = unknown> {
   idOf(record: T): string;
   /** The secrets the tenant's deliveries must carry (e.g. its outbound-message tokens), from its record. */
   inboundSecrets?(record: T): readonly string[];
+  /** The secrets the tenant's own signed API calls are signed with (one, or two while rotating). */
+  requestSecrets?(record: T): readonly string[];
   /** `session`: where the connector keeps what it refreshes (a Redis key, values encrypted by `codec`). */
   /** `config`: the CRM's configuration (its app credentials), none when the environment lacks it. */
   connect(
@@ -143,10 +159,12 @@ export interface CrmDescriptor<C = unknown, T extends { crm: string } = { crm: s
       isKnownTenant(id: string): boolean;
       /** The secrets a tenant's deliveries must carry (configured, or in its stored record). */
       inboundSecretsOf(id: string): readonly string[];
+      /** The tenants served now (each CRM's canonical ids). */
+      tenants(): readonly string[];
     },
   ): InboundEventHandler | undefined;
   /** API requests signed by code running inside the CRM; none when not configured. */
-  signedRequests?(config: C, runtime: CrmRuntime): SignedRequests | undefined;
+  signedRequests?(config: C, runtime: CrmRuntime, tenants: SignedTenants): SignedRequests | undefined;
   /** How those requests are signed, for the OpenAPI document (name → security scheme object). */
   signedRequestScheme?: { name: string; scheme: Record<string, unknown> };
   /** Extra HTTP routes (e.g. an app install flow), mounted at their path. */

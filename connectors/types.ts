@@ -245,6 +245,8 @@ export interface AccountEvent {
   cause: string;
 }
 
+export type InboundRefusal = { ok: false; status: 400 | 401 | 403 | 413; error: string; message: string };
+
 export type InboundParseResult =
   | {
       ok: true;
@@ -256,7 +258,7 @@ export type InboundParseResult =
        */
       deliveryId?: string | undefined;
     }
-  | { ok: false; status: 400 | 401 | 403 | 413; error: string; message: string };
+  | InboundRefusal;
 
 /** What to answer the CRM: each CRM has its own acknowledgement and fault formats. */
 export interface InboundReply {
@@ -275,6 +277,11 @@ export interface InboundEventHandler {
   readonly contentTypes: readonly string[];
   /** Checks authenticity (signature, org) and shape; events we must not act on are left out. */
   parse(request: InboundRequest): InboundParseResult;
+  /**
+   * Checks what can be checked before the body is read (a token in the URL, a header), so that an
+   * unauthenticated caller costs no body read and no parse; undefined: go on.
+   */
+  admits?(request: Omit<InboundRequest, 'body'>): InboundRefusal | undefined;
   /** The events are in the queue: acknowledge so the CRM stops re-delivering. */
   accepted(summary: { received: number; enqueued: number; ignored: number }): InboundReply;
   /** The delivery is bad: the CRM's error format, status 4xx. */

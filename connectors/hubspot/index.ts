@@ -1,4 +1,5 @@
 // HubSpot's descriptor: everything the service needs of HubSpot, and nothing the core has to know.
+import { createHash } from 'node:crypto';
 import { withTimeout } from '../../src/shared/deadline.ts';
 import type { CrmDescriptor } from '../descriptor.ts';
 import { CrmAuthError } from '../types.ts';
@@ -9,7 +10,9 @@ import { createHubSpotConnector } from './connector.ts';
 import { hubspotEventHandler } from './events.ts';
 import { hubspotInstallRouter } from './install.ts';
 import { type HubSpotTenant, hubspotTenants } from './tenants.ts';
-import { verifyHubSpotRequest } from './webhook-signature.ts';
+import { SIGNATURE_TOLERANCE_MS, verifyHubSpotRequest } from './webhook-signature.ts';
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export const hubspot: CrmDescriptor<HubSpotConfig, HubSpotTenant> = {
   kind: 'hubspot',
@@ -45,14 +48,32 @@ export const hubspot: CrmDescriptor<HubSpotConfig, HubSpotTenant> = {
     }),
   // hubspot.fetch from the app card signs with the app's client secret (v3) and appends the portal and
   // the user (its email and id) to the URL it signs.
-  signedRequests: (config) => ({
+  signedRequests: (config, runtime) => ({
     header: 'x-hubspot-signature-v3',
     async verify(request) {
       const check = verifyHubSpotRequest(request, config.app.clientSecret);
       if (!check.ok) return { ok: false, message: `HubSpot signature: ${check.reason}` };
       const params = new URL(request.url).searchParams;
-      const portalId = params.get('portalId');
+      // HubSpot appends the portal it signs for; a URL naming a portal of its own as well is ambiguous.
+      const portals = params.getAll('portalId');
+      const portalId = portals[0];
       if (!portalId) return { ok: false, message: 'a HubSpot-signed request must carry portalId' };
+      if (portals.length > 1) return { ok: false, message: 'a HubSpot-signed request names one portalId' };
+      // A signature that changes something is taken once: it is remembered for as long as its
+      // timestamp is accepted (either side of now), so a replay of a clear or an undo is refused.
+      // hubspot.fetch signs every call anew, so a card's own repeat carries a new signature.
+      if (!SAFE_METHODS.has(request.method.toUpperCase())) {
+        const signature = request.headers['x-hubspot-signature-v3'] ?? '';
+        const digest = createHash('sha256').update(signature).digest('hex');
+        const fresh = await runtime.redis.set(
+          `${runtime.prefix}:api-signature:hubspot:${digest}`,
+          '1',
+          'PX',
+          SIGNATURE_TOLERANCE_MS * 2,
+          'NX',
+        );
+        if (fresh !== 'OK') return { ok: false, message: 'HubSpot signature: already used (a replay)' };
+      }
       const user = hubspotCardUser(params);
       return { ok: true, tenant: portalId, ...(user ? { user } : {}) };
     },

@@ -65,8 +65,14 @@ export const salesforceVariables = {
     .string()
     .regex(/^\d{2}\.0$/, 'must look like 62.0')
     .default('62.0'),
-  /** Shared secrets of the quick action's signed calls to our API (several allow rotation). */
-  SALESFORCE_REFRESH_SECRETS: secretList(32, 'each secret must be at least 32 characters'),
+  /**
+   * The secrets the quick action of the org SALESFORCE_ORG_ID names signs its calls with (that org's
+   * alone; two while rotating). An org kept as a tenant has its own, in its record.
+   */
+  SALESFORCE_REFRESH_SECRETS: secretList(32, 'each secret must be at least 32 characters').refine(
+    (secrets) => (secrets?.length ?? 0) <= 2,
+    'at most two secrets: the current one and the next',
+  ),
   /** Account fields holding an account's ids: `nces=…,ipeds=…,census=…,buyer=…`, `none`, or ours. */
   SALESFORCE_ID_FIELDS: idFieldsVariable(SALESFORCE_ID_FIELD_DEFAULTS, fieldProblem),
 };
@@ -128,6 +134,13 @@ export function readSalesforceConfig(
     return { problems };
   const orgId = str('SALESFORCE_ORG_ID');
   const instanceUrl = str('SALESFORCE_INSTANCE_URL');
+  // Secrets for no org would be shared by every stored org: each org has its own instead.
+  if ((vars.SALESFORCE_REFRESH_SECRETS as string[] | undefined)?.length && !orgId)
+    return {
+      problems: [
+        'SALESFORCE_REFRESH_SECRETS are the secrets of the org SALESFORCE_ORG_ID names: set it, or give each stored org its own ("requestSecrets" in tenants add salesforce)',
+      ],
+    };
   return {
     problems,
     config: {

@@ -35,7 +35,12 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
     const events = config.events ?? ['outbound'];
     return {
       connections: [
-        { tenant: id15(config.org.orgId), connector, inboundSecrets: config.org.outboundTokens ?? [] },
+        {
+          tenant: id15(config.org.orgId),
+          connector,
+          inboundSecrets: config.org.outboundTokens ?? [],
+          requestSecrets: config.requestSecrets ?? [],
+        },
       ],
       eventSources: events.includes('cdc')
         ? [
@@ -50,30 +55,55 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
   },
   tenants: salesforceTenants,
   webhook: (_config, context) =>
-    salesforceOutboundHandler({ isKnownOrg: context.isKnownTenant, tokensOf: context.inboundSecretsOf }),
-  // The quick action's Apex signs with a shared secret (v3 covers its org and the running user, who is
-  // recorded as the decision's actor); a nonce remembered past the tolerance stops replays.
-  signedRequests: (config, runtime) => {
-    const secrets = config.requestSecrets ?? [];
-    if (!secrets.length) return undefined;
-    return {
-      header: 'x-buyerintel-signature',
-      async verify(request) {
-        const check = verifySalesforceRequest({ secrets, headers: request.headers, body: request.body });
-        if (!check.ok) return { ok: false, message: `Salesforce signature: ${check.reason}` };
-        const fresh = await runtime.redis.set(
-          `${runtime.prefix}:api-nonce:${check.nonce}`,
-          '1',
-          'EX',
-          HMAC_TOLERANCE_SECONDS * 2,
-          'NX',
-        );
-        if (fresh !== 'OK') return { ok: false, message: 'Salesforce signature: the nonce was already used' };
-        // v3 binds the caller to its org; v1/v2 name none (the API then allows only a lone org).
-        return { ok: true, user: check.user, ...(check.org ? { tenant: id15(check.org) } : {}) };
-      },
-    };
-  },
+    salesforceOutboundHandler({
+      isKnownOrg: context.isKnownTenant,
+      tokensOf: context.inboundSecretsOf,
+      orgs: context.tenants,
+    }),
+  // The quick action's Apex signs with its own org's secret (SALESFORCE_REFRESH_SECRETS for the org the
+  // environment names, `requestSecrets` in a stored org's record; two while rotating): the signature is
+  // checked with the secrets of the org it names alone, so one org's secret never acts on another.
+  // v3 covers the org and the running user (the decision's actor); v1/v2 name no org and are checked
+  // with the secrets of the one org served. A nonce remembered past the tolerance
+  // stops replays.
+  signedRequests: (_config, runtime, orgs) => ({
+    header: 'x-buyerintel-signature',
+    async verify(request) {
+      const named = request.headers['x-buyerintel-org'];
+      const served = orgs.tenants();
+      const org =
+        named !== undefined
+          ? isSalesforceId(named, '00D')
+            ? id15(named)
+            : undefined
+          : served.length === 1
+            ? served[0]
+            : undefined;
+      if (org === undefined)
+        return {
+          ok: false,
+          message:
+            named !== undefined
+              ? 'Salesforce signature: X-BuyerIntel-Org must be the 18-character org id (00D…)'
+              : `Salesforce signature: this signature names no org and ${served.length} are served: sign with the current version (v3)`,
+        };
+      // An org we do not serve, or one without secrets, has nothing to check against: the same answer
+      // as a wrong signature, so the reply does not tell which orgs we serve.
+      const secrets = served.includes(org) ? orgs.requestSecretsOf(org) : [];
+      const check = verifySalesforceRequest({ secrets, headers: request.headers, body: request.body });
+      if (!check.ok) return { ok: false, message: `Salesforce signature: ${check.reason}` };
+      const fresh = await runtime.redis.set(
+        `${runtime.prefix}:api-nonce:${check.nonce}`,
+        '1',
+        'EX',
+        HMAC_TOLERANCE_SECONDS * 2,
+        'NX',
+      );
+      if (fresh !== 'OK') return { ok: false, message: 'Salesforce signature: the nonce was already used' };
+      // v1/v2 name no org: left unnamed, the API takes them only while one org is served.
+      return { ok: true, user: check.user, ...(named !== undefined ? { tenant: org } : {}) };
+    },
+  }),
   signedRequestScheme: {
     name: 'salesforceHmac',
     scheme: {

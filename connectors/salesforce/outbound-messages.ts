@@ -82,7 +82,24 @@ export interface OutboundMessageOptions {
   isKnownOrg: (orgId15: string) => boolean;
   /** The org's active outbound tokens (none: its messages are all refused). */
   tokensOf: (orgId15: string) => readonly string[];
+  /** The orgs served now: a token no org has is refused before the body is read. */
+  orgs?: () => readonly string[];
 }
+
+/**
+ * The OrganizationId as the envelope states it, found without parsing (a linear scan): the token is
+ * checked against that org's before the XML is parsed, and the parsed envelope must then name the same
+ * org. Salesforce writes it once, before the Notifications.
+ */
+/**
+ * An Outbound Message carries a handful of attributes (namespaces, `xsi:type`) per Notification; a body
+ * with thousands costs the parser seconds (90,000 took ~0.7 s each) even from an authenticated org, so
+ * it is refused before parsing.
+ */
+export const SALESFORCE_MAX_ATTRIBUTES = 2_000;
+const ATTRIBUTE = /\s[A-Za-z_][\w:.-]*\s*=\s*["']/g;
+
+const ORG_ID = /<(?:[A-Za-z_][\w.-]*:)?OrganizationId>\s*([A-Za-z0-9]{15,18})\s*<\//;
 
 const sameToken = (given: string, tokens: readonly string[]): boolean => {
   const a = Buffer.from(given);
@@ -95,20 +112,36 @@ const sameToken = (given: string, tokens: readonly string[]): boolean => {
   return match;
 };
 
+const tokenOf = (url: string): string | null => new URL(url).searchParams.get('token');
+const missingToken = {
+  ok: false as const,
+  status: 401 as const,
+  error: 'missing_token',
+  message: 'the endpoint URL must carry the org outbound token (?token=)',
+};
+const forbidden = (message: string) => ({
+  ok: false as const,
+  status: 403 as const,
+  error: 'forbidden',
+  message,
+});
+
 export function salesforceOutboundHandler(options: OutboundMessageOptions): InboundEventHandler {
   return {
     kind: 'salesforce',
     // SOAP 1.1 is text/xml; a SOAP 1.2 client would say application/soap+xml.
     contentTypes: ['text/xml', 'application/soap+xml'],
+    admits(request) {
+      const token = tokenOf(request.url);
+      if (!token) return missingToken;
+      if (!options.orgs) return undefined;
+      // Every served org's tokens are compared (constant time each): the time tells nothing.
+      const any = options.orgs().some((org) => sameToken(token, options.tokensOf(id15(org))));
+      return any ? undefined : forbidden('the token is not valid for any org served here');
+    },
     parse(request) {
-      const token = new URL(request.url).searchParams.get('token');
-      if (!token)
-        return {
-          ok: false,
-          status: 401,
-          error: 'missing_token',
-          message: 'the endpoint URL must carry the org outbound token (?token=)',
-        };
+      const token = tokenOf(request.url);
+      if (!token) return missingToken;
       const xml = request.body;
       const bad = (message: string) => ({
         ok: false as const,
@@ -118,6 +151,18 @@ export function salesforceOutboundHandler(options: OutboundMessageOptions): Inbo
       });
       if (!xml.trim()) return bad('empty body: expected a SOAP envelope');
       if (/<!(DOCTYPE|ENTITY)/i.test(xml)) return bad('DOCTYPE and ENTITY declarations are not accepted');
+      const stated = ORG_ID.exec(xml)?.[1];
+      if (!stated) return bad('not an Outbound Message: no OrganizationId');
+      if (!isSalesforceId(stated))
+        return bad(`OrganizationId ${stated} is not a Salesforce id (15 or 18 characters, checksum)`);
+      // One answer for an unknown org and a wrong token: the reply does not tell which orgs we serve.
+      const statedOrg = id15(stated);
+      if (!options.isKnownOrg(statedOrg) || !sameToken(token, options.tokensOf(statedOrg)))
+        return forbidden(`the token is not valid for OrganizationId ${stated}`);
+      let attributes = 0;
+      for (ATTRIBUTE.lastIndex = 0; ATTRIBUTE.exec(xml) !== null; )
+        if (++attributes > SALESFORCE_MAX_ATTRIBUTES)
+          return bad(`more than ${SALESFORCE_MAX_ATTRIBUTES} XML attributes: not an Outbound Message`);
       let parsed: unknown;
       try {
         parsed = parser.parse(xml, true);
@@ -133,14 +178,8 @@ export function salesforceOutboundHandler(options: OutboundMessageOptions): Inbo
       }
       const { OrganizationId, Notification } = envelope.data.Envelope.Body.notifications;
       const org = id15(OrganizationId);
-      // One answer for an unknown org and a wrong token: the reply does not tell which orgs we serve.
-      if (!options.isKnownOrg(org) || !sameToken(token, options.tokensOf(org)))
-        return {
-          ok: false,
-          status: 403,
-          error: 'forbidden',
-          message: `the token is not valid for OrganizationId ${OrganizationId}`,
-        };
+      // The parsed org is the one the token was checked for (a second OrganizationId, a comment…).
+      if (org !== statedOrg) return forbidden(`the token is not valid for OrganizationId ${OrganizationId}`);
       const events: AccountEvent[] = [];
       for (const n of Notification) {
         // Only Account messages enrich; another object's message is acknowledged and ignored.

@@ -16,6 +16,11 @@ export const salesforceTenantSchema = z.object({
   accessToken: z.string().min(1).optional(),
   /** The tokens its Outbound Messages carry in the endpoint URL (`?token=`): one, or two while rotating. */
   outboundTokens: z.array(z.string()).max(2).pipe(outboundTokensSchema(OUTBOUND_TOKEN_PROBLEM)).optional(),
+  /** The secrets its quick action signs with (this org's own: they act on it alone); two while rotating. */
+  requestSecrets: z
+    .array(z.string().min(32, 'each request secret must be at least 32 characters'))
+    .max(2, 'at most two request secrets: the current one and the next')
+    .optional(),
 });
 export type SalesforceTenant = z.output<typeof salesforceTenantSchema>;
 
@@ -23,6 +28,7 @@ export const salesforceTenants: TenantSupport<SalesforceTenant, SalesforceConfig
   schema: salesforceTenantSchema,
   idOf: (record) => id15(record.orgId),
   inboundSecrets: (record) => record.outboundTokens ?? [],
+  requestSecrets: (record) => record.requestSecrets ?? [],
   async connect(record, config, session, runtime) {
     if (!config)
       throw new Error(
@@ -36,7 +42,7 @@ export const salesforceTenants: TenantSupport<SalesforceTenant, SalesforceConfig
   },
   cli: {
     usage:
-      'tenants add salesforce --org-id <00D…> --instance-url <https://…> < {"refreshToken": "...", "outboundTokens": ["<32+ characters>"]}',
+      'tenants add salesforce --org-id <00D…> --instance-url <https://…> < {"refreshToken": "...", "outboundTokens": ["<32+ characters>"], "requestSecrets": ["<32+ characters>"]}',
     idOption: 'org-id',
     options: { 'org-id': 'orgId', 'instance-url': 'instanceUrl' },
     describe: (record) => record.instanceUrl,

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import helmet from 'helmet';
+import { contentTypeProblem } from '../shared/content-type.ts';
 
 /** The nonce of this response's inline scripts and styles (set by `adminHeaders`). */
 export const cspNonce = (res: Response): string => String(res.locals.cspNonce ?? '');
@@ -34,7 +35,9 @@ export function adminHeaders(options: { thirdPartyUi?: boolean } = {}): RequestH
           connectSrc: ["'self'"],
           formAction: ["'self'"],
           frameAncestors: ["'none'"],
-          baseUri: ["'none'"],
+          // Bull Board's page resolves its assets against <base href="/admin/queues/">: our own
+          // origin only; our pages have no base at all.
+          baseUri: options.thirdPartyUi ? ["'self'"] : ["'none'"],
           objectSrc: ["'none'"],
         },
       },
@@ -58,6 +61,29 @@ export function sameOriginOnly(publicBaseUrl: string | undefined) {
       error: 'cross_site_request',
       message: 'admin actions are taken from the admin pages only (same origin)',
     });
+  };
+}
+
+/**
+ * Bull Board's state-changing routes (add, pause, resume, empty, clean, retry, promote…): its page
+ * calls them with fetch, which always says where it comes from. So, beyond `sameOriginOnly`, one
+ * that says nothing (no Sec-Fetch-Site, no Origin) is refused too, and a body must be JSON: no form
+ * or text/plain request reaches them.
+ */
+export function boardWritesFromItsPage(publicBaseUrl: string | undefined) {
+  const sameOrigin = sameOriginOnly(publicBaseUrl);
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (SAFE.has(req.method)) return next();
+    if (req.get('sec-fetch-site') === undefined && req.get('origin') === undefined)
+      return void res.status(403).json({
+        error: 'cross_site_request',
+        message: 'queue actions are taken from the queue board only (Sec-Fetch-Site or Origin required)',
+      });
+    const declared = req.get('content-type');
+    const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+    const problem = hasBody || declared ? contentTypeProblem(declared, ['application/json']) : undefined;
+    if (problem) return void res.status(415).json({ error: 'unsupported_media_type', message: problem });
+    sameOrigin(req, res, next);
   };
 }
 

@@ -8,6 +8,7 @@ import { isCrmKind } from '../../connectors/registry.ts';
 import { ActionProblem, type RefreshActions } from '../api/actions.ts';
 import type { ReviewService } from '../review/service.ts';
 import { formatPath } from '../shared/format-path.ts';
+import { refuseBadText } from '../shared/text.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
@@ -49,7 +50,7 @@ export function adminRouter(options: {
     }
   });
 
-  const json = express.json({ limit: '16kb' });
+  const json = express.json({ limit: '16kb', reviver: refuseBadText });
   const body = <T>(schema: z.ZodType<T>, req: Request): T => {
     if (!req.is('application/json')) throw new ActionProblem(415, 'unsupported_media_type', 'send JSON');
     const parsed = schema.safeParse(req.body);

@@ -23,6 +23,7 @@ import { reviewService } from '../review/service.ts';
 import { contentTypeProblem } from '../shared/content-type.ts';
 import { formatPath } from '../shared/format-path.ts';
 import { UUID } from '../shared/ids.ts';
+import { firstTextProblem } from '../shared/text.ts';
 import type { Actor } from '../store/decisions.ts';
 import { entryOf, type OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
@@ -56,6 +57,8 @@ export interface ApiOptions {
 const ApiProblem = ActionProblem;
 
 const accountIdSchema = recordIdSchema;
+/** A job id as jobIdOf makes them: escaped parts joined by '.'. */
+const JOB_ID = /^[A-Za-z0-9_~-]{1,200}(\.[A-Za-z0-9_~-]{1,200}){1,15}$/;
 const tenantSchema = tenantIdSchema.optional();
 const refreshBody = z.strictObject({ crm: crmSchema, tenant: tenantSchema, accountId: accountIdSchema });
 const confirmBody = z.strictObject({
@@ -76,11 +79,15 @@ function parse<T>(schema: z.ZodType<T, unknown>, value: unknown, what: string): 
 
 function jsonBody(raw: string): unknown {
   if (!raw.trim()) return {};
+  let parsed: unknown;
   try {
-    return JSON.parse(raw);
+    parsed = JSON.parse(raw);
   } catch {
     throw new ApiProblem(400, 'malformed_json', 'the body is not valid JSON');
   }
+  const problem = firstTextProblem(parsed, 'body');
+  if (problem) throw new ApiProblem(400, 'invalid_text', problem);
+  return parsed;
 }
 
 export function apiRouter(options: ApiOptions): express.Router {
@@ -200,6 +207,9 @@ export function apiRouter(options: ApiOptions): express.Router {
     '/jobs/:id',
     handle(async (req, res, caller) => {
       const id = String(req.params.id);
+      // Only ids we hand out (parts joined by '.', see jobIdOf): BullMQ's own keys under the queue
+      // (`meta`, `events`, `id`…) are no job and must not be read as one.
+      if (!JOB_ID.test(id)) throw new ApiProblem(404, 'not_found', `no job ${id.slice(0, 40)}`);
       // The state first, then the job: a job read before its state could be "completed" without its result.
       const state = await options.queue.getJobState(id);
       const job = await options.queue.getJob(id);

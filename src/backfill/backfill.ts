@@ -9,11 +9,12 @@ import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { crmOf } from '../../connectors/registry.ts';
-import type { CrmConnector } from '../../connectors/types.ts';
+import type { AccountPage, CrmConnector } from '../../connectors/types.ts';
 import { type EnrichQueueData, jobIdOf } from '../../queues/enrich-queue.ts';
 import type { Store } from '../store/store.ts';
 import { backfillJobs, DEFAULT_ACCOUNTS_PER_JOB } from './chunks.ts';
 import { type AccountFilter, filterFields, matchesFilters } from './filter.ts';
+import { type ListingPatience, listPatiently } from './patient.ts';
 
 export interface BackfillState {
   runId: string;
@@ -51,6 +52,8 @@ export interface BackfillOptions {
   expected?: number | undefined;
   /** Who started it, for the run. */
   actor?: string | undefined;
+  /** How the listing waits out 429s and other transient failures (patient.ts). */
+  patience?: ListingPatience | undefined;
 }
 
 export { backfillJobId } from './chunks.ts';
@@ -107,11 +110,16 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillSta
     at: new Date(state.startedAt),
   });
   state = { ...state, storeRunId: run.id };
+  // Saved before the first page is asked for: a listing interrupted on its first page (a 429 storm past
+  // the budget, a kill) resumes as this run, not as a new one beside an orphan.
+  await redis.set(key, JSON.stringify(state));
   while (!state.done && state.enqueued < limit && !options.signal?.aborted) {
-    const page = await connector.listAccounts(fields, {
-      after: state.cursor,
-      ...(options.pageSize ? { limit: options.pageSize } : {}),
-    });
+    const after = state.cursor;
+    const page: AccountPage = await listPatiently(
+      () =>
+        connector.listAccounts(fields, { after, ...(options.pageSize ? { limit: options.pageSize } : {}) }),
+      { ...options.patience, signal: options.patience?.signal ?? options.signal },
+    );
     const wanted = page.accounts.filter((a) => matchesFilters(a, filters)).slice(0, limit - state.enqueued);
     const backfill = state.runId;
     if (wanted.length) {
@@ -172,13 +180,18 @@ export async function estimateBackfill(
   connector: CrmConnector,
   filters: readonly AccountFilter[],
   limit = Number.POSITIVE_INFINITY,
+  patience: ListingPatience = {},
 ): Promise<CostEstimate> {
   const fields = filterFields(filters);
   let accounts = 0;
   let pages = 0;
   let after: string | null = null;
   do {
-    const page = await connector.listAccounts(fields, { after });
+    const from: string | null = after;
+    const page: AccountPage = await listPatiently(
+      () => connector.listAccounts(fields, { after: from }),
+      patience,
+    );
     pages++;
     accounts += page.accounts.filter((a) => matchesFilters(a, filters)).length;
     after = page.next;

@@ -97,7 +97,12 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
       // The run is recorded before anything is queued: a database that cannot take it stops us here,
       // before the estimate reads every account.
       if (!values['dry-run']) await service.store.open();
-      const estimate = await estimateBackfill(connector, filters, limit);
+      // A CRM rate limit (429) while listing is waited out, said on stderr, within the listing's budget.
+      const patience = {
+        onWait: (ms: number) =>
+          process.stderr.write(`${crm} asked us to slow down: listing again in ${Math.ceil(ms / 1000)} s\n`),
+      };
+      const estimate = await estimateBackfill(connector, filters, limit, patience);
       process.stdout.write(
         `Estimate for ${crm} ${tenant}: ${estimate.accounts} accounts, ~${estimate.buyerIntelCalls} Buyer Intelligence calls, ~${estimate.crmCalls} ${crm} calls.\n`,
       );
@@ -137,6 +142,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
           restart: values.restart === true,
           onProgress: followed.queued,
           signal: interrupt.signal,
+          patience,
           store: service.store,
           expected,
           actor: operatorName(),

@@ -3,21 +3,10 @@
 // writes and resolve with exit code 0. A second signal while draining stops at once (exit 1).
 import type { WorkerLog } from '../../queues/enrich-worker.ts';
 import { loadEnv } from '../config/env.ts';
+import { createLogger, type Logger, workerLog } from '../observe/logger.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { requireRedis } from './redis-check.ts';
-
-/** One JSON line per event on stderr; never a token (fields are ids and reasons only). */
-export const jsonLog: WorkerLog = {
-  info: (msg, fields) =>
-    process.stderr.write(
-      `${JSON.stringify({ level: 'info', time: new Date().toISOString(), msg, ...fields })}\n`,
-    ),
-  warn: (msg, fields) =>
-    process.stderr.write(
-      `${JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg, ...fields })}\n`,
-    ),
-};
 
 export type Role = 'start' | 'serve' | 'worker';
 
@@ -29,14 +18,14 @@ export const ROLES: Record<Role, { http: boolean; worker: boolean }> = {
 };
 
 /** Resolves with the first SIGTERM/SIGINT; listening starts at once, so one during start-up is not lost. */
-function firstSignal(): Promise<NodeJS.Signals> {
+function firstSignal(log: () => WorkerLog | undefined): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const on = (signal: NodeJS.Signals) => {
       process.off('SIGTERM', on);
       process.off('SIGINT', on);
       // While draining, a second signal means "now".
       const force = (again: NodeJS.Signals) => {
-        jsonLog.warn('stopping without draining', { signal: again });
+        log()?.warn('stopping without draining', { signal: again });
         process.exit(1);
       };
       process.once('SIGTERM', force);
@@ -52,14 +41,34 @@ function firstSignal(): Promise<NodeJS.Signals> {
 export const NEEDS_SHARED_DATABASE =
   'serve and worker run as separate processes and need a shared database: set DATABASE_URL (PostgreSQL)';
 
+/**
+ * Whatever escapes every handler (a rejection nobody awaited, an uncaught exception) is logged as a
+ * JSON line with its stack, ahead of the CLI's own handler (runCli), which then says it in one line
+ * and exits 1.
+ */
+function logUnhandled(logger: Logger): void {
+  process.prependListener('unhandledRejection', (reason) => {
+    logger.fatal({ err: reason }, 'unhandled rejection');
+  });
+  process.prependListener('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception');
+  });
+}
+
 export async function runService(role: Role): Promise<number> {
-  const signal = firstSignal();
+  let jsonLog: WorkerLog | undefined;
+  const signal = firstSignal(() => jsonLog);
   const parts = ROLES[role];
   const env = loadEnv();
+  // One logger for the role at LOG_LEVEL: request lines, unhandled errors and job lines alike.
+  const logger = createLogger({ level: env.LOG_LEVEL });
+  const log = workerLog(logger);
+  jsonLog = log;
+  logUnhandled(logger);
   // Redis first: without it no role can do anything, whatever else is missing.
   await requireRedis(env.REDIS_URL);
   if (role !== 'start' && !env.DATABASE_URL) throw new Error(NEEDS_SHARED_DATABASE);
-  const service = createService({ ...(await settingsFromEnv(env)), log: jsonLog });
+  const service = createService({ ...(await settingsFromEnv(env)), logger, log });
   // Tenants kept in Redis (TOKEN_ENCRYPTION_KEY): load them now, then pick up changes every 30 s.
   await service.loadTenants();
   service.watchTenants(30_000);
@@ -81,14 +90,14 @@ export async function runService(role: Role): Promise<number> {
     await service.close().catch(() => undefined);
     throw err;
   }
-  jsonLog.info('started', {
+  log.info('started', {
     role,
     ...(url ? { url } : {}),
     crms: Object.fromEntries(Object.keys(env.crms).map((kind) => [kind, service.tenantsOf(kind)])),
     ...(parts.worker ? { concurrency: env.WORKER_CONCURRENCY } : {}),
   });
-  jsonLog.info('draining', { role, signal: await signal });
+  log.info('draining', { role, signal: await signal });
   await service.close();
-  jsonLog.info('stopped', { role });
+  log.info('stopped', { role });
   return 0;
 }

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { isCrmKind } from '../../connectors/registry.ts';
 import type { CrmKind } from '../../connectors/types.ts';
+import { firstTextProblem } from '../shared/text.ts';
 import type { OutcomeFilter, PageRequest } from '../store/outcomes.ts';
 import { COHORTS } from '../store/schema.ts';
 
@@ -10,7 +11,10 @@ export const crmSchema = z.string().refine(isCrmKind, 'is not a CRM this service
 export const recordIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a CRM record id');
 export const tenantIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a portal id or org id');
 const confidence = z.coerce.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
-const date = z.coerce.date({ error: 'must be an ISO date' });
+// Years past 9999 are written "+012345-…", which PostgreSQL does not read back (a 500).
+const date = z.coerce
+  .date({ error: 'must be an ISO date' })
+  .refine((d) => d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, 'must be an ISO date (years 1–9999)');
 
 export const reviewFilterSchema = z.strictObject({
   cohort: z.enum([...COHORTS, 'duplicates']).optional(),
@@ -108,7 +112,8 @@ export function decodeGroupCursor(cursor: string): [string, string, string] | nu
   try {
     const v: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     const parsed = z.tuple([z.string().max(64), z.string().max(64), z.string().max(64)]).safeParse(v);
-    return parsed.success ? parsed.data : null;
+    // A crafted cursor's NUL or lone surrogate would reach PostgreSQL (a 500): no cursor of ours has one.
+    return parsed.success && firstTextProblem(parsed.data) === undefined ? parsed.data : null;
   } catch {
     return null;
   }

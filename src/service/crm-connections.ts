@@ -12,6 +12,8 @@ export class CrmConnections {
   readonly #configured = new Set<string>();
   /** Each tenant's inbound secrets (e.g. a Salesforce org's outbound tokens), by connection key. */
   readonly #inboundSecrets = new Map<string, readonly string[]>();
+  /** Each tenant's request-signing secrets (e.g. a Salesforce org's quick-action secrets), by key. */
+  readonly #requestSecrets = new Map<string, readonly string[]>();
   readonly #sources: EventSource[] = [];
   readonly #crms: Record<string, unknown>;
   readonly #runtime: (crm: CrmKind) => CrmRuntime;
@@ -27,10 +29,11 @@ export class CrmConnections {
     this.#store = options.store;
     for (const [kind, config] of Object.entries(options.crms)) {
       const built = crmOf(kind).connect(config, this.#runtime(kind));
-      for (const { tenant, connector, inboundSecrets } of built.connections) {
+      for (const { tenant, connector, inboundSecrets, requestSecrets } of built.connections) {
         this.#byKey.set(this.#key(kind, tenant), connector);
         this.#configured.add(this.#key(kind, tenant));
         if (inboundSecrets) this.#inboundSecrets.set(this.#key(kind, tenant), inboundSecrets);
+        if (requestSecrets) this.#requestSecrets.set(this.#key(kind, tenant), requestSecrets);
       }
       this.#sources.push(...built.eventSources);
     }
@@ -67,6 +70,11 @@ export class CrmConnections {
     return this.#inboundSecrets.get(this.#key(crm, tenant)) ?? [];
   }
 
+  /** The secrets a tenant's own signed API calls use (its configuration's or its stored record's). */
+  requestSecretsOf(crm: CrmKind, tenant: string): readonly string[] {
+    return this.#requestSecrets.get(this.#key(crm, tenant)) ?? [];
+  }
+
   get(crm: CrmKind, tenant: string): CrmConnector {
     const connector = this.#byKey.get(this.#key(crm, tenant));
     if (!connector) throw new Error(`no ${crm} connection for ${tenant}`);
@@ -89,7 +97,10 @@ export class CrmConnections {
       const support = crmOf(record.crm).tenants;
       if (!support) continue;
       // Read on every load, so a rotated token is taken without a restart.
-      if (!this.#configured.has(key)) this.#inboundSecrets.set(key, support.inboundSecrets?.(record) ?? []);
+      if (!this.#configured.has(key)) {
+        this.#inboundSecrets.set(key, support.inboundSecrets?.(record) ?? []);
+        this.#requestSecrets.set(key, support.requestSecrets?.(record) ?? []);
+      }
       if (this.#byKey.has(key)) continue;
       const runtime = this.#runtime(record.crm);
       const session = this.#store.session(record.crm, id);
@@ -99,6 +110,7 @@ export class CrmConnections {
       if (!this.#configured.has(key) && !seen.has(key)) {
         this.#byKey.delete(key);
         this.#inboundSecrets.delete(key);
+        this.#requestSecrets.delete(key);
       }
     return { loaded: [...seen], unreadable };
   }

@@ -8,10 +8,11 @@ import { ExpressAdapter } from '@bull-board/express';
 import type { Queue } from 'bullmq';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Registry } from 'prom-client';
-import { adminHeaders, nonceOnPages, sameOriginOnly } from '../admin/protect.ts';
+import { adminHeaders, boardWritesFromItsPage, nonceOnPages, sameOriginOnly } from '../admin/protect.ts';
 import { OPENAPI, renderApiDocs } from '../api/openapi.ts';
 import { basicAuth } from '../observe/admin-auth.ts';
 import type { Logger } from '../observe/logger.ts';
+import { firstTextProblem } from '../shared/text.ts';
 
 export interface HttpAppParts {
   /** Each event source's receiver (a CRM, the provider), served at /webhooks/<source>. */
@@ -67,11 +68,27 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     res.locals.requestId = requestId;
     res.set('X-Request-Id', requestId);
     const started = performance.now();
+    // The matched route's pattern (`/api/accounts/:crm/:accountId`), taken when the router sets
+    // req.route: only then is req.baseUrl that of the router that matched (an error answered later
+    // by the app's handler would see another).
+    let route: string | undefined;
+    let current: unknown;
+    Object.defineProperty(req, 'route', {
+      configurable: true,
+      enumerable: true,
+      get: () => current,
+      set: (value: { path?: unknown } | undefined) => {
+        current = value;
+        if (typeof value?.path === 'string') route = `${req.baseUrl}${value.path}`;
+      },
+    });
     res.on('finish', () => {
+      // Never the query string: a Salesforce endpoint token or an OAuth code travels in it.
       parts.logger?.info(
         {
           requestId,
           method: req.method,
+          route: route ?? null,
           path: req.originalUrl.split('?')[0],
           status: res.statusCode,
           durationMs: Math.round(performance.now() - started),
@@ -79,6 +96,13 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
         'http request',
       );
     });
+    next();
+  });
+
+  // Text no route can use (a NUL, a lone surrogate) is refused in any query before a route reads it.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const problem = req.url.includes('?') ? firstTextProblem(req.query, 'query') : undefined;
+    if (problem) return void res.status(400).json({ error: 'invalid_text', message: problem });
     next();
   });
 
@@ -96,7 +120,13 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     createBullBoard({ queues: parts.admin.queues.map((q) => new BullMQAdapter(q)), serverAdapter: board });
     const guard = basicAuth(parts.admin.username, parts.admin.password);
     const sameOrigin = sameOriginOnly(parts.publicBaseUrl);
-    app.use('/admin/queues', adminHeaders({ thirdPartyUi: true }), guard, sameOrigin, board.getRouter());
+    app.use(
+      '/admin/queues',
+      adminHeaders({ thirdPartyUi: true }),
+      guard,
+      boardWritesFromItsPage(parts.publicBaseUrl),
+      board.getRouter(),
+    );
     if (parts.admin.pages)
       app.use('/admin', adminHeaders(), guard, sameOrigin, nonceOnPages, parts.admin.pages);
   }
@@ -122,6 +152,10 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
     const e = err as { type?: string; status?: number };
     if (e.type === 'entity.too.large')
       return void res.status(413).json({ error: 'payload_too_large', message: 'the body is too large' });
+    if (e.type === 'entity.parse.failed')
+      return void res
+        .status(400)
+        .json({ error: 'malformed_json', message: `the body is not valid JSON: ${(err as Error).message}` });
     if (e.status && e.status >= 400 && e.status < 500)
       return void res
         .status(e.status)

@@ -47,9 +47,13 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
     const handler = crm.webhook?.(config, {
       isKnownTenant: (id) => crms.has(kind, id),
       inboundSecretsOf: (id) => crms.inboundSecretsOf(kind, id),
+      tenants: () => crms.tenantsOf(kind),
     });
     if (handler) webhooks[kind] = webhookReceiver(handler, { ...receiver, crmLabel: crm.label });
-    const check = crm.signedRequests?.(config, crmRuntime(kind));
+    const check = crm.signedRequests?.(config, crmRuntime(kind), {
+      tenants: () => crms.tenantsOf(kind),
+      requestSecretsOf: (id) => crms.requestSecretsOf(kind, id),
+    });
     if (check) signed.push({ crm: kind, check });
     routes.push(
       ...(crm.routes?.(config, {

@@ -135,8 +135,13 @@ function encodeCursor(key: number | string, id: string): string {
 function decodeCursor(cursor: string, sort: PageRequest['sort']): [number | string, string] {
   try {
     const [key, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
-    const keyOk = sort === 'confidence' ? typeof key === 'number' : typeof key === 'string';
-    if (keyOk && typeof id === 'string' && /^\d{1,19}$/.test(id)) return [key as number | string, id];
+    // A crafted cursor is refused here, not by PostgreSQL (a 500): ids fit a bigint (18 digits), a
+    // confidence is a finite number, a date parses.
+    const keyOk =
+      sort === 'confidence'
+        ? typeof key === 'number' && Number.isFinite(key)
+        : typeof key === 'string' && key.length <= 40 && Number.isFinite(Date.parse(key));
+    if (keyOk && typeof id === 'string' && /^\d{1,18}$/.test(id)) return [key as number | string, id];
   } catch {}
   throw new RangeError('not a cursor of this listing');
 }

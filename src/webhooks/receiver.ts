@@ -44,6 +44,14 @@ export function webhookReceiver(
   options: WebhookReceiverOptions,
 ): express.Router {
   const router = express.Router();
+  const urlOf = (req: Request) =>
+    `${options.publicBaseUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`}${req.originalUrl}`;
+  const headersOf = (req: Request) => {
+    const headers: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(req.headers))
+      headers[name] = Array.isArray(value) ? value.join(', ') : value;
+    return headers;
+  };
   router.post(
     '/',
     (req: Request, res: Response, next: NextFunction) => {
@@ -53,16 +61,19 @@ export function webhookReceiver(
           res,
           handler.rejected({ status: 415, error: 'unsupported_media_type', message: problem }),
         );
+      // Authentication that needs no body comes before reading it: a wrong token costs nothing more.
+      const refused = handler.admits?.({ method: req.method, url: urlOf(req), headers: headersOf(req) });
+      if (refused) {
+        // The unread body is dropped, and the connection with it (no waiting on a slow sender).
+        res.set('Connection', 'close');
+        return send(res, handler.rejected(refused));
+      }
       next();
     },
     express.raw({ type: () => true, limit: options.maxBodyBytes ?? 1024 * 1024 }),
     async (req: Request, res: Response) => {
-      const base = options.publicBaseUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`;
-      const headers: Record<string, string | undefined> = {};
-      for (const [name, value] of Object.entries(req.headers))
-        headers[name] = Array.isArray(value) ? value.join(', ') : value;
       const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      const parsed = handler.parse({ method: req.method, url: `${base}${req.originalUrl}`, headers, body });
+      const parsed = handler.parse({ method: req.method, url: urlOf(req), headers: headersOf(req), body });
       if (!parsed.ok) return send(res, handler.rejected(parsed));
 
       const jobs = new Map<string, EnrichJob>();

@@ -358,8 +358,10 @@ describe('Salesforce quick action calls (HMAC, single-use nonce)', () => {
     expect(sf.orgId).toHaveLength(18);
     const body = JSON.stringify({ tenant: sf.orgId, reason: 'a paving contractor' });
 
+    // Signed with this org's secret while naming another: checked with the other org's secrets (it
+    // has none here), so it is no valid signature.
     const otherOrg = await call('POST', path, body, salesforceV3(body, user, OTHER_ORG));
-    expect([otherOrg.status, otherOrg.body.error]).toEqual([403, 'forbidden']);
+    expect([otherOrg.status, otherOrg.body.error]).toEqual([401, 'unauthorized']);
     const fifteen = await call('POST', path, body, salesforceV3(body, user, sf.orgId.slice(0, 15)));
     expect(fifteen.status).toBe(401);
     const swapped = await call('POST', path, body, {

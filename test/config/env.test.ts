@@ -181,3 +181,42 @@ describe('the CRM fields that hold an account’s ids', () => {
     ]);
   });
 });
+
+describe('the Salesforce quick-action secrets', () => {
+  const app = {
+    BUYER_INTEL_BASE_URL: good.BUYER_INTEL_BASE_URL,
+    BUYER_INTEL_TOKEN: good.BUYER_INTEL_TOKEN,
+    SALESFORCE_CLIENT_ID: 'id',
+    SALESFORCE_CLIENT_SECRET: 'secret',
+  };
+  const org = {
+    SALESFORCE_INSTANCE_URL: 'https://acme.my.salesforce.com',
+    SALESFORCE_ORG_ID: '00D5g000004ABCD',
+    SALESFORCE_REFRESH_TOKEN: 'refresh',
+  };
+  const problemsOf = (env: Record<string, string>): string[] => {
+    try {
+      loadEnv(env);
+    } catch (err) {
+      if (err instanceof ConfigError) return err.problems;
+      throw err;
+    }
+    return [];
+  };
+
+  it("are the env org's own: at most two, and never without SALESFORCE_ORG_ID (they would serve every stored org)", () => {
+    const [a, b, c] = ['a'.repeat(32), 'b'.repeat(32), 'c'.repeat(32)];
+    expect(
+      loadEnv({ ...app, ...org, SALESFORCE_REFRESH_SECRETS: `${a},${b}` }).crms.salesforce,
+    ).toMatchObject({
+      requestSecrets: [a, b],
+    });
+    expect(problemsOf({ ...app, ...org, SALESFORCE_REFRESH_SECRETS: `${a},${b},${c}` }).join('\n')).toContain(
+      'at most two secrets',
+    );
+    const keyOnly = { ...app, TOKEN_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') };
+    expect(problemsOf({ ...keyOnly, SALESFORCE_REFRESH_SECRETS: a }).join('\n')).toContain(
+      'SALESFORCE_REFRESH_SECRETS are the secrets of the org SALESFORCE_ORG_ID names',
+    );
+  });
+});

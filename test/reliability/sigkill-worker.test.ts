@@ -73,6 +73,7 @@ function spawnWorker(): Promise<ChildProcessWithoutNullStreams> {
   const proc = spawn(process.execPath, [CLI, database ? 'worker' : 'start'], {
     env: cliEnv(bi, hs, prefix, {
       ...(database ? { DATABASE_URL: database.url } : { PGLITE_DIR: 'memory' }),
+      LOG_LEVEL: 'info',
       WORKER_CONCURRENCY: '10',
       WRITE_BATCH_WAIT_MS: '50',
       SIGNALS_PERIOD: 'LastTwoYears',

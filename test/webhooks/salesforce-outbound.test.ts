@@ -120,8 +120,9 @@ describe('POST /webhooks/salesforce', () => {
     expect(notXml.text).toContain('<faultcode>soapenv:Client</faultcode>');
     const lol = `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]><x>&lol2;</x>`;
     expect((await post(lol)).text).toContain('DOCTYPE and ENTITY declarations are not accepted');
+    // The org's own token (checked before parsing) lets the parse find what is missing.
     const noNotification = await post(
-      '<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><notifications xmlns="http://soap.sforce.com/2005/09/outbound"><OrganizationId>00D000000000001</OrganizationId></notifications></soapenv:Body></soapenv:Envelope>',
+      `<soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><notifications xmlns="http://soap.sforce.com/2005/09/outbound"><OrganizationId>${sf.orgId}</OrganizationId></notifications></soapenv:Body></soapenv:Envelope>`,
     );
     expect(noNotification.text).toContain('Envelope.Body.notifications.Notification');
     sf.store.create('Account', { Name: 'Travis County', BillingState: 'TX' });

@@ -1,0 +1,38 @@
+// Text from outside (a query value, a JSON string) that PostgreSQL cannot store or compare: a NUL
+// (text refuses it) or a lone UTF-16 surrogate (no UTF-8 encoding). Refused at the door as a 400, so
+// it never reaches a query and comes back as a 500.
+
+/** With the u flag a pair is one code point: only an unpaired half is a Cs here. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Why this text cannot be taken, or undefined when it can. */
+export function textProblem(value: string): string | undefined {
+  if (value.includes('\u0000')) return 'contains a NUL character';
+  if (LONE_SURROGATE.test(value)) return 'contains a lone UTF-16 surrogate (not valid Unicode)';
+  return undefined;
+}
+
+/** The first string inside `value` (a parsed query or JSON body) that cannot be taken, with its path. */
+export function firstTextProblem(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') {
+    const problem = textProblem(value);
+    return problem === undefined ? undefined : `${path || 'value'} ${problem}`;
+  }
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, inner] of Object.entries(value)) {
+    const name = path ? `${path}.${key}` : key;
+    const keyProblem = textProblem(key);
+    if (keyProblem !== undefined) return `a name in ${path || 'the value'} ${keyProblem}`;
+    const problem = firstTextProblem(inner, name);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+/** A JSON.parse reviver that throws on text `textProblem` refuses (body parsers turn it into a 400). */
+export function refuseBadText(key: string, value: unknown): unknown {
+  const problem = typeof value === 'string' ? textProblem(value) : undefined;
+  if (problem !== undefined) throw new SyntaxError(`${key || 'the body'}: ${problem}`);
+  if (textProblem(key) !== undefined) throw new SyntaxError(`a name ${textProblem(key)}`);
+  return value;
+}
