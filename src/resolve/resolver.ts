@@ -17,7 +17,8 @@ import type { StateEntry } from '../buyer-intel/states.ts';
 import { type IdMatchClient, IdMatcher } from './by-id.ts';
 import { parseWebAddress } from './domains.ts';
 import { carriesIds } from './ids.ts';
-import { fallbackQuery, foldText, type NormalizedName } from './normalize.ts';
+import { fallbackQuery, foldText, hintOfBuyerType, type NormalizedName, normalizeName } from './normalize.ts';
+import { isPlaceName } from './places.ts';
 import { type Prepared, prepare } from './prepare.ts';
 import { MAX_PROFILES, type ProfileClient, type Profiled, readProfile } from './profiles.ts';
 import { domainQuery, initialsQuery, nicknameQuery, statesWrittenOut, typoQuery } from './queries.ts';
@@ -478,13 +479,17 @@ export class Resolver {
     };
     const threshold = this.#options.acceptThreshold;
     const best = scored.find((s) => s.result.related);
-    const rivals = !!best && best.result.score >= threshold && located;
+    // The best already reaches the threshold: rivals or a contradiction held it back, and only where
+    // the account is, or its mail, can tell the rivals apart.
+    // An inexact best may still read exactly as another of its names ("San Francisco").
+    const heldBack = !!best && best.result.score >= threshold;
+    const wanted = (s: Scored): boolean => {
+      if (!heldBack) return potential(s) >= threshold;
+      if (s === best) return located || mailed || s.result.nameSimilarity < 1;
+      return (located || mailed) && s.result.score >= threshold - this.#options.ambiguityMargin;
+    };
     const picked = scored
-      .filter(
-        (s) =>
-          (s.result.related || (found.get(s.candidate.buyerId)?.rank ?? 99) < 2) &&
-          (rivals ? s.result.score >= threshold - this.#options.ambiguityMargin : potential(s) >= threshold),
-      )
+      .filter((s) => (s.result.related || (found.get(s.candidate.buyerId)?.rank ?? 99) < 2) && wanted(s))
       .slice(0, MAX_PROFILES);
     const unread = picked.flatMap((s) => {
       const f = found.get(s.candidate.buyerId);
@@ -552,7 +557,10 @@ export class Resolver {
         const search = byName(domainQuery(website, accountState ?? code)?.query);
         return search && { ...search, rewritesName: false };
       },
-      () => (name && state && !convincing() ? anywhere(statesWrittenOut(name.searchName)) : null),
+      () =>
+        name && state && spansStates(name) && !convincing()
+          ? anywhere(statesWrittenOut(name.searchName))
+          : null,
     ];
     for (const next of searches) {
       const search = next();
@@ -717,7 +725,7 @@ export class Resolver {
     const blocked =
       blocker(best, state, contradiction) ??
       // Rivals within the margin already hold the match back, and say it better.
-      (close.length === 0 || decider ? sharedWord(name, best, scored) : null) ??
+      (close.length === 0 || decider ? sharedWord(name, best, scored, state) : null) ??
       (siteOf ? `the account's website is ${shown(siteOf.candidate)}'s` : null) ??
       (namesake ? `the account's state has ${shown(namesake.candidate)} of the same name` : null) ??
       (exactElsewhere ? `the name is exactly that of ${shown(exactElsewhere.candidate)}` : null) ??
@@ -776,12 +784,34 @@ function sharedMail(
 }
 
 /**
+ * Whether a name is worth a search across states: a body's own name of two words or more ("Tahoe
+ * Regional Planning Agency") or with its kind ("Hennepin County Library"), not a company's. A bare word
+ * ("Springfield") finds only namesakes there, which the name alone could never match.
+ */
+function spansStates(name: NormalizedName): boolean {
+  const words = name.core.filter((t) => !/^\d+$/.test(t)).length;
+  return !name.company && words > 0 && (words >= 2 || name.typeTokens.length > 0);
+}
+
+/**
  * "Cherokee", "METRO", "Manhattan", "Region 2": one word and no kind says which of the buyers that
  * carry it the account is. With no evidence but the name, several returned buyers carrying the word
  * make it a person's choice, however well one of them reads.
  */
-function sharedWord(name: NormalizedName | null, best: Scored, scored: readonly Scored[]): string | null {
+function sharedWord(
+  name: NormalizedName | null,
+  best: Scored,
+  scored: readonly Scored[],
+  state: StateEntry | undefined,
+): string | null {
   if (!name || name.typeHint || name.typeTokens.length || best.result.independent) return null;
+  // "Manhattan": a place's name alone means the place's own government if anything, never an office
+  // or a body that merely goes by it.
+  const hint = best.candidate.type
+    ? hintOfBuyerType(best.candidate.type)
+    : normalizeName(best.candidate.name).typeHint;
+  if (hint !== 'city' && hint !== 'county' && isPlaceName(name.core.join(' '), state?.code ?? null))
+    return `"${name.searchName}" is a place's name, and says no kind of buyer`;
   const words = name.core.filter((t) => !/^\d+$/.test(t));
   const word = words[0];
   if (words.length !== 1 || !word) return null;
