@@ -1,56 +1,31 @@
-// A small seeded stand-in for fast-check (not installed here): arbitraries that generate values from a
-// seed, and `assertProperty`, which runs a property over `numRuns` generated values and throws with the
-// seed and the failing value. The shapes mirror fast-check's (`fc.constantFrom`, `fc.oneof`,
-// `fc.record`, `fc.asyncProperty` + `fc.assert({ seed, numRuns })`), so swapping it in is mechanical;
-// what fast-check adds (shrinking to a minimal counterexample) this does not.
+// fast-check arbitraries for the inputs an attacker sends our HTTP routes. Generic strings rarely hit
+// what broke before (a NUL, a lone surrogate, a 19-digit id, a keyset cursor of odd JSON, BullMQ's own
+// key names), so those are units the strings are built from, next to fast-check's own code points.
+import fc from 'fast-check';
 
-export type Rng = () => number;
+/** Keys BullMQ keeps beside the job hashes: as job ids they must answer 404, never another key's data. */
+export const BULLMQ_KEYS = [
+  'events',
+  'completed',
+  'failed',
+  'stalled-check',
+  'stalled',
+  'id',
+  'meta',
+  'wait',
+  'waiting-children',
+  'active',
+  'delayed',
+  'prioritized',
+  'paused',
+  'repeat',
+  'marker',
+  'limiter',
+  'metrics',
+  'pc',
+  'de',
+] as const;
 
-/** mulberry32: a tiny, good-enough PRNG so a failing run can be replayed from its seed. */
-export function rngOf(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-export interface Arbitrary<T> {
-  generate(rng: Rng): T;
-}
-
-const arb = <T>(generate: (rng: Rng) => T): Arbitrary<T> => ({ generate });
-const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)] as T;
-
-export const constantFrom = <T>(...items: T[]): Arbitrary<T> => arb((rng) => pick(rng, items));
-export const oneof = <T>(...arbs: Arbitrary<T>[]): Arbitrary<T> =>
-  arb((rng) => pick(rng, arbs).generate(rng));
-export const integer = (min: number, max: number): Arbitrary<number> =>
-  arb((rng) => min + Math.floor(rng() * (max - min + 1)));
-export const option = <T>(a: Arbitrary<T>, freq = 0.5): Arbitrary<T | undefined> =>
-  arb((rng) => (rng() < freq ? a.generate(rng) : undefined));
-export const array = <T>(a: Arbitrary<T>, maxLength: number): Arbitrary<T[]> =>
-  arb((rng) => Array.from({ length: Math.floor(rng() * (maxLength + 1)) }, () => a.generate(rng)));
-export const record = <T extends Record<string, unknown>>(
-  shape: {
-    [K in keyof T]: Arbitrary<T[K]>;
-  },
-): Arbitrary<T> =>
-  arb((rng) => {
-    const out: Record<string, unknown> = {};
-    for (const [k, a] of Object.entries(shape)) out[k] = (a as Arbitrary<unknown>).generate(rng);
-    return out as T;
-  });
-export const map = <T, U>(a: Arbitrary<T>, fn: (t: T) => U): Arbitrary<U> =>
-  arb((rng) => fn(a.generate(rng)));
-
-/**
- * Strings an attacker tries: NULs, lone surrogates, controls, huge and tiny numbers, dates that are not,
- * path tricks, BullMQ's own key names, base64url cursors of odd JSON, ordinary words, and joins of them.
- */
 const PIECES = [
   '',
   ' ',
@@ -94,15 +69,6 @@ const PIECES = [
   '2026-13-45',
   'not-a-date',
   '2026-01-01T00:00:00Z',
-  'events',
-  'completed',
-  'failed',
-  'stalled-check',
-  'id',
-  'meta',
-  'wait',
-  'paused',
-  'repeat',
   'hubspot',
   'salesforce',
   'pipedrive',
@@ -123,60 +89,84 @@ const PIECES = [
   'asc',
 ];
 
-const cursorOf = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
-const CURSORS = [
-  cursorOf([0.5, '9999999999999999999']),
-  cursorOf([0.5, '1']),
-  cursorOf(['not a date', '1']),
-  cursorOf(['2026-99-99T00:00:00Z', '1']),
-  cursorOf([1e308, '1']),
-  cursorOf(['a', 'b', 'c']),
-  cursorOf(['\u0000', '\u0000', '\u0000']),
-  cursorOf(['x'.repeat(100), 'y', 'z']),
-  cursorOf({}),
-  cursorOf(null),
-  'not-base64!',
-];
+/** Ids past every integer type we store: bigint, JavaScript's safe range, HubSpot's 64-bit ids. */
+export const hugeId: fc.Arbitrary<string> = fc.oneof(
+  fc.bigInt({ min: 2n ** 53n, max: 10n ** 40n }).map(String),
+  fc.bigInt({ min: -(10n ** 40n), max: -1n }).map(String),
+);
 
-export const nastyString: Arbitrary<string> = arb((rng) => {
-  if (rng() < 0.15) return pick(rng, CURSORS);
-  const n = 1 + Math.floor(rng() * 3);
-  let s = '';
-  for (let i = 0; i < n; i++) s += pick(rng, PIECES);
-  return s;
-});
+const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c));
 
-/** JSON values: mostly nasty strings, sometimes numbers, booleans, null, arrays and objects. */
-export const nastyJson: Arbitrary<unknown> = arb(function gen(rng: Rng, depth = 0): unknown {
-  const r = rng();
-  if (r < 0.55 || depth > 2) return nastyString.generate(rng);
-  if (r < 0.7) return pick(rng, [0, -1, 1, 0.5, 1e308, -1e308, 2 ** 53 + 1, 1.5]);
-  if (r < 0.75) return pick(rng, [true, false, null]);
-  if (r < 0.87) return Array.from({ length: Math.floor(rng() * 3) }, () => gen(rng, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (let i = Math.floor(rng() * 3); i > 0; i--) out[nastyString.generate(rng)] = gen(rng, depth + 1);
-  return out;
-} as (rng: Rng) => unknown);
+const unit: fc.Arbitrary<string> = fc.oneof(
+  { weight: 12, arbitrary: fc.constantFrom(...PIECES) },
+  { weight: 2, arbitrary: fc.constantFrom(...BULLMQ_KEYS) },
+  { weight: 1, arbitrary: loneSurrogate },
+  { weight: 1, arbitrary: hugeId },
+  // Any code point fast-check picks, and any byte below 0x100 (controls, NUL, Latin-1).
+  { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 4 }) },
+  { weight: 1, arbitrary: fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 4 }) },
+);
 
-export interface PropertyOptions {
-  seed: number;
-  numRuns: number;
-}
+/** One to three attack units joined: shrinking drops units, then simplifies the one left. */
+const attackString = fc.string({ unit, minLength: 1, maxLength: 3 });
 
-/** Runs `property` over `numRuns` values of `a`; throws naming the seed, the run and the value. */
-export async function assertProperty<T>(
-  a: Arbitrary<T>,
-  property: (value: T) => Promise<void>,
-  { seed, numRuns }: PropertyOptions,
-): Promise<void> {
-  const rng = rngOf(seed);
-  for (let run = 0; run < numRuns; run++) {
-    const value = a.generate(rng);
-    try {
-      await property(value);
-    } catch (err) {
-      const shown = JSON.stringify(value, (_k, v) => (typeof v === 'string' ? v.slice(0, 200) : v));
-      throw new Error(`property failed (seed ${seed}, run ${run}): ${shown}\n${(err as Error).message}`);
-    }
-  }
-}
+export const cursorOf = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
+
+/**
+ * Keyset cursors as our pages encode them (base64url of `[sortKey, id]`), with sort keys that are no
+ * number or no date PostgreSQL reads, ids past bigint, the wrong arity, and cursors that are no JSON.
+ */
+export const crafted: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(
+    cursorOf([0.5, '9999999999999999999']),
+    cursorOf(['not a date', '1']),
+    cursorOf(['2026-99-99T00:00:00Z', '1']),
+    cursorOf([1e308, '1']),
+    cursorOf(['\u0000', '\u0000', '\u0000']),
+    cursorOf({}),
+    cursorOf(null),
+    'not-base64!',
+  ),
+  fc
+    .tuple(
+      fc.oneof(
+        fc.double(),
+        fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        fc.constantFrom('not a date', '2026-13-45T00:00:00Z', '0.5'),
+        attackString,
+      ),
+      fc.oneof(hugeId, fc.integer().map(String), attackString),
+    )
+    .map(cursorOf),
+  fc.array(fc.oneof(fc.double(), attackString), { maxLength: 4 }).map(cursorOf),
+  fc.string({ unit: 'binary-ascii', maxLength: 12 }).map((s) => Buffer.from(s).toString('base64url')),
+);
+
+export const nastyString: fc.Arbitrary<string> = fc.oneof(
+  { weight: 17, arbitrary: attackString },
+  { weight: 3, arbitrary: crafted },
+);
+
+/** JSON values: mostly nasty strings, sometimes numbers, booleans, null, and small arrays and objects. */
+export const nastyJson: fc.Arbitrary<unknown> = fc.letrec<{ json: unknown }>((tie) => ({
+  json: fc.oneof(
+    // At maxDepth fast-check takes the first arbitrary, so nesting ends in a string.
+    { depthSize: 'small', maxDepth: 3, withCrossShrink: true },
+    { weight: 11, arbitrary: nastyString },
+    {
+      weight: 3,
+      arbitrary: fc.oneof(fc.constantFrom(0, -1, 1, 0.5, 1e308, -1e308, 2 ** 53 + 1), fc.double()),
+    },
+    { weight: 1, arbitrary: fc.constantFrom(true, false, null) },
+    { weight: 2, arbitrary: fc.array(tie('json'), { maxLength: 3 }) },
+    { weight: 3, arbitrary: fc.dictionary(nastyString, tie('json'), { maxKeys: 3 }) },
+  ),
+})).json;
+
+/** `a` in `percent`% of values, else undefined; shrinks towards undefined. */
+export const sometimes = <T>(a: fc.Arbitrary<T>, percent: number): fc.Arbitrary<T | undefined> =>
+  fc.oneof(
+    { withCrossShrink: true },
+    { weight: 100 - percent, arbitrary: fc.constant(undefined) },
+    { weight: percent, arbitrary: a },
+  );
