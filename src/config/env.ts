@@ -122,10 +122,12 @@ export const coreSchema = z.object({
   ...securityVariables,
 });
 
-export const envSchema = z.object({
-  ...coreSchema.shape,
-  ...Object.assign({}, ...CRMS.map((crm) => crm.config.variables)),
-});
+/** Built when read, from the CRMs registered by then (a test may register one: connectors/registry.ts). */
+const envSchema = () =>
+  z.object({
+    ...coreSchema.shape,
+    ...Object.assign({}, ...CRMS.map((crm) => crm.config.variables)),
+  });
 
 /**
  * The validated environment: the core's variables, the DIGEST_* variables as one settings object, and
@@ -205,7 +207,7 @@ export function loadCoreVariables<K extends keyof CoreVariables & string>(
 /** Validates the environment; throws one ConfigError naming every bad or missing variable. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const { present, fileProblems, problemsOf } = gather(source);
-  const parsed = envSchema.safeParse(present);
+  const parsed = envSchema().safeParse(present);
   const problems = parsed.success ? [] : problemsOf(parsed.error);
   problems.push(...fileProblems);
   // Presence decides which CRMs are configured; a bad value is already a problem of its own.

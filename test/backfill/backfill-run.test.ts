@@ -1,6 +1,7 @@
 // A backfill is one run in the store: created before its first job, named by every job it queues,
 // the same run when an interrupted backfill resumes, finished with its counts once every account is
 // queued; a restart is a run of its own. Real Redis (BullMQ) and the embedded database.
+import '../helpers/memory-crm.ts'; // first: registers the test double before the registry is read
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
