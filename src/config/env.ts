@@ -73,7 +73,7 @@ export const coreSchema = z.object({
   /** The embedded database's directory (`memory`: none, gone at exit). Ignored with DATABASE_URL. */
   PGLITE_DIR: z.string().trim().min(1).default('.data/pglite'),
 
-  /** Encrypts the tokens of tenants kept in Redis (AES-256-GCM): 32 random bytes, base64. */
+  /** Encrypts the tokens of tenants kept in the database (AES-256-GCM): 32 random bytes, base64. */
   TOKEN_ENCRYPTION_KEY: z
     .string()
     .trim()
@@ -162,7 +162,7 @@ function crmSettings(vars: Record<string, unknown>): { crms: Record<string, unkn
   }
   if (!Object.keys(crms).length && !problems.length)
     problems.push(
-      `no CRM configured: set ${CRMS.map((c) => c.config.hint).join(' and/or ')}, or TOKEN_ENCRYPTION_KEY with the apps' client credentials for tenants kept in Redis`,
+      `no CRM configured: set ${CRMS.map((c) => c.config.hint).join(' and/or ')}, or TOKEN_ENCRYPTION_KEY with the apps' client credentials for tenants kept in the database`,
     );
   return { crms, problems };
 }
