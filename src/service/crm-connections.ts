@@ -92,7 +92,7 @@ export class CrmConnections {
       if (!this.#configured.has(key)) this.#inboundSecrets.set(key, support.inboundSecrets?.(record) ?? []);
       if (this.#byKey.has(key)) continue;
       const runtime = this.#runtime(record.crm);
-      const session = this.#store.session(record.crm, id);
+      const session = this.#store.session(record.crm, id, record);
       this.#byKey.set(key, await support.connect(record, this.#crms[record.crm], session, runtime));
     }
     for (const key of [...this.#byKey.keys()])

@@ -49,10 +49,19 @@ export class TenantStore {
     this.#cipher = cipher;
   }
 
-  /** Where a tenant's connector keeps its refreshed session (encrypted, bound to that key): a cache. */
-  session(crm: string, tenant: string): TenantSession {
+  /**
+   * Where a tenant's connector keeps its refreshed session (encrypted, bound to that key): a cache; with
+   * the record, a rotated refresh token is kept in it, in the database.
+   */
+  session(crm: string, tenant: string, record?: TenantRecord): TenantSession {
     const key = `${this.#key}:session:${crm}:${tenant}`;
-    return { key, codec: this.#cipher.codec(key) };
+    return {
+      key,
+      codec: this.#cipher.codec(key),
+      ...(record
+        ? { keepRefreshToken: (refreshToken: string) => this.put({ ...record, refreshToken }) }
+        : {}),
+    };
   }
 
   async put(record: TenantRecord): Promise<void> {
