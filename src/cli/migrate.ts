@@ -1,7 +1,7 @@
 // `buyer-intel-sync migrate`: brings the database's schema to this version, then imports what earlier
 // versions kept only in Redis (outcomes, CRM connections, digest state). Reads only the variables it needs, so a release job can run it
 // with DATABASE_URL and REDIS_URL alone.
-import { Redis } from 'ioredis';
+import { redisClient } from '../../queues/redis-url.ts';
 import { ConfigError, coreSchema } from '../config/env.ts';
 import { redactUrl } from '../store/db.ts';
 import { importRedisHistory } from '../store/import-redis.ts';
@@ -48,7 +48,7 @@ database has are kept; the copied ones are deleted from Redis).
           : `${store.where}: schema up to date`,
       );
       if (values['skip-import'] === true) return 0;
-      const redis = new Redis(env.REDIS_URL, {
+      const redis = redisClient(env.REDIS_URL, {
         lazyConnect: true,
         maxRetriesPerRequest: 1,
         connectTimeout: 5_000,

@@ -2,6 +2,7 @@
 // configuration lists every problem at start, not the first one. Secrets are never echoed back.
 import { z } from 'zod';
 import { CRMS } from '../../connectors/registry.ts';
+import { isHashTag, redisTarget, redisUrlProblems } from '../../queues/redis-url.ts';
 import {
   RELATIVE_DATE_PERIODS,
   ROW_STATUSES,
@@ -58,12 +59,17 @@ export const coreSchema = z.object({
   ),
   BUYER_INTEL_WEBHOOK_BRIDGE_IDS: z.string().optional().transform(splitList),
 
+  /** A Redis or a Redis Cluster (`?cluster=true`), TLS and ACL user: queues/redis-url.ts. */
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
+    .superRefine((url, ctx) => {
+      for (const message of redisUrlProblems(url)) ctx.addIssue({ code: 'custom', message });
+    })
     .default('redis://127.0.0.1:6379'),
+  /** Every key's prefix; on a cluster a hash tag (`{bis}`), so each script's keys share one slot. */
   REDIS_PREFIX: z
     .string()
-    .regex(/^[a-z0-9_-]+$/i, 'letters, digits, - and _ only')
+    .regex(/^(\{[a-z0-9_-]+\}|[a-z0-9_-]+)$/i, 'letters, digits, - and _ only, or those in braces: {bis}')
     .default('bis'),
 
   /** The system of record; unset: the embedded PostgreSQL (PGlite) in PGLITE_DIR, for one process. */
@@ -214,6 +220,12 @@ export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const vars: Record<string, unknown> = parsed.success ? parsed.data : present;
   const { crms, problems: crmProblems } = crmSettings(vars);
   problems.push(...crmProblems);
+  const redisUrl = String(vars.REDIS_URL);
+  const redisPrefix = String(vars.REDIS_PREFIX);
+  if (parsed.success && redisTarget(redisUrl).cluster && !isHashTag(redisPrefix))
+    problems.push(
+      `REDIS_PREFIX must be a hash tag on a Redis Cluster (REDIS_URL ?cluster=true), e.g. {${redisPrefix}}: BullMQ and the service's scripts need their keys in one slot`,
+    );
   let digest: DigestSettings = {};
   try {
     digest = digestSettingsFromEnv(present as Record<string, string>);

@@ -13,10 +13,10 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { REDIS_URL, testPrefix } from '../helpers/redis.ts';
 import { closeService, finishedJob } from '../helpers/service.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-memory-${randomUUID().slice(0, 8)}`;
+const prefix = testPrefix('test-memory');
 const workspace = `e2e-${randomUUID().slice(0, 8)}`;
 const store = memoryCrm(workspace);
 const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
