@@ -26,3 +26,21 @@ export async function deleteKeysOf(redis: Redis, prefix: string): Promise<void> 
   const keys = await keysOf(redis, prefix);
   for (let i = 0; i < keys.length; i += 500) await redis.del(...keys.slice(i, i + 500));
 }
+
+/** The URL of the node that holds `prefix`'s keys (REDIS_URL itself unless on a cluster), e.g. for MONITOR. */
+export async function nodeUrlOf(prefix: string): Promise<string> {
+  if (!ON_CLUSTER) return REDIS_URL;
+  const redis = testRedis();
+  try {
+    const slot = Number(await redis.call('CLUSTER', 'KEYSLOT', `${prefix}:x`));
+    const ranges = (await redis.call('CLUSTER', 'SLOTS')) as [number, number, [string, number]][];
+    const [, , [host, port]] = ranges.find(([from, to]) => slot >= from && slot <= to) ?? [0, 0, ['', 0]];
+    const url = new URL(REDIS_URL);
+    url.hostname = host;
+    url.port = String(port);
+    url.search = '';
+    return url.toString();
+  } finally {
+    redis.disconnect();
+  }
+}
