@@ -3,6 +3,7 @@
 // what was copied from Redis, so a tenant removed later is not brought back by a second import.
 // Idempotent; `migrate` runs it, and the service runs the tenants' part before it first reads them.
 import type { Redis } from 'ioredis';
+import { nodesOf } from '../../queues/redis-url.ts';
 import type { DigestStates } from './digest-state.ts';
 import type { TenantRows } from './tenants.ts';
 
@@ -34,10 +35,12 @@ export async function importRedisDigests(
 ): Promise<{ found: number; imported: number }> {
   const head = `${prefix}:digest:`;
   const keys = [`${head}org`];
-  for await (const batch of redis.scanStream({ match: `${head}account:*`, count: 500 }) as AsyncIterable<
-    string[]
-  >)
-    keys.push(...batch);
+  // Every master of a cluster (a client's SCAN asks one node).
+  for (const node of nodesOf(redis))
+    for await (const batch of node.scanStream({ match: `${head}account:*`, count: 500 }) as AsyncIterable<
+      string[]
+    >)
+      keys.push(...batch);
   let found = 0;
   let imported = 0;
   for (let i = 0; i < keys.length; i += 200) {

@@ -18,6 +18,7 @@ export const testRedis = (options: RedisOptions = {}): Redis =>
 /** Every key under `prefix`, from every master (KEYS on a cluster client asks one node only). */
 export async function keysOf(redis: Redis, prefix: string): Promise<string[]> {
   const pattern = `${prefix.replace(/[{}[\]*?\\]/g, '\\$&')}:*`;
+  await redis.ping(); // a cluster client lists its nodes once it has connected
   return (await Promise.all(nodesOf(redis).map((node) => node.keys(pattern)))).flat();
 }
 
