@@ -100,6 +100,8 @@ export function redisClient(url: string, connection: RedisOptions = {}): Redis {
     ...(lazyConnect !== undefined ? { lazyConnect } : {}),
     ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),
     ...(retryStrategy ? { clusterRetryStrategy: (times: number) => retryStrategy(times) ?? null } : {}),
+    // ioredis gives a node 1 s to answer CLUSTER SLOTS; a busy worker host can take longer.
+    slotsRefreshTimeout: 5_000,
     // A TLS certificate names the host, not the address each node announces: keep the name.
     ...(target.options.tls ? { dnsLookup: (address, done) => done(null, address) } : {}),
   });
