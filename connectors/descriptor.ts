@@ -30,6 +30,11 @@ export interface SecretCodec {
 export interface TenantSession {
   key: string;
   codec: SecretCodec;
+  /**
+   * Keeps a rotated refresh token in the tenant's record (the database): the session under `key` is a
+   * cache Redis may lose, and the refresh token the record holds is revoked once rotated.
+   */
+  keepRefreshToken?: (refreshToken: string) => Promise<void>;
 }
 
 /** A source of account events that is not an HTTP delivery, e.g. a streaming subscription. */

@@ -1,8 +1,7 @@
 // The CRMs this service speaks, one descriptor each. A new CRM is one folder under connectors/ and one
-// line in CRMS; the core reads the set of kinds from here and never names one.
+// line in BUILT_IN; the core reads the set of kinds from here and never names one.
 import type { CrmDescriptor } from './descriptor.ts';
 import { hubspot } from './hubspot/index.ts';
-import { memory } from './memory/index.ts';
 import { salesforce } from './salesforce/index.ts';
 
 /**
@@ -12,12 +11,23 @@ import { salesforce } from './salesforce/index.ts';
 const erase = <C, T extends { crm: string }>(d: CrmDescriptor<C, T>) =>
   d as unknown as CrmDescriptor<unknown, { crm: string }>;
 
-export const CRMS: readonly CrmDescriptor<unknown, { crm: string }>[] = [
+const BUILT_IN = [
   // One line per CRM (and its import above).
   erase(hubspot),
   erase(salesforce),
-  erase(memory),
 ];
+
+/** The CRMs of this process: the product's, plus any a test registered (registerCrm). */
+export const CRMS: readonly CrmDescriptor<unknown, { crm: string }>[] = BUILT_IN;
+
+/**
+ * Adds a CRM beside the product's, in this process only. Only the tests call it (the in-memory CRM,
+ * test/helpers/memory-crm.ts): a test double must never be listed to users, in `--crm` or `doctor`.
+ * Registering before src/config/env.ts reads the environment lets the CRM's variables be read too.
+ */
+export function registerCrm<C, T extends { crm: string }>(descriptor: CrmDescriptor<C, T>): void {
+  if (!isCrmKind(descriptor.kind)) BUILT_IN.push(erase(descriptor));
+}
 
 export const crmKinds = (): string[] => CRMS.map((d) => d.kind);
 

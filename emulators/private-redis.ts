@@ -2,10 +2,10 @@
 // installed, start a private one on a free port (nothing persisted) and stop it afterwards.
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
+import { redisClient } from '../queues/redis-url.ts';
 
 async function answers(url: string): Promise<boolean> {
-  const probe = new Redis(url, {
+  const probe = redisClient(url, {
     lazyConnect: true,
     connectTimeout: 1000,
     maxRetriesPerRequest: 0,

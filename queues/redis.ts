@@ -1,18 +1,23 @@
 // Redis connections as BullMQ wants them: workers block, so they must never give up on a command
 // (maxRetriesPerRequest null); producers (the webhook receiver) must fail fast instead of queueing
 // commands while Redis is down, so that the CRM gets a 5xx and retries the delivery.
-import { Redis } from 'ioredis';
+// One REDIS_URL says where and how (queues/redis-url.ts): a single Redis or a Redis Cluster
+// (`?cluster=true`, the URL naming any node), TLS (rediss://, certificates), an ACL user and password.
+import type { Redis, RedisOptions } from 'ioredis';
 import { IntegrationError } from '../src/shared/errors.ts';
 import { endpointOf, networkCause } from '../src/shared/network-cause.ts';
+import { redisClient } from './redis-url.ts';
 
 export type RedisRole = 'worker' | 'producer';
+export type { RedisOptions };
+export { redisClient };
 
 /**
  * ioredis reconnects by itself; its connection errors are reported to `onError` (a log line) instead
  * of crashing the process as an unhandled 'error' event. /readyz tells whether Redis answers.
  */
 export function createRedis(url: string, role: RedisRole, onError: (err: Error) => void = () => {}): Redis {
-  const redis = new Redis(url, {
+  const redis = redisClient(url, {
     maxRetriesPerRequest: role === 'worker' ? null : 1,
     enableOfflineQueue: role === 'worker',
     lazyConnect: false,
@@ -50,6 +55,9 @@ export function redisFailureReason(err: unknown, url: string): string {
     return /^NOAUTH/.test(message)
       ? 'authentication failed: Redis wants a password (redis://:password@host)'
       : 'authentication failed: wrong user or password';
+  // ioredis' Cluster says only this when the node refused CLUSTER SLOTS (or none answered it).
+  if (/refresh slots cache/i.test(message))
+    return 'no cluster answered at this address (is it a Redis Cluster? else drop ?cluster=true)';
   const cause = networkCause(err);
   // A rediss:// URL on a port that does not speak TLS waits for a handshake that never comes.
   if (cause?.startsWith('timed out') && url.startsWith('rediss:'))
@@ -65,7 +73,7 @@ export function redisFailureReason(err: unknown, url: string): string {
  */
 export async function pingRedis(url: string, timeoutMs = REDIS_PING_TIMEOUT_MS): Promise<void> {
   const endpoint = endpointOf(url);
-  const redis = new Redis(url, {
+  const redis = redisClient(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

@@ -1,4 +1,4 @@
-// The in-memory CRM's descriptor. It serves the tests (and a try of the pipeline without any CRM):
+// The in-memory CRM's descriptor: a test double, registered only by the tests (test/helpers/memory-crm.ts);
 // set MEMORY_CRM_WORKSPACE to serve one workspace; its new accounts arrive as events in-process.
 import { z } from 'zod';
 import type { CrmDescriptor } from '../descriptor.ts';

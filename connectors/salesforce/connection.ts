@@ -18,6 +18,8 @@ export function salesforceConnection(
   options: {
     recordCall?: CrmRuntime['recordCall'];
     tokenStore?: { redis: Redis; key: string; codec: SecretCodec };
+    /** After a refresh: the access token, and the refresh token when the org rotated it. Must not throw. */
+    onRefresh?: (accessToken: string, refreshToken: string | undefined) => void;
     /** Where the org's limits are kept (no per-second limit is documented: the daily one only). */
     budget?: { redis: Redis; prefix: string };
   },
@@ -29,6 +31,7 @@ export function salesforceConnection(
     ...(org.refreshToken ? { refreshToken: org.refreshToken } : {}),
     ...(org.accessToken ? { accessToken: org.accessToken } : {}),
     ...(options.tokenStore ? { tokenStore: options.tokenStore } : {}),
+    ...(options.onRefresh ? { onRefresh: options.onRefresh } : {}),
     ...(options.recordCall ? { onCall: options.recordCall } : {}),
     ...(options.budget
       ? {

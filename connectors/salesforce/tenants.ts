@@ -37,6 +37,20 @@ export const salesforceTenants: TenantSupport<SalesforceTenant, SalesforceConfig
     return salesforceConnection(config.app, record, {
       recordCall: runtime.recordCall,
       tokenStore: { redis: runtime.redis, key: session.key, codec: session.codec },
+      // An org that rotates refresh tokens revokes the one in the record: keep the new one there.
+      onRefresh: (_, refreshToken) => {
+        if (!refreshToken || refreshToken === record.refreshToken || !session.keepRefreshToken) return;
+        session.keepRefreshToken(refreshToken).then(
+          () => {
+            record.refreshToken = refreshToken;
+          },
+          (err: unknown) =>
+            runtime.log.warn('could not keep the rotated refresh token', {
+              org: id15(record.orgId),
+              reason: (err as Error).message,
+            }),
+        );
+      },
       budget: { redis: runtime.redis, prefix: runtime.prefix },
     });
   },

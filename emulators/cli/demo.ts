@@ -3,8 +3,8 @@
 // BullMQ on real Redis, the worker resolves each company against the Buyer Intelligence sandbox and
 // writes fields and notes back through the real @hubspot/api-client. Prints what happened and exits.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { isChunk } from '../../queues/enrich-queue.ts';
+import { nodesOf, redisClient } from '../../queues/redis-url.ts';
 import { BUYER_FIELD_LABELS } from '../../src/buyer-intel/fields.ts';
 import type { Command } from '../../src/cli/command.ts';
 import { renderRecords, renderTable, wrapParagraph } from '../../src/cli/table.ts';
@@ -69,7 +69,8 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
     const bi = await startBuyerIntelSandbox({ rateLimit: false });
     const hs = await startHubSpotSandbox({});
     const sf = await startSalesforceSandbox({});
-    const prefix = `bis-demo-${randomUUID().slice(0, 8)}`;
+    // A hash tag, so the demo runs on a Redis Cluster too (REDIS_URL ?cluster=true).
+    const prefix = `{bis-demo-${randomUUID().slice(0, 8)}}`;
     const service = createService(
       sandboxSettings(
         { buyerIntel: bi, hubspot: hs, salesforce: sf },
@@ -236,14 +237,17 @@ async function waitForResults(
 }
 
 async function cleanRedis(url: string, prefix: string): Promise<void> {
-  const redis = new Redis(url, { maxRetriesPerRequest: 1 });
+  const redis = redisClient(url, { maxRetriesPerRequest: 1 });
   try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
+    await redis.ping(); // a cluster client knows its nodes once connected
+    for (const node of nodesOf(redis)) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+        if (keys.length) await redis.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    }
   } finally {
     redis.disconnect();
   }

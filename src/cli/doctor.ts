@@ -26,9 +26,12 @@ export const doctorCommand: Command = {
 Checks, one PASS / WARN / FAIL / SKIP line each:
   config                   the environment (every problem is listed)
   redis                    PING at REDIS_URL
+  redis mode               standalone, or a cluster (REDIS_URL ?cluster=true, REDIS_PREFIX a hash tag
+                           such as {bis}); a cluster the URL does not say, or a replica: FAIL
   redis version            6.2 or newer (BullMQ)
   redis maxmemory-policy   noeviction (anything else can drop queued jobs: FAIL; CONFIG disabled: WARN)
   redis persistence        AOF or RDB snapshots configured (neither: WARN, jobs are lost on restart)
+                           (on a cluster: every master, the worst shown)
   buyer intelligence api   one authenticated read (401: the token is wrong)
 ${CRMS.map((c) => `  ${c.kind.padEnd(24)} one ${c.accountNoun} read with its credentials (when configured)`).join('\n')}
   <crm> <tenant> daily     per tenant, the daily API calls its CRM last reported used and left
@@ -78,11 +81,12 @@ Options:
     const badRedisUrl = rawRedisUrl === undefined ? undefined : redisUrlProblem(rawRedisUrl);
     if (badRedisUrl) {
       print({ name: 'redis', status: 'fail', detail: badRedisUrl });
-      for (const name of ['redis version', 'redis maxmemory-policy', 'redis persistence'])
+      for (const name of ['redis mode', 'redis version', 'redis maxmemory-policy', 'redis persistence'])
         print({ name, status: 'skip', detail: 'needs a valid REDIS_URL' });
     } else {
       const redisUrl = env?.REDIS_URL ?? rawRedisUrl ?? 'redis://127.0.0.1:6379';
-      for (const r of await checkRedis(redisUrl, timeoutMs)) print(r);
+      const prefix = env?.REDIS_PREFIX ?? process.env.REDIS_PREFIX?.trim() ?? 'bis';
+      for (const r of await checkRedis(redisUrl, timeoutMs, prefix || 'bis')) print(r);
     }
 
     if (env) {

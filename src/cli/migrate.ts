@@ -1,10 +1,11 @@
-// `buyer-intel-sync migrate`: brings the database's schema to this version, then imports the outcomes
-// earlier versions kept only in Redis. Reads only the variables it needs, so a release job can run it
+// `buyer-intel-sync migrate`: brings the database's schema to this version, then imports what earlier
+// versions kept only in Redis (outcomes, CRM connections, digest state). Reads only the variables it needs, so a release job can run it
 // with DATABASE_URL and REDIS_URL alone.
-import { Redis } from 'ioredis';
+import { redisClient } from '../../queues/redis-url.ts';
 import { ConfigError, coreSchema } from '../config/env.ts';
 import { redactUrl } from '../store/db.ts';
 import { importRedisHistory } from '../store/import-redis.ts';
+import { importRedisDigests, importRedisTenants } from '../store/import-redis-durable.ts';
 import { describeError, Store } from '../store/store.ts';
 import type { Command } from './command.ts';
 
@@ -24,13 +25,15 @@ export function storeEnvFrom(source: NodeJS.ProcessEnv) {
 
 export const migrateCommand: Command = {
   name: 'migrate',
-  summary: 'Apply pending database migrations and import outcomes kept in Redis by earlier versions',
+  summary: 'Apply pending database migrations and import what earlier versions kept in Redis',
   usage: `buyer-intel-sync migrate [--skip-import]
 
 Applies the migrations the database (DATABASE_URL, or the embedded one in PGLITE_DIR) has not had,
 in order, under a lock (safe to run from several places at once; a second run does nothing). Then
-copies each account's last outcome that earlier versions kept only in Redis (REDIS_URL, REDIS_PREFIX)
-into the database; an outcome the database already has, as recent or newer, is kept.
+copies what earlier versions kept only in Redis (REDIS_URL, REDIS_PREFIX) into the database: each
+account's last outcome (one the database has as recent or newer is kept), the CRM connections added
+with \`tenants add\` or the install page (still encrypted) and each digest's watermark (those the
+database has are kept; the copied ones are deleted from Redis).
 --skip-import  only migrate.`,
   options: { 'skip-import': { type: 'boolean', default: false } },
   async run(values) {
@@ -45,7 +48,7 @@ into the database; an outcome the database already has, as recent or newer, is k
           : `${store.where}: schema up to date`,
       );
       if (values['skip-import'] === true) return 0;
-      const redis = new Redis(env.REDIS_URL, {
+      const redis = redisClient(env.REDIS_URL, {
         lazyConnect: true,
         maxRetriesPerRequest: 1,
         connectTimeout: 5_000,
@@ -57,11 +60,15 @@ into the database; an outcome the database already has, as recent or newer, is k
             `could not read Redis at ${redactUrl(env.REDIS_URL)} to import earlier outcomes (${describeError(err)}); --skip-import migrates only`,
           );
         });
-        const { outcomes } = await store.open();
+        const { outcomes, tenants, digests } = await store.open();
         const r = await importRedisHistory(redis, env.REDIS_PREFIX, outcomes);
         out(
           `outcomes in Redis (${env.REDIS_PREFIX}:history:*): ${r.found} found, ${r.imported} imported, ${r.kept} already in the database${r.unreadable ? `, ${r.unreadable} unreadable` : ''}`,
         );
+        const t = await importRedisTenants(redis, env.REDIS_PREFIX, tenants);
+        out(`tenants in Redis (${env.REDIS_PREFIX}:tenants): ${t.found} found, ${t.imported} imported`);
+        const d = await importRedisDigests(redis, env.REDIS_PREFIX, digests);
+        out(`digest state in Redis (${env.REDIS_PREFIX}:digest:*): ${d.found} found, ${d.imported} imported`);
       } finally {
         redis.disconnect();
       }

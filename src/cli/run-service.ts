@@ -69,7 +69,7 @@ export async function runService(role: Role): Promise<number> {
   await requireRedis(env.REDIS_URL);
   if (role !== 'start' && !env.DATABASE_URL) throw new Error(NEEDS_SHARED_DATABASE);
   const service = createService({ ...(await settingsFromEnv(env)), logger, log });
-  // Tenants kept in Redis (TOKEN_ENCRYPTION_KEY): load them now, then pick up changes every 30 s.
+  // Tenants kept in the database (TOKEN_ENCRYPTION_KEY): load them now, then pick up changes every 30 s.
   await service.loadTenants();
   service.watchTenants(30_000);
   let url: string | undefined;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { CRMS, crmKinds, crmOf, isCrmKind } from '../../connectors/registry.ts';
 import { createRedis } from '../../queues/redis.ts';
 import { loadEnv } from '../config/env.ts';
+import { Store } from '../store/store.ts';
 import { TokenCipher } from '../tenants/cipher.ts';
 import { parseTenant, type TenantRecord, TenantStore, tenantIdOf } from '../tenants/store.ts';
 import { type Command, UsageError } from './command.ts';
@@ -12,7 +13,7 @@ const storable = CRMS.filter((c) => c.tenants);
 
 export const tenantsCommand: Command = {
   name: 'tenants',
-  summary: 'Add, list or remove CRM connections kept in Redis (tokens encrypted at rest)',
+  summary: 'Add, list or remove CRM connections kept in the database (tokens encrypted at rest)',
   usage: `buyer-intel-sync tenants list
 ${storable.map((c) => `buyer-intel-sync ${c.tenants?.cli.usage}`).join('\n')}
 buyer-intel-sync tenants remove ${crmKinds().join('|')} <${storable.map((c) => `${c.tenantNoun} id`).join(' | ')}>
@@ -39,7 +40,14 @@ stored encrypted with TOKEN_ENCRYPTION_KEY (AES-256-GCM); running services pick 
       );
     await requireRedis(env.REDIS_URL);
     const redis = createRedis(env.REDIS_URL, 'worker');
-    const store = new TenantStore(redis, env.REDIS_PREFIX, TokenCipher.fromBase64(env.TOKEN_ENCRYPTION_KEY));
+    // The records are in the database (DATABASE_URL, or the embedded one when no `start` holds it).
+    const database = new Store(env.DATABASE_URL ? { url: env.DATABASE_URL } : { pgliteDir: env.PGLITE_DIR });
+    const store = new TenantStore(
+      async () => (await database.open()).tenants,
+      redis,
+      env.REDIS_PREFIX,
+      TokenCipher.fromBase64(env.TOKEN_ENCRYPTION_KEY),
+    );
     try {
       if (action === 'list') {
         const { tenants, unreadable } = await store.list();
@@ -85,6 +93,7 @@ stored encrypted with TOKEN_ENCRYPTION_KEY (AES-256-GCM); running services pick 
       return 0;
     } finally {
       redis.disconnect();
+      await database.close();
     }
   },
 };

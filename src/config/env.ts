@@ -2,6 +2,7 @@
 // configuration lists every problem at start, not the first one. Secrets are never echoed back.
 import { z } from 'zod';
 import { CRMS } from '../../connectors/registry.ts';
+import { isHashTag, redisTarget, redisUrlProblems } from '../../queues/redis-url.ts';
 import {
   RELATIVE_DATE_PERIODS,
   ROW_STATUSES,
@@ -58,12 +59,17 @@ export const coreSchema = z.object({
   ),
   BUYER_INTEL_WEBHOOK_BRIDGE_IDS: z.string().optional().transform(splitList),
 
+  /** A Redis or a Redis Cluster (`?cluster=true`), TLS and ACL user: queues/redis-url.ts. */
   REDIS_URL: z
     .url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' })
+    .superRefine((url, ctx) => {
+      for (const message of redisUrlProblems(url)) ctx.addIssue({ code: 'custom', message });
+    })
     .default('redis://127.0.0.1:6379'),
+  /** Every key's prefix; on a cluster a hash tag (`{bis}`), so each script's keys share one slot. */
   REDIS_PREFIX: z
     .string()
-    .regex(/^[a-z0-9_-]+$/i, 'letters, digits, - and _ only')
+    .regex(/^(\{[a-z0-9_-]+\}|[a-z0-9_-]+)$/i, 'letters, digits, - and _ only, or those in braces: {bis}')
     .default('bis'),
 
   /** The system of record; unset: the embedded PostgreSQL (PGlite) in PGLITE_DIR, for one process. */
@@ -73,7 +79,7 @@ export const coreSchema = z.object({
   /** The embedded database's directory (`memory`: none, gone at exit). Ignored with DATABASE_URL. */
   PGLITE_DIR: z.string().trim().min(1).default('.data/pglite'),
 
-  /** Encrypts the tokens of tenants kept in Redis (AES-256-GCM): 32 random bytes, base64. */
+  /** Encrypts the tokens of tenants kept in the database (AES-256-GCM): 32 random bytes, base64. */
   TOKEN_ENCRYPTION_KEY: z
     .string()
     .trim()
@@ -122,10 +128,12 @@ export const coreSchema = z.object({
   ...securityVariables,
 });
 
-export const envSchema = z.object({
-  ...coreSchema.shape,
-  ...Object.assign({}, ...CRMS.map((crm) => crm.config.variables)),
-});
+/** Built when read, from the CRMs registered by then (a test may register one: connectors/registry.ts). */
+const envSchema = () =>
+  z.object({
+    ...coreSchema.shape,
+    ...Object.assign({}, ...CRMS.map((crm) => crm.config.variables)),
+  });
 
 /**
  * The validated environment: the core's variables, the DIGEST_* variables as one settings object, and
@@ -160,7 +168,7 @@ function crmSettings(vars: Record<string, unknown>): { crms: Record<string, unkn
   }
   if (!Object.keys(crms).length && !problems.length)
     problems.push(
-      `no CRM configured: set ${CRMS.map((c) => c.config.hint).join(' and/or ')}, or TOKEN_ENCRYPTION_KEY with the apps' client credentials for tenants kept in Redis`,
+      `no CRM configured: set ${CRMS.map((c) => c.config.hint).join(' and/or ')}, or TOKEN_ENCRYPTION_KEY with the apps' client credentials for tenants kept in the database`,
     );
   return { crms, problems };
 }
@@ -205,13 +213,19 @@ export function loadCoreVariables<K extends keyof CoreVariables & string>(
 /** Validates the environment; throws one ConfigError naming every bad or missing variable. */
 export function loadEnv(source: NodeJS.ProcessEnv = process.env): Env {
   const { present, fileProblems, problemsOf } = gather(source);
-  const parsed = envSchema.safeParse(present);
+  const parsed = envSchema().safeParse(present);
   const problems = parsed.success ? [] : problemsOf(parsed.error);
   problems.push(...fileProblems);
   // Presence decides which CRMs are configured; a bad value is already a problem of its own.
   const vars: Record<string, unknown> = parsed.success ? parsed.data : present;
   const { crms, problems: crmProblems } = crmSettings(vars);
   problems.push(...crmProblems);
+  const redisUrl = String(vars.REDIS_URL);
+  const redisPrefix = String(vars.REDIS_PREFIX);
+  if (parsed.success && redisTarget(redisUrl).cluster && !isHashTag(redisPrefix))
+    problems.push(
+      `REDIS_PREFIX must be a hash tag on a Redis Cluster (REDIS_URL ?cluster=true), e.g. {${redisPrefix}}: BullMQ and the service's scripts need their keys in one slot`,
+    );
   let digest: DigestSettings = {};
   try {
     digest = digestSettingsFromEnv(present as Record<string, string>);

@@ -1,6 +1,7 @@
 // What a digest run needs, injected: the Buyer Intelligence client, a CRM connector per portal/org
 // (the same CrmConnector interface the pipeline uses: no CRM SDK here), the ledgers (matched accounts),
-// Redis for watermarks and the run lock, and the settings.
+// the database for watermarks (losing Redis must not repeat or skip a digest), Redis for the run lock,
+// and the settings.
 import type { Redis } from 'ioredis';
 import type { CrmConnector, CrmKind, NoteDraft, NoteResult } from '../../connectors/types.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
@@ -16,12 +17,22 @@ export interface DigestLog {
   warn(msg: string, fields?: Record<string, unknown>): void;
 }
 
+/** Field sets by scope, each change made at once (the database's digest_state). */
+export interface DigestStateStore {
+  get(scope: string): Promise<Record<string, string>>;
+  /** Sets `set`'s fields and removes `drop`'s. */
+  update(scope: string, set: Record<string, string>, drop?: readonly string[]): Promise<void>;
+}
+
 export interface DigestDeps {
   buyerIntel: Pick<BuyerIntelClient, 'listRecentBuyerSignals' | 'listTopRecentSignals'>;
   connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
   ledgers: Pick<Ledgers, 'matchedAccounts' | 'recordNotes'>;
+  /** Each digest's watermark and delivery state, by scope (src/store/digest-state.ts). */
+  state: DigestStateStore;
+  /** For the run lock only. */
   redis: Redis;
-  /** The install's key prefix; digest keys live under `<prefix>:digest:`. */
+  /** The install's key prefix; the lock is `<prefix>:digest:lock:<kind>`. */
   prefix: string;
   settings: DigestSettings;
   /**

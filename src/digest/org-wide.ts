@@ -2,7 +2,7 @@
 // buyers, from the API's cross-buyer feed (`listTopRecentSignals`, hotness order), kept to the buyers
 // matched to a CRM account (scope `matched`) or all of them (`all`). Delivered as a note on a configured
 // CRM record and/or to a Slack-compatible incoming webhook. Each delivery is done at most once per
-// period (the note by its dedupe key on the CRM, Slack by a Redis mark set after a 2xx); a failed one
+// period (the note by its dedupe key on the CRM, Slack by a mark in the digest state set after a 2xx); a failed one
 // fails the run so the job retries, and the retry skips what was delivered. The watermark moves only
 // once every configured delivery is done. (Slack has no dedupe: a crash between its 2xx and our mark
 // can repeat a message; that is the one at-least-once edge.)
@@ -20,9 +20,8 @@ export function orgDigestNoteKey(periodId: string): string {
   return `digest:org:${periodId}`;
 }
 
-export function orgStateKey(prefix: string): string {
-  return `${prefix}:digest:org`;
-}
+/** The org-wide digest's scope in the digest state (src/store/digest-state.ts). */
+export const ORG_STATE_KEY = 'org';
 
 export function orgWidePeriod(settings: OrgWideDigestSettings, at: Date): Period {
   return periodOf(at, settings.tz, settings.period ?? periodUnitOf(settings.pattern, settings.tz, at));
@@ -69,22 +68,20 @@ export async function runOrgWideDigest(deps: DigestDeps, scheduledAt: Date): Pro
     ...emptyResult('org-wide', period.id, windowEnd),
     delivered: { note: false, slack: false },
   };
-  const stateKey = orgStateKey(deps.prefix);
+  const stateKey = ORG_STATE_KEY;
   const slackMark = `slack:${period.id}`;
   const noteKey = orgDigestNoteKey(period.id);
   const target = settings.target;
   const connector = target ? deps.connectorFor(target.crm, target.tenant) : null;
 
-  const commit = async (end: string | undefined) => {
-    const tx = deps.redis
-      .multi()
-      .hset(stateKey, 'period', period.id)
-      .hdel(stateKey, 'pendingPeriod', 'pendingEnd', slackMark);
-    if (end) tx.hset(stateKey, 'watermark', end);
-    await tx.exec();
-  };
+  const commit = (end: string | undefined) =>
+    deps.state.update(stateKey, { period: period.id, ...(end ? { watermark: end } : {}) }, [
+      'pendingPeriod',
+      'pendingEnd',
+      slackMark,
+    ]);
 
-  const state = await deps.redis.hgetall(stateKey);
+  const state = await deps.state.get(stateKey);
   if (state.period === period.id) {
     result.counts.alreadyWritten++;
     return result;
@@ -136,7 +133,7 @@ export async function runOrgWideDigest(deps: DigestDeps, scheduledAt: Date): Pro
         );
   if (!fresh.length) {
     if (since.getTime() < windowEnd.getTime())
-      await deps.redis.hset(stateKey, 'watermark', windowEnd.toISOString());
+      await deps.state.update(stateKey, { watermark: windowEnd.toISOString() });
     result.counts.nothingNew++;
     return result;
   }
@@ -144,7 +141,7 @@ export async function runOrgWideDigest(deps: DigestDeps, scheduledAt: Date): Pro
   const scope = settings.scope === 'matched' ? 'matched accounts' : 'all buyers';
   const title = digestTitle(period, fresh.length, scope);
   const lines = fresh.slice(0, settings.maxSignals).map(summarizeSignal);
-  await deps.redis.hset(stateKey, { pendingPeriod: period.id, pendingEnd: windowEnd.toISOString() });
+  await deps.state.update(stateKey, { pendingPeriod: period.id, pendingEnd: windowEnd.toISOString() });
 
   const failures: { account: string; reason: string; permanent: boolean }[] = [];
   const delivered = { note: false, slack: false };
@@ -190,7 +187,7 @@ export async function runOrgWideDigest(deps: DigestDeps, scheduledAt: Date): Pro
     }
   }
   if (settings.slackWebhookUrl) {
-    if ((await deps.redis.hget(stateKey, slackMark)) === '1') delivered.slack = true;
+    if ((await deps.state.get(stateKey))[slackMark] === '1') delivered.slack = true;
     else {
       try {
         await postToSlack(
@@ -198,7 +195,7 @@ export async function runOrgWideDigest(deps: DigestDeps, scheduledAt: Date): Pro
           settings.slackWebhookUrl,
           slackMessage({ title, lines, total: fresh.length }),
         );
-        await deps.redis.hset(stateKey, slackMark, '1');
+        await deps.state.update(stateKey, { [slackMark]: '1' });
         delivered.slack = true;
       } catch (err) {
         failures.push({ account: 'slack', reason: (err as Error).message, permanent: false });

@@ -3,7 +3,7 @@
 // concurrent runs and crashes:
 //   - the note's dedupe key is `digest:<buyerId>:<periodId>` and the CRM is asked (existingNoteKeys)
 //     before writing, so a run after a crash between writing and recording writes nothing new;
-//   - Redis keeps per account `watermark` (end of the last digested window), `period` (the last period
+//   - the database keeps per account `watermark` (end of the last digested window), `period` (the last period
 //     whose digest is on the account: the fast path) and, while a write is in flight, `pendingPeriod` /
 //     `pendingEnd` so that a recovered run advances the watermark to the window that note covered;
 //   - the watermark moves only after the note is written (or when the window held nothing new).
@@ -22,8 +22,9 @@ export function digestNoteKey(buyerId: string, periodId: string): string {
   return `digest:${buyerId}:${periodId}`;
 }
 
-export function accountStateKey(prefix: string, a: AccountKey): string {
-  return `${prefix}:digest:account:${a.crm}:${a.tenant}:${a.accountId}`;
+/** The account's scope in the digest state (src/store/digest-state.ts). */
+export function accountStateKey(a: AccountKey): string {
+  return `account:${a.crm}:${a.tenant}:${a.accountId}`;
 }
 
 export function perAccountPeriod(settings: PerAccountDigestSettings, at: Date): Period {
@@ -82,18 +83,15 @@ export async function runPerAccountDigest(deps: DigestDeps, scheduledAt: Date): 
     );
   };
 
-  const commit = async (stateKey: string, end: string | undefined) => {
-    const tx = deps.redis
-      .multi()
-      .hset(stateKey, 'period', period.id)
-      .hdel(stateKey, 'pendingPeriod', 'pendingEnd');
-    if (end) tx.hset(stateKey, 'watermark', end);
-    await tx.exec();
-  };
+  const commit = (stateKey: string, end: string | undefined) =>
+    deps.state.update(stateKey, { period: period.id, ...(end ? { watermark: end } : {}) }, [
+      'pendingPeriod',
+      'pendingEnd',
+    ]);
 
   const digestAccount = async (account: AccountKey, buyerId: string): Promise<Outcome> => {
-    const stateKey = accountStateKey(deps.prefix, account);
-    const state = await deps.redis.hgetall(stateKey);
+    const stateKey = accountStateKey(account);
+    const state = await deps.state.get(stateKey);
     if (state.period === period.id) return { status: 'alreadyWritten' };
     const dedupeKey = digestNoteKey(buyerId, period.id);
     const connector = deps.connectorFor(account.crm, account.tenant);
@@ -114,7 +112,7 @@ export async function runPerAccountDigest(deps: DigestDeps, scheduledAt: Date): 
     if (since.getTime() >= windowEnd.getTime()) return { status: 'nothingNew' };
     const fresh = inWindow(await feedOf(buyerId, since), since, windowEnd);
     if (!fresh.length) {
-      await deps.redis.hset(stateKey, 'watermark', windowEnd.toISOString());
+      await deps.state.update(stateKey, { watermark: windowEnd.toISOString() });
       return { status: 'nothingNew' };
     }
 
@@ -134,7 +132,7 @@ export async function runPerAccountDigest(deps: DigestDeps, scheduledAt: Date): 
       body: digestBody({ lines, total: fresh.length, since, until: windowEnd, footer: `Buyer: ${buyerId}` }),
       occurredAt: windowEnd.toISOString(),
     };
-    await deps.redis.hset(stateKey, { pendingPeriod: period.id, pendingEnd: windowEnd.toISOString() });
+    await deps.state.update(stateKey, { pendingPeriod: period.id, pendingEnd: windowEnd.toISOString() });
     const written = await createNote(account, note);
     if (!written.ok)
       return { status: 'failed', reason: written.error.message, permanent: written.error.permanent };

@@ -2,9 +2,10 @@
 // The checks of `buyer-intel-sync doctor`: each one talks to one dependency the way the service will
 // and says pass, warn or fail with a line an operator can act on. No check prints a secret (the CLI
 // also redacts every secret value from what it prints, as a second line of defence).
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { CRMS } from '../../connectors/registry.ts';
 import { pingRedis, RedisUnavailableError } from '../../queues/redis.ts';
+import { nodesOf, redisClient } from '../../queues/redis-url.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
 import {
   AuthenticationError,
@@ -14,8 +15,9 @@ import {
 } from '../buyer-intel/errors.ts';
 import { coreSchema, type Env } from '../config/env.ts';
 import { withTimeout } from '../shared/deadline.ts';
+import { modeCheck, parseInfo, worstOf } from './redis-mode.ts';
 
-export { withTimeout };
+export { parseInfo, withTimeout };
 
 export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
 
@@ -40,16 +42,6 @@ export function compareVersions(a: string, b: string): number {
     if (d) return Math.sign(d);
   }
   return 0;
-}
-
-/** `key:value` lines of an INFO section. */
-export function parseInfo(info: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const line of info.split(/\r?\n/)) {
-    const i = line.indexOf(':');
-    if (i > 0 && !line.startsWith('#')) out.set(line.slice(0, i), line.slice(i + 1).trim());
-  }
-  return out;
 }
 
 /** The Redis URL without user or password. */
@@ -92,16 +84,21 @@ async function configGet(redis: Redis, name: string): Promise<string | undefined
  * Connection (PING), server version, eviction policy and persistence: four results. Connection
  * failure fails the first and skips the rest.
  */
-export async function checkRedis(url: string, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<CheckResult[]> {
+export async function checkRedis(
+  url: string,
+  timeoutMs = DEFAULT_CHECK_TIMEOUT_MS,
+  prefix = 'bis',
+): Promise<CheckResult[]> {
   const where = safeRedisUrl(url);
   const names = {
     ping: 'redis',
+    mode: 'redis mode',
     version: 'redis version',
     eviction: 'redis maxmemory-policy',
     persistence: 'redis persistence',
   };
   const skipped = (detail: string) =>
-    [names.version, names.eviction, names.persistence].map(
+    [names.mode, names.version, names.eviction, names.persistence].map(
       (name): CheckResult => ({ name, status: 'skip', detail }),
     );
   // The same PING every command starts with, so doctor and a failing command name the same cause.
@@ -114,7 +111,7 @@ export async function checkRedis(url: string, timeoutMs = DEFAULT_CHECK_TIMEOUT_
       ...skipped('Redis is not reachable'),
     ];
   }
-  const redis = new Redis(url, {
+  const redis = redisClient(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
@@ -144,77 +141,90 @@ export async function checkRedis(url: string, timeoutMs = DEFAULT_CHECK_TIMEOUT_
       { name: names.ping, status: pong === 'PONG' ? 'pass' : 'fail', detail: `${pong} from ${where}` },
     ];
 
-    const server = parseInfo(await redis.info('server'));
-    const version = server.get('redis_version');
-    if (!version) {
-      results.push({ name: names.version, status: 'warn', detail: 'INFO server shows no redis_version' });
-    } else {
-      const ok = compareVersions(version, MIN_REDIS_VERSION) >= 0;
-      results.push({
-        name: names.version,
-        status: ok ? 'pass' : 'fail',
-        detail: ok ? `${version} (≥ 6.2)` : `${version}: BullMQ needs Redis 6.2 or newer`,
-      });
-    }
-
-    // CONFIG is often disabled on managed Redis; INFO memory shows the policy as well.
-    const memory = parseInfo(await redis.info('memory').catch(() => ''));
-    const policy = (await configGet(redis, 'maxmemory-policy')) ?? memory.get('maxmemory_policy');
-    if (policy === undefined) {
-      results.push({
-        name: names.eviction,
-        status: 'warn',
-        detail: 'cannot check (CONFIG GET is disabled here); BullMQ needs maxmemory-policy noeviction',
-      });
-    } else if (policy === 'noeviction') {
-      results.push({ name: names.eviction, status: 'pass', detail: 'noeviction' });
-    } else {
-      results.push({
-        name: names.eviction,
-        status: 'fail',
-        detail: `${policy}: Redis may evict queue keys and lose jobs; BullMQ needs noeviction (--maxmemory-policy noeviction)`,
-      });
-    }
-
-    const appendonly = await configGet(redis, 'appendonly');
-    const save = await configGet(redis, 'save');
-    if (appendonly === 'yes') {
-      const fsync = await configGet(redis, 'appendfsync');
-      results.push({
-        name: names.persistence,
-        status: 'pass',
-        detail: `AOF on${fsync ? ` (appendfsync ${fsync})` : ''}`,
-      });
-    } else if (save?.trim()) {
-      results.push({
-        name: names.persistence,
-        status: 'pass',
-        detail: `RDB snapshots (save ${save.trim()}); jobs queued since the last snapshot are lost on a crash — AOF (--appendonly yes) is safer`,
-      });
-    } else if (appendonly === undefined && save === undefined) {
-      const persistence = parseInfo(await redis.info('persistence').catch(() => ''));
-      results.push(
-        persistence.get('aof_enabled') === '1'
-          ? { name: names.persistence, status: 'pass', detail: 'AOF on (INFO persistence)' }
-          : {
-              name: names.persistence,
-              status: 'warn',
-              detail:
-                'cannot check (CONFIG GET is disabled here) and AOF is off; make sure the provider persists data',
-            },
-      );
-    } else {
-      results.push({
-        name: names.persistence,
-        status: 'warn',
-        detail:
-          'no AOF and no RDB snapshots: queued jobs are lost when Redis restarts (use --appendonly yes)',
-      });
-    }
+    results.push(await modeCheck(redis, url, prefix, names.mode));
+    // On a cluster every master holds keys: each must keep them (the worst node's answer is shown).
+    const nodes = nodesOf(redis);
+    const perNode = await Promise.all(nodes.map((node) => nodeChecks(node, names)));
+    results.push(...worstOf(perNode, nodes));
     return results;
   } finally {
     redis.disconnect();
   }
+}
+
+/** Version, eviction policy and persistence of one Redis node. */
+async function nodeChecks(
+  redis: Redis,
+  names: { version: string; eviction: string; persistence: string },
+): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  const server = parseInfo(await redis.info('server'));
+  const version = server.get('redis_version');
+  if (!version) {
+    results.push({ name: names.version, status: 'warn', detail: 'INFO server shows no redis_version' });
+  } else {
+    const ok = compareVersions(version, MIN_REDIS_VERSION) >= 0;
+    results.push({
+      name: names.version,
+      status: ok ? 'pass' : 'fail',
+      detail: ok ? `${version} (≥ 6.2)` : `${version}: BullMQ needs Redis 6.2 or newer`,
+    });
+  }
+
+  // CONFIG is often disabled on managed Redis; INFO memory shows the policy as well.
+  const memory = parseInfo(await redis.info('memory').catch(() => ''));
+  const policy = (await configGet(redis, 'maxmemory-policy')) ?? memory.get('maxmemory_policy');
+  if (policy === undefined) {
+    results.push({
+      name: names.eviction,
+      status: 'warn',
+      detail: 'cannot check (CONFIG GET is disabled here); BullMQ needs maxmemory-policy noeviction',
+    });
+  } else if (policy === 'noeviction') {
+    results.push({ name: names.eviction, status: 'pass', detail: 'noeviction' });
+  } else {
+    results.push({
+      name: names.eviction,
+      status: 'fail',
+      detail: `${policy}: Redis may evict queue keys and lose jobs; BullMQ needs noeviction (--maxmemory-policy noeviction)`,
+    });
+  }
+
+  const appendonly = await configGet(redis, 'appendonly');
+  const save = await configGet(redis, 'save');
+  if (appendonly === 'yes') {
+    const fsync = await configGet(redis, 'appendfsync');
+    results.push({
+      name: names.persistence,
+      status: 'pass',
+      detail: `AOF on${fsync ? ` (appendfsync ${fsync})` : ''}`,
+    });
+  } else if (save?.trim()) {
+    results.push({
+      name: names.persistence,
+      status: 'pass',
+      detail: `RDB snapshots (save ${save.trim()}); jobs queued since the last snapshot are lost on a crash — AOF (--appendonly yes) is safer`,
+    });
+  } else if (appendonly === undefined && save === undefined) {
+    const persistence = parseInfo(await redis.info('persistence').catch(() => ''));
+    results.push(
+      persistence.get('aof_enabled') === '1'
+        ? { name: names.persistence, status: 'pass', detail: 'AOF on (INFO persistence)' }
+        : {
+            name: names.persistence,
+            status: 'warn',
+            detail:
+              'cannot check (CONFIG GET is disabled here) and AOF is off; make sure the provider persists data',
+          },
+    );
+  } else {
+    results.push({
+      name: names.persistence,
+      status: 'warn',
+      detail: 'no AOF and no RDB snapshots: queued jobs are lost when Redis restarts (use --appendonly yes)',
+    });
+  }
+  return results;
 }
 
 /**

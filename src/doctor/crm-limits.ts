@@ -1,8 +1,9 @@
 // `doctor`'s line per CRM tenant about its daily API allocation: what the CRM's last answer (any
 // worker's) said is used and left, and the headroom backfill leaves to the customer's other
 // integrations (CRM_DAILY_HEADROOM). WARN at or below it: that tenant's backfill jobs wait.
-import { Redis } from 'ioredis';
+
 import { type BudgetState, dailyHeadroom, readBudgets } from '../../connectors/limits.ts';
+import { redisClient } from '../../queues/redis-url.ts';
 import { withTimeout } from '../shared/deadline.ts';
 import type { CheckResult } from './checks.ts';
 
@@ -44,7 +45,7 @@ export async function checkCrmLimits(
   headroom: number,
   timeoutMs: number,
 ): Promise<CheckResult[]> {
-  const redis = new Redis(url, {
+  const redis = redisClient(url, {
     lazyConnect: true,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

@@ -35,7 +35,7 @@ export function buildCore(settings: ServiceSettings) {
   const metrics = new Metrics(() => queues.observed);
   const buyerIntel = buyerIntelClients(settings.buyerIntel, redis.producer, prefix, metrics);
   const tenantStore = settings.tenants
-    ? new TenantStore(redis.worker, prefix, settings.tenants.cipher)
+    ? new TenantStore(async () => (await store.open()).tenants, redis.worker, prefix, settings.tenants.cipher)
     : undefined;
   const runtime = (crm: string): CrmRuntime => ({
     redis: redis.worker,
@@ -78,6 +78,9 @@ export function buildCore(settings: ServiceSettings) {
       lastWrittenMany: async (crm, tenant, ids) =>
         (await store.open()).writes.lastWrittenMany(crm, tenant, ids),
     },
+    matches: async function* () {
+      yield* (await store.open()).matched.pages();
+    },
   });
   const deps: PipelineDeps = {
     buyerIntel: buyerIntel.cached,
@@ -105,6 +108,10 @@ export function buildCore(settings: ServiceSettings) {
     buyerIntel: buyerIntel.client,
     connectorFor: connector,
     ledgers,
+    state: {
+      get: async (scope) => (await store.open()).digests.get(scope),
+      update: async (scope, set, drop) => (await store.open()).digests.update(scope, set, drop),
+    },
     redis: redis.worker,
     prefix,
     settings: settings.digest ?? {},

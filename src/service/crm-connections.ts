@@ -1,5 +1,5 @@
 // The CRM connections this process serves, by kind and tenant: those the configuration names and those
-// kept in Redis as tenants. Everything CRM-specific comes from the registry's descriptors.
+// kept in the database as tenants. Everything CRM-specific comes from the registry's descriptors.
 
 import type { CrmRuntime, EventSource } from '../../connectors/descriptor.ts';
 import { CRMS, crmOf } from '../../connectors/registry.ts';
@@ -85,7 +85,7 @@ export class CrmConnections {
     return [...this.#byKey.keys()].filter((k) => k.startsWith(`${crm}:`)).map((k) => k.slice(crm.length + 1));
   }
 
-  /** Adds the tenants stored in Redis, drops removed ones; configured (environment) tenants stay. */
+  /** Adds the tenants stored in the database, drops removed ones; configured (environment) tenants stay. */
   async loadTenants(): Promise<{ loaded: string[]; unreadable: { field: string; reason: string }[] }> {
     if (!this.#store) return { loaded: [], unreadable: [] };
     const { tenants, unreadable } = await this.#store.list();
@@ -103,7 +103,7 @@ export class CrmConnections {
       }
       if (this.#byKey.has(key)) continue;
       const runtime = this.#runtime(record.crm);
-      const session = this.#store.session(record.crm, id);
+      const session = this.#store.session(record.crm, id, record);
       this.#byKey.set(key, await support.connect(record, this.#crms[record.crm], session, runtime));
     }
     for (const key of [...this.#byKey.keys()])

@@ -50,7 +50,7 @@ export interface ServiceSettings {
   publicBaseUrl?: string | undefined;
   /** Our HTTP API (/api): its API keys (CRM-signed calls are each CRM's own). */
   api?: { apiKeys: string[] };
-  /** CRM connections kept in Redis (several portals and orgs), credentials encrypted with `cipher`. */
+  /** CRM connections kept in the database (several portals and orgs), credentials encrypted with `cipher`. */
   tenants?: { cipher: TokenCipher };
   /** Signal digests (per account, org-wide); a kind without its schedule is off. */
   digest?: DigestSettings;
@@ -100,7 +100,7 @@ export interface Service {
   upsertSchedules(): Promise<void>;
   maintenanceQueue: Queue<MaintenanceData>;
   startHttp(port: number, host?: string): Promise<{ url: string; close(): Promise<void> }>;
-  /** Adds the CRM connections stored in Redis (tenants), drops removed ones. */
+  /** Adds the CRM connections stored in the database (tenants), drops removed ones. */
   loadTenants(): Promise<{ loaded: string[]; unreadable: string[] }>;
   /** Reloads the stored tenants every `intervalMs`, so a tenant added by the CLI is served soon. */
   watchTenants(intervalMs: number): void;

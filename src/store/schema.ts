@@ -199,6 +199,21 @@ export interface BuyerAccountsTable {
   n: ColumnType<string, never, never>;
 }
 
+/** A CRM connection added at run time; `record` is encrypted (src/tenants/store.ts). */
+export interface CrmTenantsTable {
+  crm: string;
+  tenant: string;
+  record: string;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
+/** A digest's state: `watermark`, `period`, `pendingPeriod`/`pendingEnd`, `slack:<period>` marks. */
+export interface DigestStateTable {
+  scope: string;
+  state: ColumnType<Record<string, string>, string, string>;
+  updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
+}
+
 export interface Database {
   runs: RunsTable;
   account_outcomes: AccountOutcomesTable;
@@ -210,6 +225,8 @@ export interface Database {
   notes_removed: NotesRemovedTable;
   undo_runs: UndoRunsTable;
   undo_accounts: UndoAccountsTable;
+  crm_tenants: CrmTenantsTable;
+  digest_state: DigestStateTable;
 }
 
 export type RunRow = Selectable<RunsTable>;

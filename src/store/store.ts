@@ -9,10 +9,13 @@ import { Migrator } from 'kysely';
 import { IntegrationError } from '../shared/errors.ts';
 import { type DatabaseHandle, type DatabaseSettings, openDatabase } from './db.ts';
 import { Decisions } from './decisions.ts';
+import { DigestStates } from './digest-state.ts';
+import { MatchedAccounts } from './matched.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { Outcomes } from './outcomes.ts';
 import { ReviewRecords } from './review.ts';
 import { Runs } from './runs.ts';
+import { TenantRows } from './tenants.ts';
 import { UndoRecords } from './undo.ts';
 import { WriteHistory } from './write-history.ts';
 
@@ -44,6 +47,12 @@ export interface Repositories {
   writes: WriteHistory;
   /** What an undo takes back and its progress (src/store/undo.ts). */
   undo: UndoRecords;
+  /** CRM connections added at run time, encrypted (src/tenants/store.ts). */
+  tenants: TenantRows;
+  /** Each digest's watermark and delivery state (src/digest/). */
+  digests: DigestStates;
+  /** Each matched account's buyer, from the outcomes (rebuilds Redis' index: src/write/ledgers.ts). */
+  matched: MatchedAccounts;
 }
 
 export class Store {
@@ -94,6 +103,9 @@ export class Store {
         review: new ReviewRecords(db),
         writes: new WriteHistory(db),
         undo: new UndoRecords(db),
+        tenants: new TenantRows(db),
+        digests: new DigestStates(db),
+        matched: new MatchedAccounts(db),
       };
     })();
     // A failed check (database down, migrations pending) is asked again next time.

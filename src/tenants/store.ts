@@ -1,11 +1,14 @@
-// CRM connections added at run time (several portals, several orgs), kept in Redis with every
-// credential encrypted (AES-256-GCM, TOKEN_ENCRYPTION_KEY). One hash field per tenant; the field name
-// is the record's encryption context, so a blob copied to another tenant does not decrypt. Each
-// record is validated by its CRM's own schema (connectors/<crm>/tenants.ts).
+// CRM connections added at run time (several portals, several orgs), kept in the database (not in Redis:
+// losing Redis must not disconnect a customer) with every credential encrypted (AES-256-GCM,
+// TOKEN_ENCRYPTION_KEY). `<crm>:<tenant>` is the record's encryption context, so a blob copied to
+// another tenant does not decrypt. Each record is validated by its CRM's own schema
+// (connectors/<crm>/tenants.ts). Redis keeps only each tenant's refreshed access token, a cache.
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { TenantSession } from '../../connectors/descriptor.ts';
 import { crmOf, isCrmKind } from '../../connectors/registry.ts';
+import { importRedisTenants } from '../store/import-redis-durable.ts';
+import type { TenantRows } from '../store/tenants.ts';
 import type { TokenCipher } from './cipher.ts';
 
 export type TenantRecord = { crm: string } & Record<string, unknown>;
@@ -30,43 +33,67 @@ export function tenantIdOf(record: TenantRecord): string {
 }
 
 export class TenantStore {
+  readonly #rows: () => Promise<TenantRows>;
   readonly #redis: Redis;
+  readonly #prefix: string;
   readonly #key: string;
   readonly #cipher: TokenCipher;
+  #imported: Promise<number> | undefined;
 
-  constructor(redis: Redis, prefix: string, cipher: TokenCipher) {
+  /** `rows`: the database's table, once the schema is current (Store.open). */
+  constructor(rows: () => Promise<TenantRows>, redis: Redis, prefix: string, cipher: TokenCipher) {
+    this.#rows = rows;
     this.#redis = redis;
+    this.#prefix = prefix;
     this.#key = `${prefix}:tenants`;
     this.#cipher = cipher;
   }
 
-  /** Where a tenant's connector keeps its refreshed session (encrypted, bound to that key). */
-  session(crm: string, tenant: string): TenantSession {
+  /**
+   * Where a tenant's connector keeps its refreshed session (encrypted, bound to that key): a cache; with
+   * the record, a rotated refresh token is kept in it, in the database.
+   */
+  session(crm: string, tenant: string, record?: TenantRecord): TenantSession {
     const key = `${this.#key}:session:${crm}:${tenant}`;
-    return { key, codec: this.#cipher.codec(key) };
+    return {
+      key,
+      codec: this.#cipher.codec(key),
+      ...(record
+        ? { keepRefreshToken: (refreshToken: string) => this.put({ ...record, refreshToken }) }
+        : {}),
+    };
   }
 
   async put(record: TenantRecord): Promise<void> {
     const parsed = parseTenant(record);
-    const field = `${parsed.crm}:${tenantIdOf(parsed)}`;
-    await this.#redis.hset(this.#key, field, this.#cipher.encrypt(JSON.stringify(parsed), field));
+    const tenant = tenantIdOf(parsed);
+    const context = `${parsed.crm}:${tenant}`;
+    await this.importFromRedis();
+    const rows = await this.#rows();
+    await rows.put({
+      crm: parsed.crm,
+      tenant,
+      record: this.#cipher.encrypt(JSON.stringify(parsed), context),
+    });
   }
 
   async remove(crm: string, tenant: string): Promise<boolean> {
     const id = (isCrmKind(crm) ? crmOf(crm).tenantId(tenant) : undefined) ?? tenant;
-    const removed = await this.#redis.hdel(this.#key, `${crm}:${id}`);
+    await this.importFromRedis();
+    const removed = await (await this.#rows()).remove(crm, id);
     await this.#redis.del(this.session(crm, id).key);
-    return removed === 1;
+    return removed;
   }
 
   /** Every tenant; one that cannot be decrypted or read is reported, not returned. */
   async list(): Promise<{ tenants: TenantRecord[]; unreadable: { field: string; reason: string }[] }> {
-    const all = await this.#redis.hgetall(this.#key);
+    await this.importFromRedis();
     const tenants: TenantRecord[] = [];
     const unreadable: { field: string; reason: string }[] = [];
-    for (const [field, blob] of Object.entries(all)) {
+    for (const row of await (await this.#rows()).list()) {
+      const field = `${row.crm}:${row.tenant}`;
       try {
-        tenants.push(parseTenant(JSON.parse(this.#cipher.decrypt(blob, field))));
+        tenants.push(parseTenant(JSON.parse(this.#cipher.decrypt(row.record, field))));
       } catch (err) {
         unreadable.push({
           field,
@@ -75,5 +102,18 @@ export class TenantStore {
       }
     }
     return { tenants, unreadable };
+  }
+
+  /**
+   * Earlier versions kept the records in Redis: copies those the database does not have, and deletes
+   * them from Redis (src/store/import-redis-durable.ts). Once per process (`migrate` runs it too).
+   */
+  importFromRedis(): Promise<number> {
+    this.#imported ??= (async () =>
+      (await importRedisTenants(this.#redis, this.#prefix, await this.#rows())).imported)();
+    this.#imported.catch(() => {
+      this.#imported = undefined;
+    });
+    return this.#imported;
   }
 }

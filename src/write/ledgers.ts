@@ -3,7 +3,8 @@
 // lost it, so losing Redis loses no decision about what is ours —, the note keys we know to be on an
 // account (in front of asking the CRM, which stays the source of truth: only a set marked complete, with
 // no note pending, answers alone), and which buyer each enriched account
-// matched, both ways (digests walk the accounts; a provider webhook names a buyer and needs its accounts).
+// matched, both ways (digests walk the accounts; a provider webhook names a buyer and needs its accounts)
+// — an index of the store's outcomes, rebuilt from them when Redis lost it.
 
 import type { Redis } from 'ioredis';
 import { isCrmKind } from '../../connectors/registry.ts';
@@ -57,15 +58,51 @@ export interface NoteKnowledge {
   complete: boolean;
 }
 
+/** The store's record of each matched account's buyer, a page at a time (src/store/matched.ts). */
+export type MatchesSource = () => AsyncIterable<{ account: AccountKey; buyerId: string }[]>;
+
+/** Marks the matches hash as rebuilt from the store (no `crm|tenant|id` member starts with '#'). */
+const REBUILT = '#from-store';
+
 export class Ledgers {
   readonly #redis: Redis;
   readonly #prefix: string;
   readonly #history: WrittenFieldsSource | undefined;
+  readonly #matches: MatchesSource | undefined;
+  #rebuilding: Promise<void> | undefined;
 
-  constructor(redis: Redis, prefix: string, options: { history?: WrittenFieldsSource | undefined } = {}) {
+  constructor(
+    redis: Redis,
+    prefix: string,
+    options: { history?: WrittenFieldsSource | undefined; matches?: MatchesSource | undefined } = {},
+  ) {
     this.#redis = redis;
     this.#prefix = prefix;
     this.#history = options.history;
+    this.#matches = options.matches;
+  }
+
+  /**
+   * The index of matched accounts is a cache of the store's outcomes: when Redis lost it (no marker),
+   * it is filled from the store before it is read, so a flushed Redis skips no digest or signal.
+   */
+  async #ensureMatches(): Promise<void> {
+    const source = this.#matches;
+    if (!source || (await this.#redis.hexists(this.#matchesKey, REBUILT))) return;
+    this.#rebuilding ??= (async () => {
+      for await (const page of source()) {
+        const fill = this.#redis.pipeline();
+        for (const { account, buyerId } of page) {
+          fill.hset(this.#matchesKey, accountMember(account), buyerId);
+          fill.sadd(this.#buyerKey(buyerId), accountMember(account));
+        }
+        await fill.exec();
+      }
+      await this.#redis.hset(this.#matchesKey, REBUILT, new Date().toISOString());
+    })().finally(() => {
+      this.#rebuilding = undefined;
+    });
+    await this.#rebuilding;
   }
 
   #key(kind: string, a: AccountKey): string {
@@ -222,17 +259,20 @@ export class Ledgers {
   }
 
   async buyerOf(account: AccountKey): Promise<string | null> {
+    await this.#ensureMatches();
     return this.#redis.hget(this.#matchesKey, accountMember(account));
   }
 
   /** The accounts matched to a buyer, across CRMs and tenants. */
   async accountsOfBuyer(buyerId: string): Promise<AccountKey[]> {
+    await this.#ensureMatches();
     const members = await this.#redis.smembers(this.#buyerKey(buyerId));
     return members.flatMap((m) => parseAccountMember(m) ?? []);
   }
 
   /** Every matched account with its buyer, a page at a time (HSCAN: safe on a large install). */
   async *matchedAccounts(count = 500): AsyncGenerator<{ account: AccountKey; buyerId: string }[]> {
+    await this.#ensureMatches();
     let cursor = '0';
     do {
       const [next, flat] = await this.#redis.hscan(this.#matchesKey, cursor, 'COUNT', count);

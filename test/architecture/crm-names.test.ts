@@ -1,5 +1,6 @@
 // The core never names a CRM: outside connectors/, no string literal equals a registered CRM kind, so
 // no code branches on one and a new CRM needs no edit there. Comments may mention CRMs (they explain).
+import '../helpers/memory-crm.ts'; // first: registers the test double before the registry is read
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import ts from 'typescript';

@@ -1,18 +1,20 @@
 // A backfill is one run in the store: created before its first job, named by every job it queues,
 // the same run when an interrupted backfill resumes, finished with its counts once every account is
 // queued; a restart is a run of its own. Real Redis (BullMQ) and the embedded database.
+// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
+import '../helpers/memory-crm.ts'; // first: registers the test double before the registry is read
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryConnector } from '../../connectors/memory/connector.ts';
 import { MemoryCrmStore } from '../../connectors/memory/store.ts';
 import { createEnrichQueue, type EnrichQueueData, isChunk } from '../../queues/enrich-queue.ts';
 import { backfillJobId, backfillStateKey, runBackfill } from '../../src/backfill/backfill.ts';
 import { type Repositories, Store } from '../../src/store/store.ts';
+import { deleteKeysOf, testPrefix, testRedis } from '../helpers/redis.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-backfill-run-${randomUUID().slice(0, 8)}`;
+const prefix = testPrefix('test-backfill-run');
 const ACCOUNTS = 250;
 
 let redis: Redis;
@@ -24,7 +26,7 @@ const connector = createMemoryConnector(crm);
 const ids: string[] = [];
 
 beforeAll(async () => {
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  redis = testRedis();
   queue = createEnrichQueue(redis, { prefix });
   store = new Store({ pgliteDir: 'memory' });
   repos = await store.open();
@@ -34,8 +36,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await queue.obliterate({ force: true });
   await queue.close();
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
+  await deleteKeysOf(redis, prefix);
   redis.disconnect();
   await store.close();
 });

@@ -2,21 +2,20 @@
 // answer a dropped connection lost (a Redis restart), and the second run must neither push the items
 // again (a note sent twice) nor pop a second batch while the first one's answer is gone (items never
 // sent, their jobs held until the deadline).
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
 import { afterAll, describe, expect, it } from 'vitest';
 import { batchScripts } from '../../src/batch/scripts.ts';
+import { deleteKeysOf, testPrefix, testRedis } from '../helpers/redis.ts';
 
-const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-const base = `test-batch-scripts-${randomUUID().slice(0, 8)}`;
+const redis = testRedis();
+const base = testPrefix('test-batch-scripts');
 const queue = `${base}:q`;
 const slots = `${base}:slots`;
 const scripts = batchScripts(redis);
 const slot = { ttlMs: 10_000, maxInFlight: 2, maxBatch: 2, slotId: 's1', queueTtlMs: 60_000 };
 
 afterAll(async () => {
-  const keys = await redis.keys(`${base}:*`);
-  if (keys.length) await redis.del(...keys);
+  await deleteKeysOf(redis, base);
   await redis.quit();
 });
 

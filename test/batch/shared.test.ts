@@ -1,22 +1,22 @@
 // Shared batch channels across worker processes, on real Redis: each "process" is a channel factory
 // with its own connections and process id, as two workers would have.
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
+import type { Redis } from 'ioredis';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AccountNotFoundError, CrmRateLimitError } from '../../connectors/types.ts';
 import { classifyFailure } from '../../queues/failure.ts';
 import type { OpenChannels } from '../../src/batch/channel.ts';
 import { type SharedChannelOptions, sharedChannels } from '../../src/batch/shared.ts';
 import { isIntegrationError } from '../../src/shared/errors.ts';
+import { deleteKeysOf, nodeUrlOf, testPrefix, testRedis } from '../helpers/redis.ts';
 import { monitorRedis } from '../helpers/redis-monitor.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-batch-shared-${randomUUID().slice(0, 8)}`;
+const prefix = testPrefix('test-batch-shared');
 const connections: Redis[] = [];
 const opened: OpenChannels[] = [];
 
 function connect(): Redis {
-  const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  const redis = testRedis();
   connections.push(redis);
   return redis;
 }
@@ -64,8 +64,7 @@ afterEach(async () => {
 });
 
 afterAll(async () => {
-  const keys = await probe.keys(`${prefix}:*`);
-  if (keys.length) await probe.del(...keys);
+  await deleteKeysOf(probe, prefix);
   for (const c of connections) c.disconnect();
 });
 
@@ -234,7 +233,7 @@ describe('shared batch channels', () => {
   it('under load, costs at most 2 Redis commands per item (counted with MONITOR)', async () => {
     let commands = 0;
     let marked = false;
-    const monitor = await monitorRedis(REDIS_URL, ({ source, args }) => {
+    const monitor = await monitorRedis(await nodeUrlOf(prefix), ({ source, args }) => {
       // Commands a script runs show as source "lua"; the script call itself is counted once.
       if (source !== 'lua' && args.some((a) => a.includes(prefix))) commands++;
       if (args[1] === `${prefix}:end`) marked = true;
@@ -258,7 +257,7 @@ describe('shared batch channels', () => {
     await Promise.all(Array.from({ length: 40 }, (_, n) => job(n % 2 ? a : b, n)));
     const items = 40 * 15;
     // MONITOR's lines arrive after the commands: wait for a marker sent last.
-    await probe.echo(`${prefix}:end`);
+    await probe.exists(`${prefix}:end`); // a key: on a cluster it goes to the monitored node
     await until(() => marked, 'monitor output');
     commands--;
     monitor.close();

@@ -1,13 +1,15 @@
 // `buyer-intel-sync migrate` as an operator runs it on upgrade: the schema is brought up to date, the
-// outcomes an earlier version kept only in Redis land in the database, and a second run changes
+// outcomes, CRM connections and digest state an earlier version kept only in Redis land in the database, and a second run changes
 // nothing. On a shared PostgreSQL the service refuses to start until it has run.
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.ts';
+import { TokenCipher } from '../../src/tenants/cipher.ts';
+import { TenantStore } from '../../src/tenants/store.ts';
 import { runCli } from '../helpers/cli.ts';
 import { freshPostgresDatabase, itWithPostgres } from '../helpers/databases.ts';
 
@@ -15,6 +17,8 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-migrate-${randomUUID().slice(0, 8)}`;
 let redis: Redis;
 let dir: string;
+const cipher = new TokenCipher(randomBytes(32));
+const tenant = { crm: 'hubspot', portalId: '1001', accessToken: 'at-1001', refreshToken: 'rt-1001' };
 
 const enriched = {
   at: '2026-02-01T10:00:00.000Z',
@@ -47,6 +51,21 @@ beforeAll(async () => {
   );
   await redis.set(`${prefix}:history:hubspot|1|bad`, 'not json');
   await redis.zadd(`${prefix}:history:recent`, 1, 'hubspot|1|c1');
+  // A connection added with `tenants add` and two digests' state, as earlier versions kept them.
+  await redis.hset(
+    `${prefix}:tenants`,
+    'hubspot:1001',
+    cipher.encrypt(JSON.stringify(tenant), 'hubspot:1001'),
+  );
+  await redis.hset(`${prefix}:digest:org`, {
+    watermark: '2026-02-02T12:00:00.000Z',
+    period: 'week-2026-02-02',
+  });
+  await redis.hset(`${prefix}:digest:account:hubspot:1001:c1`, {
+    watermark: '2026-02-02T12:00:00.000Z',
+    pendingPeriod: 'week-2026-02-09',
+    pendingEnd: '2026-02-09T12:00:00.000Z',
+  });
 });
 afterAll(async () => {
   const keys = await redis.keys(`${prefix}:*`);
@@ -56,20 +75,26 @@ afterAll(async () => {
 });
 
 describe('buyer-intel-sync migrate', () => {
-  it('migrates the embedded database and imports the outcomes kept in Redis, once', async () => {
+  it('migrates the embedded database and imports the outcomes, tenants and digest state kept in Redis, once', async () => {
     const env = { REDIS_URL, REDIS_PREFIX: prefix, PGLITE_DIR: dir };
     const first = await runCli(['migrate'], env);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(
-      'applied 7 migrations (0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo)',
+      'applied 8 migrations (0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo, 0008_durable_from_redis)',
     );
     expect(first.stdout).toContain('3 found, 2 imported, 0 already in the database, 1 unreadable');
+    expect(first.stdout).toContain(`tenants in Redis (${prefix}:tenants): 1 found, 1 imported`);
+    expect(first.stdout).toContain(`digest state in Redis (${prefix}:digest:*): 2 found, 2 imported`);
+    // Copied, then gone from Redis: a tenant removed later cannot come back from there.
+    expect(await redis.exists(`${prefix}:tenants`, `${prefix}:digest:org`)).toBe(0);
 
     const again = await runCli(['migrate'], env);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('schema up to date');
     expect(again.stdout).toContain('3 found, 0 imported, 2 already in the database, 1 unreadable');
+    expect(again.stdout).toContain('tenants in Redis');
+    expect(again.stdout).toContain(': 0 found, 0 imported');
 
     const store = new Store({ pgliteDir: dir });
     try {
@@ -84,6 +109,17 @@ describe('buyer-intel-sync migrate', () => {
       expect(await outcomes.get({ crm: 'salesforce', tenant: '00D1', accountId: '001X' })).toMatchObject({
         cohort: 'error',
         error: 'INVALID_FIELD: BuyerIntel_Url__c',
+      });
+      // The record decrypts with the same key, as it did from Redis; the digests resume where they were.
+      const tenants = new TenantStore(async () => (await store.open()).tenants, redis, prefix, cipher);
+      expect(await tenants.list()).toEqual({ tenants: [tenant], unreadable: [] });
+      const { digests } = await store.open();
+      expect(await digests.get('org')).toEqual({
+        watermark: '2026-02-02T12:00:00.000Z',
+        period: 'week-2026-02-02',
+      });
+      expect(await digests.get('account:hubspot:1001:c1')).toMatchObject({
+        pendingPeriod: 'week-2026-02-09',
       });
     } finally {
       await store.close();
@@ -118,14 +154,14 @@ describe('buyer-intel-sync migrate', () => {
         expect(refused.code).toBe(1);
         expect(refused.stderr.trim().split('\n')).toHaveLength(1);
         expect(refused.stderr).toMatch(
-          /pending migrations \(0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo\): run `buyer-intel-sync migrate`/,
+          /pending migrations \(0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo, 0008_durable_from_redis\): run `buyer-intel-sync migrate`/,
         );
         expect(refused.stderr).not.toContain(new URL(url).password || '\u0000');
 
         const migrated = await runCli(['migrate', '--skip-import'], env);
         expect(migrated.code).toBe(0);
         expect(migrated.stdout).toContain(
-          'applied 7 migrations (0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo)',
+          'applied 8 migrations (0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo, 0008_durable_from_redis)',
         );
         expect((await runCli(['migrate', '--skip-import'], env)).stdout).toContain('schema up to date');
       } finally {

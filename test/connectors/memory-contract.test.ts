@@ -1,5 +1,6 @@
 // The connector contract against the in-memory CRM: accounts are created in its store as a person
 // would, our field and the id fields through the connector's own `ensureFields`.
+import '../helpers/memory-crm.ts'; // first: registers the test double before the registry is read
 import { randomUUID } from 'node:crypto';
 import { createMemoryConnector } from '../../connectors/memory/connector.ts';
 import { memoryCrm } from '../../connectors/memory/store.ts';

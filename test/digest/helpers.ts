@@ -3,6 +3,8 @@
 import type { Redis } from 'ioredis';
 import type { CrmConnector, NoteDraft } from '../../connectors/types.ts';
 import type { SandboxDataset, SandboxRow } from '../../emulators/buyer-intel/data/dataset.ts';
+import type { DigestStateStore } from '../../src/digest/deps.ts';
+import { Store } from '../../src/store/store.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const DAY = 86_400_000;
@@ -70,4 +72,16 @@ export function mondayNoon(at: number): number {
 export async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
   const keys = await redis.keys(`${prefix}:*`);
   if (keys.length) await redis.del(...keys);
+}
+
+/** The digest state on an embedded database of the test file's own (src/store/digest-state.ts). */
+export function databaseState(): { state: DigestStateStore; store: Store } {
+  const store = new Store({ pgliteDir: 'memory' });
+  return {
+    store,
+    state: {
+      get: async (scope) => (await store.open()).digests.get(scope),
+      update: async (scope, set, drop) => (await store.open()).digests.update(scope, set, drop),
+    },
+  };
 }

@@ -16,9 +16,10 @@ import { orgDigestNoteKey, runOrgWideDigest } from '../../src/digest/org-wide.ts
 import { type DigestSettings, parseDigestSettings } from '../../src/digest/settings.ts';
 import { Ledgers } from '../../src/write/ledgers.ts';
 import { clientFor, sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { DAY, deleteKeys, expectedRows, mondayNoon, REDIS_URL, recording } from './helpers.ts';
+import { DAY, databaseState, deleteKeys, expectedRows, mondayNoon, REDIS_URL, recording } from './helpers.ts';
 
 const prefix = `test-digest-org-${randomUUID().slice(0, 8)}`;
+const database = databaseState();
 const SECRET_PATH = '/services/T0001/B0002/s3cr3t-webhook-token';
 const S1 = mondayNoon(Date.now() - 14 * DAY);
 const period = `week-${new Date(S1).toISOString().slice(0, 10)}`;
@@ -45,6 +46,7 @@ function deps(): DigestDeps {
     buyerIntel: clientFor(bi).client,
     connectorFor: () => hubspot,
     ledgers,
+    state: database.state,
     redis,
     prefix,
     settings,
@@ -114,7 +116,7 @@ afterAll(async () => {
     await deleteKeys(redis, prefix);
     redis.disconnect();
   }
-  await Promise.all([bi?.close(), hs?.close()]);
+  await Promise.all([bi?.close(), hs?.close(), database.store.close()]);
   await new Promise((r) => receiver?.close(r));
 });
 

@@ -15,9 +15,10 @@ import { runDigestNow } from '../../src/digest/run.ts';
 import { parseDigestSettings } from '../../src/digest/settings.ts';
 import { type AccountKey, Ledgers } from '../../src/write/ledgers.ts';
 import { clientFor, sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { DAY, deleteKeys, expectedRows, mondayNoon, REDIS_URL, recording } from './helpers.ts';
+import { DAY, databaseState, deleteKeys, expectedRows, mondayNoon, REDIS_URL, recording } from './helpers.ts';
 
 const prefix = `test-digest-pa-${randomUUID().slice(0, 8)}`;
+const database = databaseState();
 const settings = parseDigestSettings({
   perAccount: { pattern: '0 12 * * 1', tz: 'UTC', lookbackDays: 7, maxSignals: 1 },
 });
@@ -50,6 +51,7 @@ function deps(connector: CrmConnector = hubspot, now = S1): DigestDeps {
     buyerIntel: clientFor(bi).client,
     connectorFor: () => connector,
     ledgers,
+    state: database.state,
     redis,
     prefix,
     settings,
@@ -104,7 +106,7 @@ afterAll(async () => {
     await deleteKeys(redis, prefix);
     redis.disconnect();
   }
-  await Promise.all([bi?.close(), hs?.close()]);
+  await Promise.all([bi?.close(), hs?.close(), database.store.close()]);
 });
 
 describe('per-account digest', () => {
@@ -132,7 +134,7 @@ describe('per-account digest', () => {
     }
     expect(note?.body).toContain(`…and ${hot.w1.length - 1} more`);
     expect(note?.occurredAt).toBe(new Date(S1).toISOString());
-    const state = await redis.hgetall(accountStateKey(prefix, hot.account));
+    const state = await database.state.get(accountStateKey(hot.account));
     expect(state).toMatchObject({ watermark: new Date(S1).toISOString(), period: `week-${weekOf(S1)}` });
     expect(state.pendingPeriod).toBeUndefined();
   });
@@ -160,14 +162,14 @@ describe('per-account digest', () => {
       DigestIncompleteError,
     );
     expect(notesOn(crash)).toHaveLength(1);
-    const pending = await redis.hgetall(accountStateKey(prefix, crash.account));
+    const pending = await database.state.get(accountStateKey(crash.account));
     expect(pending.pendingPeriod).toBe(`week-${weekOf(S1)}`);
     expect(pending.watermark).toBeUndefined();
 
     const retry = await runPerAccountDigest(deps(), new Date(S1));
     expect(retry.counts).toMatchObject({ written: 0, recovered: 1, alreadyWritten: 2, nothingNew: 1 });
     expect(notesOn(crash)).toHaveLength(1);
-    const state = await redis.hgetall(accountStateKey(prefix, crash.account));
+    const state = await database.state.get(accountStateKey(crash.account));
     expect(state).toMatchObject({ watermark: new Date(S1).toISOString(), period: `week-${weekOf(S1)}` });
   });
 

@@ -93,6 +93,7 @@ describe('registerDigestSchedulers', () => {
         throw new Error('no CRM in this test');
       },
       ledgers: new Ledgers(a, `${prefix}:ledger`),
+      state: { get: async () => ({}), update: async () => undefined },
       redis: a,
       prefix,
       settings: parseDigestSettings({ perAccount: { pattern: '* * * * * *', tz: 'UTC', period: 'day' } }),

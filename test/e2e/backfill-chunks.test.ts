@@ -2,8 +2,8 @@
 // and Buyer Intelligence emulators) and real Redis: every account once in ceil(n / N) jobs, each
 // account's outcome naming its run and its chunk; and an account of a chunk that fails — for good, for
 // now, or because another job holds it — becomes a job of its own while the others are enriched.
-import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
@@ -18,10 +18,10 @@ import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-de
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { accountLockKey } from '../../src/signals/account-lock.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { REDIS_URL, testPrefix, testRedis } from '../helpers/redis.ts';
 import { closeService } from '../helpers/service.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-e2e-chunks-${randomUUID().slice(0, 8)}`;
+const prefix = testPrefix('test-e2e-chunks');
 const PER_JOB = 100;
 const API_KEY = 'chunk-test-api-key-0123456789abcdef';
 
@@ -35,7 +35,7 @@ let names: { name: string; state: string }[];
 beforeAll(async () => {
   bi = await startSandbox();
   hs = await startHubSpotSandbox({ rateLimits: false });
-  redis = new Redis(REDIS_URL);
+  redis = testRedis();
   const settings = sandboxSettings(
     { buyerIntel: bi, hubspot: hs },
     { redisUrl: REDIS_URL, prefix },

@@ -1,7 +1,8 @@
 // The whole path, through real HTTP, the real @hubspot/api-client and real Redis: a person creates a
 // company in the HubSpot emulator → its webhook reaches our receiver → a BullMQ job → the worker
 // resolves it against the Buyer Intelligence sandbox → fields and notes visible through HubSpot's API.
-import { createHmac, randomUUID } from 'node:crypto';
+// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
+import { createHmac } from 'node:crypto';
 import { Client } from '@hubspot/api-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
@@ -11,10 +12,10 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { REDIS_URL, testPrefix } from '../helpers/redis.ts';
 import { closeService, finishedJob } from '../helpers/service.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-e2e-${randomUUID().slice(0, 8)}`;
+const prefix = testPrefix('test-e2e');
 const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
 
 let bi: RunningBuyerIntelSandbox;

@@ -1,6 +1,8 @@
-// The seam, end to end: a third CRM that exists only as connectors/memory/ and one registry line runs
+// The seam, end to end: a third CRM that exists only as connectors/memory/ and one registration runs
 // the whole flow — an "account created" event → the enrich queue (real BullMQ on real Redis) → resolve
 // and fetch against the Buyer Intelligence emulator → map → fields and notes written in that CRM.
+// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
+import '../helpers/memory-crm.ts'; // first: registers the test double before the registry is read
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryCrm } from '../../connectors/memory/store.ts';
@@ -12,10 +14,10 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { REDIS_URL, testPrefix } from '../helpers/redis.ts';
 import { closeService, finishedJob } from '../helpers/service.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-memory-${randomUUID().slice(0, 8)}`;
+const prefix = testPrefix('test-memory');
 const workspace = `e2e-${randomUUID().slice(0, 8)}`;
 const store = memoryCrm(workspace);
 const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';

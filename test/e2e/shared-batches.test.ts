@@ -1,7 +1,7 @@
 // Two worker processes' worth of service (each its own Redis connections, batch channels and process
 // id, as two `buyer-intel-sync worker` processes would have) enrich 200 companies created in the
 // HubSpot emulator: their field writes share CRM batch calls across the two workers.
-import { randomUUID } from 'node:crypto';
+// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
@@ -11,10 +11,10 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { REDIS_URL, testPrefix } from '../helpers/redis.ts';
 import { closeService } from '../helpers/service.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-e2e-shared-${randomUUID().slice(0, 8)}`;
+const prefix = testPrefix('test-e2e-shared');
 const ACCOUNTS = 200;
 /** Every job of both workers at once, so a batch could hold any account's write. */
 const CONCURRENCY = 100;

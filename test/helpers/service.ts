@@ -1,8 +1,9 @@
 // What the end-to-end tests share about a running service: waiting for an account's job, and
 // removing everything the service put in Redis.
-import { Redis } from 'ioredis';
+import { redisClient } from '../../queues/redis-url.ts';
 import type { EnrichResult } from '../../src/enrich/pipeline.ts';
 import type { Service } from '../../src/service/runtime.ts';
+import { deleteKeysOf } from './redis.ts';
 
 /** Bounded poll for the account's finished job (no fixed sleeps); throws with the job's failure. */
 export async function finishedJob(
@@ -30,9 +31,8 @@ export async function closeService(
 ): Promise<void> {
   await service?.close();
   await service?.queue.obliterate({ force: true }).catch(() => undefined);
-  const redis = new Redis(redisUrl);
-  const keys = await redis.keys(`${prefix}:*`);
-  if (keys.length) await redis.del(...keys);
+  const redis = redisClient(redisUrl);
+  await deleteKeysOf(redis, prefix);
   redis.disconnect();
 }
 

@@ -5,8 +5,8 @@
 // ends enriched with the right buyer and fields, and no signal has two notes on its company.
 // Note: the product's worker uses BullMQ's default lockDuration / stalledInterval (30 s each), so the
 // stalled jobs come back only after 30–60 s; this test therefore takes ~45–75 s.
+// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxBuyer } from '../../emulators/buyer-intel/data/types.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
@@ -18,6 +18,7 @@ import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-de
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { freshPostgresDatabase } from '../helpers/databases.ts';
+import { testPrefix } from '../helpers/redis.ts';
 import {
   CLI,
   cliEnv,
@@ -30,7 +31,7 @@ import {
 } from '../helpers/reliability-env.ts';
 import { closeService } from '../helpers/service.ts';
 
-const prefix = `test-rel-kill-${randomUUID().slice(0, 8)}`;
+const prefix = testPrefix('test-rel-kill');
 const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
 const ACCOUNTS = 40;
 

@@ -70,8 +70,10 @@ describe('HubSpot install flow', () => {
 
     const id = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
     expect((await service.connector('hubspot', '3003').getAccount(id, [])).name).toBe('City of Austin');
-    const stored = JSON.stringify(await redis.hgetall(`${prefix}:tenants`));
-    expect(stored).toMatch(/"hubspot:3003":"v1\./);
+    // Kept in the database, encrypted; nothing of it in Redis.
+    const stored = await (await service.store.open()).tenants.list();
+    expect(stored).toEqual([{ crm: 'hubspot', tenant: '3003', record: expect.stringMatching(/^v1\./) }]);
+    expect(await redis.exists(`${prefix}:tenants`)).toBe(0);
 
     const again = await go(callback);
     expect(again.status).toBe(400);

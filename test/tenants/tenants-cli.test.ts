@@ -1,9 +1,10 @@
 // `buyer-intel-sync tenants` as a real process: credentials only from standard input, stored
-// encrypted, listed without any secret, removed; bad input exits 2 naming the field, not the value.
+// encrypted in the database, listed without any secret, removed; bad input exits 2 naming the field, not the value.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.ts';
+import { Store } from '../../src/store/store.ts';
+import { CLI_PGLITE_DIR, runCli } from '../helpers/cli.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-tenants-cli-${randomUUID().slice(0, 8)}`;
@@ -37,7 +38,12 @@ describe('buyer-intel-sync tenants', () => {
       JSON.stringify({ accessToken: token, refreshToken: refresh }),
     );
     expect(added).toMatchObject({ code: 0, stdout: 'stored hubspot 5150 (encrypted)\n' });
-    expect(JSON.stringify(await redis.hgetall(`${prefix}:tenants`))).not.toContain(token);
+    // In the database (the CLI has exited, so its embedded one can be opened), encrypted; not in Redis.
+    const store = new Store({ pgliteDir: CLI_PGLITE_DIR });
+    const rows = await (await store.open()).tenants.list().finally(() => store.close());
+    expect(rows).toEqual([{ crm: 'hubspot', tenant: '5150', record: expect.stringMatching(/^v1\./) }]);
+    expect(JSON.stringify(rows)).not.toContain(token);
+    expect(await redis.exists(`${prefix}:tenants`)).toBe(0);
     const list = await cli(['list']);
     expect(list.stdout).toBe('hubspot\t5150\toauth\n');
     expect(list.stdout + list.stderr).not.toContain(token);

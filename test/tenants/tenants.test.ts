@@ -1,6 +1,6 @@
-// Several CRM connections at once, kept in Redis with their tokens encrypted: HubSpot webhooks routed
+// Several CRM connections at once, kept in the database with their tokens encrypted: HubSpot webhooks routed
 // by portalId to the right portal, an expired OAuth token refreshed once (under the lock) and stored
-// encrypted, no token readable in Redis, and the cipher refusing tampered or misplaced values.
+// encrypted, no token readable in the database or Redis, and the cipher refusing tampered or misplaced values.
 // One HubSpot base URL serves every portal, as api.hubapi.com does: a small proxy in front of two
 // emulators forwards each call to the portal that issued its token.
 
@@ -91,7 +91,17 @@ beforeAll(async () => {
   proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 
   redis = new Redis(REDIS_URL);
-  const store = new TenantStore(redis, prefix, cipher);
+  const settings = sandboxSettings(
+    { buyerIntel: bi },
+    { redisUrl: REDIS_URL, prefix },
+    { worker: { writeBatchWaitMs: 20 } },
+  );
+  const hubspot: HubSpotConfig = { app: { ...APP, appId: String(APP.appId), basePath: proxyUrl } };
+  const salesforce: SalesforceConfig = {
+    app: { clientId: sf.clientId, clientSecret: sf.clientSecret, loginUrl: sf.url, apiVersion: '62.0' },
+  };
+  service = createService({ ...settings, crms: { hubspot, salesforce }, tenants: { cipher } });
+  const store = new TenantStore(async () => (await service.store.open()).tenants, redis, prefix, cipher);
   await store.put({
     crm: 'hubspot',
     portalId: '1001',
@@ -112,16 +122,6 @@ beforeAll(async () => {
     refreshToken: issued.B?.refresh_token ?? '',
   });
 
-  const settings = sandboxSettings(
-    { buyerIntel: bi },
-    { redisUrl: REDIS_URL, prefix },
-    { worker: { writeBatchWaitMs: 20 } },
-  );
-  const hubspot: HubSpotConfig = { app: { ...APP, appId: String(APP.appId), basePath: proxyUrl } };
-  const salesforce: SalesforceConfig = {
-    app: { clientId: sf.clientId, clientSecret: sf.clientSecret, loginUrl: sf.url, apiVersion: '62.0' },
-  };
-  service = createService({ ...settings, crms: { hubspot, salesforce }, tenants: { cipher } });
   const org = sf.orgId.slice(0, 15);
   expect((await service.loadTenants()).loaded.sort()).toEqual([
     'hubspot:1001',
@@ -220,7 +220,9 @@ describe('tenants', () => {
     expect((await finished('1001', a)).status).toBe('enriched');
     expect(hsA.stats.count('oauth.tokensApi.create', 200)).toBe(before + 1);
 
-    const stored = await redis.hgetall(`${prefix}:tenants`);
+    const stored = await (await service.store.open()).tenants.list();
+    expect(stored).toHaveLength(3);
+    expect(await redis.exists(`${prefix}:tenants`)).toBe(0);
     const session = (await redis.get(`${prefix}:tenants:session:hubspot:1001`)) ?? '';
     expect(session).toMatch(/^v1\./);
     const everything = JSON.stringify(stored) + session;

@@ -48,12 +48,6 @@ beforeAll(async () => {
   [bi, hs, sf] = await Promise.all([startSandbox(), startHubSpotSandbox(), startSalesforceSandbox({})]);
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const cipher = TokenCipher.fromBase64(randomBytes(32).toString('base64'));
-  await new TenantStore(redis, prefix, cipher).put({
-    crm: 'salesforce',
-    orgId: OTHER_ORG,
-    instanceUrl: sf.url,
-    refreshToken: 'not-used-by-these-tests',
-  });
   const settings = sandboxSettings(
     { buyerIntel: bi, hubspot: hs, salesforce: sf },
     { redisUrl: REDIS_URL, prefix },
@@ -73,6 +67,12 @@ beforeAll(async () => {
     api: { apiKeys: [API_KEY] },
     admin: ADMIN,
     security: { metrics: { token: METRICS_TOKEN }, apiDocsPublic: false, inboundAccountWindowMs: 60_000 },
+  });
+  await new TenantStore(async () => (await service.store.open()).tenants, redis, prefix, cipher).put({
+    crm: 'salesforce',
+    orgId: OTHER_ORG,
+    instanceUrl: sf.url,
+    refreshToken: 'not-used-by-these-tests',
   });
   await service.loadTenants();
   // No worker: the tests count the jobs each request queues.

@@ -1,0 +1,42 @@
+// `doctor`'s `redis mode` line against the Redis of the run: standalone here, a 3-master cluster under
+// `npm run test:cluster`. The mistakes that passed before and failed at the first job (MOVED, CROSSSLOT)
+// are FAIL lines that say what to set.
+// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.ts';
+import { ON_CLUSTER, REDIS_URL } from '../helpers/redis.ts';
+
+const line = (stdout: string, check: string) =>
+  stdout.split('\n').find((l) => l.slice(6).startsWith(`${check} `)) ?? '';
+const doctor = async (url: string, prefix: string) =>
+  line(
+    (await runCli(['doctor', '--timeout-ms', '5000'], { REDIS_URL: url, REDIS_PREFIX: prefix })).stdout,
+    'redis mode',
+  );
+const withCluster = (on: boolean) => {
+  const u = new URL(REDIS_URL);
+  if (on) u.searchParams.set('cluster', 'true');
+  else u.searchParams.delete('cluster');
+  return u.toString();
+};
+
+describe('doctor: redis mode', () => {
+  it.runIf(ON_CLUSTER)('passes a cluster with a hash-tagged prefix, and fails the two mistakes', async () => {
+    expect(await doctor(REDIS_URL, '{bis}')).toMatch(/^PASS {2}redis mode +cluster, 3 masters, state ok/);
+    expect(await doctor(REDIS_URL, 'bis')).toMatch(
+      /^FAIL .*REDIS_PREFIX bis is not a hash tag: set it to \{bis\}/,
+    );
+    expect(await doctor(withCluster(false), 'bis')).toMatch(
+      /^FAIL .*this Redis is a cluster: add \?cluster=true to REDIS_URL/,
+    );
+  });
+
+  it.runIf(!ON_CLUSTER)('passes a standalone Redis, and fails a URL that says cluster', async () => {
+    expect(await doctor(REDIS_URL, 'bis')).toMatch(/^PASS {2}redis mode +standalone$/);
+    const wrong = await runCli(['doctor', '--timeout-ms', '5000'], {
+      REDIS_URL: withCluster(true),
+      REDIS_PREFIX: '{bis}',
+    });
+    expect(line(wrong.stdout, 'redis')).toMatch(/^FAIL .*no cluster answered at this address/);
+  });
+});

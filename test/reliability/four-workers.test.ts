@@ -1,0 +1,203 @@
+// Scale-out as operations teams run it: 4 `worker` processes, each with an environment of its own (as
+// separate machines have: its own temporary directory and process name), one Redis (a Redis Cluster
+// under `npm run test:cluster`) and one PostgreSQL, a `backfill` of 2,000 HubSpot companies started by
+// the CLI, and one worker killed with SIGKILL mid-run. BullMQ hands the dead worker's chunks to the
+// others once their locks expire (30–60 s: this test takes ~1.5–3 minutes).
+// Asserts: every account has its one outcome and its status on the CRM, most are enriched, no account
+// has two notes of the same key, no job failed.
+// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { benchAccounts } from '../../bench/accounts.ts';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { createEnrichQueue } from '../../queues/enrich-queue.ts';
+import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
+import { Store } from '../../src/store/store.ts';
+import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { freshPostgresDatabase, itWithPostgres } from '../helpers/databases.ts';
+import { deleteKeysOf, testPrefix, testRedis } from '../helpers/redis.ts';
+import { CLI, cliEnv, duplicates, noteKeysOf, waitFor } from '../helpers/reliability-env.ts';
+
+const ACCOUNTS = 2_000;
+const WORKERS = 4;
+const prefix = testPrefix('test-four-workers');
+const redis = testRedis();
+let bi: RunningBuyerIntelSandbox;
+let hs: RunningHubSpotSandbox;
+let queue: ReturnType<typeof createEnrichQueue>;
+let database: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+const workers: { proc: ChildProcessWithoutNullStreams; home: string }[] = [];
+
+beforeAll(async () => {
+  [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({ rateLimits: false })]);
+  database = await freshPostgresDatabase();
+  queue = createEnrichQueue(redis, { prefix });
+});
+
+afterAll(async () => {
+  for (const w of workers) {
+    if (w.proc.exitCode === null && w.proc.signalCode === null) w.proc.kill('SIGKILL');
+    rmSync(w.home, { recursive: true, force: true });
+  }
+  await queue?.close();
+  await deleteKeysOf(redis, prefix);
+  redis.disconnect();
+  await Promise.all([bi?.close(), hs?.close()]);
+  await database?.drop();
+});
+
+/** The environment a machine of the deployment has: the shared settings, and its own directory. */
+function machineEnv(n: number, home: string): Record<string, string> {
+  return cliEnv(bi, hs, prefix, {
+    DATABASE_URL: database?.url ?? '',
+    HOME: home,
+    TMPDIR: home,
+    HOSTNAME: `worker-${n}`,
+    BUYER_INTEL_RATE_PER_SECOND: '500',
+    BUYER_INTEL_BURST: '500',
+    SIGNALS_PERIOD: 'LastTwoYears',
+    SIGNALS_MAX_NOTES_PER_RUN: '3',
+  });
+}
+
+function startWorker(n: number): Promise<ChildProcessWithoutNullStreams> {
+  const home = mkdtempSync(join(tmpdir(), `machine-${n}-`));
+  const proc = spawn(process.execPath, [CLI, 'worker'], { env: machineEnv(n, home) });
+  workers.push({ proc, home });
+  let stderr = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`worker ${n} did not start:\n${stderr}`)), 60_000);
+    proc.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('"msg":"started"')) {
+        clearTimeout(timer);
+        resolve(proc);
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`worker ${n} exited with ${code} before starting:\n${stderr}`));
+    });
+  });
+}
+
+function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const home = mkdtempSync(join(tmpdir(), 'operator-'));
+  const proc = spawn(process.execPath, [CLI, ...args], { env: machineEnv(0, home) });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  proc.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  return new Promise((resolve) =>
+    proc.once('close', (code) => {
+      rmSync(home, { recursive: true, force: true });
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+describe(`${WORKERS} workers on one Redis and one PostgreSQL`, () => {
+  itWithPostgres(
+    `a backfill of ${ACCOUNTS} accounts with one worker killed: every account once, no note twice`,
+    async () => {
+      const accounts = benchAccounts(bi.dataset, ACCOUNTS, 400).map((a) => ({
+        ...a,
+        id: hs.store.createCompany(
+          { name: a.name, ...(a.state ? { state: a.state } : {}), ...(a.domain ? { domain: a.domain } : {}) },
+          { source: 'CRM_UI' },
+        ).id,
+      }));
+      expect((await runCli(['setup', '--crm', 'hubspot'])).code).toBe(0);
+      const started = await Promise.all(Array.from({ length: WORKERS }, (_, i) => startWorker(i + 1)));
+      // Slow upstreams while the kill lands, so the victim holds chunks mid-call and mid-write.
+      bi.faults.settings.latencyMs = 40;
+      const backfill = await runCli(['backfill', '--crm', 'hubspot']);
+      expect(backfill.code, backfill.stderr).toBe(0);
+      expect(backfill.stdout).toContain(`Queued ${ACCOUNTS} accounts`);
+
+      await waitFor(
+        'some chunks done and others active',
+        async () => {
+          const c = await queue.getJobCounts('completed', 'active');
+          return (c.completed ?? 0) >= 2 && (c.active ?? 0) >= WORKERS;
+        },
+        120_000,
+        50,
+      );
+      const victim = started[1] as ChildProcessWithoutNullStreams;
+      const killed = new Promise<NodeJS.Signals | null>((r) =>
+        victim.once('exit', (_c, signal) => r(signal)),
+      );
+      victim.kill('SIGKILL');
+      expect(await killed).toBe('SIGKILL');
+      bi.faults.settings.latencyMs = 0;
+
+      const chunks = Math.ceil(ACCOUNTS / 100);
+      // Done when nothing is left to run (a chunk may hand an account back as a job of its own).
+      let counts: Record<string, number> = {};
+      await waitFor(
+        `every backfill job done (last counts ${JSON.stringify(counts)})`,
+        async () => {
+          counts = await queue.getJobCounts(
+            'completed',
+            'active',
+            'wait',
+            'prioritized',
+            'delayed',
+            'failed',
+          );
+          const left =
+            (counts.active ?? 0) + (counts.wait ?? 0) + (counts.prioritized ?? 0) + (counts.delayed ?? 0);
+          return left === 0 && (counts.completed ?? 0) >= chunks;
+        },
+        240_000,
+        500,
+      ).catch((err: Error) => {
+        throw new Error(`${err.message}: ${JSON.stringify(counts)}`);
+      });
+      expect(await queue.getJobCounts('failed')).toEqual({ failed: 0 });
+
+      const store = new Store({ url: database?.url ?? '' });
+      try {
+        const { outcomes } = await store.open();
+        const tenant = String(hs.portalId);
+        const recorded = await outcomes.getMany(
+          'hubspot',
+          tenant,
+          accounts.map((a) => a.id),
+        );
+        expect(recorded.size).toBe(ACCOUNTS);
+        const notesTwice: string[] = [];
+        const statuses = new Map<string, number>();
+        let notes = 0;
+        for (const a of accounts) {
+          const status = hs.store.get('companies', a.id)?.values.get(P.status) ?? 'none';
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          const keys = noteKeysOf(hs, a.id);
+          notes += keys.length;
+          if (duplicates(keys).length) notesTwice.push(a.id);
+        }
+        console.log(
+          `${WORKERS} workers, one killed: ${ACCOUNTS} accounts (${[...statuses].map(([k, n]) => `${n} ${k}`).join(', ')}), ${notes} notes, ${notesTwice.length} accounts with a note twice`,
+        );
+        expect([...statuses.keys()].every((k) => ['enriched', 'needs_review', 'no_match'].includes(k))).toBe(
+          true,
+        );
+        expect(statuses.get('enriched') ?? 0).toBeGreaterThan(ACCOUNTS / 2);
+        expect(notesTwice).toEqual([]);
+        expect(notes).toBeGreaterThan(ACCOUNTS / 2);
+      } finally {
+        await store.close();
+      }
+    },
+    400_000,
+  );
+});
