@@ -48,13 +48,6 @@ beforeAll(async () => {
   [bi, hs, sf] = await Promise.all([startSandbox(), startHubSpotSandbox(), startSalesforceSandbox({})]);
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
   const cipher = TokenCipher.fromBase64(randomBytes(32).toString('base64'));
-  await new TenantStore(redis, prefix, cipher).put({
-    crm: 'salesforce',
-    orgId: ORG_B,
-    instanceUrl: sf.url,
-    refreshToken: 'not-used-by-these-tests',
-    requestSecrets: [B_SECRET],
-  });
   const settings = sandboxSettings(
     { buyerIntel: bi, hubspot: hs, salesforce: sf },
     { redisUrl: REDIS_URL, prefix },
@@ -65,6 +58,13 @@ beforeAll(async () => {
     crms: { ...settings.crms, salesforce },
     tenants: { cipher },
     api: { apiKeys: [`key-${secret()}`] },
+  });
+  await new TenantStore(async () => (await service.store.open()).tenants, redis, prefix, cipher).put({
+    crm: 'salesforce',
+    orgId: ORG_B,
+    instanceUrl: sf.url,
+    refreshToken: 'not-used-by-these-tests',
+    requestSecrets: [B_SECRET],
   });
   await service.loadTenants();
   await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
