@@ -51,7 +51,7 @@ function companies(): { name: string; state: string }[] {
   const single = [...places.values()].filter((p) => p.names.length === 1);
   return [
     ...ambiguous.map((p) => ({ name: p.city, state: p.state })),
-    ...single.slice(0, 980).map((p) => ({ name: p.names[0] ?? p.city, state: p.state })),
+    ...single.slice(0, 1000).map((p) => ({ name: p.names[0] ?? p.city, state: p.state })),
     ...Array.from({ length: 20 }, (_, i) => ({ name: `Zenith Quantum Holdings ${i + 1} LLC`, state: 'DE' })),
   ];
 }
