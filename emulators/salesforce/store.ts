@@ -285,14 +285,23 @@ export class SalesforceStore {
     if (!supportsCustomFields(type)) throw new Error(`${type} does not support custom fields`);
     if (!/^[A-Za-z](?:[A-Za-z0-9]|_(?!_))*__c$/.test(name) || name.slice(0, -3).includes('__'))
       throw new Error(`invalid custom field API name: ${name}`);
-    const existing = this.#custom[type].find((f) => f.name.toLowerCase() === name.toLowerCase());
-    if (existing) {
-      existing.spec = spec;
-      if (label !== undefined) existing.label = label;
-      return existing.name;
+    // A Checkbox has a value on every record from the moment it exists: its default (field-types.ts).
+    const initial: FieldValue = spec.kind === 'checkbox' ? (spec.default ?? false) : null;
+    let def = this.#custom[type].find((f) => f.name.toLowerCase() === name.toLowerCase());
+    if (def) {
+      def.spec = spec;
+      if (label !== undefined) def.label = label;
+    } else {
+      def = { name, spec, ...(label !== undefined ? { label } : {}) };
+      this.#custom[type].push(def);
     }
-    this.#custom[type].push({ name, spec, ...(label !== undefined ? { label } : {}) });
-    return name;
+    if (initial !== null) def.default = initial;
+    else delete def.default;
+    const stored = def.name;
+    for (const record of this.#records.values())
+      if (record.type === type && (record.values.get(stored) ?? null) === null)
+        record.values.set(stored, initial);
+    return stored;
   }
 
   fields(type: SObjectType): string[] {

@@ -132,6 +132,44 @@ describe('typed fields on one record', () => {
   });
 });
 
+describe('Checkbox fields', () => {
+  it('read false, never null: on records from before the field, new records, after a null write, and in SOQL', async () => {
+    const before = await newAccount();
+    const conn = new Connection({ instanceUrl: sf.url, accessToken: sf.accessToken, version: '62.0' });
+    await conn.metadata.upsert('CustomField', {
+      fullName: 'Account.Flag__c',
+      label: 'Flag',
+      type: 'Checkbox',
+      defaultValue: 'false',
+    } as never);
+    await conn.metadata.upsert('CustomField', {
+      fullName: 'Account.On__c',
+      label: 'On',
+      type: 'Checkbox',
+      defaultValue: 'true',
+    } as never);
+    const after = await newAccount();
+    for (const id of [before, after]) {
+      const read = await call('GET', `/sobjects/Account/${id}?fields=Flag__c,On__c`);
+      expect(read.body).toMatchObject({ Flag__c: false, On__c: true });
+    }
+    expect((await call('PATCH', `/sobjects/Account/${after}`, { Flag__c: true })).status).toBe(204);
+    expect((await call('GET', `/sobjects/Account/${after}?fields=Flag__c`)).body).toMatchObject({
+      Flag__c: true,
+    });
+    expect((await call('PATCH', `/sobjects/Account/${after}`, { Flag__c: null, On__c: null })).status).toBe(
+      204,
+    );
+    const q = await call(
+      'GET',
+      `/query?q=${encodeURIComponent(`SELECT Flag__c, On__c FROM Account WHERE Id = '${after}'`)}`,
+    );
+    expect((q.body as { records: unknown[] }).records).toEqual([
+      expect.objectContaining({ Flag__c: false, On__c: false }),
+    ]);
+  });
+});
+
 describe('typed fields in sObject Collections', () => {
   it('answers a field that does not fit per record, and writes the others', async () => {
     const a = await newAccount();
