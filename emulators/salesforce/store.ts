@@ -20,6 +20,7 @@ import {
   malformedId,
   malformedReference,
   notFound,
+  referenceIsDeleted,
   requiredFieldMissing,
   SalesforceError,
 } from './errors.ts';
@@ -216,6 +217,7 @@ const LABELS: Record<string, string> = {
   ContentDocumentId: 'Content Document ID',
   LinkedEntityId: 'Linked Entity ID',
   FirstPublishLocationId: 'First Publish Location ID',
+  WhatId: 'Related To ID',
 };
 
 export function resolveType(name: string): SObjectType | undefined {
@@ -398,6 +400,7 @@ export class SalesforceStore {
       const location = given.get('FirstPublishLocationId');
       if (location !== undefined && location !== null) this.#linkable('FirstPublishLocationId', location);
     }
+    if (type === 'Task') this.#checkWhat(given.get('WhatId'));
     if (type === 'ContentDocumentLink') {
       const doc = this.#document('ContentDocumentId', given.get('ContentDocumentId') ?? null);
       const entity = this.#linkable('LinkedEntityId', given.get('LinkedEntityId') ?? null);
@@ -423,7 +426,20 @@ export class SalesforceStore {
     const blanked = required.filter((f) => given.has(f.name) && (given.get(f.name) ?? '') === '');
     if (blanked.length) throw requiredFieldMissing(blanked.map((f) => f.name));
     if (type === 'ContentDocumentLink') this.#checkLinkPicklists(given);
+    if (type === 'Task') this.#checkWhat(given.get('WhatId'));
     return given;
+  }
+
+  /**
+   * Task.WhatId ("Related To ID") names a live record that activities can relate to: MALFORMED_ID for
+   * no id at all, INVALID_CROSS_REFERENCE_KEY for an unknown id or one of an object a Task cannot
+   * relate to (a file), ENTITY_IS_DELETED for a record in the recycle bin — the record errors of the
+   * REST guide. Empty: a Task related to nothing.
+   */
+  #checkWhat(value: FieldValue | undefined): void {
+    if (value === undefined || value === null || value === '') return;
+    const target = this.#target('WhatId', value);
+    if (typeof target === 'string' || target.type.startsWith('Content')) throw invalidCrossReferenceKey();
   }
 
   #checkLinkPicklists(given: Map<string, FieldValue>): void {
@@ -444,7 +460,7 @@ export class SalesforceStore {
     if (id === this.userId || id === this.orgId) return id;
     const record = this.#records.get(id);
     if (!record) throw invalidCrossReferenceKey();
-    if (record.deleted) throw entityIsDeleted();
+    if (record.deleted) throw referenceIsDeleted();
     return record;
   }
 

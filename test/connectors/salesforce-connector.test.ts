@@ -361,6 +361,41 @@ describe('notes as Tasks', () => {
   });
 });
 
+describe('notes as Tasks on a deleted or unknown Account', () => {
+  it('fails those Tasks permanently and creates the others, in one call', async () => {
+    const sf = await start();
+    const account = sf.store.create('Account', { Name: 'Austin' }).id;
+    const gone = sf.store.create('Account', { Name: 'Gone' }).id;
+    sf.store.delete('Account', gone);
+    const connector = createSalesforceConnector(optionsFor(sf));
+    const draft = (accountId: string, dedupeKey: string): NoteDraft => ({
+      accountId,
+      dedupeKey,
+      title: 'RFP',
+      body: 'Due soon',
+      occurredAt: '2026-03-04T15:00:00Z',
+    });
+    const results = await connector.createNotes([
+      draft(account, 'bi-1'),
+      draft(gone, 'bi-2'),
+      draft(to18('001Dn0000000001'), 'bi-3'),
+    ]);
+    expect(sf.stats.count('composite.sobjects.create')).toBe(1);
+    expect(results[0]).toMatchObject({ dedupeKey: 'bi-1', ok: true });
+    expect(results[1]).toMatchObject({
+      dedupeKey: 'bi-2',
+      ok: false,
+      error: { status: 404, permanent: true, message: expect.stringContaining('ENTITY_IS_DELETED') },
+    });
+    expect(results[2]).toMatchObject({
+      dedupeKey: 'bi-3',
+      ok: false,
+      error: { permanent: true, message: expect.stringContaining('INVALID_CROSS_REFERENCE_KEY') },
+    });
+    expect(sf.store.list('Task').map((t) => t.values.get('WhatId'))).toEqual([account]);
+  });
+});
+
 describe('notes as ContentNotes', () => {
   const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
   const draftFor = (accountId: string, dedupeKey: string, body = 'Due Date: 2026-10-01'): NoteDraft => ({

@@ -200,6 +200,59 @@ describe('sObject rows through jsforce', () => {
   });
 });
 
+describe('Task.WhatId', () => {
+  it('refuses a Task on a deleted, unknown or malformed record, single and in a collection', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    const live = sf.store.create('Account', { Name: 'Live' }).id;
+    const gone = sf.store.create('Account', { Name: 'Gone' }).id;
+    sf.store.delete('Account', gone);
+    const unknown = to18('001Dn0000000009');
+    const base = `${sf.url}/services/data/v62.0`;
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sf.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    expect(await post('/sobjects/Task', { WhatId: gone, Subject: 's' })).toEqual({
+      status: 400,
+      body: [{ errorCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }],
+    });
+    expect(await post('/sobjects/Task', { WhatId: unknown, Subject: 's' })).toEqual({
+      status: 400,
+      body: [{ errorCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }],
+    });
+    expect(await post('/sobjects/Task', { WhatId: 'abc', Subject: 's' })).toEqual({
+      status: 400,
+      body: [
+        {
+          errorCode: 'MALFORMED_ID',
+          message: 'Related To ID: id value of incorrect type: abc',
+          fields: ['WhatId'],
+        },
+      ],
+    });
+    const results = (await conn.sobject('Task').create(
+      [live, gone, unknown, 'abc', live.slice(0, 15)].map((WhatId) => ({ WhatId, Subject: 's' })),
+      { allOrNone: false },
+    )) as SaveResult[];
+    expect(results.map((r) => [r.success, r.errors[0]?.statusCode])).toEqual([
+      [true, undefined],
+      [false, 'ENTITY_IS_DELETED'],
+      [false, 'INVALID_CROSS_REFERENCE_KEY'],
+      [false, 'MALFORMED_ID'],
+      [true, undefined],
+    ]);
+    const task = results[0]?.id ?? '';
+    const moved = await failure(conn.sobject('Task').update({ Id: task, WhatId: gone }));
+    expect(moved.errorCode).toBe('ENTITY_IS_DELETED');
+    expect(sf.store.list('Task')).toHaveLength(2);
+  });
+});
+
 describe('SOQL query through jsforce', () => {
   it('pages across more than two batches with nextRecordsUrl / queryMore', async () => {
     const sf = await start({ queryBatchSize: 4 });
