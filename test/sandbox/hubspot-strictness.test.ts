@@ -90,3 +90,44 @@ describe('association ids', () => {
     expect(list.body.results).toEqual([expect.objectContaining({ toObjectId: noteId })]);
   });
 });
+
+describe('an archived company as association target', () => {
+  it('is refused like an unknown id: note create, notes batch create and both v4 PUT forms', async () => {
+    const live = await company();
+    const gone = await company();
+    expect((await call('DELETE', `/crm/v3/objects/companies/${gone}`)).status).toBe(204);
+    const note = (to: string) => ({
+      properties: { hs_timestamp: '2026-03-04T15:00:00Z', hs_note_body: 'x' },
+      associations: [
+        { to: { id: to }, types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 190 }] },
+      ],
+    });
+    const invalid = {
+      status: 'error',
+      category: 'VALIDATION_ERROR',
+      message: 'One or more associations are invalid',
+      context: { INVALID_OBJECT_IDS: [`COMPANY=${gone} is not valid`] },
+    };
+    const single = await call('POST', '/crm/v3/objects/notes', note(gone));
+    expect(single).toMatchObject({ status: 400, body: invalid });
+    const batch = await call('POST', '/crm/v3/objects/notes/batch/create', {
+      inputs: [note(live), note(gone)],
+    });
+    expect(batch).toMatchObject({ status: 400, body: invalid });
+    const made = await call('POST', '/crm/v3/objects/notes', note(live));
+    expect(made.status).toBe(201);
+    const noteId = String(made.body.id);
+    const byDefault = await call(
+      'PUT',
+      `/crm/v4/objects/notes/${noteId}/associations/default/companies/${gone}`,
+    );
+    expect(byDefault).toMatchObject({ status: 400, body: invalid });
+    const labelled = await call('PUT', `/crm/v4/objects/notes/${noteId}/associations/companies/${gone}`, [
+      { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 190 },
+    ]);
+    expect(labelled).toMatchObject({ status: 400, body: invalid });
+    // Nothing was written for the archived company; the live one has its one note.
+    const list = await call('GET', `/crm/v4/objects/companies/${live}/associations/notes`);
+    expect((list.body.results as unknown[]).length).toBe(1);
+  });
+});
