@@ -325,6 +325,28 @@ export class SalesforceStore {
     return spec?.kind === 'date' || spec?.kind === 'datetime' ? spec.kind : undefined;
   }
 
+  /**
+   * What a SOQL filter on a field must compare it with: an id (quoted, well-formed), text (quoted), a
+   * number or a boolean (unquoted). Reference fields are the spec-less ones named …Id. undefined: a
+   * system field this emulator does not type (compared as given).
+   */
+  filterKind(type: SObjectType, name: string): 'id' | 'string' | 'double' | 'boolean' | undefined {
+    const def = this.#def(type, name);
+    if (!def) return undefined;
+    if (!def.spec && !def.base64 && /Id$/.test(def.name)) return 'id';
+    switch (def.spec?.kind) {
+      case 'text':
+      case 'picklist':
+        return 'string';
+      case 'number':
+        return 'double';
+      case 'checkbox':
+        return 'boolean';
+      default:
+        return undefined;
+    }
+  }
+
   /** The defined spelling of a field, or INVALID_FIELD. */
   fieldName(type: SObjectType, name: string): string {
     const def = this.#def(type, name);

@@ -126,6 +126,21 @@ describe('getAccount', () => {
     expect(await failure(connector.getAccount("x' OR 1", []))).toBeInstanceOf(AccountNotFoundError);
   });
 
+  it('batch reads leave out an id Salesforce would refuse in SOQL, and match a 15-character id', async () => {
+    const sf = await start();
+    const connector = createSalesforceConnector(optionsFor(sf));
+    const a = sf.store.create('Account', { Name: 'Austin' }).id;
+    sf.store.create('Task', { WhatId: a, Subject: 'n', BuyerIntel_Key__c: 'bi-1' });
+    // 18 characters of the right shape whose case checksum is wrong: Salesforce answers the whole query
+    // INVALID_QUERY_FILTER_OPERATOR "invalid ID field", so it must not reach the IN (...) list.
+    const badChecksum = `${a.slice(0, 15)}${a.slice(15) === 'AAA' ? 'BBB' : 'AAA'}`;
+    const read = await connector.getAccounts([badChecksum, a.slice(0, 15), a], []);
+    expect(read.map((s) => s.id)).toEqual([a.slice(0, 15), a]);
+    const keys = await connector.existingNoteKeysOf([badChecksum, a]);
+    expect(keys.get(a)).toEqual(['bi-1']);
+    expect(await failure(connector.getAccount(badChecksum, []))).toBeInstanceOf(AccountNotFoundError);
+  });
+
   it('an unknown field is a permanent SalesforceRequestError', async () => {
     const sf = await start();
     const account = sf.store.create('Account', { Name: 'Travis County' });

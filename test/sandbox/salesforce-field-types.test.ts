@@ -247,6 +247,56 @@ describe('SOQL date literals', () => {
   });
 });
 
+describe('SOQL literals of the wrong type', () => {
+  const query = (soql: string) => call('GET', `/query?q=${encodeURIComponent(soql)}`);
+  const refusal = (field: string, type: string, quoted: boolean) => [
+    {
+      errorCode: 'INVALID_FIELD',
+      message: `value of filter criterion for field '${field}' must be of type ${type} and should ${quoted ? '' : 'not '}be enclosed in quotes`,
+    },
+  ];
+
+  it('answers 400, not 0 rows, to a quoted number or boolean, a number for text, and a bad id', async () => {
+    sf.store.defineCustomField('Account', 'Active__c', { kind: 'checkbox' }, 'Active');
+    const id = await newAccount();
+    expect(await query("SELECT Id FROM Account WHERE Seats__c = '5'")).toMatchObject({
+      status: 400,
+      body: refusal('Seats__c', 'double', false),
+    });
+    expect(await query("SELECT Id FROM Account WHERE Active__c = 'true'")).toMatchObject({
+      status: 400,
+      body: refusal('Active__c', 'boolean', false),
+    });
+    expect(await query('SELECT Id FROM Account WHERE Code__c = 12')).toMatchObject({
+      status: 400,
+      body: refusal('Code__c', 'string', true),
+    });
+    expect(await query("SELECT Id FROM Account WHERE Id = 'abc'")).toMatchObject({
+      status: 400,
+      body: [{ errorCode: 'INVALID_QUERY_FILTER_OPERATOR', message: 'invalid ID field: abc' }],
+    });
+    expect(await query(`SELECT Id FROM Account WHERE Id IN ('abc', '${id}')`)).toMatchObject({
+      status: 400,
+      body: [{ errorCode: 'INVALID_QUERY_FILTER_OPERATOR', message: 'invalid ID field: abc' }],
+    });
+    const typed = await query(
+      `SELECT Id FROM Account WHERE Id = '${id}' AND Active__c = false AND Seats__c = null`,
+    );
+    expect((typed.body as { totalSize: number }).totalSize).toBe(1);
+  });
+
+  it('matches a 15-character id, in = and in IN (...)', async () => {
+    const id = await newAccount();
+    for (const soql of [
+      `SELECT Id FROM Account WHERE Id = '${id.slice(0, 15)}'`,
+      `SELECT Id FROM Account WHERE Id IN ('${id.slice(0, 15)}')`,
+    ]) {
+      const res = await query(soql);
+      expect((res.body as { records: { Id: string }[] }).records.map((r) => r.Id)).toEqual([id]);
+    }
+  });
+});
+
 describe('Sforce-Limit-Info', () => {
   it('is on a 401, a 400 body that is no JSON, and an unknown resource', async () => {
     const unauthorized = await call('GET', '/sobjects/Account/001000000000000AAA', undefined, 'bad-token');
