@@ -19,9 +19,12 @@ const LIST_PAGE_LIMIT = 2000;
 const STANDARD_FIELDS = ['Name', 'BillingState', 'BillingCity', 'Website'] as const;
 const NOT_FOUND_CODES = new Set(['NOT_FOUND', 'MALFORMED_ID', 'ENTITY_IS_DELETED']);
 
+/** Salesforce answers a DateTime as 2024-05-01T11:00:00.000+0000; we write (and compare) ISO 8601 …Z. */
+const SF_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/;
+
 function asText(value: unknown): string | null {
   if (value === null || value === undefined || value === '') return null;
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return SF_DATETIME.test(value) ? `${value.slice(0, -5)}Z` : value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return JSON.stringify(value);
 }

@@ -71,6 +71,19 @@ export function isDateTimeValue(v: string): boolean {
   return Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6] ?? 0) < 60;
 }
 
+const PICKLIST_VALUE_MAX = 255;
+
+/**
+ * A DateTime as Salesforce keeps and answers it: UTC, milliseconds, `+0000` (2024-05-01T11:00:00.000+0000
+ * for 2024-05-01T13:00:00+02:00). A value without a zone is UTC.
+ */
+function normalDateTime(value: string): string {
+  const m = DATETIME.exec(value);
+  const zone = m?.[7];
+  const iso = zone === undefined ? `${value}Z` : value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  return new Date(Date.parse(iso)).toISOString().replace('Z', '+0000');
+}
+
 const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
@@ -123,13 +136,23 @@ export function checkFieldValue(
       return value.slice(0, 10);
     case 'datetime':
       if (typeof value !== 'string' || !isDateTimeValue(value)) throw notOfType('datetime', value);
-      return value;
+      return normalDateTime(value);
     case 'checkbox':
       if (typeof value === 'boolean') return value;
       if (value === 'true' || value === 'false') return value === 'true';
       throw notOfType('boolean', value);
     case 'picklist': {
       const text = String(value);
+      // A picklist value is at most 255 characters, restricted or not (an unrestricted one takes any
+      // value of that length).
+      if (text.length > PICKLIST_VALUE_MAX)
+        throw new SalesforceError(400, [
+          {
+            message: `${label}: data value too large: ${text.slice(0, 40)}... (max length=${PICKLIST_VALUE_MAX})`,
+            errorCode: 'STRING_TOO_LONG',
+            fields: [field],
+          },
+        ]);
       if (spec.restricted && !spec.values.includes(text))
         throw new SalesforceError(400, [
           {

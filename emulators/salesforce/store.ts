@@ -82,8 +82,24 @@ const STANDARD_FIELDS: Record<SObjectType, FieldDef[]> = {
     { name: 'WhatId' },
     { name: 'Subject', spec: TEXT_255, label: 'Subject' },
     { name: 'ActivityDate', spec: { kind: 'date' }, label: 'Due Date Only' },
-    { name: 'Status', default: 'Not Started' },
-    { name: 'Priority', default: 'Normal' },
+    // Task Status and Priority are restricted standard picklists (TaskStatus, TaskPriority) with these
+    // default values in a new org.
+    {
+      name: 'Status',
+      default: 'Not Started',
+      label: 'Status',
+      spec: {
+        kind: 'picklist',
+        values: ['Not Started', 'In Progress', 'Completed', 'Waiting on someone else', 'Deferred'],
+        restricted: true,
+      },
+    },
+    {
+      name: 'Priority',
+      default: 'Normal',
+      label: 'Priority',
+      spec: { kind: 'picklist', values: ['High', 'Normal', 'Low'], restricted: true },
+    },
     { name: 'Description', spec: text(32_000), label: 'Comments' },
     ...AUDIT,
   ],

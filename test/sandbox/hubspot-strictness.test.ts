@@ -64,6 +64,35 @@ describe('property values', () => {
     expect(fits.status).toBe(200);
   });
 
+  it('refuses a date that does not exist and a datetime that is no ISO 8601', async () => {
+    const made = await call('POST', '/crm/v3/properties/companies', {
+      name: 'strict_opened',
+      label: 'Opened',
+      type: 'date',
+      fieldType: 'date',
+      groupName: 'companyinformation',
+    });
+    expect(made.status).toBe(201);
+    const id = await company();
+    const feb30 = await call('PATCH', `/crm/v3/objects/companies/${id}`, {
+      properties: { strict_opened: '2024-02-30' },
+    });
+    expect(feb30.status).toBe(400);
+    expect(String(feb30.body.message)).toContain('INVALID_DATE');
+    const feb29 = await call('PATCH', `/crm/v3/objects/companies/${id}`, {
+      properties: { strict_opened: '2024-02-29' },
+    });
+    expect((feb29.body.properties as Record<string, string>).strict_opened).toBe('2024-02-29');
+    const note = (hs_timestamp: string) =>
+      call('POST', '/crm/v3/objects/notes', { properties: { hs_timestamp, hs_note_body: 'x' } });
+    const spaced = await note('2024-05-01 13:00:00');
+    expect(spaced.status).toBe(400);
+    expect(String(spaced.body.message)).toContain('INVALID_DATE');
+    const iso = await note('2024-05-01T13:00:00+0200');
+    expect(iso.status).toBe(201);
+    expect((iso.body.properties as Record<string, string>).hs_timestamp).toBe('2024-05-01T11:00:00.000Z');
+  });
+
   it('refuses a number with surrounding whitespace', async () => {
     const id = await company();
     const res = await call('PATCH', `/crm/v3/objects/companies/${id}`, {

@@ -297,6 +297,70 @@ describe('SOQL literals of the wrong type', () => {
   });
 });
 
+describe('smaller rules', () => {
+  it('keeps a custom DateTime in UTC with milliseconds, as Salesforce answers it', async () => {
+    sf.store.defineCustomField('Account', 'Seen__c', { kind: 'datetime' }, 'Seen');
+    const id = await newAccount();
+    await call('PATCH', `/sobjects/Account/${id}`, { Seen__c: '2024-05-01T13:00:00+02:00' });
+    const read = await call('GET', `/sobjects/Account/${id}?fields=Seen__c`);
+    expect((read.body as { Seen__c: string }).Seen__c).toBe('2024-05-01T11:00:00.000+0000');
+  });
+
+  it('refuses a 256-character value of an unrestricted picklist', async () => {
+    const id = await newAccount();
+    const res = await call('PATCH', `/sobjects/Account/${id}`, { Industry: 'i'.repeat(256) });
+    expect(res.status).toBe(400);
+    expect((res.body as { errorCode: string; fields: string[] }[])[0]).toMatchObject({
+      errorCode: 'STRING_TOO_LONG',
+      fields: ['Industry'],
+    });
+    expect((await call('PATCH', `/sobjects/Account/${id}`, { Industry: 'i'.repeat(255) })).status).toBe(204);
+  });
+
+  it('takes only the Task Status and Priority values of the restricted picklists', async () => {
+    const id = await newAccount();
+    const bad = await call('POST', '/sobjects/Task', { WhatId: id, Status: 'Done', Priority: 'Normal' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual([
+      {
+        errorCode: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST',
+        message: 'Status: bad value for restricted picklist field: Done',
+        fields: ['Status'],
+      },
+    ]);
+    const urgent = await call('POST', '/sobjects/Task', { WhatId: id, Priority: 'Urgent' });
+    expect((urgent.body as { fields: string[] }[])[0]?.fields).toEqual(['Priority']);
+    const ok = await call('POST', '/sobjects/Task', { WhatId: id, Status: 'Completed', Priority: 'High' });
+    expect(ok.status).toBe(201);
+  });
+
+  it('fails every record of a collection update that names the same id twice, and writes none of them', async () => {
+    const id = await newAccount();
+    const other = await newAccount();
+    const res = await call('PATCH', '/composite/sobjects', {
+      allOrNone: false,
+      records: [
+        { attributes: { type: 'Account' }, id, Code__c: 'a' },
+        { attributes: { type: 'Account' }, id: other, Code__c: 'b' },
+        { attributes: { type: 'Account' }, id: id.slice(0, 15), Code__c: 'c' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(
+      (res.body as { success: boolean; errors: { statusCode: string }[] }[]).map((r) => [
+        r.success,
+        r.errors[0]?.statusCode,
+      ]),
+    ).toEqual([
+      [false, 'DUPLICATE_VALUE'],
+      [true, undefined],
+      [false, 'DUPLICATE_VALUE'],
+    ]);
+    const read = await call('GET', `/sobjects/Account/${id}?fields=Code__c`);
+    expect((read.body as { Code__c: unknown }).Code__c).toBeNull();
+  });
+});
+
 describe('Sforce-Limit-Info', () => {
   it('is on a 401, a 400 body that is no JSON, and an unknown resource', async () => {
     const unauthorized = await call('GET', '/sobjects/Account/001000000000000AAA', undefined, 'bad-token');

@@ -149,7 +149,7 @@ describe('sObject rows through jsforce', () => {
     const rolledBack = (await conn.sobject('Account').update(
       [
         { Id: a.id, Industry: 'Other' },
-        { Id: a.id, Nope__c: 1 },
+        { Id: b.id, Nope__c: 1 },
       ],
       { allOrNone: true },
     )) as SaveResult[];
@@ -573,7 +573,11 @@ describe('notes and files (ContentNote, ContentDocument, ContentVersion, Content
   it('refuses a ContentDocumentLink query without a filter on the document or the linked entity', async () => {
     const sf = await start();
     const conn = connect(sf);
-    for (const where of ['', " WHERE ShareType = 'V'", ` WHERE LinkedEntityId != '${to18('001Dn0000000001')}'`]) {
+    for (const where of [
+      '',
+      " WHERE ShareType = 'V'",
+      ` WHERE LinkedEntityId != '${to18('001Dn0000000001')}'`,
+    ]) {
       const refused = await failure(conn.query(`SELECT Id FROM ContentDocumentLink${where}`));
       expect(refused).toMatchObject({
         errorCode: 'MALFORMED_QUERY',
