@@ -112,6 +112,12 @@ export interface FieldLimits {
   textLength: number;
   /** Digits of a `number` field: in all (`precision`) and after the point (`scale`); none: unbounded. */
   number?: { precision: number; scale: number };
+  /**
+   * A `bool` field has no empty state: it reads false until set (a Salesforce Checkbox is never null).
+   * false then counts as empty — for `fill-empty`, and for `ours` while we never wrote the field —
+   * or such a field could never be filled.
+   */
+  boolReadsFalseWhenEmpty?: boolean;
 }
 
 export interface EnsureFieldsResult {

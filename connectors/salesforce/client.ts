@@ -16,6 +16,7 @@ import {
   SalesforceTransientError,
   toConnectorError,
 } from './errors.ts';
+import { salesforceId18 } from './ids.ts';
 import { salesforceLimitReading } from './limit-info.ts';
 import {
   createSessionHandler,
@@ -40,8 +41,12 @@ export interface SalesforceClientOptions extends SalesforceSessionOptions {
 
 /** Salesforce's sObject Collections limit. */
 export const SALESFORCE_COLLECTION_LIMIT = 200;
-/** A 15- or 18-character record id: the only thing interpolated into SOQL or a URL. */
-export const RECORD_ID = /^[A-Za-z0-9]{15}(?:[A-Za-z0-9]{3})?$/;
+/**
+ * A 15- or 18-character record id, an 18-character one with its case checksum right: the only thing
+ * interpolated into SOQL or a URL. Shape alone is not enough: Salesforce refuses a whole query
+ * (INVALID_QUERY_FILTER_OPERATOR "invalid ID field") for one id of the right shape and a wrong checksum.
+ */
+export const isRecordId = (id: string): boolean => salesforceId18(id) !== undefined;
 
 /** A collection save result, read without trusting its shape. */
 export interface SaveResultLike {

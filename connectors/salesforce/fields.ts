@@ -19,6 +19,7 @@ export const SALESFORCE_FIELD_LIMITS: FieldLimits = {
   stringLength: 255,
   textLength: 32_768,
   number: { precision: 18, scale: 2 },
+  boolReadsFalseWhenEmpty: true,
 };
 
 /** A CustomField as the Metadata API takes it (plain values; jsforce adds the xsi:type). */

@@ -5,7 +5,7 @@
 
 import { batchIds } from '../read-batch.ts';
 import { AccountNotFoundError } from '../types.ts';
-import { RECORD_ID, SALESFORCE_COLLECTION_LIMIT, type SalesforceCalls } from './client.ts';
+import { isRecordId, SALESFORCE_COLLECTION_LIMIT, type SalesforceCalls } from './client.ts';
 import { NOTE_KEY_FIELD } from './fields.ts';
 import { fieldOf, inList, type NoteMode } from './notes.ts';
 
@@ -17,7 +17,7 @@ export async function existingNoteKeys(
   notesAs: NoteMode,
   accountId: string,
 ): Promise<Set<string>> {
-  if (!RECORD_ID.test(accountId)) {
+  if (!isRecordId(accountId)) {
     throw new AccountNotFoundError(
       accountId,
       `Salesforce Account ${JSON.stringify(accountId)} is no record id`,
@@ -41,7 +41,7 @@ export async function existingNoteKeysOf(
     for (const id of askedAs.get(accountId.slice(0, 15)) ?? []) keysOf.get(id)?.add(key);
   };
   // Only well-formed ids (letters and digits) go into the query: nothing else can be smuggled into it.
-  const valid = ids.filter((id) => RECORD_ID.test(id));
+  const valid = ids.filter((id) => isRecordId(id));
   if (valid.length && notesAs === 'task') {
     await calls.queryAll(
       'query',
@@ -59,7 +59,7 @@ export async function existingNoteKeysOf(
       (row) => {
         const doc = fieldOf(row, 'ContentDocumentId');
         const account = fieldOf(row, 'LinkedEntityId');
-        if (typeof doc !== 'string' || !RECORD_ID.test(doc) || typeof account !== 'string') return;
+        if (typeof doc !== 'string' || !isRecordId(doc) || typeof account !== 'string') return;
         accountsOf.set(doc.slice(0, 15), [...(accountsOf.get(doc.slice(0, 15)) ?? []), account]);
         documents.add(doc);
       },

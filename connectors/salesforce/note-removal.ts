@@ -7,7 +7,7 @@
 import { type RemovalOutcome, removeNotesOnce } from '../note-removal.ts';
 import type { NoteRef, NoteRemovalResult } from '../types.ts';
 import {
-  RECORD_ID,
+  isRecordId,
   refusedFailure,
   SALESFORCE_COLLECTION_LIMIT,
   type SalesforceCalls,
@@ -35,7 +35,7 @@ async function removeUnique(calls: SalesforceCalls, ids: string[]): Promise<Remo
   // never delete the Account. Either form, whatever SALESFORCE_NOTES says now: it may have changed
   // since the notes were created.
   const sendable = ids.filter((id) => {
-    if (RECORD_ID.test(id) && NOTE_PREFIXES[id.slice(0, 3)]) return true;
+    if (isRecordId(id) && NOTE_PREFIXES[id.slice(0, 3)]) return true;
     outcomes.set(id, {
       status: 400,
       message: `${JSON.stringify(id)} is no Task or ContentNote id`,

@@ -10,7 +10,7 @@ import {
   type AccountPage,
   type AccountSnapshot,
 } from '../types.ts';
-import { RECORD_ID, SALESFORCE_COLLECTION_LIMIT, type SalesforceCalls } from './client.ts';
+import { isRecordId, SALESFORCE_COLLECTION_LIMIT, type SalesforceCalls } from './client.ts';
 import { SalesforceRequestError } from './errors.ts';
 import type { ApiNameOf } from './fields.ts';
 
@@ -26,9 +26,12 @@ const STANDARD_FIELDS = [
 ] as const;
 const NOT_FOUND_CODES = new Set(['NOT_FOUND', 'MALFORMED_ID', 'ENTITY_IS_DELETED']);
 
+/** Salesforce answers a DateTime as 2024-05-01T11:00:00.000+0000; we write (and compare) ISO 8601 …Z. */
+const SF_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/;
+
 function asText(value: unknown): string | null {
   if (value === null || value === undefined || value === '') return null;
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') return SF_DATETIME.test(value) ? `${value.slice(0, -5)}Z` : value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return JSON.stringify(value);
 }
@@ -115,7 +118,7 @@ export async function getAccount(
   idReads: IdFieldReads = new IdFieldReads([]),
 ): Promise<AccountSnapshot> {
   const { conn, call } = calls;
-  if (!RECORD_ID.test(accountId)) {
+  if (!isRecordId(accountId)) {
     throw new AccountNotFoundError(
       accountId,
       `Salesforce Account ${JSON.stringify(accountId)} is no record id`,
@@ -154,7 +157,7 @@ export async function listAccounts(
 ): Promise<AccountPage> {
   const { conn, call } = calls;
   const after = page.after ?? null;
-  if (after !== null && !RECORD_ID.test(after))
+  if (after !== null && !isRecordId(after))
     throw new Error(`listAccounts: ${JSON.stringify(after)} is no record id`);
   const limit = Math.min(Math.max(page.limit ?? LIST_PAGE_LIMIT, 1), LIST_PAGE_LIMIT);
   const apiNames = new Map(fieldNames.map((name) => [name, fieldName(name)]));
@@ -186,7 +189,7 @@ export async function getAccounts(
   idReads: IdFieldReads = new IdFieldReads([]),
 ): Promise<AccountSnapshot[]> {
   // Only well-formed ids go into the query: nothing else can be smuggled into its text.
-  const ids = batchIds(accountIds, SALESFORCE_COLLECTION_LIMIT).filter((id) => RECORD_ID.test(id));
+  const ids = batchIds(accountIds, SALESFORCE_COLLECTION_LIMIT).filter((id) => isRecordId(id));
   if (!ids.length) return [];
   const { conn, call } = calls;
   const apiNames = new Map(fieldNames.map((name) => [name, fieldName(name)]));

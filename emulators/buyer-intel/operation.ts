@@ -79,6 +79,7 @@ export function registerOperations(router: Router, ctx: OperationContext, module
           );
         }
         if (fault?.kind === 'malformed-json') {
+          res.locals.injectedFault = true;
           return res.status(200).type('application/json').send('{"result": [{"rowId": ');
         }
         if (fault?.kind === 'delay') await delay(fault.ms);

@@ -64,6 +64,8 @@ export function registerOperations(router: Router, ctx: OperationContext, module
             : faultError(fault.status, fault.retryAfterSeconds);
         }
         if (fault?.kind === 'malformed-json') {
+          // A deliberately broken answer: the conformance check leaves it alone.
+          res.locals.injectedFault = true;
           sendRaw(res, 200, '{"status":"COMPLETE","results":[{"id":');
           return;
         }

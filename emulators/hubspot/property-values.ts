@@ -37,9 +37,8 @@ export function checkValue(def: PropertyDefinition, raw: unknown): ValueCheck {
         : { ok: true, value: new Date(ms).toISOString() };
     }
     case 'date': {
-      const ms = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : toEpochMs(value);
-      if (ms === undefined || Number.isNaN(ms))
-        return invalid(def, 'INVALID_DATE', `${value} is not a valid date.`);
+      const ms = toEpochMs(value);
+      if (ms === undefined) return invalid(def, 'INVALID_DATE', `${value} is not a valid date.`);
       const iso = new Date(ms).toISOString();
       if (!iso.endsWith('T00:00:00.000Z')) {
         return invalid(def, 'INVALID_DATE', `${value} is at ${iso.slice(11, 23)} UTC, not midnight!`);
@@ -72,11 +71,27 @@ export function checkValue(def: PropertyDefinition, raw: unknown): ValueCheck {
   }
 }
 
-/** Epoch milliseconds from "1700000000000" or an ISO 8601 string. */
+/**
+ * ISO 8601 as HubSpot's property docs describe datetime and date values: a calendar date, optionally a
+ * `T` time and a zone. "2024-05-01 13:00:00" (a space, no zone) and 2024-02-30 are no ISO 8601 values;
+ * the docs do not say what HubSpot does with them, so they are refused (the stricter choice) rather than
+ * read as local time or rolled over to March 1st as JavaScript's Date.parse would.
+ */
+const ISO_8601 =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Epoch milliseconds from "1700000000000" or an ISO 8601 string of a date that exists. */
 export function toEpochMs(value: string): number | undefined {
   if (/^-?\d+$/.test(value)) return Number(value);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(value)) return undefined;
-  const ms = Date.parse(value);
+  const m = ISO_8601.exec(value);
+  if (!m) return undefined;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate())
+    return undefined;
+  if (Number(m[4] ?? 0) > 23 || Number(m[5] ?? 0) > 59 || Number(m[6] ?? 0) > 59) return undefined;
+  // No zone: UTC (Date.parse would take local time).
+  const zoned = m[4] === undefined ? `${value}T00:00:00Z` : m[7] === undefined ? `${value}Z` : value;
+  const ms = Date.parse(zoned.replace(/([+-]\d{2})(\d{2})$/, '$1:$2'));
   return Number.isNaN(ms) ? undefined : ms;
 }
 

@@ -357,9 +357,13 @@ export class HubSpotStore {
       }
       return def;
     });
+    // An archived record is no target: HubSpot documents archived records as not returned by reads and
+    // says nothing of associating one; the stricter answer is the one for an unknown id, which our
+    // connectors read as "the company is gone".
+    const live = (type: ObjectType, id: string) => this.get(type, id)?.archived === false;
     const missing = [
-      this.get(fromType, fromId) ? undefined : `${OBJECT_TYPES[fromType].upper}=${fromId} is not valid`,
-      this.get(toType, toId) ? undefined : `${OBJECT_TYPES[toType].upper}=${toId} is not valid`,
+      live(fromType, fromId) ? undefined : `${OBJECT_TYPES[fromType].upper}=${fromId} is not valid`,
+      live(toType, toId) ? undefined : `${OBJECT_TYPES[toType].upper}=${toId} is not valid`,
     ].filter((m): m is string => m !== undefined);
     if (missing.length) throw invalidAssociations({ INVALID_OBJECT_IDS: missing });
     for (const def of defs) {
@@ -416,7 +420,7 @@ export class HubSpotStore {
     options: WriteOptions = {},
   ): CrmRecord {
     for (const id of companyIds) {
-      if (!this.get('companies', id))
+      if (this.get('companies', id)?.archived !== false)
         throw invalidAssociations({ INVALID_OBJECT_IDS: [`COMPANY=${id} is not valid`] });
     }
     const note = this.create('notes', properties, options);

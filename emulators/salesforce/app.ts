@@ -4,6 +4,7 @@
 // Messages, the Streaming API's Account change events (CometD, streaming.ts) and sandbox-only knobs
 // under /__sandbox. Errors use Salesforce's array bodies; every REST answer carries Sforce-Limit-Info.
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { conformanceCheck } from '../shared/conformance.ts';
 import { CallStats, FaultPlan, type FaultSettings, SlidingWindowLimiter } from '../shared/faults.ts';
 import { type AuthOptions, AuthRegistry } from './auth.ts';
 import { controlPlane } from './control.ts';
@@ -66,6 +67,7 @@ export function createSalesforceSandbox(options: SalesforceSandboxOptions = {}):
   app.set('etag', false);
 
   app.use('/__sandbox', controlPlane({ store, auth, faults, stats, outbound, streaming }));
+  app.use(conformanceCheck('salesforce'));
 
   const ctx: OperationContext = {
     store,

@@ -36,6 +36,12 @@ export const invalidSession = () => one(401, 'INVALID_SESSION_ID', 'Session expi
 export const requestLimitExceeded = () => one(403, 'REQUEST_LIMIT_EXCEEDED', 'TotalRequests Limit exceeded.');
 export const notFound = (message = 'The requested resource does not exist') => one(404, 'NOT_FOUND', message);
 export const entityIsDeleted = () => one(404, 'ENTITY_IS_DELETED', 'entity is deleted', []);
+/**
+ * A write naming a deleted record in a reference field. The REST guide lists ENTITY_IS_DELETED among the
+ * record errors without its HTTP status for this case; a refused write is a 400 (as every other
+ * per-record refusal of a create is), so a single create answers 400 here, not the 404 of a GET.
+ */
+export const referenceIsDeleted = () => one(400, 'ENTITY_IS_DELETED', 'entity is deleted', []);
 export const malformedId = (type: string, id: string) =>
   one(400, 'MALFORMED_ID', `${type} ID: id value of incorrect type: ${id}`, ['Id']);
 export const jsonParserError = (message: string) => one(400, 'JSON_PARSER_ERROR', message);

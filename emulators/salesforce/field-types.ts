@@ -7,6 +7,12 @@
 // of valid range on numeric field: <value>" (more integer digits than precision − scale; extra decimal places
 // are accepted — Salesforce keeps them), INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST "<label>: bad value for
 // restricted picklist field: <value>".
+//
+// A Checkbox is never null: it reads its default (false unless the field was defined with
+// defaultValue true) on every record, those created before the field included, and describe calls it
+// nillable: false. What a REST write of `null` to a Checkbox does is not documented; Salesforce stores
+// false for it (a Checkbox has no empty state), and so does this emulator — the value reads false, never
+// null, so code that treats "empty" as "ours to fill" meets the real answer.
 import { SalesforceError } from './errors.ts';
 import type { FieldValue } from './store.ts';
 
@@ -15,7 +21,7 @@ export type FieldSpec =
   | { kind: 'number'; precision: number; scale: number }
   | { kind: 'date' }
   | { kind: 'datetime' }
-  | { kind: 'checkbox' }
+  | { kind: 'checkbox'; default?: boolean }
   | { kind: 'picklist'; values: readonly string[]; restricted: boolean }
   /** Ids, base64 and system fields: the store checks them itself. */
   | { kind: 'any' };
@@ -65,12 +71,26 @@ export function isDateTimeValue(v: string): boolean {
   return Number(m[4]) < 24 && Number(m[5]) < 60 && Number(m[6] ?? 0) < 60;
 }
 
+const PICKLIST_VALUE_MAX = 255;
+
+/**
+ * A DateTime as Salesforce keeps and answers it: UTC, milliseconds, `+0000` (2024-05-01T11:00:00.000+0000
+ * for 2024-05-01T13:00:00+02:00). A value without a zone is UTC.
+ */
+function normalDateTime(value: string): string {
+  const m = DATETIME.exec(value);
+  const zone = m?.[7];
+  const iso = zone === undefined ? `${value}Z` : value.replace(/([+-]\d{2})(\d{2})$/, '$1:$2');
+  return new Date(Date.parse(iso)).toISOString().replace('Z', '+0000');
+}
+
 const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
  * Checks a value for a field and answers it as stored (a numeric string of a Number field becomes a number,
  * "true" of a Checkbox a boolean). Throws the record's error (STRING_TOO_LONG …) or the request's
- * (JSON_PARSER_ERROR). null always passes here (required fields are the store's business).
+ * (JSON_PARSER_ERROR). null always passes here (required fields are the store's business); a Checkbox
+ * takes it as false.
  */
 export function checkFieldValue(
   spec: FieldSpec,
@@ -78,7 +98,7 @@ export function checkFieldValue(
   label: string,
   value: FieldValue,
 ): FieldValue {
-  if (value === null) return null;
+  if (value === null) return spec.kind === 'checkbox' ? false : null;
   switch (spec.kind) {
     case 'any':
       return value;
@@ -116,13 +136,23 @@ export function checkFieldValue(
       return value.slice(0, 10);
     case 'datetime':
       if (typeof value !== 'string' || !isDateTimeValue(value)) throw notOfType('datetime', value);
-      return value;
+      return normalDateTime(value);
     case 'checkbox':
       if (typeof value === 'boolean') return value;
       if (value === 'true' || value === 'false') return value === 'true';
       throw notOfType('boolean', value);
     case 'picklist': {
       const text = String(value);
+      // A picklist value is at most 255 characters, restricted or not (an unrestricted one takes any
+      // value of that length).
+      if (text.length > PICKLIST_VALUE_MAX)
+        throw new SalesforceError(400, [
+          {
+            message: `${label}: data value too large: ${text.slice(0, 40)}... (max length=${PICKLIST_VALUE_MAX})`,
+            errorCode: 'STRING_TOO_LONG',
+            fields: [field],
+          },
+        ]);
       if (spec.restricted && !spec.values.includes(text))
         throw new SalesforceError(400, [
           {
@@ -159,7 +189,7 @@ export function specOfCustomField(md: XmlLike): FieldSpec {
     case 'DateTime':
       return { kind: 'datetime' };
     case 'Checkbox':
-      return { kind: 'checkbox' };
+      return { kind: 'checkbox', default: textOf(md.defaultValue) === 'true' };
     case 'Picklist': {
       const valueSet = (md.valueSet ?? {}) as XmlLike;
       const definition = (valueSet.valueSetDefinition ?? {}) as XmlLike;

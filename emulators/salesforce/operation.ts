@@ -71,6 +71,8 @@ export function registerOperations(router: Router, ctx: OperationContext, module
         const fault = ctx.faults.next(operation);
         if (fault?.kind === 'status') throw faultError(fault.status);
         if (fault?.kind === 'malformed-json') {
+          // A deliberately broken answer: the conformance check leaves it alone.
+          res.locals.injectedFault = true;
           res.status(200).setHeader('Content-Type', 'application/json;charset=UTF-8');
           res.send(Buffer.from('{"totalSize":1,"done":true,"records":[{"attributes":'));
           return;

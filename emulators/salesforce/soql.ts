@@ -2,9 +2,11 @@
 // AND h IN ('a', 'b') ...]] [ORDER BY f [ASC|DESC]] [LIMIT n]. Keywords are case-insensitive; text
 // comparisons too, as in SOQL. Anything else is MALFORMED_QUERY; unknown objects INVALID_TYPE, unknown
 // fields INVALID_FIELD. A ContentDocumentLink query must filter on ContentDocumentId or LinkedEntityId
-// with = or IN (Salesforce's implementation restriction).
+// with = or IN (Salesforce's implementation restriction). A literal of the wrong type for its field is
+// refused (INVALID_FIELD; a bad id INVALID_QUERY_FILTER_OPERATOR), never answered as 0 rows.
 import { malformedQuery, SalesforceError } from './errors.ts';
 import { isDateTimeValue, isDateValue } from './field-types.ts';
+import { canonicalId, isWellFormedId } from './ids.ts';
 import {
   type FieldValue,
   resolveType,
@@ -55,14 +57,54 @@ const noSuchColumn = (type: string, field: string) =>
     },
   ]);
 
-/** A filter value of the wrong type for its field (a quoted date, a date for a dateTime). */
-const notOfFilterType = (field: string, kind: string) =>
+/**
+ * A filter value of the wrong type for its field (a quoted date or number, a number for a text field):
+ * INVALID_FIELD "value of filter criterion for field 'X' must be of type T and should [not] be enclosed
+ * in quotes", as Salesforce answers (its message also echoes the query and the error's row and column,
+ * left out here).
+ */
+const notOfFilterType = (field: string, kind: string, quoted = false) =>
   new SalesforceError(400, [
     {
-      message: `value of filter criterion for field '${field}' must be of type ${kind} and should not be enclosed in quotes`,
+      message: `value of filter criterion for field '${field}' must be of type ${kind} and should ${quoted ? '' : 'not '}be enclosed in quotes`,
       errorCode: 'INVALID_FIELD',
     },
   ]);
+
+/** A quoted filter value on an id field that is no id: INVALID_QUERY_FILTER_OPERATOR "invalid ID field". */
+const invalidIdFilter = (value: string) =>
+  new SalesforceError(400, [
+    { message: `invalid ID field: ${value}`, errorCode: 'INVALID_QUERY_FILTER_OPERATOR' },
+  ]);
+
+const unquote = (v: string) => v.slice(1, -1).replace(/\\(.)/g, '$1');
+
+/**
+ * A filter value checked against its field's type (store.filterKind). Ids are compared in their 18-char
+ * form, so a 15-char id matches as it does in Salesforce. null passes for every type. An empty quoted id
+ * is refused too: the documentation is silent on it and this is the stricter choice.
+ */
+function typedLiteral(field: string, kind: 'id' | 'string' | 'double' | 'boolean', v: string): FieldValue {
+  if (/^null$/i.test(v)) return null;
+  const quoted = v.startsWith("'");
+  switch (kind) {
+    case 'id': {
+      if (!quoted) throw notOfFilterType(field, 'id', true);
+      const id = unquote(v);
+      if (!isWellFormedId(id)) throw invalidIdFilter(id);
+      return canonicalId(id);
+    }
+    case 'string':
+      if (!quoted) throw notOfFilterType(field, 'string', true);
+      return unquote(v);
+    case 'double':
+      if (quoted || !/^-?\d/.test(v)) throw notOfFilterType(field, 'double');
+      return Number(v);
+    case 'boolean':
+      if (!/^(true|false)$/i.test(v)) throw notOfFilterType(field, 'boolean');
+      return v.toLowerCase() === 'true';
+  }
+}
 
 /**
  * A date or dateTime field's filter value: unquoted, `2024-01-01` for a date, `2024-01-01T00:00:00Z` (or
@@ -128,8 +170,11 @@ export function parseSoql(soql: string, store: SalesforceStore): SoqlQuery {
       if (v === undefined) throw malformedQuery("unexpected token: 'EOF'");
       const temporal = store.temporalKind(type, f);
       if (temporal) return temporalLiteral(f, temporal, v);
-      if (/^\d{4}-\d{2}-\d{2}/.test(v)) throw notOfFilterType(f, 'string');
-      if (v.startsWith("'")) return v.slice(1, -1).replace(/\\(.)/g, '$1');
+      if (!/^'|^-?\d|^(true|false|null)$/i.test(v)) throw malformedQuery(`unexpected token: '${v}'`);
+      const kind = store.filterKind(type, f);
+      if (kind) return typedLiteral(f, kind, v);
+      if (/^\d{4}-\d{2}-\d{2}/.test(v)) throw notOfFilterType(f, 'string', true);
+      if (v.startsWith("'")) return unquote(v);
       if (/^-?\d/.test(v)) return Number(v);
       if (/^(true|false)$/i.test(v)) return v.toLowerCase() === 'true';
       if (/^null$/i.test(v)) return null;

@@ -20,6 +20,7 @@ import {
   malformedId,
   malformedReference,
   notFound,
+  referenceIsDeleted,
   requiredFieldMissing,
   SalesforceError,
 } from './errors.ts';
@@ -84,8 +85,24 @@ const STANDARD_FIELDS: Record<SObjectType, FieldDef[]> = {
     { name: 'WhatId' },
     { name: 'Subject', spec: TEXT_255, label: 'Subject' },
     { name: 'ActivityDate', spec: { kind: 'date' }, label: 'Due Date Only' },
-    { name: 'Status', default: 'Not Started' },
-    { name: 'Priority', default: 'Normal' },
+    // Task Status and Priority are restricted standard picklists (TaskStatus, TaskPriority) with these
+    // default values in a new org.
+    {
+      name: 'Status',
+      default: 'Not Started',
+      label: 'Status',
+      spec: {
+        kind: 'picklist',
+        values: ['Not Started', 'In Progress', 'Completed', 'Waiting on someone else', 'Deferred'],
+        restricted: true,
+      },
+    },
+    {
+      name: 'Priority',
+      default: 'Normal',
+      label: 'Priority',
+      spec: { kind: 'picklist', values: ['High', 'Normal', 'Low'], restricted: true },
+    },
     { name: 'Description', spec: text(32_000), label: 'Comments' },
     ...AUDIT,
   ],
@@ -219,6 +236,7 @@ const LABELS: Record<string, string> = {
   ContentDocumentId: 'Content Document ID',
   LinkedEntityId: 'Linked Entity ID',
   FirstPublishLocationId: 'First Publish Location ID',
+  WhatId: 'Related To ID',
 };
 
 export function resolveType(name: string): SObjectType | undefined {
@@ -288,14 +306,23 @@ export class SalesforceStore {
     if (!supportsCustomFields(type)) throw new Error(`${type} does not support custom fields`);
     if (!/^[A-Za-z](?:[A-Za-z0-9]|_(?!_))*__c$/.test(name) || name.slice(0, -3).includes('__'))
       throw new Error(`invalid custom field API name: ${name}`);
-    const existing = this.#custom[type].find((f) => f.name.toLowerCase() === name.toLowerCase());
-    if (existing) {
-      existing.spec = spec;
-      if (label !== undefined) existing.label = label;
-      return existing.name;
+    // A Checkbox has a value on every record from the moment it exists: its default (field-types.ts).
+    const initial: FieldValue = spec.kind === 'checkbox' ? (spec.default ?? false) : null;
+    let def = this.#custom[type].find((f) => f.name.toLowerCase() === name.toLowerCase());
+    if (def) {
+      def.spec = spec;
+      if (label !== undefined) def.label = label;
+    } else {
+      def = { name, spec, ...(label !== undefined ? { label } : {}) };
+      this.#custom[type].push(def);
     }
-    this.#custom[type].push({ name, spec, ...(label !== undefined ? { label } : {}) });
-    return name;
+    if (initial !== null) def.default = initial;
+    else delete def.default;
+    const stored = def.name;
+    for (const record of this.#records.values())
+      if (record.type === type && (record.values.get(stored) ?? null) === null)
+        record.values.set(stored, initial);
+    return stored;
   }
 
   fields(type: SObjectType): string[] {
@@ -315,6 +342,28 @@ export class SalesforceStore {
   temporalKind(type: SObjectType, name: string): 'date' | 'datetime' | undefined {
     const spec = this.#def(type, name)?.spec;
     return spec?.kind === 'date' || spec?.kind === 'datetime' ? spec.kind : undefined;
+  }
+
+  /**
+   * What a SOQL filter on a field must compare it with: an id (quoted, well-formed), text (quoted), a
+   * number or a boolean (unquoted). Reference fields are the spec-less ones named …Id. undefined: a
+   * system field this emulator does not type (compared as given).
+   */
+  filterKind(type: SObjectType, name: string): 'id' | 'string' | 'double' | 'boolean' | undefined {
+    const def = this.#def(type, name);
+    if (!def) return undefined;
+    if (!def.spec && !def.base64 && /Id$/.test(def.name)) return 'id';
+    switch (def.spec?.kind) {
+      case 'text':
+      case 'picklist':
+        return 'string';
+      case 'number':
+        return 'double';
+      case 'checkbox':
+        return 'boolean';
+      default:
+        return undefined;
+    }
   }
 
   /** The defined spelling of a field, or INVALID_FIELD. */
@@ -392,6 +441,7 @@ export class SalesforceStore {
       const location = given.get('FirstPublishLocationId');
       if (location !== undefined && location !== null) this.#linkable('FirstPublishLocationId', location);
     }
+    if (type === 'Task') this.#checkWhat(given.get('WhatId'));
     if (type === 'ContentDocumentLink') {
       const doc = this.#document('ContentDocumentId', given.get('ContentDocumentId') ?? null);
       const entity = this.#linkable('LinkedEntityId', given.get('LinkedEntityId') ?? null);
@@ -417,7 +467,20 @@ export class SalesforceStore {
     const blanked = required.filter((f) => given.has(f.name) && (given.get(f.name) ?? '') === '');
     if (blanked.length) throw requiredFieldMissing(blanked.map((f) => f.name));
     if (type === 'ContentDocumentLink') this.#checkLinkPicklists(given);
+    if (type === 'Task') this.#checkWhat(given.get('WhatId'));
     return given;
+  }
+
+  /**
+   * Task.WhatId ("Related To ID") names a live record that activities can relate to: MALFORMED_ID for
+   * no id at all, INVALID_CROSS_REFERENCE_KEY for an unknown id or one of an object a Task cannot
+   * relate to (a file), ENTITY_IS_DELETED for a record in the recycle bin — the record errors of the
+   * REST guide. Empty: a Task related to nothing.
+   */
+  #checkWhat(value: FieldValue | undefined): void {
+    if (value === undefined || value === null || value === '') return;
+    const target = this.#target('WhatId', value);
+    if (typeof target === 'string' || target.type.startsWith('Content')) throw invalidCrossReferenceKey();
   }
 
   #checkLinkPicklists(given: Map<string, FieldValue>): void {
@@ -438,7 +501,7 @@ export class SalesforceStore {
     if (id === this.userId || id === this.orgId) return id;
     const record = this.#records.get(id);
     if (!record) throw invalidCrossReferenceKey();
-    if (record.deleted) throw entityIsDeleted();
+    if (record.deleted) throw referenceIsDeleted();
     return record;
   }
 

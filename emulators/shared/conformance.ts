@@ -1,29 +1,37 @@
 // Conformance mode (tests only): with EMULATOR_CONFORMANCE_FILE set (test/setup/conformance.ts sets it for
-// the whole suite), the HubSpot and Buyer Intelligence emulators validate every JSON answer they send
-// against the official OpenAPI documents in test/fixtures/reference/ (looked up by method, path template
-// and status, else `default`) and append each divergence to that file as one JSON line; the suite's
-// teardown fails the run listing them. Ajv (a devDependency) is loaded only in this mode, so the
-// emulators' image (production dependencies only) never needs it. An answer whose operation or status
-// declares no JSON schema is not checked. ALLOWLIST: the only excused divergences, each with its reason.
-import { appendFileSync, readFileSync } from 'node:fs';
+// the whole suite; a test that starts an emulator process passes it on), the HubSpot, Buyer Intelligence
+// and Salesforce emulators check every answer they send against the reference documents in
+// test/fixtures/reference/ (conformance-spec.ts) and append each divergence to that file as one JSON line;
+// the suite's teardown fails the run listing them. Checked: the body of every answer, errors included, of
+// a documented status (else `default`) whatever its declared media type; a declared JSON body that is no
+// JSON; the headers the document marks required; the JSON body of every request the emulator accepted
+// (a 2xx to a request the document refuses is a divergence too); and any route the documents do not have.
+// Not checked: answers of the control plane (/__sandbox), deliberately broken ones (injected faults),
+// non-JSON answers of operations that declare no body. ALLOWLIST: the only excused divergences, each
+// with its reason and as narrow as it.
+import { appendFileSync } from 'node:fs';
 import type { NextFunction, Request, Response } from 'express';
+import { type ConformanceApi, type ErrorLike, referenceFor } from './conformance-spec.ts';
 
-export type ConformanceApi = 'hubspot' | 'buyer-intel';
+export type { ConformanceApi } from './conformance-spec.ts';
 
-interface ErrorLike {
-  keyword: string;
-  instancePath: string;
-  params: Record<string, unknown>;
-  data?: unknown;
-  message?: string;
+interface Where {
+  route: string;
+  status: number;
+  part: 'response' | 'request';
 }
 
-/** Divergences where the emulator follows HubSpot's real answers, not its spec. Narrow by design. */
-export const ALLOWLIST: { api: ConformanceApi; why: string; matches: (e: ErrorLike) => boolean }[] = [
+/** Divergences where the emulator follows the vendor's real answers, not its spec. Narrow by design. */
+export const ALLOWLIST: {
+  api: ConformanceApi;
+  why: string;
+  matches: (e: ErrorLike, where: Where) => boolean;
+}[] = [
   {
     api: 'hubspot',
     why: 'StandardError requires `errors` and `links`, but HubSpot\'s documented multi-status answer ("Using object APIs" guide) sends neither',
-    matches: (e) =>
+    matches: (e, w) =>
+      w.status === 207 &&
       e.keyword === 'required' &&
       /^\/errors\/\d+$/.test(e.instancePath) &&
       ['errors', 'links'].includes(String(e.params.missingProperty)),
@@ -31,20 +39,61 @@ export const ALLOWLIST: { api: ConformanceApi; why: string; matches: (e: ErrorLi
   {
     api: 'hubspot',
     why: 'search returns requested properties without a value as null (the SDK types them string | null); the spec says string',
-    matches: (e) =>
-      e.keyword === 'type' && /^\/results\/\d+\/properties\/[^/]+$/.test(e.instancePath) && e.data === null,
+    matches: (e, w) =>
+      w.part === 'response' &&
+      w.route.endsWith('/search') &&
+      e.keyword === 'type' &&
+      /^\/results\/\d+\/properties\/[^/]+$/.test(e.instancePath) &&
+      e.data === null,
   },
   {
     api: 'hubspot',
     why: 'unlabelled association types come with label: null (HubSpot answers); the spec says string',
-    matches: (e) =>
-      e.keyword === 'type' && /\/associationTypes\/\d+\/label$/.test(e.instancePath) && e.data === null,
+    matches: (e, w) =>
+      w.route.startsWith('/crm/v4/') &&
+      e.keyword === 'type' &&
+      /\/associationTypes\/\d+\/label$/.test(e.instancePath) &&
+      e.data === null,
   },
   {
     api: 'hubspot',
     why: 'the documented 429 body (usage guidelines) has errorType/policyName and no category, which the Error schema requires',
-    matches: (e) =>
-      e.keyword === 'required' && e.instancePath === '' && e.params.missingProperty === 'category',
+    matches: (e, w) =>
+      w.status === 429 &&
+      e.keyword === 'required' &&
+      e.instancePath === '' &&
+      e.params.missingProperty === 'category',
+  },
+  {
+    api: 'hubspot',
+    why: 'the Companies and Notes guides create records without `associations` (HubSpot accepts it absent); SimplePublicObjectInputForCreate marks it required',
+    matches: (e, w) =>
+      w.part === 'request' &&
+      /^\/crm\/v3\/objects\/[a-z]+(\/batch\/create)?$/.test(w.route) &&
+      e.keyword === 'required' &&
+      /^(\/inputs\/\d+)?$/.test(e.instancePath) &&
+      e.params.missingProperty === 'associations',
+  },
+  {
+    api: 'hubspot',
+    why: 'the CRM search guide makes every member of a search request optional (no filter: all records; limit 10 by default); PublicObjectSearchRequest marks after, filterGroups, limit, properties and sorts required',
+    matches: (e, w) =>
+      w.part === 'request' &&
+      w.route.endsWith('/search') &&
+      e.keyword === 'required' &&
+      e.instancePath === '' &&
+      ['after', 'filterGroups', 'limit', 'properties', 'sorts'].includes(String(e.params.missingProperty)),
+  },
+  {
+    api: 'hubspot',
+    why: 'the CRM search guide sorts with objects {propertyName, direction}; PublicObjectSearchRequest types sorts as strings',
+    matches: (e, w) =>
+      w.part === 'request' &&
+      w.route.endsWith('/search') &&
+      e.keyword === 'type' &&
+      /^\/sorts\/\d+$/.test(e.instancePath) &&
+      typeof e.data === 'object' &&
+      e.data !== null,
   },
   {
     api: 'buyer-intel',
@@ -54,150 +103,159 @@ export const ALLOWLIST: { api: ConformanceApi; why: string; matches: (e: ErrorLi
   },
 ];
 
-const SPEC_FILES: Record<ConformanceApi, string[]> = {
-  hubspot: [
-    'hubspot-openapi/companies-v3.json',
-    'hubspot-openapi/notes-v3.json',
-    'hubspot-openapi/properties-v3.json',
-    'hubspot-openapi/associations-v4.json',
-    'hubspot-openapi/oauth-v3.json',
-  ],
-  'buyer-intel': ['buyer-intelligence-openapi.json'],
-};
+/** Routes outside the reference documents that are not REST answers of theirs, each with its reason. */
+export const UNDOCUMENTED_ROUTES: { api: ConformanceApi; path: RegExp; why: string }[] = [
+  {
+    api: 'buyer-intel',
+    path: /^\/api\/external\/buyer\/(schema|search)$/,
+    why: 'getBuyerSchema and searchBuyersByCriteria: named by the provider contract (buyer-intelligence-api.md), shapes "not shown" there and absent from the published OpenAPI; test/buyer-intel/client-operations.test.ts covers them',
+  },
+  {
+    api: 'salesforce',
+    path: /^\/cometd\//,
+    why: 'Streaming API (CometD/Bayeux): not a REST resource; its messages are checked by test/sandbox/salesforce-streaming.test.ts',
+  },
+  {
+    api: 'salesforce',
+    path: /^\/services\/Soap\//,
+    why: 'the Metadata API answers SOAP XML, checked by test/sandbox/salesforce-metadata.test.ts',
+  },
+];
 
-type Responses = Record<string, { $ref?: string; content?: Record<string, unknown> }>;
-interface Spec {
-  paths: Record<string, Record<string, { responses?: Responses }>>;
-  components?: { responses?: Responses };
-}
-type Validate = ((data: unknown) => boolean) & { errors?: ErrorLike[] | null };
-interface Route {
-  spec: string;
-  template: string;
-  regex: RegExp;
-  methods: Record<string, { responses?: Responses }>;
-}
-
-const pointerEscape = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
-
-// Compiling a spec's validators is the costly part: once per process and API, shared by every emulator
-// the tests start.
-const validators = new Map<ConformanceApi, ReturnType<typeof buildValidator>>();
-function validatorFor(api: ConformanceApi): ReturnType<typeof buildValidator> {
-  let lookup = validators.get(api);
-  if (!lookup) {
-    lookup = buildValidator(api);
-    validators.set(api, lookup);
-  }
-  return lookup;
-}
-
-async function buildValidator(api: ConformanceApi) {
-  const { Ajv } = await import('ajv');
-  const formats = (await import('ajv-formats')).default as unknown as { default?: (a: unknown) => void };
-  const ajv = new Ajv({ strict: false, allErrors: true, verbose: true });
-  (formats.default ?? (formats as unknown as (a: unknown) => void))(ajv);
-  ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) });
-  ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
-  const routes: Route[] = [];
-  const specs = new Map<string, Spec>();
-  for (const file of SPEC_FILES[api]) {
-    const spec = JSON.parse(
-      readFileSync(new URL(`../../test/fixtures/reference/${file}`, import.meta.url), 'utf8'),
-    ) as Spec & { openapi?: string };
-    // OpenAPI 3.1 schemas are JSON Schema 2020-12; Ajv's default draft reads the parts used here alike.
-    ajv.addSchema(spec as object, file);
-    specs.set(file, spec);
-    for (const [template, methods] of Object.entries(spec.paths)) {
-      const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
-      routes.push({ spec: file, template, regex: new RegExp(`^${pattern}$`), methods });
-    }
-  }
-  // A literal segment beats a parameter: /batch/read is not /{companyId}.
-  routes.sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
-  const compiled = new Map<string, Validate | null>();
-  return (method: string, path: string, status: number): { route: string; validate: Validate } | null => {
-    const route = routes.find((r) => r.regex.test(path) && r.methods[method]);
-    const op = route?.methods[method];
-    if (!route || !op?.responses) return null;
-    const key = op.responses[String(status)] ? String(status) : op.responses.default ? 'default' : undefined;
-    if (!key) return null;
-    const id = `${route.spec}|${route.template}|${method}|${key}`;
-    if (!compiled.has(id)) {
-      let response = op.responses[key];
-      let pointer = `${route.spec}#/paths/${pointerEscape(route.template)}/${method}/responses/${key}`;
-      if (response?.$ref) {
-        const name = response.$ref.split('/').pop() ?? '';
-        response = specs.get(route.spec)?.components?.responses?.[name];
-        pointer = `${route.spec}#/components/responses/${name}`;
-      }
-      const mediaType = Object.keys(response?.content ?? {}).find((m) => m.includes('json'));
-      const hasSchema = mediaType && (response?.content?.[mediaType] as { schema?: unknown })?.schema;
-      compiled.set(
-        id,
-        hasSchema
-          ? (ajv.compile({ $ref: `${pointer}/content/${pointerEscape(mediaType)}/schema` }) as Validate)
-          : null,
-      );
-    }
-    const validate = compiled.get(id);
-    return validate ? { route: `${route.template}`, validate } : null;
+/** What a documented answer to a resource that does not exist looks like, per API (all others: reported). */
+const UNKNOWN_RESOURCE: Partial<Record<ConformanceApi, { why: string; answers: (body: string) => boolean }>> =
+  {
+    salesforce: {
+      why: 'REST guide, "Status Codes and Error Responses": 404 NOT_FOUND "The requested resource does not exist"',
+      answers: (body) => {
+        try {
+          const parsed = JSON.parse(body) as unknown;
+          return (
+            Array.isArray(parsed) &&
+            parsed.length === 1 &&
+            (parsed[0] as { errorCode?: unknown }).errorCode === 'NOT_FOUND' &&
+            typeof (parsed[0] as { message?: unknown }).message === 'string'
+          );
+        } catch {
+          return false;
+        }
+      },
+    },
   };
+
+interface Line {
+  api: ConformanceApi;
+  method: string;
+  path: string;
+  route?: string;
+  status: number;
+  errors: string[];
+}
+
+const describeErrors = (errors: ErrorLike[]) =>
+  errors.slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
+
+/** The divergences of one exchange (empty: it conforms). Exported for the check's own test. */
+export async function divergences(
+  api: ConformanceApi,
+  exchange: {
+    method: string;
+    path: string;
+    status: number;
+    contentType: string;
+    body: string | undefined;
+    headers: Record<string, unknown>;
+    requestBody: unknown;
+  },
+): Promise<Line[]> {
+  const { method, path, status } = exchange;
+  const lines: Line[] = [];
+  const report = (errors: string[], route?: string) =>
+    lines.push({ api, method, path, ...(route ? { route } : {}), status, errors });
+  if (UNDOCUMENTED_ROUTES.some((u) => u.api === api && u.path.test(path))) return lines;
+  const lookup = await referenceFor(api);
+  const found = lookup(method.toLowerCase(), path);
+  if (!found) {
+    const fallback = UNKNOWN_RESOURCE[api];
+    if (status === 404 && fallback && exchange.body !== undefined && fallback.answers(exchange.body))
+      return lines;
+    report(['no operation in the reference documents for this method and path']);
+    return lines;
+  }
+  const excused = (errors: ErrorLike[], part: Where['part']) =>
+    errors.filter(
+      (e) => !ALLOWLIST.some((a) => a.api === api && a.matches(e, { route: found.route, status, part })),
+    );
+
+  const response = found.response(status);
+  if (!response.declared) report([`status ${status} is not documented for this operation`], found.route);
+  for (const h of response.headers) {
+    const value = exchange.headers[h.name.toLowerCase()];
+    if (value === undefined) report([`required header ${h.name} missing`], found.route);
+    else if (h.pattern && !h.pattern.test(String(value)))
+      report([`header ${h.name} "${String(value)}" does not match ${h.pattern}`], found.route);
+  }
+  if (response.validate && exchange.body !== undefined) {
+    let data: unknown;
+    let parsed = true;
+    try {
+      data = JSON.parse(exchange.body);
+    } catch {
+      parsed = false;
+    }
+    if (!parsed) report([`body is no JSON (${exchange.contentType || 'no content type'})`], found.route);
+    else if (!response.validate(data)) {
+      const errors = excused(response.validate.errors ?? [], 'response');
+      if (errors.length) report(describeErrors(errors), found.route);
+    }
+  }
+  const request = status < 400 ? found.request() : null;
+  if (request && exchange.requestBody !== undefined && !request(exchange.requestBody)) {
+    const errors = excused(request.errors ?? [], 'request');
+    if (errors.length)
+      report(
+        describeErrors(errors).map((e) => `accepted a request the reference refuses: ${e}`),
+        found.route,
+      );
+  }
+  return lines;
 }
 
 /**
- * Middleware that checks every JSON answer against the API's reference documents, when conformance mode
- * is on (EMULATOR_CONFORMANCE_FILE); a no-op otherwise.
+ * Middleware that checks every answer (and the request it accepted) against the API's reference
+ * documents, when conformance mode is on (EMULATOR_CONFORMANCE_FILE); a no-op otherwise.
  */
 export function conformanceCheck(api: ConformanceApi) {
   const file = process.env.EMULATOR_CONFORMANCE_FILE;
   if (!file) return (_req: Request, _res: Response, next: NextFunction) => next();
-  const ready = validatorFor(api);
+  void referenceFor(api);
   return (req: Request, res: Response, next: NextFunction) => {
     const send = res.send.bind(res);
     res.send = (body?: unknown) => {
-      const status = res.statusCode;
-      const type = String(res.getHeader('content-type') ?? '');
-      const text = Buffer.isBuffer(body)
-        ? body.toString('utf8')
-        : typeof body === 'string'
-          ? body
-          : undefined;
       const path = req.originalUrl.split('?')[0] ?? '';
-      if (
-        text !== undefined &&
-        type.includes('json') &&
-        !path.startsWith('/__sandbox') &&
-        !res.locals.injectedFault
-      ) {
-        void ready
-          .then((lookup) => {
-            const found = lookup(req.method.toLowerCase(), path, status);
-            if (!found) return;
-            let data: unknown;
-            try {
-              data = JSON.parse(text);
-            } catch {
-              return; // a deliberately malformed answer (fault injection) is not a schema question
-            }
-            if (found.validate(data)) return;
-            const errors = (found.validate.errors ?? []).filter(
-              (e) => !ALLOWLIST.some((a) => a.api === api && a.matches(e)),
-            );
-            if (errors.length === 0) return;
-            const line = {
-              api,
-              method: req.method,
-              path,
-              route: found.route,
-              status,
-              errors: errors.slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`),
-            };
-            appendFileSync(file, `${JSON.stringify(line)}\n`);
+      if (!path.startsWith('/__sandbox') && !res.locals.injectedFault) {
+        const text = Buffer.isBuffer(body)
+          ? body.toString('utf8')
+          : typeof body === 'string'
+            ? body
+            : undefined;
+        const contentType = String(res.getHeader('content-type') ?? '');
+        const isJson = req.is('application/json') !== false && req.is('application/json') !== null;
+        void divergences(api, {
+          method: req.method,
+          path,
+          status: res.statusCode,
+          contentType,
+          // A non-JSON answer of an operation that declares none (a blob, a SOAP envelope) is not checked.
+          body:
+            text !== undefined && (contentType.includes('json') || res.statusCode >= 400) ? text : undefined,
+          headers: Object.fromEntries(Object.entries(res.getHeaders()).map(([k, v]) => [k.toLowerCase(), v])),
+          requestBody: isJson && req.body !== undefined ? req.body : undefined,
+        })
+          .then((lines) => {
+            for (const line of lines) appendFileSync(file, `${JSON.stringify(line)}\n`);
           })
-          .catch((err: unknown) => {
-            appendFileSync(file, `${JSON.stringify({ api, error: String(err) })}\n`);
-          });
+          .catch((err: unknown) => appendFileSync(file, `${JSON.stringify({ api, error: String(err) })}\n`));
       }
       return send(body as Parameters<typeof send>[0]);
     };

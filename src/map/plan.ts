@@ -114,6 +114,8 @@ function decide(field: MappingField, input: PlanInput): FieldChange {
   if (now === comparableValue(converted, field))
     return result('unchanged', 'The field already holds this value.');
   if (old === null) return result('write', 'The field was empty.');
+  if (unsetBool(field, old, policy, input))
+    return result('write', 'The field held false, the empty state of a yes/no field on this CRM.');
 
   switch (policy) {
     case 'overwrite':
@@ -143,6 +145,13 @@ function decide(field: MappingField, input: PlanInput): FieldChange {
       throw new Error(`unknown write policy "${String(unreachable)}"`);
     }
   }
+}
+
+/** false in a yes/no field that cannot be empty (FieldLimits.boolReadsFalseWhenEmpty) that we never set. */
+function unsetBool(field: MappingField, old: string, policy: WritePolicy, input: PlanInput): boolean {
+  if (!input.limits?.boolReadsFalseWhenEmpty || field.transform !== 'boolean') return false;
+  if (comparableValue(old, field) !== 'false') return false;
+  return policy === 'fill-empty' || (policy === 'ours' && input.ledger[field.property] === undefined);
 }
 
 function preview(value: unknown): string {

@@ -8,7 +8,14 @@ const EMULATORS_CLI = new URL('../../emulators/cli.ts', import.meta.url).pathnam
 it('prints what it did in tables no wider than 100 columns', async () => {
   const { code, stdout } = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
     const child = spawn(process.execPath, [EMULATORS_CLI, 'demo'], {
-      env: { PATH: process.env.PATH ?? '', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' },
+      env: {
+        PATH: process.env.PATH ?? '',
+        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        // The demo's emulators check their answers like every other test's (test/setup/conformance.ts).
+        ...(process.env.EMULATOR_CONFORMANCE_FILE
+          ? { EMULATOR_CONFORMANCE_FILE: process.env.EMULATOR_CONFORMANCE_FILE }
+          : {}),
+      },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

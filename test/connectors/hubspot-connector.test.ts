@@ -452,6 +452,17 @@ describe('notes', () => {
     expect(await connector.existingNoteKeys(el)).toEqual(new Set(['bi-3-a', 'bi-3-c']));
   });
 
+  it('fails a note for a company archived in HubSpot permanently and creates the others', async () => {
+    const live = sandbox.store.createCompany({ name: 'Lubbock' }).id;
+    const gone = sandbox.store.createCompany({ name: 'Gone' }).id;
+    sandbox.store.archive('companies', gone);
+    const results = await connector.createNotes([draft(live, 'bi-7-a'), draft(gone, 'bi-7-b')]);
+    expect(results[0]).toMatchObject({ dedupeKey: 'bi-7-a', ok: true });
+    expect(results[1]).toMatchObject({ dedupeKey: 'bi-7-b', ok: false, error: { permanent: true } });
+    expect(results[1]?.ok === false && results[1].error.message).toContain(gone);
+    expect(sandbox.store.notesOf(live)).toHaveLength(1);
+  });
+
   it('reports a refused note batch per note', async () => {
     const company = sandbox.store.createCompany({ name: 'Frisco' }).id;
     sandbox.faults.inject({ kind: 'status', status: 400, match: 'crm.objects.notes.batchApi.create' });

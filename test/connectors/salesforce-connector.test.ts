@@ -130,6 +130,21 @@ describe('getAccount', () => {
     expect(await failure(connector.getAccount("x' OR 1", []))).toBeInstanceOf(AccountNotFoundError);
   });
 
+  it('batch reads leave out an id Salesforce would refuse in SOQL, and match a 15-character id', async () => {
+    const sf = await start();
+    const connector = createSalesforceConnector(optionsFor(sf));
+    const a = sf.store.create('Account', { Name: 'Austin' }).id;
+    sf.store.create('Task', { WhatId: a, Subject: 'n', BuyerIntel_Key__c: 'bi-1' });
+    // 18 characters of the right shape whose case checksum is wrong: Salesforce answers the whole query
+    // INVALID_QUERY_FILTER_OPERATOR "invalid ID field", so it must not reach the IN (...) list.
+    const badChecksum = `${a.slice(0, 15)}${a.slice(15) === 'AAA' ? 'BBB' : 'AAA'}`;
+    const read = await connector.getAccounts([badChecksum, a.slice(0, 15), a], []);
+    expect(read.map((s) => s.id)).toEqual([a.slice(0, 15), a]);
+    const keys = await connector.existingNoteKeysOf([badChecksum, a]);
+    expect(keys.get(a)).toEqual(['bi-1']);
+    expect(await failure(connector.getAccount(badChecksum, []))).toBeInstanceOf(AccountNotFoundError);
+  });
+
   it('an unknown field is a permanent SalesforceRequestError', async () => {
     const sf = await start();
     const account = sf.store.create('Account', { Name: 'Travis County' });
@@ -362,6 +377,41 @@ describe('notes as Tasks', () => {
     expect(sf.stats.count('queryMore', 200)).toBe(2);
     expect(await connector.existingNoteKeys(other.id)).toEqual(new Set(['buyer-2:signal-0']));
     await expect(connector.existingNoteKeys("001' OR Id != '")).rejects.toBeInstanceOf(AccountNotFoundError);
+  });
+});
+
+describe('notes as Tasks on a deleted or unknown Account', () => {
+  it('fails those Tasks permanently and creates the others, in one call', async () => {
+    const sf = await start();
+    const account = sf.store.create('Account', { Name: 'Austin' }).id;
+    const gone = sf.store.create('Account', { Name: 'Gone' }).id;
+    sf.store.delete('Account', gone);
+    const connector = createSalesforceConnector(optionsFor(sf));
+    const draft = (accountId: string, dedupeKey: string): NoteDraft => ({
+      accountId,
+      dedupeKey,
+      title: 'RFP',
+      body: 'Due soon',
+      occurredAt: '2026-03-04T15:00:00Z',
+    });
+    const results = await connector.createNotes([
+      draft(account, 'bi-1'),
+      draft(gone, 'bi-2'),
+      draft(to18('001Dn0000000001'), 'bi-3'),
+    ]);
+    expect(sf.stats.count('composite.sobjects.create')).toBe(1);
+    expect(results[0]).toMatchObject({ dedupeKey: 'bi-1', ok: true });
+    expect(results[1]).toMatchObject({
+      dedupeKey: 'bi-2',
+      ok: false,
+      error: { status: 404, permanent: true, message: expect.stringContaining('ENTITY_IS_DELETED') },
+    });
+    expect(results[2]).toMatchObject({
+      dedupeKey: 'bi-3',
+      ok: false,
+      error: { permanent: true, message: expect.stringContaining('INVALID_CROSS_REFERENCE_KEY') },
+    });
+    expect(sf.store.list('Task').map((t) => t.values.get('WhatId'))).toEqual([account]);
   });
 });
 

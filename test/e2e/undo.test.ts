@@ -90,7 +90,8 @@ const salesforce = (notes: 'task' | 'content-note'): CrmUnderTest => ({
       edit: (id, field, value) => void sf.store.update('Account', id, { [defaultFieldName(field)]: value }),
       read: (id, field) => {
         const v = sf.store.find('Account', id).values.get(defaultFieldName(field));
-        return v === null || v === undefined ? null : String(v);
+        // Salesforce keeps a DateTime as …000+0000; the connector reads it back as the ISO …Z we wrote.
+        return v === null || v === undefined ? null : String(v).replace(/\.(\d{3})\+0000$/, '.$1Z');
       },
       noteIds: (id) =>
         notes === 'task'

@@ -106,6 +106,33 @@ describe('planFieldWrites', () => {
     });
   });
 
+  describe('a yes/no field that cannot be empty (reads false until set)', () => {
+    const flag = {
+      attribute: 'HasCampusPolice',
+      property: 'buyer_intel_campus_police',
+      transform: 'boolean',
+    } as const;
+    const plan = (policy: 'ours' | 'fill-empty', current: string, ledger?: string, limited = true) =>
+      planFieldWrites({
+        mapping: mappingOf({ ...flag, policy }),
+        attributes: { HasCampusPolice: true },
+        current: { [flag.property]: current },
+        ledger: ledger === undefined ? {} : { [flag.property]: ledger },
+        limits: { stringLength: 255, textLength: 1000, boolReadsFalseWhenEmpty: limited },
+      }).changes[0];
+
+    it('fills false under ours (never written) and fill-empty', () => {
+      expect(plan('ours', 'false')).toMatchObject({ decision: 'write', old: 'false', new: 'true' });
+      expect(plan('fill-empty', 'false')).toMatchObject({ decision: 'write', new: 'true' });
+    });
+
+    it("keeps a person's false over our true, and false where the CRM has an empty state", () => {
+      expect(plan('ours', 'false', 'true')?.decision).toBe('blocked-edited-by-person');
+      expect(plan('ours', 'false', undefined, false)?.decision).toBe('blocked-edited-by-person');
+      expect(plan('fill-empty', 'false', undefined, false)?.decision).toBe('blocked-not-empty');
+    });
+  });
+
   describe("policy 'overwrite'", () => {
     const field = {
       attribute: 'AiAdoptionScore',

@@ -64,6 +64,35 @@ describe('property values', () => {
     expect(fits.status).toBe(200);
   });
 
+  it('refuses a date that does not exist and a datetime that is no ISO 8601', async () => {
+    const made = await call('POST', '/crm/v3/properties/companies', {
+      name: 'strict_opened',
+      label: 'Opened',
+      type: 'date',
+      fieldType: 'date',
+      groupName: 'companyinformation',
+    });
+    expect(made.status).toBe(201);
+    const id = await company();
+    const feb30 = await call('PATCH', `/crm/v3/objects/companies/${id}`, {
+      properties: { strict_opened: '2024-02-30' },
+    });
+    expect(feb30.status).toBe(400);
+    expect(String(feb30.body.message)).toContain('INVALID_DATE');
+    const feb29 = await call('PATCH', `/crm/v3/objects/companies/${id}`, {
+      properties: { strict_opened: '2024-02-29' },
+    });
+    expect((feb29.body.properties as Record<string, string>).strict_opened).toBe('2024-02-29');
+    const note = (hs_timestamp: string) =>
+      call('POST', '/crm/v3/objects/notes', { properties: { hs_timestamp, hs_note_body: 'x' } });
+    const spaced = await note('2024-05-01 13:00:00');
+    expect(spaced.status).toBe(400);
+    expect(String(spaced.body.message)).toContain('INVALID_DATE');
+    const iso = await note('2024-05-01T13:00:00+0200');
+    expect(iso.status).toBe(201);
+    expect((iso.body.properties as Record<string, string>).hs_timestamp).toBe('2024-05-01T11:00:00.000Z');
+  });
+
   it('refuses a number with surrounding whitespace', async () => {
     const id = await company();
     const res = await call('PATCH', `/crm/v3/objects/companies/${id}`, {
@@ -88,5 +117,46 @@ describe('association ids', () => {
     expect(created.body).toMatchObject({ fromObjectId: noteId, toObjectId: id });
     const list = await call('GET', `/crm/v4/objects/companies/${id}/associations/notes`);
     expect(list.body.results).toEqual([expect.objectContaining({ toObjectId: noteId })]);
+  });
+});
+
+describe('an archived company as association target', () => {
+  it('is refused like an unknown id: note create, notes batch create and both v4 PUT forms', async () => {
+    const live = await company();
+    const gone = await company();
+    expect((await call('DELETE', `/crm/v3/objects/companies/${gone}`)).status).toBe(204);
+    const note = (to: string) => ({
+      properties: { hs_timestamp: '2026-03-04T15:00:00Z', hs_note_body: 'x' },
+      associations: [
+        { to: { id: to }, types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 190 }] },
+      ],
+    });
+    const invalid = {
+      status: 'error',
+      category: 'VALIDATION_ERROR',
+      message: 'One or more associations are invalid',
+      context: { INVALID_OBJECT_IDS: [`COMPANY=${gone} is not valid`] },
+    };
+    const single = await call('POST', '/crm/v3/objects/notes', note(gone));
+    expect(single).toMatchObject({ status: 400, body: invalid });
+    const batch = await call('POST', '/crm/v3/objects/notes/batch/create', {
+      inputs: [note(live), note(gone)],
+    });
+    expect(batch).toMatchObject({ status: 400, body: invalid });
+    const made = await call('POST', '/crm/v3/objects/notes', note(live));
+    expect(made.status).toBe(201);
+    const noteId = String(made.body.id);
+    const byDefault = await call(
+      'PUT',
+      `/crm/v4/objects/notes/${noteId}/associations/default/companies/${gone}`,
+    );
+    expect(byDefault).toMatchObject({ status: 400, body: invalid });
+    const labelled = await call('PUT', `/crm/v4/objects/notes/${noteId}/associations/companies/${gone}`, [
+      { associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 190 },
+    ]);
+    expect(labelled).toMatchObject({ status: 400, body: invalid });
+    // Nothing was written for the archived company; the live one has its one note.
+    const list = await call('GET', `/crm/v4/objects/companies/${live}/associations/notes`);
+    expect((list.body.results as unknown[]).length).toBe(1);
   });
 });

@@ -132,6 +132,44 @@ describe('typed fields on one record', () => {
   });
 });
 
+describe('Checkbox fields', () => {
+  it('read false, never null: on records from before the field, new records, after a null write, and in SOQL', async () => {
+    const before = await newAccount();
+    const conn = new Connection({ instanceUrl: sf.url, accessToken: sf.accessToken, version: '62.0' });
+    await conn.metadata.upsert('CustomField', {
+      fullName: 'Account.Flag__c',
+      label: 'Flag',
+      type: 'Checkbox',
+      defaultValue: 'false',
+    } as never);
+    await conn.metadata.upsert('CustomField', {
+      fullName: 'Account.On__c',
+      label: 'On',
+      type: 'Checkbox',
+      defaultValue: 'true',
+    } as never);
+    const after = await newAccount();
+    for (const id of [before, after]) {
+      const read = await call('GET', `/sobjects/Account/${id}?fields=Flag__c,On__c`);
+      expect(read.body).toMatchObject({ Flag__c: false, On__c: true });
+    }
+    expect((await call('PATCH', `/sobjects/Account/${after}`, { Flag__c: true })).status).toBe(204);
+    expect((await call('GET', `/sobjects/Account/${after}?fields=Flag__c`)).body).toMatchObject({
+      Flag__c: true,
+    });
+    expect((await call('PATCH', `/sobjects/Account/${after}`, { Flag__c: null, On__c: null })).status).toBe(
+      204,
+    );
+    const q = await call(
+      'GET',
+      `/query?q=${encodeURIComponent(`SELECT Flag__c, On__c FROM Account WHERE Id = '${after}'`)}`,
+    );
+    expect((q.body as { records: unknown[] }).records).toEqual([
+      expect.objectContaining({ Flag__c: false, On__c: false }),
+    ]);
+  });
+});
+
 describe('typed fields in sObject Collections', () => {
   it('answers a field that does not fit per record, and writes the others', async () => {
     const a = await newAccount();
@@ -206,6 +244,120 @@ describe('SOQL date literals', () => {
     expect((hit.body as { records: { Id: string }[] }).records.map((r) => r.Id)).toEqual([id]);
     const bad = await query('SELECT Id FROM Account WHERE Opened__c = 2020-13-01');
     expect((bad.body as { errorCode: string }[])[0]?.errorCode).toBe('MALFORMED_QUERY');
+  });
+});
+
+describe('SOQL literals of the wrong type', () => {
+  const query = (soql: string) => call('GET', `/query?q=${encodeURIComponent(soql)}`);
+  const refusal = (field: string, type: string, quoted: boolean) => [
+    {
+      errorCode: 'INVALID_FIELD',
+      message: `value of filter criterion for field '${field}' must be of type ${type} and should ${quoted ? '' : 'not '}be enclosed in quotes`,
+    },
+  ];
+
+  it('answers 400, not 0 rows, to a quoted number or boolean, a number for text, and a bad id', async () => {
+    sf.store.defineCustomField('Account', 'Active__c', { kind: 'checkbox' }, 'Active');
+    const id = await newAccount();
+    expect(await query("SELECT Id FROM Account WHERE Seats__c = '5'")).toMatchObject({
+      status: 400,
+      body: refusal('Seats__c', 'double', false),
+    });
+    expect(await query("SELECT Id FROM Account WHERE Active__c = 'true'")).toMatchObject({
+      status: 400,
+      body: refusal('Active__c', 'boolean', false),
+    });
+    expect(await query('SELECT Id FROM Account WHERE Code__c = 12')).toMatchObject({
+      status: 400,
+      body: refusal('Code__c', 'string', true),
+    });
+    expect(await query("SELECT Id FROM Account WHERE Id = 'abc'")).toMatchObject({
+      status: 400,
+      body: [{ errorCode: 'INVALID_QUERY_FILTER_OPERATOR', message: 'invalid ID field: abc' }],
+    });
+    expect(await query(`SELECT Id FROM Account WHERE Id IN ('abc', '${id}')`)).toMatchObject({
+      status: 400,
+      body: [{ errorCode: 'INVALID_QUERY_FILTER_OPERATOR', message: 'invalid ID field: abc' }],
+    });
+    const typed = await query(
+      `SELECT Id FROM Account WHERE Id = '${id}' AND Active__c = false AND Seats__c = null`,
+    );
+    expect((typed.body as { totalSize: number }).totalSize).toBe(1);
+  });
+
+  it('matches a 15-character id, in = and in IN (...)', async () => {
+    const id = await newAccount();
+    for (const soql of [
+      `SELECT Id FROM Account WHERE Id = '${id.slice(0, 15)}'`,
+      `SELECT Id FROM Account WHERE Id IN ('${id.slice(0, 15)}')`,
+    ]) {
+      const res = await query(soql);
+      expect((res.body as { records: { Id: string }[] }).records.map((r) => r.Id)).toEqual([id]);
+    }
+  });
+});
+
+describe('smaller rules', () => {
+  it('keeps a custom DateTime in UTC with milliseconds, as Salesforce answers it', async () => {
+    sf.store.defineCustomField('Account', 'Seen__c', { kind: 'datetime' }, 'Seen');
+    const id = await newAccount();
+    await call('PATCH', `/sobjects/Account/${id}`, { Seen__c: '2024-05-01T13:00:00+02:00' });
+    const read = await call('GET', `/sobjects/Account/${id}?fields=Seen__c`);
+    expect((read.body as { Seen__c: string }).Seen__c).toBe('2024-05-01T11:00:00.000+0000');
+  });
+
+  it('refuses a 256-character value of an unrestricted picklist', async () => {
+    const id = await newAccount();
+    const res = await call('PATCH', `/sobjects/Account/${id}`, { Industry: 'i'.repeat(256) });
+    expect(res.status).toBe(400);
+    expect((res.body as { errorCode: string; fields: string[] }[])[0]).toMatchObject({
+      errorCode: 'STRING_TOO_LONG',
+      fields: ['Industry'],
+    });
+    expect((await call('PATCH', `/sobjects/Account/${id}`, { Industry: 'i'.repeat(255) })).status).toBe(204);
+  });
+
+  it('takes only the Task Status and Priority values of the restricted picklists', async () => {
+    const id = await newAccount();
+    const bad = await call('POST', '/sobjects/Task', { WhatId: id, Status: 'Done', Priority: 'Normal' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual([
+      {
+        errorCode: 'INVALID_OR_NULL_FOR_RESTRICTED_PICKLIST',
+        message: 'Status: bad value for restricted picklist field: Done',
+        fields: ['Status'],
+      },
+    ]);
+    const urgent = await call('POST', '/sobjects/Task', { WhatId: id, Priority: 'Urgent' });
+    expect((urgent.body as { fields: string[] }[])[0]?.fields).toEqual(['Priority']);
+    const ok = await call('POST', '/sobjects/Task', { WhatId: id, Status: 'Completed', Priority: 'High' });
+    expect(ok.status).toBe(201);
+  });
+
+  it('fails every record of a collection update that names the same id twice, and writes none of them', async () => {
+    const id = await newAccount();
+    const other = await newAccount();
+    const res = await call('PATCH', '/composite/sobjects', {
+      allOrNone: false,
+      records: [
+        { attributes: { type: 'Account' }, id, Code__c: 'a' },
+        { attributes: { type: 'Account' }, id: other, Code__c: 'b' },
+        { attributes: { type: 'Account' }, id: id.slice(0, 15), Code__c: 'c' },
+      ],
+    });
+    expect(res.status).toBe(200);
+    expect(
+      (res.body as { success: boolean; errors: { statusCode: string }[] }[]).map((r) => [
+        r.success,
+        r.errors[0]?.statusCode,
+      ]),
+    ).toEqual([
+      [false, 'DUPLICATE_VALUE'],
+      [true, undefined],
+      [false, 'DUPLICATE_VALUE'],
+    ]);
+    const read = await call('GET', `/sobjects/Account/${id}?fields=Code__c`);
+    expect((read.body as { Code__c: unknown }).Code__c).toBeNull();
   });
 });
 

@@ -149,7 +149,7 @@ describe('sObject rows through jsforce', () => {
     const rolledBack = (await conn.sobject('Account').update(
       [
         { Id: a.id, Industry: 'Other' },
-        { Id: a.id, Nope__c: 1 },
+        { Id: b.id, Nope__c: 1 },
       ],
       { allOrNone: true },
     )) as SaveResult[];
@@ -197,6 +197,59 @@ describe('sObject rows through jsforce', () => {
     const tooMany = await failure(conn.sobject('Task').destroy(Array.from({ length: 201 }, () => kept)));
     expect(tooMany.errorCode).toBe('EXCEEDED_ID_LIMIT');
     expect(sf.store.find('Task', kept).id).toBe(kept);
+  });
+});
+
+describe('Task.WhatId', () => {
+  it('refuses a Task on a deleted, unknown or malformed record, single and in a collection', async () => {
+    const sf = await start();
+    const conn = connect(sf);
+    const live = sf.store.create('Account', { Name: 'Live' }).id;
+    const gone = sf.store.create('Account', { Name: 'Gone' }).id;
+    sf.store.delete('Account', gone);
+    const unknown = to18('001Dn0000000009');
+    const base = `${sf.url}/services/data/v62.0`;
+    const post = async (path: string, body: unknown) => {
+      const res = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${sf.accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as unknown };
+    };
+    expect(await post('/sobjects/Task', { WhatId: gone, Subject: 's' })).toEqual({
+      status: 400,
+      body: [{ errorCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }],
+    });
+    expect(await post('/sobjects/Task', { WhatId: unknown, Subject: 's' })).toEqual({
+      status: 400,
+      body: [{ errorCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] }],
+    });
+    expect(await post('/sobjects/Task', { WhatId: 'abc', Subject: 's' })).toEqual({
+      status: 400,
+      body: [
+        {
+          errorCode: 'MALFORMED_ID',
+          message: 'Related To ID: id value of incorrect type: abc',
+          fields: ['WhatId'],
+        },
+      ],
+    });
+    const results = (await conn.sobject('Task').create(
+      [live, gone, unknown, 'abc', live.slice(0, 15)].map((WhatId) => ({ WhatId, Subject: 's' })),
+      { allOrNone: false },
+    )) as SaveResult[];
+    expect(results.map((r) => [r.success, r.errors[0]?.statusCode])).toEqual([
+      [true, undefined],
+      [false, 'ENTITY_IS_DELETED'],
+      [false, 'INVALID_CROSS_REFERENCE_KEY'],
+      [false, 'MALFORMED_ID'],
+      [true, undefined],
+    ]);
+    const task = results[0]?.id ?? '';
+    const moved = await failure(conn.sobject('Task').update({ Id: task, WhatId: gone }));
+    expect(moved.errorCode).toBe('ENTITY_IS_DELETED');
+    expect(sf.store.list('Task')).toHaveLength(2);
   });
 });
 
@@ -520,7 +573,11 @@ describe('notes and files (ContentNote, ContentDocument, ContentVersion, Content
   it('refuses a ContentDocumentLink query without a filter on the document or the linked entity', async () => {
     const sf = await start();
     const conn = connect(sf);
-    for (const where of ['', " WHERE ShareType = 'V'", " WHERE LinkedEntityId != '001Dn0000000001AAA'"]) {
+    for (const where of [
+      '',
+      " WHERE ShareType = 'V'",
+      ` WHERE LinkedEntityId != '${to18('001Dn0000000001')}'`,
+    ]) {
       const refused = await failure(conn.query(`SELECT Id FROM ContentDocumentLink${where}`));
       expect(refused).toMatchObject({
         errorCode: 'MALFORMED_QUERY',

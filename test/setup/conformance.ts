@@ -1,6 +1,7 @@
-// Vitest's globalSetup (vitest.config.ts): the whole suite runs the HubSpot and Buyer Intelligence
-// emulators in conformance mode (emulators/shared/conformance.ts). Every JSON answer they send is checked
-// against the official OpenAPI documents in test/fixtures/reference/; a divergence is a line in a file
+// Vitest's globalSetup (vitest.config.ts): the whole suite runs the HubSpot, Salesforce and Buyer
+// Intelligence emulators in conformance mode (emulators/shared/conformance.ts). Every answer they send,
+// errors included, and every request they accept is checked against the reference documents in
+// test/fixtures/reference/ (emulators/README.md lists them); a divergence is a line in a file
 // shared by every test worker (and any emulator process a test starts, through the environment), and the
 // teardown fails the run listing them: method, path, status, schema errors.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -124,7 +124,9 @@ export function registerObjectRoutes(
             INVALID_ASSOCIATION_TYPE_ID: [`${label} is not a valid association definition id`],
           });
         }
-        if (!store.get(def.to, toId)) missing.push(`${OBJECT_TYPES[def.to].upper}=${toId} is not valid`);
+        // An archived record is no association target (see store.associate).
+        if (store.get(def.to, toId)?.archived !== false)
+          missing.push(`${OBJECT_TYPES[def.to].upper}=${toId} is not valid`);
         out.push({ toType: def.to, toId, spec });
       }
     }

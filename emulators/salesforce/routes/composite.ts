@@ -7,6 +7,7 @@
 // for a malformed one). A deleted record (recycle bin) answers ENTITY_IS_DELETED; deleting a ContentNote
 // or ContentDocument deletes its versions and links too (store.ts).
 import { SalesforceError } from '../errors.ts';
+import { canonicalId, isWellFormedId } from '../ids.ts';
 import type { OperationContext, RouteModule } from '../operation.ts';
 import { resolveType, type SObjectType } from '../store.ts';
 import { isRecord, objectBody } from './sobjects.ts';
@@ -67,8 +68,16 @@ function save(ctx: OperationContext, body: unknown, update: boolean): SaveResult
   const { allOrNone, items } = parseItems(body, update);
   // The deserializer reads the whole body first: a value of the wrong type fails the request, not a record.
   for (const item of items) if ('type' in item) ctx.store.checkDeserializable(item.type, item.values);
+  // The same record twice in one update: the REST guide is silent; Apex DML refuses such a list
+  // ("Duplicate id in list"). Stricter than writing one of them: every occurrence fails, none is written.
+  const seen = new Map<string, number>();
+  const key = (id: string) => (isWellFormedId(id) ? canonicalId(id) : id);
+  for (const item of items)
+    if ('type' in item && item.id !== undefined) seen.set(key(item.id), (seen.get(key(item.id)) ?? 0) + 1);
   const check = (item: Item | RecordError): RecordError[] => {
     if (!('type' in item)) return [item];
+    if (item.id !== undefined && (seen.get(key(item.id)) ?? 0) > 1)
+      return [{ statusCode: 'DUPLICATE_VALUE', message: `Duplicate id in list: ${item.id}`, fields: [] }];
     try {
       if (item.id !== undefined) ctx.store.validateUpdate(item.type, item.id, item.values);
       else ctx.store.validateCreate(item.type, item.values);
