@@ -6,6 +6,7 @@ import type express from 'express';
 import { z } from 'zod';
 import type { CrmKind } from '../../connectors/types.ts';
 import { ActionProblem } from '../review/problem.ts';
+import { canonicalAccount } from '../review/schemas.ts';
 import type { Repositories, Store } from '../store/store.ts';
 import { type HistoryEvent, type HistoryPage, isHistoryCursor } from '../store/write-history.ts';
 import type { Caller } from './authenticate.ts';
@@ -151,7 +152,10 @@ export function addHistoryRoutes(
     '/accounts/:crm/:accountId/history',
     handle(async (req, res, caller: Caller) => {
       const crm = parse(ctx.crmSchema, req.params.crm, 'crm');
-      const accountId = parse(ctx.accountIdSchema, req.params.accountId, 'accountId');
+      const { accountId } = canonicalAccount({
+        crm,
+        accountId: parse(ctx.accountIdSchema, req.params.accountId, 'accountId'),
+      });
       const schema = caller.via === 'crm' ? signedCallerQuerySchema : accountHistoryQuerySchema;
       const query = parse(schema, plainQuery(req.query), 'query');
       const tenant = tenantFor(crm, query.tenant, caller);

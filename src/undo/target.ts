@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { CrmKind } from '../../connectors/types.ts';
 import { ActionProblem } from '../review/problem.ts';
+import { canonicalAccount } from '../review/schemas.ts';
 import type { Repositories } from '../store/store.ts';
 import type { UndoScope } from '../store/undo.ts';
 
@@ -68,7 +69,7 @@ export async function resolveUndo(repos: Repositories, target: UndoTarget): Prom
       return { scope, what: `job ${target.jobId}`, remarks: [] };
     }
     case 'account': {
-      const scope = await repos.undo.lastChange(target);
+      const scope = await repos.undo.lastChange(canonicalAccount(target));
       if (!scope)
         throw new ActionProblem(
           404,
