@@ -93,6 +93,11 @@ export interface UndoField extends UndoAccount {
   before: string | null;
   /** The value the scope's last write of the field left. */
   wrote: string | null;
+  /**
+   * What our writes after the scope's left in the field (a confirm's re-enrichment, a later run): a
+   * value among these is ours, never a person's edit.
+   */
+  later: (string | null)[];
 }
 
 export interface UndoNote extends UndoAccount {
@@ -222,6 +227,7 @@ export class UndoRecords {
       old_value: string | null;
       wrote: string | null;
       prior: string | null;
+      later: (string | null)[] | null;
     }>`
       with g as (
         select account_id, field, min(id) as first_id, max(id) as last_id from field_writes
@@ -234,7 +240,10 @@ export class UndoRecords {
         (select p.new_value from field_writes p
          where p.crm = ${crm} and p.tenant = ${tenant} and p.account_id = g.account_id
            and p.field = g.field and p.crm_result = 'ok' and p.id < g.first_id
-         order by p.id desc limit 1) as prior
+         order by p.id desc limit 1) as prior,
+        array(select distinct q.new_value from field_writes q
+         where q.crm = ${crm} and q.tenant = ${tenant} and q.account_id = g.account_id
+           and q.field = g.field and q.crm_result = 'ok' and q.id > g.last_id) as later
       from g join field_writes f on f.id = g.first_id join field_writes l on l.id = g.last_id
       order by g.account_id, g.field`.execute(this.#db);
     return rows.map(
@@ -249,6 +258,7 @@ export class UndoRecords {
         buyerId: r.buyer_id,
         before: OLD_UNKNOWN.includes(r.decision) ? r.prior : r.old_value,
         wrote: r.wrote,
+        later: r.later ?? [],
       }),
     );
   }

@@ -16,7 +16,14 @@ import type { Repositories, Store } from '../store/store.ts';
 import { scopeTarget, type UndoAccount, type UndoScope, undoAccountKey } from '../store/undo.ts';
 import type { AccountKey } from '../write/ledgers.ts';
 import { applyBatch } from './apply.ts';
-import { type AccountPlan, countFields, type FieldCounts, hasWork, planAccounts } from './plan.ts';
+import {
+  type AccountPlan,
+  countFields,
+  type FieldCounts,
+  hasWork,
+  NO_FIELD_COUNTS,
+  planAccounts,
+} from './plan.ts';
 import { addCounts, NO_COUNTS, outcomesAfter, recordOf, type UndoCounts } from './record.ts';
 import { type RetryOptions, withRetries } from './retry.ts';
 import type { Resolved } from './target.ts';
@@ -154,6 +161,7 @@ export async function previewUndo(
       restore: sum((c) => c.restore),
       unchanged: sum((c) => c.unchanged),
       skip: sum((c) => c.skip),
+      ours: sum((c) => c.ours),
       accounts: planned.filter(hasWork).length,
       notes: planned.reduce((n, p) => n + p.notes.length, 0),
       notesRemovedBefore: planned.reduce((n, p) => n + p.notesRemovedBefore, 0),
@@ -253,11 +261,12 @@ export async function runUndo(
     pending += plans.length - record.done.length;
     doneNow += record.done.length;
     for (const [name, n] of Object.entries(record.byField)) {
-      const sum = fields[name] ?? { restore: 0, unchanged: 0, skip: 0 };
+      const sum = fields[name] ?? { ...NO_FIELD_COUNTS };
       fields[name] = {
         restore: sum.restore + n.restore,
         unchanged: sum.unchanged + n.unchanged,
         skip: sum.skip + n.skip,
+        ours: sum.ours + n.ours,
       };
     }
     await undo.recordBatch(run.id, {

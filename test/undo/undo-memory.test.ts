@@ -170,7 +170,7 @@ for (const variant of VARIANTS) {
         const preview = await previewUndo(deps(), await resolveUndo(repos, { kind: 'run', runId: backfill }));
         expect(preview.total).toBe(2);
         expect(preview.totals).toMatchObject({ restore: 5, skip: 1, unchanged: 0, accounts: 2, notes: 4 });
-        expect(preview.fields[POP]).toEqual({ restore: 1, skip: 1, unchanged: 0 });
+        expect(preview.fields[POP]).toEqual({ restore: 1, skip: 1, unchanged: 0, ours: 0 });
         const austin = preview.accounts.find((p) => p.accountId === a);
         expect(austin?.fields.find((f) => f.field === POP)).toMatchObject({
           current: '975000',
@@ -288,6 +288,38 @@ for (const variant of VARIANTS) {
         await expect(
           resolveUndo(repos, { kind: 'account', crm: inner.kind, accountId: 'acc-never' }),
         ).rejects.toThrow(/nothing recorded/);
+      });
+
+      it('a value a later write of ours set is not counted as kept for a person (a confirm’s re-enrichment)', async () => {
+        const d = crm.createAccount({ name: 'Round Rock' });
+        const run = (await repos.runs.create({ kind: 'backfill', label: 'backfill of 1 account' })).id;
+        await enrich(
+          d,
+          { runId: run, jobId: 'j-d1', trigger: 'backfill' },
+          {
+            population: '1000',
+            status: 'needs_review',
+            buyerId: 'b-5',
+          },
+        );
+        const confirm = (await repos.runs.create({ kind: 'confirm', label: 'confirm' })).id;
+        await enrich(
+          d,
+          { runId: confirm, jobId: 'j-d2', trigger: 'review' },
+          {
+            population: '3000',
+            status: 'enriched',
+            buyerId: 'b-6',
+          },
+        );
+        // A person's edit after both is still theirs.
+        await inner.updateAccounts([{ accountId: d, fields: { [POP]: '4444' } }]);
+        const plan = await previewUndo(deps(), await resolveUndo(repos, { kind: 'run', runId: run }));
+        expect(plan.totals).toMatchObject({ restore: 0, skip: 1, ours: 2 });
+        const done = await undo({ kind: 'run', runId: run });
+        expect(done.counts).toMatchObject({ restored: 0, skipped: 1, ours: 2 });
+        expect((await repos.undo.keptBy(done.runId, 10)).map((k) => k.field)).toEqual([POP]);
+        expect([field(d, POP), field(d, P.status), field(d, P.buyerId)]).toEqual(['4444', 'enriched', 'b-6']);
       });
 
       it('waits for an enrichment holding an account, leaves it for the same undo when it outlasts the wait', async () => {
