@@ -171,6 +171,9 @@ export interface UndoRunsTable {
   run_id: string;
   target: string;
   finished: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Who runs it now (host, pid): one runner per undo run (migration 0008). */
+  holder: ColumnType<string | null, string | null | undefined, string | null>;
+  claimed_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** An undo run's accounts: `started` before their CRM writes, `done` once those are recorded. */

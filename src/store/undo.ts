@@ -332,6 +332,45 @@ export class UndoRecords {
     }
   }
 
+  /**
+   * Claims the undo run for `holder` for `ttlMs` (again: renews it). Refused while another holder's
+   * claim runs; a claim that lapsed (its runner was killed) is taken over. One statement, so two
+   * processes never both hold it.
+   */
+  async claim(
+    runId: string,
+    holder: string,
+    ttlMs: number,
+    /** A holder known to be dead (its process is gone): its claim is taken over at once. */
+    takeOverFrom?: string,
+  ): Promise<{ ok: true; finished: boolean } | { ok: false; holder: string; until: Date }> {
+    const { rows } = await sql<{ finished: boolean }>`
+      update undo_runs set holder = ${holder},
+        claimed_until = now() + make_interval(secs => ${ttlMs / 1000})
+      where run_id = ${runId}
+        and (holder is null or holder = ${holder} or holder = ${takeOverFrom ?? holder}
+          or claimed_until is null or claimed_until < now())
+      returning finished`.execute(this.#db);
+    const [claimed] = rows;
+    if (claimed) return { ok: true, finished: claimed.finished };
+    const held = await this.#db
+      .selectFrom('undo_runs')
+      .select(['holder', 'claimed_until'])
+      .where('run_id', '=', runId)
+      .executeTakeFirst();
+    return { ok: false, holder: held?.holder ?? 'another process', until: held?.claimed_until ?? new Date() };
+  }
+
+  /** Gives the claim up (only the holder's own). */
+  async releaseClaim(runId: string, holder: string): Promise<void> {
+    await this.#db
+      .updateTable('undo_runs')
+      .set({ holder: null, claimed_until: null })
+      .where('run_id', '=', runId)
+      .where('holder', '=', holder)
+      .execute();
+  }
+
   /** The accounts of the undo run that are started or done, by `crm \0 tenant \0 account`. */
   async accountStates(runId: string): Promise<Map<string, 'started' | 'done'>> {
     const rows = await this.#db

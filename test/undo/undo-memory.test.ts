@@ -453,5 +453,53 @@ for (const variant of VARIANTS) {
         expect((await repos.runs.get(first.runId))?.finishedAt).not.toBeNull();
       });
     });
+
+    describe('two processes of the same undo', () => {
+      it('one runs it; the second names the holder and stops, or waits and reports the run’s counts', async () => {
+        const N = 30;
+        const run = (await repos.runs.create({ kind: 'backfill', label: `backfill of ${N}` })).id;
+        for (let i = 0; i < N; i++)
+          await enrich(
+            crm.createAccount({ name: `Hamlet ${i}` }),
+            { runId: run, jobId: `two-${i}`, trigger: 'backfill' },
+            { population: String(i + 1), status: 'enriched', buyerId: `h-${i}` },
+            1,
+          );
+        // The first runner's first CRM write waits until the others have asked.
+        let open!: () => void;
+        const gate = new Promise<void>((r) => {
+          open = r;
+        });
+        let entered!: () => void;
+        const inside = new Promise<void>((r) => {
+          entered = r;
+        });
+        const gated: CrmConnector = {
+          ...connector,
+          updateAccounts: async (updates) => {
+            entered();
+            await gate;
+            return connector.updateAccounts(updates);
+          },
+        };
+        const resolved = await resolveUndo(repos, { kind: 'run', runId: run });
+        const gatedDeps = { ...deps(), connectorFor: () => gated };
+        const first = runUndo(gatedDeps, resolved, { holder: 'host-a pid 1' });
+        await inside;
+        await expect(runUndo(deps(), resolved, { holder: 'host-b pid 2' })).rejects.toMatchObject({
+          code: 'undo_running',
+          message: expect.stringContaining('being run by host-a pid 1'),
+        });
+        const waiting = runUndo(deps(), resolved, { holder: 'host-c pid 3', wait: true });
+        open();
+        const [a, c] = await Promise.all([first, waiting]);
+        expect(c.runId).toBe(a.runId);
+        expect(a.counts).toMatchObject({ accounts: N, restored: 3 * N, notesRemoved: N, notesGone: 0 });
+        // The waiter reports the run's counts, not its own share (it did nothing).
+        expect(c.counts).toEqual(a.counts);
+        const stored = await repos.runs.get(a.runId);
+        expect(stored?.counts).toMatchObject({ restored: 3 * N, notesRemoved: N, notesGone: 0 });
+      });
+    });
   });
 }

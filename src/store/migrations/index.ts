@@ -8,6 +8,7 @@ import * as outcomeCounts from './0004_outcome_counts.ts';
 import * as outcomesByRun from './0005_outcomes_by_run.ts';
 import * as writeHistory from './0006_write_history.ts';
 import * as undo from './0007_undo.ts';
+import * as undoClaim from './0008_undo_claim.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -17,4 +18,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0005_outcomes_by_run': outcomesByRun,
   '0006_write_history': writeHistory,
   '0007_undo': undo,
+  '0008_undo_claim': undoClaim,
 };
