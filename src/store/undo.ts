@@ -35,7 +35,12 @@ export type UndoScope =
       trigger: string | null;
       afterId: string | null;
       upToId: string;
-    };
+    }
+  /**
+   * Everything we ever wrote on one account (ids up to upToId): what a rejection or a move to another
+   * buyer takes back, so the CRM shows none of ours from the buyer a person turned down.
+   */
+  | { kind: 'all'; crm: string; tenant: string; accountId: string; upToId: string };
 
 /** The undo run's target: one open run per target (src/store/migrations/0007_undo.ts). */
 export function scopeTarget(scope: UndoScope): string {
@@ -46,6 +51,8 @@ export function scopeTarget(scope: UndoScope): string {
       return `job:${scope.jobId}`;
     case 'change':
       return `change:${scope.crm}:${scope.tenant}:${scope.accountId}:${scope.upToId}`;
+    case 'all':
+      return `all:${scope.crm}:${scope.tenant}:${scope.accountId}:${scope.upToId}`;
   }
 }
 
@@ -61,7 +68,9 @@ export interface UndoAccount {
  */
 export function changeAccountOf(target: string): UndoAccount | null {
   const [kind, crm, tenant, accountId] = target.split(':');
-  return kind === 'change' && crm && tenant && accountId ? { crm, tenant, accountId } : null;
+  return (kind === 'change' || kind === 'all') && crm && tenant && accountId
+    ? { crm, tenant, accountId }
+    : null;
 }
 
 /** One field the scope wrote on one account. */
@@ -136,6 +145,9 @@ function scopeWhere(scope: UndoScope): RawBuilder<unknown> {
         and job_id is not distinct from ${scope.jobId}::text
         and trigger is not distinct from ${scope.trigger}::text
         and id > ${scope.afterId ?? '0'}::bigint and id <= ${scope.upToId}::bigint`;
+    case 'all':
+      return sql`crm = ${scope.crm} and tenant = ${scope.tenant} and account_id = ${scope.accountId}
+        and id <= ${scope.upToId}::bigint`;
   }
 }
 
@@ -200,6 +212,17 @@ export class UndoRecords {
       afterId: text(before?.id ?? null),
       upToId,
     };
+  }
+
+  /** The newest history id of the account (its fields and notes), or null when we never wrote it. */
+  async lastId(account: UndoAccount): Promise<string | null> {
+    const { rows } = await sql<{ id: string | number | null }>`select greatest(
+        (select max(id) from field_writes where crm = ${account.crm} and tenant = ${account.tenant}
+          and account_id = ${account.accountId}),
+        (select max(id) from notes_created where crm = ${account.crm} and tenant = ${account.tenant}
+          and account_id = ${account.accountId})) as id`.execute(this.#db);
+    const id = rows[0]?.id;
+    return id === null || id === undefined ? null : String(id);
   }
 
   /** Every account the scope wrote a field of or created a note on, in a stable order (one statement). */

@@ -39,6 +39,7 @@ export const resolvedSchema: z.ZodType<Resolved> = z.strictObject({
       afterId: nullableId,
       upToId: id,
     }),
+    z.strictObject({ kind: z.literal('all'), crm: id, tenant: id, accountId: id, upToId: id }),
   ]),
   what: z.string().max(500),
   remarks: z.array(z.string().max(1000)).max(10),
