@@ -39,7 +39,7 @@ export interface FieldChangeJson {
   old: string | null;
   new: string | null;
   decision: string;
-  result: 'ok' | 'error' | 'not_sent';
+  result: 'ok' | 'error' | 'not_sent' | 'pending';
   error: string | null;
   at: string;
 }

@@ -12,6 +12,7 @@ import { reconcileDuplicates } from '../review/duplicates.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import { keptOf, recordOf } from '../store/history.ts';
 import type { Outcome } from '../store/outcomes.ts';
+import { settlePendingWrites } from '../undo/settle-pending.ts';
 import { takeBackAccount } from '../undo/take-back.ts';
 import type { ServiceCore } from './core.ts';
 
@@ -35,7 +36,10 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
     before: Outcome | null | undefined,
     inStep: <T>(call: () => Promise<T>) => Promise<T> = (call) => call(),
   ): Promise<EnrichResult> {
-    const { review } = await store.open();
+    const repos = await store.open();
+    const { review } = repos;
+    // Writes of an earlier attempt whose CRM answer was never recorded go on the record first.
+    await settlePendingWrites(repos, core.connector(data.crm, data.tenant), data);
     // A rejection holds whatever its last job did: one that failed for good leaves it pinned, its
     // status `error` and its reason the person's words.
     const rejected = before?.pinned ? { reason: before.reason ?? 'Rejected' } : undefined;
