@@ -152,13 +152,12 @@ export function addHistoryRoutes(
     '/accounts/:crm/:accountId/history',
     handle(async (req, res, caller: Caller) => {
       const crm = parse(ctx.crmSchema, req.params.crm, 'crm');
-      const { accountId } = canonicalAccount({
-        crm,
-        accountId: parse(ctx.accountIdSchema, req.params.accountId, 'accountId'),
-      });
+      const raw = parse(ctx.accountIdSchema, req.params.accountId, 'accountId');
       const schema = caller.via === 'crm' ? signedCallerQuerySchema : accountHistoryQuerySchema;
       const query = parse(schema, plainQuery(req.query), 'query');
+      // Who may ask is answered first (403), then whether the id is one of that CRM's (400).
       const tenant = tenantFor(crm, query.tenant, caller);
+      const { accountId } = canonicalAccount({ crm, accountId: raw });
       // An account we never wrote has an empty history, not a 404: asking costs no CRM call, and
       // "nothing changed yet" is the answer a card shows.
       const page = await readStore(store, ({ writes }) =>
