@@ -133,10 +133,12 @@ export interface CrmDescriptor<C = unknown, T extends { crm: string } = { crm: s
   /** The canonical form of a tenant id, or undefined when `raw` is not one. */
   tenantId(raw: string): string | undefined;
   /**
-   * Whether `raw` is one of the CRM's account ids by its format (a HubSpot numeric id, a Salesforce id
-   * with its checksum): checked before an id goes into a path, a query or a job id.
+   * The one canonical form of an account id (a Salesforce id's 18 characters, a HubSpot id's decimal
+   * text), or undefined when `raw` is not one by its format: every entry (webhook, API, CLI, card)
+   * passes an id through this before it goes into a path, a query, a job id or a stored key, so one
+   * account never has two rows or two inbound windows.
    */
-  isAccountId(raw: string): boolean;
+  accountId(raw: string): string | undefined;
   config: {
     /** This CRM's environment variables, validated in the one configuration schema. */
     variables: z.ZodRawShape;

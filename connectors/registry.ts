@@ -39,3 +39,7 @@ export function crmOf(kind: string): CrmDescriptor<unknown, { crm: string }> {
   if (!descriptor) throw new Error(`unknown CRM "${kind}": one of ${crmKinds().join(', ')}`);
   return descriptor;
 }
+
+/** The canonical form of an account id of `kind` (see CrmDescriptor.accountId); undefined: not one. */
+export const canonicalAccountId = (kind: string, raw: string): string | undefined =>
+  isCrmKind(kind) ? crmOf(kind).accountId(raw.trim()) : undefined;

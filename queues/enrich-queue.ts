@@ -10,8 +10,11 @@ import type { ReviewInstruction } from '../src/enrich/review-instruction.ts';
 
 export const ENRICH_QUEUE = 'enrich';
 
-/** BullMQ: a lower number runs first. A review decision (one or a bulk approve) waits behind a click. */
-export const PRIORITY = { refresh: 1, review: 2, webhook: 5, cli: 5, backfill: 50 } as const;
+/**
+ * BullMQ: a lower number runs first. A review decision (one or a bulk approve) waits behind a click; a
+ * scheduled re-enrichment runs with backfill, and is recorded as what it is.
+ */
+export const PRIORITY = { refresh: 1, review: 2, webhook: 5, cli: 5, backfill: 50, reenrich: 50 } as const;
 export type EnrichTrigger = keyof typeof PRIORITY;
 
 export interface EnrichJobData {

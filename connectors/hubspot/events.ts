@@ -5,20 +5,24 @@
 import { z } from 'zod';
 import { formatPath } from '../../src/shared/format-path.ts';
 import type { AccountEvent, InboundEventHandler, InboundReply } from '../types.ts';
+import { hubspotId } from './ids.ts';
 import { verifyHubSpotRequest } from './webhook-signature.ts';
 
 export const HUBSPOT_MAX_EVENTS = 100;
 
-/** A HubSpot id: a positive whole number, as a JSON number or a string of digits. */
-const hubspotId = z
-  .union([z.number().int().positive().max(Number.MAX_SAFE_INTEGER), z.string().regex(/^[1-9]\d{0,17}$/)])
-  .transform(String);
+/** A HubSpot id: a positive whole number, as a JSON number or a string of digits; kept canonical. */
+const hubspotIdSchema = z.union([z.number(), z.string()]).transform((raw, ctx) => {
+  const id = hubspotId(raw);
+  if (id === undefined)
+    ctx.addIssue({ code: 'custom', message: 'is not a HubSpot id (a positive whole number)' });
+  return id ?? '';
+});
 
 const eventSchema = z.looseObject({
   eventId: z.union([z.number(), z.string()]),
   subscriptionType: z.string(),
-  portalId: hubspotId,
-  objectId: hubspotId,
+  portalId: hubspotIdSchema,
+  objectId: hubspotIdSchema,
   occurredAt: z.number(),
   attemptNumber: z.number().int().optional(),
   changeSource: z.string().optional(),

@@ -8,6 +8,7 @@ import { type HubSpotConfig, hubspotVariables, readHubSpotConfig } from './confi
 import { hubspotConnection } from './connection.ts';
 import { createHubSpotConnector } from './connector.ts';
 import { hubspotEventHandler } from './events.ts';
+import { hubspotId } from './ids.ts';
 import { hubspotInstallRouter } from './install.ts';
 import { type HubSpotTenant, hubspotTenants } from './tenants.ts';
 import { SIGNATURE_TOLERANCE_MS, verifyHubSpotRequest } from './webhook-signature.ts';
@@ -20,8 +21,7 @@ export const hubspot: CrmDescriptor<HubSpotConfig, HubSpotTenant> = {
   accountNoun: 'company',
   tenantNoun: 'portal',
   tenantId: (raw) => (/^[1-9]\d{0,17}$/.test(raw) ? raw : undefined),
-  // A company id: a positive whole number (HubSpot's ids are 64-bit).
-  isAccountId: (raw) => /^[1-9]\d{0,18}$/.test(raw),
+  accountId: hubspotId,
   config: {
     variables: hubspotVariables,
     read: readHubSpotConfig,

@@ -17,7 +17,7 @@ export const memory: CrmDescriptor<MemoryConfig> = {
   accountNoun: 'account',
   tenantNoun: 'workspace',
   tenantId: (raw) => (WORKSPACE.test(raw) ? raw : undefined),
-  isAccountId: (raw) => /^[A-Za-z0-9_-]{1,64}$/.test(raw),
+  accountId: (raw) => (/^[A-Za-z0-9_-]{1,64}$/.test(raw) ? raw : undefined),
   config: {
     variables: {
       MEMORY_CRM_WORKSPACE: z.string().regex(WORKSPACE, 'must be lowercase letters, digits and -').optional(),

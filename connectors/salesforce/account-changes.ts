@@ -3,7 +3,7 @@
 import type { CrmRuntime, EventSource } from '../descriptor.ts';
 import { subscribeAccountChanges } from './change-events.ts';
 import type { SalesforceConnector } from './connector.ts';
-import { id15 } from './ids.ts';
+import { id15, salesforceId18 } from './ids.ts';
 
 export function accountChangeSource(
   connector: SalesforceConnector,
@@ -27,7 +27,7 @@ export function accountChangeSource(
             event.recordIds.map((accountId) => ({
               crm: 'salesforce',
               tenant: org,
-              accountId,
+              accountId: salesforceId18(accountId) ?? accountId,
               change: 'created' as const,
               dedupeParts: [id15(accountId), 'cdc', event.replayId],
               cause: `AccountChangeEvent CREATE replay ${event.replayId}`,

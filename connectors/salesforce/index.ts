@@ -5,7 +5,7 @@ import { CrmAuthError } from '../types.ts';
 import { accountChangeSource } from './account-changes.ts';
 import { readSalesforceConfig, type SalesforceConfig, salesforceVariables } from './config.ts';
 import { salesforceConnection } from './connection.ts';
-import { id15, isSalesforceId } from './ids.ts';
+import { id15, isSalesforceId, salesforceId18 } from './ids.ts';
 import { salesforceOutboundHandler } from './outbound-messages.ts';
 import { HMAC_TOLERANCE_SECONDS, verifySalesforceRequest } from './request-signature.ts';
 import { type SalesforceTenant, salesforceTenants } from './tenants.ts';
@@ -18,7 +18,8 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
   // Orgs are configured in either form; we key them by the 15-character one, of an id whose checksum
   // holds (so `00D…ZZZ` is no org of ours).
   tenantId: (raw) => (isSalesforceId(raw, '00D') ? id15(raw) : undefined),
-  isAccountId: (raw) => isSalesforceId(raw, '001'),
+  // Account ids in their 18-character form: the 15-character one names the same Account.
+  accountId: (raw) => (isSalesforceId(raw, '001') ? salesforceId18(raw) : undefined),
   config: {
     variables: salesforceVariables,
     fileKeys: { 'salesforce.events': 'SALESFORCE_EVENTS', 'salesforce.notes': 'SALESFORCE_NOTES' },

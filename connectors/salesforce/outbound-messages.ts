@@ -10,7 +10,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { z } from 'zod';
 import { formatPath } from '../../src/shared/format-path.ts';
 import type { AccountEvent, InboundEventHandler, InboundReply } from '../types.ts';
-import { id15, isSalesforceId } from './ids.ts';
+import { id15, isSalesforceId, salesforceId18 } from './ids.ts';
 
 export { id15 };
 
@@ -187,7 +187,8 @@ export function salesforceOutboundHandler(options: OutboundMessageOptions): Inbo
         events.push({
           crm: 'salesforce',
           tenant: org,
-          accountId: n.sObject.Id,
+          // One Account, one id: a 15-character Id is stored and windowed as its 18-character form.
+          accountId: salesforceId18(n.sObject.Id) ?? n.sObject.Id,
           change: 'created',
           dedupeParts: [id15(n.sObject.Id), id15(n.Id)],
           cause: `outbound message ${n.Id}`,

@@ -4,7 +4,7 @@ import type express from 'express';
 import { accountHistoryQuerySchema, changesOf, historyPageSchema, readStore } from '../api/history-routes.ts';
 import { runWithChanges } from '../api/runs-routes.ts';
 import { ActionProblem } from '../review/problem.ts';
-import { crmSchema, recordIdSchema } from '../review/schemas.ts';
+import { canonicalAccount, crmSchema, recordIdSchema } from '../review/schemas.ts';
 import { isRunId } from '../store/runs.ts';
 import type { Store } from '../store/store.ts';
 import { renderAccountHistoryPage, renderRunPage } from './history-page.ts';
@@ -19,7 +19,10 @@ export function addAdminHistoryRoutes(router: express.Router, options: { store: 
   router.get('/history/:crm/:accountId', async (req, res, next) => {
     try {
       const crm = valid(crmSchema, req.params.crm, 'crm');
-      const accountId = valid(recordIdSchema, req.params.accountId, 'accountId');
+      const { accountId } = canonicalAccount({
+        crm,
+        accountId: valid(recordIdSchema, req.params.accountId, 'accountId'),
+      });
       const query = valid(accountHistoryQuerySchema, { limit: PAGE, ...queryOf(req.query) }, 'query');
       const { page, name } = await readStore(store, async ({ writes, outcomes }) => {
         const found = await writes.forAccount(

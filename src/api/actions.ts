@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
 import { type EnrichQueueData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import { ActionProblem } from '../review/problem.ts';
+import { canonicalAccount } from '../review/schemas.ts';
 import { reviewService } from '../review/service.ts';
 import type { Actor } from '../store/decisions.ts';
 import type { OutcomeHistory } from '../store/history.ts';
@@ -46,12 +47,14 @@ export function refreshActions(options: ActionOptions) {
   async function enqueue(
     crm: CrmKind,
     tenant: string,
-    accountId: string,
+    rawAccountId: string,
     cause: string,
     dedupe: boolean,
     run: () => Promise<string>,
     verify?: () => Promise<void>,
   ): Promise<Queued> {
+    // One window per account, whichever form of its id the caller gave.
+    const { accountId } = canonicalAccount({ crm, accountId: rawAccountId });
     const windowKey = `${options.prefix}:refresh-window:${crm}:${tenant}:${accountId}`;
     if (dedupe && verify) {
       // Only a request that would queue a new job pays for the check (a double click does not), and

@@ -6,6 +6,7 @@ import type express from 'express';
 import { z } from 'zod';
 import type { CrmKind } from '../../connectors/types.ts';
 import { ActionProblem } from '../review/problem.ts';
+import { canonicalAccount } from '../review/schemas.ts';
 import type { Repositories, Store } from '../store/store.ts';
 import { type HistoryEvent, type HistoryPage, isHistoryCursor } from '../store/write-history.ts';
 import type { Caller } from './authenticate.ts';
@@ -38,7 +39,7 @@ export interface FieldChangeJson {
   old: string | null;
   new: string | null;
   decision: string;
-  result: 'ok' | 'error' | 'not_sent';
+  result: 'ok' | 'error' | 'not_sent' | 'pending';
   error: string | null;
   at: string;
 }
@@ -151,10 +152,12 @@ export function addHistoryRoutes(
     '/accounts/:crm/:accountId/history',
     handle(async (req, res, caller: Caller) => {
       const crm = parse(ctx.crmSchema, req.params.crm, 'crm');
-      const accountId = parse(ctx.accountIdSchema, req.params.accountId, 'accountId');
+      const raw = parse(ctx.accountIdSchema, req.params.accountId, 'accountId');
       const schema = caller.via === 'crm' ? signedCallerQuerySchema : accountHistoryQuerySchema;
       const query = parse(schema, plainQuery(req.query), 'query');
+      // Who may ask is answered first (403), then whether the id is one of that CRM's (400).
       const tenant = tenantFor(crm, query.tenant, caller);
+      const { accountId } = canonicalAccount({ crm, accountId: raw });
       // An account we never wrote has an empty history, not a 404: asking costs no CRM call, and
       // "nothing changed yet" is the answer a card shows.
       const page = await readStore(store, ({ writes }) =>

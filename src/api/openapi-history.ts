@@ -26,7 +26,7 @@ const field = {
     },
     result: {
       type: 'string',
-      enum: ['ok', 'error', 'not_sent'],
+      enum: ['ok', 'error', 'not_sent', 'pending'],
       description: 'The CRM’s answer; not_sent when a policy kept the CRM’s value',
     },
     error: nullable('string', 'The CRM’s error, when it refused the write'),

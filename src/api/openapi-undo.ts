@@ -22,6 +22,10 @@ const counts = (what: string) => ({
     restore: { type: 'integer', description: `Values ${what} to their value before our write` },
     skip: { type: 'integer', description: 'Values a person changed since we wrote them: kept' },
     unchanged: { type: 'integer', description: 'Fields already holding their value before' },
+    ours: {
+      type: 'integer',
+      description: 'Fields a later write of ours holds: left for an undo of that write (not a person’s)',
+    },
   },
 });
 
@@ -50,9 +54,9 @@ const plannedAccount = {
           before: nullable('string', 'The value before them: what a restore writes (null clears)'),
           action: {
             type: 'string',
-            enum: ['restore', 'skip', 'unchanged'],
+            enum: ['restore', 'skip', 'unchanged', 'ours'],
             description:
-              'restore: the CRM still holds ours; skip: a person changed it (kept); unchanged: as before',
+              'restore: the CRM still holds ours; skip: a person changed it (kept); unchanged: as before; ours: a later write of ours holds it (left)',
           },
         },
       },

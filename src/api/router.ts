@@ -126,11 +126,12 @@ export function apiRouter(options: ApiOptions): express.Router {
     return tenant;
   }
 
-  /** The account id, checked against its CRM's id format before it goes into a read or a job id. */
+  /** The account id in its canonical form, checked before it goes into a read or a job id. */
   const accountIdFor = (crm: CrmKind, raw: string): string => {
-    if (!crmOf(crm).isAccountId(raw))
+    const id = crmOf(crm).accountId(raw);
+    if (id === undefined)
       throw new ApiProblem(400, 'invalid_account_id', `${raw} is not a ${crm} ${crmOf(crm).accountNoun} id`);
-    return raw;
+    return id;
   };
 
   router.use(

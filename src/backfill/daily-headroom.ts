@@ -77,7 +77,8 @@ export function dailyHeadroomGate(options: {
   const recheckMs = options.recheckMs ?? DAILY_RECHECK_MS;
   const now = options.now ?? Date.now;
   return async ({ crm, tenant, trigger }) => {
-    if (trigger !== 'backfill' || headroom <= 0) return;
+    // Re-enrichment is bulk work like a backfill: it leaves the same share to other integrations.
+    if ((trigger !== 'backfill' && trigger !== 'reenrich') || headroom <= 0) return;
     const state = await readBudget(redis, prefix, crm, canonical(crm, tenant));
     const share = dailyHeadroom(state);
     const key = pauseKey(prefix, crm, tenant);

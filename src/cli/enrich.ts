@@ -1,3 +1,4 @@
+import { canonicalAccountId } from '../../connectors/registry.ts';
 import { loadEnv } from '../config/env.ts';
 import type { EnrichResult } from '../enrich/pipeline.ts';
 import { createService } from '../service/runtime.ts';
@@ -27,11 +28,14 @@ nothing is written. Reads the environment (see .env.example).`,
       throw new UsageError('--account <id> is required');
     const settings = await settingsFromEnv(loadEnv());
     const { crm, tenant } = crmConnection(values.crm, settings);
+    const accountId = canonicalAccountId(crm, values.account);
+    if (accountId === undefined)
+      throw new UsageError(`--account: ${values.account.trim().slice(0, 64)} is not a ${crm} account id`);
     await requireRedis(settings.redisUrl);
     const service = createService(settings);
     try {
       const result = await service.enrich(
-        { crm, tenant, accountId: values.account.trim() },
+        { crm, tenant, accountId },
         { dryRun: values['dry-run'] === true, job: { trigger: 'cli' } },
       );
       process.stdout.write(renderPlan(result));

@@ -2,7 +2,7 @@
 // we created, by which run), and `history prune --before DATE` (with a count first, deleting only with
 // --yes). Read from the database alone (DATABASE_URL, or the embedded one when no `start` holds it).
 import { z } from 'zod';
-import { isCrmKind } from '../../connectors/registry.ts';
+import { canonicalAccountId, isCrmKind } from '../../connectors/registry.ts';
 import { accountHistoryQuerySchema, changeSource, changesOf, decisionWords } from '../api/history-routes.ts';
 import { Store } from '../store/store.ts';
 import { type Command, UsageError } from './command.ts';
@@ -91,9 +91,11 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
     if (typeof values.crm !== 'string' || !isCrmKind(values.crm))
       throw new UsageError(`--crm ${crmChoices()} is required`);
     const crm = values.crm;
-    const accountId = typeof values.account === 'string' ? values.account.trim() : '';
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(accountId))
-      throw new UsageError('--account <CRM record id> is required');
+    const raw = typeof values.account === 'string' ? values.account.trim() : '';
+    if (!raw) throw new UsageError('--account <CRM record id> is required');
+    const accountId = canonicalAccountId(crm, raw);
+    if (accountId === undefined)
+      throw new UsageError(`--account: ${raw.slice(0, 64)} is not a ${crm} account id`);
     const query = valid(
       accountHistoryQuerySchema,
       Object.fromEntries(

@@ -13,7 +13,7 @@ function fieldTable(fields: Record<string, FieldCounts>, restore: string): strin
   const names = Object.keys(fields).sort();
   return renderTable(
     names.map((name) => {
-      const c = fields[name] ?? { restore: 0, skip: 0, unchanged: 0 };
+      const c = fields[name] ?? { restore: 0, skip: 0, unchanged: 0, ours: 0 };
       return [name, c.restore, c.skip, c.unchanged];
     }),
     { head: ['field', restore, 'kept', 'as before'] },
@@ -27,7 +27,8 @@ export function renderPreview(p: UndoPreview): string {
     wrapParagraph(
       `${plural(p.accounts.length, 'account')}${p.accounts.length < p.total ? ` of ${p.total} (the first ones)` : ''}: ` +
         `${t.accounts} with something to undo${t.gone ? `, ${t.gone} no longer in the CRM` : ''}. ` +
-        `Fields: ${t.restore} to restore, ${t.skip} kept (a person changed them), ${t.unchanged} already as before. ` +
+        `Fields: ${t.restore} to restore, ${t.skip} kept (a person changed them), ${t.unchanged} already as before` +
+        `${t.ours ? `, ${t.ours} left as a later write of ours set them` : ''}. ` +
         `Notes: ${t.notes} to remove${t.notesRemovedBefore ? ` (${t.notesRemovedBefore} removed by an earlier undo)` : ''}.`,
     ),
     ...p.remarks.map((r) => wrapParagraph(`Note: ${r}.`)),
@@ -64,7 +65,8 @@ export function renderOutcome(o: UndoOutcome): string {
     `Undo run ${o.runId}: undo of ${o.what}`,
     wrapParagraph(
       `${plural(c.accounts, 'account')} done of ${o.total}: ${plural(c.restored, 'field')} restored, ` +
-        `${c.skipped} kept (a person changed them), ${c.unchanged} already as before; ` +
+        `${c.skipped} kept (a person changed them), ${c.unchanged} already as before` +
+        `${c.ours ? `, ${c.ours} left as a later write of ours set them` : ''}; ` +
         `${plural(c.notesRemoved, 'note')} removed${c.notesGone ? ` (${c.notesGone} already gone)` : ''}; ` +
         `${c.failed} failed${c.gone ? `; ${c.gone} no longer in the CRM` : ''}.`,
     ),

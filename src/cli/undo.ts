@@ -51,7 +51,7 @@ export const undoCommand: Command = {
   name: 'undo',
   summary: 'Take back what a run, a job or an account’s last change wrote (--dry-run first)',
   usage: `buyer-intel-sync undo --run <id> | --job <id> | --crm ${crmChoices()} --account <id> [--tenant <id>]
-                       (--dry-run | --yes)
+                       (--dry-run | --yes [--wait])
 
 Each field we wrote goes back to the value it had before — only where the CRM still holds the
 value we wrote: a person's later edit is kept, and reported — and the notes we created are removed
@@ -66,6 +66,8 @@ never writes an account twice. An undo of writes already taken back changes noth
 
   --dry-run  print exactly what it would change and what it would keep, with counts; write nothing
   --yes      undo (required to write)
+  --wait     another process runs the same undo: wait for it and report the run (without --wait
+             the command names that process and exits 1)
   --tenant   the account's portal or org id, when several share the account id
 
 Progress goes to stderr. Exit codes: 0 done, 1 failed (or accounts the CRM refused for now: run the
@@ -78,6 +80,7 @@ same command again), 2 bad usage, 130 interrupted (run the same command to resum
     tenant: { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
     yes: { type: 'boolean', default: false },
+    wait: { type: 'boolean', default: false },
   },
   async run(values, positionals) {
     if (positionals.length) throw new UsageError(`unexpected ${positionals.join(' ')}`);
@@ -122,6 +125,7 @@ same command again), 2 bad usage, 130 interrupted (run the same command to resum
       const outcome = await runUndo(deps, resolved, {
         actor: operatorName(),
         signal: interrupt.signal,
+        wait: values.wait === true,
         onProgress: ({ done, total, counts }) => progress?.update({ done, total, ...counts }),
       });
       progress?.stop();

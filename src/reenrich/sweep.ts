@@ -21,12 +21,12 @@ export async function reenrichSweep(options: {
         name: 'enrich',
         data: {
           ...account,
-          trigger: 'backfill' as const,
+          trigger: 'reenrich' as const,
           cause: `scheduled re-enrichment ${options.runId}`,
           ...(options.storeRunId ? { runId: options.storeRunId } : {}),
         },
         opts: enrichJobOptions(
-          'backfill',
+          'reenrich',
           options.attempts,
           jobIdOf(account.crm, account.tenant, account.accountId, 'reenrich', options.runId),
         ),

@@ -1,15 +1,33 @@
 // The review queue's inputs as every door takes them (API query and bodies, CLI options): validated
 // here once, into the store's filter and page.
 import { z } from 'zod';
-import { isCrmKind } from '../../connectors/registry.ts';
+import { canonicalAccountId, isCrmKind } from '../../connectors/registry.ts';
 import type { CrmKind } from '../../connectors/types.ts';
 import { firstTextProblem } from '../shared/text.ts';
 import type { OutcomeFilter, PageRequest } from '../store/outcomes.ts';
 import { COHORTS } from '../store/schema.ts';
+import { ActionProblem } from './problem.ts';
 
 export const crmSchema = z.string().refine(isCrmKind, 'is not a CRM this service speaks');
 export const recordIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a CRM record id');
 export const tenantIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be a portal id or org id');
+
+/**
+ * The key with its account id in the CRM's one canonical form (a Salesforce id's 18 characters, a
+ * HubSpot id's decimal text): every door passes an account through this, so one account never gets a
+ * second outcome row, history or inbound window. 400 when the id is not one of the CRM's.
+ */
+export function canonicalAccount<K extends { crm: string; accountId: string }>(key: K): K {
+  const accountId = canonicalAccountId(key.crm, key.accountId);
+  if (accountId === undefined)
+    throw new ActionProblem(
+      400,
+      'invalid_account_id',
+      `${key.accountId.slice(0, 64)} is not a ${key.crm} account id`,
+    );
+  return accountId === key.accountId ? key : { ...key, accountId };
+}
+
 const confidence = z.coerce.number().min(0, 'must be between 0 and 1').max(1, 'must be between 0 and 1');
 // Years past 9999 are written "+012345-…", which PostgreSQL does not read back (a 500).
 const date = z.coerce

@@ -14,6 +14,7 @@ import type { OutcomeCandidate } from '../store/schema.ts';
 import type { Store } from '../store/store.ts';
 import { recommendedOf } from './duplicates.ts';
 import { ActionProblem } from './problem.ts';
+import { canonicalAccount } from './schemas.ts';
 
 export type ReviewAccount = AccountKey & { crm: CrmKind };
 
@@ -163,7 +164,8 @@ export function reviewService(options: ReviewServiceOptions) {
     },
 
     /** Confirms one candidate of the account's last "needs review" outcome. */
-    async confirm(key: ReviewAccount, buyerId: string, actor: Actor) {
+    async confirm(account: ReviewAccount, buyerId: string, actor: Actor) {
+      const key = canonicalAccount(account);
       const { outcomes, review } = await options.store.open();
       const outcome = await outcomes.get(key);
       const candidate = outcome?.candidates.find((c) => c.buyerId === buyerId);
@@ -186,7 +188,8 @@ export function reviewService(options: ReviewServiceOptions) {
     },
 
     /** Rejects the account: a pinned `no_match`, never searched again until a person clears it. */
-    async reject(key: ReviewAccount, reason: string, actor: Actor) {
+    async reject(account: ReviewAccount, reason: string, actor: Actor) {
+      const key = canonicalAccount(account);
       const { review } = await options.store.open();
       return single(key, 'reject', actor, { reason }, (runId) =>
         review.pin(key, rejectedReason(actor.name, reason), { runId }),
@@ -194,7 +197,8 @@ export function reviewService(options: ReviewServiceOptions) {
     },
 
     /** Removes a rejection; the account's job searches it again. */
-    async clear(key: ReviewAccount, actor: Actor) {
+    async clear(account: ReviewAccount, actor: Actor) {
+      const key = canonicalAccount(account);
       const { review } = await options.store.open();
       let was = false;
       const queued = await single(key, 'clear', actor, {}, async () => {
@@ -205,10 +209,11 @@ export function reviewService(options: ReviewServiceOptions) {
 
     /** Searches again with an edited name and/or state (the CRM's own fields stay as they are). */
     async research(
-      key: ReviewAccount,
+      account: ReviewAccount,
       edit: { name?: string | undefined; state?: string | undefined },
       actor: Actor,
     ) {
+      const key = canonicalAccount(account);
       const { review } = await options.store.open();
       const instruction: ReviewInstruction = {
         action: 'research',
@@ -245,7 +250,9 @@ export function reviewService(options: ReviewServiceOptions) {
       if ('accounts' in target) {
         const unique = [
           ...new Map(
-            target.accounts.map((a) => [`${a.crm}\u0000${a.tenant}\u0000${a.accountId}`, a]),
+            target.accounts
+              .map(canonicalAccount)
+              .map((a) => [`${a.crm}\u0000${a.tenant}\u0000${a.accountId}`, a]),
           ).values(),
         ];
         const found = new Map(

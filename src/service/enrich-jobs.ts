@@ -9,8 +9,11 @@ import { Lockstep } from '../batch/lockstep.ts';
 import { type EnrichResult, enrichAccount, type PipelineDeps } from '../enrich/pipeline.ts';
 import { reviewInstructionSchema } from '../enrich/review-instruction.ts';
 import { reconcileDuplicates } from '../review/duplicates.ts';
+import { IntegrationError } from '../shared/errors.ts';
 import { keptOf, recordOf } from '../store/history.ts';
 import type { Outcome } from '../store/outcomes.ts';
+import { settlePendingWrites } from '../undo/settle-pending.ts';
+import { takeBackAccount } from '../undo/take-back.ts';
 import type { ServiceCore } from './core.ts';
 
 /**
@@ -33,12 +36,36 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
     before: Outcome | null | undefined,
     inStep: <T>(call: () => Promise<T>) => Promise<T> = (call) => call(),
   ): Promise<EnrichResult> {
-    const { review } = await store.open();
+    const repos = await store.open();
+    const { review } = repos;
+    // Writes of an earlier attempt whose CRM answer was never recorded go on the record first.
+    await settlePendingWrites(repos, core.connector(data.crm, data.tenant), data);
     // A rejection holds whatever its last job did: one that failed for good leaves it pinned, its
     // status `error` and its reason the person's words.
     const rejected = before?.pinned ? { reason: before.reason ?? 'Rejected' } : undefined;
     const instruction = data.review ? reviewInstructionSchema.parse(data.review) : undefined;
     const meta = { jobId, trigger: data.trigger, runId: data.runId };
+    // A person turned the buyer down (the first job of a rejection: a pin has no job id) or pinned
+    // another one: what we wrote for the old buyer is taken back first, with undo's rules, as a run.
+    const leaving =
+      rejected && before?.jobId === null
+        ? 'rejected'
+        : instruction?.action === 'confirm' && before?.buyerId && before.buyerId !== instruction.buyerId
+          ? `moved from buyer ${before.buyerId} to ${instruction.buyerId}`
+          : undefined;
+    const takenBack = leaving
+      ? await takeBackAccount(
+          { store, connectorFor: core.connector, ledgers: core.ledgers },
+          { crm: data.crm, tenant: data.tenant, accountId: data.accountId },
+          leaving,
+          instruction?.actor,
+        )
+      : null;
+    // Accounts the CRM refused for now: the job's retry resumes the same take-back.
+    if (takenBack?.pending)
+      throw new IntegrationError(`could not take back ${data.accountId}'s values of the old buyer yet`, {
+        permanent: false,
+      });
     const result = await enrichAccount(deps, data, {
       review: rejected ? undefined : instruction,
       rejected,

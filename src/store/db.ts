@@ -44,6 +44,9 @@ export function openDatabase(
       ...(settings.schema ? { options: `-c search_path=${quoteIdent(settings.schema)},public` } : {}),
     });
     pool.on('error', onError);
+    // A connection lost while checked out (PostgreSQL stopped mid-query) errors on its client, where
+    // the pool listens no more: without this the process would crash instead of the query failing.
+    pool.on('connect', (client) => client.on('error', onError));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return { db, embedded: false, where: redactUrl(settings.url), close: () => db.destroy() };
   }

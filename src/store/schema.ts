@@ -101,7 +101,7 @@ export interface DecisionsTable {
 /** Where a write came from and what the CRM answered (migration 0006; src/store/write-history.ts). */
 export const FIELD_KINDS = ['mapped', 'provenance'] as const;
 export type FieldKind = (typeof FIELD_KINDS)[number];
-export const CRM_RESULTS = ['ok', 'error', 'not_sent'] as const;
+export const CRM_RESULTS = ['ok', 'error', 'not_sent', 'pending'] as const;
 export type CrmResult = (typeof CRM_RESULTS)[number];
 
 /** One field we wrote (or a policy kept from us: `not_sent`), append-only. */
@@ -171,6 +171,9 @@ export interface UndoRunsTable {
   run_id: string;
   target: string;
   finished: ColumnType<boolean, boolean | undefined, boolean>;
+  /** Who runs it now (host, pid): one runner per undo run (migration 0008). */
+  holder: ColumnType<string | null, string | null | undefined, string | null>;
+  claimed_until: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 /** An undo run's accounts: `started` before their CRM writes, `done` once those are recorded. */

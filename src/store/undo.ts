@@ -35,7 +35,12 @@ export type UndoScope =
       trigger: string | null;
       afterId: string | null;
       upToId: string;
-    };
+    }
+  /**
+   * Everything we ever wrote on one account (ids up to upToId): what a rejection or a move to another
+   * buyer takes back, so the CRM shows none of ours from the buyer a person turned down.
+   */
+  | { kind: 'all'; crm: string; tenant: string; accountId: string; upToId: string };
 
 /** The undo run's target: one open run per target (src/store/migrations/0007_undo.ts). */
 export function scopeTarget(scope: UndoScope): string {
@@ -46,6 +51,8 @@ export function scopeTarget(scope: UndoScope): string {
       return `job:${scope.jobId}`;
     case 'change':
       return `change:${scope.crm}:${scope.tenant}:${scope.accountId}:${scope.upToId}`;
+    case 'all':
+      return `all:${scope.crm}:${scope.tenant}:${scope.accountId}:${scope.upToId}`;
   }
 }
 
@@ -61,7 +68,9 @@ export interface UndoAccount {
  */
 export function changeAccountOf(target: string): UndoAccount | null {
   const [kind, crm, tenant, accountId] = target.split(':');
-  return kind === 'change' && crm && tenant && accountId ? { crm, tenant, accountId } : null;
+  return (kind === 'change' || kind === 'all') && crm && tenant && accountId
+    ? { crm, tenant, accountId }
+    : null;
 }
 
 /** One field the scope wrote on one account. */
@@ -93,6 +102,11 @@ export interface UndoField extends UndoAccount {
   before: string | null;
   /** The value the scope's last write of the field left. */
   wrote: string | null;
+  /**
+   * What our writes after the scope's left in the field (a confirm's re-enrichment, a later run): a
+   * value among these is ours, never a person's edit.
+   */
+  later: (string | null)[];
 }
 
 export interface UndoNote extends UndoAccount {
@@ -131,6 +145,9 @@ function scopeWhere(scope: UndoScope): RawBuilder<unknown> {
         and job_id is not distinct from ${scope.jobId}::text
         and trigger is not distinct from ${scope.trigger}::text
         and id > ${scope.afterId ?? '0'}::bigint and id <= ${scope.upToId}::bigint`;
+    case 'all':
+      return sql`crm = ${scope.crm} and tenant = ${scope.tenant} and account_id = ${scope.accountId}
+        and id <= ${scope.upToId}::bigint`;
   }
 }
 
@@ -197,6 +214,17 @@ export class UndoRecords {
     };
   }
 
+  /** The newest history id of the account (its fields and notes), or null when we never wrote it. */
+  async lastId(account: UndoAccount): Promise<string | null> {
+    const { rows } = await sql<{ id: string | number | null }>`select greatest(
+        (select max(id) from field_writes where crm = ${account.crm} and tenant = ${account.tenant}
+          and account_id = ${account.accountId}),
+        (select max(id) from notes_created where crm = ${account.crm} and tenant = ${account.tenant}
+          and account_id = ${account.accountId})) as id`.execute(this.#db);
+    const id = rows[0]?.id;
+    return id === null || id === undefined ? null : String(id);
+  }
+
   /** Every account the scope wrote a field of or created a note on, in a stable order (one statement). */
   async accountsOf(scope: UndoScope): Promise<UndoAccount[]> {
     const where = scopeWhere(scope);
@@ -222,6 +250,7 @@ export class UndoRecords {
       old_value: string | null;
       wrote: string | null;
       prior: string | null;
+      later: (string | null)[] | null;
     }>`
       with g as (
         select account_id, field, min(id) as first_id, max(id) as last_id from field_writes
@@ -234,7 +263,10 @@ export class UndoRecords {
         (select p.new_value from field_writes p
          where p.crm = ${crm} and p.tenant = ${tenant} and p.account_id = g.account_id
            and p.field = g.field and p.crm_result = 'ok' and p.id < g.first_id
-         order by p.id desc limit 1) as prior
+         order by p.id desc limit 1) as prior,
+        array(select distinct q.new_value from field_writes q
+         where q.crm = ${crm} and q.tenant = ${tenant} and q.account_id = g.account_id
+           and q.field = g.field and q.crm_result = 'ok' and q.id > g.last_id) as later
       from g join field_writes f on f.id = g.first_id join field_writes l on l.id = g.last_id
       order by g.account_id, g.field`.execute(this.#db);
     return rows.map(
@@ -249,6 +281,7 @@ export class UndoRecords {
         buyerId: r.buyer_id,
         before: OLD_UNKNOWN.includes(r.decision) ? r.prior : r.old_value,
         wrote: r.wrote,
+        later: r.later ?? [],
       }),
     );
   }
@@ -320,6 +353,45 @@ export class UndoRecords {
         throw err;
       }
     }
+  }
+
+  /**
+   * Claims the undo run for `holder` for `ttlMs` (again: renews it). Refused while another holder's
+   * claim runs; a claim that lapsed (its runner was killed) is taken over. One statement, so two
+   * processes never both hold it.
+   */
+  async claim(
+    runId: string,
+    holder: string,
+    ttlMs: number,
+    /** A holder known to be dead (its process is gone): its claim is taken over at once. */
+    takeOverFrom?: string,
+  ): Promise<{ ok: true; finished: boolean } | { ok: false; holder: string; until: Date }> {
+    const { rows } = await sql<{ finished: boolean }>`
+      update undo_runs set holder = ${holder},
+        claimed_until = now() + make_interval(secs => ${ttlMs / 1000})
+      where run_id = ${runId}
+        and (holder is null or holder = ${holder} or holder = ${takeOverFrom ?? holder}
+          or claimed_until is null or claimed_until < now())
+      returning finished`.execute(this.#db);
+    const [claimed] = rows;
+    if (claimed) return { ok: true, finished: claimed.finished };
+    const held = await this.#db
+      .selectFrom('undo_runs')
+      .select(['holder', 'claimed_until'])
+      .where('run_id', '=', runId)
+      .executeTakeFirst();
+    return { ok: false, holder: held?.holder ?? 'another process', until: held?.claimed_until ?? new Date() };
+  }
+
+  /** Gives the claim up (only the holder's own). */
+  async releaseClaim(runId: string, holder: string): Promise<void> {
+    await this.#db
+      .updateTable('undo_runs')
+      .set({ holder: null, claimed_until: null })
+      .where('run_id', '=', runId)
+      .where('holder', '=', holder)
+      .execute();
   }
 
   /** The accounts of the undo run that are started or done, by `crm \0 tenant \0 account`. */

@@ -7,7 +7,7 @@
 // Both tables draw their ids from one sequence, so a page of an account's or a run's history is one
 // keyset (`id`, newest first) over both.
 import { type Kysely, type QueryCreator, sql } from 'kysely';
-import type { FieldWriteEntry, NoteEntry } from '../write/journal.ts';
+import type { FieldWriteEntry, NoteEntry, PendingSettlement } from '../write/journal.ts';
 import type { CrmResult, Database, FieldKind, RunKind } from './schema.ts';
 
 export interface HistoryAccount {
@@ -158,6 +158,47 @@ export class WriteHistory {
   /** One statement for the whole batch. */
   async recordFieldWrites(entries: readonly FieldWriteEntry[]): Promise<void> {
     if (entries.length) await insertFieldWrites(this.#db, entries).execute();
+  }
+
+  /** Records the entries as pending (one statement); their ids, in the entries' order. */
+  async recordPendingFieldWrites(entries: readonly FieldWriteEntry[]): Promise<string[]> {
+    if (!entries.length) return [];
+    const pending = entries.map((e) => ({ ...e, result: 'pending' as const }));
+    const rows = await insertFieldWrites(this.#db, pending)
+      .returning(['id', 'account_id', 'field'])
+      .execute();
+    const ids = new Map<string, string[]>();
+    for (const r of rows) {
+      const key = `${r.account_id}\u0000${r.field}`;
+      ids.set(key, [...(ids.get(key) ?? []), String(r.id)]);
+    }
+    return entries.map((e) => {
+      const id = ids.get(`${e.accountId}\u0000${e.field}`)?.shift();
+      if (id === undefined) throw new Error(`no pending row recorded for ${e.accountId} ${e.field}`);
+      return id;
+    });
+  }
+
+  /** Settles pending rows with the CRM's answers (one statement). */
+  async settleFieldWrites(settled: readonly PendingSettlement[]): Promise<void> {
+    if (!settled.length) return;
+    await sql`update field_writes f set crm_result = s.result, crm_error = s.error
+      from unnest(${settled.map((s) => s.id)}::bigint[], ${settled.map((s) => s.result)}::text[],
+        ${settled.map((s) => s.error)}::text[]) as s(id, result, error)
+      where f.id = s.id and f.crm_result = 'pending'`.execute(this.#db);
+  }
+
+  /** The account's pending rows: writes whose CRM answer was never recorded. */
+  async pendingOf(account: { crm: string; tenant: string; accountId: string }) {
+    const rows = await this.#db
+      .selectFrom('field_writes')
+      .select(['id', 'field', 'new_value'])
+      .where('crm', '=', account.crm)
+      .where('tenant', '=', account.tenant)
+      .where('account_id', '=', account.accountId)
+      .where('crm_result', '=', 'pending')
+      .execute();
+    return rows.map((r) => ({ id: String(r.id), field: r.field, wrote: r.new_value }));
   }
 
   /** One statement for the whole batch. */

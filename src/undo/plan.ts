@@ -11,7 +11,12 @@ export type FieldAction =
   /** The field already holds the value before (restored earlier, or our write changed nothing). */
   | 'unchanged'
   /** Somebody changed the field since we wrote it: their value is kept. */
-  | 'skip';
+  | 'skip'
+  /**
+   * A later write of ours (outside what is undone) holds the field: left as it is for an undo of that
+   * write, and never counted as a person's.
+   */
+  | 'ours';
 
 export interface FieldPlan {
   field: string;
@@ -46,7 +51,10 @@ export interface FieldCounts {
   restore: number;
   unchanged: number;
   skip: number;
+  ours: number;
 }
+
+export const NO_FIELD_COUNTS: FieldCounts = { restore: 0, unchanged: 0, skip: 0, ours: 0 };
 
 export function planAccounts(
   accounts: readonly UndoAccount[],
@@ -75,7 +83,7 @@ export function planAccounts(
               current,
               wrote: f.wrote,
               before: f.before,
-              action: actionOf(current, f.wrote, f.before),
+              action: actionOf(current, f),
             };
           })
         : [],
@@ -85,9 +93,11 @@ export function planAccounts(
   });
 }
 
-function actionOf(current: string | null, wrote: string | null, before: string | null): FieldAction {
-  if (sameValue(current, before)) return 'unchanged';
-  return sameValue(current, wrote) ? 'restore' : 'skip';
+function actionOf(current: string | null, f: Pick<UndoField, 'wrote' | 'before' | 'later'>): FieldAction {
+  if (sameValue(current, f.before)) return 'unchanged';
+  if (sameValue(current, f.wrote)) return 'restore';
+  // A value is a person's only if no write of ours produced it.
+  return f.later.some((v) => sameValue(current, v)) ? 'ours' : 'skip';
 }
 
 /** The account has something to write or remove. */
@@ -97,7 +107,7 @@ export const hasWork = (plan: AccountPlan): boolean =>
 export function countFields(plans: readonly AccountPlan[], into: Record<string, FieldCounts> = {}) {
   for (const plan of plans)
     for (const f of plan.fields) {
-      const counts = into[f.field] ?? { restore: 0, unchanged: 0, skip: 0 };
+      const counts = into[f.field] ?? { ...NO_FIELD_COUNTS };
       counts[f.action]++;
       into[f.field] = counts;
     }

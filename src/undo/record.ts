@@ -7,7 +7,7 @@ import type { NoteRemovalEntry, OutcomeAfterUndo, UndoAccount } from '../store/u
 import type { FieldWriteEntry } from '../write/journal.ts';
 import type { AppliedBatch } from './apply.ts';
 import { sameValue } from './compare.ts';
-import type { AccountPlan, FieldCounts, FieldPlan } from './plan.ts';
+import { type AccountPlan, type FieldCounts, type FieldPlan, NO_FIELD_COUNTS } from './plan.ts';
 
 export interface UndoCounts {
   /** Accounts done (restored, nothing left to undo, failed for good, or gone from the CRM). */
@@ -18,6 +18,8 @@ export interface UndoCounts {
   unchanged: number;
   /** Fields a person changed since we wrote them: kept. */
   skipped: number;
+  /** Fields a later write of ours holds: left for an undo of that write (no person's edit). */
+  ours: number;
   notesRemoved: number;
   /** Notes already gone from the CRM (a person deleted them). */
   notesGone: number;
@@ -32,6 +34,7 @@ export const NO_COUNTS: UndoCounts = {
   restored: 0,
   unchanged: 0,
   skipped: 0,
+  ours: 0,
   notesRemoved: 0,
   notesGone: 0,
   failed: 0,
@@ -75,7 +78,7 @@ export function recordOf(
   };
   const c = out.counts;
   const tally = (field: string, what: keyof FieldCounts) => {
-    const counts = out.byField[field] ?? { restore: 0, unchanged: 0, skip: 0 };
+    const counts = out.byField[field] ?? { ...NO_FIELD_COUNTS };
     counts[what]++;
     out.byField[field] = counts;
   };
@@ -105,7 +108,10 @@ export function recordOf(
     const fields: Record<string, string | null> = {};
     const update = applied.updates.get(plan.accountId);
     for (const f of plan.fields) {
-      if (f.action === 'skip') {
+      if (f.action === 'ours') {
+        c.ours++;
+        tally(f.field, 'ours');
+      } else if (f.action === 'skip') {
         c.skipped++;
         tally(f.field, 'skip');
         out.fields.push(entry(f, { decision: 'undo-kept-edit', result: 'not_sent' }));
@@ -177,7 +183,7 @@ export function recordOf(
 
 export function addCounts(a: UndoCounts, b: UndoCounts): UndoCounts {
   const sum = { ...a };
-  for (const key of Object.keys(NO_COUNTS) as (keyof UndoCounts)[]) sum[key] = (a[key] ?? 0) + b[key];
+  for (const key of Object.keys(NO_COUNTS) as (keyof UndoCounts)[]) sum[key] = (a[key] ?? 0) + (b[key] ?? 0);
   return sum;
 }
 

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import type { CrmKind } from '../../connectors/types.ts';
 import { ActionProblem } from '../review/problem.ts';
+import { canonicalAccount } from '../review/schemas.ts';
 import type { Repositories } from '../store/store.ts';
 import type { UndoScope } from '../store/undo.ts';
 
@@ -38,6 +39,7 @@ export const resolvedSchema: z.ZodType<Resolved> = z.strictObject({
       afterId: nullableId,
       upToId: id,
     }),
+    z.strictObject({ kind: z.literal('all'), crm: id, tenant: id, accountId: id, upToId: id }),
   ]),
   what: z.string().max(500),
   remarks: z.array(z.string().max(1000)).max(10),
@@ -68,7 +70,7 @@ export async function resolveUndo(repos: Repositories, target: UndoTarget): Prom
       return { scope, what: `job ${target.jobId}`, remarks: [] };
     }
     case 'account': {
-      const scope = await repos.undo.lastChange(target);
+      const scope = await repos.undo.lastChange(canonicalAccount(target));
       if (!scope)
         throw new ActionProblem(
           404,

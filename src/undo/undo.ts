@@ -9,18 +9,29 @@
 // transaction with the accounts it finished; an interrupted undo (Ctrl-C, a kill, a worker lost) is
 // resumed by the same undo, which skips what is done and never writes an account twice. An undo of
 // writes already taken back finds nothing left to do.
+import { randomUUID } from 'node:crypto';
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
 import { PROVENANCE_FIELDS as P } from '../map/provenance.ts';
 import type { AccountLocks } from '../signals/account-lock.ts';
+import type { Run } from '../store/runs.ts';
 import type { Repositories, Store } from '../store/store.ts';
 import { scopeTarget, type UndoAccount, type UndoScope, undoAccountKey } from '../store/undo.ts';
 import type { AccountKey } from '../write/ledgers.ts';
 import { applyBatch } from './apply.ts';
-import { type AccountPlan, countFields, type FieldCounts, hasWork, planAccounts } from './plan.ts';
+import { CLAIM_MS, claimRun, holderName } from './claim.ts';
+import {
+  type AccountPlan,
+  countFields,
+  type FieldCounts,
+  hasWork,
+  NO_FIELD_COUNTS,
+  planAccounts,
+} from './plan.ts';
 import { addCounts, NO_COUNTS, outcomesAfter, recordOf, type UndoCounts } from './record.ts';
 import { type RetryOptions, withRetries } from './retry.ts';
 import type { Resolved } from './target.ts';
 
+export { UndoRunning } from './claim.ts';
 export type { UndoCounts } from './record.ts';
 
 /** The Redis caches an undo makes stale (src/write/ledgers.ts). */
@@ -154,6 +165,7 @@ export async function previewUndo(
       restore: sum((c) => c.restore),
       unchanged: sum((c) => c.unchanged),
       skip: sum((c) => c.skip),
+      ours: sum((c) => c.ours),
       accounts: planned.filter(hasWork).length,
       notes: planned.reduce((n, p) => n + p.notes.length, 0),
       notesRemovedBefore: planned.reduce((n, p) => n + p.notesRemovedBefore, 0),
@@ -199,19 +211,71 @@ export async function runUndo(
     /** Stops after the batch in progress, recorded: the same undo resumes. */
     signal?: AbortSignal | undefined;
     onProgress?: (progress: UndoProgress) => void;
+    /** Another process runs the same undo: wait for it (true) instead of refusing with UndoRunning. */
+    wait?: boolean | undefined;
+    /** Names this runner in the claim (default: host and pid). */
+    holder?: string | undefined;
   } = {},
 ): Promise<UndoOutcome> {
-  const now = deps.now ?? (() => new Date());
   const repos = await deps.store.open();
   const { undo } = repos;
-  const { run, resumed } = await undo.openRun(scopeTarget(resolved.scope), {
+  const opened = await undo.openRun(scopeTarget(resolved.scope), {
     label: `undo of ${resolved.what}`,
     actor: options.actor,
   });
+  const holder = options.holder ?? holderName(randomUUID().slice(0, 8));
+  const claimed = await claimRun(undo, opened.run.id, holder, options);
+  const renewal = setInterval(() => {
+    undo.claim(opened.run.id, holder, CLAIM_MS).catch(() => undefined);
+  }, CLAIM_MS / 3);
+  try {
+    // Read after the claim: whatever another runner did before is in the run's counts.
+    const run = (await repos.runs.get(opened.run.id)) ?? opened.run;
+    if (claimed.finished) return await finishedOutcome(repos, run, resolved);
+    return await runClaimed(deps, repos, resolved, run, opened.resumed, options);
+  } finally {
+    clearInterval(renewal);
+    await undo.releaseClaim(opened.run.id, holder).catch(() => undefined);
+  }
+}
+
+/** A run another process finished while this one waited: its outcome, with the run's counts. */
+async function finishedOutcome(repos: Repositories, run: Run, resolved: Resolved): Promise<UndoOutcome> {
+  const total = (await repos.undo.accountsOf(resolved.scope)).length;
+  return {
+    runId: run.id,
+    what: resolved.what,
+    remarks: [
+      ...resolved.remarks,
+      `undo run ${run.id} was finished by another process while this one waited`,
+    ],
+    resumed: true,
+    interrupted: false,
+    total,
+    pending: 0,
+    counts: { ...NO_COUNTS, ...run.counts },
+    fields: {},
+    kept: await repos.undo.keptBy(run.id, KEPT_SHOWN),
+  };
+}
+
+async function runClaimed(
+  deps: UndoDeps,
+  repos: Repositories,
+  resolved: Resolved,
+  run: Run,
+  resumed: boolean,
+  options: {
+    signal?: AbortSignal | undefined;
+    onProgress?: (progress: UndoProgress) => void;
+  },
+): Promise<UndoOutcome> {
+  const now = deps.now ?? (() => new Date());
+  const { undo } = repos;
   const states = resumed ? await undo.accountStates(run.id) : new Map<string, 'started' | 'done'>();
   const all = await undo.accountsOf(resolved.scope);
   const todo = all.filter((a) => states.get(undoAccountKey(a)) !== 'done');
-  let counts: UndoCounts = { ...NO_COUNTS, ...(resumed ? run.counts : {}) };
+  let counts: UndoCounts = { ...NO_COUNTS, ...run.counts };
   const fields: Record<string, FieldCounts> = {};
   const remarks = [...resolved.remarks];
   let pending = 0;
@@ -253,11 +317,12 @@ export async function runUndo(
     pending += plans.length - record.done.length;
     doneNow += record.done.length;
     for (const [name, n] of Object.entries(record.byField)) {
-      const sum = fields[name] ?? { restore: 0, unchanged: 0, skip: 0 };
+      const sum = fields[name] ?? { ...NO_FIELD_COUNTS };
       fields[name] = {
         restore: sum.restore + n.restore,
         unchanged: sum.unchanged + n.unchanged,
         skip: sum.skip + n.skip,
+        ours: sum.ours + n.ours,
       };
     }
     await undo.recordBatch(run.id, {

@@ -18,6 +18,7 @@ import type {
 } from '../../connectors/types.ts';
 import type { BatchChannel, BatchChannels, ChannelSpec } from '../batch/channel.ts';
 import { localChannels } from '../batch/local.ts';
+import { IntegrationError } from '../shared/errors.ts';
 import {
   fieldEntriesOf,
   noteEntryOf,
@@ -84,6 +85,41 @@ export function batchedWrites(options: {
     }
   }
 
+  /** The batch's pending rows, per item (its fields' ids); a failure is transient: nothing is sent. */
+  async function pendingRows(
+    journal: WriteJournal,
+    crm: CrmKind,
+    tenant: string,
+    items: readonly { update: AccountUpdate; context?: WriteContext | undefined }[],
+    at: Date,
+  ): Promise<string[][]> {
+    const per = items.map((item) =>
+      fieldEntriesOf(
+        crm,
+        tenant,
+        item.update,
+        { accountId: item.update.accountId, ok: true },
+        item.context,
+        at,
+      ),
+    );
+    let ids: string[];
+    try {
+      ids = (await journal.recordPendingFieldWrites?.(per.flat())) ?? [];
+    } catch (err) {
+      throw new IntegrationError('the write history cannot be recorded: the CRM write is not sent', {
+        permanent: false,
+        cause: err,
+      });
+    }
+    let at0 = 0;
+    return per.map((entries) => {
+      const mine = ids.slice(at0, at0 + entries.length);
+      at0 += entries.length;
+      return mine;
+    });
+  }
+
   return {
     writeAccount: (crm, tenant, update, context) =>
       channelFor(
@@ -93,15 +129,40 @@ export function batchedWrites(options: {
         (c): ChannelSpec<{ update: AccountUpdate; context?: WriteContext | undefined }, UpdateResult> => ({
           maxBatch: c.maxUpdateBatch,
           send: async (items) => {
-            const results = await c.updateAccounts(items.map((i) => i.update));
             const journal = options.journal;
+            // What the batch is about to write goes on the record first: a write that cannot be
+            // recorded is not sent (its jobs retry), so no value of ours is in the CRM without its row.
+            const pending = journal?.recordPendingFieldWrites
+              ? await pendingRows(journal, crm, tenant, items, now())
+              : undefined;
+            // A call that fails leaves its rows pending: whether the CRM took them is settled later
+            // against what it holds (settlePendingWrites).
+            const results = await c.updateAccounts(items.map((i) => i.update));
             if (journal) {
               const at = now();
               const entries = items.flatMap((item, i) => {
                 const result = results[i];
                 return result ? fieldEntriesOf(crm, tenant, item.update, result, item.context, at) : [];
               });
-              if (entries.length)
+              if (pending && journal.settleFieldWrites) {
+                const settle = journal.settleFieldWrites.bind(journal);
+                const settled = pending.flatMap((ids, i) => {
+                  const result = results[i];
+                  if (!result) return [];
+                  const error = result.ok
+                    ? null
+                    : `${result.error.status ? `${result.error.status}: ` : ''}${result.error.message}`.slice(
+                        0,
+                        500,
+                      );
+                  return ids.map((id) => ({
+                    id,
+                    result: result.ok ? ('ok' as const) : ('error' as const),
+                    error,
+                  }));
+                });
+                if (settled.length) await record(`${settled.length} field writes`, () => settle(settled));
+              } else if (entries.length)
                 await record(`${entries.length} field writes`, () => journal.recordFieldWrites(entries));
             }
             return results;

@@ -51,8 +51,11 @@ export interface FieldWriteEntry {
   old: string | null;
   new: string | null;
   decision: WriteDecision;
-  /** `not_sent`: a policy kept the CRM's value; recorded for people, never undone. */
-  result: 'ok' | 'error' | 'not_sent';
+  /**
+   * `not_sent`: a policy kept the CRM's value; recorded for people, never undone. `pending`: recorded
+   * before the CRM call, not yet settled with its answer.
+   */
+  result: 'ok' | 'error' | 'not_sent' | 'pending';
   error: string | null;
   at: Date;
 }
@@ -74,7 +77,17 @@ export interface NoteEntry {
 /** Where the writer records what the CRM answered (the store's write history). */
 export interface WriteJournal {
   recordFieldWrites(entries: readonly FieldWriteEntry[]): Promise<void>;
+  /** Records entries as pending before their CRM call: their ids, in the entries' order. */
+  recordPendingFieldWrites?(entries: readonly FieldWriteEntry[]): Promise<string[]>;
+  /** Settles pending rows with the CRM's answers. */
+  settleFieldWrites?(settled: readonly PendingSettlement[]): Promise<void>;
   recordNotes(entries: readonly NoteEntry[]): Promise<void>;
+}
+
+export interface PendingSettlement {
+  id: string;
+  result: 'ok' | 'error';
+  error: string | null;
 }
 
 const MAX_ERROR_CHARS = 500;

@@ -18,7 +18,7 @@ const RECENT = new Date('2026-03-01T12:00:00.000Z');
 const entry = (over: Partial<FieldWriteEntry>): FieldWriteEntry => ({
   crm: 'hubspot',
   tenant: '1',
-  accountId: 'a1',
+  accountId: '101',
   runId: null,
   jobId: 'j1',
   trigger: 'webhook',
@@ -44,13 +44,13 @@ beforeAll(async () => {
   runId = run.id;
   await writes.recordFieldWrites([
     entry({ runId, trigger: 'backfill', at: OLD, new: '950000', jobId: 'j0' }),
-    entry({ accountId: 'a2', runId, trigger: 'backfill', at: OLD }),
+    entry({ accountId: '102', runId, trigger: 'backfill', at: OLD }),
   ]);
   await writes.recordNotes([
     {
       crm: 'hubspot',
       tenant: '1',
-      accountId: 'a1',
+      accountId: '101',
       runId,
       jobId: 'j0',
       trigger: 'backfill',
@@ -125,7 +125,7 @@ function rowsOf(stdout: string): string[][] {
 
 describe('buyer-intel-sync history', () => {
   it('shows an account’s changes newest first: old → new, the decision, the run', async () => {
-    const shown = await history(['--crm', 'hubspot', '--account', 'a1']);
+    const shown = await history(['--crm', 'hubspot', '--account', '101']);
     expect(shown.stderr).toBe('');
     expect(shown.code).toBe(0);
     expect(rowsOf(shown.stdout)).toEqual([
@@ -147,7 +147,7 @@ describe('buyer-intel-sync history', () => {
   }, 60_000);
 
   it('pages with --limit and --after, and says when an account has nothing', async () => {
-    const first = await history(['--crm', 'hubspot', '--account', 'a1', '--limit', '2']);
+    const first = await history(['--crm', 'hubspot', '--account', '101', '--limit', '2']);
     const next = first.stdout
       .trim()
       .split('\n')
@@ -160,7 +160,7 @@ describe('buyer-intel-sync history', () => {
       '--crm',
       'hubspot',
       '--account',
-      'a1',
+      '101',
       '--limit',
       '2',
       '--after',
@@ -168,8 +168,8 @@ describe('buyer-intel-sync history', () => {
     ]);
     expect(second.stdout).toContain('950000 → 961855');
     expect(second.stdout).not.toContain('1000001');
-    const none = await history(['--crm', 'hubspot', '--account', 'zz']);
-    expect(none.stdout.trim()).toBe('nothing recorded for hubspot account zz');
+    const none = await history(['--crm', 'hubspot', '--account', '999']);
+    expect(none.stdout.trim()).toBe('nothing recorded for hubspot account 999');
   }, 60_000);
 
   it('prunes what was recorded before a date: counts without --yes, deletes with it', async () => {
@@ -178,31 +178,32 @@ describe('buyer-intel-sync history', () => {
     expect(counted.stdout.trim()).toBe(
       'would delete 2 field writes and 1 note record recorded before 2025-06-01T00:00:00.000Z; run again with --yes',
     );
-    expect((await history(['--crm', 'hubspot', '--account', 'a2'])).stdout).toContain('∅ → 961855');
+    expect((await history(['--crm', 'hubspot', '--account', '102'])).stdout).toContain('∅ → 961855');
     const pruned = await history(['prune', '--before', '2025-06-01', '--yes']);
     expect(pruned.stdout.trim()).toBe(
       'deleted 2 field writes and 1 note record recorded before 2025-06-01T00:00:00.000Z',
     );
-    expect((await history(['--crm', 'hubspot', '--account', 'a2'])).stdout.trim()).toBe(
-      'nothing recorded for hubspot account a2',
+    expect((await history(['--crm', 'hubspot', '--account', '102'])).stdout.trim()).toBe(
+      'nothing recorded for hubspot account 102',
     );
-    const left = await history(['--crm', 'hubspot', '--account', 'a1']);
+    const left = await history(['--crm', 'hubspot', '--account', '101']);
     expect(left.stdout).toContain('1000001 → 961855');
     expect(left.stdout).not.toContain('Contract awarded');
   }, 60_000);
 
   it('refuses bad input with exit 2', async () => {
     const cases: [string[], string][] = [
-      [['--account', 'a1'], '--crm'],
-      [['--crm', 'pipedrive', '--account', 'a1'], '--crm'],
+      [['--account', '101'], '--crm'],
+      [['--crm', 'pipedrive', '--account', '101'], '--crm'],
       [['--crm', 'hubspot'], '--account'],
-      [['--crm', 'hubspot', '--account', 'a1', '--limit', '0'], '--limit'],
-      [['--crm', 'hubspot', '--account', 'a1', '--after', 'x'], '--after'],
+      [['--crm', 'hubspot', '--account', 'a1'], 'a1 is not a hubspot account id'],
+      [['--crm', 'hubspot', '--account', '101', '--limit', '0'], '--limit'],
+      [['--crm', 'hubspot', '--account', '101', '--after', 'x'], '--after'],
       [['prune'], '--before YYYY-MM-DD is required'],
       [['prune', '--before', 'last week'], '--before: must be a date'],
       [['prune', '--before', '2025-02-30x'], '--before'],
       [['prune', '--before', '2025-01-01', '--crm', 'hubspot'], '--crm goes with history'],
-      [['--crm', 'hubspot', '--account', 'a1', '--yes'], 'go with history prune'],
+      [['--crm', 'hubspot', '--account', '101', '--yes'], 'go with history prune'],
       [['frob'], 'unexpected frob'],
     ];
     for (const [args, message] of cases) {

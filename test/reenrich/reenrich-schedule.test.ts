@@ -37,6 +37,8 @@ describe('re-enrichment', () => {
     const jobs = await queue.getJobs(['prioritized', 'waiting']);
     expect(jobs.map((j) => j.data.accountId).sort()).toEqual(['1', '2', '3']);
     expect(new Set(jobs.map((j) => j.opts.priority))).toEqual(new Set([PRIORITY.backfill]));
+    // Logged and recorded as re-enrichment, not as a backfill.
+    expect(new Set(jobs.map((j) => j.data.trigger))).toEqual(new Set(['reenrich']));
   });
 
   it('has one scheduler however many workers upsert it, with the configured pattern and zone', async () => {

@@ -219,6 +219,34 @@ describe('reject and clear', () => {
     expect(hsField(id, P.matchReason)).not.toMatch(/Rejected/);
   });
 
+  it('a reject takes back the rejected buyer’s values and signal notes, keeping a person’s edit, as an undo run', async () => {
+    const id = company({ name: 'Austin ISD', state: 'TX' });
+    await refreshed('hubspot', id);
+    expect(hsField(id, P.status)).toBe('enriched');
+    const ours = [...(hs.store.getCompany(id)?.values.entries() ?? [])].filter(
+      ([k, v]) => k.startsWith('buyer_intel_') && v !== null && v !== '' && k !== 'buyer_intel_url',
+    );
+    expect(ours.length).toBeGreaterThan(5);
+    expect(hsField(id, 'buyer_intel_type')).not.toBeNull();
+    // A person's own value in one of our fields is theirs: kept.
+    hs.store.updateCompany(id, { buyer_intel_url: 'https://example.org/ours-not' });
+
+    const res = await call('POST', `/api/accounts/hubspot/${id}/reject`, { reason: 'not this district' });
+    await completedJob(service, String(res.body.jobId));
+    expect(hsField(id, P.status)).toBe('no_match');
+    expect(hsField(id, P.buyerId)).toBeNull();
+    expect(hsField(id, 'buyer_intel_type')).toBeNull();
+    expect(hsField(id, 'buyer_intel_url')).toBe('https://example.org/ours-not');
+    // What the reject's own job writes: its status, reason and time (no buyer's data).
+    const own: string[] = [P.status, P.matchReason, P.lastEnrichedAt];
+    const left = ours.filter(([k]) => !own.includes(k) && hsField(id, k) !== null);
+    expect(left.map(([k]) => [k, hsField(id, k)])).toEqual([]);
+    expect(hs.store.notesOf(id)).toHaveLength(0);
+    // The take-back is a run of its own on the history (so it can be undone).
+    const runs = await call('GET', '/api/runs?kind=undo');
+    expect(JSON.stringify(runs.body)).toContain(`account ${id}'s values and notes of ours (rejected)`);
+  });
+
   it('a rejection holds after its job failed for good: the next job still does no search', async () => {
     const id = company({ name: 'City of Austin', state: 'TX' });
     await refreshed('hubspot', id);

@@ -170,7 +170,7 @@ for (const variant of VARIANTS) {
         const preview = await previewUndo(deps(), await resolveUndo(repos, { kind: 'run', runId: backfill }));
         expect(preview.total).toBe(2);
         expect(preview.totals).toMatchObject({ restore: 5, skip: 1, unchanged: 0, accounts: 2, notes: 4 });
-        expect(preview.fields[POP]).toEqual({ restore: 1, skip: 1, unchanged: 0 });
+        expect(preview.fields[POP]).toEqual({ restore: 1, skip: 1, unchanged: 0, ours: 0 });
         const austin = preview.accounts.find((p) => p.accountId === a);
         expect(austin?.fields.find((f) => f.field === POP)).toMatchObject({
           current: '975000',
@@ -288,6 +288,38 @@ for (const variant of VARIANTS) {
         await expect(
           resolveUndo(repos, { kind: 'account', crm: inner.kind, accountId: 'acc-never' }),
         ).rejects.toThrow(/nothing recorded/);
+      });
+
+      it('a value a later write of ours set is not counted as kept for a person (a confirm’s re-enrichment)', async () => {
+        const d = crm.createAccount({ name: 'Round Rock' });
+        const run = (await repos.runs.create({ kind: 'backfill', label: 'backfill of 1 account' })).id;
+        await enrich(
+          d,
+          { runId: run, jobId: 'j-d1', trigger: 'backfill' },
+          {
+            population: '1000',
+            status: 'needs_review',
+            buyerId: 'b-5',
+          },
+        );
+        const confirm = (await repos.runs.create({ kind: 'confirm', label: 'confirm' })).id;
+        await enrich(
+          d,
+          { runId: confirm, jobId: 'j-d2', trigger: 'review' },
+          {
+            population: '3000',
+            status: 'enriched',
+            buyerId: 'b-6',
+          },
+        );
+        // A person's edit after both is still theirs.
+        await inner.updateAccounts([{ accountId: d, fields: { [POP]: '4444' } }]);
+        const plan = await previewUndo(deps(), await resolveUndo(repos, { kind: 'run', runId: run }));
+        expect(plan.totals).toMatchObject({ restore: 0, skip: 1, ours: 2 });
+        const done = await undo({ kind: 'run', runId: run });
+        expect(done.counts).toMatchObject({ restored: 0, skipped: 1, ours: 2 });
+        expect((await repos.undo.keptBy(done.runId, 10)).map((k) => k.field)).toEqual([POP]);
+        expect([field(d, POP), field(d, P.status), field(d, P.buyerId)]).toEqual(['4444', 'enriched', 'b-6']);
       });
 
       it('waits for an enrichment holding an account, leaves it for the same undo when it outlasts the wait', async () => {
@@ -419,6 +451,54 @@ for (const variant of VARIANTS) {
         expect(restoring).toHaveLength(3 * N);
         expect(new Set(restoring).size).toBe(3 * N);
         expect((await repos.runs.get(first.runId))?.finishedAt).not.toBeNull();
+      });
+    });
+
+    describe('two processes of the same undo', () => {
+      it('one runs it; the second names the holder and stops, or waits and reports the run’s counts', async () => {
+        const N = 30;
+        const run = (await repos.runs.create({ kind: 'backfill', label: `backfill of ${N}` })).id;
+        for (let i = 0; i < N; i++)
+          await enrich(
+            crm.createAccount({ name: `Hamlet ${i}` }),
+            { runId: run, jobId: `two-${i}`, trigger: 'backfill' },
+            { population: String(i + 1), status: 'enriched', buyerId: `h-${i}` },
+            1,
+          );
+        // The first runner's first CRM write waits until the others have asked.
+        let open!: () => void;
+        const gate = new Promise<void>((r) => {
+          open = r;
+        });
+        let entered!: () => void;
+        const inside = new Promise<void>((r) => {
+          entered = r;
+        });
+        const gated: CrmConnector = {
+          ...connector,
+          updateAccounts: async (updates) => {
+            entered();
+            await gate;
+            return connector.updateAccounts(updates);
+          },
+        };
+        const resolved = await resolveUndo(repos, { kind: 'run', runId: run });
+        const gatedDeps = { ...deps(), connectorFor: () => gated };
+        const first = runUndo(gatedDeps, resolved, { holder: 'host-a pid 1' });
+        await inside;
+        await expect(runUndo(deps(), resolved, { holder: 'host-b pid 2' })).rejects.toMatchObject({
+          code: 'undo_running',
+          message: expect.stringContaining('being run by host-a pid 1'),
+        });
+        const waiting = runUndo(deps(), resolved, { holder: 'host-c pid 3', wait: true });
+        open();
+        const [a, c] = await Promise.all([first, waiting]);
+        expect(c.runId).toBe(a.runId);
+        expect(a.counts).toMatchObject({ accounts: N, restored: 3 * N, notesRemoved: N, notesGone: 0 });
+        // The waiter reports the run's counts, not its own share (it did nothing).
+        expect(c.counts).toEqual(a.counts);
+        const stored = await repos.runs.get(a.runId);
+        expect(stored?.counts).toMatchObject({ restored: 3 * N, notesRemoved: N, notesGone: 0 });
       });
     });
   });

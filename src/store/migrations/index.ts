@@ -9,6 +9,8 @@ import * as outcomesByRun from './0005_outcomes_by_run.ts';
 import * as writeHistory from './0006_write_history.ts';
 import * as undo from './0007_undo.ts';
 import * as durableFromRedis from './0008_durable_from_redis.ts';
+import * as undoClaim from './0009_undo_claim.ts';
+import * as pendingWrites from './0010_pending_writes.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -19,4 +21,6 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0006_write_history': writeHistory,
   '0007_undo': undo,
   '0008_durable_from_redis': durableFromRedis,
+  '0009_undo_claim': undoClaim,
+  '0010_pending_writes': pendingWrites,
 };

@@ -13,7 +13,7 @@ export interface UndoFieldPlan {
   /** The value before our writes: what a restore writes (null clears). */
   before: string | null;
   /** restore: the CRM still holds ours; skip: a person changed it since (kept); unchanged: as before. */
-  action: 'restore' | 'skip' | 'unchanged';
+  action: 'restore' | 'skip' | 'unchanged' | 'ours';
 }
 
 export interface UndoAccountPlan {

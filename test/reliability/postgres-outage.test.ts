@@ -1,0 +1,138 @@
+// A PostgreSQL outage (a private cluster stopped with `-m immediate`, then started) in the middle of
+// CRM writes: a write whose record cannot be made is not sent, and a write the CRM took whose answer
+// could not be recorded stays pending until it is settled against what the CRM holds — so every value
+// of ours in the CRM has its history row, and an undo takes it back.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryConnector } from '../../connectors/memory/connector.ts';
+import { memoryCrm } from '../../connectors/memory/store.ts';
+import type { CrmConnector } from '../../connectors/types.ts';
+import { Store } from '../../src/store/store.ts';
+import { settlePendingWrites } from '../../src/undo/settle-pending.ts';
+import { resolveUndo } from '../../src/undo/target.ts';
+import { runUndo } from '../../src/undo/undo.ts';
+import { batchedWrites } from '../../src/write/batched-writes.ts';
+import { freePort } from '../helpers/ports.ts';
+
+const BIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find(
+  (d) => existsSync(join(d, 'pg_ctl')),
+);
+const POP = 'buyer_intel_population';
+let dir: string;
+let port: number;
+let store: Store;
+
+/** Runs a PostgreSQL tool as the `postgres` user (initdb refuses root). */
+const pg = (tool: string, args: string[]) =>
+  // stdio ignored: a started server keeps inherited pipes open, and the call would wait for them.
+  execFileSync('runuser', ['-u', 'postgres', '--', join(BIN ?? '', tool), ...args], { stdio: 'ignore' });
+const start = () =>
+  pg('pg_ctl', [
+    '-D',
+    join(dir, 'data'),
+    '-l',
+    join(dir, 'log'),
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
+    '-w',
+    'start',
+  ]);
+const stop = () => pg('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+
+describe.skipIf(!BIN)('a PostgreSQL outage during CRM writes', () => {
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bis-pg-outage-'));
+    execFileSync('chown', ['postgres', dir]);
+    port = 0;
+  });
+  beforeAll(async () => {
+    port = await freePort();
+    pg('initdb', ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+    start();
+    store = new Store({ url: `postgres://postgres@127.0.0.1:${port}/postgres` });
+    await store.migrate();
+  }, 60_000);
+  afterAll(async () => {
+    await store?.close().catch(() => undefined);
+    try {
+      stop();
+    } catch {}
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('sends nothing it cannot record, and settles what the CRM took while the store was down', async () => {
+    const repos = await store.open();
+    const crm = memoryCrm('pg-outage');
+    const inner = createMemoryConnector(crm);
+    await inner.ensureFields([{ name: POP, label: POP, type: 'string', description: POP }]);
+    // Stops PostgreSQL right after the CRM took a write (before its answer can be recorded).
+    let stopAfterCall = false;
+    const connector: CrmConnector = {
+      ...inner,
+      updateAccounts: async (updates) => {
+        const results = await inner.updateAccounts(updates);
+        if (stopAfterCall) stop();
+        return results;
+      },
+    };
+    const journalErrors: string[] = [];
+    const writes = batchedWrites({
+      connector: () => connector,
+      journal: repos.writes,
+      onJournalError: (_err, what) => journalErrors.push(what),
+    });
+    const run = (await repos.runs.create({ kind: 'backfill', label: 'outage' })).id;
+    const write = (accountId: string, value: string) =>
+      writes.writeAccount(
+        inner.kind,
+        inner.tenant,
+        { accountId, fields: { [POP]: value } },
+        {
+          runId: run,
+          trigger: 'backfill',
+          fields: { [POP]: { old: null, decision: 'write', kind: 'mapped' } },
+        },
+      );
+    const [a, b, c] = ['Austin', 'Dallas', 'Waco'].map((name) => crm.createAccount({ name }));
+    if (!a || !b || !c) throw new Error('no accounts');
+    expect((await write(a, '961855')).ok).toBe(true);
+
+    // Down before the write: it is refused as transient and the CRM never sees it.
+    stop();
+    await expect(write(b, '1304379')).rejects.toMatchObject({ permanent: false });
+    expect(crm.accounts.get(b)?.fields.get(POP) ?? null).toBeNull();
+    start();
+
+    // Down between the CRM call and its record: the row stays pending, then is settled from the CRM.
+    stopAfterCall = true;
+    expect((await write(c, '138486')).ok).toBe(true);
+    stopAfterCall = false;
+    expect(journalErrors).toHaveLength(1);
+    start();
+    const fresh = await store.open();
+    expect(
+      (await fresh.writes.pendingOf({ crm: inner.kind, tenant: inner.tenant, accountId: c })).length,
+    ).toBe(1);
+    expect(
+      await settlePendingWrites(fresh, inner, { crm: inner.kind, tenant: inner.tenant, accountId: c }),
+    ).toBe(1);
+
+    // Every value of ours in the CRM has its row; the undo of the run leaves none behind.
+    for (const id of [a, c]) {
+      const page = await fresh.writes.forAccount({ crm: inner.kind, tenant: inner.tenant, accountId: id });
+      const ok = page.events.filter((e) => e.type === 'field' && e.result === 'ok');
+      expect(ok.map((e) => (e.type === 'field' ? e.new : null))).toEqual([
+        crm.accounts.get(id)?.fields.get(POP),
+      ]);
+    }
+    const undone = await runUndo(
+      { store, connectorFor: () => inner, retry: { sleep: async () => {} } },
+      await resolveUndo(fresh, { kind: 'run', runId: run }),
+    );
+    expect(undone.counts).toMatchObject({ restored: 2, skipped: 0 });
+    expect([a, b, c].map((id) => crm.accounts.get(id)?.fields.get(POP) ?? null)).toEqual([null, null, null]);
+  }, 120_000);
+});
