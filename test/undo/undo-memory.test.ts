@@ -4,6 +4,8 @@
 // our values back; a run stopped after a batch, or killed between its CRM write and its record,
 // resumes and takes every account back once, its history complete; a failure mark goes back to the
 // value we had written before it; an account's last change is taken back alone.
+// The in-memory CRM through the registry (its account ids are checked there): registered first.
+import '../helpers/memory-crm.ts';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
