@@ -28,7 +28,7 @@ import { findState } from '../buyer-intel/states.ts';
 import { type AccountId, likelyHolder, parseAccountIds, sameId, shownId } from './ids.ts';
 import { normalizeName } from './normalize.ts';
 import { domainQuery } from './queries.ts';
-import type { AccountForMatching, MatchDecision, ScoredCandidate } from './resolver.ts';
+import type { AccountForMatching, MatchDecision, ScoredCandidate } from './types.ts';
 
 export type IdMatchClient = Pick<BuyerIntelClient, 'getBuyerAttributesBulk' | 'searchBuyers'> &
   Partial<Pick<BuyerIntelClient, 'searchBuyersByCriteria'>>;

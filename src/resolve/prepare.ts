@@ -6,7 +6,7 @@ import { findState, type StateEntry } from '../buyer-intel/states.ts';
 import { FREE_MAIL, isBareDomain, parseWebAddress } from './domains.ts';
 import { type NormalizedName, normalizeName } from './normalize.ts';
 import { isPlaceName } from './places.ts';
-import type { AccountForMatching, MatchDecision } from './resolver.ts';
+import type { AccountForMatching, MatchDecision } from './types.ts';
 
 /** The account as the searches see it: its name read, its state found, its website. */
 export interface Prepared {

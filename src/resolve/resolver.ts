@@ -1,4 +1,5 @@
-// Size: the resolution steps (cache, searches, candidates, decision) in their order; each step is short.
+// Size: the resolution steps (pinned, ids, cache, searches, the attributes of a close decision) in their
+// order; each step is short, and the decision itself is decide.ts.
 // Resolves a CRM account to a buyer of the Buyer Intelligence API, explainably: a pinned buyer id wins;
 // then a cached match; then the candidates another account of the same name was just matched with
 // (shared-answers.ts), when they match this one too; then at most three searches in the account's
@@ -15,68 +16,20 @@ import { BuyerIntelError, ResponseValidationError } from '../buyer-intel/errors.
 import type { BuyerBrief } from '../buyer-intel/schemas.ts';
 import type { StateEntry } from '../buyer-intel/states.ts';
 import { type IdMatchClient, IdMatcher } from './by-id.ts';
+import { decide, type Scored } from './decide.ts';
 import { parseWebAddress } from './domains.ts';
 import { carriesIds } from './ids.ts';
-import { fallbackQuery, foldText, hintOfBuyerType, type NormalizedName, normalizeName } from './normalize.ts';
-import { isPlaceName } from './places.ts';
+import { fallbackQuery, foldText, type NormalizedName } from './normalize.ts';
 import { type Prepared, prepare } from './prepare.ts';
 import { MAX_PROFILES, type ProfileClient, type Profiled, readProfile } from './profiles.ts';
 import { domainQuery, initialsQuery, nicknameQuery, statesWrittenOut, typoQuery } from './queries.ts';
-import {
-  nameCarries,
-  resolveWeights,
-  type ScoreResult,
-  type ScoreSignal,
-  scoreCandidate,
-  type Weights,
-} from './score.ts';
+import { resolveWeights, scoreCandidate, type Weights } from './score.ts';
 import { answerKey, type FoundBuyer, parseAnswer, serializeAnswer } from './shared-answers.ts';
+import type { AccountForMatching, MatchDecision } from './types.ts';
 
 export type { ScoreSignal, SignalKind, Weights } from './score.ts';
 export { DEFAULT_WEIGHTS } from './score.ts';
-
-export interface AccountForMatching {
-  id: string;
-  name: string | null;
-  state: string | null;
-  city?: string | null;
-  county?: string | null;
-  zip?: string | null;
-  street?: string | null;
-  website: string | null;
-  /** The account's own email domain and, where the CRM has them, its contacts'. */
-  emailDomains?: string[];
-  pinnedBuyerId?: string | null;
-  /**
-   * Registry ids the account carries, as text (an NCES id keeps its leading zeros): NCES, IPEDS, Census
-   * (PID6 or GID) and a buyer id a person typed in a CRM field. They decide before the name (by-id.ts).
-   */
-  ids?: { nces?: string; ipeds?: string; census?: string; buyer?: string };
-}
-
-export interface ScoredCandidate {
-  buyerId: string;
-  name: string;
-  stateCode: string | null;
-  type: string | null;
-  url: string | null;
-  score: number;
-  signals: ScoreSignal[];
-}
-
-export type MatchDecision =
-  | {
-      status: 'matched';
-      buyerId: string;
-      buyerName: string | null;
-      confidence: number;
-      /** `id`: by an id the account carries (by-id.ts); `pinned`: by our own buyer id field or a confirm. */
-      source: 'pinned' | 'search' | 'cache' | 'id';
-      explanation: string;
-      candidates: ScoredCandidate[];
-    }
-  | { status: 'needs_review'; confidence: number; explanation: string; candidates: ScoredCandidate[] }
-  | { status: 'no_match'; explanation: string; candidates: ScoredCandidate[] };
+export type { AccountForMatching, MatchDecision, ScoredCandidate } from './types.ts';
 
 export interface MatchCache {
   get(key: string): Promise<string | null>;
@@ -111,33 +64,6 @@ export const DEFAULT_RESOLVER_OPTIONS: Readonly<ResolverOptions> = Object.freeze
 });
 
 /**
- * A buyer in another state than the account's is listed for review when its name reads this close to
- * the account's (or the website or an email domain points at it); below, it is a namesake.
- */
-const OTHER_STATE_NAME = 0.8;
-
-/** What may tell the best candidate from close rivals, and how much of it a candidate has. */
-const TELLS_APART: readonly (readonly [string, (s: Scored) => number])[] = [
-  ['the website', (s) => s.result.webPoints],
-  ['its number', (s) => (s.result.numberAgrees ? 1 : 0)],
-  ['every word of the name', (s) => (s.result.coversName ? 1 : 0)],
-  ['the address', (s) => s.result.placePoints],
-];
-
-/** How surely a web evidence names the buyer, weakest first. */
-const WEB_STRENGTH: readonly ScoreResult['web'][] = [
-  'mismatch',
-  'none',
-  'email-domain',
-  'domain',
-  'email',
-  'section',
-  'home-page',
-];
-
-/** At most this many candidates are listed in a decision. */
-const MAX_LISTED = 5;
-/**
  * At most this many searches per account: three in the account's state (or without one), and one more
  * across states when those found nothing that reads as the name.
  */
@@ -168,13 +94,6 @@ interface Found {
   profiled?: Profiled | null;
 }
 
-interface Scored {
-  candidate: ScoredCandidate;
-  result: ScoreResult;
-  /** Order of discovery across the searches: the last tie-break. */
-  order: number;
-}
-
 /** One search of the plan: what it asks, and whether its order is the API's relevance order. */
 interface Search {
   shown: string;
@@ -186,10 +105,6 @@ interface Search {
   /** The buyers found, or null when the search could not be made (then `called` says if it was tried). */
   run: () => Promise<{ buyers: BuyerBrief[] | null; called: boolean }>;
 }
-
-const round3 = (n: number): number => Math.round(n * 1000) / 1000;
-const shown = (c: ScoredCandidate): string => `"${c.name}" (${c.stateCode ?? '?'})`;
-const fixed = (n: number): string => n.toFixed(2);
 
 function resolveOptions(options: Partial<ResolverOptions> = {}): ResolverOptions & { weights: Weights } {
   const pick = <K extends Exclude<keyof ResolverOptions, 'weights'>>(key: K) =>
@@ -350,15 +265,18 @@ export class Resolver {
     const label = given ?? website ?? '';
     if (share?.answer) {
       const kept = share.answer.map((f, order) => ({ ...f, order }));
-      const decision = this.#decide(
-        label,
-        name,
-        this.#score(scoring, name, kept),
-        kept.length,
-        [],
-        state,
-        p.contradiction,
-        p.mailOnly,
+      const decision = decide(
+        {
+          given: label,
+          name,
+          scored: this.#score(scoring, name, kept),
+          found: kept.length,
+          asked: [],
+          state,
+          contradiction: p.contradiction,
+          mailOnly: p.mailOnly,
+        },
+        this.#options,
       );
       if (decision.status === 'matched') return decision;
     }
@@ -372,8 +290,20 @@ export class Resolver {
     // The state-limited searches found a buyer that reads as the name: no need to look across states.
     const convincing = () =>
       scored.some((s) => s.result.related && !s.result.otherState && s.result.nameSimilarity >= 0.8);
-    const decide = () =>
-      this.#decide(label, name, scored, found.size, asked, state, p.contradiction, p.mailOnly);
+    const decideNow = () =>
+      decide(
+        {
+          given: label,
+          name,
+          scored,
+          found: found.size,
+          asked,
+          state,
+          contradiction: p.contradiction,
+          mailOnly: p.mailOnly,
+        },
+        this.#options,
+      );
     const take = (search: Search, buyers: BuyerBrief[]): MatchDecision => {
       asked.push(search.shown);
       buyers.forEach((buyer, i) => {
@@ -381,7 +311,7 @@ export class Resolver {
           found.set(buyer.id, { buyer, rank: search.ranked ? i : null, order: found.size });
       });
       scored = this.#score(scoring, name, [...found.values()]);
-      return decide();
+      return decideNow();
     };
     let anywhereAsked = false;
     for (const search of this.#plan(name, website, givenState, state, convincing)) {
@@ -411,9 +341,9 @@ export class Resolver {
     }
     if (decision && (await this.#profile(scored, found, p.account))) {
       scored = this.#score(scoring, name, [...found.values()]);
-      decision = decide();
+      decision = decideNow();
     }
-    return decision ?? decide();
+    return decision ?? decideNow();
   }
 
   /**
@@ -637,150 +567,6 @@ export class Resolver {
     });
     return scored.sort((a, b) => b.result.score - a.result.score || a.order - b.order);
   }
-
-  #decide(
-    given: string,
-    name: NormalizedName | null,
-    scored: readonly Scored[],
-    found: number,
-    asked: readonly string[],
-    state: StateEntry | undefined,
-    contradiction: string | null,
-    mailOnly = false,
-  ): MatchDecision {
-    const { acceptThreshold, ambiguityMargin } = this.#options;
-    // Every buyer some evidence points at is listed: one in another state is offered for review, never
-    // dropped (a port filed under its neighbouring state is still the right buyer).
-    const related = scored.filter((s) => s.result.related);
-    const eligible = related.filter(
-      (s) => !s.result.otherState || s.result.independent || s.result.nameSimilarity >= OTHER_STATE_NAME,
-    );
-    const listed = (list: readonly Scored[]) => list.slice(0, MAX_LISTED).map((s) => s.candidate);
-    const searched = listing(asked);
-
-    const best = eligible[0];
-    if (!best) {
-      if (related.length) {
-        const others = [...new Set(related.map((s) => s.candidate.stateCode ?? '?'))].join(', ');
-        return {
-          status: 'no_match',
-          explanation: `No match for "${given}": ${related.length} buyer${related.length === 1 ? '' : 's'} sharing a word of the name, but in ${others}, not ${state?.code ?? name?.stateCode ?? 'the account’s state'}, and none reads as the name`,
-          candidates: listed(related),
-        };
-      }
-      if (!asked.length) {
-        return {
-          status: 'no_match',
-          explanation: `No match for "${given}": no name to search by, and the API has no search by web address`,
-          candidates: [],
-        };
-      }
-      return {
-        status: 'no_match',
-        explanation:
-          found > 0
-            ? `No match for "${given}": searching ${searched} returned ${found} buyer${found === 1 ? '' : 's'}, none sharing a word of the name or its web address`
-            : `No match for "${given}": searching ${searched} found no buyer`,
-        candidates: [],
-      };
-    }
-
-    // "Austin Consulting Group LLC": a company's legal form says it is no public buyer, unless its web
-    // address is a buyer's own.
-    if (name?.company && !eligible.some((s) => s.result.webPoints > 0)) {
-      return {
-        status: 'no_match',
-        explanation: `No match for "${given}": "${name.company}" is a company's legal form, and no buyer found has the account's web address`,
-        candidates: listed(eligible),
-      };
-    }
-
-    // The API's order breaks ties between candidates; it never decides a match.
-    const decisive = (s: Scored) => round3(s.result.score - s.result.rankPoints);
-    const close = eligible.slice(1).filter((s) => round3(decisive(best) - decisive(s)) < ambiguityMargin);
-    // Evidence the best has and every close rival lacks tells them apart: the website; the number
-    // ("Tarrant County 911": the district that carries it, not the county); the words of the name
-    // ("Harris County Clerk": the clerk's office, not the county, whose name lacks "clerk"); the address.
-    const decider = close.length
-      ? TELLS_APART.find(([, f]) => f(best) > 0 && close.every((s) => f(s) < f(best)))
-      : undefined;
-    const why = best.result.reasons.join(', ');
-    // The account's web address is another candidate's own page, not the best's.
-    const webRank = (s: Scored) => WEB_STRENGTH.indexOf(s.result.web);
-    const siteOf = eligible.find(
-      (s) => s !== best && webRank(s) > webRank(best) && webRank(s) >= WEB_STRENGTH.indexOf('section'),
-    );
-    // The web address says another state's buyer while the account's own state has one of that name.
-    const namesake = best.result.otherState
-      ? eligible.find((s) => !s.result.otherState && s.result.nameSimilarity >= best.result.nameSimilarity)
-      : undefined;
-    // "Oakland Schools" in CA: the name is exactly another state's buyer's, and only near the best's.
-    const exactElsewhere =
-      !best.result.otherState &&
-      best.result.nameSimilarity < 1 &&
-      best.result.sameCore &&
-      !best.result.independent
-        ? eligible.find((s) => s.result.otherState && s.result.nameSimilarity === 1)
-        : undefined;
-    const blocked =
-      blocker(best, state, contradiction) ??
-      // Rivals within the margin already hold the match back, and say it better.
-      (close.length === 0 || decider ? sharedWord(name, best, scored, state) : null) ??
-      (siteOf ? `the account's website is ${shown(siteOf.candidate)}'s` : null) ??
-      (namesake ? `the account's state has ${shown(namesake.candidate)} of the same name` : null) ??
-      (exactElsewhere ? `the name is exactly that of ${shown(exactElsewhere.candidate)}` : null) ??
-      sharedMail(given, name, eligible, mailOnly);
-
-    if (decisive(best) >= acceptThreshold && !blocked && (close.length === 0 || decider)) {
-      const next = eligible[1];
-      const tail = decider
-        ? `; ${decider[0]} tells it from ${close.map((s) => shown(s.candidate)).join(', ')}`
-        : next
-          ? `; next best ${shown(next.candidate)} at ${fixed(next.result.score)}`
-          : '';
-      return {
-        status: 'matched',
-        buyerId: best.candidate.buyerId,
-        buyerName: best.candidate.name,
-        confidence: best.result.score,
-        source: 'search',
-        explanation: `Matched ${shown(best.candidate)} with ${fixed(best.result.score)}: ${why}${tail}`,
-        candidates: listed(eligible),
-      };
-    }
-
-    const candidates = listed(eligible);
-    let explanation: string;
-    if (blocked) {
-      explanation = `Needs review: ${shown(best.candidate)} scores ${fixed(best.result.score)} (${why}), but ${blocked}`;
-    } else if (decisive(best) < acceptThreshold) {
-      explanation = `Needs review: the best candidate ${shown(best.candidate)} scores ${fixed(best.result.score)}, below the ${fixed(acceptThreshold)} needed (${why})`;
-      if (close.length)
-        explanation += `, and ${close.length} other${close.length === 1 ? '' : 's'} score within ${ambiguityMargin}`;
-    } else {
-      const rivals = close
-        .slice(0, MAX_LISTED - 1)
-        .map((s) => `${shown(s.candidate)} ${fixed(s.result.score)}`);
-      const hint = name?.typeHint ? '' : `; "${given}" does not say which kind of buyer it is`;
-      explanation = `Needs review: ${shown(best.candidate)} scores ${fixed(best.result.score)} (${why}), but ${rivals.join(', ')}${close.length > rivals.length ? ` and ${close.length - rivals.length} more` : ''} ${close.length === 1 ? 'is' : 'are'} within ${ambiguityMargin}${hint}`;
-    }
-    return { status: 'needs_review', confidence: best.result.score, explanation, candidates };
-  }
-}
-
-/**
- * An account known only by its email domain ("fbi.gov", "michigan.gov"): every part of the organisation
- * mails from it, so when several buyers found are on it, a person chooses.
- */
-function sharedMail(
-  given: string,
-  name: NormalizedName | null,
-  eligible: readonly Scored[],
-  mailOnly: boolean,
-): string | null {
-  if (!mailOnly || name) return null;
-  const on = eligible.filter((s) => s.result.independent);
-  return on.length >= 2 ? `${on.length} buyers found are on ${given}, which all of them mail from` : null;
 }
 
 /**
@@ -794,50 +580,6 @@ function spansStates(name: NormalizedName): boolean {
 }
 
 /**
- * "Cherokee", "METRO", "Manhattan", "Region 2": one word and no kind says which of the buyers that
- * carry it the account is. With no evidence but the name, several returned buyers carrying the word
- * make it a person's choice, however well one of them reads.
- */
-function sharedWord(
-  name: NormalizedName | null,
-  best: Scored,
-  scored: readonly Scored[],
-  state: StateEntry | undefined,
-): string | null {
-  if (!name || name.typeHint || name.typeTokens.length || best.result.independent) return null;
-  // "Manhattan": a place's name alone means the place's own government if anything, never an office
-  // or a body that merely goes by it.
-  const hint = best.candidate.type
-    ? hintOfBuyerType(best.candidate.type)
-    : normalizeName(best.candidate.name).typeHint;
-  if (hint !== 'city' && hint !== 'county' && isPlaceName(name.core.join(' '), state?.code ?? null))
-    return `"${name.searchName}" is a place's name, and says no kind of buyer`;
-  const words = name.core.filter((t) => !/^\d+$/.test(t));
-  const word = words[0];
-  if (words.length !== 1 || !word) return null;
-  const carriers = scored.filter((s) => nameCarries(s.candidate.name, word));
-  if (carriers.length < 2) return null;
-  return `"${word}" alone names ${carriers.length} buyers found (${carriers
-    .slice(0, 3)
-    .map((s) => shown(s.candidate))
-    .join(', ')}${carriers.length > 3 ? ', …' : ''})`;
-}
-
-/**
- * What keeps the best candidate from an automatic match whatever its score: a contradiction in the
- * account itself, a kind or a number the name says otherwise, or another state with nothing but the
- * name to say it is the account's.
- */
-function blocker(best: Scored, state: StateEntry | undefined, contradiction: string | null): string | null {
-  if (contradiction) return contradiction;
-  if (best.result.typeConflict) return 'the name says another kind of buyer';
-  if (best.result.numberConflict) return 'the name carries another number';
-  if (best.result.otherState && !best.result.independent)
-    return `it is in ${best.candidate.stateCode ?? '?'}, not ${state?.code ?? 'the account’s state'}, and only the name says it is the account’s (a website or email domain of the buyer's would)`;
-  return null;
-}
-
-/**
  * A review whose best candidate reads exactly as the account's name, of the kind it says: what is left
  * to decide is which of the buyers so named (a state not given, namesakes within the margin), and the
  * name written another way finds the same names again — in the bench accounts, that second search
@@ -848,9 +590,4 @@ function settledByName(decision: MatchDecision, scored: readonly Scored[]): bool
   if (decision.status !== 'needs_review') return false;
   const best = scored.find((s) => s.result.related && !s.result.otherState);
   return !!best && best.result.nameSimilarity === 1 && !best.result.typeConflict;
-}
-
-/** "a", "a and b", "a, b and c". */
-function listing(items: readonly string[]): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
