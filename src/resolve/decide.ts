@@ -3,9 +3,10 @@
 // match, with one human sentence saying why. A candidate is matched from the threshold up, with no rival
 // within the margin unless evidence tells them apart, and nothing contradicting it.
 import type { StateEntry } from '../buyer-intel/states.ts';
+import { nameCarries } from './compare.ts';
 import { hintOfBuyerType, type NormalizedName, normalizeName } from './normalize.ts';
 import { isPlaceName } from './places.ts';
-import { nameCarries, type ScoreResult } from './score.ts';
+import type { ScoreResult } from './score.ts';
 import type { MatchDecision, ScoredCandidate } from './types.ts';
 
 export interface Scored {

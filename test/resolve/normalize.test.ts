@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { compareNames } from '../../src/resolve/compare.ts';
 import { fallbackQuery, foldText, hintOfBuyerType, normalizeName } from '../../src/resolve/normalize.ts';
-import { compareNames } from '../../src/resolve/score.ts';
 
 const similarity = (a: string, b: string) => compareNames(normalizeName(a), normalizeName(b)).similarity;
 

@@ -1,0 +1,306 @@
+// Size: the readings of a name a person would accept, each one a rule that competes with the others for
+// the name's points; kept together so the best reading is chosen among all of them in one place.
+// The name's evidence: the name as written, through a typo, as initials or short forms, as a nickname,
+// as the buyer's web address, as another of the buyer's names, through a number or a consolidated
+// government's place; the best reading a person would accept earns the name's points.
+import { findState } from '../buyer-intel/states.ts';
+import { compareNames, compareTokens, kindWords, sameWord, shortFormOf } from './compare.ts';
+import { domainLabel, organizationDomain, parseWebAddress, registrableDomain } from './domains.ts';
+import { isConsolidatedGovernment, wordsWithin } from './evidence.ts';
+import { foldText, isTypoOf, type NormalizedName, normalizeName, STOP_WORDS } from './normalize.ts';
+import { statesWrittenOut } from './queries.ts';
+import { readCompound, stateDotNickname } from './readings.ts';
+import type { ScoreSignal, ScoringBuyer, SignalKind, Weights } from './weights.ts';
+
+const round3 = (n: number): number => Math.round(n * 1000) / 1000;
+
+interface Reading {
+  kind: SignalKind;
+  name: NormalizedName;
+  /** 0..1 similarity the reading earns, its credit applied. */
+  similarity: number;
+  detail: string;
+  reason: string;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** The name with one token read as other words, keeping what the name said of its state and type. */
+function replaced(name: NormalizedName, token: string, words: string): NormalizedName {
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])${escapeRegExp(token)}(?![\\p{L}\\p{N}])`, 'iu');
+  const text = pattern.test(name.searchName)
+    ? name.searchName.replace(pattern, words)
+    : name.tokens.map((t) => (t === token ? words : t)).join(' ');
+  const read = normalizeName(text);
+  return {
+    ...read,
+    stateCode: name.stateCode,
+    typeHint: read.typeHint ?? name.typeHint,
+    typeEvidence: read.typeHint ? read.typeEvidence : name.typeEvidence,
+  };
+}
+
+/** The account's tokens that no word of the buyer's name matches, even through a typo or short form. */
+function unmatched(name: NormalizedName, buyer: NormalizedName): string[] {
+  return name.core.filter(
+    (t) => !buyer.tokens.some((u) => u === t || shortFormOf(t, u) || isTypoOf(t, u)) && !/^\d+$/.test(t),
+  );
+}
+
+function readings(
+  name: NormalizedName,
+  buyer: NormalizedName,
+  buyerUrl: string | null | undefined,
+  accountState: string | null,
+  credit: number,
+  w: Weights,
+): Reading[] {
+  const out: Reading[] = [];
+  const compare = (read: NormalizedName, share: number) => {
+    const c = compareNames(read, buyer, { typos: true });
+    return { similarity: c.similarity * share * credit, detail: c.detail };
+  };
+  // The states a name names by postal code, written out: "Port Authority of NY & NJ".
+  const written = statesWrittenOut(name.searchName);
+  if (written !== name.searchName) {
+    const read = { ...normalizeName(written), stateCode: name.stateCode };
+    const c = compare(read, 1);
+    out.push({
+      kind: 'acronym',
+      name: read,
+      ...c,
+      detail: `postal codes read as the states they stand for: ${c.detail}`,
+      reason: `"${name.searchName}" read as "${written}"`,
+    });
+  }
+  // A state DOT's nickname: the whole name or one of its words.
+  for (const token of name.searchName.split(/[^\p{L}\p{N}]+/u).filter(Boolean)) {
+    const nick = stateDotNickname(token, accountState ?? name.stateCode);
+    if (!nick) continue;
+    const read = replaced(name, token, nick.name);
+    const withState = { ...read, stateCode: read.stateCode ?? nick.stateCode };
+    const c = compare(withState, 1);
+    out.push({ kind: 'nickname', name: withState, ...c, reason: nick.why });
+  }
+  // Initials or short forms of consecutive words of the buyer's name.
+  for (const token of unmatched(name, buyer)) {
+    const reading = readCompound(token, buyer.tokens);
+    if (!reading) continue;
+    let read = replaced(name, token, reading.words);
+    // A name that is nothing but the letters ("LAUSD") says no kind of its own: the buyer's words
+    // read into it would only agree with themselves.
+    if (name.core.every((t) => t === token))
+      read = { ...read, typeHint: name.typeHint, typeEvidence: name.typeEvidence };
+    // A state's postal code is its name, no guess: full credit.
+    const c = compare(read, reading.how === 'code' ? 1 : w.readingCredit);
+    const as =
+      reading.how === 'initials'
+        ? 'the initials of'
+        : reading.how === 'code'
+          ? 'the postal code of'
+          : 'short for';
+    out.push({
+      kind: 'acronym',
+      name: read,
+      similarity: c.similarity,
+      detail: `"${token.toUpperCase()}" read as ${as} "${reading.words}": ${c.detail}`,
+      reason: `${name.searchName.includes(' ') ? token.toUpperCase() : name.searchName} read as ${as} "${reading.words}"`,
+    });
+  }
+  // The name is the buyer's web address ("SEPTA" and septa.org): organisations name their sites so.
+  const page = parseWebAddress(buyerUrl);
+  const label = page ? domainLabel(page.host) : null;
+  const portal = page ? organizationDomain(page.host) !== registrableDomain(page.host) : false;
+  const compact = name.folded.replace(/ /g, '');
+  if (page && label && !portal && label.label.length >= 3 && compact === label.label) {
+    // The account's own name still says (or does not say) its kind: the buyer's name is not read into it.
+    out.push({
+      kind: 'domain-name',
+      name,
+      similarity: credit,
+      detail: `"${name.searchName}" is the name of the buyer's web address ${page.host}`,
+      reason: `"${name.searchName}" is its web address ${page.host}`,
+    });
+  }
+  return out;
+}
+
+export interface NameEvidence {
+  signals: ScoreSignal[];
+  reasons: string[];
+  similarity: number;
+  /** The reading the rest of the scoring reads the type from. */
+  name: NormalizedName;
+}
+
+function nameEvidence(
+  given: NormalizedName,
+  buyerName: NormalizedName,
+  buyer: ScoringBuyer,
+  accountState: string | null,
+  w: Weights,
+): NameEvidence {
+  const written =
+    given.typos.length === 0
+      ? given
+      : { ...normalizeName(given.input, { correctTypos: false }), stateCode: given.stateCode };
+  const base = compareNames(written, buyerName);
+  const signals: ScoreSignal[] = [{ signal: 'name', points: w.name * base.similarity, detail: base.detail }];
+  const reasons: string[] = [];
+  let similarity = base.similarity;
+  let name = written;
+  let credit = 1;
+
+  const typo = compareNames(given, buyerName, { typos: true });
+  if (given.typos.length || typo.core.fuzzy.length) {
+    const read = typo.similarity * w.typoCredit;
+    if (read > similarity) {
+      const words = [...given.typos, ...typo.core.fuzzy.map(([x, y]) => `${x} → ${y}`)];
+      signals.push({
+        signal: 'typo',
+        points: w.name * (read - similarity),
+        detail: `read through a typo (${words.join(', ')}), at ${w.typoCredit} of the name's points: ${typo.detail}`,
+      });
+      reasons.push(`typo ${words.join(', ')}`);
+      similarity = read;
+      name = given;
+      credit = w.typoCredit;
+    }
+  }
+
+  const best = readings(name, buyerName, buyer.url, accountState, credit, w).reduce<Reading | null>(
+    (top, r) => (r.similarity > (top?.similarity ?? similarity) ? r : top),
+    null,
+  );
+  if (best) {
+    signals.push({ signal: best.kind, points: w.name * (best.similarity - similarity), detail: best.detail });
+    reasons.push(best.reason);
+    similarity = best.similarity;
+    name = best.name;
+  }
+
+  if (!reasons.length) {
+    // Only the abbreviations the buyer's name does not share explain why the names compare equal.
+    const theirs = new Set(buyerName.expansions.map((e) => e.toLowerCase()));
+    const expanded = written.expansions
+      .filter((e) => e.includes(' → ') && !theirs.has(e.toLowerCase()))
+      .map((e) => e.split(' → ')[0]);
+    if (base.similarity === 1)
+      reasons.unshift(expanded.length ? `name equal after expanding ${expanded.join(', ')}` : 'name equal');
+    else reasons.unshift(`name ${round3(base.similarity).toFixed(2)} similar`);
+  }
+  return { signals, reasons, similarity, name };
+}
+
+/**
+ * The buyer's name without its own state's name, when the account is in that state: "Seminole Nation
+ * of Oklahoma" and "Superior Court of Arizona in Maricopa County" say the state the account's state
+ * field already says.
+ */
+export function withoutItsState(buyer: ScoringBuyer, accountState: string | null): string[] {
+  const theirs = buyer.stateCode ? findState(buyer.stateCode) : undefined;
+  if (!theirs || !accountState || findState(accountState)?.code !== theirs.code) return [];
+  const pattern = new RegExp(`(?:,?\\s*\\b(?:of|in)\\s+)?\\b${theirs.name.replace(/ /g, '\\s+')}\\b,?`, 'i');
+  const without = buyer.name.replace(pattern, ' ').replace(/\s+/g, ' ').trim();
+  return without && without !== buyer.name && foldText(without) ? [without] : [];
+}
+
+/**
+ * The name against the buyer's legal name and each of its other names (its common name, from its
+ * attributes): the reading that compares best is the name's evidence.
+ */
+export function bestNameEvidence(
+  given: NormalizedName,
+  legal: NormalizedName,
+  others: readonly NormalizedName[],
+  buyer: ScoringBuyer,
+  accountState: string | null,
+  w: Weights,
+): NameEvidence {
+  let best = nameEvidence(given, legal, buyer, accountState, w);
+  for (const other of others) {
+    const read = nameEvidence(given, other, buyer, accountState, w);
+    if (read.similarity <= best.similarity) continue;
+    const as = `as its other name "${other.input}"`;
+    best = {
+      ...read,
+      signals: read.signals.map((s, i) =>
+        i === 0 ? { ...s, signal: 'other-name', detail: `${as}: ${s.detail}` } : s,
+      ),
+      reasons: read.reasons.map((r, i) => (i === 0 ? `${r} ${as}` : r)),
+    };
+  }
+  return best;
+}
+
+const GOVERNMENT_WORDS = new Set(['metro', 'metropolitan', 'unified', 'consolidated', 'government']);
+
+/** A consolidated government's words that name its county ("davidson") and the rest, its city. */
+function consolidatedParts(buyer: NormalizedName): { county: string[]; city: string[] } {
+  const county = buyer.tokens.filter((t, i) => {
+    const next = buyer.tokens[i + 1];
+    return (next === 'county' || next === 'parish') && !STOP_WORDS.has(t);
+  });
+  const city = buyer.core.filter(
+    (t) => !county.includes(t) && !GOVERNMENT_WORDS.has(t) && !STOP_WORDS.has(t),
+  );
+  return { county, city };
+}
+
+/**
+ * Readings of identity the words alone undersell: a number the buyer's name carries too, the name's
+ * other words all among the buyer's ("USD 512" for "Shawnee Mission USD 512"); one place of a
+ * consolidated government named alone ("City of Louisville" for "Louisville/Jefferson County Metro
+ * Government"). Each earns the name a reading's credit, never more.
+ */
+export function identityReading(
+  given: NormalizedName,
+  buyer: ScoringBuyer,
+  legal: NormalizedName,
+  others: readonly NormalizedName[],
+  numbers: { agrees: boolean; reason: string | null },
+  similarity: number,
+  w: Weights,
+): { signal: ScoreSignal; reason: string; similarity: number } | null {
+  const credit = w.readingCredit;
+  // A number the buyer carries, with no word of the name left over, names it as its registry id would —
+  // when the name says what kind of body it numbers ("USD 512", "District 65"; not "Region 4").
+  if (numbers.agrees && similarity < 1 && given.typeTokens.length > 0) {
+    const holder = [legal, ...others].find((n) => wordsWithin(given, n, sameWord));
+    // The kinds still count: "CUSD 200" is the community unit district 200, less the high school one.
+    const mine = kindWords(given);
+    const theirs = holder ? kindWords(holder) : [];
+    // A kind less specific than the buyer's ("District 65" for a school district) is no other kind.
+    const within = mine.every((t) => theirs.some((u) => sameWord(t, u)));
+    const kind =
+      mine.length && theirs.length && !within ? 0.5 + 0.5 * compareTokens(mine, theirs).similarity : 1;
+    if (holder && kind > similarity)
+      return {
+        signal: {
+          signal: 'number',
+          points: w.name * (kind - similarity),
+          detail: `${numbers.reason} and every other word of the name are the buyer's "${holder.input}": the number names it`,
+        },
+        reason: `${numbers.reason} names it`,
+        similarity: kind,
+      };
+  }
+  if (similarity >= credit || !given.core.length || !isConsolidatedGovernment(buyer.name)) return null;
+  const hint = given.typeHint;
+  if (hint && hint !== 'city' && hint !== 'county') return null;
+  const parts = consolidatedParts(legal);
+  const words = given.core.filter((t) => !STOP_WORDS.has(t));
+  const within = (part: string[]) => part.length > 0 && words.every((t) => part.some((u) => sameWord(t, u)));
+  const named =
+    hint === 'county' ? within(parts.county) : within(parts.city) || (!hint && within(parts.county));
+  if (!named) return null;
+  return {
+    signal: {
+      signal: 'consolidated',
+      points: w.name * (credit - similarity),
+      detail: `"${given.searchName}" names a place of the consolidated government "${buyer.name}"`,
+    },
+    reason: `"${given.searchName}" is part of the consolidated "${buyer.name}"`,
+    similarity: credit,
+  };
+}
