@@ -3,6 +3,7 @@
 // Retry-After when it sent one, else the project's backoff — and the same page is asked again, as
 // long as the waits of this page stay within the budget (`maxWaitMs`). A permanent failure, or a
 // longer wait than the budget allows (a daily limit), ends the listing at once with that failure.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { type BackoffPolicy, backoffDelay } from '../shared/backoff.ts';
 
 export interface ListingPatience {
@@ -19,20 +20,8 @@ export interface ListingPatience {
 const DEFAULT_POLICY: BackoffPolicy = { baseMs: 1_000, maxMs: 60_000 };
 export const DEFAULT_LISTING_WAIT_MS = 10 * 60_000;
 
-const sleepFor = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(done, ms);
-    function done() {
-      signal?.removeEventListener('abort', abort);
-      resolve();
-    }
-    function abort() {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    }
-    signal?.addEventListener('abort', abort, { once: true });
-  });
+// Node's own timer: resolves after `ms`, rejects (AbortError) when the signal aborts.
+const sleepFor = (ms: number, signal?: AbortSignal) => sleep(ms, undefined, { signal });
 
 /** Read from the failure's fields (the one error root's), never its class. */
 const transient = (err: unknown): { retryAfterMs: number | undefined } | undefined => {
@@ -44,7 +33,7 @@ const transient = (err: unknown): { retryAfterMs: number | undefined } | undefin
 /** Calls `list` until it answers, waiting out transient failures within the budget. */
 export async function listPatiently<T>(list: () => Promise<T>, patience: ListingPatience = {}): Promise<T> {
   const budget = patience.maxWaitMs ?? DEFAULT_LISTING_WAIT_MS;
-  const sleep = patience.sleep ?? sleepFor;
+  const pause = patience.sleep ?? sleepFor;
   let waited = 0;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -58,7 +47,7 @@ export async function listPatiently<T>(list: () => Promise<T>, patience: Listing
       );
       if (waited + wait > budget) throw err;
       patience.onWait?.(wait, err);
-      await sleep(wait, patience.signal);
+      await pause(wait, patience.signal);
       waited += wait;
     }
   }

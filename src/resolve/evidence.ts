@@ -8,7 +8,7 @@ const DIGITS = /^\d+$/;
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
 /** The numbers a name carries, without leading zeros ("District 065" and "District 65" are one). */
-export function numbersOf(name: NormalizedName): string[] {
+function numbersOf(name: NormalizedName): string[] {
   return [...new Set(name.tokens.filter((t) => DIGITS.test(t)).map((t) => t.replace(/^0+(?=\d)/, '')))];
 }
 
@@ -113,7 +113,8 @@ export function addressSignal(
   const parts: string[] = [];
   let points = 0;
   const zip = zip5(account.zip);
-  if (zip && zip === zip5(profile.zip)) {
+  const sameZip = !!zip && zip === zip5(profile.zip);
+  if (sameZip) {
     points += w.zip;
     parts.push(`zip ${zip}`);
   }
@@ -123,19 +124,15 @@ export function addressSignal(
     parts.push(`city ${account.city?.trim()}`);
   }
   const county = place(account.county);
-  if (county && county === place(profile.county)) {
+  const sameCounty = !!county && county === place(profile.county);
+  if (sameCounty) {
     points += w.locality;
     parts.push(`county ${account.county?.trim()}`);
   }
   if (!parts.length) return null;
-  if (stateUnknown && (parts.some((p) => p.startsWith('zip')) || county)) {
-    if (county && county === place(profile.county)) {
-      points += w.state;
-      parts.push('which place it in its state');
-    } else if (zip && zip === zip5(profile.zip)) {
-      points += w.state;
-      parts.push('which place it in its state');
-    }
+  if (stateUnknown && (sameZip || sameCounty)) {
+    points += w.state;
+    parts.push('which place it in its state');
   }
   return {
     signal: {

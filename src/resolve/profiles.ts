@@ -12,7 +12,7 @@ export type ProfileClient = Pick<BuyerIntelClient, 'getBuyerAttributesBulk'>;
 /** Attribute calls a close decision may spend on its candidates. */
 export const MAX_PROFILES = 2;
 
-export const PROFILE_FIELDS: readonly BuyerField[] = [
+const PROFILE_FIELDS: readonly BuyerField[] = [
   'CommonName',
   'ParentName',
   'ParentBuyerId',

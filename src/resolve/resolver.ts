@@ -356,12 +356,7 @@ export class Resolver {
     const top = scored[0];
     if (!top || top.result.otherState) return null;
     if (p.mailOnly && !p.name)
-      return {
-        shown: `"${top.candidate.name}" in any state`,
-        ranked: false,
-        rewritesName: false,
-        run: async () => ({ buyers: await this.#find(top.candidate.name, undefined), called: true }),
-      };
+      return { ...this.#anywhere(top.candidate.name), ranked: false, anywhere: false };
     // Only a name whose words of kind alone differ can be another state's buyer's exactly.
     if (
       !p.name ||
@@ -372,7 +367,11 @@ export class Resolver {
       top.result.independent
     )
       return null;
-    const query = statesWrittenOut(p.name.searchName);
+    return this.#anywhere(statesWrittenOut(p.name.searchName));
+  }
+
+  /** A search of the name in every state: a body that spans states is filed under one of them. */
+  #anywhere(query: string): Search {
     return {
       shown: `"${query}" in any state`,
       ranked: true,
@@ -461,14 +460,6 @@ export class Resolver {
     };
     const host = parseWebAddress(website)?.host;
     const code = state?.code ?? null;
-    // A buyer that spans states (a port, an airport, a transit authority) is filed under one of them.
-    const anywhere = (query: string): Search => ({
-      shown: `"${query}" in any state`,
-      ranked: true,
-      rewritesName: false,
-      anywhere: true,
-      run: async () => ({ buyers: await this.#find(query, undefined), called: true }),
-    });
     const searches = [
       () => (name ? byName(nicknameQuery(name, code) ?? name.searchName) : null),
       (): Search | null =>
@@ -489,7 +480,7 @@ export class Resolver {
       },
       () =>
         name && state && spansStates(name) && !convincing()
-          ? anywhere(statesWrittenOut(name.searchName))
+          ? this.#anywhere(statesWrittenOut(name.searchName))
           : null,
     ];
     for (const next of searches) {

@@ -137,8 +137,8 @@ function stateSignal(
   }
   // "Port Authority of New York and New Jersey" filed in NJ: a name naming both states says the body
   // spans them, and the buyer in New York is where the name says.
-  const named = name ? statesNamed(name) : new Set<string>();
-  if (mine.code !== theirs.code && named.has(mine.code) && named.has(theirs.code)) {
+  const named = mine.code !== theirs.code && name ? statesNamed(name) : undefined;
+  if (named?.has(mine.code) && named.has(theirs.code)) {
     return {
       signal: {
         signal: 'state',
