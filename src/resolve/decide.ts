@@ -56,6 +56,15 @@ const TELLS_APART: readonly (readonly [string, (s: Scored) => number])[] = [
   ['the address', (s) => s.result.placePoints],
 ];
 
+/**
+ * A name equal to one of the best's own names tells it from rivals that only a short form of theirs
+ * brought close ("Metro Nashville": the government that goes by it, not the Metropolitan Nashville
+ * Airport Authority). Rivals close by anything else still hold it back.
+ */
+const NAME_ITSELF = 'the name itself';
+const toldByName = (best: Scored, close: readonly Scored[]): boolean =>
+  best.result.nameEqual && close.every((s) => s.result.shortForm && !s.result.nameEqual);
+
 /** How surely a web evidence names the buyer, weakest first. */
 const WEB_STRENGTH: readonly ScoreResult['web'][] = [
   'mismatch',
@@ -126,7 +135,8 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
   // ("Tarrant County 911": the district that carries it, not the county); the words of the name
   // ("Harris County Clerk": the clerk's office, not the county, whose name lacks "clerk"); the address.
   const decider = close.length
-    ? TELLS_APART.find(([, f]) => f(best) > 0 && close.every((s) => f(s) < f(best)))
+    ? (TELLS_APART.find(([, f]) => f(best) > 0 && close.every((s) => f(s) < f(best))) ??
+      (toldByName(best, close) ? [NAME_ITSELF] : undefined))
     : undefined;
   const why = best.result.reasons.join(', ');
   // The account's web address is another candidate's own page, not the best's.

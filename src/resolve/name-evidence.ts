@@ -304,3 +304,72 @@ export function identityReading(
     similarity: credit,
   };
 }
+
+/**
+ * Whether `words` begin `theirs` and every one is among them in the same order, as written or as a
+ * short form ("metro" for "metropolitan"); a typo is too weak here ("legislature" is not "legislative").
+ */
+function shortensInOrder(words: readonly string[], theirs: readonly string[], from = 0): boolean {
+  let at = from;
+  for (const t of words) {
+    const i = theirs.findIndex((u, k) => k >= at && (t === u || shortFormOf(t, u)));
+    if (i < 0 || (at === from && i > from)) return false;
+    at = i + 1;
+  }
+  return true;
+}
+
+/**
+ * Where a numbered body's own name begins after its county ("Bucks County Intermediate Unit 22" is
+ * intermediate unit 22 of Bucks County, as "IU 22" says): the county is where it is, the number which.
+ */
+function afterLeadingCounty(theirs: readonly string[]): number {
+  const at = theirs.findIndex((t) => t === 'county' || t === 'parish');
+  return at > 0 && at <= 2 ? at + 1 : 0;
+}
+
+const spoken = (n: NormalizedName) => n.tokens.filter((t) => !STOP_WORDS.has(t));
+
+/**
+ * A rep's short form of the buyer's name: the buyer's own words, in its order, with the rest left off
+ * from its first word on ("United Keetoowah Band" for "United Keetoowah Band of Cherokee Indians", "FBI
+ * Chicago" for "FBI Chicago Field Office", through a reading "LA Metro" for "Los Angeles County
+ * Metropolitan Transportation Authority"; not "San Francisco" for "South San Francisco"). It
+ * names the buyer as its full name would when it holds two words or more that are not its kind, says
+ * the buyer's kind if it says one, and is not a place's name alone: "Shelby County" is the county, not
+ * the "Shelby County Emergency Communications District" whose name begins with it. Rivals that the
+ * same short form names are within the margin of each other, and a person chooses.
+ */
+export function shortFormReading(
+  read: NormalizedName,
+  buyer: ScoringBuyer,
+  legal: NormalizedName,
+  others: readonly NormalizedName[],
+  similarity: number,
+  w: Weights,
+  isPlace: (words: string) => boolean,
+): { signal: ScoreSignal; reason: string; similarity: number } | null {
+  if (similarity >= 1) return null;
+  const words = spoken(read);
+  const naming = read.core.filter((t) => !STOP_WORDS.has(t) && !/^\d+$/.test(t));
+  if (naming.length < 2 || words.length < 2) return null;
+  if (!read.typeHint && isPlace(naming.join(' '))) return null;
+  const holder = [legal, ...others].find(
+    (n) =>
+      spoken(n).length > words.length &&
+      (shortensInOrder(words, spoken(n)) ||
+        (words.some((t) => /^\d+$/.test(t)) &&
+          shortensInOrder(words, spoken(n), afterLeadingCounty(spoken(n))))) &&
+      (!read.typeHint || n.typeHint === read.typeHint),
+  );
+  if (!holder) return null;
+  return {
+    signal: {
+      signal: 'short-form',
+      points: w.name * (1 - similarity),
+      detail: `every word of "${read.searchName}" is the buyer's "${holder.input}", in its order: a short form of its name`,
+    },
+    reason: `a short form of "${buyer.name === holder.input ? buyer.name : holder.input}"`,
+    similarity: 1,
+  };
+}

@@ -80,6 +80,39 @@ export function foldText(value: string): string {
     .trim();
 }
 
+/** Words that number the bodies they name ("Region 4", "District 65", "Intermediate Unit 22"). */
+const NUMBERING_WORDS = new Set([
+  'region',
+  'district',
+  'unit',
+  'circuit',
+  'division',
+  'ward',
+  'precinct',
+  'zone',
+  'area',
+]);
+const ROMAN = /^(x{0,3})(ix|iv|v?i{0,3})$/;
+const ROMAN_DIGITS: Record<string, number> = {
+  i: 1,
+  ii: 2,
+  iii: 3,
+  iv: 4,
+  v: 5,
+  vi: 6,
+  vii: 7,
+  viii: 8,
+  ix: 9,
+};
+
+/** The value of a Roman numeral from II to XXXIX ("IV" → "4"); null for anything else ("I" too). */
+function romanValue(token: string): string | null {
+  const m = ROMAN.exec(token);
+  if (!m || token.length === 0 || token === 'i') return null;
+  const value = 10 * (m[1]?.length ?? 0) + (m[2] ? (ROMAN_DIGITS[m[2]] ?? 0) : 0);
+  return value >= 2 ? String(value) : null;
+}
+
 /** Damerau–Levenshtein distance (a swapped pair of letters is one edit). */
 export function editDistance(a: string, b: string): number {
   return damerauLevenshtein(a, b).steps;
@@ -331,6 +364,12 @@ function readName(input: string, options: NormalizeOptions): NormalizedName {
     if (!corrected) return token;
     typos.push(`${shown(token)} → ${corrected}`);
     return corrected;
+  });
+
+  // "FEMA Region IV", "Circuit XI": a Roman numeral after a word that numbers bodies is that number.
+  tokens = tokens.map((token, i) => {
+    const before = tokens[i - 1];
+    return before && NUMBERING_WORDS.has(before) ? (romanValue(token) ?? token) : token;
   });
 
   const dropLeadingThe = () => {

@@ -414,7 +414,7 @@ export class Resolver {
     const heldBack = !!best && best.result.score >= threshold;
     const wanted = (s: Scored): boolean => {
       if (!heldBack) return potential(s) >= threshold;
-      if (s === best) return located || mailed || s.result.nameSimilarity < 1;
+      if (s === best) return located || mailed || !s.result.nameEqual;
       return (located || mailed) && s.result.score >= threshold - this.#options.ambiguityMargin;
     };
     const picked = scored

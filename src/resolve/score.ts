@@ -8,7 +8,7 @@
 import { findState, STATES } from '../buyer-intel/states.ts';
 import { compareTokens, sameWord } from './compare.ts';
 import { addressSignal, isConsolidatedGovernment, numberEvidence, wordsWithin } from './evidence.ts';
-import { bestNameEvidence, identityReading, withoutItsState } from './name-evidence.ts';
+import { bestNameEvidence, identityReading, shortFormReading, withoutItsState } from './name-evidence.ts';
 import {
   foldText,
   hintOfBuyerType,
@@ -18,6 +18,7 @@ import {
   type TypeHint,
   typeHintsRelated,
 } from './normalize.ts';
+import { isPlaceName } from './places.ts';
 import { statesWrittenOut } from './queries.ts';
 import { webSignals } from './web.ts';
 import {
@@ -77,6 +78,10 @@ export interface ScoreResult {
   coversName: boolean;
   /** Points from the account's zip, city and county. */
   placePoints: number;
+  /** The name as written equals the buyer's legal name or another of its names, no reading needed. */
+  nameEqual: boolean;
+  /** The name read as a short form of one of the buyer's names (name-evidence.ts). */
+  shortForm: boolean;
   /** The words that name the body are the buyer's exactly; only the words of kind may differ. */
   sameCore: boolean;
   /** Evidence that does not come from the name: the website, an email domain. */
@@ -271,6 +276,20 @@ export function scoreCandidate(
       reasons.push(identity.reason);
       nameSimilarity = identity.similarity;
     }
+    const short = shortFormReading(
+      name ?? baseName,
+      buyer,
+      buyerName,
+      otherNames,
+      nameSimilarity,
+      w,
+      (words) => isPlaceName(words, accountState),
+    );
+    if (short) {
+      add(short.signal);
+      reasons.push(short.reason);
+      nameSimilarity = short.similarity;
+    }
     if (numbers.signal) add(numbers.signal);
     if (numbers.conflict && numbers.reason) reasons.push(numbers.reason);
   }
@@ -280,12 +299,15 @@ export function scoreCandidate(
   const state = stateSignal(account, name, buyer, w);
   // The buyer's own website or email domain on the account says the other state is where it is filed
   // (a port, an airport, a transit authority spans states): the state is no evidence against then.
-  if (state.otherState && positiveWeb)
+  // Its own home page or mail domain places the account where the buyer is, as the state would have.
+  if (state.otherState && positiveWeb) {
+    const places = web.evidence === 'home-page' || web.evidence === 'email';
     state.signal = {
       ...state.signal,
-      points: 0,
-      detail: `${state.signal.detail}; the account's web address or email domain is the buyer's`,
+      points: places ? w.state : 0,
+      detail: `${state.signal.detail}; the account's ${places ? 'website is the buyer’s own site, or its email domain the buyer’s' : 'web address is on the buyer’s site'}`,
     };
+  }
 
   if (!baseName) {
     // No name: the buyer's own site stands in for it (HubSpot creates companies from a domain).
@@ -359,6 +381,8 @@ export function scoreCandidate(
       !!baseName?.core.some((t) => !/^\d+$/.test(t)) &&
       [buyerName, ...otherNames].some((n) => wordsWithin(baseName, n, sameWord)),
     placePoints: sumOf(['address']),
+    nameEqual: sumOf(['name', 'other-name']) >= w.name,
+    shortForm: signals.some((s) => s.signal === 'short-form'),
     sameCore:
       !!baseName &&
       baseName.core.length > 0 &&

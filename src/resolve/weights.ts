@@ -20,6 +20,8 @@ export type SignalKind =
   | 'number'
   /** A place of a consolidated government named alone ("City of Louisville" for Louisville Metro). */
   | 'consolidated'
+  /** The name is the buyer's own words in its order, with the rest left off (name-evidence.ts). */
+  | 'short-form'
   /** The account's zip, city or county equal to the buyer's, from its attributes. */
   | 'address'
   /** An id the account carries names the buyer (by-id.ts): the whole score. */

@@ -49,10 +49,17 @@ describe('scoreCandidate', () => {
       cityOfAustinTX,
     );
     expect(r.otherState).toBe(true);
-    // The website is the buyer's own: the independent evidence a match across states needs, and then
-    // the state costs nothing.
+    // The website is the buyer's own home page: the independent evidence a match across states needs,
+    // and it places the account where the buyer is, as the state would have.
     expect(r.independent).toBe(true);
-    expect(r.signals.find((s) => s.signal === 'state')?.points).toBe(0);
+    expect(r.signals.find((s) => s.signal === 'state')?.points).toBe(0.2);
+    // Another page on the buyer's site says less: the state then costs nothing, and earns nothing.
+    const section = scoreCandidate(
+      { name: 'City of Austin', state: 'Minnesota', website: 'https://austintexas.gov/department/parks' },
+      cityOfAustinTX,
+    );
+    expect(section.independent).toBe(true);
+    expect(section.signals.find((s) => s.signal === 'state')?.points).toBe(0);
     expect(sum(r)).toBeCloseTo(r.score, 9);
     const nameOnly = scoreCandidate({ name: 'City of Austin', state: 'MN', website: null }, cityOfAustinTX);
     expect(nameOnly.otherState).toBe(true);
@@ -166,6 +173,67 @@ describe('scoreCandidate', () => {
     expect(() => scoreCandidate({ name: 'x', website: null }, austinIsd, { name: Number.NaN })).toThrow(
       RangeError,
     );
+  });
+});
+
+describe("a rep's short form of the buyer's name, and numbers written in Roman numerals", () => {
+  const buyer = (name: string, type: string | null = null, stateCode = 'OK') => ({ name, stateCode, type });
+  const read = (account: string, name: string, type: string | null = null, state = 'OK') =>
+    scoreCandidate({ name: account, state }, buyer(name, type, state));
+
+  it("reads the buyer's own words from its first word on, the rest left off, as its name", () => {
+    for (const [account, name, type, state] of [
+      ['United Keetoowah Band', 'United Keetoowah Band of Cherokee Indians', 'IndigenousGovernment', 'OK'],
+      ['FBI Chicago', 'FBI Chicago Field Office', 'Federal', 'IL'],
+      [
+        'Bi-State Development',
+        'Bi-State Development Agency of the Missouri-Illinois Metropolitan District',
+        null,
+        'MO',
+      ],
+    ] as const) {
+      const r = read(account, name, type, state);
+      expect(r.nameSimilarity, account).toBe(1);
+      expect(
+        r.signals.some((s) => s.signal === 'short-form'),
+        account,
+      ).toBe(true);
+      expect(r.reasons.join(', ')).toContain(`a short form of "${name}"`);
+      expect(r.score, account).toBeGreaterThanOrEqual(0.75);
+    }
+  });
+
+  it('is not a short form where a word is dropped before the name, read through a typo, or of another kind', () => {
+    const cases = [
+      ['City of San Francisco', 'City of South San Francisco', 'City', 'CA'],
+      ['Texas Legislature', 'Texas Legislative Council', 'LegislativeBody', 'TX'],
+      ['Shelby County', 'Shelby County Emergency Communications District', 'District', 'TN'],
+    ] as const;
+    for (const [account, name, type, state] of cases) {
+      const r = read(account, name, type, state);
+      expect(
+        r.signals.some((s) => s.signal === 'short-form'),
+        account,
+      ).toBe(false);
+      expect(r.nameSimilarity, account).toBeLessThan(1);
+    }
+    // A place's name alone says no kind: the county, the city and their districts all begin with it.
+    const place = read('Santa Clara', 'Santa Clara Valley Water District', 'SpecialDistrict', 'CA');
+    expect(place.signals.some((s) => s.signal === 'short-form')).toBe(false);
+  });
+
+  it('a numbered body by its number within its county: "IU 22"', () => {
+    const r = read('IU 22', 'Bucks County Intermediate Unit 22', 'District', 'PA');
+    expect(r.nameSimilarity).toBe(1);
+    expect(read('IU 23', 'Bucks County Intermediate Unit 22', 'District', 'PA').nameSimilarity).toBeLessThan(
+      1,
+    );
+  });
+
+  it('reads a Roman numeral after a word that numbers bodies, and only there', () => {
+    expect(read('FEMA Region IV', 'FEMA Region 4', 'Federal', 'GA').nameSimilarity).toBe(1);
+    expect(read('FEMA Region IV', 'FEMA Region 6', 'Federal', 'GA').numberConflict).toBe(true);
+    expect(read('Louis XIV Academy', 'Louis 14 Academy').nameSimilarity).toBeLessThan(1);
   });
 });
 
