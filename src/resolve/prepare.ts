@@ -20,6 +20,11 @@ export interface Prepared {
   contradiction: string | null;
   /** The web address is the account's email domain: every part of the organisation shares it. */
   mailOnly: boolean;
+  /**
+   * A name that names no place, read with the account's county or city ("Park District" in Naperville
+   * is the Naperville Park District, "911 District" in Tarrant County the Tarrant County 911 District).
+   */
+  placed: NormalizedName[];
 }
 
 /** Reads the account's name and state; an account with neither a name nor a website is no match. */
@@ -59,7 +64,45 @@ export function prepare(account: AccountForMatching): Prepared | MatchDecision {
   if (name) name = kindAfterPlace(name, state?.code ?? null);
   // A state read from the zip is the account's state for scoring too.
   const scored = fromZip ? { ...account, state: fromZip.code } : account;
-  return { account: scored, given, website, name, givenState, state, contradiction, mailOnly };
+  const placed = name ? withPlace(name, account, state?.code ?? null) : [];
+  return { account: scored, given, website, name, givenState, state, contradiction, mailOnly, placed };
+}
+
+/**
+ * The name read with the account's county, then its city, when it names no place of its own: a rep
+ * files the county's clerk as "County Clerk's Office" with the county in the address. Not for a name
+ * that holds a place's name, or one that already holds the county's or the city's words.
+ */
+function withPlace(
+  name: NormalizedName,
+  account: AccountForMatching,
+  state: string | null,
+): NormalizedName[] {
+  const words = name.core.filter((t) => !/^\d+$/.test(t));
+  if (
+    name.company ||
+    words.some((_, i) =>
+      words.slice(i).some((__, j) => isPlaceName(words.slice(i, i + j + 1).join(' '), state)),
+    )
+  )
+    return [];
+  const county = account.county?.trim().replace(/\s+(county|parish)$/i, '');
+  const city = account.city?.trim();
+  const read = (place: string | undefined, kind: string): NormalizedName | null => {
+    if (!place) return null;
+    const own = normalizeName(place).core;
+    if (!own.length || own.every((t) => name.tokens.includes(t))) return null;
+    // "County Clerk's Office" in Harris County: the name's own "County" takes the place before it.
+    const text =
+      kind && name.tokens[0] !== kind ? `${place} ${kind} ${name.searchName}` : `${place} ${name.searchName}`;
+    return { ...normalizeName(text), stateCode: name.stateCode };
+  };
+  const countyWord = /parish$/i.test(account.county?.trim() ?? '') ? 'parish' : 'county';
+  // A county's office is named by its county only ("Houston County Clerk" is another county's).
+  const countyOffice = name.tokens.includes('county') || name.tokens.includes('parish');
+  return [read(county, countyWord), countyOffice ? null : read(city, '')].filter(
+    (n): n is NormalizedName => n !== null,
+  );
 }
 
 // zipcodes holds every US zip (a few MB): loaded only when an account has a zip and no state.

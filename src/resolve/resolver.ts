@@ -269,7 +269,7 @@ export class Resolver {
         {
           given: label,
           name,
-          scored: this.#score(scoring, name, kept),
+          scored: this.#score(scoring, name, kept, p.placed),
           found: kept.length,
           asked: [],
           state,
@@ -310,11 +310,11 @@ export class Resolver {
         if (!found.has(buyer.id))
           found.set(buyer.id, { buyer, rank: search.ranked ? i : null, order: found.size });
       });
-      scored = this.#score(scoring, name, [...found.values()]);
+      scored = this.#score(scoring, name, [...found.values()], p.placed);
       return decideNow();
     };
     let anywhereAsked = false;
-    for (const search of this.#plan(name, website, givenState, state, convincing)) {
+    for (const search of this.#plan(name, p.placed, website, givenState, state, convincing)) {
       if (calls >= (search.anywhere ? MAX_SEARCHES : MAX_SEARCHES - 1)) continue;
       if (nameSettled && search.rewritesName) continue;
       const { buyers, called } = await search.run();
@@ -340,7 +340,7 @@ export class Resolver {
       nameSettled ||= settledByName(decision, scored);
     }
     if (decision && (await this.#profile(scored, found, p.account))) {
-      scored = this.#score(scoring, name, [...found.values()]);
+      scored = this.#score(scoring, name, [...found.values()], p.placed);
       decision = decideNow();
     }
     return decision ?? decideNow();
@@ -441,6 +441,7 @@ export class Resolver {
    */
   *#plan(
     name: NormalizedName | null,
+    placed: readonly NormalizedName[],
     website: string | null,
     accountState: string | null,
     state: StateEntry | undefined,
@@ -462,6 +463,8 @@ export class Resolver {
     const code = state?.code ?? null;
     const searches = [
       () => (name ? byName(nicknameQuery(name, code) ?? name.searchName) : null),
+      // A name that names no place, with the account's county or city, when it alone found none.
+      ...placed.map((read) => () => (convincing() ? null : byName(read.searchName))),
       (): Search | null =>
         host
           ? {
@@ -516,7 +519,12 @@ export class Resolver {
     }
   }
 
-  #score(account: AccountForMatching, name: NormalizedName | null, buyers: readonly Found[]): Scored[] {
+  #score(
+    account: AccountForMatching,
+    name: NormalizedName | null,
+    buyers: readonly Found[],
+    placed: readonly NormalizedName[],
+  ): Scored[] {
     const scored = buyers.map(({ buyer: brief, rank, order, profiled }): Scored => {
       // What the attributes say fills in what the search result left out.
       const buyer = profiled
@@ -537,6 +545,7 @@ export class Resolver {
           city: account.city ?? null,
           county: account.county ?? null,
           zip: account.zip ?? null,
+          placed,
         },
         buyer,
         this.#options.weights,

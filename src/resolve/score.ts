@@ -52,6 +52,8 @@ export interface ScoringAccount {
   city?: string | null;
   county?: string | null;
   zip?: string | null;
+  /** The name read with the account's county or city, when it names no place (prepare.ts). */
+  placed?: readonly NormalizedName[];
 }
 
 export interface ScoringContext {
@@ -269,6 +271,19 @@ export function scoreCandidate(
     reasons.push(...evidence.reasons);
     nameSimilarity = evidence.similarity;
     name = evidence.name;
+    // "Park District" in Naperville reads as the Naperville Park District: the account says its place.
+    for (const placed of account.placed ?? []) {
+      const read = bestNameEvidence(placed, buyerName, otherNames, buyer, accountState, w);
+      if (read.similarity <= nameSimilarity) continue;
+      add({
+        signal: 'placed',
+        points: w.name * (read.similarity - nameSimilarity),
+        detail: `"${baseName.searchName}" with the account's place reads "${placed.searchName}": ${read.reasons.join(', ')}`,
+      });
+      reasons.push(`"${placed.searchName}" by the account's place`);
+      nameSimilarity = read.similarity;
+      name = read.name;
+    }
     numbers = numberEvidence(baseName, [buyerName, ...otherNames], w);
     const identity = identityReading(baseName, buyer, buyerName, otherNames, numbers, nameSimilarity, w);
     if (identity) {

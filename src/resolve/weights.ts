@@ -22,6 +22,8 @@ export type SignalKind =
   | 'consolidated'
   /** The name is the buyer's own words in its order, with the rest left off (name-evidence.ts). */
   | 'short-form'
+  /** The name read with the account's county or city, when it names no place (prepare.ts). */
+  | 'placed'
   /** The account's zip, city or county equal to the buyer's, from its attributes. */
   | 'address'
   /** An id the account carries names the buyer (by-id.ts): the whole score. */

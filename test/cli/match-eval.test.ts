@@ -244,9 +244,9 @@ describe('buyer-intel-sync match-eval on the set', () => {
     expect(rate(one.filter((a) => a.line <= FIRST_SET_LAST_LINE))).toBeGreaterThanOrEqual(0.95);
     // The long tail holds what the rules send to a person on purpose: a body filed under another state
     // with only its name for it, an acronym the search does not know, a name shared by several bodies.
-    // Measured 0.913 on the whole set (0.893 before short forms, Roman numerals and a buyer's own site
-    // placing an account filed under another state).
-    expect(report.scorecard.oneBuyer.automaticRate).toBeGreaterThanOrEqual(0.91);
+    // Measured 0.920 on the whole set (0.893 before short forms, Roman numerals, names read with the
+    // account's place and a buyer's own site placing an account filed under another state).
+    expect(report.scorecard.oneBuyer.automaticRate).toBeGreaterThanOrEqual(0.915);
     // The first set's accounts the name, website and state settle (no registry id): every one of them.
     const byEvidence = report.accounts.filter(
       (a) =>

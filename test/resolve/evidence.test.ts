@@ -3,6 +3,7 @@
 // company's legal form and the API's order. Each is a signal of its own, and the signals add up.
 import { describe, expect, it } from 'vitest';
 import { normalizeName } from '../../src/resolve/normalize.ts';
+import { prepare } from '../../src/resolve/prepare.ts';
 import { readCompound, stateDotNickname } from '../../src/resolve/readings.ts';
 import { DEFAULT_WEIGHTS, type ScoreResult, scoreCandidate } from '../../src/resolve/score.ts';
 
@@ -260,5 +261,54 @@ describe('companies and the API’s order', () => {
     expect(second.rankPoints).toBe(DEFAULT_WEIGHTS.rank / 2);
     expect(third.rankPoints).toBe(0);
     expect(first.signals.find((s) => s.signal === 'rank')?.detail).toContain('tie-break');
+  });
+});
+
+describe('a name that names no place, read with the account’s county or city', () => {
+  const account = (name: string, extra: { city?: string; county?: string } = {}) => ({
+    id: 'a',
+    name,
+    state: 'IL',
+    website: null,
+    ...extra,
+  });
+  const placed = (name: string, extra: { city?: string; county?: string } = {}) => {
+    const p = prepare(account(name, extra));
+    return 'placed' in p ? p.placed.map((n) => n.searchName) : [];
+  };
+
+  it('takes the county, then the city, into the name', () => {
+    expect(placed('Park District', { city: 'Naperville' })).toEqual(['Naperville Park District']);
+    // A county's office by its county only: "Houston County Clerk's Office" is another county's.
+    expect(placed("County Clerk's Office", { city: 'Houston', county: 'Harris County' })).toEqual([
+      "Harris County Clerk's Office",
+    ]);
+    expect(placed('Superior Court', { city: 'San Jose', county: 'Santa Clara County' })).toEqual([
+      'Santa Clara county Superior Court',
+      'San Jose Superior Court',
+    ]);
+    expect(placed('911 District', { county: 'Tarrant County' })).toEqual(['Tarrant county 911 District']);
+  });
+
+  it('leaves a name that holds a place, or the account’s place, as it is', () => {
+    expect(placed('Chicago Park District', { city: 'Naperville' })).toEqual([]);
+    expect(placed('Naperville Park District', { city: 'Naperville' })).toEqual([]);
+    expect(placed('Park District')).toEqual([]);
+  });
+
+  it('scores a buyer on the placed name when it reads better, as a signal of its own', () => {
+    const naperville = { name: 'Naperville Park District', stateCode: 'IL', type: 'SpecialDistrict' };
+    const chicago = { name: 'Chicago Park District', stateCode: 'IL', type: 'SpecialDistrict' };
+    const p = prepare(account('Park District', { city: 'Naperville' }));
+    if (!('placed' in p)) throw new Error('prepared');
+    const scoring = { name: p.name, state: 'IL', placed: p.placed };
+    const right = scoreCandidate(scoring, naperville);
+    const other = scoreCandidate(scoring, chicago);
+    expect(points(right, 'placed')).toBeGreaterThan(0);
+    expect(right.nameSimilarity).toBe(1);
+    expect(right.score).toBeGreaterThanOrEqual(0.75);
+    expect(points(other, 'placed')).toBe(0);
+    expect(right.score - other.score).toBeGreaterThanOrEqual(0.1);
+    expect(sum(right)).toBeCloseTo(right.score, 9);
   });
 });
