@@ -6,7 +6,8 @@
 // LastModifiedDate), a DELETE only the header. Address parts are nested under the compound field
 // (BillingAddress.City), dates are ISO 8601 in UTC, and Id, SystemModstamp and IsDeleted are never sent.
 import { createHash, randomUUID } from 'node:crypto';
-import type { ChangeKind, FieldValue, SalesforceStore, SObjectRecord } from './store.ts';
+import type { FieldValue } from './field-types.ts';
+import type { ChangeKind, SalesforceStore, SObjectRecord } from './store.ts';
 
 export const ACCOUNT_CHANGE_CHANNEL = '/data/AccountChangeEvent';
 

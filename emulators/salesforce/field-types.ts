@@ -14,7 +14,9 @@
 // false for it (a Checkbox has no empty state), and so does this emulator — the value reads false, never
 // null, so code that treats "empty" as "ours to fill" meets the real answer.
 import { SalesforceError } from './errors.ts';
-import type { FieldValue } from './store.ts';
+
+/** A field's value as a record holds it. */
+export type FieldValue = string | number | boolean | null;
 
 export type FieldSpec =
   | { kind: 'text'; length: number }

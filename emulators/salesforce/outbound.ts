@@ -5,8 +5,10 @@
 // SessionId (nil), EnterpriseUrl, PartnerUrl and `<Notification><Id>04l…</Id><sObject xsi:type="sf:Account">`.
 // A delivery counts as acknowledged only when the answer is a SOAP envelope with `<Ack>true</Ack>`;
 // otherwise every notification in it is retried after a growing delay, for up to 24 hours.
+
+import type { FieldValue } from './field-types.ts';
 import { KEY_PREFIXES } from './ids.ts';
-import type { FieldValue, SalesforceStore, SObjectRecord, SObjectType } from './store.ts';
+import type { SalesforceStore, SObjectRecord, SObjectType } from './store.ts';
 
 export interface OutboundSettings {
   /** Where to POST; unset = no outbound message configured. */

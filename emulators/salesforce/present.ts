@@ -1,7 +1,8 @@
 // How records appear in REST answers: `attributes: {type, url}` first, then the fields in their defined
 // spelling. A base64 field (ContentNote.Content, ContentVersion.VersionData) is answered as the URL of
 // its blob, `/services/data/vXX.X/sobjects/{type}/{id}/{field}`, as Salesforce's REST API does.
-import { type FieldValue, isBase64Field, type SObjectRecord } from './store.ts';
+import type { FieldValue } from './field-types.ts';
+import { isBase64Field, type SObjectRecord } from './store.ts';
 
 export type PresentedRecord = { attributes: { type: string; url: string } } & Record<string, unknown>;
 

@@ -5,15 +5,9 @@
 // with = or IN (Salesforce's implementation restriction). A literal of the wrong type for its field is
 // refused (INVALID_FIELD; a bad id INVALID_QUERY_FILTER_OPERATOR), never answered as 0 rows.
 import { malformedQuery, SalesforceError } from './errors.ts';
-import { isDateTimeValue, isDateValue } from './field-types.ts';
+import { type FieldValue, isDateTimeValue, isDateValue } from './field-types.ts';
 import { canonicalId, isWellFormedId } from './ids.ts';
-import {
-  type FieldValue,
-  resolveType,
-  type SalesforceStore,
-  type SObjectRecord,
-  type SObjectType,
-} from './store.ts';
+import { resolveType, type SalesforceStore, type SObjectRecord, type SObjectType } from './store.ts';
 
 const OPERATORS = ['=', '!=', '<', '<=', '>', '>='] as const;
 type Operator = (typeof OPERATORS)[number];

@@ -24,10 +24,15 @@ import {
   requiredFieldMissing,
   SalesforceError,
 } from './errors.ts';
-import { checkFieldValue, DeserializeError, type FieldSpec, TEXT_255 } from './field-types.ts';
+import {
+  checkFieldValue,
+  DeserializeError,
+  type FieldSpec,
+  type FieldValue,
+  TEXT_255,
+} from './field-types.ts';
 import { canonicalId, IdFactory, isWellFormedId, KEY_PREFIXES } from './ids.ts';
 
-export type FieldValue = string | number | boolean | null;
 export type SObjectType =
   | 'Account'
   | 'Task'

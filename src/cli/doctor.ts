@@ -3,8 +3,6 @@
 import { CRMS, crmKinds, crmOf } from '../../connectors/registry.ts';
 import { ConfigError, type Env, loadEnv } from '../config/env.ts';
 import {
-  type CheckResult,
-  type CheckStatus,
   checkBuyerIntel,
   checkCrms,
   checkRedis,
@@ -14,6 +12,7 @@ import {
   secretsOf,
 } from '../doctor/checks.ts';
 import { checkCrmLimits } from '../doctor/crm-limits.ts';
+import type { CheckResult, CheckStatus } from '../doctor/result.ts';
 import { type Command, EXIT_FAILURE, EXIT_OK, numberOption } from './command.ts';
 
 const LABEL: Record<CheckStatus, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', skip: 'SKIP' };

@@ -4,7 +4,7 @@ import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import { NotFoundError } from '../buyer-intel/errors.ts';
 import type { EvalAccount } from '../match-eval/accounts.ts';
 import type { EvalRow, Evaluation, Verdict } from '../match-eval/evaluate.ts';
-import type { ScoredCandidate } from '../resolve/resolver.ts';
+import type { ScoredCandidate } from '../resolve/types.ts';
 import { renderTable, TABLE_WIDTH, wrapParagraph } from './table.ts';
 
 /** An expected buyer the decision did not list, as the API knows it (null: the API does not know the id). */

@@ -16,18 +16,9 @@ import {
 import { coreSchema, type Env } from '../config/env.ts';
 import { withTimeout } from '../shared/deadline.ts';
 import { modeCheck, parseInfo, worstOf } from './redis-mode.ts';
+import type { CheckResult } from './result.ts';
 
 export { parseInfo, withTimeout };
-
-export type CheckStatus = 'pass' | 'warn' | 'fail' | 'skip';
-
-export interface CheckResult {
-  name: string;
-  status: CheckStatus;
-  detail: string;
-  /** Further lines (e.g. every configuration problem). */
-  more?: string[];
-}
 
 /** BullMQ needs Redis 6.2 or newer. */
 export const MIN_REDIS_VERSION = '6.2.0';

@@ -5,7 +5,7 @@
 import { type BudgetState, dailyHeadroom, readBudgets } from '../../connectors/limits.ts';
 import { redisClient } from '../../queues/redis-url.ts';
 import { withTimeout } from '../shared/deadline.ts';
-import type { CheckResult } from './checks.ts';
+import type { CheckResult } from './result.ts';
 
 const percent = (share: number) => `${Math.round(share * 1000) / 10} %`;
 const n = (v: number) => v.toLocaleString('en-US');

@@ -2,7 +2,7 @@
 // answers of a cluster's masters combine into one line per check.
 import type { Redis } from 'ioredis';
 import { isHashTag, nodesOf, redisTarget } from '../../queues/redis-url.ts';
-import type { CheckResult, CheckStatus } from './checks.ts';
+import type { CheckResult, CheckStatus } from './result.ts';
 
 /** `key:value` lines of an INFO section. */
 export function parseInfo(info: string): Map<string, string> {

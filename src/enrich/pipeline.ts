@@ -11,7 +11,8 @@ import { PROVENANCE_FIELD_DEFINITIONS, PROVENANCE_FIELDS } from '../map/field-de
 import { type FitNote, fitWrites } from '../map/fit.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import { type FieldChange, planFieldWrites } from '../map/plan.ts';
-import type { MatchDecision, Resolver, ScoredCandidate } from '../resolve/resolver.ts';
+import type { Resolver } from '../resolve/resolver.ts';
+import type { MatchDecision, ScoredCandidate } from '../resolve/types.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import type { BatchedWrites } from '../write/batched-writes.ts';
 import type { WriteOrigin } from '../write/journal.ts';

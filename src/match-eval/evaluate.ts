@@ -1,7 +1,7 @@
 // The scorecard of the resolver: each account of the file resolved as enrichment resolves it, its
 // outcome held against the expected answer, and the counts a customer decides on — above all the wrong
 // automatic matches, which cost more than any review.
-import type { AccountForMatching, MatchDecision, ScoredCandidate } from '../resolve/resolver.ts';
+import type { AccountForMatching, MatchDecision, ScoredCandidate } from '../resolve/types.ts';
 import type { EvalAccount } from './accounts.ts';
 
 /**

@@ -23,13 +23,10 @@ import { fallbackQuery, foldText, type NormalizedName } from './normalize.ts';
 import { type Prepared, prepare } from './prepare.ts';
 import { MAX_PROFILES, type ProfileClient, type Profiled, readProfile } from './profiles.ts';
 import { domainQuery, initialsQuery, nicknameQuery, statesWrittenOut, typoQuery } from './queries.ts';
-import { resolveWeights, scoreCandidate, type Weights } from './score.ts';
+import { scoreCandidate } from './score.ts';
 import { answerKey, type FoundBuyer, parseAnswer, serializeAnswer } from './shared-answers.ts';
 import type { AccountForMatching, MatchDecision } from './types.ts';
-
-export type { ScoreSignal, SignalKind, Weights } from './score.ts';
-export { DEFAULT_WEIGHTS } from './score.ts';
-export type { AccountForMatching, MatchDecision, ScoredCandidate } from './types.ts';
+import { resolveWeights, type Weights } from './weights.ts';
 
 export interface MatchCache {
   get(key: string): Promise<string | null>;

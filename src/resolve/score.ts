@@ -30,18 +30,6 @@ import {
   type Weights,
 } from './weights.ts';
 
-export { parseWebAddress, registrableDomain } from './domains.ts';
-export { editDistance } from './normalize.ts';
-export {
-  DEFAULT_WEIGHTS,
-  resolveWeights,
-  type ScoreSignal,
-  type ScoringBuyer,
-  type SignalKind,
-  type WebEvidence,
-  type Weights,
-} from './weights.ts';
-
 export interface ScoringAccount {
   /** The name, or its normalisation when the caller already has it. */
   name: string | NormalizedName | null;

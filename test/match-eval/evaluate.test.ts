@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EvalAccount, Expected } from '../../src/match-eval/accounts.ts';
 import { type EvalRow, judge, scorecardOf } from '../../src/match-eval/evaluate.ts';
-import type { MatchDecision, ScoredCandidate } from '../../src/resolve/resolver.ts';
+import type { MatchDecision, ScoredCandidate } from '../../src/resolve/types.ts';
 
 const account = (expected: Expected, name: string | null = 'Austin'): EvalAccount => ({
   line: 2,

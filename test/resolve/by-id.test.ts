@@ -9,8 +9,8 @@ import type { SandboxBuyer } from '../../emulators/buyer-intel/data/dataset.ts';
 import { buyerBrief } from '../../emulators/buyer-intel/present.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import type { BuyerIntelClient } from '../../src/buyer-intel/index.ts';
-import type { AccountForMatching, MatchDecision } from '../../src/resolve/resolver.ts';
 import { Resolver } from '../../src/resolve/resolver.ts';
+import type { AccountForMatching, MatchDecision } from '../../src/resolve/types.ts';
 import { listen } from '../../src/service/listen.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 

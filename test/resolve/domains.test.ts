@@ -9,7 +9,8 @@ import {
 } from '../../src/resolve/domains.ts';
 import { normalizeName } from '../../src/resolve/normalize.ts';
 import { domainQuery, initialsQuery, nicknameQuery, typoQuery } from '../../src/resolve/queries.ts';
-import { DEFAULT_WEIGHTS, scoreCandidate } from '../../src/resolve/score.ts';
+import { scoreCandidate } from '../../src/resolve/score.ts';
+import { DEFAULT_WEIGHTS } from '../../src/resolve/weights.ts';
 
 describe('domains', () => {
   it('the registrable domain follows the public suffix list: k12, <place>.<st>.us, gov.uk', () => {

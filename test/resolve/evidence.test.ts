@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { normalizeName } from '../../src/resolve/normalize.ts';
 import { prepare } from '../../src/resolve/prepare.ts';
 import { readCompound, stateDotNickname } from '../../src/resolve/readings.ts';
-import { DEFAULT_WEIGHTS, type ScoreResult, scoreCandidate } from '../../src/resolve/score.ts';
+import { type ScoreResult, scoreCandidate } from '../../src/resolve/score.ts';
+import { DEFAULT_WEIGHTS } from '../../src/resolve/weights.ts';
 
 const sum = (r: ScoreResult) => r.signals.reduce((s, x) => s + x.points, 0);
 const points = (r: ScoreResult, signal: string) =>

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
-import { type MatchDecision, Resolver } from '../../src/resolve/resolver.ts';
+import { Resolver } from '../../src/resolve/resolver.ts';
+import type { MatchDecision } from '../../src/resolve/types.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 
 let sandbox: RunningBuyerIntelSandbox;

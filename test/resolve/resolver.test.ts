@@ -5,13 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxBuyer } from '../../emulators/buyer-intel/data/dataset.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import type { BuyerIntelClient } from '../../src/buyer-intel/index.ts';
-import {
-  type AccountForMatching,
-  type MatchDecision,
-  Resolver,
-  redisMatchCache,
-  type ScoredCandidate,
-} from '../../src/resolve/resolver.ts';
+import { Resolver, redisMatchCache } from '../../src/resolve/resolver.ts';
+import type { AccountForMatching, MatchDecision, ScoredCandidate } from '../../src/resolve/types.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 
 let sandbox: RunningBuyerIntelSandbox;

@@ -1,12 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_WEIGHTS,
-  editDistance,
-  parseWebAddress,
-  registrableDomain,
-  type ScoreResult,
-  scoreCandidate,
-} from '../../src/resolve/score.ts';
+import { parseWebAddress, registrableDomain } from '../../src/resolve/domains.ts';
+import { editDistance } from '../../src/resolve/normalize.ts';
+import { type ScoreResult, scoreCandidate } from '../../src/resolve/score.ts';
+import { DEFAULT_WEIGHTS } from '../../src/resolve/weights.ts';
 
 const sum = (r: ScoreResult) => r.signals.reduce((s, x) => s + x.points, 0);
 const points = (r: ScoreResult, signal: string) =>

@@ -7,12 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { BuyerCriteria, QuickSearchParams } from '../../src/buyer-intel/client.ts';
 import { NotFoundError, RateLimitError, ServerError } from '../../src/buyer-intel/errors.ts';
 import type { BuyerBrief } from '../../src/buyer-intel/schemas.ts';
-import {
-  type AccountForMatching,
-  MAX_SEARCHES,
-  Resolver,
-  type ResolverClient,
-} from '../../src/resolve/resolver.ts';
+import { MAX_SEARCHES, Resolver, type ResolverClient } from '../../src/resolve/resolver.ts';
+import type { AccountForMatching } from '../../src/resolve/types.ts';
 
 const brief = (name: string, stateCode: string, type: string, url: string | null = null): BuyerBrief => ({
   id: randomUUID(),

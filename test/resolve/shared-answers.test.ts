@@ -7,12 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { cachedBuyerIntel } from '../../src/buyer-intel/cache.ts';
 import type { BuyerIntelClient } from '../../src/buyer-intel/index.ts';
-import {
-  type AccountForMatching,
-  type MatchDecision,
-  Resolver,
-  redisMatchCache,
-} from '../../src/resolve/resolver.ts';
+import { Resolver, redisMatchCache } from '../../src/resolve/resolver.ts';
+import type { AccountForMatching, MatchDecision } from '../../src/resolve/types.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 
 let sandbox: RunningBuyerIntelSandbox;
