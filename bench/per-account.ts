@@ -261,7 +261,7 @@ async function runParent(): Promise<void> {
     const setup = createService(settings);
     await setup.connector('hubspot', portal).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
     await setup.close();
-    // As bench/enrichment.ts spreads them: every buyer once, the rest skewed to a few, half with a website.
+    // As bench/accounts.ts spreads them: every buyer once, the rest skewed to a few, half with a website.
     const random = seededRandom(2024);
     const pool = dataset.buyers.filter((b) => b.name && b.stateCode);
     const chosen = Array.from(

@@ -27,7 +27,7 @@ export interface EnrichJobData {
   cause?: string;
   /** The run it belongs to in the store (a webhook delivery, a backfill, a refresh, a re-enrichment…). */
   runId?: string;
-  /** A person's review decision the job applies (see src/review/instruction.ts). */
+  /** A person's review decision the job applies (see src/enrich/review-instruction.ts). */
   review?: ReviewInstruction;
   /**
    * Handed off by a chunk whose enrichment of this account failed for good: the job fails at once with

@@ -36,11 +36,6 @@ export class HubSpotTransientError extends IntegrationError {
     });
     this.operation = options.operation;
   }
-
-  /** `!permanent` (always true), by the name this error had before the common root. */
-  get retryable(): boolean {
-    return !this.permanent;
-  }
 }
 
 /** A property HubSpot rejected, from a 400 body or a 207 error. */
@@ -84,11 +79,6 @@ export class HubSpotRequestError extends IntegrationError {
     this.hubspotMessage = options.hubspotMessage ?? '';
     this.rejectedProperties = options.rejectedProperties ?? [];
     this.context = options.context ?? {};
-  }
-
-  /** `!permanent` (always false), by the name this error had before the common root. */
-  get retryable(): boolean {
-    return !this.permanent;
   }
 }
 

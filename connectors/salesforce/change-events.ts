@@ -15,6 +15,7 @@ import type { Redis } from 'ioredis';
 import { Connection } from 'jsforce';
 import { StreamingExtension } from 'jsforce/lib/api/streaming.js';
 import { z } from 'zod';
+import { backoffDelay } from '../../src/shared/backoff.ts';
 import { redactor } from './errors.ts';
 
 export const ACCOUNT_CHANGE_CHANNEL = '/data/AccountChangeEvent';
@@ -44,7 +45,7 @@ export interface AccountChangeSubscriberOptions {
   /** Called per event, in order; resolve only when the work is safely queued. The replay id is stored after it resolves. */
   onEvent: (event: AccountChangeEvent) => Promise<void>;
   log?: (line: string, fields?: Record<string, unknown>) => void;
-  /** First delay before resubscribing after a failure; doubles up to 30 s. Default 1 s. */
+  /** Ceiling of the first delay before resubscribing after a failure; doubles up to 30 s (the one backoff). Default 1 s. */
   retryDelayMs?: number;
   /** How long the first subscribe may take before the returned promise rejects. Default 60 s. */
   startTimeoutMs?: number;
@@ -289,8 +290,11 @@ class ChangeSubscriber {
     if (generation !== this.#generation || this.#closed) return;
     this.#generation++;
     void this.#disconnect();
-    const delay = Math.min((this.#o.retryDelayMs ?? 1000) * 2 ** this.#failures, MAX_RETRY_DELAY_MS);
     this.#failures++;
+    const delay = backoffDelay(this.#failures, {
+      baseMs: this.#o.retryDelayMs ?? 1000,
+      maxMs: MAX_RETRY_DELAY_MS,
+    });
     this.#log(line, { level: 'error', ...fields, error: this.#redact(messageOf(err)), retryInMs: delay });
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => void this.#subscribe(undefined), delay);

@@ -25,11 +25,6 @@ export class SalesforceTransientError extends IntegrationError {
     this.operation = options.operation;
     this.errorCode = options.errorCode;
   }
-
-  /** `!permanent` (always true), by the name this error had before the common root. */
-  get retryable(): boolean {
-    return !this.permanent;
-  }
 }
 
 /** Salesforce refused the request (INVALID_FIELD, MALFORMED_QUERY, …): sending it again cannot succeed. */
@@ -43,11 +38,6 @@ export class SalesforceRequestError extends IntegrationError {
     this.operation = options.operation;
     this.errorCode = options.errorCode;
     this.fields = options.fields ?? [];
-  }
-
-  /** `!permanent` (always false), by the name this error had before the common root. */
-  get retryable(): boolean {
-    return !this.permanent;
   }
 }
 

@@ -1,3 +1,5 @@
+// Size: every route of the API shares the same parsing, caller and tenant checks, kept beside them; each
+// route is a few lines, and the review, runs and history routes live in their own files.
 // Our HTTP API for people and the CRM cards: POST /api/refresh, GET /api/jobs/:id, GET
 // /api/accounts/:crm/:accountId and POST /api/accounts/:crm/:accountId/confirm (the review queue's
 // routes in review-routes.ts, the runs' in runs-routes.ts, an account's write history in

@@ -1,3 +1,5 @@
+// Size: four cached operations (attributes, signals, search, criteria) over one load path — coalescing,
+// the in-process tier and the shared Redis tier; split per operation, each would repeat that path.
 // Coalescing and caching in front of the Buyer Intelligence reads the enrichment pipeline makes per
 // account. Many CRM accounts name the same buyer (a city with a parks account, a police account, …), so
 // the same buyer's attributes, signals and search are asked for again and again, often at the same

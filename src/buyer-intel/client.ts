@@ -1,6 +1,6 @@
 // Size: one short method per provider operation, all over the same transport; splitting adds no clarity.
-// Typed client of the Public-Sector Buyer Intelligence API (contract: shared/spec/buyer-intelligence-api.md,
-// gaps from the provider's OpenAPI). Every operation validates its response with zod; every failure is
+// Typed client of the Public-Sector Buyer Intelligence API (contract: the provider's API spec, gaps from
+// its OpenAPI, copied with its source in test/fixtures/reference/). Every operation validates its response with zod; every failure is
 // one of the error classes in errors.ts.
 import type { z } from 'zod';
 import { isUuid } from '../shared/ids.ts';

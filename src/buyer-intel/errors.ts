@@ -33,11 +33,6 @@ export class BuyerIntelError extends IntegrationError {
     this.operation = details.operation;
     this.body = details.body;
   }
-
-  /** Whether sending the same request again may succeed. */
-  get retryable(): boolean {
-    return !this.permanent;
-  }
 }
 
 /** 400: the request was invalid (unknown attribute key, bad page bounds, unmapped sort column...). */

@@ -18,6 +18,7 @@ import type {
 } from '../../connectors/types.ts';
 import type { BatchChannel, BatchChannels, ChannelSpec } from '../batch/channel.ts';
 import { localChannels } from '../batch/local.ts';
+import { backoffDelay } from '../shared/backoff.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import {
   fieldEntriesOf,
@@ -39,7 +40,8 @@ export interface BatchedWrites {
 }
 
 /** Tries to record a few times (a database blip), then reports and lets the CRM's answers stand. */
-const RECORD_DELAYS_MS = [50, 250, 1_000];
+const RECORD_RETRIES = 3;
+const RECORD_BACKOFF = { baseMs: 100, maxMs: 1_000 };
 
 export function batchedWrites(options: {
   connector: (crm: CrmKind, tenant: string) => CrmConnector;
@@ -78,9 +80,8 @@ export function batchedWrites(options: {
       try {
         return await write();
       } catch (err) {
-        const delay = RECORD_DELAYS_MS[attempt];
-        if (delay === undefined) return options.onJournalError?.(err, what);
-        await new Promise((r) => setTimeout(r, delay));
+        if (attempt >= RECORD_RETRIES) return options.onJournalError?.(err, what);
+        await new Promise((r) => setTimeout(r, backoffDelay(attempt + 1, RECORD_BACKOFF)));
       }
     }
   }

@@ -140,7 +140,7 @@ describe('error statuses', () => {
     const { client, sleeps } = clientFor(sandbox, { retry: { maxAttempts: 3 } });
     const err = await failure(client.getBuyerAttribute(buyerId(), 'Name'));
     expect(err).toBeInstanceOf(ServerError);
-    expect(err.retryable).toBe(true);
+    expect(err.permanent).toBe(false);
     expect(sleeps).toHaveLength(2);
     expect(sandbox.stats.count('getBuyerAttribute', 500)).toBe(3);
   });
