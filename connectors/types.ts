@@ -235,12 +235,16 @@ export interface InboundRequest {
   body: string;
 }
 
-/** A CRM account that was created or changed, as one of the CRM's events reported it. */
-export interface AccountEvent {
+/** One CRM account, as every layer names it: its CRM, its tenant (portal or org id) and its id. */
+export interface AccountRef {
   crm: CrmKind;
-  /** Portal id / org id (Salesforce in its 15-character form). */
+  /** Portal id / org id. */
   tenant: string;
   accountId: string;
+}
+
+/** A CRM account that was created or changed, as one of the CRM's events reported it. */
+export interface AccountEvent extends AccountRef {
   change: 'created' | 'updated';
   /**
    * Parts that, after crm and tenant, name the work this event asks for: a re-delivery of the same

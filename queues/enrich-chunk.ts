@@ -17,7 +17,7 @@ import {
   type ChunkJobData,
   type EnrichJobData,
   type EnrichQueueData,
-  enrichJobOptions,
+  enrichJob,
   PRIORITY,
   runJobIdOf,
 } from './enrich-queue.ts';
@@ -167,25 +167,18 @@ async function handOffJobs(
 ): Promise<void> {
   if (!handoffs.length) return;
   await queue.addBulk(
-    handoffs.map((h) => ({
-      name: 'enrich',
-      data: {
-        crm: chunk.crm,
-        tenant: chunk.tenant,
-        accountId: h.accountId,
-        trigger: 'backfill' as const,
-        ...(chunk.cause ? { cause: chunk.cause } : {}),
-        ...(chunk.runId ? { runId: chunk.runId } : {}),
-        ...(h.failure ? { failure: h.failure } : {}),
-      },
-      opts: {
-        ...enrichJobOptions(
-          'backfill',
-          attempts,
-          runJobIdOf(chunk.crm, chunk.tenant, h.accountId, 'backfill', chunk.run),
-        ),
-        ...(h.delayMs > 0 ? { delay: h.delayMs } : {}),
-      },
-    })),
+    handoffs.map((h) => {
+      const job = enrichJob({ crm: chunk.crm, tenant: chunk.tenant, accountId: h.accountId }, 'backfill', {
+        key: chunk.run,
+        attempts,
+        runId: chunk.runId,
+        cause: chunk.cause,
+      });
+      return {
+        ...job,
+        data: { ...job.data, ...(h.failure ? { failure: h.failure } : {}) },
+        opts: { ...job.opts, ...(h.delayMs > 0 ? { delay: h.delayMs } : {}) },
+      };
+    }),
   );
 }

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { AccountEvent, CrmKind } from '../connectors/types.ts';
-import type { ReviewInstruction } from '../src/enrich/review-instruction.ts';
+import type { AccountEvent, AccountRef, CrmKind } from '../connectors/types.ts';
+import type { ReviewInstruction } from './review-instruction.ts';
 
 export const ENRICH_QUEUE = 'enrich';
 
@@ -17,17 +17,13 @@ export const ENRICH_QUEUE = 'enrich';
 export const PRIORITY = { refresh: 1, review: 2, webhook: 5, cli: 5, backfill: 50, reenrich: 50 } as const;
 export type EnrichTrigger = keyof typeof PRIORITY;
 
-export interface EnrichJobData {
-  crm: CrmKind;
-  /** Portal id / org id. */
-  tenant: string;
-  accountId: string;
+export interface EnrichJobData extends AccountRef {
   trigger: EnrichTrigger;
   /** What caused it, for the operator: e.g. `company.creation event 123`. */
   cause?: string;
   /** The run it belongs to in the store (a webhook delivery, a backfill, a refresh, a re-enrichment…). */
   runId?: string;
-  /** A person's review decision the job applies (see src/enrich/review-instruction.ts). */
+  /** A person's review decision the job applies (review-instruction.ts). */
   review?: ReviewInstruction;
   /**
    * Handed off by a chunk whose enrichment of this account failed for good: the job fails at once with
@@ -61,7 +57,7 @@ export function runJobIdOf(
   tenant: string,
   accountId: string,
   trigger: EnrichTrigger,
-  run: string,
+  run: string | number,
 ): string {
   return jobIdOf(crm, tenant, accountId, trigger, run);
 }
@@ -156,4 +152,55 @@ export function jobForEvent(event: AccountEvent, attempts: number, accountWindow
     },
     opts,
   };
+}
+
+/** What a producer says of the enrich job it asks for, beyond the account and the trigger. */
+export interface EnrichRequest {
+  /**
+   * Names the job with the account and the trigger: the run that queues it, so the same run queues the
+   * same job (a retried sweep, a page queued again, a decision asked twice), or a click's time.
+   */
+  key: string | number;
+  attempts: number;
+  /** The run in the store that every outcome of the job names. */
+  runId?: string | undefined;
+  cause?: string | undefined;
+  review?: ReviewInstruction | undefined;
+}
+
+/**
+ * The one way an account's enrich job is made: its id from the account, the trigger and the request's
+ * key; its priority and retention from the trigger. Every producer (webhooks aside: jobForEvent) goes
+ * through it.
+ */
+export function enrichJob(ref: AccountRef, trigger: EnrichTrigger, request: EnrichRequest): EnrichJob {
+  const { key, attempts, runId, cause, review } = request;
+  return {
+    name: 'enrich',
+    data: {
+      crm: ref.crm,
+      tenant: ref.tenant,
+      accountId: ref.accountId,
+      trigger,
+      ...(cause !== undefined ? { cause } : {}),
+      ...(runId !== undefined ? { runId } : {}),
+      ...(review ? { review } : {}),
+    },
+    opts: enrichJobOptions(trigger, attempts, runJobIdOf(ref.crm, ref.tenant, ref.accountId, trigger, key)),
+  };
+}
+
+/** BullMQ's addBulk is one round trip; pages keep one call's payload bounded. */
+const BULK_PAGE = 500;
+
+/** Queues one job per account (`review` per account, the rest shared); returns their ids in order. */
+export async function enqueueEnrich(
+  queue: Queue<EnrichQueueData>,
+  accounts: readonly (AccountRef & { review?: ReviewInstruction | undefined })[],
+  trigger: EnrichTrigger,
+  request: Omit<EnrichRequest, 'review'>,
+): Promise<string[]> {
+  const jobs = accounts.map(({ review, ...ref }) => enrichJob(ref, trigger, { ...request, review }));
+  for (let i = 0; i < jobs.length; i += BULK_PAGE) await queue.addBulk(jobs.slice(i, i + BULK_PAGE));
+  return jobs.map((j) => j.opts.jobId ?? '');
 }

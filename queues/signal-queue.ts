@@ -6,17 +6,27 @@
 
 import { DelayedError, type Job, type JobsOptions, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import {
-  type RowEventData,
-  type RowEventType,
-  type SignalJobData,
-  WEBHOOK_DEDUPE_TTL_SECONDS,
-} from '../src/signals/events.ts';
 import { jobIdOf } from './enrich-queue.ts';
 import { WORKER_TIMING } from './enrich-worker.ts';
 import { cappedExponentialBackoff, classifyFailure } from './failure.ts';
 
 export const SIGNAL_QUEUE = 'buyer-intel-signals';
+
+/**
+ * One provider row event as its job carries it: the payload names the row and its bridge but not its
+ * buyer nor its cells, so the job carries ids only and the worker reads the row from the API.
+ */
+export interface SignalJobData {
+  /** The delivery's `webhook-id`: the job id derives from it. */
+  webhookId: string;
+  /** The event's type (`bridge.row.created`, …; src/signals/events.ts). */
+  type: string;
+  rowId: string;
+  bridgeId: string;
+  /** When the provider last updated the row (bounds the row search). */
+  updatedAt: string | null;
+  name: string | null;
+}
 
 export function createSignalQueue(
   connection: Redis,
@@ -34,29 +44,18 @@ export interface SignalJob {
   opts: JobsOptions;
 }
 
-export function signalJobFor(
-  webhookId: string,
-  type: RowEventType,
-  data: RowEventData,
-  attempts: number,
-): SignalJob {
+/** The job of one delivery, its completed record kept `keepSeconds`: as long as the sender may re-deliver. */
+export function signalJobFor(data: SignalJobData, attempts: number, keepSeconds: number): SignalJob {
   return {
     name: 'buyer-intel-row',
-    data: {
-      webhookId,
-      type,
-      rowId: data.rowId,
-      bridgeId: data.bridgeId,
-      updatedAt: data.updatedAt ?? null,
-      name: data.name ?? null,
-    },
+    data,
     opts: {
       // Same delivery, same job: BullMQ ignores an add whose id exists, so a re-delivery racing the
       // first one (before the dedupe key is set) is still one job.
-      jobId: jobIdOf('bi-webhook', webhookId),
+      jobId: jobIdOf('bi-webhook', data.webhookId),
       attempts,
       backoff: { type: 'capped-exponential' },
-      removeOnComplete: { age: WEBHOOK_DEDUPE_TTL_SECONDS, count: 100_000 },
+      removeOnComplete: { age: keepSeconds, count: 100_000 },
       removeOnFail: false,
     },
   };

@@ -2,7 +2,7 @@
 // the server (every value escaped) with a few lines of script for the Confirm and Retry buttons, which
 // POST JSON to /admin/api (same origin, behind the same basic auth as Bull Board).
 
-import type { AccountRef } from '../enrich/pipeline.ts';
+import type { AccountRef } from '../../connectors/types.ts';
 import type { HistoryEntry } from '../store/history.ts';
 import { accountHistoryHref } from './history-page.ts';
 import { esc } from './html.ts';

@@ -4,7 +4,7 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
-import { type EnrichQueueData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import { type EnrichQueueData, enqueueEnrich, runJobIdOf } from '../../queues/enrich-queue.ts';
 import { ActionProblem } from '../review/problem.ts';
 import { canonicalAccount } from '../review/schemas.ts';
 import { reviewService } from '../review/service.ts';
@@ -63,7 +63,8 @@ export function refreshActions(options: ActionOptions) {
       if (existing) return { jobId: existing, deduplicated: true };
     }
     await verify?.();
-    const jobId = jobIdOf(crm, tenant, accountId, 'refresh', Date.now());
+    const key = Date.now();
+    const jobId = runJobIdOf(crm, tenant, accountId, 'refresh', key);
     if (dedupe) {
       const taken = await options.redis.set(windowKey, jobId, 'PX', windowMs, 'NX');
       if (taken !== 'OK') {
@@ -75,11 +76,12 @@ export function refreshActions(options: ActionOptions) {
     }
     try {
       const runId = await run();
-      await options.queue.add(
-        'enrich',
-        { crm, tenant, accountId, trigger: 'refresh', cause, runId },
-        enrichJobOptions('refresh', options.attempts, jobId),
-      );
+      await enqueueEnrich(options.queue, [{ crm, tenant, accountId }], 'refresh', {
+        key,
+        attempts: options.attempts,
+        runId,
+        cause,
+      });
     } catch (err) {
       await options.redis.del(windowKey).catch(() => undefined);
       if (err instanceof ActionProblem) throw err;

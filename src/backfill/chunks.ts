@@ -8,6 +8,7 @@ import {
   type ChunkJobData,
   chunkJobIdOf,
   type EnrichJobData,
+  enrichJob,
   enrichJobOptions,
   runJobIdOf,
 } from '../../queues/enrich-queue.ts';
@@ -46,11 +47,14 @@ export function backfillJobs(
     const ids = accountIds.slice(i, i + size);
     const [first] = ids;
     if (ids.length === 1 && first !== undefined)
-      jobs.push({
-        name: 'enrich',
-        data: { ...common, accountId: first },
-        opts: enrichJobOptions('backfill', run.attempts, backfillJobId(connector, first, run.id)),
-      });
+      jobs.push(
+        enrichJob({ crm: connector.kind, tenant: connector.tenant, accountId: first }, 'backfill', {
+          key: run.id,
+          attempts: run.attempts,
+          runId: run.storeRunId,
+          cause: common.cause,
+        }),
+      );
     else
       jobs.push({
         name: 'enrich',

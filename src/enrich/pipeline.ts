@@ -3,7 +3,8 @@
 // (one bulk call) and recent signals (one call) → plan field writes under each field's policy and the
 // notes not yet on the account → write. Every step is idempotent: delivery is at least once, so a job
 // may run twice and must leave the account as if it ran once.
-import type { CrmConnector, CrmKind, NoteDraft } from '../../connectors/types.ts';
+import type { AccountRef, CrmConnector, CrmKind, NoteDraft } from '../../connectors/types.ts';
+import type { ReviewInstruction } from '../../queues/review-instruction.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import type { RelativeDatePeriod, RowStatus, SignalFilterType, SignalSort } from '../buyer-intel/enums.ts';
 import type { BuyerField } from '../buyer-intel/fields.ts';
@@ -19,7 +20,7 @@ import type { WriteOrigin } from '../write/journal.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
 import type { CrmReads } from './crm-reads.ts';
-import { confirmedReason, type ReviewInstruction } from './review-instruction.ts';
+import { confirmedReason } from './review-reasons.ts';
 import { writeContextOf } from './write-context.ts';
 
 export interface SignalSettings {
@@ -55,11 +56,6 @@ export interface PipelineDeps {
   now?: () => Date;
 }
 
-export interface AccountRef {
-  crm: CrmKind;
-  tenant: string;
-  accountId: string;
-}
 
 export type EnrichStatus = 'enriched' | 'needs_review' | 'no_match';
 

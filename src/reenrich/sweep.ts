@@ -2,7 +2,7 @@
 // buyer data reaches the CRM; the pipeline writes only what changed and never a note twice. One job id
 // per account and run makes a retried sweep queue nothing new.
 import type { Queue } from 'bullmq';
-import { type EnrichQueueData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
+import { type EnrichQueueData, enqueueEnrich } from '../../queues/enrich-queue.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 
 export async function reenrichSweep(options: {
@@ -16,21 +16,16 @@ export async function reenrichSweep(options: {
 }): Promise<{ queued: number }> {
   let queued = 0;
   for await (const page of options.ledgers.matchedAccounts()) {
-    await options.queue.addBulk(
-      page.map(({ account }) => ({
-        name: 'enrich',
-        data: {
-          ...account,
-          trigger: 'reenrich' as const,
-          cause: `scheduled re-enrichment ${options.runId}`,
-          ...(options.storeRunId ? { runId: options.storeRunId } : {}),
-        },
-        opts: enrichJobOptions(
-          'reenrich',
-          options.attempts,
-          jobIdOf(account.crm, account.tenant, account.accountId, 'reenrich', options.runId),
-        ),
-      })),
+    await enqueueEnrich(
+      options.queue,
+      page.map(({ account }) => account),
+      'reenrich',
+      {
+        key: options.runId,
+        attempts: options.attempts,
+        runId: options.storeRunId,
+        cause: `scheduled re-enrichment ${options.runId}`,
+      },
     );
     queued += page.length;
   }

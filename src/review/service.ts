@@ -5,8 +5,9 @@
 import type { Queue } from 'bullmq';
 import { isCrmKind } from '../../connectors/registry.ts';
 import type { CrmKind } from '../../connectors/types.ts';
-import { type EnrichQueueData, enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
-import { type ReviewInstruction, rejectedReason } from '../enrich/review-instruction.ts';
+import { type EnrichQueueData, enqueueEnrich } from '../../queues/enrich-queue.ts';
+import type { ReviewInstruction } from '../../queues/review-instruction.ts';
+import { rejectedReason } from '../enrich/review-reasons.ts';
 import type { Actor } from '../store/decisions.ts';
 import type { AccountKey, CohortCounts, Outcome, OutcomeFilter, PageRequest } from '../store/outcomes.ts';
 import type { DuplicatesGroup } from '../store/review.ts';
@@ -67,26 +68,13 @@ export function reviewService(options: ReviewServiceOptions) {
     cause: string,
     trigger: 'refresh' | 'review',
   ): Promise<string[]> {
-    const jobs = accounts.map(({ key, review }) => ({
-      name: 'enrich' as const,
-      data: {
-        crm: key.crm,
-        tenant: key.tenant,
-        accountId: key.accountId,
-        trigger,
-        cause,
-        runId,
-        ...(review ? { review } : {}),
-      },
-      // One job per account per run: the same decision asked twice within a run is queued once.
-      opts: enrichJobOptions(
-        'review',
-        attempts,
-        jobIdOf(key.crm, key.tenant, key.accountId, 'review', runId),
-      ),
-    }));
-    for (let i = 0; i < jobs.length; i += PAGE) await queue.addBulk(jobs.slice(i, i + PAGE));
-    return jobs.map((j) => j.opts.jobId ?? '');
+    // One job per account per run: the same decision asked twice within a run is queued once.
+    return enqueueEnrich(
+      queue,
+      accounts.map(({ key, review }) => ({ ...key, review })),
+      trigger,
+      { key: runId, attempts, runId, cause },
+    );
   }
 
   /** One decision on one account: a run, the decision, and the job that applies it. */

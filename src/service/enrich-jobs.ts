@@ -5,9 +5,9 @@
 import type { Job } from 'bullmq';
 import type { ChunkRunner } from '../../queues/enrich-chunk.ts';
 import type { ChunkJobData, EnrichJobData, EnrichQueueData } from '../../queues/enrich-queue.ts';
+import { reviewInstructionSchema } from '../../queues/review-instruction.ts';
 import { Lockstep } from '../batch/lockstep.ts';
 import { type EnrichResult, enrichAccount, type PipelineDeps } from '../enrich/pipeline.ts';
-import { reviewInstructionSchema } from '../enrich/review-instruction.ts';
 import { reconcileDuplicates } from '../review/duplicates.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import { keptOf, recordOf } from '../store/history.ts';

@@ -1,7 +1,6 @@
-// The provider's webhook payload (shared/reference/buyer-intelligence-webhooks.yml) and the data of the
-// job one row event becomes (the job itself: queues/signal-queue.ts). The payload names the row and its
-// bridge but not its buyer nor its cells, so the job carries ids only and the worker reads the row from
-// the API (src/signals/row-lookup.ts).
+// The provider's webhook payload (its Standard Webhooks catalogue, Ed25519-signed) and the row events we
+// act on; the job one row event becomes is queues/signal-queue.ts's, and the
+// worker reads the row from the API (src/signals/row-lookup.ts).
 import { z } from 'zod';
 import { UUID } from '../shared/ids.ts';
 
@@ -24,17 +23,6 @@ export const rowEventDataSchema = z.looseObject({
   status: z.string().nullish(),
 });
 export type RowEventData = z.infer<typeof rowEventDataSchema>;
-
-export interface SignalJobData {
-  /** The delivery's `webhook-id`: the job id derives from it. */
-  webhookId: string;
-  type: RowEventType;
-  rowId: string;
-  bridgeId: string;
-  /** When the provider last updated the row (bounds the row search). */
-  updatedAt: string | null;
-  name: string | null;
-}
 
 /**
  * Standard Webhooks senders retry for about a day and a half (Svix' schedule: up to 5 s, 5 min, 30 min,

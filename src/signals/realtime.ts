@@ -9,12 +9,12 @@ import {
   type NoteDraft,
   type NoteResult,
 } from '../../connectors/types.ts';
+import type { SignalJobData } from '../../queues/signal-queue.ts';
 import { PermanentWriteError } from '../enrich/pipeline.ts';
 import type { WriteOrigin } from '../write/journal.ts';
 import type { AccountKey, Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
 import type { AccountLock } from './account-lock.ts';
-import type { SignalJobData } from './events.ts';
 import { bridgeSummary, findRow, type RowLookupClient, type RowLookupOptions } from './row-lookup.ts';
 
 export interface RealtimeDeps {

@@ -2,7 +2,8 @@
 // `keptOf` — the values a policy kept, which go on the write history in the outcome's statement), and
 // the outcome read back in the shape the API and the admin page have always shown (`last`, `recent`).
 import { findState } from '../buyer-intel/states.ts';
-import type { AccountRef, EnrichResult } from '../enrich/pipeline.ts';
+import type { AccountRef } from '../../connectors/types.ts';
+import type { EnrichResult } from '../enrich/pipeline.ts';
 import type { FieldWriteEntry } from '../write/journal.ts';
 import type { Outcome, OutcomeRecord } from './outcomes.ts';
 import type { Store } from './store.ts';

@@ -108,7 +108,19 @@ export function buyerIntelWebhookRouter(options: BuyerIntelWebhookOptions): expr
             message: `${envelope.type}: data.${where} is missing or invalid`,
           });
         }
-        job = signalJobFor(id, envelope.type, data.data, attempts);
+        const row = data.data;
+        job = signalJobFor(
+          {
+            webhookId: id,
+            type: envelope.type,
+            rowId: row.rowId,
+            bridgeId: row.bridgeId,
+            updatedAt: row.updatedAt ?? null,
+            name: row.name ?? null,
+          },
+          attempts,
+          WEBHOOK_DEDUPE_TTL_SECONDS,
+        );
       }
 
       try {

@@ -1,5 +1,6 @@
 // What a review decision asks of the enrichment job that applies it. It travels in the job's data (a
-// person's decision goes through the same job flow as a webhook) and is validated where it enters.
+// person's decision goes through the same job flow as a webhook) and is validated where it enters: part
+// of the enrich queue's job contract, so it lives beside it.
 import { z } from 'zod';
 
 const id = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
@@ -23,11 +24,3 @@ export const reviewInstructionSchema = z.discriminatedUnion('action', [
 ]);
 
 export type ReviewInstruction = z.infer<typeof reviewInstructionSchema>;
-
-/** The reason a rejected (pinned no_match) account carries in the store and in its CRM field. */
-export const rejectedReason = (actor: string, reason: string): string =>
-  `Rejected by ${actor}: ${reason.trim() || 'not a public buyer'}`;
-
-/** The reason of a confirmed match: who confirmed which buyer, and the score it had as a candidate. */
-export const confirmedReason = (actor: string, buyerName: string, score: number | null | undefined): string =>
-  `Confirmed by ${actor}: ${buyerName}${typeof score === 'number' ? ` (candidate score ${score.toFixed(2)})` : ''}`;
