@@ -1,8 +1,9 @@
 // Between a job's result and the account's outcome in the store: what a job records (`recordOf`, and
 // `keptOf` — the values a policy kept, which go on the write history in the outcome's statement), and
 // the outcome read back in the shape the API and the admin page have always shown (`last`, `recent`).
-import { findState } from '../buyer-intel/states.ts';
+
 import type { AccountRef } from '../../connectors/types.ts';
+import { findState } from '../buyer-intel/states.ts';
 import type { EnrichResult } from '../enrich/pipeline.ts';
 import type { FieldWriteEntry } from '../write/journal.ts';
 import type { Outcome, OutcomeRecord } from './outcomes.ts';
