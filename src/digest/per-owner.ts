@@ -5,10 +5,10 @@
 // Never twice, under retries, a second worker and crashes: per owner the database keeps `watermark`,
 // `period` (done: the fast path) and `pendingPeriod`/`pendingEnd` (the window being delivered); each
 // delivery is claimed in the database before it is sent (`<channel>:<period>` = `sending`, one
-// statement that only one caller can win) and marked `sent` after. A failed send gives its claim back
-// (the retry sends it); a crash between the send and the mark leaves the claim, and the digest counts it
-// delivered rather than risk a second copy (at most once, logged). The watermark moves only once every
-// channel of the owner is settled.
+// statement that only one caller can win) and marked `sent` after. A claim held by a run still at work
+// makes this run retry later; a failed send gives its claim back (the retry sends it); a crash between
+// the send and the mark leaves a claim that, once stale, counts as delivered rather than risk a second
+// copy (at most once, logged). The watermark moves only once every channel of the owner is settled.
 import { createHash } from 'node:crypto';
 import { type DigestDeps, DigestIncompleteError, type DigestRunResult, emptyResult } from './deps.ts';
 import {
@@ -26,6 +26,9 @@ import type { PerOwnerDigestSettings } from './settings.ts';
 import { buyerFeeds, inWindow } from './signals.ts';
 
 const DAY = 86_400_000;
+/** A delivery claim's value: `sending:<when>`. An older one was left by a run that stopped mid-send. */
+const SENDING = 'sending:';
+const CLAIM_STALE_MS = 15 * 60_000;
 
 export function ownerStateKey(crm: string, tenant: string, ownerId: string): string {
   return `owner:${crm}:${tenant}:${ownerId}`;
@@ -36,7 +39,7 @@ export function perOwnerPeriod(settings: PerOwnerDigestSettings, at: Date): Peri
 }
 
 type Outcome =
-  | { status: 'written' | 'recovered' | 'alreadyWritten' | 'nothingNew' }
+  | { status: 'written' | 'recovered' | 'alreadyWritten' | 'nothingNew'; unreachable?: string }
   | { status: 'failed'; reason: string; permanent: boolean };
 
 export async function runPerOwnerDigest(deps: DigestDeps, scheduledAt: Date): Promise<DigestRunResult> {
@@ -62,7 +65,7 @@ export async function runPerOwnerDigest(deps: DigestDeps, scheduledAt: Date): Pr
     return sections.sort((x, y) => y.total - x.total);
   };
 
-  /** Sends on one channel unless it is done or claimed; 'sent' also for a claim left by a crash. */
+  /** Sends on one channel unless already settled; throws ChannelError when it could not. */
   const deliver = async (
     scope: string,
     kind: OwnerChannelKind,
@@ -70,11 +73,19 @@ export async function runPerOwnerDigest(deps: DigestDeps, scheduledAt: Date): Pr
     state: Record<string, string>,
   ) => {
     const mark = `${kind}:${period.id}`;
-    if (state[mark] === 'sent' || state[mark] === 'unreachable') return;
-    if (state[mark] === 'sending' || !(await deps.state.claim(scope, mark, 'sending'))) {
-      deps.log?.warn('owner digest delivery already claimed; not sent again', { scope, channel: kind });
+    const seen = state[mark];
+    if (seen === 'sent' || seen === 'unreachable') return;
+    if (seen?.startsWith(SENDING)) {
+      if (Date.now() - Date.parse(seen.slice(SENDING.length)) < CLAIM_STALE_MS)
+        throw new ChannelError(`${kind} delivery in flight in another run`, false);
+      deps.log?.warn('owner digest: a run stopped while sending; counted as sent, not sent again', {
+        scope,
+        channel: kind,
+      });
       return;
     }
+    if (!(await deps.state.claim(scope, mark, `${SENDING}${new Date().toISOString()}`)))
+      throw new ChannelError(`${kind} delivery in flight in another run`, false);
     const channel = deps.ownerChannels?.[kind];
     try {
       if (!channel) throw new ChannelError(`no ${kind} channel configured`, true);
@@ -132,9 +143,10 @@ export async function runPerOwnerDigest(deps: DigestDeps, scheduledAt: Date): Pr
       'pendingEnd',
       ...marks,
     ]);
-    if (errors.length)
+    const status = resumed ? 'recovered' : 'written';
+    if (errors.length === channels.length)
       return { status: 'failed', reason: errors.map((e) => e.message).join('; '), permanent: true };
-    return { status: resumed ? 'recovered' : 'written' };
+    return errors.length ? { status, unreachable: errors.map((e) => e.message).join('; ') } : { status };
   };
 
   let transient = 0;
@@ -146,8 +158,13 @@ export async function runPerOwnerDigest(deps: DigestDeps, scheduledAt: Date): Pr
       outcome = { status: 'failed', reason: (err as Error).message, permanent: false };
     }
     result.counts[outcome.status]++;
-    if (outcome.status !== 'failed') return;
     const name = `${tenant.crm}:${tenant.tenant}:owner ${owner.id}`;
+    if (outcome.status !== 'failed') {
+      // Delivered on some channel; the rest refused for good (no Slack user by that email, say).
+      if (outcome.unreachable && result.failures.length < 20)
+        result.failures.push({ account: name, reason: outcome.unreachable, permanent: true });
+      return;
+    }
     deps.log?.warn('owner digest failed', { owner: name, reason: outcome.reason });
     if (result.failures.length < 20)
       result.failures.push({ account: name, reason: outcome.reason, permanent: outcome.permanent });
