@@ -85,7 +85,8 @@ export async function showOwnerDigest(
   const first = standIns.smtp.messages[0];
   if (first) {
     out(`e.g. the email to ${first.to.join(', ')}:`);
-    for (const line of first.text.split('\n').slice(0, 12)) out(`  | ${line}`);
+    // Cut to the demo's 100 columns.
+    for (const line of first.text.split('\n').slice(0, 12)) out(`  | ${line}`.slice(0, 100));
   }
   out(`digest run: ${JSON.stringify(result.counts)}`);
 }
