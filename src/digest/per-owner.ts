@@ -113,7 +113,7 @@ export async function runPerOwnerDigest(deps: DigestDeps, scheduledAt: Date): Pr
     if (since.getTime() >= until.getTime()) return { status: 'nothingNew' };
     const sections = await sectionsOf(owner.accounts, since, until);
     if (!sections.length) {
-      await deps.state.update(scope, { watermark: until.toISOString() });
+      await deps.state.update(scope, { watermark: until.toISOString() }, ['pendingPeriod', 'pendingEnd']);
       return { status: 'nothingNew' };
     }
     const subject = ownerSubject(period, sections);
