@@ -42,6 +42,7 @@ export function refreshingConnector(options: {
     existingNoteKeysOf: (ids) => withRefresh((c) => c.existingNoteKeysOf(ids)),
     createNotes: (notes) => withRefresh((c) => c.createNotes(notes)),
     removeNotes: (refs) => withRefresh((c) => c.removeNotes(refs)),
+    listOwners: () => withRefresh((c) => c.listOwners()),
     ensureFields: (fields) => withRefresh((c) => c.ensureFields(fields)),
   };
 }

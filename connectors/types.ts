@@ -39,6 +39,18 @@ export interface AccountSnapshot {
   fields: Record<string, string | null>;
   /** The ids in the connector's id fields (`CrmConnector.idFields`); an empty field is left out. */
   ids?: AccountIds;
+  /** The CRM user who owns the account (HubSpot `hubspot_owner_id`, Salesforce `OwnerId`); absent: none. */
+  ownerId?: string;
+}
+
+/** A CRM user who can own accounts (a HubSpot owner, a Salesforce User), as `listOwners` reads them. */
+export interface CrmOwner {
+  /** What `AccountSnapshot.ownerId` holds for the accounts this user owns. */
+  id: string;
+  email: string | null;
+  name: string | null;
+  /** False for a deactivated user (HubSpot: archived; Salesforce: IsActive false). */
+  active: boolean;
 }
 
 /**
@@ -187,6 +199,11 @@ export interface CrmConnector {
    * caller splits its batches, as for every other write.
    */
   removeNotes(refs: readonly NoteRef[]): Promise<NoteRemovalResult[]>;
+  /**
+   * The CRM's users who can own accounts, with their email and name (per-owner digests); read at most
+   * every few minutes (connectors/owner-cache.ts), so a digest run over many accounts asks once.
+   */
+  listOwners(): Promise<CrmOwner[]>;
   /** Creates our fields (and their group) where missing; idempotent. */
   ensureFields(fields: readonly FieldDefinition[]): Promise<EnsureFieldsResult>;
 }

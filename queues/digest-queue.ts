@@ -1,5 +1,5 @@
 // Scheduling the digests: a dedicated `digest` queue, one BullMQ job scheduler per digest kind with a
-// fixed id (`digest:per-account`, `digest:org-wide`), so every worker may upsert them at start and there
+// fixed id (`digest:per-account`, `digest:org-wide`, `digest:per-owner`), so every worker may upsert them at start and there
 // is still one of each, surviving restarts in Redis. A job's period comes from its *scheduled* time
 // (the scheduler's `prevMillis`), so retries of one run share its period, window and dedupe keys.
 // What a run does is src/digest (runDigest).
@@ -16,6 +16,7 @@ export const DIGEST_QUEUE = 'digest';
 export const DIGEST_SCHEDULER_IDS: Readonly<Record<DigestKind, string>> = {
   'per-account': 'digest:per-account',
   'org-wide': 'digest:org-wide',
+  'per-owner': 'digest:per-owner',
 };
 
 export interface DigestJobData {
@@ -81,7 +82,7 @@ export function scheduledTimeOf(job: Pick<Job<DigestJobData>, 'opts' | 'id' | 'd
 
 function kindOf(job: Pick<Job<DigestJobData>, 'data' | 'name'>): DigestKind {
   const kind = job.data?.kind ?? job.name;
-  if (kind === 'per-account' || kind === 'org-wide') return kind;
+  if ((DIGEST_KINDS as readonly unknown[]).includes(kind)) return kind as DigestKind;
   throw new UnrecoverableError(`unknown digest kind "${String(kind)}"`);
 }
 

@@ -62,6 +62,7 @@ export interface HubSpotCalls {
   readonly notes: Crm['objects']['notes'];
   readonly associations: Crm['associations']['v4'];
   readonly properties: Crm['properties'];
+  readonly owners: Crm['owners'];
   /** One HTTP call: budget, deadline, onCall, and the SDK's failure as a connector error. */
   call<T>(operation: string, send: () => Promise<HttpAnswer<T>>): Promise<{ status: number; data: T }>;
   /** Removes the access token from a text HubSpot sent back (it may end up in a log). */
@@ -87,6 +88,7 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
   const notes = client.crm.objects.notes;
   const associations = client.crm.associations.v4;
   const properties = client.crm.properties;
+  const owners = client.crm.owners;
 
   const report = (event: HubSpotCallEvent) => {
     try {
@@ -145,5 +147,5 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
     }
   }
 
-  return { companies, notes, associations, properties, call, redact };
+  return { companies, notes, associations, properties, owners, call, redact };
 }

@@ -9,12 +9,14 @@
 // connector errors).
 
 import { DEFAULT_ID_FIELD_NAMES, type IdFieldNames, idFieldList } from '../account-ids.ts';
+import { cachedOwners } from '../owner-cache.ts';
 import type { CrmConnector } from '../types.ts';
 import { createHubSpotCalls, HUBSPOT_BATCH_LIMIT, type HubSpotClientOptions } from './client.ts';
 import { ensureFields, HUBSPOT_FIELD_LIMITS } from './fields.ts';
 import { existingNoteKeysOf, NOTE_KEY_BATCH } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys } from './notes.ts';
+import { listOwners } from './owners.ts';
 import { getAccount, getAccounts, listAccounts } from './read.ts';
 import { updateAccounts } from './write.ts';
 
@@ -45,6 +47,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
   const idFields = idFieldList(options.idProperties ?? DEFAULT_ID_FIELD_NAMES, (name) =>
     name.startsWith('buyer_intel_'),
   );
+  const owners = cachedOwners(() => listOwners(calls));
 
   return {
     kind: 'hubspot',
@@ -64,6 +67,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     existingNoteKeysOf: (accountIds) => existingNoteKeysOf(calls, accountIds),
     createNotes: (drafts) => createNotes(calls, drafts),
     removeNotes: (refs) => removeNotes(calls, refs),
+    listOwners: owners,
     ensureFields: (definitions) => ensureFields(calls, group, definitions),
   };
 }

@@ -13,7 +13,16 @@ import { HUBSPOT_BATCH_LIMIT, type HubSpotCalls } from './client.ts';
 import { isStatus } from './errors.ts';
 
 /** Read with every company besides the requested fields: the snapshot is made of them. */
-const ACCOUNT_PROPERTIES = ['name', 'state', 'city', 'zip', 'address', 'domain', 'website'] as const;
+const ACCOUNT_PROPERTIES = [
+  'name',
+  'state',
+  'city',
+  'zip',
+  'address',
+  'domain',
+  'website',
+  'hubspot_owner_id',
+] as const;
 
 const emptyToNull = (value: string | null | undefined): string | null =>
   value === undefined || value === null || value === '' ? null : value;
@@ -28,6 +37,7 @@ function toSnapshot(
   const fields: Record<string, string | null> = {};
   for (const name of fieldNames) fields[name] = emptyToNull(properties[name]);
   const ids = readIds(idFields, (name) => properties[name]);
+  const ownerId = emptyToNull(properties.hubspot_owner_id);
   return {
     id,
     name: emptyToNull(properties.name),
@@ -40,6 +50,7 @@ function toSnapshot(
     ...(emptyToNull(properties.domain) ? { emailDomains: [String(properties.domain).trim()] } : {}),
     fields,
     ...(ids ? { ids } : {}),
+    ...(ownerId ? { ownerId } : {}),
   };
 }
 

@@ -22,6 +22,7 @@ function snapshot(account: MemoryAccount, fieldNames: readonly string[]) {
     website: account.website,
     fields: Object.fromEntries(fieldNames.map((f) => [f, account.fields.get(f) ?? null])),
     ...(ids ? { ids } : {}),
+    ...(account.ownerId ? { ownerId: account.ownerId } : {}),
   };
 }
 
@@ -136,6 +137,9 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
           return store.removeNote(id) ? 'removed' : 'already_gone';
         }),
       );
+    },
+    async listOwners() {
+      return store.owners.map((o) => ({ ...o }));
     },
     async ensureFields(fields) {
       const created: string[] = [];

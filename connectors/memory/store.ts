@@ -3,7 +3,7 @@
 // deleted account, a number field given letters), so it exercises the same paths a real CRM does.
 // One store per workspace (tenant) for the life of the process.
 import { EventEmitter } from 'node:events';
-import type { FieldDefinition } from '../types.ts';
+import type { CrmOwner, FieldDefinition } from '../types.ts';
 
 export interface MemoryAccount {
   id: string;
@@ -12,6 +12,8 @@ export interface MemoryAccount {
   city: string | null;
   website: string | null;
   fields: Map<string, string>;
+  /** The owning user's id (one of `owners`). */
+  ownerId?: string;
 }
 
 export interface MemoryNote {
@@ -28,6 +30,8 @@ export class MemoryCrmStore {
   readonly accounts = new Map<string, MemoryAccount>();
   readonly fields = new Map<string, FieldDefinition>();
   readonly notes: MemoryNote[] = [];
+  /** The workspace's users who can own accounts. */
+  readonly owners: CrmOwner[] = [];
   readonly #events = new EventEmitter();
   #nextId = 1;
 

@@ -9,6 +9,7 @@
 // concern each), errors.ts (failures as connector errors).
 
 import { type IdFieldNames, idFieldList } from '../account-ids.ts';
+import { cachedOwners } from '../owner-cache.ts';
 import type { CrmConnector } from '../types.ts';
 import {
   createSalesforceCalls,
@@ -20,6 +21,7 @@ import { defaultFieldName, ensureFields, FIELD_PREFIX, SALESFORCE_FIELD_LIMITS }
 import { existingNoteKeys, existingNoteKeysOf } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, type NoteMode } from './notes.ts';
+import { listOwners } from './owners.ts';
 import { getAccount, getAccounts, IdFieldReads, listAccounts } from './read.ts';
 import type { SalesforceSession } from './session.ts';
 import { updateAccounts } from './write.ts';
@@ -80,6 +82,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     return send();
   };
 
+  const owners = cachedOwners(() => afterLoad(() => listOwners(calls)));
+
   return {
     session,
     kind: 'salesforce',
@@ -102,6 +106,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     existingNoteKeysOf: (accountIds) => afterLoad(() => existingNoteKeysOf(calls, notesAs, accountIds)),
     createNotes: (drafts) => afterLoad(() => createNotes(calls, notesAs, drafts)),
     removeNotes: (refs) => afterLoad(() => removeNotes(calls, refs)),
+    listOwners: owners,
     ensureFields: (definitions) =>
       afterLoad(() => ensureFields(calls, fieldName, noteKeyObject, definitions)),
   };

@@ -23,6 +23,7 @@ const STANDARD_FIELDS = [
   'BillingPostalCode',
   'BillingStreet',
   'Website',
+  'OwnerId',
 ] as const;
 const NOT_FOUND_CODES = new Set(['NOT_FOUND', 'MALFORMED_ID', 'ENTITY_IS_DELETED']);
 
@@ -97,6 +98,7 @@ function toSnapshot(
   const fields: Record<string, string | null> = {};
   for (const [name, apiName] of apiNames) fields[name] = value(apiName);
   const ids = readIds(idFields, value);
+  const ownerId = value('OwnerId');
   return {
     id,
     name: value('Name'),
@@ -107,6 +109,7 @@ function toSnapshot(
     website: value('Website'),
     fields,
     ...(ids ? { ids } : {}),
+    ...(ownerId ? { ownerId } : {}),
   };
 }
 

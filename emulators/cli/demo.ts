@@ -17,6 +17,7 @@ import { startHubSpotSandbox } from '../hubspot/server.ts';
 import { redisForDemo } from '../private-redis.ts';
 import { startSalesforceSandbox } from '../salesforce/server.ts';
 import { SANDBOX_OUTBOUND_TOKEN, sandboxSettings } from '../settings.ts';
+import { showOwnerDigest, startOwnerDigestStandIns } from './demo-owner-digest.ts';
 
 /** What sales teams really have in their CRM: tidy names, sloppy names, and names that fit several buyers. */
 export const DEMO_COMPANIES: { name: string; state?: string; domain?: string }[] = [
@@ -71,13 +72,15 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
     const sf = await startSalesforceSandbox({});
     // A hash tag, so the demo runs on a Redis Cluster too (REDIS_URL ?cluster=true).
     const prefix = `{bis-demo-${randomUUID().slice(0, 8)}}`;
-    const service = createService(
-      sandboxSettings(
+    const standIns = await startOwnerDigestStandIns();
+    const service = createService({
+      ...sandboxSettings(
         { buyerIntel: bi, hubspot: hs, salesforce: sf },
         { redisUrl: redis.url, prefix },
         { worker: { concurrency: 10 } },
       ),
-    );
+      digest: standIns.digest,
+    });
     try {
       const out = (line = '') => process.stdout.write(`${line}\n`);
       out(`Buyer Intelligence sandbox  ${bi.url}`);
@@ -204,11 +207,12 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
           { head: ['API', 'calls', 'average'] },
         ),
       );
+      await showOwnerDigest(out, { service, hs, sf, companies: ids, accounts: sfIds, standIns });
       return [...rows, ...sfRows].every((r) => r.status !== 'failed') ? 0 : 1;
     } finally {
       await service.close();
       await cleanRedis(redis.url, prefix);
-      await Promise.all([bi.close(), hs.close(), sf.close()]);
+      await Promise.all([bi.close(), hs.close(), sf.close(), standIns.close()]);
       await redis.stop();
     }
   },

@@ -1,5 +1,5 @@
 // Express app that emulates the HubSpot CRM APIs the product uses — companies, notes, properties and
-// property groups (v3), associations (v4), OAuth tokens — closely enough for the unmodified
+// property groups (v3), associations (v4), owners (v3), OAuth tokens — closely enough for the unmodified
 // @hubspot/api-client to run against it, plus HubSpot-style webhooks and sandbox-only knobs under
 // /__sandbox. Every response carries X-HubSpot-Correlation-Id; errors use HubSpot's bodies.
 
@@ -22,6 +22,7 @@ import { registerAssociationRoutes } from './routes/associations.ts';
 import { registerCompanyRoutes } from './routes/companies.ts';
 import { registerNoteRoutes } from './routes/notes.ts';
 import { registerOAuthRoutes } from './routes/oauth.ts';
+import { registerOwnerRoutes } from './routes/owners.ts';
 import { registerPropertyRoutes } from './routes/properties.ts';
 import { type ChangeSource, HubSpotStore, type StoreOptions } from './store.ts';
 import { WebhookSender, type WebhookSettings } from './webhooks.ts';
@@ -118,6 +119,7 @@ export function createHubSpotSandbox(options: HubSpotSandboxOptions = {}): HubSp
     registerNoteRoutes,
     registerPropertyRoutes,
     registerAssociationRoutes,
+    registerOwnerRoutes,
   ]);
   app.use(router);
 

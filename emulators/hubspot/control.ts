@@ -1,7 +1,7 @@
 // Sandbox-only control endpoints under /__sandbox (not part of HubSpot's API): call counts, fault knobs,
 // webhook deliveries, expiring OAuth tokens, the consent step of the OAuth install flow (which HubSpot
 // serves from app.hubspot.com), and edits "made by a person in the CRM UI" for demos run from another
-// process.
+// process, and the portal's users (owners).
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { mountStatsAndFaults } from '../shared/control.ts';
 import type { CallStats, FaultPlan } from '../shared/faults.ts';
@@ -74,6 +74,26 @@ export function controlPlane(parts: ControlParts): express.Router {
     const properties = isRecord(req.body) && isRecord(req.body.properties) ? req.body.properties : {};
     const record = parts.store.updateCompany(String(req.params.id), properties, { source: 'CRM_UI' });
     res.json(presentRecord(parts.store, record, { properties: [...record.values.keys()] }));
+  });
+
+  // An admin adding a user to the portal (who then is an owner), or deactivating one.
+  control.post('/owners', (req, res) => {
+    const body = isRecord(req.body) ? req.body : {};
+    const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
+    const firstName = text(body.firstName);
+    const lastName = text(body.lastName);
+    const owner = parts.store.owners.add({
+      email: String(body.email ?? ''),
+      ...(firstName ? { firstName } : {}),
+      ...(lastName ? { lastName } : {}),
+      archived: body.archived === true,
+    });
+    res.status(201).json(owner);
+  });
+  control.post('/owners/:id/archive', (req, res) => {
+    const owner = parts.store.owners.archive(String(req.params.id));
+    if (!owner) res.status(404).json({ error: `no owner ${req.params.id}` });
+    else res.json(owner);
   });
 
   control.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {

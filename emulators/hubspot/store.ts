@@ -19,6 +19,7 @@ import {
   objectNotFound,
 } from './errors.ts';
 import { ASSOCIATION_TYPES, type AssociationTypeDef, OBJECT_TYPES, type ObjectType } from './object-types.ts';
+import { OwnerDirectory } from './owners.ts';
 import { buildPropertyDefinition, buildPropertyGroup } from './property-schema.ts';
 import { checkValue } from './property-values.ts';
 
@@ -103,6 +104,8 @@ export const compareIds = (a: string, b: string) => a.length - b.length || (a < 
 export class HubSpotStore {
   readonly portalId: number;
   readonly userId: number;
+  /** The users records can be assigned to (`hubspot_owner_id`): the Owners API. */
+  readonly owners = new OwnerDirectory();
   readonly #properties = new Map<ObjectType, Map<string, PropertyDefinition>>();
   readonly #groups = new Map<ObjectType, Map<string, PropertyGroup>>();
   readonly #records = new Map<ObjectType, Map<string, CrmRecord>>();
@@ -185,8 +188,15 @@ export class HubSpotStore {
         });
       } else {
         const check = checkValue(def, raw);
-        if (check.ok) values[name] = check.value;
-        else invalid.push(check.invalid);
+        if (!check.ok) invalid.push(check.invalid);
+        else if (name === 'hubspot_owner_id' && check.value && !this.owners.isAssignable(check.value))
+          // An owner id must name an active owner (a user id, or a deactivated user, is refused).
+          invalid.push({
+            name,
+            error: 'INVALID_OWNER_ID',
+            message: `${check.value} is not a valid owner id`,
+          });
+        else values[name] = check.value;
       }
     }
     return { values, invalid };

@@ -39,7 +39,8 @@ export type SObjectType =
   | 'ContentNote'
   | 'ContentDocument'
   | 'ContentVersion'
-  | 'ContentDocumentLink';
+  | 'ContentDocumentLink'
+  | 'User';
 
 interface FieldDef {
   name: string;
@@ -163,6 +164,21 @@ const STANDARD_FIELDS: Record<SObjectType, FieldDef[]> = {
     { name: 'ContentModifiedDate', system: true, spec: DATETIME },
     ...AUDIT,
   ],
+  // The users of the org (who own records). Name is the compound of FirstName and LastName. Creating
+  // one through the API also needs Alias, ProfileId, TimeZoneSidKey and the locale keys in Salesforce:
+  // this emulator asks for Username, LastName and Email only.
+  User: [
+    { name: 'Id', system: true },
+    { name: 'Username', required: true, spec: text(80), label: 'Username' },
+    { name: 'FirstName', spec: text(40), label: 'First Name' },
+    { name: 'LastName', required: true, spec: text(80), label: 'Last Name' },
+    { name: 'Name', system: true },
+    { name: 'Email', required: true, spec: text(128), label: 'Email' },
+    { name: 'IsActive', spec: { kind: 'checkbox', default: true }, default: true, label: 'Active' },
+    { name: 'CreatedDate', system: true, spec: DATETIME },
+    { name: 'LastModifiedDate', system: true, spec: DATETIME },
+    { name: 'SystemModstamp', system: true, spec: DATETIME },
+  ],
   ContentDocumentLink: [
     { name: 'Id', system: true },
     { name: 'ContentDocumentId', createOnly: true, required: true },
@@ -181,6 +197,7 @@ export const SOBJECT_TYPES: readonly SObjectType[] = [
   'ContentDocument',
   'ContentVersion',
   'ContentDocumentLink',
+  'User',
 ];
 
 /** Objects that take custom fields (ContentNote, ContentDocument and ContentDocumentLink do not). */
@@ -285,6 +302,7 @@ export class SalesforceStore {
     ContentDocument: [],
     ContentVersion: [],
     ContentDocumentLink: [],
+    User: [],
   };
   readonly #listeners: ChangeListener[] = [];
 
@@ -293,6 +311,37 @@ export class SalesforceStore {
     this.orgId = options.orgId ?? ids.next(KEY_PREFIXES.Organization);
     this.userId = options.userId ?? ids.next(KEY_PREFIXES.User);
     this.#now = options.now ?? (() => new Date());
+    this.#addIntegrationUser();
+  }
+
+  /** The user the API acts as (and the default owner of what it creates) is a User of the org too. */
+  #addIntegrationUser(): void {
+    const now = formatDateTime(this.#now());
+    const values = new Map<string, FieldValue>(
+      this.fields('User').map((f) => [f, this.#def('User', f)?.default ?? null]),
+    );
+    const own: [string, FieldValue][] = [
+      ['Id', this.userId],
+      ['Username', `integration@${this.orgId.toLowerCase()}.sandbox`],
+      ['FirstName', 'Integration'],
+      ['LastName', 'User'],
+      ['Name', 'Integration User'],
+      ['Email', `integration@${this.orgId.toLowerCase()}.sandbox`],
+      ['CreatedDate', now],
+      ['LastModifiedDate', now],
+      ['SystemModstamp', now],
+    ];
+    for (const [k, v] of own) values.set(k, v);
+    this.#records.set(this.userId, { type: 'User', id: this.userId, values, deleted: false });
+  }
+
+  /** A User's Name: its FirstName and LastName, as Salesforce composes it. */
+  #composeName(record: SObjectRecord): void {
+    if (record.type !== 'User') return;
+    const parts = [record.values.get('FirstName'), record.values.get('LastName')].filter(
+      (v) => typeof v === 'string' && v !== '',
+    );
+    record.values.set('Name', parts.join(' '));
   }
 
   onChange(listener: ChangeListener): () => void {
@@ -447,6 +496,7 @@ export class SalesforceStore {
       if (location !== undefined && location !== null) this.#linkable('FirstPublishLocationId', location);
     }
     if (type === 'Task') this.#checkWhat(given.get('WhatId'));
+    this.#checkOwner(given.get('OwnerId'));
     if (type === 'ContentDocumentLink') {
       const doc = this.#document('ContentDocumentId', given.get('ContentDocumentId') ?? null);
       const entity = this.#linkable('LinkedEntityId', given.get('LinkedEntityId') ?? null);
@@ -473,7 +523,26 @@ export class SalesforceStore {
     if (blanked.length) throw requiredFieldMissing(blanked.map((f) => f.name));
     if (type === 'ContentDocumentLink') this.#checkLinkPicklists(given);
     if (type === 'Task') this.#checkWhat(given.get('WhatId'));
+    this.#checkOwner(given.get('OwnerId'));
     return given;
+  }
+
+  /**
+   * An OwnerId naming a User must name an active one: INACTIVE_OWNER_OR_USER for a deactivated user,
+   * INVALID_CROSS_REFERENCE_KEY for an id of no user. (Queues, 00G, are not modelled: left alone.)
+   */
+  #checkOwner(value: FieldValue | undefined): void {
+    if (typeof value !== 'string' || !value.startsWith(KEY_PREFIXES.User)) return;
+    const user = isWellFormedId(value) ? this.#records.get(canonicalId(value)) : undefined;
+    if (user?.type !== 'User') throw invalidCrossReferenceKey();
+    if (user.values.get('IsActive') !== true)
+      throw new SalesforceError(400, [
+        {
+          message: `operation performed with inactive user [${user.id}] as owner of record`,
+          errorCode: 'INACTIVE_OWNER_OR_USER',
+          fields: [],
+        },
+      ]);
   }
 
   /**
@@ -551,6 +620,7 @@ export class SalesforceStore {
     for (const [k, v] of system) if (fields.includes(k)) record.values.set(k, v);
     if (fields.includes('OwnerId') && record.values.get('OwnerId') === null)
       record.values.set('OwnerId', this.userId);
+    this.#composeName(record);
     this.#records.set(id, record);
     this.#emit('created', record, [...given.keys()]);
     return record;
@@ -765,6 +835,7 @@ export class SalesforceStore {
       if (record.values.get(k) !== v) changed.push(k);
       record.values.set(k, v);
     }
+    this.#composeName(record);
     this.#touch(record);
     this.#emit('updated', record, changed);
     return record;
@@ -778,6 +849,11 @@ export class SalesforceStore {
   }
 
   delete(type: SObjectType, id: string): void {
+    if (type === 'User') {
+      // Users are deactivated (IsActive false), never deleted.
+      this.find(type, id);
+      throw invalidTypeForOperation('deleted', 'User');
+    }
     if (type === 'ContentVersion') {
       this.find(type, id);
       throw invalidTypeForOperation('deleted', 'Content Version');

@@ -25,6 +25,7 @@ const SPEC_FILES: Record<ConformanceApi, string[]> = {
     'hubspot-openapi/properties-v3.json',
     'hubspot-openapi/associations-v4.json',
     'hubspot-openapi/oauth-v3.json',
+    'hubspot-openapi/owners-v3.json',
     'hubspot-oauth-v1.json',
   ],
   'buyer-intel': ['buyer-intelligence-openapi.json'],
@@ -85,7 +86,8 @@ async function build(api: ConformanceApi) {
     specs.set(file, spec);
     for (const [template, methods] of Object.entries(spec.paths)) {
       const pattern = template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+');
-      routes.push({ spec: file, template, regex: new RegExp(`^${pattern}$`), methods });
+      // A trailing slash names the same resource (@hubspot/api-client lists owners at `/crm/v3/owners/`).
+      routes.push({ spec: file, template, regex: new RegExp(`^${pattern}/?$`), methods });
     }
   }
   // A literal segment beats a parameter: /batch/read is not /{companyId}.

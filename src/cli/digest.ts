@@ -1,5 +1,6 @@
 import { loadEnv } from '../config/env.ts';
 import { DIGEST_KINDS, DigestBusyError, DigestIncompleteError, type DigestKind } from '../digest/deps.ts';
+import { digestSettingsOf } from '../digest/run.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { type Command, UsageError } from './command.ts';
@@ -8,12 +9,14 @@ import { requireRedis } from './redis-check.ts';
 export const digestCommand: Command = {
   name: 'digest',
   summary: 'Run a signal digest now (they otherwise run on their schedules in the worker)',
-  usage: `buyer-intel-sync digest --now [--kind per-account|org-wide]
+  usage: `buyer-intel-sync digest --now [--kind per-account|org-wide|per-owner]
 
 Per account: one note per matched account with the signals new since its last digest, ranked by
 hotness, none where nothing is new. Org-wide: the top recent signals as a note on the configured
-record and/or to the Slack-compatible webhook. A second run in the same period writes nothing.
-Without --kind, every configured kind runs (DIGEST_PER_ACCOUNT_CRON, DIGEST_ORG_CRON; see
+record and/or to the Slack-compatible webhook. Per owner: each rep gets one email and/or Slack
+message of the new signals on the accounts they own in the CRM. A second run in the same period
+writes or sends nothing. Without --kind, every configured kind runs (DIGEST_PER_ACCOUNT_CRON,
+DIGEST_ORG_CRON, DIGEST_OWNER_CRON; see
 .env.example). Prints one JSON line per run.`,
   options: {
     now: { type: 'boolean', default: false },
@@ -25,14 +28,12 @@ Without --kind, every configured kind runs (DIGEST_PER_ACCOUNT_CRON, DIGEST_ORG_
     if (values.kind !== undefined && !DIGEST_KINDS.includes(values.kind as DigestKind))
       throw new UsageError(`--kind must be ${DIGEST_KINDS.join(' or ')}, got "${String(values.kind)}"`);
     const settings = await settingsFromEnv(loadEnv());
-    const configured = DIGEST_KINDS.filter((k) =>
-      k === 'per-account' ? settings.digest?.perAccount : settings.digest?.orgWide,
-    );
+    const configured = DIGEST_KINDS.filter((k) => digestSettingsOf(settings.digest ?? {}, k));
     const kinds = values.kind ? [values.kind as DigestKind] : configured;
     const missing = kinds.filter((k) => !configured.includes(k));
     if (!kinds.length || missing.length)
       throw new UsageError(
-        `${missing.length ? missing.join(', ') : 'no digest'} is not configured: set DIGEST_PER_ACCOUNT_CRON and/or DIGEST_ORG_CRON (see .env.example)`,
+        `${missing.length ? missing.join(', ') : 'no digest'} is not configured: set DIGEST_PER_ACCOUNT_CRON, DIGEST_ORG_CRON and/or DIGEST_OWNER_CRON (see .env.example)`,
       );
     await requireRedis(settings.redisUrl);
     const service = createService(settings);

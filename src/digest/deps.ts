@@ -7,9 +7,10 @@ import type { CrmConnector, CrmKind, NoteDraft, NoteResult } from '../../connect
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import type { Ledgers } from '../write/ledgers.ts';
+import type { OwnerChannels } from './owner-message.ts';
 import type { DigestSettings } from './settings.ts';
 
-export const DIGEST_KINDS = ['per-account', 'org-wide'] as const;
+export const DIGEST_KINDS = ['per-account', 'org-wide', 'per-owner'] as const;
 export type DigestKind = (typeof DIGEST_KINDS)[number];
 
 export interface DigestLog {
@@ -22,6 +23,8 @@ export interface DigestStateStore {
   get(scope: string): Promise<Record<string, string>>;
   /** Sets `set`'s fields and removes `drop`'s. */
   update(scope: string, set: Record<string, string>, drop?: readonly string[]): Promise<void>;
+  /** Sets `field` only where the scope lacks it; true for the one caller that set it. */
+  claim(scope: string, field: string, value: string): Promise<boolean>;
 }
 
 export interface DigestDeps {
@@ -46,6 +49,8 @@ export interface DigestDeps {
     origin?: { trigger?: string; buyerId?: string | null },
   ) => Promise<NoteResult>;
   now?: () => Date;
+  /** How the per-owner digest reaches a rep (src/digest/owner-channels.ts); absent: no per-owner digest. */
+  ownerChannels?: OwnerChannels;
   /** For the Slack webhook (tests); default `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;
   log?: DigestLog;

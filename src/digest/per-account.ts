@@ -8,13 +8,12 @@
 //     `pendingEnd` so that a recovered run advances the watermark to the window that note covered;
 //   - the watermark moves only after the note is written (or when the window held nothing new).
 import { AccountNotFoundError, type NoteDraft, type NoteResult } from '../../connectors/types.ts';
-import type { BridgeSignal } from '../buyer-intel/schemas.ts';
 import type { AccountKey } from '../write/ledgers.ts';
 import { type DigestDeps, DigestIncompleteError, type DigestRunResult, emptyResult } from './deps.ts';
-import { type Period, periodOf, periodUnitOf, relativePeriodCovering } from './period.ts';
+import { type Period, periodOf, periodUnitOf } from './period.ts';
 import { digestBody, digestTitle, summarizeSignal } from './render.ts';
 import type { PerAccountDigestSettings } from './settings.ts';
-import { FEED_PAGE_SIZE, inWindow, readFeed } from './signals.ts';
+import { buyerFeeds, inWindow } from './signals.ts';
 
 const DAY = 86_400_000;
 
@@ -44,32 +43,7 @@ export async function runPerAccountDigest(deps: DigestDeps, scheduledAt: Date): 
   const result = emptyResult('per-account', period.id, windowEnd);
   const now = (deps.now ?? (() => new Date()))();
   // The feeds count their relative period back from the provider's (real) clock.
-  const clock = new Date(Math.max(Date.now(), now.getTime()));
-  const feeds = new Map<string, Promise<BridgeSignal[]>>();
-
-  const feedOf = (buyerId: string, since: Date): Promise<BridgeSignal[]> => {
-    const relative = relativePeriodCovering(since, clock);
-    const key = `${buyerId}|${relative}`;
-    let feed = feeds.get(key);
-    if (!feed) {
-      feed = readFeed(
-        (pageNumber) =>
-          deps.buyerIntel.listRecentBuyerSignals({
-            buyerId,
-            sort: 'Hotness',
-            relativeDatePeriodFrom: relative,
-            pageNumber,
-            pageSize: FEED_PAGE_SIZE,
-            ...(settings.filterType?.length ? { filterType: settings.filterType } : {}),
-            ...(settings.status?.length ? { status: settings.status } : {}),
-          }),
-        settings.maxPages,
-      ).then((r) => r.signals);
-      feed.catch(() => feeds.delete(key));
-      feeds.set(key, feed);
-    }
-    return feed;
-  };
+  const feedOf = buyerFeeds(deps.buyerIntel, settings, new Date(Math.max(Date.now(), now.getTime())));
 
   const createNote = async (account: AccountKey, note: NoteDraft): Promise<NoteResult> => {
     if (deps.createNote) return deps.createNote(account.crm, account.tenant, note, { trigger: 'digest' });

@@ -74,7 +74,8 @@ export function digestBody(input: {
 }
 
 /** Slack mrkdwn needs &, < and > escaped in text it should not read as markup. */
-const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+export const slackEscape = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export interface SlackMessage {
   text: string;
@@ -90,10 +91,10 @@ export function slackMessage(input: {
     { type: 'header', text: { type: 'plain_text', text: input.title.slice(0, 150), emoji: false } },
   ];
   for (const [i, l] of input.lines.entries()) {
-    const title = l.link ? `<${l.link}|${esc(l.title)}>` : esc(l.title);
+    const title = l.link ? `<${l.link}|${slackEscape(l.title)}>` : slackEscape(l.title);
     blocks.push({
       type: 'section',
-      text: { type: 'mrkdwn', text: `${i + 1}. *${title}*\n${esc(l.type)} · ${l.date}` },
+      text: { type: 'mrkdwn', text: `${i + 1}. *${title}*\n${slackEscape(l.type)} · ${l.date}` },
     });
   }
   if (input.total > input.lines.length)

@@ -4,16 +4,21 @@
 import { type DigestDeps, type DigestKind, type DigestRunResult, withDigestLock } from './deps.ts';
 import { runOrgWideDigest } from './org-wide.ts';
 import { runPerAccountDigest } from './per-account.ts';
+import { runPerOwnerDigest } from './per-owner.ts';
 import type { DigestSettings } from './settings.ts';
 
 /** The settings of one kind; undefined when that kind is not configured (not scheduled). */
 export const digestSettingsOf = (settings: DigestSettings, kind: DigestKind) =>
-  kind === 'per-account' ? settings.perAccount : settings.orgWide;
+  kind === 'per-account' ? settings.perAccount : kind === 'org-wide' ? settings.orgWide : settings.perOwner;
+
+const RUNS: Record<DigestKind, (deps: DigestDeps, scheduledAt: Date) => Promise<DigestRunResult>> = {
+  'per-account': runPerAccountDigest,
+  'org-wide': runOrgWideDigest,
+  'per-owner': runPerOwnerDigest,
+};
 
 export function runDigest(deps: DigestDeps, kind: DigestKind, scheduledAt: Date): Promise<DigestRunResult> {
-  return withDigestLock(deps, kind, () =>
-    kind === 'per-account' ? runPerAccountDigest(deps, scheduledAt) : runOrgWideDigest(deps, scheduledAt),
-  );
+  return withDigestLock(deps, kind, () => RUNS[kind](deps, scheduledAt));
 }
 
 /**

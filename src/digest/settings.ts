@@ -1,11 +1,13 @@
-// Digest settings, validated at the boundary (configuration or env). The Slack webhook URL is a secret:
-// it is accepted here and used by the org-wide digest, never logged, never put in job data.
+// Digest settings, validated at the boundary (configuration or env). The Slack webhook URL, the SMTP URL
+// (it may hold a password) and the Slack bot token are secrets: accepted here, used by the deliveries,
+// never logged, never put in job data, never echoed in an error.
 
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { isCrmKind } from '../../connectors/registry.ts';
 import { ROW_STATUSES, SIGNAL_FILTER_TYPES } from '../buyer-intel/enums.ts';
 import { timeZone } from '../shared/cron.ts';
+import { OWNER_CHANNEL_KINDS } from './owner-message.ts';
 
 const cronPattern = z
   .string()
@@ -66,17 +68,57 @@ export const orgWideDigestSchema = z
     message: 'needs a target record, a Slack webhook URL, or both',
   });
 
+const channelList = z.array(z.enum(OWNER_CHANNEL_KINDS)).min(1);
+
+export const perOwnerDigestSchema = z
+  .object({
+    ...common,
+    /** Pages (100 signals each) read per buyer and run at most. */
+    maxPages: z.number().int().min(1).max(50).default(5),
+    /** Owners digested at once. */
+    concurrency: z.number().int().min(1).max(16).default(4),
+    /** How reps are reached unless their tenant says otherwise. */
+    channels: channelList.default(['email']),
+    /** Per `crm:tenant`: that portal's or org's channels. */
+    tenantChannels: z
+      .record(z.string().regex(/^[^:\s]+:\S+$/, 'keys are crm:tenant'), channelList)
+      .default({}),
+    /** SMTP: `smtp://user:pass@host:587` or `smtps://…` (secret) and the sender. */
+    email: z.object({ smtpUrl: z.url({ protocol: /^smtps?$/ }), from: z.email() }).optional(),
+    /** Slack Web API: a bot token (`xoxb-…`, secret; scopes users:read.email, im:write, chat:write). */
+    slack: z
+      .object({
+        botToken: z.string().regex(/^xoxb-[\w-]+$/, 'is no bot token (xoxb-…)'),
+        apiUrl: z.url({ protocol: /^https?$/ }).default('https://slack.com/api/'),
+      })
+      .optional(),
+  })
+  .superRefine((v, ctx) => {
+    const used = new Set([...v.channels, ...Object.values(v.tenantChannels).flat()]);
+    if (used.has('email') && !v.email)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['email'],
+        message: 'email delivery needs an SMTP URL and a sender',
+      });
+    if (used.has('slack') && !v.slack)
+      ctx.addIssue({ code: 'custom', path: ['slack'], message: 'Slack delivery needs a bot token' });
+  });
+
 export const digestSettingsSchema = z.object({
   /** Absent: no per-account digest is scheduled. */
   perAccount: perAccountDigestSchema.optional(),
   /** Absent: no org-wide digest is scheduled. */
   orgWide: orgWideDigestSchema.optional(),
+  /** Absent: no per-owner (rep) digest is scheduled. */
+  perOwner: perOwnerDigestSchema.optional(),
 });
 
 export type DigestSettings = z.output<typeof digestSettingsSchema>;
 export type DigestSettingsInput = z.input<typeof digestSettingsSchema>;
 export type PerAccountDigestSettings = z.output<typeof perAccountDigestSchema>;
 export type OrgWideDigestSettings = z.output<typeof orgWideDigestSchema>;
+export type PerOwnerDigestSettings = z.output<typeof perOwnerDigestSchema>;
 
 /** Validates settings; the error names the path and never echoes values (the webhook URL is secret). */
 export function parseDigestSettings(input: unknown): DigestSettings {
@@ -104,6 +146,9 @@ const isOff = (v: string | undefined) =>
  * - `DIGEST_PER_ACCOUNT_CRON` e.g. `0 8 * * 1`, `DIGEST_PER_ACCOUNT_MAX_SIGNALS` (10)
  * - `DIGEST_ORG_CRON`, `DIGEST_ORG_MAX_SIGNALS` (10), `DIGEST_ORG_SCOPE` (matched|all),
  *   `DIGEST_ORG_TARGET` (`crm:tenant:accountId`), `DIGEST_SLACK_WEBHOOK_URL` (secret)
+ * - `DIGEST_OWNER_CRON`, `DIGEST_OWNER_MAX_SIGNALS` (10), `DIGEST_OWNER_CHANNELS` (`email`, `slack`
+ *   or both, comma-separated; default email), `DIGEST_OWNER_TENANT_CHANNELS` (`crm:tenant=slack;…`),
+ *   `DIGEST_SMTP_URL` (secret), `DIGEST_EMAIL_FROM`, `SLACK_BOT_TOKEN` (secret), `SLACK_API_URL`
  * - `DIGEST_FILTER_TYPES`, `DIGEST_STATUSES` (comma-separated)
  */
 export function digestSettingsFromEnv(env: Readonly<Record<string, string | undefined>>): DigestSettings {
@@ -139,5 +184,31 @@ export function digestSettingsFromEnv(env: Readonly<Record<string, string | unde
               : {}),
           },
         }),
+    ...(isOff(env.DIGEST_OWNER_CRON) ? {} : { perOwner: perOwnerFromEnv(env, shared) }),
   });
+}
+
+function perOwnerFromEnv(env: Readonly<Record<string, string | undefined>>, shared: Record<string, unknown>) {
+  const tenantChannels = Object.fromEntries(
+    (env.DIGEST_OWNER_TENANT_CHANNELS ?? '')
+      .split(';')
+      .map((entry) => entry.trim())
+      .filter(Boolean)
+      .map((entry) => {
+        const at = entry.lastIndexOf('=');
+        return at < 0 ? [entry, []] : [entry.slice(0, at).trim(), listOf(entry.slice(at + 1)) ?? []];
+      }),
+  );
+  const smtpUrl = env.DIGEST_SMTP_URL?.trim();
+  const from = env.DIGEST_EMAIL_FROM?.trim();
+  const botToken = env.SLACK_BOT_TOKEN?.trim();
+  return {
+    ...shared,
+    pattern: env.DIGEST_OWNER_CRON,
+    maxSignals: intOf(env.DIGEST_OWNER_MAX_SIGNALS),
+    channels: listOf(env.DIGEST_OWNER_CHANNELS),
+    tenantChannels,
+    ...(smtpUrl || from ? { email: { smtpUrl, from } } : {}),
+    ...(botToken ? { slack: { botToken, apiUrl: env.SLACK_API_URL?.trim() || undefined } } : {}),
+  };
 }

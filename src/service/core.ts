@@ -6,6 +6,7 @@ import { crmOf } from '../../connectors/registry.ts';
 import { createRedis } from '../../queues/redis.ts';
 import { sharedChannels } from '../batch/shared.ts';
 import type { DigestDeps } from '../digest/deps.ts';
+import { ownerChannelsFrom } from '../digest/owner-channels.ts';
 import { crmReads } from '../enrich/crm-reads.ts';
 import type { PipelineDeps } from '../enrich/pipeline.ts';
 import { createLogger, workerLog } from '../observe/logger.ts';
@@ -111,11 +112,13 @@ export function buildCore(settings: ServiceSettings) {
     state: {
       get: async (scope) => (await store.open()).digests.get(scope),
       update: async (scope, set, drop) => (await store.open()).digests.update(scope, set, drop),
+      claim: async (scope, field, value) => (await store.open()).digests.claim(scope, field, value),
     },
     redis: redis.worker,
     prefix,
     settings: settings.digest ?? {},
     createNote: writes.createNote,
+    ...(settings.digest?.perOwner ? { ownerChannels: ownerChannelsFrom(settings.digest.perOwner) } : {}),
     log,
   };
   return {

@@ -124,7 +124,7 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
       }),
     );
   }
-  if (settings.digest?.perAccount || settings.digest?.orgWide)
+  if (settings.digest?.perAccount || settings.digest?.orgWide || settings.digest?.perOwner)
     all.push(startDigestWorker({ connection: redis.worker, deps: core.digestDeps, prefix }));
   all.push(
     startMaintenanceWorker({

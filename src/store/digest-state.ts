@@ -1,6 +1,6 @@
 // Each digest's state (src/digest/): the end of the window last delivered (`watermark`), the period
-// done (`period`), a delivery under way (`pendingPeriod`, `pendingEnd`) and the org-wide digest's Slack
-// marks. A field set per scope (`org`, `account:<crm>:<tenant>:<id>`), changed in one statement.
+// done (`period`), a delivery under way (`pendingPeriod`, `pendingEnd`), the org-wide digest's Slack
+// marks and the per-owner digest's delivery claims. A field set per scope (`org`, `account:<crm>:<tenant>:<id>`, `owner:<crm>:<tenant>:<ownerId>`), changed in one statement.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Database } from './schema.ts';
 
@@ -34,6 +34,25 @@ export class DigestStates {
         }),
       )
       .execute();
+  }
+
+  /**
+   * Sets `field` to `value` only if the scope has no such field yet; true when this call set it. Two
+   * workers claiming the same delivery: exactly one wins (the row's upsert is one statement).
+   */
+  async claim(scope: string, field: string, value: string): Promise<boolean> {
+    const won = await this.#db
+      .insertInto('digest_state')
+      .values({ scope, state: JSON.stringify({ [field]: value }) })
+      .onConflict((oc) =>
+        oc
+          .column('scope')
+          .doUpdateSet({ state: sql`digest_state.state || excluded.state`, updated_at: new Date() })
+          .where(sql<boolean>`NOT jsonb_exists(digest_state.state, ${field})`),
+      )
+      .returning('scope')
+      .execute();
+    return won.length > 0;
   }
 
   /** Adds the scopes not there yet (an import); returns how many. */

@@ -57,4 +57,8 @@ it('prints what it did in tables no wider than 100 columns', async () => {
   expect(stdout).toMatch(/│ Buyer Intelligence │\s+\d+ │ \d+\.\d per account\s+│/);
   expect(stdout).toMatch(/│ HubSpot\s+│\s+\d+ │ \d+\.\d per company\s+│/);
   expect(stdout).toMatch(/│ Salesforce\s+│\s+\d+ │ \d+\.\d per Account\s+│/);
+  // The per-owner digest: each CRM's rep received one, by the channels they can be reached on.
+  expect(stdout).toMatch(/│ rep\s+│ received by\s+│ subject\s+│ accounts \(new signals\)\s+│/);
+  expect(stdout).toMatch(/│ hana\.reyes@demo\.example │ email \+ Slack DM │ Buyer intel — week of/);
+  expect(stdout).toMatch(/│ sam\.ortiz@demo\.example\s+│ email\s+│ Buyer intel — week of/);
 }, 60_000);

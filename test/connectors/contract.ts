@@ -19,6 +19,8 @@ export interface Harness {
   notesOn(accountId: string): Promise<number>;
   /** An id that is well formed for the CRM but does not exist. */
   unknownId: string;
+  /** Adds a user of the CRM (as an admin would) and makes them the account's owner; returns their id. */
+  giveOwner(accountId: string, email: string, name: { first: string; last: string }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -348,6 +350,20 @@ export function connectorContract(name: string, harness: () => Promise<Harness>)
       await expect(h.connector.removeNotes(tooMany)).rejects.toBeInstanceOf(RangeError);
       expect(await h.notesOn(id)).toBe(1);
       expect(await h.connector.removeNotes([])).toEqual([]);
+    });
+
+    it("reads an account's owner and lists the users who can own accounts, with email and name", async () => {
+      const id = await h.createAccount({ name: 'Owned County' });
+      const ownerId = await h.giveOwner(id, 'owen.price@rep.example', { first: 'Owen', last: 'Price' });
+      expect((await h.connector.getAccount(id, [])).ownerId).toBe(ownerId);
+      expect((await h.connector.getAccounts([id], []))[0]?.ownerId).toBe(ownerId);
+      const owners = await h.connector.listOwners();
+      expect(owners).toContainEqual({
+        id: ownerId,
+        email: 'owen.price@rep.example',
+        name: 'Owen Price',
+        active: true,
+      });
     });
   });
 }

@@ -38,6 +38,11 @@ connectorContract('hubspot', async () => {
     async deleteAccount(id) {
       await hubspot.crm.companies.basicApi.archive(id);
     },
+    async giveOwner(accountId, email, { first, last }) {
+      const owner = store.owners.add({ email, firstName: first, lastName: last });
+      store.updateCompany(accountId, { hubspot_owner_id: owner.id });
+      return owner.id;
+    },
     async readField(accountId, field) {
       return store.valueOf('companies', accountId, field) ?? null;
     },

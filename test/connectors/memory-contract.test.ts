@@ -26,6 +26,13 @@ connectorContract('memory-crm', async () => {
     async deleteAccount(id) {
       store.deleteAccount(id);
     },
+    async giveOwner(accountId, email, { first, last }) {
+      const id = `user${store.owners.length + 1}`;
+      store.owners.push({ id, email, name: `${first} ${last}`, active: true });
+      const account = store.accounts.get(accountId);
+      if (account) account.ownerId = id;
+      return id;
+    },
     async readField(accountId, field) {
       return store.accounts.get(accountId)?.fields.get(field) ?? null;
     },

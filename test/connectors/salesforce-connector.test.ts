@@ -112,6 +112,8 @@ describe('getAccount', () => {
       street: null,
       website: 'austinisd.org',
       fields: { buyer_intel_population: '74000.5', buyer_intel_status: null, buyer_intel_is_public: 'true' },
+      // Every Account has an owner: here the integration user that created it.
+      ownerId: sf.store.userId,
     });
     expect(sf.stats.count('sobjects.retrieve', 200)).toBe(1);
   });

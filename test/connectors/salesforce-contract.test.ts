@@ -50,6 +50,11 @@ const harness = (notes: 'task' | 'content-note') => async (): Promise<Harness> =
     async deleteAccount(id) {
       store.delete('Account', id);
     },
+    async giveOwner(accountId, email, { first, last }) {
+      const user = store.create('User', { Username: email, Email: email, FirstName: first, LastName: last });
+      store.update('Account', accountId, { OwnerId: user.id });
+      return user.id;
+    },
     async readField(accountId, field) {
       const value = store.find('Account', accountId).values.get(apiName(field));
       return value === null || value === undefined ? null : String(value);

@@ -31,6 +31,7 @@ export function recording(
     existingNoteKeysOf: (ids) => inner.existingNoteKeysOf(ids),
     ensureFields: (fields) => inner.ensureFields(fields),
     removeNotes: (refs) => inner.removeNotes(refs),
+    listOwners: () => inner.listOwners(),
     async createNotes(notes) {
       sent.push(...notes);
       const results = await inner.createNotes(notes);
@@ -82,6 +83,7 @@ export function databaseState(): { state: DigestStateStore; store: Store } {
     state: {
       get: async (scope) => (await store.open()).digests.get(scope),
       update: async (scope, set, drop) => (await store.open()).digests.update(scope, set, drop),
+      claim: async (scope, field, value) => (await store.open()).digests.claim(scope, field, value),
     },
   };
 }

@@ -93,7 +93,7 @@ describe('registerDigestSchedulers', () => {
         throw new Error('no CRM in this test');
       },
       ledgers: new Ledgers(a, `${prefix}:ledger`),
-      state: { get: async () => ({}), update: async () => undefined },
+      state: { get: async () => ({}), update: async () => undefined, claim: async () => true },
       redis: a,
       prefix,
       settings: parseDigestSettings({ perAccount: { pattern: '* * * * * *', tz: 'UTC', period: 'day' } }),

@@ -120,12 +120,19 @@ describe('logs', () => {
   it('redact secrets a caller puts in a log line by mistake', () => {
     const before = lines.length;
     createLogger({ destination: capture }).info(
-      { token: 'tok-123', headers: { authorization: 'Bearer abc' } },
+      {
+        token: 'tok-123',
+        headers: { authorization: 'Bearer abc' },
+        email: { smtpUrl: 'smtp://u:smtp-pw@mail.example' },
+        slack: { botToken: 'xoxb-bot-456' },
+      },
       'oops',
     );
     const line = lines.slice(before).join('');
     expect(line).not.toContain('tok-123');
     expect(line).not.toContain('Bearer abc');
+    expect(line).not.toContain('smtp-pw');
+    expect(line).not.toContain('xoxb-bot-456');
     expect(line).toContain('[redacted]');
   });
 });

@@ -33,6 +33,7 @@ export class FakeCrm {
       updateAccounts: unsupported,
       ensureFields: unsupported,
       removeNotes: unsupported,
+      listOwners: unsupported,
       existingNoteKeysOf: unsupported,
       existingNoteKeys: async (accountId) => {
         if (this.deleted.has(accountId)) throw new AccountNotFoundError(accountId);

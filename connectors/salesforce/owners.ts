@@ -1,0 +1,22 @@
+// The org's users who can own Accounts: a SOQL query on User (every page, via queryMore). Only active
+// users: a deactivated one can own records still but can receive nothing. Account.OwnerId may also
+// name a Queue (an id starting 00G), which is no User: such accounts have no owner to tell.
+import type { CrmOwner } from '../types.ts';
+import type { SalesforceCalls } from './client.ts';
+
+const SOQL = 'SELECT Id, Name, Email, IsActive FROM User WHERE IsActive = true ORDER BY Id';
+
+const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
+
+export async function listOwners(calls: SalesforceCalls): Promise<CrmOwner[]> {
+  const owners: CrmOwner[] = [];
+  await calls.queryAll('query.User', SOQL, (row) => {
+    owners.push({
+      id: String(row.Id),
+      email: text(row.Email),
+      name: text(row.Name),
+      active: row.IsActive === true,
+    });
+  });
+  return owners;
+}
