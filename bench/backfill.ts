@@ -95,11 +95,8 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     { buyerIntel: bi, ...crm.endpoints },
     { redisUrl: o.redisUrl, prefix },
     {
-      // Each worker's token bucket takes its share of the (non-binding) emulator rate.
-      buyerIntel: {
-        ratePerSecond: Math.floor(biPerSecond / o.workers),
-        burst: Math.floor(biPerSecond / o.workers),
-      },
+      // One rate shared by every worker through Redis (src/buyer-intel/shared-rate.ts).
+      buyerIntel: { ratePerSecond: Math.floor(biPerSecond), burst: Math.floor(biPerSecond) },
       // The service's linger (WRITE_BATCH_WAIT_MS); the jobs per worker as told (default: the service's).
       worker: { concurrency: o.concurrency, writeBatchWaitMs: SERVICE_WORKER_DEFAULTS.writeBatchWaitMs },
     },
