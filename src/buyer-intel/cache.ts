@@ -16,14 +16,18 @@ import { LRUCache } from 'lru-cache';
 import type {
   BuyerCriteria,
   BuyerIntelClient,
-  BuyerSignalsParams,
   CallOptions,
   QuickSearchParams,
+  SignalFeedParams,
 } from './client.ts';
 
 export type CachedOperations = Pick<
   BuyerIntelClient,
-  'getBuyerAttributesBulk' | 'listRecentBuyerSignals' | 'searchBuyers' | 'searchBuyersByCriteria'
+  | 'getBuyerAttributesBulk'
+  | 'listRecentBuyerSignals'
+  | 'listTopRecentSignals'
+  | 'searchBuyers'
+  | 'searchBuyersByCriteria'
 >;
 
 export interface BuyerIntelCacheOptions {
@@ -91,7 +95,7 @@ const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`;
 
 /** Object keys sorted, arrays that are sets sorted, undefined dropped: equal params give equal keys. */
-function signalKey(params: BuyerSignalsParams): string {
+function signalKey(params: SignalFeedParams): string {
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(params).sort()) {
     const value = (params as unknown as Record<string, unknown>)[name];
@@ -322,6 +326,10 @@ export function cachedBuyerIntel(
     },
     listRecentBuyerSignals(params, opts = {}) {
       return through(`signals:${signalKey(params)}`, opts, () => client.listRecentBuyerSignals(params));
+    },
+    // A run's pages of the org-wide feed: every worker reads them once (run-signals.ts).
+    listTopRecentSignals(params = {}, opts = {}) {
+      return through(`feed:${signalKey(params)}`, opts, () => client.listTopRecentSignals(params));
     },
     searchBuyers(params, opts = {}) {
       return through(`search:${searchKey(params)}`, opts, () => client.searchBuyers(params), searchTtlMs);
