@@ -47,8 +47,8 @@ export interface BackfillOptions {
   onProgress?: (state: BackfillState) => void;
   /** Stops after the page being queued, its cursor saved: the same command resumes. */
   signal?: AbortSignal;
-  /** Where the backfill is recorded as a run (before the first job is queued). */
-  store: Pick<Store, 'open'>;
+  /** Where the backfill is recorded as a run (before the first job is queued), its statistics fresh. */
+  store: Pick<Store, 'open'> & Partial<Pick<Store, 'analyze'>>;
   /** How many accounts it is expected to queue (the estimate), for the run's label. */
   expected?: number | undefined;
   /** Who started it, for the run. */
@@ -113,6 +113,8 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillSta
     at: new Date(state.startedAt),
   });
   state = { ...state, storeRunId: run.id };
+  // The run's queries are planned on statistics as of now (store.ts: analyze); a failure costs speed only.
+  await options.store.analyze?.().catch(() => undefined);
   if (options.signalPlan) await recordSignalPlan(redis, options.prefix, run.id, options.signalPlan);
   // Saved before the first page is asked for: a listing interrupted on its first page (a 429 storm past
   // the budget, a kill) resumes as this run, not as a new one beside an orphan.

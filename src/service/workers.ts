@@ -162,6 +162,7 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
             key: `reenrich:${job.id}`,
             label: `scheduled re-enrichment ${job.id}`,
           });
+          await store.analyze().catch(() => undefined); // store.ts: analyze
           const result = await reenrichSweep({
             ledgers: core.ledgers,
             queue: queues.enrich,
