@@ -92,6 +92,10 @@ interface Loaded<T> {
 
 /** Deletes / extends the lease only when it is still the caller's. */
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
+interface LeaseScripts {
+  bisLeaseRenew(key: string, token: string, ms: number): Promise<unknown>;
+  bisLeaseRelease(key: string, token: string): Promise<unknown>;
+}
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`;
 
 /** Object keys sorted, arrays that are sets sorted, undefined dropped: equal params give equal keys. */
@@ -154,6 +158,12 @@ export function cachedBuyerIntel(
   options: BuyerIntelCacheOptions,
 ): CachedBuyerIntel {
   const { ttlMs, maxEntries, redis } = options;
+  // The lease's scripts go by SHA (EVALSHA), their text only to a server that lacks them.
+  const leases = redis?.client as (Redis & LeaseScripts) | undefined;
+  if (leases && typeof leases.bisLeaseRenew !== 'function') {
+    leases.defineCommand('bisLeaseRenew', { numberOfKeys: 1, lua: RENEW });
+    leases.defineCommand('bisLeaseRelease', { numberOfKeys: 1, lua: RELEASE });
+  }
   const searchTtlMs = options.searchTtlMs ?? ttlMs;
   if (!(ttlMs >= 0)) throw new RangeError('ttlMs must be zero or positive');
   if (!(searchTtlMs >= 0)) throw new RangeError('searchTtlMs must be zero or positive');
@@ -240,7 +250,7 @@ export function cachedBuyerIntel(
       const leased = await redis.client.set(leaseKey, token, 'PX', leaseMs, 'NX').catch(() => 'OK');
       if (leased === 'OK') {
         const renew = setInterval(
-          () => void redis.client.eval(RENEW, 1, leaseKey, token, leaseMs).catch(() => undefined),
+          () => void (leases as LeaseScripts).bisLeaseRenew(leaseKey, token, leaseMs).catch(() => undefined),
           Math.max(10, Math.floor(leaseMs / 3)),
         );
         let stored = false;
@@ -260,7 +270,7 @@ export function cachedBuyerIntel(
           // Only our own lease (it may have run out and been taken by another process); after a failed
           // call at once, so that a waiter calls upstream itself without waiting for it to run out.
           if (!(stored && keepLease))
-            await redis.client.eval(RELEASE, 1, leaseKey, token).catch(() => undefined);
+            await (leases as LeaseScripts).bisLeaseRelease(leaseKey, token).catch(() => undefined);
         }
       }
       // Another process is calling: wait for its result while its lease lasts (it renews it).
