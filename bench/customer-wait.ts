@@ -25,12 +25,20 @@ export interface CustomerWait {
   beforeHours: number;
   /** 1 − hours ÷ beforeHours. */
   shorter: number;
+  /** The same accounts with one signals call per new buyer instead of the feed (the feed's share). */
+  perBuyerHours: number;
 }
 
 const hoursFor = (calls: number, rate: number) => calls / rate / 3600;
 
 export function customerWait(
-  measured: { callsPerAccount: number; plan: SignalPlan | undefined },
+  measured: {
+    /** Every BI call of the window but the feed's, per account. */
+    callsPerAccount: number;
+    /** New buyers per account of the window: what per-buyer signals would have cost. */
+    newBuyersPerAccount: number;
+    plan: SignalPlan | undefined;
+  },
   rate = DEFAULT_PROVIDER_RATE,
   accounts = BACKFILL_ACCOUNTS,
 ): CustomerWait {
@@ -47,14 +55,16 @@ export function customerWait(
     }
   }
   const beforeHours = hoursFor(accounts * BEFORE_CALLS_PER_ACCOUNT, rate);
+  const perBuyer = plan?.source === 'feed' ? perAccount + measured.newBuyersPerAccount : perAccount;
   return {
     accounts,
     ratePerSecond: rate,
-    callsPerAccount: perAccount,
+    callsPerAccount: Math.round(perAccount * 1000) / 1000,
     signals: plan?.source ?? 'per-buyer',
     feedCalls,
     hours: Math.round(hours * 10) / 10,
     beforeHours: Math.round(beforeHours * 10) / 10,
     shorter: Math.round((1 - hours / beforeHours) * 100) / 100,
+    perBuyerHours: Math.round(hoursFor(accounts * perBuyer, rate) * 10) / 10,
   };
 }

@@ -130,7 +130,7 @@ try {
       report.customerWait = wait;
       console.log(
         `\nA ${wait.accounts.toLocaleString('en-US')}-account backfill at the provider's default rate (${wait.ratePerSecond} requests/s, shared by every worker) takes ${wait.hours} hours ` +
-          `(before: ${wait.beforeHours} h): ${wait.callsPerAccount} Buyer Intelligence calls/account measured on realistic names, signals ${wait.signals === 'feed' ? `from the org-wide feed (${wait.feedCalls} calls in all)` : 'one call per new buyer'}; ` +
+          `(issue 31's before: ${wait.beforeHours} h): ${wait.callsPerAccount} Buyer Intelligence calls/account measured on realistic names (${first.accounts} accounts over ${first.buyers} buyers), signals ${wait.signals === 'feed' ? `from the org-wide feed (${wait.feedCalls} calls in all; one call per new buyer instead: ${wait.perBuyerHours} h)` : 'one call per new buyer'}; ` +
           `${first.accountsPerSecond} accounts/s (${first.workers} worker) = ${+(first.accountsPerSecond / Math.max(1, first.workers)).toFixed(1)} per worker core; ${first.crmCalls.perAccount} CRM calls/account; ` +
           `machine ${m.cpuModel ?? '?'}, ${m.cpus} cores, load ${m.loadAverageAtStart.join(' ')} at start, ${load().join(' ')} now`,
       );
