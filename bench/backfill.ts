@@ -10,6 +10,7 @@ import type { SandboxDataset } from '../emulators/buyer-intel/data/dataset.ts';
 import { startBuyerIntelSandbox } from '../emulators/buyer-intel/server.ts';
 import { sandboxSettings } from '../emulators/settings.ts';
 import { runBackfill } from '../src/backfill/backfill.ts';
+import type { SignalPlan } from '../src/enrich/run-signals.ts';
 import { DEFAULT_MAPPING } from '../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../src/map/field-definitions.ts';
 import { createService } from '../src/service/runtime.ts';
@@ -70,6 +71,7 @@ export type BackfillBenchResult = WindowFacts & {
     liveHeapMb: number;
   }[];
   cache: Record<string, number> | null;
+  signalPlan: SignalPlan;
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -95,11 +97,8 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     { buyerIntel: bi, ...crm.endpoints },
     { redisUrl: o.redisUrl, prefix },
     {
-      // Each worker's token bucket takes its share of the (non-binding) emulator rate.
-      buyerIntel: {
-        ratePerSecond: Math.floor(biPerSecond / o.workers),
-        burst: Math.floor(biPerSecond / o.workers),
-      },
+      // One rate shared by every worker through Redis (src/buyer-intel/shared-rate.ts).
+      buyerIntel: { ratePerSecond: Math.floor(biPerSecond), burst: Math.floor(biPerSecond) },
       // The service's linger (WRITE_BATCH_WAIT_MS); the jobs per worker as told (default: the service's).
       worker: { concurrency: o.concurrency, writeBatchWaitMs: SERVICE_WORKER_DEFAULTS.writeBatchWaitMs },
     },
@@ -132,6 +131,8 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     for (let i = 0; i < o.workers; i++) workers.push(await startWorkerProcess(settings));
     const ready = workers.map((w) => w.ready);
 
+    // Signals as the CLI's backfill plans them: the org-wide feed or one call per new buyer.
+    const signalPlan = await service.planSignals(o.accounts);
     const queueStarted = performance.now();
     await runBackfill({
       connector,
@@ -144,6 +145,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       store: service.store,
       expected: o.accounts,
       actor: 'bench',
+      signalPlan,
     });
     const queueSeconds = (performance.now() - queueStarted) / 1000;
     await sleep(o.warmupS * 1000);
@@ -222,6 +224,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
         liveHeapMb: live[i] ?? 0,
       })),
       cache: o.cacheTtlMs > 0 ? cacheTotals : null,
+      signalPlan,
     };
   } finally {
     await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));

@@ -36,6 +36,7 @@ const OPERATIONS = [
   'searchBuyersByCriteria',
   'getBuyerAttributesBulk',
   'listRecentBuyerSignals',
+  'listTopRecentSignals',
 ] as const;
 type Operation = (typeof OPERATIONS)[number];
 type Calls = Partial<Record<Operation, number>>;
@@ -67,6 +68,7 @@ const cached = cachedBuyerIntel(
       client.getBuyerAttributesBulk(id, a),
     ),
     listRecentBuyerSignals: counted('listRecentBuyerSignals', (p) => client.listRecentBuyerSignals(p)),
+    listTopRecentSignals: counted('listTopRecentSignals', (p) => client.listTopRecentSignals(p)),
   },
   { ttlMs: 300_000, searchTtlMs: 600_000, maxEntries: 10_000 },
 );

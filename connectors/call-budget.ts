@@ -85,6 +85,10 @@ export function redisCallBudget(options: {
   sleep?: (ms: number) => Promise<void>;
 }): CallBudget {
   const { redis } = options;
+  // By SHA (EVALSHA), the script's text only to a server that lacks it: one call per CRM call.
+  const scripted = redis as Redis & { bisBudgetTake(...args: string[]): Promise<unknown> };
+  if (typeof scripted.bisBudgetTake !== 'function')
+    redis.defineCommand('bisBudgetTake', { numberOfKeys: 2, lua: TAKE });
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const maxWaitMs = options.maxWaitMs ?? 30_000;
@@ -98,9 +102,7 @@ export function redisCallBudget(options: {
       const started = now();
       for (;;) {
         const wait = Number(
-          await redis.eval(
-            TAKE,
-            2,
+          await scripted.bisBudgetTake(
             base,
             windowKey(base),
             String(now()),

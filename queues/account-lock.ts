@@ -1,8 +1,9 @@
 // The enrich worker's per-account lock: one job per account at a time, so a creation job and a change
 // job never write the same notes at once. A free key is the usual case: one SET NX each (pipelined for
 // a chunk's accounts); only a held key asks the script whether it is ours (the same job re-run after a
-// stall). Released only by its owner.
-import type { Redis } from 'ioredis';
+// stall). Released only by its owner. The scripts go by SHA (defineCommand: EVALSHA, the text only to
+// a server that lacks it), not as text per key.
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { EnrichJobData } from './enrich-queue.ts';
 
 export interface ExclusiveOptions {
@@ -18,6 +19,19 @@ if v == false or v == ARGV[1] then return redis.call('SET', KEYS[1], ARGV[1], 'P
 return false`;
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
+type Scripted = ChainableCommander & {
+  bisLockAcquire(key: string, owner: string, ttlMs: string): ChainableCommander;
+  bisLockRelease(key: string, owner: string): ChainableCommander;
+};
+
+function scripted(redis: Redis): Redis {
+  if (typeof (redis as unknown as { bisLockAcquire?: unknown }).bisLockAcquire !== 'function') {
+    redis.defineCommand('bisLockAcquire', { numberOfKeys: 1, lua: ACQUIRE });
+    redis.defineCommand('bisLockRelease', { numberOfKeys: 1, lua: RELEASE });
+  }
+  return redis;
+}
+
 /** Takes each key that is free or already `owner`'s; says which it holds, in order. */
 export async function takeLocks(
   redis: Redis,
@@ -30,8 +44,8 @@ export async function takeLocks(
   const taken = ((await set.exec()) ?? []).map((r) => r[1] === 'OK');
   const held = keys.flatMap((key, i) => (taken[i] ? [] : [key]));
   if (!held.length) return taken;
-  const ask = redis.pipeline();
-  for (const key of held) ask.eval(ACQUIRE, 1, key, owner, String(ttlMs));
+  const ask = scripted(redis).pipeline() as Scripted;
+  for (const key of held) ask.bisLockAcquire(key, owner, String(ttlMs));
   const ours = ((await ask.exec()) ?? []).map((r) => r[1] === 'OK');
   let j = 0;
   return taken.map((t) => t || ours[j++] === true);
@@ -39,7 +53,7 @@ export async function takeLocks(
 
 export async function releaseLocks(redis: Redis, keys: readonly string[], owner: string): Promise<void> {
   if (!keys.length) return;
-  const pipe = redis.pipeline();
-  for (const key of keys) pipe.eval(RELEASE, 1, key, owner);
+  const pipe = scripted(redis).pipeline() as Scripted;
+  for (const key of keys) pipe.bisLockRelease(key, owner);
   await pipe.exec().catch(() => undefined);
 }

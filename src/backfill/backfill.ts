@@ -11,6 +11,7 @@ import type { Redis } from 'ioredis';
 import { crmOf } from '../../connectors/registry.ts';
 import type { AccountPage, CrmConnector } from '../../connectors/types.ts';
 import { type EnrichQueueData, jobIdOf } from '../../queues/enrich-queue.ts';
+import { recordSignalPlan, type SignalPlan } from '../enrich/run-signals.ts';
 import type { Store } from '../store/store.ts';
 import { backfillJobs, DEFAULT_ACCOUNTS_PER_JOB } from './chunks.ts';
 import { type AccountFilter, filterFields, matchesFilters } from './filter.ts';
@@ -46,14 +47,16 @@ export interface BackfillOptions {
   onProgress?: (state: BackfillState) => void;
   /** Stops after the page being queued, its cursor saved: the same command resumes. */
   signal?: AbortSignal;
-  /** Where the backfill is recorded as a run (before the first job is queued). */
-  store: Pick<Store, 'open'>;
+  /** Where the backfill is recorded as a run (before the first job is queued), its statistics fresh. */
+  store: Pick<Store, 'open'> & Partial<Pick<Store, 'analyze'>>;
   /** How many accounts it is expected to queue (the estimate), for the run's label. */
   expected?: number | undefined;
   /** Who started it, for the run. */
   actor?: string | undefined;
   /** How the listing waits out 429s and other transient failures (patient.ts). */
   patience?: ListingPatience | undefined;
+  /** Where the run's signals come from (the estimate's choice), kept for its workers. */
+  signalPlan?: SignalPlan | undefined;
 }
 
 export { backfillJobId } from './chunks.ts';
@@ -110,6 +113,9 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillSta
     at: new Date(state.startedAt),
   });
   state = { ...state, storeRunId: run.id };
+  // The run's queries are planned on statistics as of now (store.ts: analyze); a failure costs speed only.
+  await options.store.analyze?.().catch(() => undefined);
+  if (options.signalPlan) await recordSignalPlan(redis, options.prefix, run.id, options.signalPlan);
   // Saved before the first page is asked for: a listing interrupted on its first page (a 429 storm past
   // the budget, a kill) resumes as this run, not as a new one beside an orphan.
   await redis.set(key, JSON.stringify(state));
@@ -200,4 +206,23 @@ export async function estimateBackfill(
   const writes =
     Math.ceil(accounts / connector.maxUpdateBatch) + Math.ceil(accounts / connector.maxNoteBatch);
   return { accounts, buyerIntelCalls: accounts * 3, crmCalls: pages * 2 + accounts * 2 + writes };
+}
+
+/**
+ * The Buyer Intelligence calls a run spends: a search and the attributes per new buyer (measured
+ * ~2.05 per account on realistic names with signals left out, issue 31) and its signals as planned.
+ */
+export function backfillBuyerIntelCalls(accounts: number, plan: SignalPlan): number {
+  const signals = plan.source === 'feed' ? plan.feedCalls : plan.perBuyerCalls;
+  return Math.ceil(accounts * 2.05) + signals;
+}
+
+/** Which source of signals the run takes and what each would cost, in words. */
+export function signalPlanText(plan: SignalPlan): string {
+  if (plan.perBuyerCalls === 0) return 'no signals';
+  const feed = `${plan.feedCalls} page${plan.feedCalls === 1 ? '' : 's'} of the org-wide feed (${plan.totalItems} signals)`;
+  const perBuyer = `~${plan.perBuyerCalls} calls, one per new buyer`;
+  return plan.source === 'feed'
+    ? `signals: ${feed}, re-read each hour the run lasts, instead of ${perBuyer}`
+    : `signals: ${perBuyer}, instead of ${feed}`;
 }

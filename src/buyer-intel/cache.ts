@@ -18,14 +18,18 @@ import { LRUCache } from 'lru-cache';
 import type {
   BuyerCriteria,
   BuyerIntelClient,
-  BuyerSignalsParams,
   CallOptions,
   QuickSearchParams,
+  SignalFeedParams,
 } from './client.ts';
 
 export type CachedOperations = Pick<
   BuyerIntelClient,
-  'getBuyerAttributesBulk' | 'listRecentBuyerSignals' | 'searchBuyers' | 'searchBuyersByCriteria'
+  | 'getBuyerAttributesBulk'
+  | 'listRecentBuyerSignals'
+  | 'listTopRecentSignals'
+  | 'searchBuyers'
+  | 'searchBuyersByCriteria'
 >;
 
 export interface BuyerIntelCacheOptions {
@@ -90,10 +94,14 @@ interface Loaded<T> {
 
 /** Deletes / extends the lease only when it is still the caller's. */
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
+interface LeaseScripts {
+  bisLeaseRenew(key: string, token: string, ms: number): Promise<unknown>;
+  bisLeaseRelease(key: string, token: string): Promise<unknown>;
+}
 const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`;
 
 /** Object keys sorted, arrays that are sets sorted, undefined dropped: equal params give equal keys. */
-function signalKey(params: BuyerSignalsParams): string {
+function signalKey(params: SignalFeedParams): string {
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(params).sort()) {
     const value = (params as unknown as Record<string, unknown>)[name];
@@ -152,6 +160,12 @@ export function cachedBuyerIntel(
   options: BuyerIntelCacheOptions,
 ): CachedBuyerIntel {
   const { ttlMs, maxEntries, redis } = options;
+  // The lease's scripts go by SHA (EVALSHA), their text only to a server that lacks them.
+  const leases = redis?.client as (Redis & LeaseScripts) | undefined;
+  if (leases && typeof leases.bisLeaseRenew !== 'function') {
+    leases.defineCommand('bisLeaseRenew', { numberOfKeys: 1, lua: RENEW });
+    leases.defineCommand('bisLeaseRelease', { numberOfKeys: 1, lua: RELEASE });
+  }
   const searchTtlMs = options.searchTtlMs ?? ttlMs;
   if (!(ttlMs >= 0)) throw new RangeError('ttlMs must be zero or positive');
   if (!(searchTtlMs >= 0)) throw new RangeError('searchTtlMs must be zero or positive');
@@ -238,7 +252,7 @@ export function cachedBuyerIntel(
       const leased = await redis.client.set(leaseKey, token, 'PX', leaseMs, 'NX').catch(() => 'OK');
       if (leased === 'OK') {
         const renew = setInterval(
-          () => void redis.client.eval(RENEW, 1, leaseKey, token, leaseMs).catch(() => undefined),
+          () => void (leases as LeaseScripts).bisLeaseRenew(leaseKey, token, leaseMs).catch(() => undefined),
           Math.max(10, Math.floor(leaseMs / 3)),
         );
         let stored = false;
@@ -258,7 +272,7 @@ export function cachedBuyerIntel(
           // Only our own lease (it may have run out and been taken by another process); after a failed
           // call at once, so that a waiter calls upstream itself without waiting for it to run out.
           if (!(stored && keepLease))
-            await redis.client.eval(RELEASE, 1, leaseKey, token).catch(() => undefined);
+            await (leases as LeaseScripts).bisLeaseRelease(leaseKey, token).catch(() => undefined);
         }
       }
       // Another process is calling: wait for its result while its lease lasts (it renews it).
@@ -324,6 +338,10 @@ export function cachedBuyerIntel(
     },
     listRecentBuyerSignals(params, opts = {}) {
       return through(`signals:${signalKey(params)}`, opts, () => client.listRecentBuyerSignals(params));
+    },
+    // A run's pages of the org-wide feed: every worker reads them once (run-signals.ts).
+    listTopRecentSignals(params = {}, opts = {}) {
+      return through(`feed:${signalKey(params)}`, opts, () => client.listTopRecentSignals(params));
     },
     searchBuyers(params, opts = {}) {
       return through(`search:${searchKey(params)}`, opts, () => client.searchBuyers(params), searchTtlMs);

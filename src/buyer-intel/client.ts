@@ -40,6 +40,7 @@ import {
   type Page,
   paginationEnvelope,
 } from './schemas.ts';
+import type { RateGate } from './shared-rate.ts';
 import { toStateMappingName } from './states.ts';
 import { sleep, TokenBucket, type TokenBucketOptions } from './token-bucket.ts';
 import { type AttemptEvent, type HttpMethod, Transport } from './transport.ts';
@@ -53,6 +54,8 @@ export interface BuyerIntelClientOptions {
   retry?: Partial<RetryPolicy>;
   /** Client-side limiter; `false` disables it. Default 10 requests/s with bursts of 20. */
   rateLimit?: TokenBucketOptions | false;
+  /** Paces every attempt instead of `rateLimit`'s bucket: e.g. the rate shared by every worker. */
+  limiter?: RateGate;
   /** How `attribute` keys are sent: `repeat` (`attribute=A&attribute=B`, default) or `comma` (`attribute=A,B`). */
   attributeEncoding?: 'repeat' | 'comma';
   /** Other array parameters: `form` (comma-separated, as the reference declares; default) or `repeat`. */
@@ -209,7 +212,7 @@ export class BuyerIntelClient {
       token: options.token,
       timeoutMs: options.timeoutMs ?? 10_000,
       retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
-      limiter: rate ? new TokenBucket(rate) : null,
+      limiter: options.limiter ?? (rate ? new TokenBucket(rate) : null),
       fetch: options.fetch ?? globalThis.fetch,
       userAgent: options.userAgent ?? 'buyer-intel-sync',
       random: options.random ?? Math.random,

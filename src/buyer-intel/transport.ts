@@ -12,7 +12,7 @@ import {
   TimeoutError,
 } from './errors.ts';
 import { type AttemptOutcome, decideRetry, parseRetryAfter, type RetryPolicy } from './retry.ts';
-import type { TokenBucket } from './token-bucket.ts';
+import type { RateGate } from './shared-rate.ts';
 
 export type HttpMethod = 'GET' | 'PUT' | 'PATCH' | 'POST';
 
@@ -31,7 +31,8 @@ export interface TransportOptions {
   token: string;
   timeoutMs: number;
   retry: RetryPolicy;
-  limiter: TokenBucket | null;
+  /** Paces attempts: this process's token bucket, or the rate shared by every worker (shared-rate.ts). */
+  limiter: RateGate | null;
   fetch: typeof globalThis.fetch;
   userAgent: string;
   random: () => number;
@@ -188,6 +189,7 @@ export class Transport {
     }
 
     const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
+    if (res.status === 429) await opts.limiter?.throttled?.(retryAfterMs);
     const error = errorForStatus(res.status, {
       operation,
       requestId,

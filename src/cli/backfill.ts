@@ -2,10 +2,12 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createRedis } from '../../queues/redis.ts';
 import {
   type BackfillState,
+  backfillBuyerIntelCalls,
   backfillStateKey,
   estimateBackfill,
   readBackfillState,
   runBackfill,
+  signalPlanText,
 } from '../backfill/backfill.ts';
 import { describePause, readBackfillPause } from '../backfill/daily-headroom.ts';
 import { type AccountFilter, parseFilter } from '../backfill/filter.ts';
@@ -103,8 +105,10 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
           process.stderr.write(`${crm} asked us to slow down: listing again in ${Math.ceil(ms / 1000)} s\n`),
       };
       const estimate = await estimateBackfill(connector, filters, limit, patience);
+      // One call (the org-wide feed's first page) tells which source of signals is cheaper.
+      const signalPlan = await service.planSignals(estimate.accounts);
       process.stdout.write(
-        `Estimate for ${crm} ${tenant}: ${estimate.accounts} accounts, ~${estimate.buyerIntelCalls} Buyer Intelligence calls, ~${estimate.crmCalls} ${crm} calls.\n`,
+        `Estimate for ${crm} ${tenant}: ${estimate.accounts} accounts, ~${backfillBuyerIntelCalls(estimate.accounts, signalPlan)} Buyer Intelligence calls (${signalPlanText(signalPlan)}), ~${estimate.crmCalls} ${crm} calls.\n`,
       );
       if (values['dry-run']) {
         process.stdout.write('Dry run: nothing queued.\n');
@@ -143,6 +147,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
           onProgress: followed.queued,
           signal: interrupt.signal,
           patience,
+          signalPlan,
           store: service.store,
           expected,
           actor: operatorName(),

@@ -6,7 +6,6 @@
 import type { AccountRef, CrmConnector, CrmKind, NoteDraft } from '../../connectors/types.ts';
 import type { ReviewInstruction } from '../../queues/review-instruction.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
-import type { RelativeDatePeriod, RowStatus, SignalFilterType, SignalSort } from '../buyer-intel/enums.ts';
 import type { BuyerField } from '../buyer-intel/fields.ts';
 import { PROVENANCE_FIELD_DEFINITIONS, PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { type FitNote, fitWrites } from '../map/fit.ts';
@@ -21,15 +20,8 @@ import type { Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
 import type { CrmReads } from './crm-reads.ts';
 import { confirmedReason } from './review-reasons.ts';
+import { buyerSignalParams, type RunSignals, type SignalSettings } from './run-signals.ts';
 import { writeContextOf } from './write-context.ts';
-
-export interface SignalSettings {
-  filterType: SignalFilterType[];
-  status: RowStatus[];
-  period: RelativeDatePeriod;
-  sort: SignalSort;
-  maxNotesPerRun: number;
-}
 
 export interface PipelineDeps {
   buyerIntel: Pick<BuyerIntelClient, 'getBuyerAttributesBulk' | 'listRecentBuyerSignals'>;
@@ -53,9 +45,10 @@ export interface PipelineDeps {
   /** Creates one note; batched across jobs (and recorded, with its origin) by the caller. */
   createNote: BatchedWrites['createNote'];
   signals: SignalSettings;
+  /** A run's signals from the org-wide feed, where the run chose it (run-signals.ts). */
+  runSignals?: RunSignals;
   now?: () => Date;
 }
-
 
 export type EnrichStatus = 'enriched' | 'needs_review' | 'no_match';
 
@@ -182,6 +175,13 @@ function placeOf(account: Awaited<ReturnType<CrmConnector['getAccount']>>) {
   };
 }
 
+/** From the run's feed where its run reads one (a backfill, a re-enrichment), else one call. */
+async function signalsOf(deps: PipelineDeps, buyerId: string, job: WriteOrigin | undefined) {
+  const fromFeed = await deps.runSignals?.signalsOf(job?.runId, buyerId);
+  if (fromFeed) return { result: fromFeed };
+  return deps.buyerIntel.listRecentBuyerSignals(buyerSignalParams(deps.signals, buyerId));
+}
+
 export async function enrichAccount(
   deps: PipelineDeps,
   ref: AccountRef,
@@ -231,14 +231,7 @@ export async function enrichAccount(
     const [attributes, signals, ledger] = await Promise.all([
       deps.buyerIntel.getBuyerAttributesBulk(decision.buyerId, keys),
       deps.signals.maxNotesPerRun > 0
-        ? deps.buyerIntel.listRecentBuyerSignals({
-            buyerId: decision.buyerId,
-            ...(deps.signals.filterType.length ? { filterType: deps.signals.filterType } : {}),
-            ...(deps.signals.status.length ? { status: deps.signals.status } : {}),
-            relativeDatePeriodFrom: deps.signals.period,
-            sort: deps.signals.sort,
-            pageSize: Math.min(100, Math.max(10, deps.signals.maxNotesPerRun * 2)),
-          })
+        ? signalsOf(deps, decision.buyerId, options.job)
         : Promise.resolve({ result: [] }),
       deps.ledgers.writtenFields(ref),
     ]);

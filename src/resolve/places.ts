@@ -73,6 +73,36 @@ export function readUsPlaces(data: Uint8Array): { name: string; state: string; p
   return out;
 }
 
+/** The places of each state, in the list's order (the corrections ask within one state, per account). */
+let byState: Map<string, Place[]> | undefined;
+/** The places by their compact name, and the large ones (a web label's place when no state is known). */
+let byCompact: Map<string, Place[]> | undefined;
+let large: Place[] | undefined;
+
+function placesIn(code: string): readonly Place[] {
+  if (!byState) {
+    byState = new Map();
+    for (const p of places()) {
+      const list = byState.get(p.state);
+      if (list) list.push(p);
+      else byState.set(p.state, [p]);
+    }
+  }
+  return byState.get(code) ?? [];
+}
+
+function placesNamed(compact: string): readonly Place[] {
+  if (!byCompact) {
+    byCompact = new Map();
+    for (const p of places()) {
+      const list = byCompact.get(p.compact);
+      if (list) list.push(p);
+      else byCompact.set(p.compact, [p]);
+    }
+  }
+  return byCompact.get(compact) ?? [];
+}
+
 function places(): Place[] {
   if (!loaded) {
     const require = createRequire(import.meta.url);
@@ -95,7 +125,7 @@ export function correctedPlace(words: string, state: string | null): string | nu
   const code = state ? findState(state)?.code : undefined;
   const compact = foldText(words).replace(/ /g, '');
   if (!code || compact.length < 5) return null;
-  const inState = places().filter((p) => p.state === code);
+  const inState = placesIn(code);
   if (inState.some((p) => p.compact === compact)) return null;
   const near = [...new Set(inState.filter((p) => isTypoOf(compact, p.compact)).map((p) => p.name))];
   return near.length === 1 ? (near[0] ?? null) : null;
@@ -108,8 +138,8 @@ export function correctedPlace(words: string, state: string | null): string | nu
 export function leadingPlace(label: string, state: string | null): { place: string; rest: string } | null {
   const code = state ? findState(state)?.code : undefined;
   let best: Place | null = null;
-  for (const p of places()) {
-    if (code ? p.state !== code : p.population < 10_000) continue;
+  large ??= places().filter((p) => p.population >= 10_000);
+  for (const p of code ? placesIn(code) : large) {
     if (p.compact.length < 4 || !label.startsWith(p.compact)) continue;
     if (
       !best ||
@@ -135,8 +165,8 @@ const initialsOf = (name: string): string =>
 export function placeByInitials(initials: string, state: string | null): string | null {
   const code = state ? findState(state)?.code : undefined;
   if (!code || initials.length < 2) return null;
-  const [first, second] = places()
-    .filter((p) => p.state === code && initialsOf(p.name) === initials)
+  const [first, second] = placesIn(code)
+    .filter((p) => initialsOf(p.name) === initials)
     .sort((a, b) => b.population - a.population);
   if (!first || (second && second.population * 2 > first.population)) return null;
   return first.name;
@@ -146,5 +176,5 @@ export function placeByInitials(initials: string, state: string | null): string 
 export function isPlaceName(words: string, state: string | null): boolean {
   const code = state ? findState(state)?.code : undefined;
   const compact = foldText(words).replace(/ /g, '');
-  return !!compact && places().some((p) => p.compact === compact && (!code || p.state === code));
+  return !!compact && placesNamed(compact).some((p) => !code || p.state === code);
 }

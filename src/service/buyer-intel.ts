@@ -4,13 +4,18 @@
 import type { Redis } from 'ioredis';
 import { cachedBuyerIntel } from '../buyer-intel/cache.ts';
 import { BuyerIntelClient, type BuyerIntelClientOptions } from '../buyer-intel/client.ts';
+import { type RateGate, sharedRate } from '../buyer-intel/shared-rate.ts';
 import type { Metrics } from '../observe/metrics.ts';
 import type { BuyerIntelSettings } from './types.ts';
 
-/** The client as the service configures it (timeouts, retries, rate limit); `match-eval` uses it too. */
+/**
+ * The client as the service configures it (timeouts, retries, rate limit); `match-eval` uses it too,
+ * with this process's own bucket unless a shared `limiter` is given.
+ */
 export function buyerIntelClient(
   settings: BuyerIntelSettings,
   onAttempt?: BuyerIntelClientOptions['onAttempt'],
+  limiter?: RateGate,
 ): BuyerIntelClient {
   return new BuyerIntelClient({
     baseUrl: settings.baseUrl,
@@ -21,6 +26,7 @@ export function buyerIntelClient(
       ...(settings.maxRetryAfterMs === undefined ? {} : { maxRetryAfterMs: settings.maxRetryAfterMs }),
     },
     rateLimit: { ratePerSecond: settings.ratePerSecond, burst: settings.burst },
+    ...(limiter ? { limiter } : {}),
     ...(onAttempt ? { onAttempt } : {}),
   });
 }
@@ -31,8 +37,18 @@ export function buyerIntelClients(
   prefix: string,
   metrics: Metrics,
 ) {
-  const client = buyerIntelClient(settings, (e) =>
-    metrics.recordCall('buyer_intel', e.operation, e.outcome, e.durationMs),
+  // The provider limits the token, not the process: every worker draws on one rate in Redis.
+  const limiter = sharedRate({
+    redis,
+    prefix,
+    token: settings.token,
+    ratePerSecond: settings.ratePerSecond,
+    burst: settings.burst,
+  });
+  const client = buyerIntelClient(
+    settings,
+    (e) => metrics.recordCall('buyer_intel', e.operation, e.outcome, e.durationMs),
+    limiter,
   );
   const cached = cachedBuyerIntel(client, {
     ttlMs: settings.cacheTtlMs ?? 0,

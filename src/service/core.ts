@@ -9,6 +9,7 @@ import type { DigestDeps } from '../digest/deps.ts';
 import { ownerChannelsFrom } from '../digest/owner-channels.ts';
 import { crmReads } from '../enrich/crm-reads.ts';
 import type { PipelineDeps } from '../enrich/pipeline.ts';
+import { runSignals } from '../enrich/run-signals.ts';
 import { createLogger, workerLog } from '../observe/logger.ts';
 import { Metrics } from '../observe/metrics.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
@@ -104,6 +105,12 @@ export function buildCore(settings: ServiceSettings) {
     writeAccount: writes.writeAccount,
     createNote: writes.createNote,
     signals: settings.signals,
+    runSignals: runSignals({
+      client: buyerIntel.cached,
+      redis: redis.worker,
+      prefix,
+      settings: settings.signals,
+    }),
   };
   const digestDeps: DigestDeps = {
     buyerIntel: buyerIntel.client,

@@ -4,6 +4,7 @@
 import { jobForEvent } from '../../queues/enrich-queue.ts';
 import { runDigestNow } from '../digest/run.ts';
 import { enrichAccount } from '../enrich/pipeline.ts';
+import { planSignals } from '../enrich/run-signals.ts';
 import { buildCore } from './core.ts';
 import { startHttp } from './http.ts';
 import { upsertSchedules } from './schedules.ts';
@@ -36,6 +37,7 @@ export function createService(settings: ServiceSettings): Service {
     connector: core.connector,
     accountLocks: core.accountLocks,
     tenantsOf: (crm) => core.crms.tenantsOf(crm),
+    planSignals: (accounts) => planSignals(core.buyerIntel.cached, core.settings.signals, accounts),
     enrich: (ref, options) => enrichAccount(core.deps, ref, options),
     digest: (kind) => runDigestNow(core.digestDeps, kind),
     startWorker() {

@@ -8,7 +8,8 @@ import type { MaintenanceData } from '../../queues/maintenance.ts';
 import type { SecuritySettings } from '../config/security.ts';
 import type { DigestKind, DigestRunResult } from '../digest/deps.ts';
 import type { DigestSettings } from '../digest/settings.ts';
-import type { EnrichResult, PipelineDeps, SignalSettings } from '../enrich/pipeline.ts';
+import type { EnrichResult, PipelineDeps } from '../enrich/pipeline.ts';
+import type { SignalPlan, SignalSettings } from '../enrich/run-signals.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import type { Logger } from '../observe/logger.ts';
 import type { Metrics } from '../observe/metrics.ts';
@@ -90,6 +91,8 @@ export interface Service {
   accountLocks: AccountLocks;
   /** The tenants served for a CRM now (canonical ids). */
   tenantsOf(crm: CrmKind): string[];
+  /** Where a run's signals come from: the choice between the org-wide feed and a call per buyer. */
+  planSignals(accounts: number): Promise<SignalPlan>;
   /** Enrich one account now, in this process (the CLI's `enrich`, dry runs). */
   enrich(
     ref: { crm: CrmKind; tenant: string; accountId: string },

@@ -9,6 +9,7 @@ import { startMaintenanceWorker } from '../../queues/maintenance.ts';
 import { startSignalWorker } from '../../queues/signal-queue.ts';
 import { DEFAULT_DAILY_HEADROOM, dailyHeadroomGate } from '../backfill/daily-headroom.ts';
 import type { EnrichResult } from '../enrich/pipeline.ts';
+import { planSignals, recordSignalPlan } from '../enrich/run-signals.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
 import { accountLockKey, redisAccountLock } from '../signals/account-lock.ts';
@@ -161,6 +162,7 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
             key: `reenrich:${job.id}`,
             label: `scheduled re-enrichment ${job.id}`,
           });
+          await store.analyze().catch(() => undefined); // store.ts: analyze
           const result = await reenrichSweep({
             ledgers: core.ledgers,
             queue: queues.enrich,
@@ -168,6 +170,12 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
             runId: String(job.id),
             storeRunId: run.id,
           });
+          // Counted once queued: the run's first jobs take the per-buyer call until the plan is read.
+          await planSignals(core.buyerIntel.cached, settings.signals, result.queued)
+            .then((plan) => recordSignalPlan(redis.worker, prefix, run.id, plan))
+            .catch((err: unknown) =>
+              log.warn('the run reads signals per buyer: its plan failed', { reason: String(err) }),
+            );
           await runs.finish(run.id, { queued: result.queued });
           return result;
         },

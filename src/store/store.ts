@@ -5,7 +5,7 @@
 // embedded PGlite: it serves this process alone, so `start`, `enrich`, the demo and the tests migrate it
 // when they first use it. A shared PostgreSQL (DATABASE_URL) is never migrated behind an operator's
 // back: the service refuses to use it while a migration is pending.
-import { Migrator } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { IntegrationError } from '../shared/errors.ts';
 import { type DatabaseHandle, type DatabaseSettings, openDatabase } from './db.ts';
 import { Decisions } from './decisions.ts';
@@ -132,7 +132,19 @@ export class Store {
         { permanent: true, cause: error },
       );
     }
-    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    const applied = (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+    if (applied.length) await this.analyze();
+    return applied;
+  }
+
+  /**
+   * Table statistics for the tables a run grows, now. Without them (autovacuum off, or a table that
+   * grew faster than autovacuum analyses it) PostgreSQL plans a tenant's duplicates query as a scan of
+   * every account: 27 ms instead of 0.14 ms at 20,000 accounts (issue 31). ANALYZE samples a bounded
+   * number of rows, so it costs about the same at any size. Run after migrations and at a run's start.
+   */
+  async analyze(): Promise<void> {
+    await sql`analyze account_outcomes, field_writes, notes_created`.execute(this.#handle.db);
   }
 
   async close(): Promise<void> {

@@ -58,7 +58,18 @@ describe('buyer-intel-sync backfill', () => {
   it('prints the estimate and queues nothing with --dry-run; refuses a bad filter with exit 2', async () => {
     const dry = await cli(['backfill', '--crm', 'hubspot', '--dry-run', '--filter', 'state=TX']);
     expect(dry.code).toBe(0);
-    expect(dry.stdout).toContain(`${ACCOUNTS / 2} accounts, ~${(ACCOUNTS / 2) * 3} Buyer Intelligence calls`);
+    // The estimate names the calls the run spends: the org-wide feed's pages for its signals, fewer
+    // than one call per new buyer of 1,250 accounts.
+    const said =
+      /(\d+) accounts, ~(\d+) Buyer Intelligence calls \(signals: (\d+) pages? of the org-wide feed \(\d+ signals\), re-read each hour the run lasts, instead of ~(\d+) calls, one per new buyer\)/.exec(
+        dry.stdout,
+      );
+    expect(said, dry.stdout).not.toBeNull();
+    const [, accounts, calls, pages, perBuyer] = (said ?? []).map(Number);
+    expect(accounts).toBe(ACCOUNTS / 2);
+    expect(perBuyer).toBe(Math.ceil((ACCOUNTS / 2) * 0.44));
+    expect(pages).toBeLessThan(perBuyer ?? 0);
+    expect(calls).toBe(Math.ceil((ACCOUNTS / 2) * 2.05) + (pages ?? 0));
     expect(await queue.count()).toBe(0);
     const bad = await cli(['backfill', '--crm', 'hubspot', '--filter', 'state~TX']);
     expect(bad.code).toBe(2);

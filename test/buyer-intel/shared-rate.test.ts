@@ -1,0 +1,116 @@
+// The provider's rate is one budget for every worker (src/buyer-intel/shared-rate.ts): worker
+// processes sending as fast as they are let never exceed the configured rate together, counted where
+// the provider would count it (arrivals at a stub server, per sliding second); one process alone gets
+// all of it; a 429 pauses every process for its Retry-After and lowers the rate they share.
+// @redis-cluster: the budget is one hash-tagged key, so it also runs on a Redis Cluster.
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BuyerIntelClient } from '../../src/buyer-intel/client.ts';
+import { readSharedRate, sharedRate } from '../../src/buyer-intel/shared-rate.ts';
+import { deleteKeysOf, REDIS_URL, testPrefix, testRedis } from '../helpers/redis.ts';
+
+const CHILD = fileURLToPath(new URL('./shared-rate-child.ts', import.meta.url));
+const RATE = 20;
+const BURST = 2;
+const TOKEN = 'shared-rate-token';
+const redis = testRedis();
+let prefix = testPrefix('test-shared-rate');
+let server: Server;
+let baseUrl: string;
+let arrivals: number[] = [];
+/** Requests still to answer with 429 (Retry-After: 1). */
+let throttle = 0;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    if (req.url === '/__warm') return void res.end('');
+    arrivals.push(Date.now());
+    if (throttle > 0) {
+      throttle--;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' });
+      res.end(JSON.stringify({ code: 'rate_limit.exceeded', message: 'rate limit exceeded; retry later' }));
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ buyers: [] }));
+    req.resume();
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+beforeEach(async () => {
+  await deleteKeysOf(redis, prefix);
+  prefix = testPrefix('test-shared-rate');
+  arrivals = [];
+  throttle = 0;
+});
+
+afterAll(async () => {
+  await deleteKeysOf(redis, prefix);
+  redis.disconnect();
+  await new Promise((r) => server.close(r));
+});
+
+/** The most requests that arrived within any `windowMs`. */
+function peak(times: number[], windowMs: number): number {
+  const t = [...times].sort((a, b) => a - b);
+  let peak = 0;
+  for (let i = 0, j = 0; j < t.length; j++) {
+    while ((t[j] ?? 0) - (t[i] ?? 0) >= windowMs) i++;
+    peak = Math.max(peak, j - i + 1);
+  }
+  return peak;
+}
+
+function worker(calls: number): Promise<number | null> {
+  const child = spawn(process.execPath, [CHILD], {
+    env: {
+      ...process.env,
+      REDIS_URL,
+      PREFIX: prefix,
+      BASE_URL: baseUrl,
+      RATE: String(RATE),
+      BURST: String(BURST),
+      CALLS: String(calls),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return new Promise((resolve) => child.on('exit', resolve));
+}
+
+describe('one Buyer Intelligence rate for every worker', () => {
+  it('three worker processes together stay within the configured rate', async () => {
+    const codes = await Promise.all([worker(40), worker(40), worker(40)]);
+    expect(codes).toEqual([0, 0, 0]);
+    expect(arrivals).toHaveLength(120);
+    // Per sliding 2 s: twice the rate and the burst, and half a second's worth more, since on a busy
+    // machine a request may leave a while after its slot was taken (and arrive bunched with later
+    // ones). Three per-process buckets would let 120 through.
+    expect(peak(arrivals, 2000)).toBeLessThanOrEqual(RATE * 2.5 + BURST);
+  }, 30_000);
+
+  it('one process alone uses the whole rate', async () => {
+    expect(await worker(50)).toBe(0);
+    expect(arrivals).toHaveLength(50);
+    // A third of the rate each (a per-worker split) would reach 7 in a second.
+    expect(peak(arrivals, 1000)).toBeGreaterThanOrEqual(RATE * 0.9);
+  }, 30_000);
+
+  it('a 429 pauses every process for its Retry-After and lowers the shared rate', async () => {
+    const limiter = sharedRate({ redis, prefix, token: TOKEN, ratePerSecond: RATE, burst: BURST });
+    const client = new BuyerIntelClient({ baseUrl, token: TOKEN, limiter, retry: { maxAttempts: 2 } });
+    throttle = 1;
+    await client.searchBuyers({ buyerName: 'Springfield' });
+    // Another process, after the 429: it waits out the same Retry-After.
+    expect(await worker(3)).toBe(0);
+    expect(arrivals).toHaveLength(5);
+    const [first = 0, second = 0] = arrivals;
+    expect(second - first).toBeGreaterThanOrEqual(950);
+    const rate = await readSharedRate(redis, prefix, TOKEN, RATE);
+    expect(rate.ratePerSecond).toBe(RATE * 0.75);
+  }, 30_000);
+});
