@@ -1,28 +1,30 @@
 // Scheduling the digests: a dedicated `digest` queue, one BullMQ job scheduler per digest kind with a
-// fixed id (`digest:per-account`, `digest:org-wide`, `digest:per-owner`), so every worker may upsert them at start and there
+// fixed id (`digest:<kind>`), so every worker may upsert them at start and there
 // is still one of each, surviving restarts in Redis. A job's period comes from its *scheduled* time
 // (the scheduler's `prevMillis`), so retries of one run share its period, window and dedupe keys.
-// What a run does is src/digest (runDigest).
+// What a run does is handed in (the service wires src/digest's runDigest): the queue knows no digest.
 
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { DIGEST_KINDS, type DigestDeps, type DigestKind, type DigestRunResult } from '../src/digest/deps.ts';
-import { digestSettingsOf, runDigest } from '../src/digest/run.ts';
-import type { DigestSettings } from '../src/digest/settings.ts';
 import { WORKER_TIMING } from './enrich-worker.ts';
 import { cappedExponentialBackoff } from './failure.ts';
 
 export const DIGEST_QUEUE = 'digest';
-export const DIGEST_SCHEDULER_IDS: Readonly<Record<DigestKind, string>> = {
-  'per-account': 'digest:per-account',
-  'org-wide': 'digest:org-wide',
-  'per-owner': 'digest:per-owner',
-};
+
+/** A digest kind's scheduler: one fixed id per kind, so every worker may upsert it and one remains. */
+export const digestSchedulerId = (kind: string): string => `digest:${kind}`;
 
 export interface DigestJobData {
-  kind: DigestKind;
+  kind: string;
   /** ISO time a manually added job stands for; scheduler jobs use their scheduled time. */
   scheduledAt?: string;
+}
+
+/** When a configured digest kind runs: a cron pattern in a time zone. */
+export interface DigestSchedule {
+  kind: string;
+  pattern: string;
+  tz?: string | undefined;
 }
 
 export function createDigestQueue(
@@ -36,23 +38,24 @@ export function createDigestQueue(
 }
 
 /**
- * Creates or updates the scheduler of each configured digest and removes the one of a digest no longer
- * configured. Idempotent: any number of workers may call it at start.
+ * Creates or updates the scheduler of each scheduled kind and removes the one of every other kind of
+ * `kinds` (a digest no longer configured). Idempotent: any number of workers may call it at start.
  */
 export async function registerDigestSchedulers(
   queue: Queue<DigestJobData>,
-  settings: DigestSettings,
+  kinds: readonly string[],
+  schedules: readonly DigestSchedule[],
 ): Promise<void> {
-  for (const kind of DIGEST_KINDS) {
-    const id = DIGEST_SCHEDULER_IDS[kind];
-    const s = digestSettingsOf(settings, kind);
+  for (const kind of kinds) {
+    const id = digestSchedulerId(kind);
+    const s = schedules.find((x) => x.kind === kind);
     if (!s) {
       await queue.removeJobScheduler(id);
       continue;
     }
     await queue.upsertJobScheduler(
       id,
-      { pattern: s.pattern, tz: s.tz },
+      { pattern: s.pattern, ...(s.tz ? { tz: s.tz } : {}) },
       {
         name: kind,
         data: { kind },
@@ -80,33 +83,35 @@ export function scheduledTimeOf(job: Pick<Job<DigestJobData>, 'opts' | 'id' | 'd
   return new Date(job.timestamp);
 }
 
-function kindOf(job: Pick<Job<DigestJobData>, 'data' | 'name'>): DigestKind {
-  const kind = job.data?.kind ?? job.name;
-  if ((DIGEST_KINDS as readonly unknown[]).includes(kind)) return kind as DigestKind;
-  throw new UnrecoverableError(`unknown digest kind "${String(kind)}"`);
+/** What the digest queue's worker is handed: which kinds this worker runs, and how to run one. */
+export interface DigestProcessor<R> {
+  /** The kinds configured on this worker; a job of another fails for good. */
+  configured: (kind: string) => boolean;
+  run: (kind: string, scheduledAt: Date) => Promise<R>;
 }
 
-/** The processor of the digest queue. */
-export async function processDigestJob(
-  deps: DigestDeps,
+/** The processor of the digest queue: the job's kind at its scheduled time. */
+export async function processDigestJob<R>(
+  processor: DigestProcessor<R>,
   job: Pick<Job<DigestJobData>, 'opts' | 'id' | 'data' | 'timestamp' | 'name'>,
-): Promise<DigestRunResult> {
-  const kind = kindOf(job);
-  if (!digestSettingsOf(deps.settings, kind))
-    throw new UnrecoverableError(`the ${kind} digest is not configured on this worker`);
-  return runDigest(deps, kind, scheduledTimeOf(job));
+): Promise<R> {
+  const kind = job.data?.kind ?? job.name;
+  if (typeof kind !== 'string' || !processor.configured(kind))
+    throw new UnrecoverableError(`the ${String(kind)} digest is not configured on this worker`);
+  return processor.run(kind, scheduledTimeOf(job));
 }
 
 /** A worker for the digest queue: one run at a time, retries with capped exponential backoff. */
-export function startDigestWorker(options: {
+export function startDigestWorker<R>(options: {
   connection: Redis;
-  deps: DigestDeps;
+  processor: DigestProcessor<R>;
   prefix?: string;
   name?: string;
-}): Worker<DigestJobData, DigestRunResult> {
-  const worker = new Worker<DigestJobData, DigestRunResult>(
+  log?: { warn(msg: string, fields?: Record<string, unknown>): void } | undefined;
+}): Worker<DigestJobData, R> {
+  const worker = new Worker<DigestJobData, R>(
     options.name ?? DIGEST_QUEUE,
-    (job) => processDigestJob(options.deps, job),
+    (job) => processDigestJob(options.processor, job),
     {
       connection: options.connection,
       ...(options.prefix ? { prefix: options.prefix } : {}),
@@ -118,7 +123,7 @@ export function startDigestWorker(options: {
     },
   );
   worker.on('failed', (job, err) =>
-    options.deps.log?.warn('digest job failed', { jobId: job?.id, name: job?.name, reason: err.message }),
+    options.log?.warn('digest job failed', { jobId: job?.id, name: job?.name, reason: err.message }),
   );
   return worker;
 }

@@ -1,7 +1,13 @@
 // One run of a digest kind: under its lock, for the period holding the time the run stands for. The
 // digest queue's worker (queues/digest-queue.ts) calls it with a job's scheduled time; the CLI and the
 // service's `digest --now` with the present.
-import { type DigestDeps, type DigestKind, type DigestRunResult, withDigestLock } from './deps.ts';
+import {
+  DIGEST_KINDS,
+  type DigestDeps,
+  type DigestKind,
+  type DigestRunResult,
+  withDigestLock,
+} from './deps.ts';
 import { runOrgWideDigest } from './org-wide.ts';
 import { runPerAccountDigest } from './per-account.ts';
 import { runPerOwnerDigest } from './per-owner.ts';
@@ -16,6 +22,31 @@ const RUNS: Record<DigestKind, (deps: DigestDeps, scheduledAt: Date) => Promise<
   'org-wide': runOrgWideDigest,
   'per-owner': runPerOwnerDigest,
 };
+
+/** The configured digests' schedules, for the digest queue's schedulers. */
+export function digestSchedules(
+  settings: DigestSettings,
+): { kind: DigestKind; pattern: string; tz: string }[] {
+  return DIGEST_KINDS.flatMap((kind) => {
+    const s = digestSettingsOf(settings, kind);
+    return s ? [{ kind, pattern: s.pattern, tz: s.tz }] : [];
+  });
+}
+
+/** What the digest queue's worker runs: the configured kinds, each under its lock. */
+export function digestProcessor(deps: DigestDeps): {
+  configured: (kind: string) => boolean;
+  run: (kind: string, scheduledAt: Date) => Promise<DigestRunResult>;
+} {
+  const isKind = (kind: string): kind is DigestKind => (DIGEST_KINDS as readonly string[]).includes(kind);
+  return {
+    configured: (kind) => isKind(kind) && !!digestSettingsOf(deps.settings, kind),
+    run: (kind, scheduledAt) => {
+      if (!isKind(kind)) throw new Error(`unknown digest kind "${kind}"`);
+      return runDigest(deps, kind, scheduledAt);
+    },
+  };
+}
 
 export function runDigest(deps: DigestDeps, kind: DigestKind, scheduledAt: Date): Promise<DigestRunResult> {
   return withDigestLock(deps, kind, () => RUNS[kind](deps, scheduledAt));

@@ -3,11 +3,13 @@
 
 import { registerDigestSchedulers } from '../../queues/digest-queue.ts';
 import { upsertSchedule } from '../../queues/maintenance.ts';
+import { DIGEST_KINDS } from '../digest/deps.ts';
+import { digestSchedules } from '../digest/run.ts';
 import type { ServiceCore } from './core.ts';
 
 export async function upsertSchedules(core: ServiceCore): Promise<void> {
   const { settings, queues } = core;
-  await registerDigestSchedulers(queues.digest, settings.digest ?? {});
+  await registerDigestSchedulers(queues.digest, DIGEST_KINDS, digestSchedules(settings.digest ?? {}));
   const reenrich = settings.schedules?.reenrich;
   if (reenrich)
     await upsertSchedule(queues.maintenance, { id: 'reenrich', name: 'reenrich-sweep', ...reenrich });

@@ -8,6 +8,7 @@ import { startEnrichWorker } from '../../queues/enrich-worker.ts';
 import { startMaintenanceWorker } from '../../queues/maintenance.ts';
 import { startSignalWorker } from '../../queues/signal-queue.ts';
 import { DEFAULT_DAILY_HEADROOM, dailyHeadroomGate } from '../backfill/daily-headroom.ts';
+import { digestProcessor } from '../digest/run.ts';
 import type { EnrichResult } from '../enrich/pipeline.ts';
 import { planSignals, recordSignalPlan } from '../enrich/run-signals.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
@@ -126,7 +127,14 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
     );
   }
   if (settings.digest?.perAccount || settings.digest?.orgWide || settings.digest?.perOwner)
-    all.push(startDigestWorker({ connection: redis.worker, deps: core.digestDeps, prefix }));
+    all.push(
+      startDigestWorker({
+        connection: redis.worker,
+        processor: digestProcessor(core.digestDeps),
+        prefix,
+        log: core.digestDeps.log,
+      }),
+    );
   all.push(
     startMaintenanceWorker({
       connection: redis.worker,

@@ -95,6 +95,47 @@ describe('production code never imports the emulators, tests or benchmark', () =
   });
 });
 
+/**
+ * The imports of `files` that climb from a lower layer into src/ anywhere but src/shared/: connectors/
+ * and queues/ sit below the domain, which hands them what they run (processors, deps), never the
+ * other way round.
+ */
+function climbingImports(files: string[], read: (path: string) => string | undefined): string[] {
+  const found: string[] = [];
+  for (const file of files) {
+    const source = read(file);
+    if (source === undefined) continue;
+    for (const ref of ts.preProcessFile(source, true, true).importedFiles) {
+      if (!ref.fileName.startsWith('.')) continue;
+      const target = posix.normalize(posix.join(posix.dirname(file), ref.fileName));
+      if (target.startsWith('src/') && !target.startsWith('src/shared/')) {
+        const line = source.slice(0, ref.pos).split('\n').length;
+        found.push(`${file}:${line} imports ${target}`);
+      }
+    }
+  }
+  return found;
+}
+
+describe('layers point down: connectors/ and queues/ take from src/ only src/shared/', () => {
+  it('holds for every file of connectors/ and queues/', () => {
+    const lower = productionFiles().filter((f) => f.startsWith('connectors/') || f.startsWith('queues/'));
+    expect(lower.length).toBeGreaterThan(30);
+    expect(climbingImports(lower, readRepoFile)).toEqual([]);
+  });
+
+  it('finds a climbing import, and lets src/shared/ through', () => {
+    const files: Record<string, string> = {
+      'queues/a.ts': "import { x } from '../src/digest/run.ts';\nimport { y } from '../src/shared/ids.ts';\n",
+      'connectors/b/c.ts': "import type { Z } from '../../src/enrich/pipeline.ts';\n",
+    };
+    expect(climbingImports(Object.keys(files), (p) => files[p])).toEqual([
+      'queues/a.ts:1 imports src/digest/run.ts',
+      'connectors/b/c.ts:1 imports src/enrich/pipeline.ts',
+    ]);
+  });
+});
+
 describe('the boundary checker itself', () => {
   const FIXTURE: Record<string, string> = {
     'src/ok.ts': "import { a } from './lib/a.ts';\nexport const ok = a;\n",

@@ -6,14 +6,19 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDigestQueue,
-  DIGEST_SCHEDULER_IDS,
+  digestSchedulerId,
   registerDigestSchedulers,
   startDigestWorker,
 } from '../../queues/digest-queue.ts';
 import { BuyerIntelClient } from '../../src/buyer-intel/client.ts';
-import { DigestBusyError, type DigestDeps, type DigestRunResult } from '../../src/digest/deps.ts';
+import {
+  DIGEST_KINDS,
+  DigestBusyError,
+  type DigestDeps,
+  type DigestRunResult,
+} from '../../src/digest/deps.ts';
 import { periodOf, periodUnitOf, relativePeriodCovering } from '../../src/digest/period.ts';
-import { runDigestNow } from '../../src/digest/run.ts';
+import { digestProcessor, digestSchedules, runDigestNow } from '../../src/digest/run.ts';
 import { digestSettingsFromEnv, parseDigestSettings } from '../../src/digest/settings.ts';
 import { Ledgers } from '../../src/write/ledgers.ts';
 import { DAY, deleteKeys, REDIS_URL } from './helpers.ts';
@@ -50,17 +55,20 @@ describe('registerDigestSchedulers', () => {
   it('two workers registering at once leave exactly one scheduler per id', async () => {
     const q1 = createDigestQueue(a, { prefix });
     const q2 = createDigestQueue(b, { prefix });
-    await Promise.all([registerDigestSchedulers(q1, settings), registerDigestSchedulers(q2, settings)]);
-    await registerDigestSchedulers(q2, settings);
+    await Promise.all([
+      registerDigestSchedulers(q1, DIGEST_KINDS, digestSchedules(settings)),
+      registerDigestSchedulers(q2, DIGEST_KINDS, digestSchedules(settings)),
+    ]);
+    await registerDigestSchedulers(q2, DIGEST_KINDS, digestSchedules(settings));
     const schedulers = await q1.getJobSchedulers();
     expect(schedulers.map((s) => s.key).sort()).toEqual(['digest:org-wide', 'digest:per-account']);
     const byId = new Map(schedulers.map((s) => [s.key, s]));
-    expect(byId.get(DIGEST_SCHEDULER_IDS['per-account'])).toMatchObject({
+    expect(byId.get(digestSchedulerId('per-account'))).toMatchObject({
       pattern: '0 8 * * 1',
       tz: 'America/Chicago',
       name: 'per-account',
     });
-    expect(byId.get(DIGEST_SCHEDULER_IDS['org-wide'])).toMatchObject({
+    expect(byId.get(digestSchedulerId('org-wide'))).toMatchObject({
       pattern: '30 7 * * 1-5',
       tz: 'Europe/Berlin',
       name: 'org-wide',
@@ -74,7 +82,8 @@ describe('registerDigestSchedulers', () => {
     // A changed pattern replaces; a digest no longer configured loses its scheduler.
     await registerDigestSchedulers(
       q1,
-      parseDigestSettings({ perAccount: { pattern: '0 9 * * 1', tz: 'UTC' } }),
+      DIGEST_KINDS,
+      digestSchedules(parseDigestSettings({ perAccount: { pattern: '0 9 * * 1', tz: 'UTC' } })),
     );
     const after = await q2.getJobSchedulers();
     expect(after).toHaveLength(1);
@@ -98,20 +107,24 @@ describe('registerDigestSchedulers', () => {
       prefix,
       settings: parseDigestSettings({ perAccount: { pattern: '* * * * * *', tz: 'UTC', period: 'day' } }),
     };
-    const worker = startDigestWorker({ connection: b, deps, prefix: queuePrefix });
+    const worker = startDigestWorker({
+      connection: b,
+      processor: digestProcessor(deps),
+      prefix: queuePrefix,
+    });
     try {
       const done = new Promise<{ id: string | undefined; result: DigestRunResult }>((resolve, reject) => {
         worker.on('completed', (job, result) => resolve({ id: job.id, result }));
         worker.on('failed', (_job, err) => reject(err));
       });
-      await registerDigestSchedulers(queue, deps.settings);
+      await registerDigestSchedulers(queue, DIGEST_KINDS, digestSchedules(deps.settings));
       const { id, result } = await done;
       const slot = Number(/(\d+)$/.exec(id ?? '')?.[1]);
       expect(result.windowEnd).toBe(new Date(slot).toISOString());
       expect(result.period).toBe(`day-${new Date(slot).toISOString().slice(0, 10)}`);
       expect(result.counts).toMatchObject({ written: 0, failed: 0 });
     } finally {
-      await queue.removeJobScheduler(DIGEST_SCHEDULER_IDS['per-account']);
+      await queue.removeJobScheduler(digestSchedulerId('per-account'));
       await worker.close();
       await queue.obliterate({ force: true });
       await queue.close();
