@@ -12,7 +12,7 @@ import { DEFAULT_ID_FIELD_NAMES, type IdFieldNames, idFieldList } from '../accou
 import type { CrmConnector } from '../types.ts';
 import { createHubSpotCalls, HUBSPOT_BATCH_LIMIT, type HubSpotClientOptions } from './client.ts';
 import { ensureFields, HUBSPOT_FIELD_LIMITS } from './fields.ts';
-import { existingNoteKeysOf, NOTE_KEY_BATCH } from './note-keys.ts';
+import { existingNoteKeysOf, existingNotesOf, NOTE_KEY_BATCH } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys } from './notes.ts';
 import { getAccount, getAccounts, listAccounts } from './read.ts';
@@ -62,6 +62,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     updateAccounts: (updates) => updateAccounts(calls, updates),
     existingNoteKeys: (accountId) => existingNoteKeys(calls, accountId),
     existingNoteKeysOf: (accountIds) => existingNoteKeysOf(calls, accountIds),
+    existingNotesOf: (accountIds) => existingNotesOf(calls, accountIds),
     createNotes: (drafts) => createNotes(calls, drafts),
     removeNotes: (refs) => removeNotes(calls, refs),
     ensureFields: (definitions) => ensureFields(calls, group, definitions),

@@ -7,6 +7,7 @@
 // writes, its note removals, its done accounts and its counts.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { FieldWriteEntry } from '../write/journal.ts';
+import { insertFieldWrites } from './field-rows.ts';
 import { type Run, Runs } from './runs.ts';
 import {
   type Cohort,
@@ -15,7 +16,6 @@ import {
   OUTCOME_STATUSES,
   type OutcomeStatus,
 } from './schema.ts';
-import { insertFieldWrites } from './write-history.ts';
 
 /** The writes an undo takes back. */
 export type UndoScope =
