@@ -2,10 +2,6 @@
 // CRM writes: a write whose record cannot be made is not sent, and a write the CRM took whose answer
 // could not be recorded stays pending until it is settled against what the CRM holds — so every value
 // of ours in the CRM has its history row, and an undo takes it back.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryConnector } from '../../connectors/memory/connector.ts';
 import { memoryCrm } from '../../connectors/memory/store.ts';
@@ -15,53 +11,28 @@ import { settlePendingWrites } from '../../src/undo/settle-pending.ts';
 import { resolveUndo } from '../../src/undo/target.ts';
 import { runUndo } from '../../src/undo/undo.ts';
 import { batchedWrites } from '../../src/write/batched-writes.ts';
-import { freePort } from '../helpers/ports.ts';
+import { PG_BIN, type PrivatePostgres, privatePostgres } from '../helpers/private-servers.ts';
 
-const BIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find(
-  (d) => existsSync(join(d, 'pg_ctl')),
-);
 const POP = 'buyer_intel_population';
-let dir: string;
-let port: number;
+let server: PrivatePostgres;
 let store: Store;
+const stop = () => server.stop();
+const start = () => server.start();
 
-/** Runs a PostgreSQL tool as the `postgres` user (initdb refuses root). */
-const pg = (tool: string, args: string[]) =>
-  // stdio ignored: a started server keeps inherited pipes open, and the call would wait for them.
-  execFileSync('runuser', ['-u', 'postgres', '--', join(BIN ?? '', tool), ...args], { stdio: 'ignore' });
-const start = () =>
-  pg('pg_ctl', [
-    '-D',
-    join(dir, 'data'),
-    '-l',
-    join(dir, 'log'),
-    '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
-    '-w',
-    'start',
-  ]);
-const stop = () => pg('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+async function setUp(): Promise<void> {
+  server = await privatePostgres();
+  store = new Store({ url: server.url });
+  await store.migrate();
+}
 
-describe.skipIf(!BIN)('a PostgreSQL outage during CRM writes', () => {
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'bis-pg-outage-'));
-    execFileSync('chown', ['postgres', dir]);
-    port = 0;
-  });
-  beforeAll(async () => {
-    port = await freePort();
-    pg('initdb', ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
-    start();
-    store = new Store({ url: `postgres://postgres@127.0.0.1:${port}/postgres` });
-    await store.migrate();
-  }, 60_000);
-  afterAll(async () => {
-    await store?.close().catch(() => undefined);
-    try {
-      stop();
-    } catch {}
-    rmSync(dir, { recursive: true, force: true });
-  });
+async function tearDown(): Promise<void> {
+  await store?.close().catch(() => undefined);
+  server?.remove();
+}
+
+describe.skipIf(!PG_BIN)('a PostgreSQL outage during CRM writes', () => {
+  beforeAll(setUp, 60_000);
+  afterAll(tearDown);
 
   it('sends nothing it cannot record, and settles what the CRM took while the store was down', async () => {
     const repos = await store.open();
@@ -137,23 +108,9 @@ describe.skipIf(!BIN)('a PostgreSQL outage during CRM writes', () => {
   }, 120_000);
 });
 
-describe.skipIf(!BIN)('a PostgreSQL outage during note creation', () => {
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'bis-pg-outage-notes-'));
-    execFileSync('chown', ['postgres', dir]);
-    port = await freePort();
-    pg('initdb', ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
-    start();
-    store = new Store({ url: `postgres://postgres@127.0.0.1:${port}/postgres` });
-    await store.migrate();
-  }, 60_000);
-  afterAll(async () => {
-    await store?.close().catch(() => undefined);
-    try {
-      stop();
-    } catch {}
-    rmSync(dir, { recursive: true, force: true });
-  });
+describe.skipIf(!PG_BIN)('a PostgreSQL outage during note creation', () => {
+  beforeAll(setUp, 60_000);
+  afterAll(tearDown);
 
   it('creates no note it cannot record, and settles a note the CRM made while the store was down', async () => {
     const repos = await store.open();
