@@ -40,6 +40,12 @@ export function refreshingConnector(options: {
     updateAccounts: (updates) => withRefresh((c) => c.updateAccounts(updates)),
     existingNoteKeys: (id) => withRefresh((c) => c.existingNoteKeys(id)),
     existingNoteKeysOf: (ids) => withRefresh((c) => c.existingNoteKeysOf(ids)),
+    ...(inner.existingNotesOf
+      ? {
+          existingNotesOf: (ids: readonly string[]) =>
+            withRefresh(async (c) => (await c.existingNotesOf?.(ids)) ?? new Map()),
+        }
+      : {}),
     createNotes: (notes) => withRefresh((c) => c.createNotes(notes)),
     removeNotes: (refs) => withRefresh((c) => c.removeNotes(refs)),
     listOwners: () => withRefresh((c) => c.listOwners()),

@@ -95,6 +95,12 @@ export interface NoteRef {
   noteId: string;
 }
 
+/** A note on an account: the CRM's id and our dedupe key. */
+export interface ExistingNote {
+  noteId: string;
+  dedupeKey: string;
+}
+
 /**
  * What became of one note `removeNotes` was asked to remove. `already_gone`: the CRM says it no longer
  * exists (deleted by a person, or by an earlier removal), so nothing was left to do.
@@ -190,6 +196,12 @@ export interface CrmConnector {
    * the CRM does not know, have none. More ids than the maximum throw a RangeError: the caller splits.
    */
   existingNoteKeysOf(accountIds: readonly string[]): Promise<Map<string, string[]>>;
+  /**
+   * The notes on up to `maxNoteKeyBatch` accounts with their ids (as `existingNoteKeysOf`): what settles
+   * a note whose creation was never recorded (the process died between the call and its record) with
+   * the id an undo removes it by. A connector without it leaves such a note pending.
+   */
+  existingNotesOf?(accountIds: readonly string[]): Promise<Map<string, ExistingNote[]>>;
   /** Creates up to `maxNoteBatch` notes, each linked to its account; a result per note, in input order. */
   createNotes(notes: readonly NoteDraft[]): Promise<NoteResult[]>;
   /**

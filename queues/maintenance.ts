@@ -78,6 +78,16 @@ export function startMaintenanceWorker(options: {
   return worker;
 }
 
+/** The maintenance job that settles write-history rows left pending (src/undo/pending-sweep.ts). */
+export const PENDING_SWEEP_JOB = 'settle-pending';
+/** Every 5 minutes: a row is swept once it is 10 minutes old, so within 15 minutes at most. */
+export const PENDING_SWEEP_SCHEDULE: Schedule = {
+  id: 'settle-pending',
+  pattern: '*/5 * * * *',
+  tz: 'UTC',
+  name: PENDING_SWEEP_JOB,
+};
+
 /** The maintenance job that runs an undo (src/undo/) for the API: one job per undo run. */
 export const UNDO_JOB = 'undo';
 

@@ -13,7 +13,7 @@ import { cachedOwners } from '../owner-cache.ts';
 import type { CrmConnector } from '../types.ts';
 import { createHubSpotCalls, HUBSPOT_BATCH_LIMIT, type HubSpotClientOptions } from './client.ts';
 import { ensureFields, HUBSPOT_FIELD_LIMITS } from './fields.ts';
-import { existingNoteKeysOf, NOTE_KEY_BATCH } from './note-keys.ts';
+import { existingNoteKeysOf, existingNotesOf, NOTE_KEY_BATCH } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys } from './notes.ts';
 import { listOwners } from './owners.ts';
@@ -65,6 +65,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     updateAccounts: (updates) => updateAccounts(calls, updates),
     existingNoteKeys: (accountId) => existingNoteKeys(calls, accountId),
     existingNoteKeysOf: (accountIds) => existingNoteKeysOf(calls, accountIds),
+    existingNotesOf: (accountIds) => existingNotesOf(calls, accountIds),
     createNotes: (drafts) => createNotes(calls, drafts),
     removeNotes: (refs) => removeNotes(calls, refs),
     listOwners: owners,

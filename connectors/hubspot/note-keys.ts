@@ -4,6 +4,7 @@
 // share these calls instead of two per company.
 
 import { batchIds } from '../read-batch.ts';
+import type { ExistingNote } from '../types.ts';
 import { HUBSPOT_BATCH_LIMIT, type HubSpotCalls } from './client.ts';
 import { extractNoteKeys } from './note-html.ts';
 
@@ -19,7 +20,17 @@ export async function existingNoteKeysOf(
   calls: HubSpotCalls,
   accountIds: readonly string[],
 ): Promise<Map<string, string[]>> {
-  const ids = batchIds(accountIds, NOTE_KEY_BATCH, 'existingNoteKeysOf');
+  const notes = await existingNotesOf(calls, accountIds, 'existingNoteKeysOf');
+  return new Map([...notes].map(([id, list]) => [id, [...new Set(list.map((n) => n.dedupeKey))]]));
+}
+
+/** The notes with our keys on each company, with their ids (the same calls). */
+export async function existingNotesOf(
+  calls: HubSpotCalls,
+  accountIds: readonly string[],
+  method = 'existingNotesOf',
+): Promise<Map<string, ExistingNote[]>> {
+  const ids = batchIds(accountIds, NOTE_KEY_BATCH, method);
   const notesOf = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]));
 
   // 1. The notes of every company, a page per company per call until none has more.
@@ -50,7 +61,7 @@ export async function existingNoteKeysOf(
   const companiesOf = new Map<string, string[]>();
   for (const [companyId, notes] of notesOf)
     for (const noteId of notes) companiesOf.set(noteId, [...(companiesOf.get(noteId) ?? []), companyId]);
-  const keysOf = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]));
+  const keysOf = new Map<string, ExistingNote[]>(ids.map((id) => [id, []]));
   const noteIds = [...companiesOf.keys()];
   for (let start = 0; start < noteIds.length; start += HUBSPOT_BATCH_LIMIT) {
     const chunk = noteIds.slice(start, start + HUBSPOT_BATCH_LIMIT);
@@ -64,8 +75,8 @@ export async function existingNoteKeysOf(
     for (const note of data.results ?? []) {
       const keys = extractNoteKeys(note.properties?.hs_note_body);
       for (const companyId of companiesOf.get(note.id) ?? [])
-        for (const key of keys) keysOf.get(companyId)?.add(key);
+        for (const key of keys) keysOf.get(companyId)?.push({ noteId: note.id, dedupeKey: key });
     }
   }
-  return new Map([...keysOf].map(([id, keys]) => [id, [...keys]]));
+  return keysOf;
 }

@@ -104,6 +104,12 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
       const ids = batchIds(accountIds, MEMORY_BATCH_LIMIT, 'existingNoteKeysOf');
       return new Map(ids.map((id) => [id, [...new Set(store.notesOf(id).map((n) => n.key))]]));
     },
+    async existingNotesOf(accountIds) {
+      const ids = batchIds(accountIds, MEMORY_BATCH_LIMIT, 'existingNotesOf');
+      return new Map(
+        ids.map((id) => [id, store.notesOf(id).map((n) => ({ noteId: n.id, dedupeKey: n.key }))]),
+      );
+    },
     async createNotes(notes) {
       // One note per account and key, even when a batch names a key twice.
       const made = new Map<string, string>();

@@ -18,7 +18,7 @@ import {
 } from './client.ts';
 import { SALESFORCE_ID_FIELD_DEFAULTS } from './config.ts';
 import { defaultFieldName, ensureFields, FIELD_PREFIX, SALESFORCE_FIELD_LIMITS } from './fields.ts';
-import { existingNoteKeys, existingNoteKeysOf } from './note-keys.ts';
+import { existingNoteKeys, existingNoteKeysOf, existingNotesOf } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, type NoteMode } from './notes.ts';
 import { listOwners } from './owners.ts';
@@ -104,6 +104,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     updateAccounts: (updates) => afterLoad(() => updateAccounts(calls, fieldName, updates)),
     existingNoteKeys: (accountId) => afterLoad(() => existingNoteKeys(calls, notesAs, accountId)),
     existingNoteKeysOf: (accountIds) => afterLoad(() => existingNoteKeysOf(calls, notesAs, accountIds)),
+    existingNotesOf: (accountIds) => afterLoad(() => existingNotesOf(calls, notesAs, accountIds)),
     createNotes: (drafts) => afterLoad(() => createNotes(calls, notesAs, drafts)),
     removeNotes: (refs) => afterLoad(() => removeNotes(calls, refs)),
     listOwners: owners,

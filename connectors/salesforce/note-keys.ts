@@ -4,7 +4,7 @@
 // backfill's jobs share the calls instead of one or two per Account.
 
 import { batchIds } from '../read-batch.ts';
-import { AccountNotFoundError } from '../types.ts';
+import { AccountNotFoundError, type ExistingNote } from '../types.ts';
 import { isRecordId, SALESFORCE_COLLECTION_LIMIT, type SalesforceCalls } from './client.ts';
 import { NOTE_KEY_FIELD } from './fields.ts';
 import { fieldOf, inList, type NoteMode } from './notes.ts';
@@ -31,22 +31,36 @@ export async function existingNoteKeysOf(
   notesAs: NoteMode,
   accountIds: readonly string[],
 ): Promise<Map<string, string[]>> {
-  const ids = batchIds(accountIds, IN_CHUNK, 'existingNoteKeysOf');
-  const keysOf = new Map(ids.map((id) => [id, new Set<string>()]));
+  const notes = await existingNotesOf(calls, notesAs, accountIds, 'existingNoteKeysOf');
+  return new Map([...notes].map(([id, list]) => [id, [...new Set(list.map((n) => n.dedupeKey))]]));
+}
+
+/** The notes with our keys on each Account, with their ids: a Task's, or a ContentNote's document's. */
+export async function existingNotesOf(
+  calls: SalesforceCalls,
+  notesAs: NoteMode,
+  accountIds: readonly string[],
+  method = 'existingNotesOf',
+): Promise<Map<string, ExistingNote[]>> {
+  const ids = batchIds(accountIds, IN_CHUNK, method);
+  const keysOf = new Map(ids.map((id) => [id, new Map<string, ExistingNote>()]));
   // The answer names an Account by its 18-character id, which starts with the (case-sensitive) 15.
   const askedAs = new Map<string, string[]>();
   for (const id of ids) askedAs.set(id.slice(0, 15), [...(askedAs.get(id.slice(0, 15)) ?? []), id]);
-  const add = (accountId: unknown, key: unknown) => {
+  const add = (accountId: unknown, key: unknown, noteId: unknown) => {
     if (typeof accountId !== 'string' || typeof key !== 'string' || key === '') return;
-    for (const id of askedAs.get(accountId.slice(0, 15)) ?? []) keysOf.get(id)?.add(key);
+    if (typeof noteId !== 'string') return;
+    // One entry per note and key: a ContentNote's versions each carry the key.
+    for (const id of askedAs.get(accountId.slice(0, 15)) ?? [])
+      keysOf.get(id)?.set(`${noteId}\u0000${key}`, { noteId, dedupeKey: key });
   };
   // Only well-formed ids (letters and digits) go into the query: nothing else can be smuggled into it.
   const valid = ids.filter((id) => isRecordId(id));
   if (valid.length && notesAs === 'task') {
     await calls.queryAll(
       'query',
-      `SELECT WhatId, ${NOTE_KEY_FIELD} FROM Task WHERE WhatId IN (${inList(valid)})`,
-      (row) => add(fieldOf(row, 'WhatId'), fieldOf(row, NOTE_KEY_FIELD)),
+      `SELECT Id, WhatId, ${NOTE_KEY_FIELD} FROM Task WHERE WhatId IN (${inList(valid)})`,
+      (row) => add(fieldOf(row, 'WhatId'), fieldOf(row, NOTE_KEY_FIELD), fieldOf(row, 'Id')),
     );
   } else if (valid.length) {
     // ContentDocumentLink must be filtered by LinkedEntityId or ContentDocumentId (Salesforce's rule).
@@ -76,10 +90,10 @@ export async function existingNoteKeysOf(
           const doc = fieldOf(row, 'ContentDocumentId');
           const key = fieldOf(row, NOTE_KEY_FIELD);
           if (typeof doc !== 'string') return;
-          for (const account of accountsOf.get(doc.slice(0, 15)) ?? []) add(account, key);
+          for (const account of accountsOf.get(doc.slice(0, 15)) ?? []) add(account, key, doc);
         },
       );
     }
   }
-  return new Map([...keysOf].map(([id, keys]) => [id, [...keys]]));
+  return new Map([...keysOf].map(([id, notes]) => [id, [...notes.values()]]));
 }

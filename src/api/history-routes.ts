@@ -174,6 +174,8 @@ export function decisionWords(f: Pick<FieldChangeJson, 'decision' | 'result' | '
   switch (f.decision) {
     case 'write':
       return 'written';
+    case 'clear':
+      return 'cleared (the buyer has no value; ours was there)';
     case 'provenance':
       return 'written (provenance)';
     case 'blocked-edited-by-person':

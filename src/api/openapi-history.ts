@@ -22,7 +22,7 @@ const field = {
     decision: {
       type: 'string',
       description:
-        'write · blocked-edited-by-person (a person’s value kept) · blocked-not-empty (fill-empty kept the value) · provenance · duplicate-mark · failure-mark · undo (an undo put the value before back) · undo-kept-edit (an undo kept a person’s later edit: not_sent)',
+        'write · clear (the buyer has no value any more and the field held ours) · blocked-edited-by-person (a person’s value kept) · blocked-not-empty (fill-empty kept the value) · provenance · duplicate-mark · failure-mark · undo (an undo put the value before back) · undo-kept-edit (an undo kept a person’s later edit: not_sent)',
     },
     result: {
       type: 'string',

@@ -218,7 +218,7 @@ export async function enrichAccount(
 
   const written: Record<string, string | null> = {};
   let fields: FieldChange[] = [];
-  let fieldUpdates: Record<string, string> = {};
+  let fieldUpdates: Record<string, string | null> = {};
   let notes: NoteDraft[] = [];
   let alreadyPresent = 0;
   let overCap = 0;
@@ -353,12 +353,15 @@ export async function enrichAccount(
       const message = `writing account ${ref.accountId} failed: ${update.error.message}`;
       throw update.error.permanent ? new PermanentWriteError(message) : new Error(message);
     }
-    // The values written (none unless the write above went through) and the buyer: one round trip.
+    // The values written (none unless the write above went through) and the buyer: one round trip. A
+    // cleared field drops the cache, rebuilt from the history (where a cleared field is not ours).
+    const values = Object.entries(fieldUpdates).filter((e): e is [string, string] => e[1] !== null);
     await deps.ledgers.recordMatch(
       ref,
       decision.status === 'matched' ? decision.buyerId : null,
-      fieldUpdates,
+      Object.fromEntries(values),
     );
+    if (values.length < Object.keys(fieldUpdates).length) await deps.ledgers.forgetWrittenFields(ref);
     const failed = results.find((r) => !r.ok);
     if (failed && !failed.ok) {
       const message = `creating a note on account ${ref.accountId} failed: ${failed.error.message}`;

@@ -11,7 +11,9 @@ export function writeContextOf(
   current: Record<string, string | null>,
   written: Record<string, string | null>,
 ): WriteContext {
-  const mapped = new Map(changes.filter((c) => c.decision === 'write').map((c) => [c.property, c]));
+  const mapped = new Map(
+    changes.filter((c) => c.decision === 'write' || c.decision === 'clear').map((c) => [c.property, c]),
+  );
   const fields: Record<string, FieldReason> = {};
   for (const name of Object.keys(written)) {
     const change = mapped.get(name);

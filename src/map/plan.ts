@@ -9,6 +9,8 @@ import { comparableValue, enumOptionValues, transformValue } from './transforms.
 
 export type FieldDecision =
   | 'write'
+  /** The buyer has no value any more and the field still holds the one we wrote: it is cleared. */
+  | 'clear'
   | 'unchanged'
   | 'blocked-edited-by-person'
   | 'blocked-not-empty'
@@ -43,8 +45,8 @@ export interface PlanInput {
 export interface FieldWritePlan {
   /** One per mapped field, in mapping order. */
   changes: FieldChange[];
-  /** Only the fields whose decision is 'write'. */
-  updates: Record<string, string>;
+  /** Only the fields whose decision is 'write' (their value) or 'clear' (null). */
+  updates: Record<string, string | null>;
 }
 
 /**
@@ -52,14 +54,17 @@ export interface FieldWritePlan {
  * - `fill-empty` writes only into an empty field (null or blank).
  * - `ours` writes into an empty field, or over the value we wrote last (the ledger); a value somebody
  *   else put there — a person's edit after our write, or any value present before we ever wrote — is kept.
- * A null value never clears a field, and a value equal to the current one (after normalising: '100' and
- * '100.0', trailing spaces) is not written again.
+ * Whatever the policy, a buyer with no value for a field that still holds the value we wrote last
+ * clears it (`clear`): the CRM shows the current buyer's data or none of ours. A field holding anything
+ * else is left as it is, and a value equal to the current one (after normalising: '100' and '100.0',
+ * trailing spaces) is not written again.
  */
 export function planFieldWrites(input: PlanInput): FieldWritePlan {
   const changes = input.mapping.fields.map((field) => decide(field, input));
-  const updates: Record<string, string> = {};
+  const updates: Record<string, string | null> = {};
   for (const change of changes) {
     if (change.decision === 'write' && change.new !== null) updates[change.property] = change.new;
+    if (change.decision === 'clear') updates[change.property] = null;
   }
   return { changes, updates };
 }
@@ -80,6 +85,17 @@ function decide(field: MappingField, input: PlanInput): FieldChange {
 
   if (converted === null) {
     const noValue = raw === null || raw === undefined || (typeof raw === 'string' && raw.trim() === '');
+    const ours = input.ledger[field.property];
+    if (
+      noValue &&
+      old !== null &&
+      ours !== undefined &&
+      comparableValue(ours, field) === comparableValue(old, field)
+    )
+      return result(
+        'clear',
+        `The buyer has no ${field.attribute} (any more); the field still held the value we wrote, so it is cleared.`,
+      );
     return result(
       'skip-no-value',
       noValue

@@ -68,6 +68,12 @@ export function buildCore(settings: ServiceSettings) {
     journal: {
       recordFieldWrites: async (entries) => (await store.open()).writes.recordFieldWrites(entries),
       recordNotes: async (entries) => (await store.open()).writes.recordNotes(entries),
+      // Write-ahead: what a batch is about to write is recorded before its CRM call.
+      recordPendingFieldWrites: async (entries) =>
+        (await store.open()).writes.recordPendingFieldWrites(entries),
+      settleFieldWrites: async (settled) => (await store.open()).writes.settleFieldWrites(settled),
+      recordPendingNotes: async (entries) => (await store.open()).writes.recordPendingNotes(entries),
+      settleNotes: async (settled) => (await store.open()).writes.settleNotes(settled),
     },
     onJournalError: (err, what) =>
       log.warn('could not record writes in the history', { what, reason: describeError(err) }),

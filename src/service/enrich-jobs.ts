@@ -8,6 +8,7 @@ import type { ChunkJobData, EnrichJobData, EnrichQueueData } from '../../queues/
 import { reviewInstructionSchema } from '../../queues/review-instruction.ts';
 import { Lockstep } from '../batch/lockstep.ts';
 import { type EnrichResult, enrichAccount, type PipelineDeps } from '../enrich/pipeline.ts';
+import { PROVENANCE_FIELDS } from '../map/provenance.ts';
 import { reconcileDuplicates } from '../review/duplicates.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import { keptOf, recordOf } from '../store/history.ts';
@@ -71,6 +72,29 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
       rejected,
       job: meta,
     });
+    // A job that moved the account off its buyer (a re-enrichment resolved it to another buyer, or to
+    // none) takes back what we wrote for the old one, with undo's rules, as a run: its notes, and the
+    // mapped fields the new buyer has no value for (the new match's provenance, the values it wrote,
+    // cleared or found in place, and a person's values the policies kept, stay as the job left them). Before
+    // the outcome is recorded, so a retry still sees the move and resumes the same take-back.
+    if (!leaving && jobId && before?.buyerId && before.buyerId !== result.match.buyerId) {
+      const { undo } = await store.open();
+      const keepFields = [
+        ...Object.values(PROVENANCE_FIELDS),
+        ...result.fields.filter((f) => f.decision !== 'skip-no-value').map((f) => f.property),
+      ];
+      const movedBack = await takeBackAccount(
+        { store, connectorFor: core.connector, ledgers: core.ledgers },
+        { crm: data.crm, tenant: data.tenant, accountId: data.accountId },
+        `moved from buyer ${before.buyerId} to ${result.match.buyerId ?? 'none'}`,
+        undefined,
+        { upToId: await undo.lastIdBefore(data, jobId), keepFields },
+      );
+      if (movedBack?.pending)
+        throw new IntegrationError(`could not take back ${data.accountId}'s values of the old buyer yet`, {
+          permanent: false,
+        });
+    }
     metrics.recordResult(result);
     // The values a policy kept go on the write history in the same statement (its writes and notes
     // were recorded with their CRM batches).

@@ -2,7 +2,7 @@
 // a schedule switched off in the configuration has its scheduler removed.
 
 import { registerDigestSchedulers } from '../../queues/digest-queue.ts';
-import { upsertSchedule } from '../../queues/maintenance.ts';
+import { PENDING_SWEEP_SCHEDULE, upsertSchedule } from '../../queues/maintenance.ts';
 import { DIGEST_KINDS } from '../digest/deps.ts';
 import { digestSchedules } from '../digest/run.ts';
 import type { ServiceCore } from './core.ts';
@@ -10,6 +10,8 @@ import type { ServiceCore } from './core.ts';
 export async function upsertSchedules(core: ServiceCore): Promise<void> {
   const { settings, queues } = core;
   await registerDigestSchedulers(queues.digest, DIGEST_KINDS, digestSchedules(settings.digest ?? {}));
+  // Always on: no value of ours may stay off the record for want of a job of its account.
+  await upsertSchedule(queues.maintenance, PENDING_SWEEP_SCHEDULE);
   const reenrich = settings.schedules?.reenrich;
   if (reenrich)
     await upsertSchedule(queues.maintenance, { id: 'reenrich', name: 'reenrich-sweep', ...reenrich });

@@ -5,7 +5,7 @@ import type { Worker } from 'bullmq';
 import { enrichedBy } from '../../queues/chunk-result.ts';
 import { startDigestWorker } from '../../queues/digest-queue.ts';
 import { startEnrichWorker } from '../../queues/enrich-worker.ts';
-import { startMaintenanceWorker } from '../../queues/maintenance.ts';
+import { PENDING_SWEEP_JOB, startMaintenanceWorker } from '../../queues/maintenance.ts';
 import { startSignalWorker } from '../../queues/signal-queue.ts';
 import { DEFAULT_DAILY_HEADROOM, dailyHeadroomGate } from '../backfill/daily-headroom.ts';
 import { digestProcessor } from '../digest/run.ts';
@@ -15,6 +15,8 @@ import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
 import { accountLockKey, redisAccountLock } from '../signals/account-lock.ts';
 import { processRowEvent } from '../signals/realtime.ts';
+import { describeError } from '../store/store.ts';
+import { sweepPendingWrites } from '../undo/pending-sweep.ts';
 import { resolvedSchema } from '../undo/target.ts';
 import { runUndo } from '../undo/undo.ts';
 import type { ServiceCore } from './core.ts';
@@ -161,6 +163,26 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
               `${outcome.pending} accounts refused by the CRM for now (undo run ${outcome.runId})`,
             );
           return { runId: outcome.runId, ...outcome.counts };
+        },
+        // Writes recorded pending whose CRM answer never reached the store, and no job came back to.
+        [PENDING_SWEEP_JOB]: async (job) => {
+          const result = await sweepPendingWrites(
+            {
+              store,
+              connectorFor: core.connector,
+              locks: core.accountLocks,
+              onError: (account, err) =>
+                log.warn('could not settle pending writes', {
+                  crm: account.crm,
+                  accountId: account.accountId,
+                  reason: describeError(err),
+                }),
+            },
+            { owner: `pending-sweep:${job.id}` },
+          );
+          if (result.accounts || result.left || result.unsettled)
+            log.info('pending writes settled', { ...result });
+          return result;
         },
         'reenrich-sweep': async (job) => {
           // Keyed by the scheduled job: a retried sweep is the same run.

@@ -3,8 +3,8 @@
 // listed by cohort with filters and keyset paging, and counted per cohort. The review queue reads it.
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { FieldWriteEntry } from '../write/journal.ts';
+import { insertFieldWrites } from './field-rows.ts';
 import type { Cohort, Database, NewOutcome, OutcomeCandidate, OutcomeDetail, OutcomeRow } from './schema.ts';
-import { insertFieldWrites } from './write-history.ts';
 
 export interface AccountKey {
   crm: string;

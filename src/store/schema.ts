@@ -147,6 +147,24 @@ export interface NotesCreatedTable {
   at: CreatedAt;
 }
 
+/**
+ * A note about to be created (migration 0011): moved to notes_created with the CRM's id once it
+ * answers, dropped when the CRM refused it; one left behind is settled against the CRM's notes.
+ */
+export interface NotesPendingTable {
+  id: Id;
+  run_id: string | null;
+  job_id: string | null;
+  trigger: string | null;
+  crm: string;
+  tenant: string;
+  account_id: string;
+  buyer_id: string | null;
+  dedupe_key: string;
+  title: string | null;
+  at: CreatedAt;
+}
+
 /** One note an undo removed (or found gone already), append-only beside notes_created (migration 0007). */
 export interface NotesRemovedTable {
   /** From `write_history_seq`, shared with field_writes and notes_created. */
@@ -225,6 +243,7 @@ export interface Database {
   decisions: DecisionsTable;
   field_writes: FieldWritesTable;
   notes_created: NotesCreatedTable;
+  notes_pending: NotesPendingTable;
   notes_removed: NotesRemovedTable;
   undo_runs: UndoRunsTable;
   undo_accounts: UndoAccountsTable;

@@ -7,6 +7,7 @@
 // writes, its note removals, its done accounts and its counts.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { FieldWriteEntry } from '../write/journal.ts';
+import { insertFieldWrites } from './field-rows.ts';
 import { type Run, Runs } from './runs.ts';
 import {
   type Cohort,
@@ -15,7 +16,6 @@ import {
   OUTCOME_STATUSES,
   type OutcomeStatus,
 } from './schema.ts';
-import { insertFieldWrites } from './write-history.ts';
 
 /** The writes an undo takes back. */
 export type UndoScope =
@@ -221,6 +221,24 @@ export class UndoRecords {
           and account_id = ${account.accountId}),
         (select max(id) from notes_created where crm = ${account.crm} and tenant = ${account.tenant}
           and account_id = ${account.accountId})) as id`.execute(this.#db);
+    const id = rows[0]?.id;
+    return id === null || id === undefined ? null : String(id);
+  }
+
+  /**
+   * The account's last row written by anything but `jobId` and undo runs (one statement): where a job
+   * that moved the account to another buyer takes back the old buyer's writes up to — the same id on
+   * the job's retry, whatever the job and its take-back recorded since.
+   */
+  async lastIdBefore(account: UndoAccount, jobId: string): Promise<string | null> {
+    const { rows } = await sql<{ id: string | number | null }>`select greatest(
+        (select max(id) from field_writes f where crm = ${account.crm} and tenant = ${account.tenant}
+          and account_id = ${account.accountId} and job_id is distinct from ${jobId}
+          and not exists (select 1 from runs r where r.id = f.run_id and r.kind = 'undo')),
+        (select max(id) from notes_created n where crm = ${account.crm} and tenant = ${account.tenant}
+          and account_id = ${account.accountId} and job_id is distinct from ${jobId})) as id`.execute(
+      this.#db,
+    );
     const id = rows[0]?.id;
     return id === null || id === undefined ? null : String(id);
   }

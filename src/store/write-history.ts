@@ -6,8 +6,24 @@
 //
 // Both tables draw their ids from one sequence, so a page of an account's or a run's history is one
 // keyset (`id`, newest first) over both.
-import { type Kysely, type QueryCreator, sql } from 'kysely';
-import type { FieldWriteEntry, NoteEntry, PendingSettlement } from '../write/journal.ts';
+import { type Kysely, sql } from 'kysely';
+import type {
+  FieldWriteEntry,
+  NoteEntry,
+  NoteSettlement,
+  PendingNoteEntry,
+  PendingSettlement,
+} from '../write/journal.ts';
+import { insertFieldWrites } from './field-rows.ts';
+import {
+  accountsPendingSince,
+  type PendingAccount,
+  pendingOfAccount,
+  recordPendingFields,
+  recordPendingNotes,
+  settlePendingFields,
+  settlePendingNotes,
+} from './pending-writes.ts';
 import type { CrmResult, Database, FieldKind, RunKind } from './schema.ts';
 
 export interface HistoryAccount {
@@ -87,65 +103,6 @@ export const isHistoryCursor = (id: string): boolean => /^\d{1,18}$/.test(id);
 const toDate = (v: Date | string) => new Date(v);
 const idText = (v: string | number | bigint | null) => (v === null ? null : String(v));
 
-/** The unnest arrays of a batch, one per column: one statement whatever the batch's size. */
-function fieldColumns(entries: readonly FieldWriteEntry[]) {
-  const col = <T>(pick: (e: FieldWriteEntry) => T) => entries.map(pick);
-  return sql`select * from unnest(
-    ${col((e) => e.runId)}::bigint[], ${col((e) => e.jobId)}::text[], ${col((e) => e.trigger)}::text[],
-    ${col((e) => e.crm)}::text[], ${col((e) => e.tenant)}::text[], ${col((e) => e.accountId)}::text[],
-    ${col((e) => e.buyerId)}::text[], ${col((e) => e.field)}::text[], ${col((e) => e.attribute)}::text[],
-    ${col((e) => e.kind)}::text[], ${col((e) => e.policy)}::text[], ${col((e) => e.old)}::text[],
-    ${col((e) => e.new)}::text[], ${col((e) => e.decision)}::text[], ${col((e) => e.result)}::text[],
-    ${col((e) => e.error)}::text[], ${col((e) => e.at.toISOString())}::timestamptz[]
-  ) as v(run_id, job_id, trigger, crm, tenant, account_id, buyer_id, field, attribute, kind, policy,
-         old_value, new_value, decision, crm_result, crm_error, at)`;
-}
-
-/**
- * The insert of a batch of field entries, as a query a caller may also run inside its own statement
- * (the outcome's). A kept value (`not_sent`) that the field's last row already records — same
- * decision, same values — is not recorded again: a person's edit reads once, not once per re-enrichment.
- */
-export function insertFieldWrites<DB extends Database>(
-  db: QueryCreator<DB>,
-  entries: readonly FieldWriteEntry[],
-) {
-  const rows = fieldColumns(entries);
-  return db
-    .insertInto('field_writes')
-    .columns([
-      'run_id',
-      'job_id',
-      'trigger',
-      'crm',
-      'tenant',
-      'account_id',
-      'buyer_id',
-      'field',
-      'attribute',
-      'kind',
-      'policy',
-      'old_value',
-      'new_value',
-      'decision',
-      'crm_result',
-      'crm_error',
-      'at',
-    ])
-    .expression(
-      sql`select v.* from (${rows}) as v
-      where v.crm_result <> 'not_sent' or not exists (
-        select 1 from (
-          select l.decision, l.old_value, l.new_value from field_writes l
-          where l.crm = v.crm and l.tenant = v.tenant and l.account_id = v.account_id and l.field = v.field
-          order by l.id desc limit 1
-        ) as last
-        where last.decision = v.decision and last.old_value is not distinct from v.old_value
-          and last.new_value is not distinct from v.new_value
-      )`,
-    );
-}
-
 const PRUNE_CHUNK = 10_000;
 
 export class WriteHistory {
@@ -160,45 +117,30 @@ export class WriteHistory {
     if (entries.length) await insertFieldWrites(this.#db, entries).execute();
   }
 
-  /** Records the entries as pending (one statement); their ids, in the entries' order. */
-  async recordPendingFieldWrites(entries: readonly FieldWriteEntry[]): Promise<string[]> {
-    if (!entries.length) return [];
-    const pending = entries.map((e) => ({ ...e, result: 'pending' as const }));
-    const rows = await insertFieldWrites(this.#db, pending)
-      .returning(['id', 'account_id', 'field'])
-      .execute();
-    const ids = new Map<string, string[]>();
-    for (const r of rows) {
-      const key = `${r.account_id}\u0000${r.field}`;
-      ids.set(key, [...(ids.get(key) ?? []), String(r.id)]);
-    }
-    return entries.map((e) => {
-      const id = ids.get(`${e.accountId}\u0000${e.field}`)?.shift();
-      if (id === undefined) throw new Error(`no pending row recorded for ${e.accountId} ${e.field}`);
-      return id;
-    });
+  recordPendingFieldWrites(entries: readonly FieldWriteEntry[]): Promise<string[]> {
+    return recordPendingFields(this.#db, entries);
   }
 
-  /** Settles pending rows with the CRM's answers (one statement). */
-  async settleFieldWrites(settled: readonly PendingSettlement[]): Promise<void> {
-    if (!settled.length) return;
-    await sql`update field_writes f set crm_result = s.result, crm_error = s.error
-      from unnest(${settled.map((s) => s.id)}::bigint[], ${settled.map((s) => s.result)}::text[],
-        ${settled.map((s) => s.error)}::text[]) as s(id, result, error)
-      where f.id = s.id and f.crm_result = 'pending'`.execute(this.#db);
+  settleFieldWrites(settled: readonly PendingSettlement[]): Promise<void> {
+    return settlePendingFields(this.#db, settled);
   }
 
-  /** The account's pending rows: writes whose CRM answer was never recorded. */
-  async pendingOf(account: { crm: string; tenant: string; accountId: string }) {
-    const rows = await this.#db
-      .selectFrom('field_writes')
-      .select(['id', 'field', 'new_value'])
-      .where('crm', '=', account.crm)
-      .where('tenant', '=', account.tenant)
-      .where('account_id', '=', account.accountId)
-      .where('crm_result', '=', 'pending')
-      .execute();
-    return rows.map((r) => ({ id: String(r.id), field: r.field, wrote: r.new_value }));
+  recordPendingNotes(entries: readonly PendingNoteEntry[]): Promise<string[]> {
+    return recordPendingNotes(this.#db, entries);
+  }
+
+  settleNotes(settled: readonly NoteSettlement[]): Promise<void> {
+    return settlePendingNotes(this.#db, settled);
+  }
+
+  /** The account's rows whose CRM answer was never recorded (src/store/pending-writes.ts). */
+  pendingOf(account: PendingAccount) {
+    return pendingOfAccount(this.#db, account);
+  }
+
+  /** Accounts with a row pending since before `before`, at most `limit` (the sweep's). */
+  accountsPendingSince(before: Date, limit: number): Promise<PendingAccount[]> {
+    return accountsPendingSince(this.#db, before, limit);
   }
 
   /** One statement for the whole batch. */

@@ -1,5 +1,5 @@
-// A rejected match, or an account moving to another buyer, takes back what we wrote for the buyer it
-// leaves: every field still holding a value of ours goes back to what it held before any write of ours
+// A rejected match, or an account moving to another buyer (a person's confirm, or a re-enrichment that
+// resolves it to another buyer or to none), takes back what we wrote for the buyer it leaves: every field still holding a value of ours goes back to what it held before any write of ours
 // (a person's later edit is kept and reported), and every note we created is removed — undo's rules,
 // run as an undo run of its own (scope `all`), so it is on the history and can be undone in turn.
 import type { AccountKey } from '../write/ledgers.ts';
@@ -15,9 +15,14 @@ export async function takeBackAccount(
   account: AccountKey,
   why: string,
   actor?: string,
+  /**
+   * A move found by the job that made it: up to `upToId` (the last row before the job), leaving the
+   * fields the new match holds (`keepFields`) as the job left them.
+   */
+  move?: { upToId: string | null; keepFields: readonly string[] },
 ): Promise<UndoOutcome | null> {
   const { undo } = await deps.store.open();
-  const upToId = await undo.lastId(account);
+  const upToId = move ? move.upToId : await undo.lastId(account);
   if (upToId === null) return null;
   return runUndo(
     { ...deps, locks: undefined },
@@ -25,6 +30,7 @@ export async function takeBackAccount(
       scope: { kind: 'all', ...account, upToId },
       what: `${account.crm} account ${account.accountId}'s values and notes of ours (${why})`,
       remarks: [],
+      ...(move ? { keepFields: [...move.keepFields] } : {}),
     },
     { actor },
   );

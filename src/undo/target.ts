@@ -18,6 +18,11 @@ export interface Resolved {
   what: string;
   /** What a person should know before (and after) undoing it. */
   remarks: string[];
+  /**
+   * Fields left as they are: the ones an account's current match holds when a move takes back what
+   * we wrote for the buyer it left (src/undo/take-back.ts).
+   */
+  keepFields?: string[] | undefined;
 }
 
 const id = z.string().min(1).max(200);
@@ -43,6 +48,7 @@ export const resolvedSchema: z.ZodType<Resolved> = z.strictObject({
   ]),
   what: z.string().max(500),
   remarks: z.array(z.string().max(1000)).max(10),
+  keepFields: z.array(id).max(1000).optional(),
 });
 
 const NOT_RECREATED =

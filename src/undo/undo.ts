@@ -77,7 +77,9 @@ async function* batchesOf(
   scope: UndoScope,
   accounts: readonly UndoAccount[],
   lockOwner?: string,
+  keepFields: readonly string[] = [],
 ): AsyncGenerator<Batch> {
+  const keep = new Set(keepFields);
   const groups = new Map<string, UndoAccount[]>();
   for (const a of accounts) {
     const key = `${a.crm}\u0000${a.tenant}`;
@@ -101,7 +103,7 @@ async function* batchesOf(
           yield { connector, plans: [], busy, release: taken.release };
           continue;
         }
-        const fields = await repos.undo.fieldsOf(scope, crm, tenant, ids);
+        const fields = (await repos.undo.fieldsOf(scope, crm, tenant, ids)).filter((f) => !keep.has(f.field));
         const notes = await repos.undo.notesOf(scope, crm, tenant, ids);
         // The match's fields come along: the Redis cache of which buyer an account matched follows them.
         const names = [...new Set([...fields.map((f) => f.field), P.buyerId, P.status])];
@@ -149,7 +151,7 @@ export async function previewUndo(
   const all = await repos.undo.accountsOf(resolved.scope);
   const planned: AccountPlan[] = [];
   const wanted = all.slice(0, options.limit ?? all.length);
-  for await (const batch of batchesOf(deps, repos, resolved.scope, wanted)) {
+  for await (const batch of batchesOf(deps, repos, resolved.scope, wanted, undefined, resolved.keepFields)) {
     planned.push(...batch.plans);
     options.onProgress?.(planned.length, wanted.length);
   }
@@ -289,6 +291,7 @@ async function runClaimed(
     resolved.scope,
     todo,
     `undo:${run.id}`,
+    resolved.keepFields,
   )) {
     busyAccounts += busy.length;
     pending += busy.length;

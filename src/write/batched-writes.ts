@@ -3,11 +3,13 @@
 // are shared by every worker process, so one call carries every worker's writes. `drain` sends what
 // waits (shutdown).
 //
-// Every batch's answers go on the record (journal.ts) in one statement per batch, before any job
-// hears back, by whichever process sends the batch (the store is shared): a write the CRM took is
-// recorded whatever the job does next (a note that fails, a crash), and the history never costs a job
-// a round trip of its own. A batch the CRM call failed as a whole (a rate limit, the network) records
-// nothing: its jobs retry, and the retry is recorded.
+// What a batch is about to write goes on the record (journal.ts) first, pending, in one statement, and
+// its answers settle it in one more, before any job hears back, by whichever process sends the batch
+// (the store is shared): no value or note of ours reaches the CRM without its row, a write that cannot
+// be recorded is not sent (its jobs retry, as for any transient failure), and the history never costs a
+// job a round trip of its own. Rows a CRM call left pending (it failed as a whole, or the store went
+// away before the answer was recorded) are settled against what the CRM holds
+// (src/undo/settle-pending.ts).
 import type {
   AccountUpdate,
   CrmConnector,
@@ -23,6 +25,7 @@ import { IntegrationError } from '../shared/errors.ts';
 import {
   fieldEntriesOf,
   noteEntryOf,
+  pendingNoteOf,
   type WriteContext,
   type WriteJournal,
   type WriteOrigin,
@@ -51,8 +54,9 @@ export function batchedWrites(options: {
   maxWaitMs?: number | undefined;
   journal?: WriteJournal | undefined;
   /**
-   * The history could not be recorded: the CRM already has the writes, and failing their jobs would
-   * not record them either (a retry finds the values in place and writes nothing), so it is reported.
+   * The CRM's answers could not be recorded: the CRM already has the writes and failing their jobs
+   * would not record them either, so it is reported; their pending rows are settled later against the
+   * CRM (without a write-ahead journal, the writes are off the record).
    */
   onJournalError?: ((err: unknown, what: string) => void) | undefined;
   now?: () => Date;
@@ -86,6 +90,18 @@ export function batchedWrites(options: {
     }
   }
 
+  /** Records before a CRM call; a failure is transient: the call is not made, and its jobs retry. */
+  async function writeAhead<T>(recordPending: () => Promise<T>): Promise<T> {
+    try {
+      return await recordPending();
+    } catch (err) {
+      throw new IntegrationError('the write history cannot be recorded: the CRM write is not sent', {
+        permanent: false,
+        cause: err,
+      });
+    }
+  }
+
   /** The batch's pending rows, per item (its fields' ids); a failure is transient: nothing is sent. */
   async function pendingRows(
     journal: WriteJournal,
@@ -104,15 +120,7 @@ export function batchedWrites(options: {
         at,
       ),
     );
-    let ids: string[];
-    try {
-      ids = (await journal.recordPendingFieldWrites?.(per.flat())) ?? [];
-    } catch (err) {
-      throw new IntegrationError('the write history cannot be recorded: the CRM write is not sent', {
-        permanent: false,
-        cause: err,
-      });
-    }
+    const ids = await writeAhead(async () => (await journal.recordPendingFieldWrites?.(per.flat())) ?? []);
     let at0 = 0;
     return per.map((entries) => {
       const mine = ids.slice(at0, at0 + entries.length);
@@ -178,9 +186,22 @@ export function batchedWrites(options: {
         (c): ChannelSpec<{ note: NoteDraft; origin?: WriteOrigin | undefined }, NoteResult> => ({
           maxBatch: c.maxNoteBatch,
           send: async (items) => {
-            const results = await c.createNotes(items.map((i) => i.note));
             const journal = options.journal;
-            if (journal) {
+            const recordPending = journal?.recordPendingNotes?.bind(journal);
+            const pending = recordPending
+              ? await writeAhead(() =>
+                  recordPending(items.map((i) => pendingNoteOf(crm, tenant, i.note, i.origin, now()))),
+                )
+              : undefined;
+            const results = await c.createNotes(items.map((i) => i.note));
+            if (pending && journal?.settleNotes) {
+              const settle = journal.settleNotes.bind(journal);
+              const settled = pending.flatMap((id, i) => {
+                const result = results[i];
+                return result ? [{ id, noteId: result.ok ? result.noteId : null }] : [];
+              });
+              if (settled.length) await record(`${settled.length} notes`, () => settle(settled));
+            } else if (journal) {
               const at = now();
               const entries = items.flatMap((item, i) => {
                 const result = results[i];

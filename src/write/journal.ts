@@ -82,6 +82,19 @@ export interface WriteJournal {
   /** Settles pending rows with the CRM's answers. */
   settleFieldWrites?(settled: readonly PendingSettlement[]): Promise<void>;
   recordNotes(entries: readonly NoteEntry[]): Promise<void>;
+  /** Records notes as pending before their CRM call: their ids, in the entries' order. */
+  recordPendingNotes?(entries: readonly PendingNoteEntry[]): Promise<string[]>;
+  /** Settles pending notes: created ones go on the record with the CRM's id, the others are dropped. */
+  settleNotes?(settled: readonly NoteSettlement[]): Promise<void>;
+}
+
+/** A note about to be created: its CRM id is not known yet. */
+export type PendingNoteEntry = Omit<NoteEntry, 'noteId'>;
+
+export interface NoteSettlement {
+  id: string;
+  /** The CRM's id of the note; null: the CRM did not create it. */
+  noteId: string | null;
 }
 
 export interface PendingSettlement {
@@ -135,6 +148,25 @@ export function fieldEntriesOf(
       at,
     };
   });
+}
+
+/** A note as recorded before its CRM call. */
+export function pendingNoteOf(
+  crm: string,
+  tenant: string,
+  note: NoteDraft,
+  origin: WriteOrigin | undefined,
+  at: Date,
+): PendingNoteEntry {
+  return {
+    crm,
+    tenant,
+    accountId: note.accountId,
+    ...originOf(origin),
+    dedupeKey: note.dedupeKey,
+    title: note.title,
+    at,
+  };
 }
 
 /** The note as recorded, when the CRM created it (a refused note left nothing to record). */

@@ -276,6 +276,25 @@ export function connectorContract(name: string, harness: () => Promise<Harness>)
       for (const [i, id] of ids.entries()) expect(keys.get(id)).toEqual(i % 3 === 0 ? [`bi-9-${i / 3}`] : []);
     });
 
+    it('names the id of each note with our key (existingNotesOf, where the connector has it)', async (ctx) => {
+      const existingNotesOf = h.connector.existingNotesOf?.bind(h.connector);
+      if (!existingNotesOf) return ctx.skip();
+      const elm = await h.createAccount({ name: 'Elm Notes' });
+      const bare = await h.createAccount({ name: 'Bare Notes' });
+      const created = await h.connector.createNotes([draft(elm, 'bi-10-a'), draft(elm, 'bi-10-b')]);
+      const ids = created.map((r) => (r.ok ? r.noteId : null));
+      const notes = await existingNotesOf([elm, bare, h.unknownId]);
+      // The ids are the ones createNotes answered: what an undo removes the notes by.
+      expect(
+        notes
+          .get(elm)
+          ?.map((n) => `${n.dedupeKey}=${n.noteId}`)
+          .sort(),
+      ).toEqual([`bi-10-a=${ids[0]}`, `bi-10-b=${ids[1]}`]);
+      expect(notes.get(bare)).toEqual([]);
+      expect(notes.get(h.unknownId)).toEqual([]);
+    });
+
     it('makes one note of a key given twice in one batch', async () => {
       const plano = await h.createAccount({ name: 'Plano' });
       const results = await h.connector.createNotes([

@@ -35,7 +35,9 @@ function one(
   const change = plan.changes[0];
   if (!change) throw new Error('no change');
   // `updates` holds exactly the writes.
-  expect(plan.updates).toEqual(change.decision === 'write' ? { [property]: change.new } : {});
+  expect(plan.updates).toEqual(
+    change.decision === 'write' || change.decision === 'clear' ? { [property]: change.new } : {},
+  );
   expect(change.reason.length).toBeGreaterThan(5);
   return change;
 }
@@ -167,14 +169,22 @@ describe('planFieldWrites', () => {
     expect(one({}, 100, '100', '90').decision).toBe('unchanged');
   });
 
-  it('never clears a field with a null value', () => {
+  it('clears a field still holding what we wrote when the buyer has no value (any policy), and no other', () => {
     for (const policy of ['ours', 'fill-empty', 'overwrite'] as const) {
       for (const value of [null, undefined, '', '  ']) {
-        const change = one({ policy }, value, '961855', '961855');
-        expect(change).toMatchObject({ decision: 'skip-no-value', new: null, old: '961855' });
-        expect(change.reason).toContain('no Population');
+        // Still ours: the CRM shows the current buyer's data or none of ours.
+        const cleared = one({ policy }, value, '961855', '961855');
+        expect(cleared).toMatchObject({ decision: 'clear', new: null, old: '961855' });
+        expect(cleared.reason).toContain('no Population');
+        // A person's value (or one we never wrote) is left as it is.
+        expect(one({ policy }, value, '961855', '900000')).toMatchObject({ decision: 'skip-no-value' });
+        expect(one({ policy }, value, '961855')).toMatchObject({ decision: 'skip-no-value' });
+        // Nothing to clear.
+        expect(one({ policy }, value, null, '961855')).toMatchObject({ decision: 'skip-no-value' });
       }
     }
+    // A value we could not read is no "no value": the field is left.
+    expect(one({}, 'about a million', '961855', '961855')).toMatchObject({ decision: 'skip-no-value' });
   });
 
   it('skips a value that cannot be converted, saying why', () => {

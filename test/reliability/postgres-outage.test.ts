@@ -2,10 +2,6 @@
 // CRM writes: a write whose record cannot be made is not sent, and a write the CRM took whose answer
 // could not be recorded stays pending until it is settled against what the CRM holds — so every value
 // of ours in the CRM has its history row, and an undo takes it back.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryConnector } from '../../connectors/memory/connector.ts';
 import { memoryCrm } from '../../connectors/memory/store.ts';
@@ -15,53 +11,28 @@ import { settlePendingWrites } from '../../src/undo/settle-pending.ts';
 import { resolveUndo } from '../../src/undo/target.ts';
 import { runUndo } from '../../src/undo/undo.ts';
 import { batchedWrites } from '../../src/write/batched-writes.ts';
-import { freePort } from '../helpers/ports.ts';
+import { PG_BIN, type PrivatePostgres, privatePostgres } from '../helpers/private-servers.ts';
 
-const BIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find(
-  (d) => existsSync(join(d, 'pg_ctl')),
-);
 const POP = 'buyer_intel_population';
-let dir: string;
-let port: number;
+let server: PrivatePostgres;
 let store: Store;
+const stop = () => server.stop();
+const start = () => server.start();
 
-/** Runs a PostgreSQL tool as the `postgres` user (initdb refuses root). */
-const pg = (tool: string, args: string[]) =>
-  // stdio ignored: a started server keeps inherited pipes open, and the call would wait for them.
-  execFileSync('runuser', ['-u', 'postgres', '--', join(BIN ?? '', tool), ...args], { stdio: 'ignore' });
-const start = () =>
-  pg('pg_ctl', [
-    '-D',
-    join(dir, 'data'),
-    '-l',
-    join(dir, 'log'),
-    '-o',
-    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`,
-    '-w',
-    'start',
-  ]);
-const stop = () => pg('pg_ctl', ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+async function setUp(): Promise<void> {
+  server = await privatePostgres();
+  store = new Store({ url: server.url });
+  await store.migrate();
+}
 
-describe.skipIf(!BIN)('a PostgreSQL outage during CRM writes', () => {
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'bis-pg-outage-'));
-    execFileSync('chown', ['postgres', dir]);
-    port = 0;
-  });
-  beforeAll(async () => {
-    port = await freePort();
-    pg('initdb', ['-D', join(dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
-    start();
-    store = new Store({ url: `postgres://postgres@127.0.0.1:${port}/postgres` });
-    await store.migrate();
-  }, 60_000);
-  afterAll(async () => {
-    await store?.close().catch(() => undefined);
-    try {
-      stop();
-    } catch {}
-    rmSync(dir, { recursive: true, force: true });
-  });
+async function tearDown(): Promise<void> {
+  await store?.close().catch(() => undefined);
+  server?.remove();
+}
+
+describe.skipIf(!PG_BIN)('a PostgreSQL outage during CRM writes', () => {
+  beforeAll(setUp, 60_000);
+  afterAll(tearDown);
 
   it('sends nothing it cannot record, and settles what the CRM took while the store was down', async () => {
     const repos = await store.open();
@@ -114,11 +85,11 @@ describe.skipIf(!BIN)('a PostgreSQL outage during CRM writes', () => {
     start();
     const fresh = await store.open();
     expect(
-      (await fresh.writes.pendingOf({ crm: inner.kind, tenant: inner.tenant, accountId: c })).length,
+      (await fresh.writes.pendingOf({ crm: inner.kind, tenant: inner.tenant, accountId: c })).fields.length,
     ).toBe(1);
     expect(
       await settlePendingWrites(fresh, inner, { crm: inner.kind, tenant: inner.tenant, accountId: c }),
-    ).toBe(1);
+    ).toEqual({ fields: 1, notes: 0, unsettled: 0 });
 
     // Every value of ours in the CRM has its row; the undo of the run leaves none behind.
     for (const id of [a, c]) {
@@ -134,5 +105,74 @@ describe.skipIf(!BIN)('a PostgreSQL outage during CRM writes', () => {
     );
     expect(undone.counts).toMatchObject({ restored: 2, skipped: 0 });
     expect([a, b, c].map((id) => crm.accounts.get(id)?.fields.get(POP) ?? null)).toEqual([null, null, null]);
+  }, 120_000);
+});
+
+describe.skipIf(!PG_BIN)('a PostgreSQL outage during note creation', () => {
+  beforeAll(setUp, 60_000);
+  afterAll(tearDown);
+
+  it('creates no note it cannot record, and settles a note the CRM made while the store was down', async () => {
+    const repos = await store.open();
+    const crm = memoryCrm('pg-outage-notes');
+    const inner = createMemoryConnector(crm);
+    let stopAfterCall = false;
+    const connector: CrmConnector = {
+      ...inner,
+      createNotes: async (notes) => {
+        const results = await inner.createNotes(notes);
+        if (stopAfterCall) stop();
+        return results;
+      },
+    };
+    const journalErrors: string[] = [];
+    const writes = batchedWrites({
+      connector: () => connector,
+      journal: repos.writes,
+      onJournalError: (_err, what) => journalErrors.push(what),
+    });
+    const run = (await repos.runs.create({ kind: 'backfill', label: 'outage' })).id;
+    const note = (accountId: string, key: string) =>
+      writes.createNote(
+        inner.kind,
+        inner.tenant,
+        { accountId, dedupeKey: key, title: key, body: key, occurredAt: '2026-11-01T00:00:00Z' },
+        { runId: run, trigger: 'backfill', buyerId: 'b1' },
+      );
+    const [a, b, c] = ['Austin', 'Dallas', 'Waco'].map((name) => crm.createAccount({ name }));
+    if (!a || !b || !c) throw new Error('no accounts');
+    expect((await note(a, 'bi-b1-r1')).ok).toBe(true);
+
+    // Down before the call: refused as transient, and the CRM has no note.
+    stop();
+    await expect(note(b, 'bi-b1-r2')).rejects.toMatchObject({ permanent: false });
+    expect(crm.notesOf(b)).toEqual([]);
+    start();
+
+    // Down between the call and its record: the note stays pending, then settled with the CRM's id.
+    stopAfterCall = true;
+    expect((await note(c, 'bi-b1-r3')).ok).toBe(true);
+    stopAfterCall = false;
+    expect(journalErrors).toEqual(['1 notes']);
+    start();
+    const fresh = await store.open();
+    const account = { crm: inner.kind, tenant: inner.tenant, accountId: c };
+    expect((await fresh.writes.pendingOf(account)).notes).toHaveLength(1);
+    expect(await settlePendingWrites(fresh, inner, account)).toEqual({ fields: 0, notes: 1, unsettled: 0 });
+    expect((await fresh.writes.pendingOf(account)).notes).toHaveLength(0);
+
+    // Every note of ours has its row with the CRM's id; the run's undo removes both.
+    for (const id of [a, c]) {
+      const page = await fresh.writes.forAccount({ crm: inner.kind, tenant: inner.tenant, accountId: id });
+      expect(page.events.map((e) => (e.type === 'note' ? e.noteId : null))).toEqual(
+        crm.notesOf(id).map((n) => n.id),
+      );
+    }
+    const undone = await runUndo(
+      { store, connectorFor: () => inner, retry: { sleep: async () => {} } },
+      await resolveUndo(fresh, { kind: 'run', runId: run }),
+    );
+    expect(undone.counts).toMatchObject({ notesRemoved: 2 });
+    expect([a, b, c].flatMap((id) => crm.notesOf(id))).toEqual([]);
   }, 120_000);
 });

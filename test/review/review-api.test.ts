@@ -247,6 +247,31 @@ describe('reject and clear', () => {
     expect(JSON.stringify(runs.body)).toContain(`account ${id}'s values and notes of ours (rejected)`);
   });
 
+  it('a re-enrichment that moves the account to another buyer takes back the old buyer’s notes and values', async () => {
+    const id = company({ name: 'Austin ISD', state: 'TX' });
+    await refreshed('hubspot', id);
+    const first = hsField(id, P.buyerId);
+    expect(first).not.toBeNull();
+    const oldNotes = hs.store.notesOf(id).length;
+    expect(oldNotes).toBeGreaterThan(0);
+    // A person puts another buyer's id on the company: its next job moves it there.
+    const city = company({ name: 'City of Austin', state: 'TX' });
+    await refreshed('hubspot', city);
+    const cityBuyer = hsField(city, P.buyerId);
+    expect(cityBuyer).not.toBeNull();
+    await changed(id, { [P.buyerId]: cityBuyer ?? '' });
+    const second = hsField(id, P.buyerId);
+    expect(second).not.toBeNull();
+    expect(second).not.toBe(first);
+    // Only the new buyer's notes are left; no field holds a value of the old buyer's that the new one
+    // has no value for (its type is the new buyer's).
+    const keys = hs.store.notesOf(id).map((n) => n.values.get('hs_note_body') ?? '');
+    expect(keys.filter((b) => b.includes(`bi-${first}-`))).toEqual([]);
+    expect(hsField(id, 'buyer_intel_type')).not.toBe('School District');
+    const runs = await call('GET', '/api/runs?kind=undo');
+    expect(JSON.stringify(runs.body)).toContain(`moved from buyer ${first} to ${second}`);
+  });
+
   it('a rejection holds after its job failed for good: the next job still does no search', async () => {
     const id = company({ name: 'City of Austin', state: 'TX' });
     await refreshed('hubspot', id);

@@ -1,0 +1,148 @@
+// The write-ahead half of the write history: what a CRM batch is about to write, recorded before its
+// call and settled with the CRM's answer after (src/write/batched-writes.ts). Field writes are rows of
+// field_writes whose result is `pending` (migration 0010); notes wait in notes_pending (0011) until the
+// CRM names their id. A row never settled (the store or the process went away between the call and its
+// record) is settled against what the CRM holds: by the account's next job, or by the sweep
+// (src/undo/settle-pending.ts).
+import { type Kysely, sql } from 'kysely';
+import type {
+  FieldWriteEntry,
+  NoteSettlement,
+  PendingNoteEntry,
+  PendingSettlement,
+} from '../write/journal.ts';
+import { insertFieldWrites } from './field-rows.ts';
+import type { Database } from './schema.ts';
+
+export interface PendingAccount {
+  crm: string;
+  tenant: string;
+  accountId: string;
+}
+
+/** Records the entries as pending (one statement); their ids, in the entries' order. */
+export async function recordPendingFields(
+  db: Kysely<Database>,
+  entries: readonly FieldWriteEntry[],
+): Promise<string[]> {
+  if (!entries.length) return [];
+  const pending = entries.map((e) => ({ ...e, result: 'pending' as const }));
+  const rows = await insertFieldWrites(db, pending).returning(['id', 'account_id', 'field']).execute();
+  const ids = new Map<string, string[]>();
+  for (const r of rows) {
+    const key = `${r.account_id}\u0000${r.field}`;
+    ids.set(key, [...(ids.get(key) ?? []), String(r.id)]);
+  }
+  return entries.map((e) => {
+    const id = ids.get(`${e.accountId}\u0000${e.field}`)?.shift();
+    if (id === undefined) throw new Error(`no pending row recorded for ${e.accountId} ${e.field}`);
+    return id;
+  });
+}
+
+/** Settles pending field rows with the CRM's answers (one statement). */
+export async function settlePendingFields(
+  db: Kysely<Database>,
+  settled: readonly PendingSettlement[],
+): Promise<void> {
+  if (!settled.length) return;
+  await sql`update field_writes f set crm_result = s.result, crm_error = s.error
+    from unnest(${settled.map((s) => s.id)}::bigint[], ${settled.map((s) => s.result)}::text[],
+      ${settled.map((s) => s.error)}::text[]) as s(id, result, error)
+    where f.id = s.id and f.crm_result = 'pending'`.execute(db);
+}
+
+/** Records notes about to be created (one statement); their ids, in the entries' order. */
+export async function recordPendingNotes(
+  db: Kysely<Database>,
+  entries: readonly PendingNoteEntry[],
+): Promise<string[]> {
+  if (!entries.length) return [];
+  const col = <T>(pick: (e: PendingNoteEntry) => T) => entries.map(pick);
+  // `with ordinality` keeps the ids in the entries' order whatever order the insert returns them in.
+  const { rows } = await sql<{ id: string; n: string }>`
+    with v as (
+      select * from unnest(
+        ${col((e) => e.runId)}::bigint[], ${col((e) => e.jobId)}::text[], ${col((e) => e.trigger)}::text[],
+        ${col((e) => e.crm)}::text[], ${col((e) => e.tenant)}::text[], ${col((e) => e.accountId)}::text[],
+        ${col((e) => e.buyerId)}::text[], ${col((e) => e.dedupeKey)}::text[], ${col((e) => e.title)}::text[],
+        ${col((e) => e.at.toISOString())}::timestamptz[]
+      ) with ordinality as v(run_id, job_id, trigger, crm, tenant, account_id, buyer_id, dedupe_key,
+                             title, at, n)
+    ), ids as (select v.*, nextval('write_history_seq') as id from v),
+    ins as (
+      insert into notes_pending (id, run_id, job_id, trigger, crm, tenant, account_id, buyer_id,
+                                 dedupe_key, title, at)
+      select id, run_id, job_id, trigger, crm, tenant, account_id, buyer_id, dedupe_key, title, at from ids
+      returning id
+    )
+    select ids.id::text as id, ids.n::text as n from ids join ins on ins.id = ids.id order by ids.n`.execute(
+    db,
+  );
+  return rows.map((r) => String(r.id));
+}
+
+/**
+ * Settles pending notes (one statement): one the CRM created goes on notes_created under the same id
+ * with the CRM's note id (unless that note is on the record already); one it did not create is dropped
+ * (a refused note leaves nothing to record).
+ */
+export async function settlePendingNotes(
+  db: Kysely<Database>,
+  settled: readonly NoteSettlement[],
+): Promise<void> {
+  if (!settled.length) return;
+  await sql`with s as (
+      select * from unnest(${settled.map((s) => s.id)}::bigint[], ${settled.map((s) => s.noteId)}::text[])
+        as s(id, note_id)
+    ), gone as (
+      delete from notes_pending p using s where p.id = s.id
+      returning p.*, s.note_id as crm_note_id
+    )
+    insert into notes_created (id, run_id, job_id, trigger, crm, tenant, account_id, buyer_id, note_id,
+                               dedupe_key, title, at)
+    select id, run_id, job_id, trigger, crm, tenant, account_id, buyer_id, crm_note_id, dedupe_key, title, at
+    from gone where crm_note_id is not null and not exists (
+      select 1 from notes_created c
+      where c.crm = gone.crm and c.tenant = gone.tenant and c.note_id = gone.crm_note_id
+    )`.execute(db);
+}
+
+/** The account's rows still pending: field writes and notes whose CRM answer was never recorded. */
+export async function pendingOfAccount(db: Kysely<Database>, account: PendingAccount) {
+  const [fields, notes] = await Promise.all([
+    db
+      .selectFrom('field_writes')
+      .select(['id', 'field', 'new_value'])
+      .where('crm', '=', account.crm)
+      .where('tenant', '=', account.tenant)
+      .where('account_id', '=', account.accountId)
+      .where('crm_result', '=', 'pending')
+      .execute(),
+    db
+      .selectFrom('notes_pending')
+      .select(['id', 'dedupe_key'])
+      .where('crm', '=', account.crm)
+      .where('tenant', '=', account.tenant)
+      .where('account_id', '=', account.accountId)
+      .execute(),
+  ]);
+  return {
+    fields: fields.map((r) => ({ id: String(r.id), field: r.field, wrote: r.new_value })),
+    notes: notes.map((r) => ({ id: String(r.id), dedupeKey: r.dedupe_key })),
+  };
+}
+
+/** Accounts with a row pending since before `before` (the sweep's), at most `limit`. */
+export async function accountsPendingSince(
+  db: Kysely<Database>,
+  before: Date,
+  limit: number,
+): Promise<PendingAccount[]> {
+  const { rows } = await sql<{ crm: string; tenant: string; account_id: string }>`
+    select crm, tenant, account_id from field_writes where crm_result = 'pending' and at < ${before}
+    union
+    select crm, tenant, account_id from notes_pending where at < ${before}
+    limit ${limit}`.execute(db);
+  return rows.map((r) => ({ crm: r.crm, tenant: r.tenant, accountId: r.account_id }));
+}
