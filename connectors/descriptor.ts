@@ -5,6 +5,7 @@
 import type { Router } from 'express';
 import type { Redis } from 'ioredis';
 import type { z } from 'zod';
+import type { LogPort } from '../src/shared/log.ts';
 import type { AccountEvent, CrmConnector, InboundEventHandler, InboundRequest } from './types.ts';
 
 /** What the service lends a CRM's slice: shared infrastructure, never another CRM's state. */
@@ -15,10 +16,7 @@ export interface CrmRuntime {
   prefix: string;
   /** One upstream call finished (for metrics). */
   recordCall(event: { operation: string; status: number | string; durationMs: number }): void;
-  log: {
-    info(message: string, fields?: Record<string, unknown>): void;
-    warn(message: string, fields?: Record<string, unknown>): void;
-  };
+  log: LogPort;
 }
 
 /** Encrypts what a tenant's connector stores about itself (refreshed tokens), bound to that tenant. */

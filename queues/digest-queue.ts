@@ -6,6 +6,7 @@
 
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { LogPort } from '../src/shared/log.ts';
 import { WORKER_TIMING } from './enrich-worker.ts';
 import { cappedExponentialBackoff } from './failure.ts';
 
@@ -107,7 +108,7 @@ export function startDigestWorker<R>(options: {
   processor: DigestProcessor<R>;
   prefix?: string;
   name?: string;
-  log?: { warn(msg: string, fields?: Record<string, unknown>): void } | undefined;
+  log?: Pick<LogPort, 'warn'> | undefined;
 }): Worker<DigestJobData, R> {
   const worker = new Worker<DigestJobData, R>(
     options.name ?? DIGEST_QUEUE,

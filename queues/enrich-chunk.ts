@@ -11,6 +11,7 @@
 // The chunk itself fails only before its accounts run (the daily headroom, the store): then it is
 // deferred or retried whole, and enrich-worker.ts decides as for any job.
 import type { Job, Queue } from 'bullmq';
+import type { LogPort } from '../src/shared/log.ts';
 import { type ExclusiveOptions, releaseLocks, takeLocks } from './account-lock.ts';
 import type { ChunkAccount, ChunkResult } from './chunk-result.ts';
 import {
@@ -38,7 +39,7 @@ export interface ChunkOptions<R> {
   load: WorkerLoad;
   exclusive?: ExclusiveOptions | undefined;
   prepare: (chunk: ChunkJobData, job: Job<EnrichQueueData>) => Promise<ChunkRunner<R>>;
-  log?: { warn(msg: string, fields?: Record<string, unknown>): void } | undefined;
+  log?: Pick<LogPort, 'warn'> | undefined;
   onRateLimit?: ((delayMs: number) => void) | undefined;
 }
 

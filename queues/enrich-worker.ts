@@ -7,6 +7,7 @@
 // single job's alike (worker-load.ts).
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { LogPort } from '../src/shared/log.ts';
 import { type ExclusiveOptions, releaseLocks, takeLocks } from './account-lock.ts';
 import type { ChunkResult } from './chunk-result.ts';
 import { type ChunkRunner, runChunk } from './enrich-chunk.ts';
@@ -21,11 +22,6 @@ import {
 import { cappedExponentialBackoff, classifyFailure } from './failure.ts';
 import { WorkerLoad } from './worker-load.ts';
 
-export interface WorkerLog {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-}
-
 export interface EnrichWorkerOptions<R> {
   connection: Redis;
   /** The queue the worker parks when an upstream rate-limits (same name and prefix). */
@@ -39,7 +35,7 @@ export interface EnrichWorkerOptions<R> {
   prepareChunk?: (chunk: ChunkJobData, job: Job<EnrichQueueData>) => Promise<ChunkRunner<R>>;
   /** Called once a job has failed for good (to mark the account, for instance): per account of a chunk. */
   onFinalFailure?: (data: EnrichJobData, reason: string, jobId: string | undefined) => Promise<void>;
-  log?: WorkerLog;
+  log?: LogPort;
   /** Called when an upstream rate limit parks the queue (metrics). */
   onRateLimit?: (delayMs: number) => void;
   /**

@@ -3,7 +3,8 @@
 // upsert it at start, there is still one, and it survives restarts because it lives in Redis.
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { WORKER_TIMING, type WorkerLog } from './enrich-worker.ts';
+import type { LogPort } from '../src/shared/log.ts';
+import { WORKER_TIMING } from './enrich-worker.ts';
 import { cappedExponentialBackoff } from './failure.ts';
 
 export const MAINTENANCE_QUEUE = 'maintenance';
@@ -55,7 +56,7 @@ export function startMaintenanceWorker(options: {
   connection: Redis;
   prefix?: string;
   handlers: Record<string, MaintenanceHandler>;
-  log?: WorkerLog;
+  log?: LogPort;
 }): Worker<MaintenanceData> {
   const worker = new Worker<MaintenanceData>(
     MAINTENANCE_QUEUE,

@@ -6,6 +6,7 @@
 
 import { DelayedError, type Job, type JobsOptions, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
+import type { LogPort } from '../src/shared/log.ts';
 import { jobIdOf } from './enrich-queue.ts';
 import { WORKER_TIMING } from './enrich-worker.ts';
 import { cappedExponentialBackoff, classifyFailure } from './failure.ts';
@@ -66,10 +67,6 @@ export function enqueueInto(queue: Queue<SignalJobData>): (job: SignalJob) => Pr
   return (job) => queue.add(job.name, job.data, job.opts);
 }
 
-export interface SignalWorkerLog {
-  warn(msg: string, fields?: Record<string, unknown>): void;
-}
-
 export interface SignalWorkerOptions<R> {
   /** A worker connection (maxRetriesPerRequest: null). */
   connection: Redis;
@@ -79,7 +76,7 @@ export interface SignalWorkerOptions<R> {
   prefix?: string;
   concurrency?: number;
   process: (data: SignalJobData, job: Job<SignalJobData>) => Promise<R>;
-  log?: SignalWorkerLog;
+  log?: Pick<LogPort, 'warn'>;
 }
 
 export function startSignalWorker<R>(options: SignalWorkerOptions<R>): Worker<SignalJobData, R> {

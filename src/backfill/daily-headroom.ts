@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { budgetKey, dailyHeadroom, readBudget } from '../../connectors/limits.ts';
 import { crmOf, isCrmKind } from '../../connectors/registry.ts';
 import { IntegrationError } from '../shared/errors.ts';
+import type { LogPort } from '../shared/log.ts';
 
 /** CRM_DAILY_HEADROOM's default: a fifth of the allocation stays with the customer's other integrations. */
 export const DEFAULT_DAILY_HEADROOM = 0.2;
@@ -67,10 +68,7 @@ export function dailyHeadroomGate(options: {
   /** The share of the daily allocation backfill leaves (0: backfill never waits). */
   headroom: number;
   recheckMs?: number;
-  log?: {
-    info(msg: string, fields?: Record<string, unknown>): void;
-    warn(msg: string, fields?: Record<string, unknown>): void;
-  };
+  log?: LogPort;
   now?: () => number;
 }): (job: { crm: string; tenant: string; trigger: string }) => Promise<void> {
   const { redis, prefix, headroom, log } = options;

@@ -1,7 +1,7 @@
 // What `start`, `serve` and `worker` share: read the environment, build the service, run the parts of
 // it the role asks for, and on SIGTERM/SIGINT stop taking work, let active jobs finish, flush pending
 // writes and resolve with exit code 0. A second signal while draining stops at once (exit 1).
-import type { WorkerLog } from '../../queues/enrich-worker.ts';
+import type { LogPort } from '../../src/shared/log.ts';
 import { loadEnv } from '../config/env.ts';
 import { createLogger, type Logger, workerLog } from '../observe/logger.ts';
 import { createService } from '../service/runtime.ts';
@@ -18,7 +18,7 @@ export const ROLES: Record<Role, { http: boolean; worker: boolean }> = {
 };
 
 /** Resolves with the first SIGTERM/SIGINT; listening starts at once, so one during start-up is not lost. */
-function firstSignal(log: () => WorkerLog | undefined): Promise<NodeJS.Signals> {
+function firstSignal(log: () => LogPort | undefined): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
     const on = (signal: NodeJS.Signals) => {
       process.off('SIGTERM', on);
@@ -56,7 +56,7 @@ function logUnhandled(logger: Logger): void {
 }
 
 export async function runService(role: Role): Promise<number> {
-  let jsonLog: WorkerLog | undefined;
+  let jsonLog: LogPort | undefined;
   const signal = firstSignal(() => jsonLog);
   const parts = ROLES[role];
   const env = loadEnv();

@@ -6,17 +6,13 @@ import type { Redis } from 'ioredis';
 import type { CrmConnector, CrmKind, NoteDraft, NoteResult } from '../../connectors/types.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import { IntegrationError } from '../shared/errors.ts';
+import type { LogPort } from '../shared/log.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import type { OwnerChannels } from './owner-message.ts';
 import type { DigestSettings } from './settings.ts';
 
 export const DIGEST_KINDS = ['per-account', 'org-wide', 'per-owner'] as const;
 export type DigestKind = (typeof DIGEST_KINDS)[number];
-
-export interface DigestLog {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-}
 
 /** Field sets by scope, each change made at once (the database's digest_state). */
 export interface DigestStateStore {
@@ -53,7 +49,7 @@ export interface DigestDeps {
   ownerChannels?: OwnerChannels;
   /** For the Slack webhook (tests); default `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;
-  log?: DigestLog;
+  log?: LogPort;
 }
 
 export interface DigestRunResult {

@@ -4,7 +4,7 @@
 
 import { type Logger, pino } from 'pino';
 import { CRMS } from '../../connectors/registry.ts';
-import type { WorkerLog } from '../../queues/enrich-worker.ts';
+import type { LogPort } from '../../src/shared/log.ts';
 
 export type { Logger };
 
@@ -55,7 +55,7 @@ export function createLogger(options: { level?: string; destination?: NodeJS.Wri
 }
 
 /** The worker's small log interface on a pino logger. */
-export function workerLog(logger: Logger): WorkerLog {
+export function workerLog(logger: Logger): LogPort {
   return {
     info: (msg, fields) => logger.info(fields ?? {}, msg),
     warn: (msg, fields) => logger.warn(fields ?? {}, msg),

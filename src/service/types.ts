@@ -3,7 +3,7 @@
 import type { Queue, Worker } from 'bullmq';
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
 import type { createEnrichQueue, EnrichQueueData } from '../../queues/enrich-queue.ts';
-import type { EnrichJobResult, WorkerLog } from '../../queues/enrich-worker.ts';
+import type { EnrichJobResult } from '../../queues/enrich-worker.ts';
 import type { MaintenanceData } from '../../queues/maintenance.ts';
 import type { SecuritySettings } from '../config/security.ts';
 import type { DigestKind, DigestRunResult } from '../digest/deps.ts';
@@ -13,6 +13,7 @@ import type { SignalPlan, SignalSettings } from '../enrich/run-signals.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import type { Logger } from '../observe/logger.ts';
 import type { Metrics } from '../observe/metrics.ts';
+import type { LogPort } from '../shared/log.ts';
 import type { AccountLocks } from '../signals/account-lock.ts';
 import type { DatabaseSettings } from '../store/db.ts';
 import type { OutcomeHistory } from '../store/history.ts';
@@ -69,7 +70,7 @@ export interface ServiceSettings {
     /** Share of a CRM tenant's daily allocation backfill leaves to other integrations. Default 0.2. */
     crmDailyHeadroom?: number;
   };
-  log?: WorkerLog;
+  log?: LogPort;
   /** pino logger for HTTP requests and jobs (request id / job id on every line). Default: silent. */
   logger?: Logger;
   /** Basic auth for /admin (Bull Board); absent = /admin is not served. */

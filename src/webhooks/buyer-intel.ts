@@ -6,6 +6,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Redis } from 'ioredis';
 import { type SignalJob, signalJobFor } from '../../queues/signal-queue.ts';
 import { contentTypeProblem } from '../shared/content-type.ts';
+import type { LogPort } from '../shared/log.ts';
 import {
   ROW_EVENT_TYPES,
   type RowEventType,
@@ -18,11 +19,6 @@ import {
   type StandardWebhookVerifier,
   type VerifierOptions,
 } from '../signals/standard-webhooks.ts';
-
-export interface BuyerIntelWebhookLog {
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-}
 
 export interface BuyerIntelWebhookOptions {
   /** Keys (`whsec_` secrets and/or `whpk_` public keys), or a ready verifier. */
@@ -38,7 +34,7 @@ export interface BuyerIntelWebhookOptions {
   dedupeTtlSeconds?: number;
   /** Default 256 KiB: a row event is a few hundred bytes. */
   maxBodyBytes?: number;
-  log?: BuyerIntelWebhookLog;
+  log?: LogPort;
 }
 
 function reply(res: Response, status: number, body: Record<string, unknown>): void {
