@@ -60,6 +60,7 @@ type Crm = Client['crm'];
 export interface HubSpotCalls {
   readonly companies: Crm['companies'];
   readonly notes: Crm['objects']['notes'];
+  readonly tasks: Crm['objects']['tasks'];
   readonly associations: Crm['associations']['v4'];
   readonly properties: Crm['properties'];
   /** One HTTP call: budget, deadline, onCall, and the SDK's failure as a connector error. */
@@ -85,6 +86,7 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
   // elsewhere later cannot add retries or a limiter to this connector's calls.
   const companies = client.crm.companies;
   const notes = client.crm.objects.notes;
+  const tasks = client.crm.objects.tasks;
   const associations = client.crm.associations.v4;
   const properties = client.crm.properties;
 
@@ -145,5 +147,5 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
     }
   }
 
-  return { companies, notes, associations, properties, call, redact };
+  return { companies, notes, tasks, associations, properties, call, redact };
 }

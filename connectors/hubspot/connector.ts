@@ -5,7 +5,7 @@
 // request). No message carries the token.
 //
 // This file only assembles the parts: client.ts (the SDK client and the call wrapper), read.ts,
-// write.ts, notes.ts, note-keys.ts, note-removal.ts and fields.ts (one concern each), errors.ts (failures as
+// write.ts, notes.ts, tasks.ts, note-keys.ts, note-removal.ts and fields.ts (one concern each), errors.ts (failures as
 // connector errors).
 
 import { DEFAULT_ID_FIELD_NAMES, type IdFieldNames, idFieldList } from '../account-ids.ts';
@@ -16,6 +16,7 @@ import { existingNoteKeysOf, NOTE_KEY_BATCH } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys } from './notes.ts';
 import { getAccount, getAccounts, listAccounts } from './read.ts';
+import { taskStates } from './tasks.ts';
 import { updateAccounts } from './write.ts';
 
 export {
@@ -55,6 +56,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     idFields,
     maxReadBatch: HUBSPOT_BATCH_LIMIT,
     maxNoteKeyBatch: NOTE_KEY_BATCH,
+    maxTaskStateBatch: HUBSPOT_BATCH_LIMIT,
     fieldLimits: HUBSPOT_FIELD_LIMITS,
     getAccount: (accountId, fieldNames) => getAccount(calls, accountId, fieldNames, idFields),
     getAccounts: (accountIds, fieldNames) => getAccounts(calls, accountIds, fieldNames, idFields),
@@ -64,6 +66,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     existingNoteKeysOf: (accountIds) => existingNoteKeysOf(calls, accountIds),
     createNotes: (drafts) => createNotes(calls, drafts),
     removeNotes: (refs) => removeNotes(calls, refs),
+    taskStates: (noteIds) => taskStates(calls, noteIds),
     ensureFields: (definitions) => ensureFields(calls, group, definitions),
   };
 }

@@ -1,7 +1,8 @@
 // The dedupe keys of the notes on many companies at once: one v4 association batch read for all of them
 // (POST /crm/v4/associations/companies/notes/batch/read; HubSpot takes up to 1,000 ids, pages each
-// id's associations on its own), then the notes' bodies, 100 per notes batch read. A backfill's jobs
-// share these calls instead of two per company.
+// id's associations on its own), then the notes' bodies, 100 per notes batch read; the same again for
+// the companies' tasks (a follow-up task carries its key in its body as a note does). A backfill's jobs
+// share these calls instead of four per company.
 
 import { batchIds } from '../read-batch.ts';
 import { HUBSPOT_BATCH_LIMIT, type HubSpotCalls } from './client.ts';
@@ -15,11 +16,28 @@ const COMPANY_ID = /^\d+$/;
 
 type AssociationInput = { id: string; after?: string };
 
+/** Where each engagement type's keys are read from. */
+const ENGAGEMENTS = {
+  notes: { body: 'hs_note_body', operation: 'crm.objects.notes.batchApi.read' },
+  tasks: { body: 'hs_task_body', operation: 'crm.objects.tasks.batchApi.read' },
+} as const;
+
 export async function existingNoteKeysOf(
   calls: HubSpotCalls,
   accountIds: readonly string[],
 ): Promise<Map<string, string[]>> {
   const ids = batchIds(accountIds, NOTE_KEY_BATCH, 'existingNoteKeysOf');
+  const [notes, tasks] = await Promise.all([keysOf(calls, ids, 'notes'), keysOf(calls, ids, 'tasks')]);
+  return new Map(ids.map((id) => [id, [...new Set([...(notes.get(id) ?? []), ...(tasks.get(id) ?? [])])]]));
+}
+
+/** The keys in one engagement type's bodies, per company. */
+export async function keysOf(
+  calls: HubSpotCalls,
+  ids: readonly string[],
+  type: keyof typeof ENGAGEMENTS,
+): Promise<Map<string, string[]>> {
+  const { body, operation } = ENGAGEMENTS[type];
   const notesOf = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]));
 
   // 1. The notes of every company, a page per company per call until none has more.
@@ -29,7 +47,7 @@ export async function existingNoteKeysOf(
     const request = inputs;
     // A 207 names the ids HubSpot has no associations for (unknown or deleted companies): no notes.
     const { data } = await calls.call('crm.associations.v4.batchApi.getPage', () =>
-      calls.associations.batchApi.getPageWithHttpInfo('companies', 'notes', { inputs: request }),
+      calls.associations.batchApi.getPageWithHttpInfo('companies', type, { inputs: request }),
     );
     inputs = [];
     for (const result of data.results ?? []) {
@@ -55,14 +73,14 @@ export async function existingNoteKeysOf(
   for (let start = 0; start < noteIds.length; start += HUBSPOT_BATCH_LIMIT) {
     const chunk = noteIds.slice(start, start + HUBSPOT_BATCH_LIMIT);
     // A 207 lists notes deleted since the associations were read: they hold no key any more.
-    const { data } = await calls.call('crm.objects.notes.batchApi.read', () =>
-      calls.notes.batchApi.readWithHttpInfo(
-        { inputs: chunk.map((id) => ({ id })), properties: ['hs_note_body'], propertiesWithHistory: [] },
+    const { data } = await calls.call(operation, () =>
+      calls[type].batchApi.readWithHttpInfo(
+        { inputs: chunk.map((id) => ({ id })), properties: [body], propertiesWithHistory: [] },
         false,
       ),
     );
     for (const note of data.results ?? []) {
-      const keys = extractNoteKeys(note.properties?.hs_note_body);
+      const keys = extractNoteKeys(note.properties?.[body]);
       for (const companyId of companiesOf.get(note.id) ?? [])
         for (const key of keys) keysOf.get(companyId)?.add(key);
     }

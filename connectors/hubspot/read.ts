@@ -13,7 +13,16 @@ import { HUBSPOT_BATCH_LIMIT, type HubSpotCalls } from './client.ts';
 import { isStatus } from './errors.ts';
 
 /** Read with every company besides the requested fields: the snapshot is made of them. */
-const ACCOUNT_PROPERTIES = ['name', 'state', 'city', 'zip', 'address', 'domain', 'website'] as const;
+const ACCOUNT_PROPERTIES = [
+  'name',
+  'state',
+  'city',
+  'zip',
+  'address',
+  'domain',
+  'website',
+  'hubspot_owner_id',
+] as const;
 
 const emptyToNull = (value: string | null | undefined): string | null =>
   value === undefined || value === null || value === '' ? null : value;
@@ -36,6 +45,9 @@ function toSnapshot(
     zip: emptyToNull(properties.zip),
     street: emptyToNull(properties.address),
     website: emptyToNull(properties.website) ?? emptyToNull(properties.domain),
+    ...(emptyToNull(properties.hubspot_owner_id)
+      ? { ownerId: String(properties.hubspot_owner_id).trim() }
+      : {}),
     // HubSpot's company domain is the one its contacts' email addresses are matched by.
     ...(emptyToNull(properties.domain) ? { emailDomains: [String(properties.domain).trim()] } : {}),
     fields,

@@ -3,7 +3,7 @@
 // deleted account, a number field given letters), so it exercises the same paths a real CRM does.
 // One store per workspace (tenant) for the life of the process.
 import { EventEmitter } from 'node:events';
-import type { FieldDefinition } from '../types.ts';
+import type { FieldDefinition, FollowUpTask } from '../types.ts';
 
 export interface MemoryAccount {
   id: string;
@@ -11,6 +11,8 @@ export interface MemoryAccount {
   state: string | null;
   city: string | null;
   website: string | null;
+  /** The user who owns the account, as a person set it. */
+  ownerId?: string;
   fields: Map<string, string>;
 }
 
@@ -21,6 +23,8 @@ export interface MemoryNote {
   title: string;
   body: string;
   occurredAt: string;
+  /** A follow-up task rather than a note: its assignment and status (`open` until a person acts). */
+  task?: FollowUpTask & { status: string };
 }
 
 export class MemoryCrmStore {
@@ -60,7 +64,7 @@ export class MemoryCrmStore {
   }
 
   addNote(note: Omit<MemoryNote, 'id'>): MemoryNote {
-    const stored = { ...note, id: this.#id('note') };
+    const stored = { ...note, id: this.#id(note.task ? 'task' : 'note') };
     this.notes.push(stored);
     return stored;
   }
@@ -71,6 +75,13 @@ export class MemoryCrmStore {
     if (index < 0) return false;
     this.notes.splice(index, 1);
     return true;
+  }
+
+  /** A person sets a task's status (`completed`, say), as they would in the CRM. */
+  setTaskStatus(id: string, status: string): void {
+    const task = this.notes.find((n) => n.id === id)?.task;
+    if (!task) throw new Error(`no task ${id}`);
+    task.status = status;
   }
 
   notesOf(accountId: string): MemoryNote[] {

@@ -22,6 +22,7 @@ import { removeNotes } from './note-removal.ts';
 import { createNotes, type NoteMode } from './notes.ts';
 import { getAccount, getAccounts, IdFieldReads, listAccounts } from './read.ts';
 import type { SalesforceSession } from './session.ts';
+import { taskStates } from './task-states.ts';
 import { updateAccounts } from './write.ts';
 
 export { SALESFORCE_COLLECTION_LIMIT } from './client.ts';
@@ -90,6 +91,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     idFields,
     maxReadBatch: SALESFORCE_COLLECTION_LIMIT,
     maxNoteKeyBatch: SALESFORCE_COLLECTION_LIMIT,
+    maxTaskStateBatch: SALESFORCE_COLLECTION_LIMIT,
     fieldLimits: SALESFORCE_FIELD_LIMITS,
     getAccount: (accountId, fieldNames) =>
       afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames, idReads)),
@@ -102,6 +104,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     existingNoteKeysOf: (accountIds) => afterLoad(() => existingNoteKeysOf(calls, notesAs, accountIds)),
     createNotes: (drafts) => afterLoad(() => createNotes(calls, notesAs, drafts)),
     removeNotes: (refs) => afterLoad(() => removeNotes(calls, refs)),
+    taskStates: (noteIds) => afterLoad(() => taskStates(calls, noteIds)),
     ensureFields: (definitions) =>
       afterLoad(() => ensureFields(calls, fieldName, noteKeyObject, definitions)),
   };

@@ -23,6 +23,7 @@ const STANDARD_FIELDS = [
   'BillingPostalCode',
   'BillingStreet',
   'Website',
+  'OwnerId',
 ] as const;
 const NOT_FOUND_CODES = new Set(['NOT_FOUND', 'MALFORMED_ID', 'ENTITY_IS_DELETED']);
 
@@ -105,6 +106,7 @@ function toSnapshot(
     zip: value('BillingPostalCode'),
     street: value('BillingStreet'),
     website: value('Website'),
+    ...(value('OwnerId') ? { ownerId: value('OwnerId') as string } : {}),
     fields,
     ...(ids ? { ids } : {}),
   };

@@ -23,6 +23,7 @@ import { registerCompanyRoutes } from './routes/companies.ts';
 import { registerNoteRoutes } from './routes/notes.ts';
 import { registerOAuthRoutes } from './routes/oauth.ts';
 import { registerPropertyRoutes } from './routes/properties.ts';
+import { registerTaskRoutes } from './routes/tasks.ts';
 import { type ChangeSource, HubSpotStore, type StoreOptions } from './store.ts';
 import { WebhookSender, type WebhookSettings } from './webhooks.ts';
 
@@ -116,6 +117,7 @@ export function createHubSpotSandbox(options: HubSpotSandboxOptions = {}): HubSp
   registerOperations(router, ctx, [
     registerCompanyRoutes,
     registerNoteRoutes,
+    registerTaskRoutes,
     registerPropertyRoutes,
     registerAssociationRoutes,
   ]);

@@ -7,6 +7,8 @@ import type { CrmConnector, CrmKind, NoteDraft } from '../../connectors/types.ts
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import type { RelativeDatePeriod, RowStatus, SignalFilterType, SignalSort } from '../buyer-intel/enums.ts';
 import type { BuyerField } from '../buyer-intel/fields.ts';
+import { followUpOf, type SignalRef, signalRefOf } from '../follow-ups/drafts.ts';
+import { type FollowUpSettings, NO_FOLLOW_UPS } from '../follow-ups/settings.ts';
 import { PROVENANCE_FIELD_DEFINITIONS, PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { type FitNote, fitWrites } from '../map/fit.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
@@ -51,6 +53,8 @@ export interface PipelineDeps {
   /** Creates one note; batched across jobs (and recorded, with its origin) by the caller. */
   createNote: BatchedWrites['createNote'];
   signals: SignalSettings;
+  /** Which signals become a task for the account's owner; default none (every signal a note). */
+  followUps?: FollowUpSettings;
   now?: () => Date;
 }
 
@@ -223,6 +227,8 @@ export async function enrichAccount(
   let fields: FieldChange[] = [];
   let fieldUpdates: Record<string, string> = {};
   let notes: NoteDraft[] = [];
+  /** The provider row of each note or task, by key: a follow-up's task closes it later. */
+  const signalOf = new Map<string, SignalRef>();
   let alreadyPresent = 0;
   let overCap = 0;
   /** The notes to create were marked pending with the CRM's keys (else they are marked just before). */
@@ -270,7 +276,12 @@ export async function enrichAccount(
     fieldUpdates = plan.updates;
     Object.assign(written, plan.updates);
 
-    const drafts = signals.result.map((s) => signalToNote(ref.accountId, decision.buyerId, s));
+    const owner = { crm: ref.crm, ownerId: account.ownerId };
+    const drafts = signals.result.map((s) => {
+      const note = signalToNote(ref.accountId, decision.buyerId, s);
+      signalOf.set(note.dedupeKey, signalRefOf(s));
+      return followUpOf(note, s, owner, deps.followUps ?? NO_FOLLOW_UPS, now);
+    });
     const unique = [...new Map(drafts.map((d) => [d.dedupeKey, d])).values()];
     const ours = await deps.ledgers.noteKnowledge(
       ref,
@@ -353,7 +364,11 @@ export async function enrichAccount(
             writeContextOf(options.job, match.buyerId, fields, account.fields, written),
           )
         : undefined,
-      Promise.all(notes.map((n) => deps.createNote(ref.crm, ref.tenant, n, origin))),
+      Promise.all(
+        notes.map((n) =>
+          deps.createNote(ref.crm, ref.tenant, n, { ...origin, signal: signalOf.get(n.dedupeKey) }),
+        ),
+      ),
     ]);
     const ok = results.flatMap((r) => (r.ok ? [r.dedupeKey] : []));
     await deps.ledgers.recordNotes(ref, ok);

@@ -103,6 +103,7 @@ export function buildCore(settings: ServiceSettings) {
     writeAccount: writes.writeAccount,
     createNote: writes.createNote,
     signals: settings.signals,
+    ...(settings.followUps ? { followUps: settings.followUps } : {}),
   };
   const digestDeps: DigestDeps = {
     buyerIntel: buyerIntel.client,

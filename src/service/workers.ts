@@ -5,10 +5,12 @@ import type { Worker } from 'bullmq';
 import { enrichedBy } from '../../queues/chunk-result.ts';
 import { startDigestWorker } from '../../queues/digest-queue.ts';
 import { startEnrichWorker } from '../../queues/enrich-worker.ts';
+import { FOLLOW_UP_SWEEP_JOB } from '../../queues/follow-up-sweep.ts';
 import { startMaintenanceWorker } from '../../queues/maintenance.ts';
 import { startSignalWorker } from '../../queues/signal-queue.ts';
 import { DEFAULT_DAILY_HEADROOM, dailyHeadroomGate } from '../backfill/daily-headroom.ts';
 import type { EnrichResult } from '../enrich/pipeline.ts';
+import { sweepFollowUps } from '../follow-ups/sweep.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
 import { accountLockKey, redisAccountLock } from '../signals/account-lock.ts';
@@ -112,6 +114,7 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
       // The enrich worker's own per-account lock: a real-time note and an enrichment never race.
       lock: redisAccountLock({ redis: redis.worker, keyOf: (a) => lockKey(prefix, a) }),
       ...(biWebhooks.bridgeIds?.length ? { bridgeIds: biWebhooks.bridgeIds } : {}),
+      ...(settings.followUps ? { followUps: settings.followUps } : {}),
     };
     all.push(
       startSignalWorker({
@@ -152,6 +155,16 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
               `${outcome.pending} accounts refused by the CRM for now (undo run ${outcome.runId})`,
             );
           return { runId: outcome.runId, ...outcome.counts };
+        },
+        [FOLLOW_UP_SWEEP_JOB]: async (job) => {
+          const result = await sweepFollowUps({
+            followUps: (await store.open()).followUps,
+            connectorFor: core.connector,
+            buyerIntel: core.buyerIntel.client,
+            dismissed: settings.followUps?.dismissed ?? ['deleted'],
+          });
+          log.info('follow-up sweep finished', { jobId: job.id, ...result });
+          return result;
         },
         'reenrich-sweep': async (job) => {
           // Keyed by the scheduled job: a retried sweep is the same run.

@@ -27,6 +27,7 @@ export class FakeCrm {
       maxNoteRemovalBatch: 10,
       maxReadBatch: 10,
       maxNoteKeyBatch: 10,
+      maxTaskStateBatch: 10,
       getAccount: unsupported,
       getAccounts: unsupported,
       listAccounts: unsupported,
@@ -34,6 +35,7 @@ export class FakeCrm {
       ensureFields: unsupported,
       removeNotes: unsupported,
       existingNoteKeysOf: unsupported,
+      taskStates: unsupported,
       existingNoteKeys: async (accountId) => {
         if (this.deleted.has(accountId)) throw new AccountNotFoundError(accountId);
         return new Set(this.notesOf(accountId).map((n) => n.dedupeKey));

@@ -11,6 +11,7 @@ import * as undo from './0007_undo.ts';
 import * as durableFromRedis from './0008_durable_from_redis.ts';
 import * as undoClaim from './0009_undo_claim.ts';
 import * as pendingWrites from './0010_pending_writes.ts';
+import * as followUps from './0012_follow_ups.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -23,4 +24,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0008_durable_from_redis': durableFromRedis,
   '0009_undo_claim': undoClaim,
   '0010_pending_writes': pendingWrites,
+  '0012_follow_ups': followUps,
 };
