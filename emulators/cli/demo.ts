@@ -17,6 +17,7 @@ import { startHubSpotSandbox } from '../hubspot/server.ts';
 import { redisForDemo } from '../private-redis.ts';
 import { startSalesforceSandbox } from '../salesforce/server.ts';
 import { SANDBOX_OUTBOUND_TOKEN, sandboxSettings } from '../settings.ts';
+import { DEMO_FOLLOW_UPS, DEMO_OWNERS, showFollowUps } from './demo-follow-ups.ts';
 
 /** What sales teams really have in their CRM: tidy names, sloppy names, and names that fit several buyers. */
 export const DEMO_COMPANIES: { name: string; state?: string; domain?: string }[] = [
@@ -71,13 +72,14 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
     const sf = await startSalesforceSandbox({});
     // A hash tag, so the demo runs on a Redis Cluster too (REDIS_URL ?cluster=true).
     const prefix = `{bis-demo-${randomUUID().slice(0, 8)}}`;
-    const service = createService(
-      sandboxSettings(
+    const service = createService({
+      ...sandboxSettings(
         { buyerIntel: bi, hubspot: hs, salesforce: sf },
         { redisUrl: redis.url, prefix },
         { worker: { concurrency: 10 } },
       ),
-    );
+      followUps: DEMO_FOLLOW_UPS,
+    });
     try {
       const out = (line = '') => process.stdout.write(`${line}\n`);
       out(`Buyer Intelligence sandbox  ${bi.url}`);
@@ -106,21 +108,24 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
       );
       out();
 
+      // The first company and Account have an owner (a rep); the others none.
       const ids = DEMO_COMPANIES.map(
-        (c) =>
+        (c, i) =>
           hs.store.createCompany(
             {
               name: c.name,
               ...(c.state ? { state: c.state } : {}),
               ...(c.domain ? { domain: c.domain } : {}),
+              ...(i === 0 ? { hubspot_owner_id: DEMO_OWNERS.hubspot } : {}),
             },
             { source: 'CRM_UI' },
           ).id,
       );
 
       const sfIds = DEMO_ACCOUNTS.map(
-        (a) =>
+        (a, i) =>
           sf.store.create('Account', {
+            ...(i === 0 ? { OwnerId: DEMO_OWNERS.salesforce } : {}),
             Name: a.name,
             ...(a.state ? { BillingState: a.state } : {}),
             ...(a.website ? { Website: a.website } : {}),
@@ -144,9 +149,15 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
         };
       };
       const rows = DEMO_COMPANIES.map((c, i) =>
-        row(c.name, c.state, ids[i] ?? '', hs.store.notesOf(ids[i] ?? '').length),
+        row(
+          c.name,
+          c.state,
+          ids[i] ?? '',
+          hs.store.notesOf(ids[i] ?? '').length +
+            hs.store.associations('companies', ids[i] ?? '', 'tasks').length,
+        ),
       );
-      out('HubSpot companies (notes = signal notes on the company):');
+      out('HubSpot companies (notes = signal notes, or the owner’s tasks, on the company):');
       out(renderRecords(rows));
       const tasksOf = (id: string) =>
         sf.store.list('Task').filter((t) => t.values.get('WhatId') === id).length;
@@ -186,6 +197,15 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
           ),
         );
       }
+      await showFollowUps({
+        service,
+        bi,
+        hs,
+        sf,
+        hubspotId: ids[0] ?? '',
+        salesforceId: sfIds[0] ?? '',
+        out,
+      });
       out();
       const perAccount = (calls: number, accounts: number, noun: string) =>
         `${(calls / accounts).toFixed(1)} per ${noun}`;
