@@ -11,6 +11,8 @@ import {
 export class FakeCrm {
   readonly notes = new Map<string, NoteDraft[]>();
   readonly deleted = new Set<string>();
+  /** Each account's owner, as a person set it in the CRM. */
+  readonly owners = new Map<string, string>();
   createCalls = 0;
 
   notesOf(accountId: string): NoteDraft[] {
@@ -28,7 +30,19 @@ export class FakeCrm {
       maxReadBatch: 10,
       maxNoteKeyBatch: 10,
       maxTaskStateBatch: 10,
-      getAccount: unsupported,
+      getAccount: async (accountId) => {
+        if (this.deleted.has(accountId)) throw new AccountNotFoundError(accountId);
+        const ownerId = this.owners.get(accountId);
+        return {
+          id: accountId,
+          name: null,
+          state: null,
+          city: null,
+          website: null,
+          fields: {},
+          ...(ownerId ? { ownerId } : {}),
+        };
+      },
       getAccounts: unsupported,
       listAccounts: unsupported,
       updateAccounts: unsupported,
