@@ -90,12 +90,15 @@ export async function showFollowUps(options: {
     await new Promise((r) => setTimeout(r, 50));
   }
   const closures = await (await service.store.open()).followUps.closures(10);
-  const rowStatus = (rowId: string) => options.bi.dataset.rowsById.get(rowId)?.userStatus ?? 'unknown';
-  out('a rep completed a task; one sweep later the provider’s row says so:');
+  const changeOf = (rowId: string) => {
+    const change = options.bi.statusChanges.find((c) => c.rowId === rowId);
+    return change ? `${change.from} → ${change.to}` : 'unchanged';
+  };
+  out('a rep completed a task; one sweep later the provider’s row says so (setBridgeRowStatus):');
   out(
     renderTable(
-      closures.map((c) => [c.crm, c.taskId, c.crmState, `${c.rowId.slice(0, 8)}… ${rowStatus(c.rowId)}`]),
-      { head: ['CRM', 'task', 'task is', 'provider row'] },
+      closures.map((c) => [c.crm, c.taskId, c.crmState, `${c.rowId.slice(0, 8)}…`, changeOf(c.rowId)]),
+      { head: ['CRM', 'task', 'task is', 'provider row', 'row status'] },
     ),
   );
 }

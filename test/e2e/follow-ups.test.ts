@@ -288,6 +288,9 @@ for (const crm of [hubspot, salesforce]) {
       expect(await rowStatus(buyerId, rowOf(dropped))).toBe('NotInterested');
       expect(await rowStatus(buyerId, rowOf(open))).toBe('New');
       expect(calls()).toBe(before + 2);
+      expect(bi.statusChanges.filter((c) => c.rowId === rowOf(done))).toMatchObject([
+        { from: 'New', to: 'Actioned' },
+      ]);
 
       // Once: later sweeps send nothing more, and the closures are on the account's write history.
       expect(await sweep()).toMatchObject({ actioned: 0, notInterested: 0 });
