@@ -38,38 +38,20 @@ function noteTimestamp(occurredAt: string): string {
 
 export function createNotes(calls: HubSpotCalls, drafts: readonly NoteDraft[]): Promise<NoteResult[]> {
   return createNotesOnce(drafts, HUBSPOT_BATCH_LIMIT, async (unique) => {
-    // Notes and follow-up tasks are two object types: one batch create each, answers merged back.
-    const tasks = unique.flatMap((d, i) => (d.task ? [i] : []));
-    const notes = unique.flatMap((d, i) => (d.task ? [] : [i]));
-    const outcomes: NoteOutcome[] = unique.map(() => ({
-      status: undefined,
-      message: 'no outcome',
-      permanent: false,
-    }));
+    // Notes and follow-up tasks are two object types: one batch create each, answers merged in order.
+    const notes = unique.filter((d) => !d.task);
+    const tasks = unique.filter((d) => d.task);
     const [noteOutcomes, taskOutcomes] = await Promise.all([
-      notes.length
-        ? createEngagements(
-            calls,
-            NOTE_KIND,
-            notes.map((i) => unique[i] as NoteDraft),
-          )
-        : [],
-      tasks.length
-        ? createEngagements(
-            calls,
-            TASK_KIND,
-            tasks.map((i) => unique[i] as NoteDraft),
-          )
-        : [],
+      notes.length ? createEngagements(calls, NOTE_KIND, notes) : [],
+      tasks.length ? createEngagements(calls, TASK_KIND, tasks) : [],
     ]);
-    notes.forEach((at, n) => {
-      outcomes[at] = noteOutcomes[n] ?? (outcomes[at] as NoteOutcome);
+    let n = 0;
+    let t = 0;
+    return unique.map((d): NoteOutcome => {
+      const outcome = d.task ? taskOutcomes[t++] : noteOutcomes[n++];
+      if (!outcome) return { status: undefined, message: 'no outcome', permanent: false };
+      return d.task && 'noteId' in outcome ? { noteId: taskNoteId(outcome.noteId) } : outcome;
     });
-    tasks.forEach((at, n) => {
-      const outcome = taskOutcomes[n];
-      if (outcome) outcomes[at] = 'noteId' in outcome ? { noteId: taskNoteId(outcome.noteId) } : outcome;
-    });
-    return outcomes;
   });
 }
 
