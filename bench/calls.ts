@@ -16,9 +16,10 @@ export interface CallSplit {
 
 // HubSpot operations are named after the SDK (crm.companies.batchApi.update); Salesforce's after the
 // REST resource (composite.sobjects.create). Salesforce notes are Tasks (or ContentNote + link) created
-// in collections; a ContentVersion update (a note edited) would count as a write, and a backfill makes none.
+// in collections; follow-up tasks count as notes on both CRMs. A ContentVersion update (a note edited)
+// would count as a write, and a backfill makes none.
 const KINDS: { crm: 'hubspot' | 'salesforce'; kind: keyof CallSplit; re: RegExp }[] = [
-  { crm: 'hubspot', kind: 'notes', re: /notes|associations\.v4\.basicApi\.create/ },
+  { crm: 'hubspot', kind: 'notes', re: /notes|tasks|associations\.v4\.basicApi\.create/ },
   { crm: 'hubspot', kind: 'writes', re: /^crm\.companies\.(basicApi|batchApi)\.update$/ },
   { crm: 'hubspot', kind: 'listing', re: /^crm\.companies\.(basicApi\.getPage|searchApi)/ },
   { crm: 'hubspot', kind: 'reads', re: /^crm\.(companies|associations)\./ },

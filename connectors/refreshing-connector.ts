@@ -34,6 +34,7 @@ export function refreshingConnector(options: {
     maxNoteRemovalBatch: inner.maxNoteRemovalBatch,
     maxReadBatch: inner.maxReadBatch,
     maxNoteKeyBatch: inner.maxNoteKeyBatch,
+    maxTaskStateBatch: inner.maxTaskStateBatch,
     getAccount: (id, fields) => withRefresh((c) => c.getAccount(id, fields)),
     getAccounts: (ids, fields) => withRefresh((c) => c.getAccounts(ids, fields)),
     listAccounts: (fields, page) => withRefresh((c) => c.listAccounts(fields, page)),
@@ -49,6 +50,7 @@ export function refreshingConnector(options: {
     createNotes: (notes) => withRefresh((c) => c.createNotes(notes)),
     removeNotes: (refs) => withRefresh((c) => c.removeNotes(refs)),
     listOwners: () => withRefresh((c) => c.listOwners()),
+    taskStates: (ids) => withRefresh((c) => c.taskStates(ids)),
     ensureFields: (fields) => withRefresh((c) => c.ensureFields(fields)),
   };
 }

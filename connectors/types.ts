@@ -83,6 +83,29 @@ export interface NoteDraft {
   body: string;
   /** When the signal happened (ISO-8601). */
   occurredAt: string;
+  /** Set: an open task assigned to a person (a follow-up) instead of a note; same key, same dedupe. */
+  task?: FollowUpTask;
+}
+
+export type TaskPriority = 'high' | 'medium' | 'low';
+
+/** Who must follow a signal up, by when and how urgently. */
+export interface FollowUpTask {
+  /** The CRM user the task is assigned to (the account's owner, or a configured one). */
+  ownerId: string;
+  /** YYYY-MM-DD. */
+  dueDate: string;
+  priority: TaskPriority;
+}
+
+/**
+ * What became of a follow-up task we created (its id as `createNotes` answered it): still `open`,
+ * `completed` by a person, or `deleted`. `status`: the CRM's own status value, as it holds it.
+ */
+export interface TaskState {
+  noteId: string;
+  state: 'open' | 'completed' | 'deleted';
+  status: string | null;
 }
 
 export type NoteResult =
@@ -216,6 +239,14 @@ export interface CrmConnector {
    * every few minutes (connectors/owner-cache.ts), so a digest run over many accounts asks once.
    */
   listOwners(): Promise<CrmOwner[]>;
+  /** Largest batch `taskStates` reads in one call. */
+  readonly maxTaskStateBatch: number;
+  /**
+   * Reads the state of follow-up tasks we created (ids as `createNotes` answered them), a result per
+   * id in input order; a task the CRM no longer holds is `deleted`. More ids than the maximum throw a
+   * RangeError: the caller splits.
+   */
+  taskStates(noteIds: readonly string[]): Promise<TaskState[]>;
   /** Creates our fields (and their group) where missing; idempotent. */
   ensureFields(fields: readonly FieldDefinition[]): Promise<EnsureFieldsResult>;
 }

@@ -60,6 +60,7 @@ type Crm = Client['crm'];
 export interface HubSpotCalls {
   readonly companies: Crm['companies'];
   readonly notes: Crm['objects']['notes'];
+  readonly tasks: Crm['objects']['tasks'];
   readonly associations: Crm['associations']['v4'];
   readonly properties: Crm['properties'];
   readonly owners: Crm['owners'];
@@ -86,6 +87,7 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
   // elsewhere later cannot add retries or a limiter to this connector's calls.
   const companies = client.crm.companies;
   const notes = client.crm.objects.notes;
+  const tasks = client.crm.objects.tasks;
   const associations = client.crm.associations.v4;
   const properties = client.crm.properties;
   const owners = client.crm.owners;
@@ -147,5 +149,5 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
     }
   }
 
-  return { companies, notes, associations, properties, owners, call, redact };
+  return { companies, notes, tasks, associations, properties, owners, call, redact };
 }

@@ -5,7 +5,7 @@
 // request). No message carries the token.
 //
 // This file only assembles the parts: client.ts (the SDK client and the call wrapper), read.ts,
-// write.ts, notes.ts, note-keys.ts, note-removal.ts and fields.ts (one concern each), errors.ts (failures as
+// write.ts, notes.ts, tasks.ts, note-keys.ts, note-removal.ts and fields.ts (one concern each), errors.ts (failures as
 // connector errors).
 
 import { DEFAULT_ID_FIELD_NAMES, type IdFieldNames, idFieldList } from '../account-ids.ts';
@@ -18,6 +18,7 @@ import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys } from './notes.ts';
 import { listOwners } from './owners.ts';
 import { getAccount, getAccounts, listAccounts } from './read.ts';
+import { taskStates } from './tasks.ts';
 import { updateAccounts } from './write.ts';
 
 export {
@@ -58,6 +59,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     idFields,
     maxReadBatch: HUBSPOT_BATCH_LIMIT,
     maxNoteKeyBatch: NOTE_KEY_BATCH,
+    maxTaskStateBatch: HUBSPOT_BATCH_LIMIT,
     fieldLimits: HUBSPOT_FIELD_LIMITS,
     getAccount: (accountId, fieldNames) => getAccount(calls, accountId, fieldNames, idFields),
     getAccounts: (accountIds, fieldNames) => getAccounts(calls, accountIds, fieldNames, idFields),
@@ -69,6 +71,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     createNotes: (drafts) => createNotes(calls, drafts),
     removeNotes: (refs) => removeNotes(calls, refs),
     listOwners: owners,
+    taskStates: (noteIds) => taskStates(calls, noteIds),
     ensureFields: (definitions) => ensureFields(calls, group, definitions),
   };
 }

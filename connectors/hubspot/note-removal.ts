@@ -3,13 +3,52 @@
 // OpenAPI documents no per-id outcome, so it cannot tell a note it archived now from one that was
 // archived already or never existed. One batch read first asks which notes are still live: those it
 // reports as not found are `already_gone`, only the live ones are archived. A note someone archives
-// between the two calls is reported `removed`, which is where it ends up either way.
+// between the two calls is reported `removed`, which is where it ends up either way. Follow-up tasks
+// (ids `task:…`) go the same way through the tasks API.
 
 import { type RemovalOutcome, removeNotesOnce } from '../note-removal.ts';
 import type { NoteRef, NoteRemovalResult, WriteFailure } from '../types.ts';
 import { HUBSPOT_BATCH_LIMIT, type HubSpotCalls } from './client.ts';
 import { errorContext, HubSpotRequestError } from './errors.ts';
+import { taskIdOf } from './tasks.ts';
 import type { BatchAnswer } from './write.ts';
+
+/** The notes or the tasks API, as removal uses it. */
+interface Removable {
+  what: 'note' | 'task';
+  read(calls: HubSpotCalls, ids: string[]): Promise<{ data: BatchAnswer }>;
+  archive(calls: HubSpotCalls, ids: string[]): Promise<unknown>;
+}
+
+const NOTES: Removable = {
+  what: 'note',
+  read: (calls, ids) =>
+    calls.call('crm.objects.notes.batchApi.read', () =>
+      calls.notes.batchApi.readWithHttpInfo(
+        { inputs: ids.map((id) => ({ id })), properties: [], propertiesWithHistory: [] },
+        false,
+      ),
+    ),
+  archive: (calls, ids) =>
+    calls.call('crm.objects.notes.batchApi.archive', () =>
+      calls.notes.batchApi.archiveWithHttpInfo({ inputs: ids.map((id) => ({ id })) }),
+    ),
+};
+
+const TASKS: Removable = {
+  what: 'task',
+  read: (calls, ids) =>
+    calls.call('crm.objects.tasks.batchApi.read', () =>
+      calls.tasks.batchApi.readWithHttpInfo(
+        { inputs: ids.map((id) => ({ id })), properties: [], propertiesWithHistory: [] },
+        false,
+      ),
+    ),
+  archive: (calls, ids) =>
+    calls.call('crm.objects.tasks.batchApi.archive', () =>
+      calls.tasks.batchApi.archiveWithHttpInfo({ inputs: ids.map((id) => ({ id })) }),
+    ),
+};
 
 /** HubSpot record ids are numbers; anything else would never name one of our notes. */
 const NOTE_ID = /^\d+$/;
@@ -19,47 +58,57 @@ export function removeNotes(calls: HubSpotCalls, refs: readonly NoteRef[]): Prom
 }
 
 async function removeUnique(calls: HubSpotCalls, ids: string[]): Promise<RemovalOutcome[]> {
+  const notes = ids.filter((id) => taskIdOf(id) === undefined);
+  const tasks = ids.flatMap((id) => taskIdOf(id) ?? []);
+  const [noteOutcomes, taskOutcomes] = await Promise.all([
+    notes.length ? removeOf(calls, NOTES, notes) : new Map<string, RemovalOutcome>(),
+    tasks.length ? removeOf(calls, TASKS, tasks) : new Map<string, RemovalOutcome>(),
+  ]);
+  return ids.map((id) => {
+    const taskId = taskIdOf(id);
+    const outcome = taskId === undefined ? noteOutcomes.get(id) : taskOutcomes.get(taskId);
+    return outcome ?? { status: undefined, message: `no outcome for ${id}`, permanent: false };
+  });
+}
+
+async function removeOf(
+  calls: HubSpotCalls,
+  api: Removable,
+  ids: string[],
+): Promise<Map<string, RemovalOutcome>> {
   const outcomes = new Map<string, RemovalOutcome>();
   const wellFormed = ids.filter((id) => {
     if (NOTE_ID.test(id)) return true;
     outcomes.set(id, {
       status: 400,
-      message: `${JSON.stringify(id)} is no HubSpot note id`,
+      message: `${JSON.stringify(id)} is no HubSpot ${api.what} id`,
       permanent: true,
     });
     return false;
   });
-  const live = wellFormed.length ? await liveNotes(calls, wellFormed, outcomes) : [];
+  const live = wellFormed.length ? await liveOnes(calls, api, wellFormed, outcomes) : [];
   if (live.length) {
     try {
-      await calls.call('crm.objects.notes.batchApi.archive', () =>
-        calls.notes.batchApi.archiveWithHttpInfo({ inputs: live.map((id) => ({ id })) }),
-      );
+      await api.archive(calls, live);
       for (const id of live) outcomes.set(id, 'removed');
     } catch (err) {
       if (!(err instanceof HubSpotRequestError)) throw err;
       for (const id of live) outcomes.set(id, refused(err, live.length));
     }
   }
-  return ids.map(
-    (id) => outcomes.get(id) ?? { status: undefined, message: `no outcome for note ${id}`, permanent: false },
-  );
+  return outcomes;
 }
 
-/** The ids HubSpot still holds as live notes; the others get their outcome in `outcomes`. */
-async function liveNotes(
+/** The ids HubSpot still holds as live notes (or tasks); the others get their outcome in `outcomes`. */
+async function liveOnes(
   calls: HubSpotCalls,
+  api: Removable,
   ids: string[],
   outcomes: Map<string, RemovalOutcome>,
 ): Promise<string[]> {
   let data: BatchAnswer;
   try {
-    ({ data } = await calls.call('crm.objects.notes.batchApi.read', () =>
-      calls.notes.batchApi.readWithHttpInfo(
-        { inputs: ids.map((id) => ({ id })), properties: [], propertiesWithHistory: [] },
-        false,
-      ),
-    ));
+    ({ data } = await api.read(calls, ids));
   } catch (err) {
     if (!(err instanceof HubSpotRequestError)) throw err;
     for (const id of ids) outcomes.set(id, refused(err, ids.length));
@@ -78,7 +127,11 @@ async function liveNotes(
       id,
       gone.has(id)
         ? 'already_gone'
-        : { status: undefined, message: `HubSpot's batch read did not report note ${id}`, permanent: false },
+        : {
+            status: undefined,
+            message: `HubSpot's batch read did not report ${api.what} ${id}`,
+            permanent: false,
+          },
     );
     return false;
   });

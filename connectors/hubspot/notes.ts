@@ -15,6 +15,8 @@ import {
   rejectedProperties,
 } from './errors.ts';
 import { extractNoteKeys, renderNoteHtml } from './note-html.ts';
+import { keysOf } from './note-keys.ts';
+import { TASK_TO_COMPANY_TYPE_ID, taskNoteId, taskProperties } from './tasks.ts';
 import { type BatchAnswer, type BatchError, recordFailure } from './write.ts';
 
 /** note → company, HUBSPOT_DEFINED (company → note is 189). */
@@ -35,33 +37,79 @@ function noteTimestamp(occurredAt: string): string {
 }
 
 export function createNotes(calls: HubSpotCalls, drafts: readonly NoteDraft[]): Promise<NoteResult[]> {
-  return createNotesOnce(drafts, HUBSPOT_BATCH_LIMIT, (unique) => createUnique(calls, unique));
+  return createNotesOnce(drafts, HUBSPOT_BATCH_LIMIT, async (unique) => {
+    // Notes and follow-up tasks are two object types: one batch create each, answers merged in order.
+    const notes = unique.filter((d) => !d.task);
+    const tasks = unique.filter((d) => d.task);
+    const [noteOutcomes, taskOutcomes] = await Promise.all([
+      notes.length ? createEngagements(calls, NOTE_KIND, notes) : [],
+      tasks.length ? createEngagements(calls, TASK_KIND, tasks) : [],
+    ]);
+    let n = 0;
+    let t = 0;
+    return unique.map((d): NoteOutcome => {
+      const outcome = d.task ? taskOutcomes[t++] : noteOutcomes[n++];
+      if (!outcome) return { status: undefined, message: 'no outcome', permanent: false };
+      return d.task && 'noteId' in outcome ? { noteId: taskNoteId(outcome.noteId) } : outcome;
+    });
+  });
 }
 
-async function createUnique(calls: HubSpotCalls, unique: NoteDraft[]): Promise<NoteOutcome[]> {
+/** What differs between creating notes and creating tasks on companies. */
+interface EngagementKind {
+  operation: string;
+  /** The HTML property the dedupe marker lives in. */
+  bodyProperty: string;
+  associationTypeId: number;
+  properties(draft: NoteDraft): Record<string, string>;
+  send(calls: HubSpotCalls, inputs: NoteCreateInput[]): Promise<{ status: number; data: BatchAnswer }>;
+}
+
+const NOTE_KIND: EngagementKind = {
+  operation: 'crm.objects.notes.batchApi.create',
+  bodyProperty: 'hs_note_body',
+  associationTypeId: NOTE_TO_COMPANY_TYPE_ID,
+  properties: (draft) => ({
+    hs_timestamp: noteTimestamp(draft.occurredAt),
+    hs_note_body: renderNoteHtml(draft),
+  }),
+  send: (calls, inputs) =>
+    calls.call(NOTE_KIND.operation, () => calls.notes.batchApi.createWithHttpInfo({ inputs })),
+};
+
+const TASK_KIND: EngagementKind = {
+  operation: 'crm.objects.tasks.batchApi.create',
+  bodyProperty: 'hs_task_body',
+  associationTypeId: TASK_TO_COMPANY_TYPE_ID,
+  properties: taskProperties,
+  send: (calls, inputs) =>
+    calls.call(TASK_KIND.operation, () => calls.tasks.batchApi.createWithHttpInfo({ inputs })),
+};
+
+async function createEngagements(
+  calls: HubSpotCalls,
+  kind: EngagementKind,
+  unique: NoteDraft[],
+): Promise<NoteOutcome[]> {
   const category = 'HUBSPOT_DEFINED' as AssociationCategory;
   const inputs: NoteCreateInput[] = unique.map((draft, i) => ({
-    properties: { hs_timestamp: noteTimestamp(draft.occurredAt), hs_note_body: renderNoteHtml(draft) },
+    properties: kind.properties(draft),
     associations: [
       {
         to: { id: draft.accountId },
-        types: [{ associationCategory: category, associationTypeId: NOTE_TO_COMPANY_TYPE_ID }],
+        types: [{ associationCategory: category, associationTypeId: kind.associationTypeId }],
       },
     ],
     objectWriteTraceId: String(i),
   }));
 
-  let outcomes: NoteOutcome[];
   try {
-    const answer = await calls.call('crm.objects.notes.batchApi.create', () =>
-      calls.notes.batchApi.createWithHttpInfo({ inputs }),
-    );
-    outcomes = matchCreated(calls.redact, unique, answer.data, answer.status);
+    const answer = await kind.send(calls, inputs);
+    return matchCreated(calls.redact, unique, answer.data, answer.status, kind.bodyProperty);
   } catch (err) {
     if (!(err instanceof HubSpotRequestError)) throw err;
-    outcomes = notesRefused(err, unique);
+    return notesRefused(err, unique);
   }
-  return outcomes;
 }
 
 /** Pairs a batch create's results and errors with its inputs. */
@@ -70,6 +118,7 @@ function matchCreated(
   notes: NoteDraft[],
   data: BatchAnswer,
   status: number,
+  bodyProperty: string,
 ): ({ noteId: string } | WriteFailure)[] {
   const outcomes: ({ noteId: string } | WriteFailure | undefined)[] = notes.map(() => undefined);
   const unattributed: WriteFailure[] = [];
@@ -91,7 +140,7 @@ function matchCreated(
     // HubSpot echoes objectWriteTraceId on results; without it, our marker in the body says which.
     let index = typeof result.objectWriteTraceId === 'string' ? Number(result.objectWriteTraceId) : -1;
     if (!(Number.isInteger(index) && index >= 0 && index < notes.length && open(index))) {
-      const keys = extractNoteKeys(result.properties?.hs_note_body);
+      const keys = extractNoteKeys(result.properties?.[bodyProperty]);
       index = notes.findIndex((n, i) => open(i) && keys.includes(n.dedupeKey));
     }
     if (index >= 0) outcomes[index] = { noteId: result.id };
@@ -206,5 +255,8 @@ export async function existingNoteKeys(calls: HubSpotCalls, accountId: string): 
       for (const key of extractNoteKeys(note.properties?.hs_note_body)) keys.add(key);
     }
   }
+  // Follow-up tasks carry their keys as notes do.
+  for (const task of (await keysOf(calls, [accountId], 'tasks')).get(accountId) ?? [])
+    keys.add(task.dedupeKey);
   return keys;
 }

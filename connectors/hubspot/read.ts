@@ -46,6 +46,9 @@ function toSnapshot(
     zip: emptyToNull(properties.zip),
     street: emptyToNull(properties.address),
     website: emptyToNull(properties.website) ?? emptyToNull(properties.domain),
+    ...(emptyToNull(properties.hubspot_owner_id)
+      ? { ownerId: String(properties.hubspot_owner_id).trim() }
+      : {}),
     // HubSpot's company domain is the one its contacts' email addresses are matched by.
     ...(emptyToNull(properties.domain) ? { emailDomains: [String(properties.domain).trim()] } : {}),
     fields,

@@ -20,6 +20,7 @@ function snapshot(account: MemoryAccount, fieldNames: readonly string[]) {
     state: account.state,
     city: account.city,
     website: account.website,
+    ...(account.ownerId ? { ownerId: account.ownerId } : {}),
     fields: Object.fromEntries(fieldNames.map((f) => [f, account.fields.get(f) ?? null])),
     ...(ids ? { ids } : {}),
     ...(account.ownerId ? { ownerId: account.ownerId } : {}),
@@ -55,6 +56,7 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
     idFields: ID_FIELDS,
     maxReadBatch: MEMORY_BATCH_LIMIT,
     maxNoteKeyBatch: MEMORY_BATCH_LIMIT,
+    maxTaskStateBatch: MEMORY_BATCH_LIMIT,
     async getAccount(accountId, fieldNames) {
       return snapshot(accountOf(accountId), fieldNames);
     },
@@ -129,6 +131,7 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
             title: note.title,
             body: note.body,
             occurredAt: note.occurredAt,
+            ...(note.task ? { task: { ...note.task, status: 'open' } } : {}),
           }).id;
         made.set(slot, noteId);
         return { dedupeKey: note.dedupeKey, ok: true as const, noteId };
@@ -138,7 +141,7 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
       return removeNotesOnce(refs, MEMORY_BATCH_LIMIT, async (ids) =>
         ids.map((id): RemovalOutcome => {
           // As in a CRM, an id of anything but a note (an account's, say) removes nothing.
-          if (!/^note\d+$/.test(id))
+          if (!/^(note|task)\d+$/.test(id))
             return { status: 400, message: `${JSON.stringify(id)} is no note id`, permanent: true };
           return store.removeNote(id) ? 'removed' : 'already_gone';
         }),
@@ -146,6 +149,15 @@ export function createMemoryConnector(store: MemoryCrmStore): CrmConnector {
     },
     async listOwners() {
       return store.owners.map((o) => ({ ...o }));
+    },
+    async taskStates(noteIds) {
+      batchIds(noteIds, MEMORY_BATCH_LIMIT, 'taskStates');
+      return noteIds.map((noteId) => {
+        const task = store.notes.find((n) => n.id === noteId)?.task;
+        if (!task) return { noteId, state: 'deleted' as const, status: null };
+        const state = task.status === 'completed' ? ('completed' as const) : ('open' as const);
+        return { noteId, state, status: task.status };
+      });
     },
     async ensureFields(fields) {
       const created: string[] = [];

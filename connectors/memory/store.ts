@@ -3,7 +3,7 @@
 // deleted account, a number field given letters), so it exercises the same paths a real CRM does.
 // One store per workspace (tenant) for the life of the process.
 import { EventEmitter } from 'node:events';
-import type { CrmOwner, FieldDefinition } from '../types.ts';
+import type { CrmOwner, FieldDefinition, FollowUpTask } from '../types.ts';
 
 export interface MemoryAccount {
   id: string;
@@ -12,7 +12,7 @@ export interface MemoryAccount {
   city: string | null;
   website: string | null;
   fields: Map<string, string>;
-  /** The owning user's id (one of `owners`). */
+  /** The owning user's id (one of `owners`), as a person set it. */
   ownerId?: string;
 }
 
@@ -23,6 +23,8 @@ export interface MemoryNote {
   title: string;
   body: string;
   occurredAt: string;
+  /** A follow-up task rather than a note: its assignment and status (`open` until a person acts). */
+  task?: FollowUpTask & { status: string };
 }
 
 export class MemoryCrmStore {
@@ -64,7 +66,7 @@ export class MemoryCrmStore {
   }
 
   addNote(note: Omit<MemoryNote, 'id'>): MemoryNote {
-    const stored = { ...note, id: this.#id('note') };
+    const stored = { ...note, id: this.#id(note.task ? 'task' : 'note') };
     this.notes.push(stored);
     return stored;
   }
@@ -75,6 +77,13 @@ export class MemoryCrmStore {
     if (index < 0) return false;
     this.notes.splice(index, 1);
     return true;
+  }
+
+  /** A person sets a task's status (`completed`, say), as they would in the CRM. */
+  setTaskStatus(id: string, status: string): void {
+    const task = this.notes.find((n) => n.id === id)?.task;
+    if (!task) throw new Error(`no task ${id}`);
+    task.status = status;
   }
 
   notesOf(accountId: string): MemoryNote[] {

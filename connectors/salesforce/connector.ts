@@ -24,6 +24,7 @@ import { createNotes, type NoteMode } from './notes.ts';
 import { listOwners } from './owners.ts';
 import { getAccount, getAccounts, IdFieldReads, listAccounts } from './read.ts';
 import type { SalesforceSession } from './session.ts';
+import { taskStates } from './task-states.ts';
 import { updateAccounts } from './write.ts';
 
 export { SALESFORCE_COLLECTION_LIMIT } from './client.ts';
@@ -94,6 +95,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     idFields,
     maxReadBatch: SALESFORCE_COLLECTION_LIMIT,
     maxNoteKeyBatch: SALESFORCE_COLLECTION_LIMIT,
+    maxTaskStateBatch: SALESFORCE_COLLECTION_LIMIT,
     fieldLimits: SALESFORCE_FIELD_LIMITS,
     getAccount: (accountId, fieldNames) =>
       afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames, idReads)),
@@ -108,6 +110,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     createNotes: (drafts) => afterLoad(() => createNotes(calls, notesAs, drafts)),
     removeNotes: (refs) => afterLoad(() => removeNotes(calls, refs)),
     listOwners: owners,
+    taskStates: (noteIds) => afterLoad(() => taskStates(calls, noteIds)),
     ensureFields: (definitions) =>
       afterLoad(() => ensureFields(calls, fieldName, noteKeyObject, definitions)),
   };

@@ -148,7 +148,7 @@ export function noteKeyFieldMetadata(object: NoteKeyObject = 'Task'): CustomFiel
 const METADATA_BATCH = 10;
 
 /**
- * Upserts our Account fields and the note key field (on Task, or on ContentVersion for ContentNotes)
+ * Upserts our Account fields and the note key field (on Task, and on ContentVersion for ContentNotes)
  * through the Metadata API (10 per call). In an org the integration user still needs field-level access
  * to them before the first write.
  */
@@ -162,6 +162,8 @@ export async function ensureFields(
   const metadata: CustomFieldMetadata[] = [
     ...fields.map((f) => toCustomFieldMetadata(f, fieldName(f.name))),
     noteKeyFieldMetadata(noteKeyObject),
+    // A follow-up is a Task whatever form notes take: it carries its key there too.
+    ...(noteKeyObject === 'Task' ? [] : [noteKeyFieldMetadata('Task')]),
   ];
   const created: string[] = [];
   const existing: string[] = [];

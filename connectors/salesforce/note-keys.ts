@@ -6,6 +6,7 @@
 import { batchIds } from '../read-batch.ts';
 import { AccountNotFoundError, type ExistingNote } from '../types.ts';
 import { isRecordId, SALESFORCE_COLLECTION_LIMIT, type SalesforceCalls } from './client.ts';
+import { SalesforceRequestError } from './errors.ts';
 import { NOTE_KEY_FIELD } from './fields.ts';
 import { fieldOf, inList, type NoteMode } from './notes.ts';
 
@@ -56,13 +57,25 @@ export async function existingNotesOf(
   };
   // Only well-formed ids (letters and digits) go into the query: nothing else can be smuggled into it.
   const valid = ids.filter((id) => isRecordId(id));
-  if (valid.length && notesAs === 'task') {
-    await calls.queryAll(
-      'query',
-      `SELECT Id, WhatId, ${NOTE_KEY_FIELD} FROM Task WHERE WhatId IN (${inList(valid)})`,
-      (row) => add(fieldOf(row, 'WhatId'), fieldOf(row, NOTE_KEY_FIELD), fieldOf(row, 'Id')),
-    );
-  } else if (valid.length) {
+  // Tasks in either form: notes are Tasks in one, follow-ups are Tasks in both.
+  if (valid.length) {
+    try {
+      await calls.queryAll(
+        'query',
+        `SELECT Id, WhatId, ${NOTE_KEY_FIELD} FROM Task WHERE WhatId IN (${inList(valid)})`,
+        (row) => add(fieldOf(row, 'WhatId'), fieldOf(row, NOTE_KEY_FIELD), fieldOf(row, 'Id')),
+      );
+    } catch (err) {
+      // An org set up for ContentNotes before follow-ups existed has no key on Task (until `setup`
+      // runs again): then it holds no follow-up Task of ours either.
+      const noTaskKey =
+        notesAs === 'content-note' &&
+        err instanceof SalesforceRequestError &&
+        err.errorCode === 'INVALID_FIELD';
+      if (!noTaskKey) throw err;
+    }
+  }
+  if (valid.length && notesAs === 'content-note') {
     // ContentDocumentLink must be filtered by LinkedEntityId or ContentDocumentId (Salesforce's rule).
     /** Accounts by the 15-character id of each document linked to them; the ids as Salesforce sent them. */
     const accountsOf = new Map<string, string[]>();

@@ -1,5 +1,6 @@
 // Size: both note forms (Task, ContentNote) share one dedupe and failure path; apart they would repeat it.
-// Notes on an Account, in one of two forms. 'task' (the default): a completed Task, one collection
+// Notes on an Account, in one of two forms (a follow-up is an open Task assigned to a user, in both).
+// 'task' (the default): a completed Task, one collection
 // create per batch, its dedupe key in BuyerIntel_Key__c and on the last line of its Description.
 // 'content-note': a ContentNote linked to the Account by a ContentDocumentLink, four collection/query
 // calls per batch, its key in BuyerIntel_Key__c of its ContentVersion (a ContentNote takes no custom
@@ -62,9 +63,43 @@ export function createNotes(
   notesAs: NoteMode,
   drafts: readonly NoteDraft[],
 ): Promise<NoteResult[]> {
-  return createNotesOnce(drafts, SALESFORCE_COLLECTION_LIMIT, (unique) =>
-    notesAs === 'content-note' ? createContentNotes(calls, unique) : createTasks(calls, unique),
-  );
+  return createNotesOnce(drafts, SALESFORCE_COLLECTION_LIMIT, async (unique) => {
+    if (notesAs !== 'content-note') return createTasks(calls, unique);
+    // A follow-up is a Task whatever form notes take: one call each, the answers merged back in order.
+    const tasks = unique.filter((d) => d.task);
+    const notes = unique.filter((d) => !d.task);
+    const [taskOutcomes, noteOutcomes] = await Promise.all([
+      tasks.length ? createTasks(calls, tasks) : [],
+      notes.length ? createContentNotes(calls, notes) : [],
+    ]);
+    let t = 0;
+    let n = 0;
+    return unique.map(
+      (d) =>
+        (d.task ? taskOutcomes[t++] : noteOutcomes[n++]) ?? {
+          status: undefined,
+          message: 'no outcome',
+          permanent: false,
+        },
+    );
+  });
+}
+
+const PRIORITY = { high: 'High', medium: 'Normal', low: 'Low' } as const;
+
+/** A note is a completed Task; a follow-up is an open one, assigned and due. */
+function taskState(draft: NoteDraft): Record<string, string> {
+  const task = draft.task;
+  if (!task) {
+    const date = activityDate(draft.occurredAt);
+    return { ...(date ? { ActivityDate: date } : {}), Status: 'Completed' };
+  }
+  return {
+    OwnerId: task.ownerId,
+    ActivityDate: task.dueDate,
+    Priority: PRIORITY[task.priority],
+    Status: 'Not Started',
+  };
 }
 
 /** Notes as completed Tasks: one collection create. */
@@ -73,13 +108,11 @@ async function createTasks(calls: SalesforceCalls, unique: readonly NoteDraft[])
   const records = unique.map((draft) => {
     const keyLine = `${NOTE_KEY_LINE_PREFIX}${draft.dedupeKey}`;
     const body = draft.body.slice(0, DESCRIPTION_MAX - keyLine.length - 2);
-    const date = activityDate(draft.occurredAt);
     return {
       WhatId: draft.accountId,
       Subject: draft.title.slice(0, SUBJECT_MAX),
       Description: body ? `${body}\n\n${keyLine}` : keyLine,
-      ...(date ? { ActivityDate: date } : {}),
-      Status: 'Completed',
+      ...taskState(draft),
       [NOTE_KEY_FIELD]: draft.dedupeKey,
     };
   });

@@ -107,6 +107,7 @@ function toSnapshot(
     zip: value('BillingPostalCode'),
     street: value('BillingStreet'),
     website: value('Website'),
+    ...(value('OwnerId') ? { ownerId: value('OwnerId') as string } : {}),
     fields,
     ...(ids ? { ids } : {}),
     ...(ownerId ? { ownerId } : {}),

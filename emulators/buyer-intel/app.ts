@@ -9,7 +9,7 @@ import { mountStatsAndFaults } from '../shared/control.ts';
 import { CallStats, FaultPlan, type FaultSettings, SlidingWindowLimiter } from '../shared/faults.ts';
 import { buildDataset, type SandboxDataset } from './data/dataset.ts';
 import { HttpError, sendError } from './http-error.ts';
-import { type OperationContext, registerOperations } from './operation.ts';
+import { type OperationContext, type RowStatusChange, registerOperations } from './operation.ts';
 import { registerBridgeRoutes } from './routes/bridges.ts';
 import { registerBuyerRoutes } from './routes/buyers.ts';
 import { registerFeedRoutes } from './routes/feeds.ts';
@@ -44,6 +44,8 @@ export interface BuyerIntelSandbox {
   tokens: { full: string[]; restricted: string[] };
   /** Sends the provider's bridge row webhooks; `configure({ url })` to turn it on. */
   webhooks: SandboxWebhookSender;
+  /** Every row status setBridgeRowStatus set, oldest first (tests and the demo read them here). */
+  statusChanges: readonly RowStatusChange[];
 }
 
 export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}): BuyerIntelSandbox {
@@ -91,7 +93,8 @@ export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}):
   });
   app.use(express.json({ limit: options.maxBodyBytes ?? 1024 * 1024, strict: false }));
 
-  const ctx: OperationContext = { dataset, faults, stats, limiter, tokens, webhooks };
+  const statusChanges: RowStatusChange[] = [];
+  const ctx: OperationContext = { dataset, faults, stats, limiter, tokens, webhooks, statusChanges };
   const router = express.Router();
   registerOperations(router, ctx, [registerBuyerRoutes, registerBridgeRoutes, registerFeedRoutes]);
   app.use(router);
@@ -107,7 +110,7 @@ export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}):
     sendError(res, 500, 'server.error', 'internal server error');
   });
 
-  return { app, dataset, faults, stats, tokens, webhooks };
+  return { app, dataset, faults, stats, tokens, webhooks, statusChanges };
 }
 
 /**

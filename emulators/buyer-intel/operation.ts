@@ -15,6 +15,16 @@ export interface OperationContext {
   tokens: { full: string[]; restricted: string[] };
   /** Row changes made through the API send their webhook (when configured). */
   webhooks?: SandboxWebhookSender;
+  /** Every status change setBridgeRowStatus made, oldest first (the feeds show the new status). */
+  statusChanges?: RowStatusChange[];
+}
+
+export interface RowStatusChange {
+  bridgeId: string;
+  rowId: string;
+  from: string;
+  to: string;
+  at: string;
 }
 
 export interface Caller {

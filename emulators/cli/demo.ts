@@ -17,6 +17,7 @@ import { startHubSpotSandbox } from '../hubspot/server.ts';
 import { redisForDemo } from '../private-redis.ts';
 import { startSalesforceSandbox } from '../salesforce/server.ts';
 import { SANDBOX_OUTBOUND_TOKEN, sandboxSettings } from '../settings.ts';
+import { DEMO_FOLLOW_UPS, DEMO_OWNERS, showFollowUps } from './demo-follow-ups.ts';
 import { showOwnerDigest, startOwnerDigestStandIns } from './demo-owner-digest.ts';
 
 /** What sales teams really have in their CRM: tidy names, sloppy names, and names that fit several buyers. */
@@ -80,6 +81,7 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
         { worker: { concurrency: 10 } },
       ),
       digest: standIns.digest,
+      followUps: DEMO_FOLLOW_UPS,
     });
     try {
       const out = (line = '') => process.stdout.write(`${line}\n`);
@@ -109,21 +111,24 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
       );
       out();
 
+      // The first company and Account have an owner (a rep); the others none.
       const ids = DEMO_COMPANIES.map(
-        (c) =>
+        (c, i) =>
           hs.store.createCompany(
             {
               name: c.name,
               ...(c.state ? { state: c.state } : {}),
               ...(c.domain ? { domain: c.domain } : {}),
+              ...(i === 0 ? { hubspot_owner_id: DEMO_OWNERS.hubspot } : {}),
             },
             { source: 'CRM_UI' },
           ).id,
       );
 
       const sfIds = DEMO_ACCOUNTS.map(
-        (a) =>
+        (a, i) =>
           sf.store.create('Account', {
+            ...(i === 0 ? { OwnerId: DEMO_OWNERS.salesforce } : {}),
             Name: a.name,
             ...(a.state ? { BillingState: a.state } : {}),
             ...(a.website ? { Website: a.website } : {}),
@@ -147,9 +152,15 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
         };
       };
       const rows = DEMO_COMPANIES.map((c, i) =>
-        row(c.name, c.state, ids[i] ?? '', hs.store.notesOf(ids[i] ?? '').length),
+        row(
+          c.name,
+          c.state,
+          ids[i] ?? '',
+          hs.store.notesOf(ids[i] ?? '').length +
+            hs.store.associations('companies', ids[i] ?? '', 'tasks').length,
+        ),
       );
-      out('HubSpot companies (notes = signal notes on the company):');
+      out('HubSpot companies (notes = signal notes, or the owner’s tasks, on the company):');
       out(renderRecords(rows));
       const tasksOf = (id: string) =>
         sf.store.list('Task').filter((t) => t.values.get('WhatId') === id).length;
@@ -189,6 +200,15 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
           ),
         );
       }
+      await showFollowUps({
+        service,
+        bi,
+        hs,
+        sf,
+        hubspotId: ids[0] ?? '',
+        salesforceId: sfIds[0] ?? '',
+        out,
+      });
       out();
       const perAccount = (calls: number, accounts: number, noun: string) =>
         `${(calls / accounts).toFixed(1)} per ${noun}`;

@@ -24,6 +24,7 @@ import { registerNoteRoutes } from './routes/notes.ts';
 import { registerOAuthRoutes } from './routes/oauth.ts';
 import { registerOwnerRoutes } from './routes/owners.ts';
 import { registerPropertyRoutes } from './routes/properties.ts';
+import { registerTaskRoutes } from './routes/tasks.ts';
 import { type ChangeSource, HubSpotStore, type StoreOptions } from './store.ts';
 import { WebhookSender, type WebhookSettings } from './webhooks.ts';
 
@@ -117,6 +118,7 @@ export function createHubSpotSandbox(options: HubSpotSandboxOptions = {}): HubSp
   registerOperations(router, ctx, [
     registerCompanyRoutes,
     registerNoteRoutes,
+    registerTaskRoutes,
     registerPropertyRoutes,
     registerAssociationRoutes,
     registerOwnerRoutes,

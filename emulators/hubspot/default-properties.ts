@@ -528,6 +528,80 @@ const NOTE_SPECS: Spec[] = [
   },
 ];
 
+// The task properties of the tasks guide: hs_timestamp is the due date and required; status, priority
+// and type are enumerations with HubSpot's values; hubspot_owner_id names the assigned user.
+const TASK_SPECS: Spec[] = [
+  { name: 'hs_timestamp', label: 'Due date', type: 'datetime', fieldType: 'date', groupName: 'task' },
+  { name: 'hs_task_subject', label: 'Task Title', type: 'string', fieldType: 'text', groupName: 'task' },
+  { name: 'hs_task_body', label: 'Notes', type: 'string', fieldType: 'html', groupName: 'task' },
+  {
+    name: 'hs_task_status',
+    label: 'Task Status',
+    type: 'enumeration',
+    fieldType: 'select',
+    groupName: 'task',
+    options: [
+      ['NOT_STARTED', 'Not started'],
+      ['IN_PROGRESS', 'In progress'],
+      ['WAITING', 'Waiting'],
+      ['COMPLETED', 'Completed'],
+      ['DEFERRED', 'Deferred'],
+    ],
+  },
+  {
+    name: 'hs_task_priority',
+    label: 'Priority',
+    type: 'enumeration',
+    fieldType: 'select',
+    groupName: 'task',
+    options: [
+      ['NONE', 'None'],
+      ['LOW', 'Low'],
+      ['MEDIUM', 'Medium'],
+      ['HIGH', 'High'],
+    ],
+  },
+  {
+    name: 'hs_task_type',
+    label: 'Task Type',
+    type: 'enumeration',
+    fieldType: 'select',
+    groupName: 'task',
+    options: [
+      ['CALL', 'Call'],
+      ['EMAIL', 'Email'],
+      ['TODO', 'To-do'],
+    ],
+  },
+  {
+    name: 'hubspot_owner_id',
+    label: 'Assigned to',
+    type: 'enumeration',
+    fieldType: 'select',
+    groupName: 'task',
+    externalOptions: true,
+  },
+  { name: 'hs_createdate', label: 'Created at', type: 'datetime', fieldType: 'date', groupName: 'task' },
+  {
+    name: 'hs_lastmodifieddate',
+    label: 'Last modified date',
+    type: 'datetime',
+    fieldType: 'date',
+    groupName: 'task',
+    readOnlyValue: true,
+  },
+  {
+    name: 'hs_object_id',
+    label: 'Record ID',
+    type: 'number',
+    fieldType: 'number',
+    groupName: 'task',
+    readOnlyValue: true,
+  },
+];
+
+const SPECS: Record<ObjectType, Spec[]> = { companies: COMPANY_SPECS, notes: NOTE_SPECS, tasks: TASK_SPECS };
+
 const GROUPS: Record<ObjectType, [string, string][]> = {
   companies: [
     ['companyinformation', 'Company information'],
@@ -536,10 +610,11 @@ const GROUPS: Record<ObjectType, [string, string][]> = {
     ['analyticsinformation', 'Web analytics history'],
   ],
   notes: [['engagement', 'Engagement']],
+  tasks: [['task', 'Task information']],
 };
 
 export function defaultProperties(type: ObjectType): PropertyDefinition[] {
-  return (type === 'companies' ? COMPANY_SPECS : NOTE_SPECS).map((spec, i) => define(spec, i));
+  return SPECS[type].map((spec, i) => define(spec, i));
 }
 
 export function defaultGroups(type: ObjectType): PropertyGroup[] {

@@ -1,8 +1,9 @@
 // The CRM object types the sandbox holds and the association types between them. Type ids from the
-// "Using object APIs" guide (companies 0-2, notes 0-46); association type ids from the associations v4
-// guide (company→note 189, note→company 190, both HUBSPOT_DEFINED and unlabelled).
+// "Using object APIs" guide (companies 0-2, notes 0-46, tasks 0-27); association type ids from the
+// associations v4 guide (company→note 189, note→company 190, company→task 191, task→company 192, all
+// HUBSPOT_DEFINED and unlabelled).
 
-export type ObjectType = 'companies' | 'notes';
+export type ObjectType = 'companies' | 'notes' | 'tasks';
 
 export interface ObjectTypeInfo {
   name: ObjectType;
@@ -36,6 +37,15 @@ export const OBJECT_TYPES: Record<ObjectType, ObjectTypeInfo> = {
     createdateProperty: 'hs_createdate',
     defaultProperties: ['hs_createdate', 'hs_lastmodifieddate', 'hs_object_id'],
     searchableProperties: ['hs_note_body'],
+  },
+  tasks: {
+    name: 'tasks',
+    typeId: '0-27',
+    singular: 'task',
+    upper: 'TASK',
+    createdateProperty: 'hs_createdate',
+    defaultProperties: ['hs_createdate', 'hs_lastmodifieddate', 'hs_object_id'],
+    searchableProperties: ['hs_task_subject', 'hs_task_body'],
   },
 };
 
@@ -80,6 +90,24 @@ export const ASSOCIATION_TYPES: AssociationTypeDef[] = [
     label: null,
     name: 'note_to_company',
     inverseTypeId: 189,
+  },
+  {
+    from: 'companies',
+    to: 'tasks',
+    typeId: 191,
+    category: 'HUBSPOT_DEFINED',
+    label: null,
+    name: 'company_to_task',
+    inverseTypeId: 192,
+  },
+  {
+    from: 'tasks',
+    to: 'companies',
+    typeId: 192,
+    category: 'HUBSPOT_DEFINED',
+    label: null,
+    name: 'task_to_company',
+    inverseTypeId: 191,
   },
 ];
 

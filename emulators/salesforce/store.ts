@@ -70,6 +70,11 @@ const AUDIT: FieldDef[] = [
   { name: 'IsDeleted', system: true },
 ];
 
+/** A Task's IsClosed follows its Status (the default TaskStatus picklist closes only `Completed`). */
+function deriveClosed(record: { type: SObjectType; values: Map<string, FieldValue> }): void {
+  if (record.type === 'Task') record.values.set('IsClosed', record.values.get('Status') === 'Completed');
+}
+
 const STANDARD_FIELDS: Record<SObjectType, FieldDef[]> = {
   Account: [
     { name: 'Id', system: true },
@@ -110,6 +115,8 @@ const STANDARD_FIELDS: Record<SObjectType, FieldDef[]> = {
       spec: { kind: 'picklist', values: ['High', 'Normal', 'Low'], restricted: true },
     },
     { name: 'Description', spec: text(32_000), label: 'Comments' },
+    // Read-only, derived from Status: true for a status marked closed (in a new org, Completed only).
+    { name: 'IsClosed', system: true, default: false },
     ...AUDIT,
   ],
   ContentNote: [
@@ -618,6 +625,7 @@ export class SalesforceStore {
       ['IsDeleted', false],
     ];
     for (const [k, v] of system) if (fields.includes(k)) record.values.set(k, v);
+    deriveClosed(record);
     if (fields.includes('OwnerId') && record.values.get('OwnerId') === null)
       record.values.set('OwnerId', this.userId);
     this.#composeName(record);
@@ -836,6 +844,7 @@ export class SalesforceStore {
       record.values.set(k, v);
     }
     this.#composeName(record);
+    deriveClosed(record);
     this.#touch(record);
     this.#emit('updated', record, changed);
     return record;

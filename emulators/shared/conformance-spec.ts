@@ -22,6 +22,7 @@ const SPEC_FILES: Record<ConformanceApi, string[]> = {
   hubspot: [
     'hubspot-openapi/companies-v3.json',
     'hubspot-openapi/notes-v3.json',
+    'hubspot-openapi/tasks-v3.json',
     'hubspot-openapi/properties-v3.json',
     'hubspot-openapi/associations-v4.json',
     'hubspot-openapi/oauth-v3.json',

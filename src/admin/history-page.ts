@@ -48,7 +48,7 @@ function changeRows(c: ChangeJson, withAccount: boolean): string {
     }),
     ...c.notes.map((n) => ({
       attrs: `class="note ${n.action}"`,
-      cells: `<td>note</td><td>${esc(n.title ?? n.dedupeKey)}</td><td>${n.action === 'removed' ? 'removed by an undo' : 'created'} <small>(${esc(n.noteId)})</small></td>`,
+      cells: `<td>note</td><td>${esc(n.title ?? n.dedupeKey)}</td><td>${n.action === 'removed' ? 'removed by an undo' : n.action === 'closed' ? 'closed the loop' : 'created'} <small>(${esc(n.noteId)})</small></td>`,
     })),
   ];
   const span = lines.length;

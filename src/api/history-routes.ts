@@ -46,7 +46,7 @@ export interface FieldChangeJson {
 
 export interface NoteJson {
   /** `created` by an enrichment, or `removed` by an undo. */
-  action: 'created' | 'removed';
+  action: 'created' | 'removed' | 'closed';
   noteId: string;
   dedupeKey: string;
   title: string | null;

@@ -40,8 +40,9 @@ const note = {
   properties: {
     action: {
       type: 'string',
-      enum: ['created', 'removed'],
-      description: 'created by an enrichment, or removed by an undo (HubSpot: archived)',
+      enum: ['created', 'removed', 'closed'],
+      description:
+        'created by an enrichment, removed by an undo (HubSpot: archived), or closed: a follow-up task a person completed or dismissed set its provider row status (the title says which)',
     },
     noteId: { type: 'string', description: 'The CRM’s id of the note or Task' },
     dedupeKey: { type: 'string' },

@@ -10,6 +10,7 @@ import {
   SIGNAL_SORTS,
 } from '../buyer-intel/enums.ts';
 import { type DigestSettings, digestSettingsFromEnv } from '../digest/settings.ts';
+import { followUpVariables } from '../follow-ups/settings.ts';
 import {
   checkedList,
   enumList,
@@ -103,6 +104,8 @@ export const coreSchema = z.object({
   SIGNALS_PERIOD: z.enum(RELATIVE_DATE_PERIODS).default('LastThreeMonths'),
   SIGNALS_SORT: z.enum(SIGNAL_SORTS).default('Date'),
   SIGNALS_MAX_NOTES_PER_RUN: int(0, 100, 5),
+  /** Follow-up tasks for the account's owner, and the sweep that closes the loop: src/follow-ups/. */
+  ...followUpVariables,
 
   SCHEDULE_TZ: timeZone.default('UTC'),
   /** Re-enrich every matched account: a cron pattern, or off. Default Sundays 04:00. */

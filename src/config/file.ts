@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { CRMS } from '../../connectors/registry.ts';
+import { FOLLOW_UP_FILE_KEYS } from '../follow-ups/settings.ts';
 
 /** File key (dotted path) → environment variable. */
 export const CONFIG_KEYS: Readonly<Record<string, string>> = {
@@ -16,6 +17,7 @@ export const CONFIG_KEYS: Readonly<Record<string, string>> = {
   'signals.period': 'SIGNALS_PERIOD',
   'signals.sort': 'SIGNALS_SORT',
   'signals.maxNotesPerRun': 'SIGNALS_MAX_NOTES_PER_RUN',
+  ...FOLLOW_UP_FILE_KEYS,
   'schedules.timeZone': 'SCHEDULE_TZ',
   'schedules.reenrich': 'REENRICH_CRON',
   'schedules.digest.perAccount': 'DIGEST_PER_ACCOUNT_CRON',

@@ -7,6 +7,8 @@ import type { AccountRef, CrmConnector, CrmKind, NoteDraft } from '../../connect
 import type { ReviewInstruction } from '../../queues/review-instruction.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import type { BuyerField } from '../buyer-intel/fields.ts';
+import { followUpOf, type SignalRef, signalRefOf } from '../follow-ups/drafts.ts';
+import { type FollowUpSettings, NO_FOLLOW_UPS } from '../follow-ups/settings.ts';
 import { PROVENANCE_FIELD_DEFINITIONS, PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { type FitNote, fitWrites } from '../map/fit.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
@@ -47,6 +49,8 @@ export interface PipelineDeps {
   signals: SignalSettings;
   /** A run's signals from the org-wide feed, where the run chose it (run-signals.ts). */
   runSignals?: RunSignals;
+  /** Which signals become a task for the account's owner; default none (every signal a note). */
+  followUps?: FollowUpSettings;
   now?: () => Date;
 }
 
@@ -220,6 +224,8 @@ export async function enrichAccount(
   let fields: FieldChange[] = [];
   let fieldUpdates: Record<string, string | null> = {};
   let notes: NoteDraft[] = [];
+  /** The provider row of each note or task, by key: a follow-up's task closes it later. */
+  const signalOf = new Map<string, SignalRef>();
   let alreadyPresent = 0;
   let overCap = 0;
   /** The notes to create were marked pending with the CRM's keys (else they are marked just before). */
@@ -260,7 +266,12 @@ export async function enrichAccount(
     fieldUpdates = plan.updates;
     Object.assign(written, plan.updates);
 
-    const drafts = signals.result.map((s) => signalToNote(ref.accountId, decision.buyerId, s));
+    const owner = { crm: ref.crm, ownerId: account.ownerId };
+    const drafts = signals.result.map((s) => {
+      const note = signalToNote(ref.accountId, decision.buyerId, s);
+      signalOf.set(note.dedupeKey, signalRefOf(s));
+      return followUpOf(note, s, owner, deps.followUps ?? NO_FOLLOW_UPS, now);
+    });
     const unique = [...new Map(drafts.map((d) => [d.dedupeKey, d])).values()];
     const ours = await deps.ledgers.noteKnowledge(
       ref,
@@ -343,7 +354,11 @@ export async function enrichAccount(
             writeContextOf(options.job, match.buyerId, fields, account.fields, written),
           )
         : undefined,
-      Promise.all(notes.map((n) => deps.createNote(ref.crm, ref.tenant, n, origin))),
+      Promise.all(
+        notes.map((n) =>
+          deps.createNote(ref.crm, ref.tenant, n, { ...origin, signal: signalOf.get(n.dedupeKey) }),
+        ),
+      ),
     ]);
     const ok = results.flatMap((r) => (r.ok ? [r.dedupeKey] : []));
     await deps.ledgers.recordNotes(ref, ok);

@@ -117,6 +117,7 @@ export function buildCore(settings: ServiceSettings) {
       prefix,
       settings: settings.signals,
     }),
+    ...(settings.followUps ? { followUps: settings.followUps } : {}),
   };
   const digestDeps: DigestDeps = {
     buyerIntel: buyerIntel.client,

@@ -2,6 +2,7 @@
 // a schedule switched off in the configuration has its scheduler removed.
 
 import { registerDigestSchedulers } from '../../queues/digest-queue.ts';
+import { upsertFollowUpSweep } from '../../queues/follow-up-sweep.ts';
 import { PENDING_SWEEP_SCHEDULE, upsertSchedule } from '../../queues/maintenance.ts';
 import { DIGEST_KINDS } from '../digest/deps.ts';
 import { digestSchedules } from '../digest/run.ts';
@@ -16,4 +17,5 @@ export async function upsertSchedules(core: ServiceCore): Promise<void> {
   if (reenrich)
     await upsertSchedule(queues.maintenance, { id: 'reenrich', name: 'reenrich-sweep', ...reenrich });
   else await queues.maintenance.removeJobScheduler('reenrich');
+  await upsertFollowUpSweep(queues.maintenance, settings.followUps?.sweepMinutes ?? 0);
 }

@@ -2,6 +2,7 @@
 // Each CRM's settings were read by its own descriptor in loadEnv; they pass through untouched.
 import type { Env } from '../config/env.ts';
 import { securitySettings } from '../config/security.ts';
+import { followUpSettings } from '../follow-ups/settings.ts';
 import { mappingFromFile } from '../map/default-mapping.ts';
 import { TokenCipher } from '../tenants/cipher.ts';
 import type { ServiceSettings } from './types.ts';
@@ -53,6 +54,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
       sort: env.SIGNALS_SORT,
       maxNotesPerRun: env.SIGNALS_MAX_NOTES_PER_RUN,
     },
+    followUps: followUpSettings(env),
     worker: {
       concurrency: env.WORKER_CONCURRENCY,
       attempts: env.ENRICH_ATTEMPTS,

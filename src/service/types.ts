@@ -1,5 +1,6 @@
 // What a running service is configured with and what it offers its callers (the CLI roles, the demo,
 // the tests). CRM settings are opaque here: each CRM's descriptor reads its own section.
+
 import type { Queue, Worker } from 'bullmq';
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
 import type { createEnrichQueue, EnrichQueueData } from '../../queues/enrich-queue.ts';
@@ -10,6 +11,7 @@ import type { DigestKind, DigestRunResult } from '../digest/deps.ts';
 import type { DigestSettings } from '../digest/settings.ts';
 import type { EnrichResult, PipelineDeps } from '../enrich/pipeline.ts';
 import type { SignalPlan, SignalSettings } from '../enrich/run-signals.ts';
+import type { FollowUpSettings } from '../follow-ups/settings.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import type { Logger } from '../observe/logger.ts';
 import type { Metrics } from '../observe/metrics.ts';
@@ -61,6 +63,8 @@ export interface ServiceSettings {
   mapping: Mapping;
   match: { acceptThreshold: number; ambiguityMargin: number };
   signals: SignalSettings;
+  /** Signals as tasks for the account's owner, and the sweep closing the loop; default off. */
+  followUps?: FollowUpSettings;
   worker: {
     concurrency: number;
     attempts: number;

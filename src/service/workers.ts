@@ -5,12 +5,14 @@ import type { Worker } from 'bullmq';
 import { enrichedBy } from '../../queues/chunk-result.ts';
 import { startDigestWorker } from '../../queues/digest-queue.ts';
 import { startEnrichWorker } from '../../queues/enrich-worker.ts';
+import { FOLLOW_UP_SWEEP_JOB } from '../../queues/follow-up-sweep.ts';
 import { PENDING_SWEEP_JOB, startMaintenanceWorker } from '../../queues/maintenance.ts';
 import { startSignalWorker } from '../../queues/signal-queue.ts';
 import { DEFAULT_DAILY_HEADROOM, dailyHeadroomGate } from '../backfill/daily-headroom.ts';
 import { digestProcessor } from '../digest/run.ts';
 import type { EnrichResult } from '../enrich/pipeline.ts';
 import { planSignals, recordSignalPlan } from '../enrich/run-signals.ts';
+import { sweepFollowUps } from '../follow-ups/sweep.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { reenrichSweep } from '../reenrich/sweep.ts';
 import { accountLockKey, redisAccountLock } from '../signals/account-lock.ts';
@@ -116,6 +118,7 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
       // The enrich worker's own per-account lock: a real-time note and an enrichment never race.
       lock: redisAccountLock({ redis: redis.worker, keyOf: (a) => lockKey(prefix, a) }),
       ...(biWebhooks.bridgeIds?.length ? { bridgeIds: biWebhooks.bridgeIds } : {}),
+      ...(settings.followUps ? { followUps: settings.followUps } : {}),
     };
     all.push(
       startSignalWorker({
@@ -182,6 +185,16 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
           );
           if (result.accounts || result.left || result.unsettled)
             log.info('pending writes settled', { ...result });
+          return result;
+        },
+        [FOLLOW_UP_SWEEP_JOB]: async (job) => {
+          const result = await sweepFollowUps({
+            followUps: (await store.open()).followUps,
+            connectorFor: core.connector,
+            buyerIntel: core.buyerIntel.client,
+            dismissed: settings.followUps?.dismissed ?? ['deleted'],
+          });
+          log.info('follow-up sweep finished', { jobId: job.id, ...result });
           return result;
         },
         'reenrich-sweep': async (job) => {

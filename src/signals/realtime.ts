@@ -1,7 +1,8 @@
 // The job of one bridge row event: read the row, find the CRM accounts enriched with its buyer, and put
 // one note on each — deduped exactly like the enrichment pipeline (same key from signalNoteKey; our
 // ledger first, then the CRM as the source of truth; record what was written), so a row the pipeline
-// already noted, or a re-run of this job, never becomes a second note.
+// already noted, or a re-run of this job, never becomes a second note. A signal of a type configured
+// as a follow-up becomes a task for the account's owner instead (src/follow-ups/), read with the account.
 import {
   AccountNotFoundError,
   type CrmConnector,
@@ -11,6 +12,8 @@ import {
 } from '../../connectors/types.ts';
 import type { SignalJobData } from '../../queues/signal-queue.ts';
 import { PermanentWriteError } from '../enrich/pipeline.ts';
+import { followUpOf, signalRefOf, wantsTask } from '../follow-ups/drafts.ts';
+import type { FollowUpSettings } from '../follow-ups/settings.ts';
 import type { WriteOrigin } from '../write/journal.ts';
 import type { AccountKey, Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
@@ -28,6 +31,9 @@ export interface RealtimeDeps {
   /** Only rows of these bridges become notes; default: every bridge the provider sends. */
   bridgeIds?: readonly string[];
   rowLookup?: RowLookupOptions;
+  /** Which signals become a task for the account's owner; default none. */
+  followUps?: FollowUpSettings;
+  now?: () => Date;
 }
 
 export type AccountOutcome = 'created' | 'already_present' | 'account_gone';
@@ -57,7 +63,23 @@ export async function processRowEvent(deps: RealtimeDeps, event: SignalJobData):
   const failures: { message: string; permanent: boolean }[] = [];
   for (const account of accounts) {
     const note = signalToNote(account.accountId, buyerId, signal);
-    const run = () => noteOnce(deps, account, note, buyerId);
+    const run = async () => {
+      const settings = deps.followUps;
+      let draft = note;
+      if (settings && wantsTask(settings, signal)) {
+        const connector = deps.connectorFor(account.crm, account.tenant);
+        let ownerId: string | undefined;
+        try {
+          ({ ownerId } = await connector.getAccount(account.accountId, []));
+        } catch (err) {
+          if (err instanceof AccountNotFoundError) return 'account_gone' as const;
+          throw err;
+        }
+        const now = (deps.now ?? (() => new Date()))();
+        draft = followUpOf(note, signal, { crm: account.crm, ownerId }, settings, now);
+      }
+      return noteOnce(deps, account, draft, buyerId, signalRefOf(signal));
+    };
     try {
       const outcome = deps.lock ? await deps.lock(account, run) : await run();
       results.push({ ...account, outcome, noteKey: note.dedupeKey });
@@ -87,6 +109,7 @@ async function noteOnce(
   account: AccountKey,
   note: NoteDraft,
   buyerId: string,
+  signal: WriteOrigin['signal'],
 ): Promise<AccountOutcome> {
   const key = note.dedupeKey;
   if ((await deps.ledgers.knownNotes(account, [key])).has(key)) return 'already_present';
@@ -106,7 +129,7 @@ async function noteOnce(
   // Write-ahead, as an enrichment does: a crash before the note is recorded sends the next job to the CRM.
   await deps.ledgers.notesPending(account, [key]);
   const result = deps.createNote
-    ? await deps.createNote(account.crm, account.tenant, note, { trigger: 'signal', buyerId })
+    ? await deps.createNote(account.crm, account.tenant, note, { trigger: 'signal', buyerId, signal })
     : (await connector.createNotes([note]))[0];
   if (!result)
     throw new WriteFailed({ message: 'the CRM returned no result for the note', permanent: false });

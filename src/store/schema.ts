@@ -235,6 +235,41 @@ export interface DigestStateTable {
   updated_at: ColumnType<Date, Date | string | undefined, Date | string>;
 }
 
+/** A follow-up task we created, watched until it closes the loop (migration 0012). */
+export interface FollowUpsTable {
+  crm: string;
+  tenant: string;
+  task_id: string;
+  account_id: string;
+  dedupe_key: string;
+  buyer_id: string | null;
+  owner_id: string;
+  bridge_id: string;
+  row_id: string;
+  created_at: CreatedAt;
+  /** The row status the task's state decided, claimed before the provider call. */
+  closing: 'Actioned' | 'NotInterested' | null;
+  crm_state: string | null;
+  closed_at: Date | null;
+}
+
+/** The provider row status a follow-up task set, append-only, numbered with the write history. */
+export interface FollowUpClosuresTable {
+  id: Id;
+  crm: string;
+  tenant: string;
+  task_id: string;
+  account_id: string;
+  buyer_id: string | null;
+  dedupe_key: string;
+  bridge_id: string;
+  row_id: string;
+  row_status: 'Actioned' | 'NotInterested';
+  crm_state: string;
+  note: string | null;
+  at: CreatedAt;
+}
+
 export interface Database {
   runs: RunsTable;
   account_outcomes: AccountOutcomesTable;
@@ -249,6 +284,8 @@ export interface Database {
   undo_accounts: UndoAccountsTable;
   crm_tenants: CrmTenantsTable;
   digest_state: DigestStateTable;
+  follow_ups: FollowUpsTable;
+  follow_up_closures: FollowUpClosuresTable;
 }
 
 export type RunRow = Selectable<RunsTable>;

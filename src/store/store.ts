@@ -10,6 +10,7 @@ import { IntegrationError } from '../shared/errors.ts';
 import { type DatabaseHandle, type DatabaseSettings, openDatabase } from './db.ts';
 import { Decisions } from './decisions.ts';
 import { DigestStates } from './digest-state.ts';
+import { FollowUps } from './follow-ups.ts';
 import { MatchedAccounts } from './matched.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { Outcomes } from './outcomes.ts';
@@ -53,6 +54,8 @@ export interface Repositories {
   digests: DigestStates;
   /** Each matched account's buyer, from the outcomes (rebuilds Redis' index: src/write/ledgers.ts). */
   matched: MatchedAccounts;
+  /** Follow-up tasks and the provider row statuses they set (src/follow-ups/). */
+  followUps: FollowUps;
 }
 
 export class Store {
@@ -106,6 +109,7 @@ export class Store {
         tenants: new TenantRows(db),
         digests: new DigestStates(db),
         matched: new MatchedAccounts(db),
+        followUps: new FollowUps(db),
       };
     })();
     // A failed check (database down, migrations pending) is asked again next time.

@@ -15,6 +15,7 @@ import type {
   PendingSettlement,
 } from '../write/journal.ts';
 import { insertFieldWrites } from './field-rows.ts';
+import { FollowUps } from './follow-ups.ts';
 import {
   accountsPendingSince,
   type PendingAccount,
@@ -63,8 +64,12 @@ export interface FieldEvent extends EventBase {
 
 export interface NoteEvent extends EventBase {
   type: 'note';
-  /** `created` by an enrichment (notes_created), or `removed` by an undo (notes_removed). */
-  action: 'created' | 'removed';
+  /**
+   * `created` by an enrichment (notes_created), `removed` by an undo (notes_removed), or `closed`: a
+   * follow-up task a person completed or dismissed set its provider row's status (follow_up_closures;
+   * the title says which status).
+   */
+  action: 'created' | 'removed' | 'closed';
   noteId: string;
   dedupeKey: string;
   title: string | null;
@@ -143,34 +148,17 @@ export class WriteHistory {
     return accountsPendingSince(this.#db, before, limit);
   }
 
-  /** One statement for the whole batch. */
+  /**
+   * One statement for the whole batch; a follow-up task among them is also watched from now on
+   * (follow-ups.ts), in the same transaction so a retry never records a note twice.
+   */
   async recordNotes(entries: readonly NoteEntry[]): Promise<void> {
     if (!entries.length) return;
-    const col = <T>(pick: (e: NoteEntry) => T) => entries.map(pick);
-    await this.#db
-      .insertInto('notes_created')
-      .columns([
-        'run_id',
-        'job_id',
-        'trigger',
-        'crm',
-        'tenant',
-        'account_id',
-        'buyer_id',
-        'note_id',
-        'dedupe_key',
-        'title',
-        'at',
-      ])
-      .expression(
-        sql`select * from unnest(
-          ${col((e) => e.runId)}::bigint[], ${col((e) => e.jobId)}::text[], ${col((e) => e.trigger)}::text[],
-          ${col((e) => e.crm)}::text[], ${col((e) => e.tenant)}::text[], ${col((e) => e.accountId)}::text[],
-          ${col((e) => e.buyerId)}::text[], ${col((e) => e.noteId)}::text[], ${col((e) => e.dedupeKey)}::text[],
-          ${col((e) => e.title)}::text[], ${col((e) => e.at.toISOString())}::timestamptz[]
-        )`,
-      )
-      .execute();
+    if (!entries.some((e) => e.followUp)) return insertNotes(this.#db, entries);
+    await this.#db.transaction().execute(async (tx) => {
+      await insertNotes(tx, entries);
+      await new FollowUps(tx).record(entries);
+    });
   }
 
   /**
@@ -332,6 +320,8 @@ export class WriteHistory {
       ...(after !== undefined ? [sql`id < ${after}`] : []),
     ];
     const where = sql.join(conditions, sql` and `);
+    // A closure belongs to no run or job: a page of one shows none.
+    const closureWhere = scope.runId !== undefined || scope.jobId !== undefined ? sql`false` : where;
     // Each side reads its own index newest first and stops at the page's size; the merge keeps a page.
     const { rows } = await sql<EventRow>`
       select h.*, r.kind as run_kind, r.label as run_label, r.actor as run_actor from (
@@ -347,6 +337,12 @@ export class WriteHistory {
         (select 'note-removed', id, at, crm, tenant, account_id, run_id, job_id, trigger, buyer_id,
                 null, null, null, null, null, null, null, null, null, note_id, dedupe_key, title
          from notes_removed where ${where} order by id desc limit ${limit + 1})
+        union all
+        (select 'note-closed', id, at, crm, tenant, account_id, null, null, 'follow-up-sweep', buyer_id,
+                null, null, null, null, null, null, null, null, null, task_id, dedupe_key,
+                'provider row ' || row_id || ' set ' || row_status || ' (task ' || crm_state || ')'
+                  || coalesce(': ' || note, '')
+         from follow_up_closures where ${closureWhere} order by id desc limit ${limit + 1})
       ) as h left join runs r on r.id = h.run_id
       order by h.id desc limit ${limit + 1}`.execute(this.#db);
     const events = rows.slice(0, limit).map(eventOf);
@@ -363,7 +359,7 @@ interface Scope {
 }
 
 interface EventRow {
-  type: 'field' | 'note' | 'note-removed';
+  type: 'field' | 'note' | 'note-removed' | 'note-closed';
   id: string | number;
   at: Date | string;
   crm: string;
@@ -410,7 +406,7 @@ function eventOf(r: EventRow): HistoryEvent {
     return {
       ...base,
       type: 'note',
-      action: r.type === 'note' ? 'created' : 'removed',
+      action: r.type === 'note' ? 'created' : r.type === 'note-closed' ? 'closed' : 'removed',
       noteId: r.note_id ?? '',
       dedupeKey: r.dedupe_key ?? '',
       title: r.title,
@@ -428,4 +424,32 @@ function eventOf(r: EventRow): HistoryEvent {
     result: r.crm_result ?? 'ok',
     error: r.crm_error,
   };
+}
+
+async function insertNotes(db: Kysely<Database>, entries: readonly NoteEntry[]): Promise<void> {
+  const col = <T>(pick: (e: NoteEntry) => T) => entries.map(pick);
+  await db
+    .insertInto('notes_created')
+    .columns([
+      'run_id',
+      'job_id',
+      'trigger',
+      'crm',
+      'tenant',
+      'account_id',
+      'buyer_id',
+      'note_id',
+      'dedupe_key',
+      'title',
+      'at',
+    ])
+    .expression(
+      sql`select * from unnest(
+        ${col((e) => e.runId)}::bigint[], ${col((e) => e.jobId)}::text[], ${col((e) => e.trigger)}::text[],
+        ${col((e) => e.crm)}::text[], ${col((e) => e.tenant)}::text[], ${col((e) => e.accountId)}::text[],
+        ${col((e) => e.buyerId)}::text[], ${col((e) => e.noteId)}::text[], ${col((e) => e.dedupeKey)}::text[],
+        ${col((e) => e.title)}::text[], ${col((e) => e.at.toISOString())}::timestamptz[]
+      )`,
+    )
+    .execute();
 }

@@ -19,6 +19,8 @@ export interface WriteOrigin {
   /** What asked (webhook, refresh, backfill, cli, signal, digest…), whether or not a run names it. */
   trigger?: string | undefined;
   buyerId?: string | null | undefined;
+  /** The provider row a note or task stands for (a follow-up task closes it when done). */
+  signal?: { bridgeId: string; rowId: string } | undefined;
 }
 
 /** One field of a write: the value it held before and the decision that sent ours. */
@@ -71,6 +73,8 @@ export interface NoteEntry {
   noteId: string;
   dedupeKey: string;
   title: string | null;
+  /** Set for a follow-up task: whom it was assigned to and the provider row it closes. */
+  followUp?: { ownerId: string; bridgeId: string; rowId: string } | undefined;
   at: Date;
 }
 
@@ -187,6 +191,7 @@ export function noteEntryOf(
     noteId: result.noteId,
     dedupeKey: result.dedupeKey,
     title: note.title,
+    ...(note.task && origin?.signal ? { followUp: { ownerId: note.task.ownerId, ...origin.signal } } : {}),
     at,
   };
 }

@@ -21,6 +21,8 @@ export interface Harness {
   unknownId: string;
   /** Adds a user of the CRM (as an admin would) and makes them the account's owner; returns their id. */
   giveOwner(accountId: string, email: string, name: { first: string; last: string }): Promise<string>;
+  /** A user of the CRM a follow-up task can be assigned to. */
+  ownerId: string;
   close(): Promise<void>;
 }
 
@@ -359,6 +361,21 @@ export function connectorContract(name: string, harness: () => Promise<Harness>)
       if (result?.outcome === 'failed') expect(result.error.permanent).toBe(true);
       else expect(result).toEqual({ accountId: id, noteId: id, outcome: 'already_gone' });
       expect((await h.connector.getAccount(id, [])).name).toBe('Taylor');
+    });
+
+    it('creates a follow-up task with a note’s key; reads it open, and deleted once removed', async () => {
+      const id = await h.createAccount({ name: 'Round Rock ISD', state: 'TX' });
+      const task = { ownerId: h.ownerId, dueDate: '2026-12-01', priority: 'high' as const };
+      const [made] = await h.connector.createNotes([{ ...draft(id, 'bi-task-1'), task }]);
+      if (!made?.ok) throw new Error(`not created: ${JSON.stringify(made)}`);
+      expect([...(await h.connector.existingNoteKeys(id))]).toEqual(['bi-task-1']);
+      expect((await h.connector.existingNoteKeysOf([id])).get(id)).toEqual(['bi-task-1']);
+      expect(await h.connector.taskStates([made.noteId])).toEqual([
+        { noteId: made.noteId, state: 'open', status: expect.any(String) },
+      ]);
+      const [removed] = await h.connector.removeNotes([{ accountId: id, noteId: made.noteId }]);
+      expect(removed?.outcome).toBe('removed');
+      expect((await h.connector.taskStates([made.noteId]))[0]?.state).toBe('deleted');
     });
 
     it('refuses more notes than maxNoteRemovalBatch in one call and removes none (the caller splits)', async () => {

@@ -111,9 +111,9 @@ describe('getAccount', () => {
       zip: '78703',
       street: null,
       website: 'austinisd.org',
-      fields: { buyer_intel_population: '74000.5', buyer_intel_status: null, buyer_intel_is_public: 'true' },
-      // Every Account has an owner: here the integration user that created it.
+      // Whoever owns the Account (here the user who created it) gets its follow-up tasks.
       ownerId: sf.store.userId,
+      fields: { buyer_intel_population: '74000.5', buyer_intel_status: null, buyer_intel_is_public: 'true' },
     });
     expect(sf.stats.count('sobjects.retrieve', 200)).toBe(1);
   });
@@ -547,14 +547,17 @@ describe('notes as ContentNotes', () => {
     expect(await connector.existingNoteKeys(account)).toEqual(new Set(['bi-1', 'bi-2']));
   });
 
-  it('ensureFields creates the key field on ContentVersion', async () => {
+  it('ensureFields creates the key field on ContentVersion, and on Task for follow-up tasks', async () => {
     const sf = await startSalesforceSandbox();
     sandboxes.push(sf);
     const connector = createSalesforceConnector(optionsFor(sf, { notes: 'content-note' }));
     const result = await connector.ensureFields([]);
-    expect(result).toEqual({ created: ['ContentVersion.BuyerIntel_Key__c'], existing: [] });
+    expect(result).toEqual({
+      created: ['ContentVersion.BuyerIntel_Key__c', 'Task.BuyerIntel_Key__c'],
+      existing: [],
+    });
     expect(sf.store.fields('ContentVersion')).toContain('BuyerIntel_Key__c');
-    expect(sf.store.fields('Task')).not.toContain('BuyerIntel_Key__c');
+    expect(sf.store.fields('Task')).toContain('BuyerIntel_Key__c');
   });
 
   it('refuses an unknown notes option', () => {

@@ -1,6 +1,6 @@
 // The connector contract against the Salesforce emulator, with notes as Tasks and as ContentNotes. The
 // custom fields `setup` would create through the Metadata API (ours on Account, the id fields, the note
-// key on Task or ContentVersion) are defined in its store first.
+// key on Task, and on ContentVersion for ContentNotes) are defined in its store first.
 
 import { expect } from 'vitest';
 import { createSalesforceConnector } from '../../connectors/salesforce/connector.ts';
@@ -21,7 +21,9 @@ const harness = (notes: 'task' | 'content-note') => async (): Promise<Harness> =
   const sandbox = await startSalesforceSandbox();
   const { store } = sandbox;
   for (const name of Object.values(API_NAMES)) store.defineCustomField('Account', name);
-  store.defineCustomField(notes === 'task' ? 'Task' : 'ContentVersion', 'BuyerIntel_Key__c');
+  // Follow-up tasks are Tasks in either form: the key is on Task in both.
+  store.defineCustomField('Task', 'BuyerIntel_Key__c');
+  if (notes === 'content-note') store.defineCustomField('ContentVersion', 'BuyerIntel_Key__c');
 
   const connector = createSalesforceConnector({
     instanceUrl: sandbox.url,
@@ -40,6 +42,7 @@ const harness = (notes: 'task' | 'content-note') => async (): Promise<Harness> =
     connector,
     ourField: 'buyer_intel_population',
     unknownId: to18('001Dn0000000001'),
+    ownerId: '005000000000042AAA',
     async createAccount({ name, state, website }) {
       return store.create('Account', {
         Name: name,

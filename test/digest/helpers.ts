@@ -23,6 +23,8 @@ export function recording(
     maxNoteRemovalBatch: inner.maxNoteRemovalBatch,
     maxReadBatch: inner.maxReadBatch,
     maxNoteKeyBatch: inner.maxNoteKeyBatch,
+    maxTaskStateBatch: inner.maxTaskStateBatch,
+    taskStates: (ids) => inner.taskStates(ids),
     getAccount: (id, fields) => inner.getAccount(id, fields),
     getAccounts: (ids, fields) => inner.getAccounts(ids, fields),
     listAccounts: (fields, page) => inner.listAccounts(fields, page),

@@ -9,10 +9,11 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 
-type SpecName = 'companies' | 'notes' | 'properties' | 'associations' | 'oauth';
+type SpecName = 'companies' | 'notes' | 'tasks' | 'properties' | 'associations' | 'oauth';
 const FILES: Record<SpecName, string> = {
   companies: 'companies-v3.json',
   notes: 'notes-v3.json',
+  tasks: 'tasks-v3.json',
   properties: 'properties-v3.json',
   associations: 'associations-v4.json',
   oauth: 'oauth-v3.json',
@@ -331,6 +332,84 @@ describe('notes-v3.json', () => {
     });
     expect(search.body).toMatchObject({ total: 2 });
     expectConforms('notes', '/crm/v3/objects/notes/search', 'post', search);
+  });
+});
+
+describe('tasks-v3.json', () => {
+  const task = (subject: string, status = 'NOT_STARTED') => ({
+    hs_timestamp: '2026-12-01T17:00:00.000Z',
+    hs_task_subject: subject,
+    hs_task_body: `<p>${subject}</p>`,
+    hs_task_status: status,
+    hs_task_priority: 'HIGH',
+    hubspot_owner_id: '71000001',
+  });
+
+  it('batch create with the company, read, update, search, batch read of a missing one, archive', async () => {
+    const company = sandbox.store.createCompany({ name: 'Round Rock ISD' });
+    const association = {
+      to: { id: company.id },
+      types: [{ associationCategory: 'HUBSPOT_DEFINED', associationTypeId: 192 }],
+    };
+    const batch = await call('POST', '/crm/v3/objects/tasks/batch/create', {
+      inputs: [
+        { properties: task('Call about the RFP'), associations: [association] },
+        { properties: task('Send the bond brief'), associations: [association] },
+      ],
+    });
+    expect(batch.status).toBe(201);
+    expectConforms('tasks', '/crm/v3/objects/tasks/batch/create', 'post', batch);
+    const [first, second] = (batch.body as { results: { id: string }[] }).results;
+    if (!first || !second) throw new Error('two tasks expected');
+    expect(sandbox.store.associations('companies', company.id, 'tasks')).toHaveLength(2);
+
+    const got = await call(
+      'GET',
+      `/crm/v3/objects/tasks/${first.id}?properties=hs_task_status&associations=companies`,
+    );
+    expect(got.body).toHaveProperty('associations.companies.results.0.type', 'task_to_company');
+    expectConforms('tasks', '/crm/v3/objects/tasks/{taskId}', 'get', got);
+
+    const done = await call('PATCH', `/crm/v3/objects/tasks/${first.id}`, {
+      properties: { hs_task_status: 'COMPLETED' },
+    });
+    expect(done.status).toBe(200);
+    expectConforms('tasks', '/crm/v3/objects/tasks/{taskId}', 'patch', done);
+    const wrong = await call('PATCH', `/crm/v3/objects/tasks/${first.id}`, {
+      properties: { hs_task_status: 'FINISHED' },
+    });
+    expect(wrong.status).toBe(400);
+
+    const search = await call('POST', '/crm/v3/objects/tasks/search', {
+      filterGroups: [{ filters: [{ propertyName: 'hs_task_status', operator: 'EQ', value: 'COMPLETED' }] }],
+      properties: ['hs_task_status'],
+    });
+    expect(search.body).toMatchObject({ total: 1, results: [{ id: first.id }] });
+    expectConforms('tasks', '/crm/v3/objects/tasks/search', 'post', search);
+
+    const archived = await fetch(`${sandbox.url}/crm/v3/objects/tasks/${second.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${sandbox.accessToken}` },
+    });
+    expect(archived.status).toBe(204);
+    const read = await call('POST', '/crm/v3/objects/tasks/batch/read', {
+      inputs: [{ id: first.id }, { id: second.id }],
+      properties: ['hs_task_status'],
+      propertiesWithHistory: [],
+    });
+    expect(read.status).toBe(207);
+    expect(read.body).toMatchObject({
+      results: [{ id: first.id }],
+      errors: [{ category: 'OBJECT_NOT_FOUND' }],
+    });
+    expectConforms('tasks', '/crm/v3/objects/tasks/batch/read', 'post', read, [GAPS.standardErrorFields]);
+  });
+
+  it('refuses a task without its due date (hs_timestamp), as HubSpot does', async () => {
+    const { hs_timestamp: _, ...undated } = task('No date');
+    const refused = await call('POST', '/crm/v3/objects/tasks', { properties: undated });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ category: 'VALIDATION_ERROR' });
   });
 });
 

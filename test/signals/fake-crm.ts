@@ -11,6 +11,8 @@ import {
 export class FakeCrm {
   readonly notes = new Map<string, NoteDraft[]>();
   readonly deleted = new Set<string>();
+  /** Each account's owner, as a person set it in the CRM. */
+  readonly owners = new Map<string, string>();
   createCalls = 0;
 
   notesOf(accountId: string): NoteDraft[] {
@@ -27,7 +29,20 @@ export class FakeCrm {
       maxNoteRemovalBatch: 10,
       maxReadBatch: 10,
       maxNoteKeyBatch: 10,
-      getAccount: unsupported,
+      maxTaskStateBatch: 10,
+      getAccount: async (accountId) => {
+        if (this.deleted.has(accountId)) throw new AccountNotFoundError(accountId);
+        const ownerId = this.owners.get(accountId);
+        return {
+          id: accountId,
+          name: null,
+          state: null,
+          city: null,
+          website: null,
+          fields: {},
+          ...(ownerId ? { ownerId } : {}),
+        };
+      },
       getAccounts: unsupported,
       listAccounts: unsupported,
       updateAccounts: unsupported,
@@ -35,6 +50,7 @@ export class FakeCrm {
       removeNotes: unsupported,
       listOwners: unsupported,
       existingNoteKeysOf: unsupported,
+      taskStates: unsupported,
       existingNoteKeys: async (accountId) => {
         if (this.deleted.has(accountId)) throw new AccountNotFoundError(accountId);
         return new Set(this.notesOf(accountId).map((n) => n.dedupeKey));

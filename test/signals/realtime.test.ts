@@ -9,9 +9,11 @@ import { addSandboxRow } from '../../emulators/buyer-intel/webhook-sender.ts';
 import { classifyFailure } from '../../queues/failure.ts';
 import type { SignalJobData } from '../../queues/signal-queue.ts';
 import type { BuyerIntelClient } from '../../src/buyer-intel/client.ts';
+import { NO_FOLLOW_UPS } from '../../src/follow-ups/settings.ts';
 import { AccountBusyError, redisAccountLock } from '../../src/signals/account-lock.ts';
 import { processRowEvent, type RealtimeDeps } from '../../src/signals/realtime.ts';
 import { findRow, RowNotFoundError } from '../../src/signals/row-lookup.ts';
+import type { WriteOrigin } from '../../src/write/journal.ts';
 import { Ledgers } from '../../src/write/ledgers.ts';
 import { signalNoteKey } from '../../src/write/signal-notes.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
@@ -103,6 +105,33 @@ describe('processRowEvent', () => {
     );
     expect(result.status).toBe('noted');
     expect(sent.map((n) => n.dedupeKey)).toEqual([signalNoteKey(b, row.rowId)]);
+  });
+
+  it('a row of a follow-up type becomes a task for the owner of each account, naming the row it closes', async () => {
+    const crm = new FakeCrm();
+    const b = buyer(5);
+    await ledgers.recordMatch(account(7), b);
+    await ledgers.recordMatch(account(8), b);
+    crm.owners.set(account(7).accountId, '71000001');
+    const row = addSandboxRow(sandbox.dataset, { bridgeId: bridgeId(), buyerId: b });
+    const filterType = sandbox.dataset.bridges[0]?.filterType ?? '';
+    const sent: { note: NoteDraft; origin: WriteOrigin | undefined }[] = [];
+    await processRowEvent(
+      deps(crm, {
+        followUps: { ...NO_FOLLOW_UPS, taskTypes: [filterType] },
+        createNote: async (_crm, _tenant, note, origin) => {
+          sent.push({ note, origin });
+          return { ok: true, dedupeKey: note.dedupeKey, noteId: `n${sent.length}` };
+        },
+      }),
+      event(row),
+    );
+    const owned = sent.find((s) => s.note.accountId === account(7).accountId);
+    const unowned = sent.find((s) => s.note.accountId === account(8).accountId);
+    expect(owned?.note.task?.ownerId).toBe('71000001');
+    expect(owned?.origin?.signal).toEqual({ bridgeId: row.bridgeId, rowId: row.rowId });
+    // No owner and no fallback owner: the note it always was.
+    expect(unowned?.note.task).toBeUndefined();
   });
 
   it('a permanent CRM refusal fails the job for good; a transient one retries', async () => {

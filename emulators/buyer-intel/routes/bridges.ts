@@ -118,6 +118,13 @@ export const registerBridgeRoutes: RouteModule = (define, ctx) => {
       const status = ROW_STATUSES.find((s) => s === newStatus);
       if (!status)
         throw badRequest('request.body.invalid', `newStatus must be one of ${ROW_STATUSES.join(', ')}`);
+      ctx.statusChanges?.push({
+        bridgeId: bridge.bridgeId,
+        rowId,
+        from: row.userStatus,
+        to: status,
+        at: new Date().toISOString(),
+      });
       row.userStatus = status;
       row.updatedAt = new Date().toISOString();
       ctx.webhooks?.emitRowEvent(row, 'bridge.row.updated');

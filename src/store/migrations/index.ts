@@ -12,6 +12,7 @@ import * as durableFromRedis from './0008_durable_from_redis.ts';
 import * as undoClaim from './0009_undo_claim.ts';
 import * as pendingWrites from './0010_pending_writes.ts';
 import * as pendingNotes from './0011_pending_notes.ts';
+import * as followUps from './0012_follow_ups.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -25,4 +26,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0009_undo_claim': undoClaim,
   '0010_pending_writes': pendingWrites,
   '0011_pending_notes': pendingNotes,
+  '0012_follow_ups': followUps,
 };
