@@ -7,8 +7,12 @@
 //     whose digest is on the account: the fast path) and, while a write is in flight, `pendingPeriod` /
 //     `pendingEnd` so that a recovered run advances the watermark to the window that note covered;
 //   - the watermark moves only after the note is written (or when the window held nothing new).
-import { AccountNotFoundError, type NoteDraft, type NoteResult } from '../../connectors/types.ts';
-import type { AccountKey } from '../write/ledgers.ts';
+import {
+  AccountNotFoundError,
+  type AccountRef,
+  type NoteDraft,
+  type NoteResult,
+} from '../../connectors/types.ts';
 import { type DigestDeps, DigestIncompleteError, type DigestRunResult, emptyResult } from './deps.ts';
 import { type Period, periodOf, periodUnitOf } from './period.ts';
 import { digestBody, digestTitle, summarizeSignal } from './render.ts';
@@ -22,7 +26,7 @@ export function digestNoteKey(buyerId: string, periodId: string): string {
 }
 
 /** The account's scope in the digest state (src/store/digest-state.ts). */
-export function accountStateKey(a: AccountKey): string {
+export function accountStateKey(a: AccountRef): string {
   return `account:${a.crm}:${a.tenant}:${a.accountId}`;
 }
 
@@ -45,7 +49,7 @@ export async function runPerAccountDigest(deps: DigestDeps, scheduledAt: Date): 
   // The feeds count their relative period back from the provider's (real) clock.
   const feedOf = buyerFeeds(deps.buyerIntel, settings, new Date(Math.max(Date.now(), now.getTime())));
 
-  const createNote = async (account: AccountKey, note: NoteDraft): Promise<NoteResult> => {
+  const createNote = async (account: AccountRef, note: NoteDraft): Promise<NoteResult> => {
     if (deps.createNote) return deps.createNote(account.crm, account.tenant, note, { trigger: 'digest' });
     const [r] = await deps.connectorFor(account.crm, account.tenant).createNotes([note]);
     return (
@@ -63,7 +67,7 @@ export async function runPerAccountDigest(deps: DigestDeps, scheduledAt: Date): 
       'pendingEnd',
     ]);
 
-  const digestAccount = async (account: AccountKey, buyerId: string): Promise<Outcome> => {
+  const digestAccount = async (account: AccountRef, buyerId: string): Promise<Outcome> => {
     const stateKey = accountStateKey(account);
     const state = await deps.state.get(stateKey);
     if (state.period === period.id) return { status: 'alreadyWritten' };
@@ -116,7 +120,7 @@ export async function runPerAccountDigest(deps: DigestDeps, scheduledAt: Date): 
   };
 
   let transient = 0;
-  const settle = async (entry: { account: AccountKey; buyerId: string }) => {
+  const settle = async (entry: { account: AccountRef; buyerId: string }) => {
     let outcome: Outcome;
     try {
       outcome = await digestAccount(entry.account, entry.buyerId);

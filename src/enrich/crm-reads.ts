@@ -4,12 +4,12 @@
 // BatchChannels shape only, so the same code batches one process's jobs or every worker's.
 import {
   AccountNotFoundError,
+  type AccountRef,
   type AccountSnapshot,
   type CrmConnector,
   type CrmKind,
 } from '../../connectors/types.ts';
 import type { BatchChannels } from '../batch/channel.ts';
-import type { AccountKey as AccountRef } from '../write/ledgers.ts';
 
 export interface CrmReads {
   /** The account with these CRM fields (and its ids). Throws AccountNotFoundError when the CRM has none. */

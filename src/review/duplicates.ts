@@ -2,9 +2,9 @@
 // with the strongest evidence — matched by a buyer id on the account, then confirmed by a person, then
 // the higher confidence, then the older record (the lower outcome id) — and every other member gets
 // `buyer_intel_duplicate_of` = the recommended account's CRM id. Nothing is merged or deleted.
-import type { AccountUpdate, CrmKind, UpdateResult } from '../../connectors/types.ts';
+import type { AccountRef, AccountUpdate, CrmKind, UpdateResult } from '../../connectors/types.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
-import type { AccountKey, Outcome } from '../store/outcomes.ts';
+import type { Outcome } from '../store/outcomes.ts';
 import type { ReviewRecords } from '../store/review.ts';
 import type { WriteContext, WriteOrigin } from '../write/journal.ts';
 
@@ -89,7 +89,7 @@ export interface DuplicatesDeps {
  */
 export async function reconcileDuplicates(
   deps: DuplicatesDeps,
-  key: AccountKey & { crm: CrmKind },
+  key: AccountRef & { crm: CrmKind },
   buyerIds: readonly (string | null | undefined)[],
   options: { formerGroups?: boolean; origin?: WriteOrigin | undefined } = {},
 ): Promise<number> {

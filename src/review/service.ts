@@ -4,12 +4,12 @@
 // which writes the CRM. A bulk approve is one run of kind `review`, one decision and one job per account.
 import type { Queue } from 'bullmq';
 import { isCrmKind } from '../../connectors/registry.ts';
-import type { CrmKind } from '../../connectors/types.ts';
+import type { AccountRef, CrmKind } from '../../connectors/types.ts';
 import { type EnrichQueueData, enqueueEnrich } from '../../queues/enrich-queue.ts';
 import type { ReviewInstruction } from '../../queues/review-instruction.ts';
 import { rejectedReason } from '../enrich/review-reasons.ts';
 import type { Actor } from '../store/decisions.ts';
-import type { AccountKey, CohortCounts, Outcome, OutcomeFilter, PageRequest } from '../store/outcomes.ts';
+import type { CohortCounts, Outcome, OutcomeFilter, PageRequest } from '../store/outcomes.ts';
 import type { DuplicatesGroup } from '../store/review.ts';
 import type { OutcomeCandidate } from '../store/schema.ts';
 import type { Store } from '../store/store.ts';
@@ -17,7 +17,7 @@ import { recommendedOf } from './duplicates.ts';
 import { ActionProblem } from './problem.ts';
 import { canonicalAccount } from './schemas.ts';
 
-export type ReviewAccount = AccountKey & { crm: CrmKind };
+export type ReviewAccount = AccountRef & { crm: CrmKind };
 
 export interface ReviewServiceOptions {
   store: Pick<Store, 'open'>;

@@ -3,16 +3,17 @@
 // both find a note missing and both write it), and so does an undo's batch (or an enrichment could
 // write between the undo's read of the CRM and its restore). Same protocol as queues/enrich-worker.ts: SET PX with a
 // unique owner, released only by its owner.
+
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
+import type { AccountRef } from '../../connectors/types.ts';
 import { IntegrationError } from '../shared/errors.ts';
-import type { AccountKey } from '../write/ledgers.ts';
 
-export type AccountLock = <T>(account: AccountKey, fn: () => Promise<T>) => Promise<T>;
+export type AccountLock = <T>(account: AccountRef, fn: () => Promise<T>) => Promise<T>;
 
 /** The enrich worker's lock key of an account. */
-export const accountLockKey = (prefix: string, a: AccountKey): string =>
+export const accountLockKey = (prefix: string, a: AccountRef): string =>
   `${prefix}:lock:${a.crm}:${a.tenant}:${a.accountId}`;
 
 /**
@@ -22,7 +23,7 @@ export const accountLockKey = (prefix: string, a: AccountKey): string =>
  * `release` frees what it took.
  */
 export interface AccountLocks {
-  take<A extends AccountKey>(
+  take<A extends AccountRef>(
     accounts: readonly A[],
     owner: string,
   ): Promise<{ held: A[]; release(): Promise<void> }>;
@@ -43,7 +44,7 @@ export class AccountBusyError extends IntegrationError {
 export function redisAccountLock(options: {
   redis: Redis;
   /** The enrich worker's key, e.g. `${prefix}:lock:${crm}:${tenant}:${accountId}`. */
-  keyOf: (account: AccountKey) => string;
+  keyOf: (account: AccountRef) => string;
   ttlMs?: number;
   waitMs?: number;
   pollMs?: number;
@@ -69,7 +70,7 @@ export function redisAccountLock(options: {
 
 export function redisAccountLocks(options: {
   redis: Redis;
-  keyOf: (account: AccountKey) => string;
+  keyOf: (account: AccountRef) => string;
   ttlMs?: number;
   waitMs?: number;
   pollMs?: number;

@@ -5,6 +5,7 @@
 // as a follow-up becomes a task for the account's owner instead (src/follow-ups/), read with the account.
 import {
   AccountNotFoundError,
+  type AccountRef,
   type CrmConnector,
   type CrmKind,
   type NoteDraft,
@@ -15,7 +16,7 @@ import { PermanentWriteError } from '../enrich/pipeline.ts';
 import { followUpOf, signalRefOf, wantsTask } from '../follow-ups/drafts.ts';
 import type { FollowUpSettings } from '../follow-ups/settings.ts';
 import type { WriteOrigin } from '../write/journal.ts';
-import type { AccountKey, Ledgers } from '../write/ledgers.ts';
+import type { Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';
 import type { AccountLock } from './account-lock.ts';
 import { bridgeSummary, findRow, type RowLookupClient, type RowLookupOptions } from './row-lookup.ts';
@@ -44,7 +45,7 @@ export interface RowEventResult {
   buyerId: string | null;
   /** `no_buyer`: the row names none; `not_enriched`: no account of ours has that buyer. */
   status: 'noted' | 'no_buyer' | 'not_enriched' | 'bridge_ignored';
-  accounts: (AccountKey & { outcome: AccountOutcome; noteKey: string })[];
+  accounts: (AccountRef & { outcome: AccountOutcome; noteKey: string })[];
 }
 
 export async function processRowEvent(deps: RealtimeDeps, event: SignalJobData): Promise<RowEventResult> {
@@ -106,7 +107,7 @@ class WriteFailed extends Error {
 
 async function noteOnce(
   deps: RealtimeDeps,
-  account: AccountKey,
+  account: AccountRef,
   note: NoteDraft,
   buyerId: string,
   signal: WriteOrigin['signal'],

@@ -1,7 +1,8 @@
 // Every review decision a person made, appended and never changed: what, on which account, who (an API
 // key's fingerprint, a CRM user, the admin page's user, the CLI) and when.
+
 import type { Kysely } from 'kysely';
-import type { AccountKey } from './outcomes.ts';
+import type { AccountRef } from '../../connectors/types.ts';
 import type { ActorKind, Database, DecisionAction } from './schema.ts';
 
 export interface Actor {
@@ -9,7 +10,7 @@ export interface Actor {
   name: string;
 }
 
-export interface NewDecision extends AccountKey {
+export interface NewDecision extends AccountRef {
   action: DecisionAction;
   buyerId?: string | null | undefined;
   params?: Record<string, unknown> | undefined;
@@ -75,7 +76,7 @@ export class Decisions {
   }
 
   /** An account's decisions, newest first. */
-  async forAccount(key: AccountKey, limit = 100): Promise<Decision[]> {
+  async forAccount(key: AccountRef, limit = 100): Promise<Decision[]> {
     const rows = await this.#db
       .selectFrom('decisions')
       .selectAll()

@@ -1,19 +1,15 @@
 // Size: the outcomes table is the review queue: one upsert, filters, keyset pages, counts, search and previews.
 // Each account's latest outcome: recorded in one statement per job (an upsert), read one at a time,
 // listed by cohort with filters and keyset paging, and counted per cohort. The review queue reads it.
+
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
+import type { AccountRef } from '../../connectors/types.ts';
 import type { FieldWriteEntry } from '../write/journal.ts';
 import { insertFieldWrites } from './field-rows.ts';
 import type { Cohort, Database, NewOutcome, OutcomeCandidate, OutcomeDetail, OutcomeRow } from './schema.ts';
 
-export interface AccountKey {
-  crm: string;
-  tenant: string;
-  accountId: string;
-}
-
 /** What one job found: the columns of its outcome (cohort derived by `cohortOf`). */
-export interface OutcomeRecord extends AccountKey {
+export interface OutcomeRecord extends AccountRef {
   accountName: string | null;
   state: string | null;
   status: 'enriched' | 'needs_review' | 'no_match';
@@ -37,7 +33,7 @@ export interface OutcomeRecord extends AccountKey {
   at?: Date | undefined;
 }
 
-export interface Outcome extends AccountKey {
+export interface Outcome extends AccountRef {
   id: string;
   accountName: string | null;
   state: string | null;
@@ -244,7 +240,7 @@ export class Outcomes {
 
   /** One statement: the job failed for good. The last match stays, for a person to see what it was. */
   async recordError(
-    key: AccountKey,
+    key: AccountRef,
     error: string,
     meta: {
       trigger?: string | undefined;
@@ -287,7 +283,7 @@ export class Outcomes {
     return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
-  async get(key: AccountKey): Promise<Outcome | null> {
+  async get(key: AccountRef): Promise<Outcome | null> {
     const row = await this.#db
       .selectFrom('account_outcomes')
       .selectAll()

@@ -1,8 +1,10 @@
 // What the review queue keeps besides each account's outcome: a person's pin (a rejected account stays
 // `no_match` until cleared) and duplicates groups (accounts of one tenant resolved to one buyer), with
 // the CRM mark each member was last given.
+
 import { type Kysely, sql } from 'kysely';
-import { type AccountKey, type Outcome, outcomeOf } from './outcomes.ts';
+import type { AccountRef } from '../../connectors/types.ts';
+import { type Outcome, outcomeOf } from './outcomes.ts';
 import type { Database } from './schema.ts';
 
 export interface DuplicatesGroup {
@@ -24,7 +26,7 @@ export class ReviewRecords {
    * job wrote it, so it has no job id: the job that first applies it knows so, and reconciles the
    * duplicates group the account was taken out of.
    */
-  async pin(key: AccountKey, reason: string, meta: { runId?: string | undefined } = {}): Promise<void> {
+  async pin(key: AccountRef, reason: string, meta: { runId?: string | undefined } = {}): Promise<void> {
     const values = {
       crm: key.crm,
       tenant: key.tenant,
@@ -53,7 +55,7 @@ export class ReviewRecords {
   }
 
   /** The outcomes of these accounts (those that have one). */
-  async outcomesOf(keys: readonly AccountKey[]): Promise<Outcome[]> {
+  async outcomesOf(keys: readonly AccountRef[]): Promise<Outcome[]> {
     if (!keys.length) return [];
     const rows = await this.#db
       .selectFrom('account_outcomes')
@@ -66,7 +68,7 @@ export class ReviewRecords {
   }
 
   /** Removes a person's pin; whether there was one. */
-  async unpin(key: AccountKey): Promise<boolean> {
+  async unpin(key: AccountRef): Promise<boolean> {
     const result = await this.#db
       .updateTable('account_outcomes')
       .set({ pinned: false })
@@ -85,7 +87,7 @@ export class ReviewRecords {
    * reads the tenant's marks (no index), so only the job that first applies a rejection asks it.
    */
   async members(
-    key: AccountKey,
+    key: AccountRef,
     buyerIds: readonly string[],
     options: { formerGroups?: boolean } = {},
   ): Promise<Outcome[]> {

@@ -2,7 +2,7 @@
 // resolves it to another buyer or to none), takes back what we wrote for the buyer it leaves: every field still holding a value of ours goes back to what it held before any write of ours
 // (a person's later edit is kept and reported), and every note we created is removed — undo's rules,
 // run as an undo run of its own (scope `all`), so it is on the history and can be undone in turn.
-import type { AccountKey } from '../write/ledgers.ts';
+import type { AccountRef } from '../../connectors/types.ts';
 import { runUndo, type UndoDeps, type UndoOutcome } from './undo.ts';
 
 /**
@@ -12,7 +12,7 @@ import { runUndo, type UndoDeps, type UndoOutcome } from './undo.ts';
  */
 export async function takeBackAccount(
   deps: Omit<UndoDeps, 'locks'>,
-  account: AccountKey,
+  account: AccountRef,
   why: string,
   actor?: string,
   /**

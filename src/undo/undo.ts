@@ -10,13 +10,12 @@
 // resumed by the same undo, which skips what is done and never writes an account twice. An undo of
 // writes already taken back finds nothing left to do.
 import { randomUUID } from 'node:crypto';
-import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
+import type { AccountRef, CrmConnector, CrmKind } from '../../connectors/types.ts';
 import { PROVENANCE_FIELDS as P } from '../map/provenance.ts';
 import type { AccountLocks } from '../signals/account-lock.ts';
 import type { Run } from '../store/runs.ts';
 import type { Repositories, Store } from '../store/store.ts';
 import { scopeTarget, type UndoAccount, type UndoScope, undoAccountKey } from '../store/undo.ts';
-import type { AccountKey } from '../write/ledgers.ts';
 import { applyBatch } from './apply.ts';
 import { CLAIM_MS, claimRun, holderName } from './claim.ts';
 import {
@@ -36,9 +35,9 @@ export type { UndoCounts } from './record.ts';
 
 /** The Redis caches an undo makes stale (src/write/ledgers.ts). */
 export interface UndoLedgers {
-  forgetWrittenFields(account: AccountKey): Promise<void>;
-  forgetNotes(account: AccountKey, keys: readonly string[]): Promise<void>;
-  recordMatch(account: AccountKey, buyerId: string | null): Promise<void>;
+  forgetWrittenFields(account: AccountRef): Promise<void>;
+  forgetNotes(account: AccountRef, keys: readonly string[]): Promise<void>;
+  recordMatch(account: AccountRef, buyerId: string | null): Promise<void>;
 }
 
 export interface UndoDeps {

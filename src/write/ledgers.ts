@@ -8,17 +8,11 @@
 
 import type { Redis } from 'ioredis';
 import { isCrmKind } from '../../connectors/registry.ts';
-import type { CrmKind } from '../../connectors/types.ts';
-
-export interface AccountKey {
-  crm: CrmKind;
-  tenant: string;
-  accountId: string;
-}
+import type { AccountRef, CrmKind } from '../../connectors/types.ts';
 
 /** The store's memory of what we wrote (src/store/write-history.ts): one statement per account. */
 export interface WrittenFieldsSource {
-  lastWritten(account: AccountKey): Promise<Record<string, string>>;
+  lastWritten(account: AccountRef): Promise<Record<string, string>>;
   /** The same for several accounts of one tenant in one statement; absent accounts hold nothing. */
   lastWrittenMany?(
     crm: CrmKind,
@@ -59,7 +53,7 @@ export interface NoteKnowledge {
 }
 
 /** The store's record of each matched account's buyer, a page at a time (src/store/matched.ts). */
-export type MatchesSource = () => AsyncIterable<{ account: AccountKey; buyerId: string }[]>;
+export type MatchesSource = () => AsyncIterable<{ account: AccountRef; buyerId: string }[]>;
 
 /** Marks the matches hash as rebuilt from the store (no `crm|tenant|id` member starts with '#'). */
 const REBUILT = '#from-store';
@@ -105,7 +99,7 @@ export class Ledgers {
     await this.#rebuilding;
   }
 
-  #key(kind: string, a: AccountKey): string {
+  #key(kind: string, a: AccountRef): string {
     return `${this.#prefix}:${kind}:${a.crm}:${a.tenant}:${a.accountId}`;
   }
 
@@ -114,7 +108,7 @@ export class Ledgers {
    * history; otherwise from the history (one query), cached for the next job. Values only Redis knows
    * (written before the history existed) are kept under the history's.
    */
-  async writtenFields(account: AccountKey): Promise<Record<string, string>> {
+  async writtenFields(account: AccountRef): Promise<Record<string, string>> {
     const key = this.#key('fields', account);
     const cached = await this.#redis.hgetall(key);
     const loaded = cached[LOADED] !== undefined;
@@ -146,16 +140,16 @@ export class Ledgers {
   }
 
   /** Drops the cached values (after the history changed behind them, e.g. an undo): rebuilt on next read. */
-  async forgetWrittenFields(account: AccountKey): Promise<void> {
+  async forgetWrittenFields(account: AccountRef): Promise<void> {
     await this.#redis.del(this.#key('fields', account));
   }
 
-  async recordWrittenFields(account: AccountKey, values: Record<string, string>): Promise<void> {
+  async recordWrittenFields(account: AccountRef, values: Record<string, string>): Promise<void> {
     if (Object.keys(values).length) await this.#redis.hset(this.#key('fields', account), values);
   }
 
   /** The subset of `keys` known to be on the account already. */
-  async knownNotes(account: AccountKey, keys: readonly string[]): Promise<Set<string>> {
+  async knownNotes(account: AccountRef, keys: readonly string[]): Promise<Set<string>> {
     return (await this.noteKnowledge(account, keys)).known;
   }
 
@@ -164,7 +158,7 @@ export class Ledgers {
    * `complete` when the CRM's keys were recorded in full and none of the others may have been created
    * unrecorded (a pending marker). One command.
    */
-  async noteKnowledge(account: AccountKey, keys: readonly string[]): Promise<NoteKnowledge> {
+  async noteKnowledge(account: AccountRef, keys: readonly string[]): Promise<NoteKnowledge> {
     if (!keys.length) return { known: new Set(), complete: true };
     const flags = await this.#redis.smismember(
       this.#key('notes', account),
@@ -178,7 +172,7 @@ export class Ledgers {
   }
 
   /** Whether the account's note keys were read from the CRM in full (no key asked about: one command). */
-  async notesComplete(account: AccountKey): Promise<boolean> {
+  async notesComplete(account: AccountRef): Promise<boolean> {
     return (await this.#redis.sismember(this.#key('notes', account), COMPLETE)) === 1;
   }
 
@@ -188,7 +182,7 @@ export class Ledgers {
    * whose pending markers can go. One round trip.
    */
   async recordCrmNotes(
-    account: AccountKey,
+    account: AccountRef,
     crmKeys: readonly string[],
     options: { creating?: readonly string[]; settled?: readonly string[] } = {},
   ): Promise<void> {
@@ -211,12 +205,12 @@ export class Ledgers {
    * Write-ahead: these notes are about to be created. Until `recordNotes` records them, the set does not
    * answer for them alone (a crash in between sends the next job to the CRM, not into a duplicate).
    */
-  async notesPending(account: AccountKey, keys: readonly string[]): Promise<void> {
+  async notesPending(account: AccountRef, keys: readonly string[]): Promise<void> {
     if (keys.length) await this.#redis.sadd(this.#key('notes', account), ...keys.map(pendingOf));
   }
 
   /** The notes are on the account. A key recorded outweighs its pending marker (no removal needed). */
-  async recordNotes(account: AccountKey, keys: readonly string[]): Promise<void> {
+  async recordNotes(account: AccountRef, keys: readonly string[]): Promise<void> {
     if (keys.length) await this.#redis.sadd(this.#key('notes', account), ...keys);
   }
 
@@ -224,7 +218,7 @@ export class Ledgers {
    * The notes are gone from the account (an undo removed them): an enrichment may create them again.
    * The set stays complete: those notes are not on the CRM any more.
    */
-  async forgetNotes(account: AccountKey, keys: readonly string[]): Promise<void> {
+  async forgetNotes(account: AccountRef, keys: readonly string[]): Promise<void> {
     if (keys.length) await this.#redis.srem(this.#key('notes', account), ...keys, ...keys.map(pendingOf));
   }
 
@@ -242,7 +236,7 @@ export class Ledgers {
    * with this.
    */
   async recordMatch(
-    account: AccountKey,
+    account: AccountRef,
     buyerId: string | null,
     written: Record<string, string> = {},
   ): Promise<void> {
@@ -258,26 +252,26 @@ export class Ledgers {
     );
   }
 
-  async buyerOf(account: AccountKey): Promise<string | null> {
+  async buyerOf(account: AccountRef): Promise<string | null> {
     await this.#ensureMatches();
     return this.#redis.hget(this.#matchesKey, accountMember(account));
   }
 
   /** The accounts matched to a buyer, across CRMs and tenants. */
-  async accountsOfBuyer(buyerId: string): Promise<AccountKey[]> {
+  async accountsOfBuyer(buyerId: string): Promise<AccountRef[]> {
     await this.#ensureMatches();
     const members = await this.#redis.smembers(this.#buyerKey(buyerId));
     return members.flatMap((m) => parseAccountMember(m) ?? []);
   }
 
   /** Every matched account with its buyer, a page at a time (HSCAN: safe on a large install). */
-  async *matchedAccounts(count = 500): AsyncGenerator<{ account: AccountKey; buyerId: string }[]> {
+  async *matchedAccounts(count = 500): AsyncGenerator<{ account: AccountRef; buyerId: string }[]> {
     await this.#ensureMatches();
     let cursor = '0';
     do {
       const [next, flat] = await this.#redis.hscan(this.#matchesKey, cursor, 'COUNT', count);
       cursor = next;
-      const page: { account: AccountKey; buyerId: string }[] = [];
+      const page: { account: AccountRef; buyerId: string }[] = [];
       for (let i = 0; i + 1 < flat.length; i += 2) {
         const account = parseAccountMember(flat[i] ?? '');
         if (account) page.push({ account, buyerId: flat[i + 1] ?? '' });
@@ -288,11 +282,11 @@ export class Ledgers {
 }
 
 /** `crm|tenant|accountId`: none of the three ever holds a `|`. */
-function accountMember(a: AccountKey): string {
+function accountMember(a: AccountRef): string {
   return `${a.crm}|${a.tenant}|${a.accountId}`;
 }
 
-function parseAccountMember(member: string): AccountKey | null {
+function parseAccountMember(member: string): AccountRef | null {
   const [crm, tenant, accountId] = member.split('|');
   if (!crm || !tenant || !accountId || !isCrmKind(crm)) return null;
   return { crm, tenant, accountId };

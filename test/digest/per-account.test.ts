@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHubSpotConnector } from '../../connectors/hubspot/connector.ts';
-import type { CrmConnector, NoteDraft } from '../../connectors/types.ts';
+import type { AccountRef, CrmConnector, NoteDraft } from '../../connectors/types.ts';
 import type { SandboxRow } from '../../emulators/buyer-intel/data/dataset.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
@@ -13,7 +13,7 @@ import { type DigestDeps, DigestIncompleteError } from '../../src/digest/deps.ts
 import { accountStateKey, digestNoteKey, runPerAccountDigest } from '../../src/digest/per-account.ts';
 import { runDigestNow } from '../../src/digest/run.ts';
 import { parseDigestSettings } from '../../src/digest/settings.ts';
-import { type AccountKey, Ledgers } from '../../src/write/ledgers.ts';
+import { Ledgers } from '../../src/write/ledgers.ts';
 import { clientFor, sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { DAY, databaseState, deleteKeys, expectedRows, mondayNoon, REDIS_URL, recording } from './helpers.ts';
 
@@ -39,7 +39,7 @@ interface Chosen {
   buyerId: string;
   w1: SandboxRow[];
   w2: SandboxRow[];
-  account: AccountKey;
+  account: AccountRef;
 }
 const picks: Record<'hot' | 'once' | 'quiet' | 'crash', Chosen> = {} as Record<
   'hot' | 'once' | 'quiet' | 'crash',

@@ -2,10 +2,10 @@
 // The review repository's contract (a person's pin, the duplicates groups and their marks), run on the
 // embedded PGlite and on a real PostgreSQL: the same statements, the same answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AccountUpdate } from '../../connectors/types.ts';
+import type { AccountRef, AccountUpdate } from '../../connectors/types.ts';
 import { PROVENANCE_FIELDS } from '../../src/map/field-definitions.ts';
 import { reconcileDuplicates } from '../../src/review/duplicates.ts';
-import type { AccountKey, OutcomeRecord } from '../../src/store/outcomes.ts';
+import type { OutcomeRecord } from '../../src/store/outcomes.ts';
 import type { Repositories } from '../../src/store/store.ts';
 import { mustRunEverywhere, VARIANTS } from '../helpers/databases.ts';
 
@@ -44,8 +44,8 @@ function outcome(tenant: string, accountId: string, over: Partial<OutcomeRecord>
   };
 }
 
-const keyOf = (k: AccountKey) => `${k.crm}/${k.tenant}/${k.accountId}`;
-const idsOf = (rows: readonly AccountKey[]) => rows.map((r) => r.accountId);
+const keyOf = (k: AccountRef) => `${k.crm}/${k.tenant}/${k.accountId}`;
+const idsOf = (rows: readonly AccountRef[]) => rows.map((r) => r.accountId);
 
 for (const variant of VARIANTS) {
   if (variant.unavailable) {
@@ -167,7 +167,7 @@ for (const variant of VARIANTS) {
         tenant: 'of',
         accountId: `x${i}`,
       }));
-      expect((await repos.review.outcomesOf([...many, asked[1] as AccountKey])).map(keyOf)).toEqual([
+      expect((await repos.review.outcomesOf([...many, asked[1] as AccountRef])).map(keyOf)).toEqual([
         'hubspot/of/a3',
       ]);
     });
@@ -199,7 +199,7 @@ for (const variant of VARIANTS) {
           });
       });
 
-      const summary = (gs: { crm: string; tenant: string; buyerId: string; members: AccountKey[] }[]) =>
+      const summary = (gs: { crm: string; tenant: string; buyerId: string; members: AccountRef[] }[]) =>
         gs.map((g) => `${g.crm}/${g.tenant}/${g.buyerId}: ${idsOf(g.members).join(',')}`);
 
       it('are the accounts of one tenant on one buyer: the same buyer in another tenant or CRM is another group', async () => {
