@@ -8,6 +8,10 @@
 // recorded whatever the job does next (a note that fails, a crash), and the history never costs a job
 // a round trip of its own. A batch the CRM call failed as a whole (a rate limit, the network) records
 // nothing: its jobs retry, and the retry is recorded.
+//
+// A note is sent only by the call that claims it (note-claims.ts): two attempts of one job (a killed
+// worker's, whose notes still wait in a shared batch, and the retry's) never both create it.
+import { randomUUID } from 'node:crypto';
 import type {
   AccountUpdate,
   CrmConnector,
@@ -26,6 +30,7 @@ import {
   type WriteJournal,
   type WriteOrigin,
 } from './journal.ts';
+import type { NoteClaims } from './note-claims.ts';
 
 export interface BatchedWrites {
   writeAccount(
@@ -48,6 +53,8 @@ export function batchedWrites(options: {
   /** Linger of the default local channels (ms); ignored with `channels`. Default 0. */
   maxWaitMs?: number | undefined;
   journal?: WriteJournal | undefined;
+  /** Across processes, one create of a note at a time (note-claims.ts); without it, none is refused. */
+  noteClaims?: NoteClaims | undefined;
   /**
    * The history could not be recorded: the CRM already has the writes, and failing their jobs would
    * not record them either (a retry finds the values in place and writes nothing), so it is reported.
@@ -177,7 +184,25 @@ export function batchedWrites(options: {
         (c): ChannelSpec<{ note: NoteDraft; origin?: WriteOrigin | undefined }, NoteResult> => ({
           maxBatch: c.maxNoteBatch,
           send: async (items) => {
-            const results = await c.createNotes(items.map((i) => i.note));
+            const claim = await options.noteClaims?.take(
+              crm,
+              tenant,
+              items.map((i) => i.note),
+              randomUUID(),
+            );
+            const sent = claim ? items.filter((_, i) => claim.held[i]) : items;
+            let made: NoteResult[];
+            try {
+              made = sent.length ? await c.createNotes(sent.map((i) => i.note)) : [];
+            } catch (err) {
+              await claim?.abandon().catch(() => {});
+              throw err;
+            }
+            await claim?.settle(
+              made.flatMap((r, i) => (r.ok && sent[i] ? [sent[i].note] : [])),
+              made.flatMap((r, i) => (!r.ok && sent[i] ? [sent[i].note] : [])),
+            );
+            const results = claim ? answersWithRefusals(items, claim.held, made) : made;
             const journal = options.journal;
             if (journal) {
               const at = now();
@@ -196,3 +221,34 @@ export function batchedWrites(options: {
     },
   };
 }
+
+/**
+ * The answers of a call in the order of its items: a note another create holds is refused for now
+ * (transient: its job retries, and the retry asks the CRM whether the note is there).
+ */
+function answersWithRefusals(
+  items: readonly { note: NoteDraft }[],
+  held: readonly boolean[],
+  made: readonly NoteResult[],
+): NoteResult[] {
+  let next = 0;
+  return items.map(({ note }, i) =>
+    held[i]
+      ? (made[next++] ?? missing(note))
+      : {
+          dedupeKey: note.dedupeKey,
+          ok: false,
+          error: {
+            status: undefined,
+            message: `note ${note.dedupeKey} is being created by another job; checked on the CRM again`,
+            permanent: false,
+          },
+        },
+  );
+}
+
+const missing = (note: NoteDraft): NoteResult => ({
+  dedupeKey: note.dedupeKey,
+  ok: false,
+  error: { status: undefined, message: 'the CRM gave no answer for this note', permanent: false },
+});

@@ -9,6 +9,7 @@
 import type { Redis } from 'ioredis';
 import { isCrmKind } from '../../connectors/registry.ts';
 import type { CrmKind } from '../../connectors/types.ts';
+import { noteClaimKey } from './note-claims.ts';
 
 export interface AccountKey {
   crm: CrmKind;
@@ -225,7 +226,16 @@ export class Ledgers {
    * The set stays complete: those notes are not on the CRM any more.
    */
   async forgetNotes(account: AccountKey, keys: readonly string[]): Promise<void> {
-    if (keys.length) await this.#redis.srem(this.#key('notes', account), ...keys, ...keys.map(pendingOf));
+    if (!keys.length) return;
+    // Their claims go too (note-claims.ts): a note made minutes ago and undone may be made again now.
+    const claims = keys.map((dedupeKey) =>
+      noteClaimKey(this.#prefix, account.crm, account.tenant, { accountId: account.accountId, dedupeKey }),
+    );
+    await this.#redis
+      .pipeline()
+      .srem(this.#key('notes', account), ...keys, ...keys.map(pendingOf))
+      .del(...claims)
+      .exec();
   }
 
   get #matchesKey(): string {
