@@ -198,10 +198,13 @@ export function batchedWrites(options: {
               await claim?.abandon().catch(() => {});
               throw err;
             }
-            await claim?.settle(
-              made.flatMap((r, i) => (r.ok && sent[i] ? [sent[i].note] : [])),
-              made.flatMap((r, i) => (!r.ok && sent[i] ? [sent[i].note] : [])),
-            );
+            // The CRM answered: that goes on the record whatever Redis does (unsettled claims lapse).
+            await claim
+              ?.settle(
+                made.flatMap((r, i) => (r.ok && sent[i] ? [sent[i].note] : [])),
+                made.flatMap((r, i) => (!r.ok && sent[i] ? [sent[i].note] : [])),
+              )
+              .catch(() => {});
             const results = claim ? answersWithRefusals(items, claim.held, made) : made;
             const journal = options.journal;
             if (journal) {
