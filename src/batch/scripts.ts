@@ -33,8 +33,10 @@ local function done(result)
   return result
 end`;
 
-// Needs NOW. reap: answers the items of expired slots as lost (transient: their jobs retry) and drops
-// the slots. carry: notes which process's items a slot popped (item JSON: p = process, i = item id).
+// Needs NOW. reap: answers the items of gone slots as lost (transient: their jobs retry) and drops the
+// slots — only once their sender has not renewed for 3 slot TTLs (`u`): a live sender starved past its
+// slot's TTL still answers its items. carry: notes which process's items (item JSON: p = process,
+// i = item id) a slot popped.
 const HELD = `
 local LOST = { name = 'SharedBatchSenderLost', permanent = false,
   message = 'the worker sending this item stopped before answering; trying again' }
@@ -43,10 +45,10 @@ local function reap(slots, held, replyPrefix, keep)
   -- Every slot that popped items and is gone (expired, or the whole set with it).
   local entries = redis.call('HGETALL', held)
   for k = 1, #entries, 2 do
-    local slot, popped = entries[k], entries[k + 1]
-    if not redis.call('ZSCORE', slots, slot) then
+    local slot, entry = entries[k], cjson.decode(entries[k + 1])
+    if not redis.call('ZSCORE', slots, slot) and entry.u < now then
       redis.call('HDEL', held, slot)
-      for p, ids in pairs(cjson.decode(popped)) do
+      for p, ids in pairs(entry.p) do
         local replies = {}
         for _, id in ipairs(ids) do replies[#replies + 1] = { id, 0, LOST } end
         redis.call('RPUSH', replyPrefix .. p, cjson.encode(replies))
@@ -55,7 +57,7 @@ local function reap(slots, held, replyPrefix, keep)
     end
   end
 end
-local function carry(held, slot, items, keep)
+local function carry(held, slot, items, keep, ttl)
   local byProcess, any = {}, false
   for _, raw in ipairs(items) do
     local ok, item = pcall(cjson.decode, raw)
@@ -66,7 +68,7 @@ local function carry(held, slot, items, keep)
     end
   end
   if any then
-    redis.call('HSET', held, slot, cjson.encode(byProcess))
+    redis.call('HSET', held, slot, cjson.encode({ u = now + 3 * ttl, p = byProcess }))
     redis.call('PEXPIRE', held, keep)
   end
   return items
@@ -91,7 +93,7 @@ if len == 0 or busy >= maxInFlight or (busy > 0 and len < maxBatch) then return 
 redis.call('ZADD', KEYS[2], now + ttl, ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ttl)
 if ARGV[6] == '1' then return done({}) end
-return done(carry(KEYS[4], ARGV[4], redis.call('LPOP', KEYS[1], maxBatch), KEEP))
+return done(carry(KEYS[4], ARGV[4], redis.call('LPOP', KEYS[1], maxBatch), KEEP, ttl))
 `;
 
 // KEYS: queue, slots, call, held, reply lists... ARGV: ttlMs, maxBatch, slotId, replyTtlMs, stop,
@@ -114,24 +116,31 @@ local len = redis.call('LLEN', KEYS[1])
 if ARGV[5] ~= '1' and len > 0 and (others == 0 or len >= maxBatch) then
   redis.call('ZADD', KEYS[2], now + ttl, ARGV[3])
   redis.call('PEXPIRE', KEYS[2], ttl)
-  return done(carry(KEYS[4], ARGV[3], redis.call('LPOP', KEYS[1], maxBatch), KEEP))
+  return done(carry(KEYS[4], ARGV[3], redis.call('LPOP', KEYS[1], maxBatch), KEEP, ttl))
 end
 redis.call('ZREM', KEYS[2], ARGV[3])
 return done(nil)
 `;
 
-// KEYS: slots. ARGV: ttlMs, slotId. A sender's heartbeat: its slot lives on while its call runs.
+// KEYS: slots, held. ARGV: ttlMs, slotId. A sender's heartbeat: its slot lives on while its call
+// runs, and its popped items are its own (not reaped) even when the slot lapsed under load.
 const RENEW = `
 ${NOW}
 if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
   redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[2])
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
 end
+local popped = redis.call('HGET', KEYS[2], ARGV[2])
+if popped then
+  local entry = cjson.decode(popped)
+  entry.u = now + 3 * tonumber(ARGV[1])
+  redis.call('HSET', KEYS[2], ARGV[2], cjson.encode(entry))
+end
 return nil
 `;
 
 export interface BatchScripts {
-  renew(slots: string, slotId: string, ttlMs: number): Promise<unknown>;
+  renew(queue: string, slots: string, slotId: string, ttlMs: number): Promise<unknown>;
   push(
     queue: string,
     slots: string,
@@ -175,10 +184,10 @@ export function batchScripts(redis: Redis): BatchScripts {
   if (typeof r.batchPush !== 'function') {
     redis.defineCommand('batchPush', { numberOfKeys: 4, lua: PUSH });
     redis.defineCommand('batchNext', { lua: NEXT });
-    redis.defineCommand('batchRenew', { numberOfKeys: 1, lua: RENEW });
+    redis.defineCommand('batchRenew', { numberOfKeys: 2, lua: RENEW });
   }
   return {
-    renew: (slots, slotId, ttlMs) => r.batchRenew(slots, ttlMs, slotId),
+    renew: (queue, slots, slotId, ttlMs) => r.batchRenew(slots, `${queue}:held`, ttlMs, slotId),
     push: (queue, slots, a, lingerFirst, items) =>
       r.batchPush(
         queue,

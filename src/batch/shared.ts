@@ -126,7 +126,9 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
 
     async function sendLoop(slotId: string, first: string[], linger: boolean): Promise<void> {
       const heartbeat = setInterval(() => {
-        scripts.renew(slots, slotId, slotTtlMs).catch((err: unknown) => onError(err, `renewing ${key}`));
+        scripts
+          .renew(queue, slots, slotId, slotTtlMs)
+          .catch((err: unknown) => onError(err, `renewing ${key}`));
       }, slotTtlMs / 3);
       heartbeat.unref();
       try {
