@@ -9,8 +9,8 @@
 //   else in flight, or a full batch waits) with the slot renewed, or the slot released. A push either
 //   lands before `next` looks (and is sent) or after the slot is gone (and takes it).
 // A sender's popped items are noted under its slot (the `held` hash) until it answers them: when its
-//   slot expires (the process died, or starved past its heartbeat) the next push or next answers them
-//   as lost, so their jobs retry within the slot's TTL instead of waiting for the item's deadline.
+//   slot is gone and it has not renewed for 3 slot TTLs (the process died), the next push or next
+//   answers them as lost, so their jobs retry within ~30 s instead of waiting for the item's deadline.
 // Both are idempotent by a call id: ioredis re-sends a command whose answer a dropped connection lost
 // (a Redis restart), and a second run would push the items twice (sent twice: a note made twice) or
 // pop a second batch while the first one's answer is gone (its items never sent). The first run's

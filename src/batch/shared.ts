@@ -11,8 +11,8 @@
 //
 // Nothing is lost silently: a process that pushed while the key was busy retries taking it while its
 // items wait (a dead sender's slot expires), the items a dead sender had popped are answered as lost
-// once its slot expired (scripts.ts), and an item nobody answers by its deadline rejects with a
-// transient error: their jobs retry. A sender skips items already past their deadline.
+// once it has been silent for 3 slot TTLs (scripts.ts), and an item nobody answers by its deadline
+// rejects with a transient error: their jobs retry. A sender skips items already past their deadline.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { DEFAULT_MAX_IN_FLIGHT } from './batcher.ts';
