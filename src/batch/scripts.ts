@@ -8,6 +8,9 @@
 // next: a sender's answers, one RPUSH per submitting process; then either the next batch (nothing
 //   else in flight, or a full batch waits) with the slot renewed, or the slot released. A push either
 //   lands before `next` looks (and is sent) or after the slot is gone (and takes it).
+// A sender's popped items are noted under its slot (the `held` hash) until it answers them: when its
+//   slot is gone and it has not renewed for 3 slot TTLs (the process died), the next push or next
+//   answers them as lost, so their jobs retry within ~30 s instead of waiting for the item's deadline.
 // Both are idempotent by a call id: ioredis re-sends a command whose answer a dropped connection lost
 // (a Redis restart), and a second run would push the items twice (sent twice: a note made twice) or
 // pop a second batch while the first one's answer is gone (its items never sent). The first run's
@@ -30,63 +33,114 @@ local function done(result)
   return result
 end`;
 
-// KEYS: queue, slots, call. ARGV: ttlMs, maxInFlight, maxBatch, slotId, queueTtlMs, lingerFirst,
-// items...
+// Needs NOW. reap: answers the items of gone slots as lost (transient: their jobs retry) and drops the
+// slots — only once their sender has not renewed for 3 slot TTLs (`u`): a live sender starved past its
+// slot's TTL still answers its items. carry: notes which process's items (item JSON: p = process,
+// i = item id) a slot popped.
+const HELD = `
+local LOST = { name = 'SharedBatchSenderLost', permanent = false,
+  message = 'the worker sending this item stopped before answering; trying again' }
+local function reap(slots, held, replyPrefix, keep)
+  redis.call('ZREMRANGEBYSCORE', slots, '-inf', now)
+  -- Every slot that popped items and is gone (expired, or the whole set with it).
+  local entries = redis.call('HGETALL', held)
+  for k = 1, #entries, 2 do
+    local slot, entry = entries[k], cjson.decode(entries[k + 1])
+    if not redis.call('ZSCORE', slots, slot) and entry.u < now then
+      redis.call('HDEL', held, slot)
+      for p, ids in pairs(entry.p) do
+        local replies = {}
+        for _, id in ipairs(ids) do replies[#replies + 1] = { id, 0, LOST } end
+        redis.call('RPUSH', replyPrefix .. p, cjson.encode(replies))
+        redis.call('PEXPIRE', replyPrefix .. p, keep)
+      end
+    end
+  end
+end
+local function carry(held, slot, items, keep, ttl)
+  local byProcess, any = {}, false
+  for _, raw in ipairs(items) do
+    local ok, item = pcall(cjson.decode, raw)
+    if ok and type(item) == 'table' and type(item.p) == 'string' and type(item.i) == 'string' then
+      byProcess[item.p] = byProcess[item.p] or {}
+      table.insert(byProcess[item.p], item.i)
+      any = true
+    end
+  end
+  if any then
+    redis.call('HSET', held, slot, cjson.encode({ u = now + 3 * ttl, p = byProcess }))
+    redis.call('PEXPIRE', held, keep)
+  end
+  return items
+end`;
+
+// KEYS: queue, slots, call, held. ARGV: ttlMs, maxInFlight, maxBatch, slotId, queueTtlMs,
+// lingerFirst, replyPrefix, items...
 const PUSH = `
 local CALL, KEEP = KEYS[3], ARGV[5]
 ${ONCE}
 ${NOW}
+${HELD}
 local ttl, maxInFlight, maxBatch = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-if #ARGV > 6 then
-  redis.call('RPUSH', KEYS[1], unpack(ARGV, 7))
+if #ARGV > 7 then
+  redis.call('RPUSH', KEYS[1], unpack(ARGV, 8))
   redis.call('PEXPIRE', KEYS[1], ARGV[5])
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+reap(KEYS[2], KEYS[4], ARGV[7], KEEP)
 local busy = redis.call('ZCARD', KEYS[2])
 local len = redis.call('LLEN', KEYS[1])
 if len == 0 or busy >= maxInFlight or (busy > 0 and len < maxBatch) then return done(nil) end
 redis.call('ZADD', KEYS[2], now + ttl, ARGV[4])
 redis.call('PEXPIRE', KEYS[2], ttl)
 if ARGV[6] == '1' then return done({}) end
-return done(redis.call('LPOP', KEYS[1], maxBatch))
+return done(carry(KEYS[4], ARGV[4], redis.call('LPOP', KEYS[1], maxBatch), KEEP, ttl))
 `;
 
-// KEYS: queue, slots, call, reply lists... ARGV: ttlMs, maxBatch, slotId, replyTtlMs, stop, replies...
-// (one per reply list). stop = '1': answer and free the slot (a process shutting down).
+// KEYS: queue, slots, call, held, reply lists... ARGV: ttlMs, maxBatch, slotId, replyTtlMs, stop,
+// replyPrefix, replies... (one per reply list). stop = '1': answer and free the slot (shutting down).
 const NEXT = `
 local CALL, KEEP = KEYS[3], ARGV[4]
 ${ONCE}
 ${NOW}
+${HELD}
 local ttl, maxBatch = tonumber(ARGV[1]), tonumber(ARGV[2])
-for i = 4, #KEYS do
+for i = 5, #KEYS do
   redis.call('RPUSH', KEYS[i], ARGV[i + 2])
   redis.call('PEXPIRE', KEYS[i], ARGV[4])
 end
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+redis.call('HDEL', KEYS[4], ARGV[3])
+reap(KEYS[2], KEYS[4], ARGV[6], KEEP)
 local others = redis.call('ZCARD', KEYS[2])
 if redis.call('ZSCORE', KEYS[2], ARGV[3]) then others = others - 1 end
 local len = redis.call('LLEN', KEYS[1])
 if ARGV[5] ~= '1' and len > 0 and (others == 0 or len >= maxBatch) then
   redis.call('ZADD', KEYS[2], now + ttl, ARGV[3])
   redis.call('PEXPIRE', KEYS[2], ttl)
-  return done(redis.call('LPOP', KEYS[1], maxBatch))
+  return done(carry(KEYS[4], ARGV[3], redis.call('LPOP', KEYS[1], maxBatch), KEEP, ttl))
 end
 redis.call('ZREM', KEYS[2], ARGV[3])
 return done(nil)
 `;
 
-// KEYS: slots. ARGV: ttlMs, slotId. A sender's heartbeat: its slot lives on while its call runs.
+// KEYS: slots, held. ARGV: ttlMs, slotId. A sender's heartbeat: its slot lives on while its call
+// runs, and its popped items are its own (not reaped) even when the slot lapsed under load.
 const RENEW = `
 ${NOW}
 if redis.call('ZSCORE', KEYS[1], ARGV[2]) then
   redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[2])
   redis.call('PEXPIRE', KEYS[1], ARGV[1])
 end
+local popped = redis.call('HGET', KEYS[2], ARGV[2])
+if popped then
+  local entry = cjson.decode(popped)
+  entry.u = now + 3 * tonumber(ARGV[1])
+  redis.call('HSET', KEYS[2], ARGV[2], cjson.encode(entry))
+end
 return nil
 `;
 
 export interface BatchScripts {
-  renew(slots: string, slotId: string, ttlMs: number): Promise<unknown>;
+  renew(queue: string, slots: string, slotId: string, ttlMs: number): Promise<unknown>;
   push(
     queue: string,
     slots: string,
@@ -97,6 +151,8 @@ export interface BatchScripts {
       slotId: string;
       queueTtlMs: number;
       callId: string;
+      /** Reply lists are this followed by the process id. */
+      replyPrefix: string;
     },
     lingerFirst: boolean,
     items: string[],
@@ -111,6 +167,7 @@ export interface BatchScripts {
       replyTtlMs: number;
       stop: boolean;
       callId: string;
+      replyPrefix: string;
     },
     replies: [list: string, payload: string][],
   ): Promise<string[] | null>;
@@ -125,37 +182,41 @@ type Scripted = Redis & {
 export function batchScripts(redis: Redis): BatchScripts {
   const r = redis as Scripted;
   if (typeof r.batchPush !== 'function') {
-    redis.defineCommand('batchPush', { numberOfKeys: 3, lua: PUSH });
+    redis.defineCommand('batchPush', { numberOfKeys: 4, lua: PUSH });
     redis.defineCommand('batchNext', { lua: NEXT });
-    redis.defineCommand('batchRenew', { numberOfKeys: 1, lua: RENEW });
+    redis.defineCommand('batchRenew', { numberOfKeys: 2, lua: RENEW });
   }
   return {
-    renew: (slots, slotId, ttlMs) => r.batchRenew(slots, ttlMs, slotId),
+    renew: (queue, slots, slotId, ttlMs) => r.batchRenew(slots, `${queue}:held`, ttlMs, slotId),
     push: (queue, slots, a, lingerFirst, items) =>
       r.batchPush(
         queue,
         slots,
         `${queue}:call:${a.callId}`,
+        `${queue}:held`,
         a.ttlMs,
         a.maxInFlight,
         a.maxBatch,
         a.slotId,
         a.queueTtlMs,
         lingerFirst ? '1' : '0',
+        a.replyPrefix,
         ...items,
       ),
     next: (queue, slots, a, replies) =>
       r.batchNext(
-        3 + replies.length,
+        4 + replies.length,
         queue,
         slots,
         `${queue}:call:${a.callId}`,
+        `${queue}:held`,
         ...replies.map(([list]) => list),
         a.ttlMs,
         a.maxBatch,
         a.slotId,
         a.replyTtlMs,
         a.stop ? '1' : '0',
+        a.replyPrefix,
         ...replies.map(([, payload]) => payload),
       ),
   };

@@ -10,8 +10,9 @@
 // per process reads; the sender's own items resolve in place.
 //
 // Nothing is lost silently: a process that pushed while the key was busy retries taking it while its
-// items wait (a dead sender's slot expires), and an item nobody answers by its deadline rejects with a
-// transient error, so its job retries. A sender skips items already past their deadline.
+// items wait (a dead sender's slot expires), the items a dead sender had popped are answered as lost
+// once it has been silent for 3 slot TTLs (scripts.ts), and an item nobody answers by its deadline
+// rejects with a transient error: their jobs retry. A sender skips items already past their deadline.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { DEFAULT_MAX_IN_FLIGHT } from './batcher.ts';
@@ -86,7 +87,13 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
         first = await scripts.push(
           queue,
           slots,
-          { ...slot, maxInFlight, queueTtlMs: deadlineMs * 2, callId: `${pid}:${++seq}` },
+          {
+            ...slot,
+            maxInFlight,
+            queueTtlMs: deadlineMs * 2,
+            callId: `${pid}:${++seq}`,
+            replyPrefix: replyList(''),
+          },
           linger,
           items,
         );
@@ -119,7 +126,9 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
 
     async function sendLoop(slotId: string, first: string[], linger: boolean): Promise<void> {
       const heartbeat = setInterval(() => {
-        scripts.renew(slots, slotId, slotTtlMs).catch((err: unknown) => onError(err, `renewing ${key}`));
+        scripts
+          .renew(queue, slots, slotId, slotTtlMs)
+          .catch((err: unknown) => onError(err, `renewing ${key}`));
       }, slotTtlMs / 3);
       heartbeat.unref();
       try {
@@ -154,6 +163,7 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
             replyTtlMs: deadlineMs,
             stop: draining && !mine.size,
             callId: `${pid}:${++seq}`,
+            replyPrefix: replyList(''),
           },
           answers,
         );

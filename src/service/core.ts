@@ -19,6 +19,7 @@ import { describeError, Store } from '../store/store.ts';
 import { TenantStore } from '../tenants/store.ts';
 import { batchedWrites } from '../write/batched-writes.ts';
 import { Ledgers } from '../write/ledgers.ts';
+import { NoteClaims } from '../write/note-claims.ts';
 import { buyerIntelClients } from './buyer-intel.ts';
 import { CrmConnections } from './crm-connections.ts';
 import { createQueues } from './queues.ts';
@@ -65,6 +66,7 @@ export function buildCore(settings: ServiceSettings) {
   const writes = batchedWrites({
     connector,
     channels,
+    noteClaims: new NoteClaims(redis.worker, `${prefix}:ledger`),
     journal: {
       recordFieldWrites: async (entries) => (await store.open()).writes.recordFieldWrites(entries),
       recordNotes: async (entries) => (await store.open()).writes.recordNotes(entries),

@@ -10,6 +10,10 @@
 // job a round trip of its own. Rows a CRM call left pending (it failed as a whole, or the store went
 // away before the answer was recorded) are settled against what the CRM holds
 // (src/undo/settle-pending.ts).
+//
+// A note is sent only by the call that claims it (note-claims.ts): two attempts of one job (a killed
+// worker's, whose notes still wait in a shared batch, and the retry's) never both create it.
+import { randomUUID } from 'node:crypto';
 import type {
   AccountUpdate,
   CrmConnector,
@@ -30,6 +34,7 @@ import {
   type WriteJournal,
   type WriteOrigin,
 } from './journal.ts';
+import type { NoteClaims } from './note-claims.ts';
 
 export interface BatchedWrites {
   writeAccount(
@@ -53,6 +58,8 @@ export function batchedWrites(options: {
   /** Linger of the default local channels (ms); ignored with `channels`. Default 0. */
   maxWaitMs?: number | undefined;
   journal?: WriteJournal | undefined;
+  /** Across processes, one create of a note at a time (note-claims.ts); without it, none is refused. */
+  noteClaims?: NoteClaims | undefined;
   /**
    * The CRM's answers could not be recorded: the CRM already has the writes and failing their jobs
    * would not record them either, so it is reported; their pending rows are settled later against the
@@ -186,29 +193,55 @@ export function batchedWrites(options: {
         (c): ChannelSpec<{ note: NoteDraft; origin?: WriteOrigin | undefined }, NoteResult> => ({
           maxBatch: c.maxNoteBatch,
           send: async (items) => {
+            // Only the notes this call claims are sent (note-claims.ts): two attempts of one job never
+            // both create one; a note another call holds answers as refused for now, and its job retries.
+            const claim = await options.noteClaims?.take(
+              crm,
+              tenant,
+              items.map((i) => i.note),
+              randomUUID(),
+            );
+            const sent = claim ? items.filter((_, i) => claim.held[i]) : items;
             const journal = options.journal;
             const recordPending = journal?.recordPendingNotes?.bind(journal);
-            const pending = recordPending
-              ? await writeAhead(() =>
-                  recordPending(items.map((i) => pendingNoteOf(crm, tenant, i.note, i.origin, now()))),
-                )
-              : undefined;
-            const results = await c.createNotes(items.map((i) => i.note));
+            let pending: string[] | undefined;
+            let made: NoteResult[];
+            try {
+              // What the call is about to create goes on the record first (write-ahead).
+              pending =
+                recordPending && sent.length
+                  ? await writeAhead(() =>
+                      recordPending(sent.map((i) => pendingNoteOf(crm, tenant, i.note, i.origin, now()))),
+                    )
+                  : undefined;
+              made = sent.length ? await c.createNotes(sent.map((i) => i.note)) : [];
+            } catch (err) {
+              await claim?.abandon().catch(() => {});
+              throw err;
+            }
+            // The CRM answered: that goes on the record whatever Redis does (unsettled claims lapse).
+            await claim
+              ?.settle(
+                made.flatMap((r, i) => (r.ok && sent[i] ? [sent[i].note] : [])),
+                made.flatMap((r, i) => (!r.ok && sent[i] ? [sent[i].note] : [])),
+              )
+              .catch(() => {});
             if (pending && journal?.settleNotes) {
               const settle = journal.settleNotes.bind(journal);
               const settled = pending.flatMap((id, i) => {
-                const result = results[i];
+                const result = made[i];
                 return result ? [{ id, noteId: result.ok ? result.noteId : null }] : [];
               });
               if (settled.length) await record(`${settled.length} notes`, () => settle(settled));
             } else if (journal) {
               const at = now();
-              const entries = items.flatMap((item, i) => {
-                const result = results[i];
+              const entries = sent.flatMap((item, i) => {
+                const result = made[i];
                 return (result && noteEntryOf(crm, tenant, item.note, result, item.origin, at)) ?? [];
               });
               if (entries.length) await record(`${entries.length} notes`, () => journal.recordNotes(entries));
             }
+            const results = claim ? answersWithRefusals(items, claim.held, made) : made;
             return results;
           },
         }),
@@ -218,3 +251,34 @@ export function batchedWrites(options: {
     },
   };
 }
+
+/**
+ * The answers of a call in the order of its items: a note another create holds is refused for now
+ * (transient: its job retries, and the retry asks the CRM whether the note is there).
+ */
+function answersWithRefusals(
+  items: readonly { note: NoteDraft }[],
+  held: readonly boolean[],
+  made: readonly NoteResult[],
+): NoteResult[] {
+  let next = 0;
+  return items.map(({ note }, i) =>
+    held[i]
+      ? (made[next++] ?? missing(note))
+      : {
+          dedupeKey: note.dedupeKey,
+          ok: false,
+          error: {
+            status: undefined,
+            message: `note ${note.dedupeKey} is being created by another job; checked on the CRM again`,
+            permanent: false,
+          },
+        },
+  );
+}
+
+const missing = (note: NoteDraft): NoteResult => ({
+  dedupeKey: note.dedupeKey,
+  ok: false,
+  error: { status: undefined, message: 'the CRM gave no answer for this note', permanent: false },
+});

@@ -9,6 +9,7 @@
 import type { Redis } from 'ioredis';
 import { isCrmKind } from '../../connectors/registry.ts';
 import type { AccountRef, CrmKind } from '../../connectors/types.ts';
+import { noteClaimKey } from './note-claims.ts';
 
 /** The store's memory of what we wrote (src/store/write-history.ts): one statement per account. */
 export interface WrittenFieldsSource {
@@ -219,7 +220,16 @@ export class Ledgers {
    * The set stays complete: those notes are not on the CRM any more.
    */
   async forgetNotes(account: AccountRef, keys: readonly string[]): Promise<void> {
-    if (keys.length) await this.#redis.srem(this.#key('notes', account), ...keys, ...keys.map(pendingOf));
+    if (!keys.length) return;
+    // Their claims go too (note-claims.ts): a note made minutes ago and undone may be made again now.
+    const claims = keys.map((dedupeKey) =>
+      noteClaimKey(this.#prefix, account.crm, account.tenant, { accountId: account.accountId, dedupeKey }),
+    );
+    await this.#redis
+      .pipeline()
+      .srem(this.#key('notes', account), ...keys, ...keys.map(pendingOf))
+      .del(...claims)
+      .exec();
   }
 
   get #matchesKey(): string {
