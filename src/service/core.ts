@@ -75,7 +75,7 @@ export function buildCore(settings: ServiceSettings) {
         (await store.open()).writes.recordPendingFieldWrites(entries),
       settleFieldWrites: async (settled) => (await store.open()).writes.settleFieldWrites(settled),
       recordPendingNotes: async (entries) => (await store.open()).writes.recordPendingNotes(entries),
-      settleNotes: async (settled) => (await store.open()).writes.settleNotes(settled),
+      settleNotes: async (settled, followUps) => (await store.open()).writes.settleNotes(settled, followUps),
     },
     onJournalError: (err, what) =>
       log.warn('could not record writes in the history', { what, reason: describeError(err) }),

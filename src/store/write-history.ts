@@ -134,8 +134,13 @@ export class WriteHistory {
     return recordPendingNotes(this.#db, entries);
   }
 
-  settleNotes(settled: readonly NoteSettlement[]): Promise<void> {
-    return settlePendingNotes(this.#db, settled);
+  async settleNotes(settled: readonly NoteSettlement[], followUps: readonly NoteEntry[] = []): Promise<void> {
+    if (!followUps.some((e) => e.followUp)) return settlePendingNotes(this.#db, settled);
+    // One transaction: a task on the record is a task watched (follow-ups.ts), or neither.
+    await this.#db.transaction().execute(async (tx) => {
+      await settlePendingNotes(tx, settled);
+      await new FollowUps(tx).record(followUps);
+    });
   }
 
   /** The account's rows whose CRM answer was never recorded (src/store/pending-writes.ts). */

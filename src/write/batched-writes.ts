@@ -226,20 +226,21 @@ export function batchedWrites(options: {
                 made.flatMap((r, i) => (!r.ok && sent[i] ? [sent[i].note] : [])),
               )
               .catch(() => {});
+            const at = now();
+            const entries = sent.flatMap((item, i) => {
+              const result = made[i];
+              return (result && noteEntryOf(crm, tenant, item.note, result, item.origin, at)) ?? [];
+            });
             if (pending && journal?.settleNotes) {
               const settle = journal.settleNotes.bind(journal);
               const settled = pending.flatMap((id, i) => {
                 const result = made[i];
                 return result ? [{ id, noteId: result.ok ? result.noteId : null }] : [];
               });
-              if (settled.length) await record(`${settled.length} notes`, () => settle(settled));
-            } else if (journal) {
-              const at = now();
-              const entries = sent.flatMap((item, i) => {
-                const result = made[i];
-                return (result && noteEntryOf(crm, tenant, item.note, result, item.origin, at)) ?? [];
-              });
-              if (entries.length) await record(`${entries.length} notes`, () => journal.recordNotes(entries));
+              const followUps = entries.filter((e) => e.followUp);
+              if (settled.length) await record(`${settled.length} notes`, () => settle(settled, followUps));
+            } else if (journal && entries.length) {
+              await record(`${entries.length} notes`, () => journal.recordNotes(entries));
             }
             const results = claim ? answersWithRefusals(items, claim.held, made) : made;
             return results;

@@ -88,8 +88,11 @@ export interface WriteJournal {
   recordNotes(entries: readonly NoteEntry[]): Promise<void>;
   /** Records notes as pending before their CRM call: their ids, in the entries' order. */
   recordPendingNotes?(entries: readonly PendingNoteEntry[]): Promise<string[]>;
-  /** Settles pending notes: created ones go on the record with the CRM's id, the others are dropped. */
-  settleNotes?(settled: readonly NoteSettlement[]): Promise<void>;
+  /**
+   * Settles pending notes: created ones go on the record with the CRM's id, the others are dropped; the
+   * follow-up tasks among the created (their entries) are watched from now on, in the same statement set.
+   */
+  settleNotes?(settled: readonly NoteSettlement[], followUps?: readonly NoteEntry[]): Promise<void>;
 }
 
 /** A note about to be created: its CRM id is not known yet. */

@@ -21,8 +21,6 @@ export interface Harness {
   unknownId: string;
   /** Adds a user of the CRM (as an admin would) and makes them the account's owner; returns their id. */
   giveOwner(accountId: string, email: string, name: { first: string; last: string }): Promise<string>;
-  /** A user of the CRM a follow-up task can be assigned to. */
-  ownerId: string;
   close(): Promise<void>;
 }
 
@@ -365,7 +363,9 @@ export function connectorContract(name: string, harness: () => Promise<Harness>)
 
     it('creates a follow-up task with a note’s key; reads it open, and deleted once removed', async () => {
       const id = await h.createAccount({ name: 'Round Rock ISD', state: 'TX' });
-      const task = { ownerId: h.ownerId, dueDate: '2026-12-01', priority: 'high' as const };
+      // A real user of the CRM: both CRMs refuse a task for an owner id that names none.
+      const ownerId = await h.giveOwner(id, 'rhea.ortiz@rep.example', { first: 'Rhea', last: 'Ortiz' });
+      const task = { ownerId, dueDate: '2026-12-01', priority: 'high' as const };
       const [made] = await h.connector.createNotes([{ ...draft(id, 'bi-task-1'), task }]);
       if (!made?.ok) throw new Error(`not created: ${JSON.stringify(made)}`);
       expect([...(await h.connector.existingNoteKeys(id))]).toEqual(['bi-task-1']);

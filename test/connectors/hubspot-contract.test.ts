@@ -32,7 +32,6 @@ connectorContract('hubspot', async () => {
     connector,
     ourField,
     unknownId: '99999999999',
-    ownerId: '71000001',
     async createAccount({ name, state, website }) {
       return store.createCompany({ name, ...(state ? { state } : {}), ...(website ? { website } : {}) }).id;
     },

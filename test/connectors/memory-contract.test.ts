@@ -20,7 +20,6 @@ connectorContract('memory-crm', async () => {
     connector,
     ourField,
     unknownId: 'acc999999999',
-    ownerId: 'rep-1',
     async createAccount(values) {
       return store.createAccount(values);
     },

@@ -42,7 +42,6 @@ const harness = (notes: 'task' | 'content-note') => async (): Promise<Harness> =
     connector,
     ourField: 'buyer_intel_population',
     unknownId: to18('001Dn0000000001'),
-    ownerId: '005000000000042AAA',
     async createAccount({ name, state, website }) {
       return store.create('Account', {
         Name: name,

@@ -38,12 +38,13 @@ interface CrmTask {
 interface CrmUnderTest {
   name: string;
   kind: 'hubspot' | 'salesforce';
-  /** The owner the account gets, and how the CRM spells a new task's status and the priorities. */
-  owner: string;
+  /** How the CRM spells a new task's status and the priorities. */
   openStatus: string;
   priorities: string[];
   start(): Promise<{
     endpoints: Parameters<typeof sandboxSettings>[0];
+    /** A user of the CRM (both refuse a task for an owner id that names none): the owner accounts get. */
+    owner: string;
     create(name: string, state: string, ownerId?: string): string;
     tasks(accountId: string): CrmTask[];
     notes(accountId: string): number;
@@ -64,7 +65,6 @@ afterAll(async () => {
 const hubspot: CrmUnderTest = {
   name: 'HubSpot',
   kind: 'hubspot',
-  owner: '71000001',
   openStatus: 'NOT_STARTED',
   priorities: ['HIGH', 'MEDIUM', 'LOW'],
   async start() {
@@ -83,6 +83,8 @@ const hubspot: CrmUnderTest = {
       });
     return {
       endpoints: { buyerIntel: bi, hubspot: hs },
+      owner: hs.store.owners.add({ email: 'owen.price@rep.example', firstName: 'Owen', lastName: 'Price' })
+        .id,
       create: (name, state, ownerId) =>
         hs.store.createCompany(
           { name, state, ...(ownerId ? { hubspot_owner_id: ownerId } : {}) },
@@ -101,7 +103,6 @@ const hubspot: CrmUnderTest = {
 const salesforce: CrmUnderTest = {
   name: 'Salesforce',
   kind: 'salesforce',
-  owner: '005000000000042AAA',
   openStatus: 'Not Started',
   priorities: ['High', 'Normal', 'Low'],
   async start() {
@@ -109,6 +110,12 @@ const salesforce: CrmUnderTest = {
     const ours = (id: string) => sf.store.list('Task').filter((t) => t.values.get('WhatId') === id);
     return {
       endpoints: { buyerIntel: bi, salesforce: sf },
+      owner: sf.store.create('User', {
+        Username: 'owen.price@rep.example',
+        Email: 'owen.price@rep.example',
+        FirstName: 'Owen',
+        LastName: 'Price',
+      }).id,
       create: (name, state, ownerId) =>
         sf.store.create('Account', {
           Name: name,
@@ -228,7 +235,7 @@ for (const crm of [hubspot, salesforce]) {
     let tasks: CrmTask[];
 
     it('puts every new signal of an owned account in its owner’s queue as one open task, never a second', async () => {
-      owned = sandbox.create('City of Austin', 'TX', crm.owner);
+      owned = sandbox.create('City of Austin', 'TX', sandbox.owner);
       const first = await refresh(owned);
       firstJobId = lastJobId;
       expect(first.status).toBe('enriched');
@@ -239,7 +246,7 @@ for (const crm of [hubspot, salesforce]) {
       expect(sandbox.notes(owned)).toBe(0);
       const today = new Date().toISOString().slice(0, 10);
       for (const task of tasks) {
-        expect(task.ownerId).toBe(crm.owner);
+        expect(task.ownerId).toBe(sandbox.owner);
         expect(task.status).toBe(crm.openStatus);
         expect(crm.priorities).toContain(task.priority);
         // An RFP's own due date when it has one not yet past, else three days from now: never past.
