@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_ACCOUNTS } from '../../emulators/cli/sandbox-accounts.ts';
 
 const EMULATORS_CLI = new URL('../../emulators/cli.ts', import.meta.url).pathname;
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+// The README's quick tour and the sandbox's own page quote them.
+const README = ['../../README.md', '../../docs/sandbox.md']
+  .map((file) => readFileSync(new URL(file, import.meta.url), 'utf8'))
+  .join('\n');
 
 /** The ids the README's `enrich … --dry-run` examples use, per CRM. */
 function readmeIds(crm: 'hubspot' | 'salesforce'): string[] {
