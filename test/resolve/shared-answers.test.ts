@@ -14,6 +14,7 @@ import {
   redisMatchCache,
 } from '../../src/resolve/resolver.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 
 let sandbox: RunningBuyerIntelSandbox;
 let client: BuyerIntelClient;
@@ -33,7 +34,6 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const searches = () => sandbox.stats.count('searchBuyers');
 
 /** One deployment (its own Redis keys); each `worker()` is one more process of it. */
@@ -132,8 +132,7 @@ describe('accounts of one buyer in two workers', () => {
       ...(await redis.keys(`${d.prefix}bi:search:*`)),
     ];
     expect(await kept()).not.toEqual([]);
-    for (let i = 0; i < 100 && (await kept()).length; i++) await sleep(25);
-    expect(await kept()).toEqual([]);
+    await eventually(async () => (await kept()).length === 0, 'Redis expiring the kept answers');
     const again = await d.worker().resolve(account('County of Travis', 'TX'), 'hubspot:1:b');
     expect(searches() - before).toBeGreaterThan(made);
     expect(again).toMatchObject({ status: 'matched', buyerId: buyerId('Travis County', 'TX') });
