@@ -34,6 +34,7 @@ export function refreshingConnector(options: {
     maxNoteRemovalBatch: inner.maxNoteRemovalBatch,
     maxReadBatch: inner.maxReadBatch,
     maxNoteKeyBatch: inner.maxNoteKeyBatch,
+    ...(inner.fieldName ? { fieldName: (field: string) => inner.fieldName?.(field) ?? field } : {}),
     getAccount: (id, fields) => withRefresh((c) => c.getAccount(id, fields)),
     getAccounts: (ids, fields) => withRefresh((c) => c.getAccounts(ids, fields)),
     listAccounts: (fields, page) => withRefresh((c) => c.listAccounts(fields, page)),

@@ -91,6 +91,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     maxReadBatch: SALESFORCE_COLLECTION_LIMIT,
     maxNoteKeyBatch: SALESFORCE_COLLECTION_LIMIT,
     fieldLimits: SALESFORCE_FIELD_LIMITS,
+    fieldName,
     getAccount: (accountId, fieldNames) =>
       afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames, idReads)),
     getAccounts: (accountIds, fieldNames) =>
