@@ -1,23 +1,51 @@
 import { defineConfig } from 'vitest/config';
+import { UNIT_TEST_FILES } from './test/unit-files.ts';
+
+// Two projects: `unit` (test/unit-files.ts) needs Node alone; `integration`, every other file, needs a
+// Redis, PostgreSQL and Chromium. `npm test` runs both; `npm run test:unit` runs on a bare machine.
+const shared = {
+  testTimeout: 30_000,
+  hookTimeout: 60_000,
+  // Files run in parallel workers; each test file isolates its own queues and key prefix in Redis.
+  pool: 'forks',
+} as const;
+
+/** Where nothing answers: a unit test that reaches for a service fails at once, on every machine. */
+const NOWHERE = {
+  REDIS_URL: 'redis://127.0.0.1:1',
+  TEST_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres',
+  CHROMIUM_PATH: '/nonexistent/chromium',
+};
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Before any test file: a Redis (a private one when none answers at REDIS_URL) and Chromium, or the run
-    // stops at once with one line naming what to install.
-    globalSetup: ['test/setup/prerequisites.ts', 'test/setup/conformance.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    // Files run in parallel workers; each test file isolates its own queues and key prefix in Redis.
-    // Two at once on a 2-core machine: most files wait on emulators, subprocesses and Redis, so two
-    // overlap well (one at a time took ~18 minutes). No test asserts a wall time against a fixed
-    // bound that a second file beside it would break.
-    pool: 'forks',
+    // Every emulator answer in both projects is checked against the vendors' documents; this root setup
+    // runs once per run whichever projects run.
+    globalSetup: ['test/setup/conformance.ts'],
+    // Two files at once on a 2-core machine: most files wait on emulators, subprocesses and Redis, so two
+    // overlap well (one at a time took ~18 minutes). No test asserts a wall time against a fixed bound
+    // that a second file beside it would break.
     maxWorkers: 2,
     // In CI also write a JSON report, from which .ci/run prints a plain "N passed, N failed" line.
     // A second run in the same CI job (the Redis Cluster suite) names its own report file.
     reporters: process.env.CI
       ? ['default', ['json', { outputFile: process.env.VITEST_JSON_REPORT ?? '.ci/test-results.json' }]]
       : ['default'],
+    projects: [
+      {
+        test: { ...shared, name: 'unit', include: UNIT_TEST_FILES, env: NOWHERE },
+      },
+      {
+        test: {
+          ...shared,
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: UNIT_TEST_FILES,
+          // Before any integration file: a Redis (a private one when none answers at REDIS_URL) and
+          // Chromium, or the run stops at once with one line naming what to install.
+          globalSetup: ['test/setup/prerequisites.ts'],
+        },
+      },
+    ],
   },
 });

@@ -35,6 +35,7 @@ export function refreshingConnector(options: {
     maxReadBatch: inner.maxReadBatch,
     maxNoteKeyBatch: inner.maxNoteKeyBatch,
     maxTaskStateBatch: inner.maxTaskStateBatch,
+    ...(inner.fieldName ? { fieldName: (field: string) => inner.fieldName?.(field) ?? field } : {}),
     getAccount: (id, fields) => withRefresh((c) => c.getAccount(id, fields)),
     getAccounts: (ids, fields) => withRefresh((c) => c.getAccounts(ids, fields)),
     listAccounts: (fields, page) => withRefresh((c) => c.listAccounts(fields, page)),

@@ -191,6 +191,11 @@ export interface CrmConnector {
   readonly maxNoteKeyBatch: number;
   /** What our fields in this CRM hold: the pipeline fits each value to it before writing. */
   readonly fieldLimits?: FieldLimits;
+  /**
+   * The name this CRM knows one of our fields by, for what a person reads (a dry run): Salesforce's API
+   * name (`BuyerIntel_Population__c`) for `buyer_intel_population`. Absent: the name itself.
+   */
+  fieldName?(field: string): string;
 
   /** Reads one account with the given CRM fields. Throws AccountNotFoundError for an unknown id. */
   getAccount(accountId: string, fieldNames: readonly string[]): Promise<AccountSnapshot>;

@@ -7,7 +7,7 @@ import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 
-/** What our card and writes need (see README: HubSpot set-up). */
+/** What our card and writes need (see docs/crm-setup.md: HubSpot). */
 export const HUBSPOT_SCOPES = [
   'oauth',
   'crm.objects.companies.read',

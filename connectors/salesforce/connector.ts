@@ -97,6 +97,7 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     maxNoteKeyBatch: SALESFORCE_COLLECTION_LIMIT,
     maxTaskStateBatch: SALESFORCE_COLLECTION_LIMIT,
     fieldLimits: SALESFORCE_FIELD_LIMITS,
+    fieldName,
     getAccount: (accountId, fieldNames) =>
       afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames, idReads)),
     getAccounts: (accountIds, fieldNames) =>

@@ -3,6 +3,7 @@ import { startBuyerIntelSandbox } from '../buyer-intel/server.ts';
 import { startHubSpotSandbox } from '../hubspot/server.ts';
 import { startSalesforceSandbox } from '../salesforce/server.ts';
 import { type SeededAccount, seedHubSpot, seedSalesforce } from './sandbox-accounts.ts';
+import { DEFAULT_SERVICE_URL, eventTargets, SANDBOX_WEBHOOK_SECRET, serviceExports } from './sandbox-env.ts';
 
 const SALESFORCE_API_VERSION = '62.0';
 // Fixed so that an .env written from this output keeps working after the sandbox restarts (the
@@ -16,9 +17,15 @@ export const sandboxCommand: Command = {
   usage: `buyer-intel-sync sandbox [options]
 
 Starts the three emulators, creates a few accounts in each CRM (the same ids on every start) and
-prints the environment that points the service at them.
+prints the environment that points the service at them. A company or Account created from then on is
+sent to the service at --service-url (HubSpot's webhooks, Salesforce's Outbound Messages), as are the
+provider's row webhooks: run \`buyer-intel-sync start\` with the printed environment and it is enriched.
 
 Options:
+  --service-url <url>    where the service listens (default ${DEFAULT_SERVICE_URL}, the address
+                         \`start\` takes with the printed PORT)
+  --database-url <url>   the PostgreSQL the service and the CLI share (default DATABASE_URL, else
+                         postgres://postgres@127.0.0.1:5432/postgres when it answers)
   --port <n>             Buyer Intelligence port (default 4010; 0 = any free port)
   --hubspot-port <n>     HubSpot emulator port (default 4020; 0 = any free port)
   --salesforce-port <n>  Salesforce emulator port (default 4030; 0 = any free port)
@@ -29,6 +36,8 @@ Options:
   --rate-limit-rate <p>  probability of an injected 429 (default 0)
   --rate-limit <n>       requests per minute per token before 429 (default 600; 0 disables)`,
   options: {
+    'service-url': { type: 'string' },
+    'database-url': { type: 'string' },
     port: { type: 'string' },
     'hubspot-port': { type: 'string' },
     'salesforce-port': { type: 'string' },
@@ -47,6 +56,14 @@ Options:
       hubspot: numberOption(values, 'hubspot-port', 4020),
       salesforce: numberOption(values, 'salesforce-port', 4030),
     };
+    const serviceUrl =
+      typeof values['service-url'] === 'string' ? values['service-url'] : DEFAULT_SERVICE_URL;
+    if (!URL.canParse(serviceUrl) || !/^https?:$/.test(new URL(serviceUrl).protocol))
+      throw new Error(`--service-url must be an http(s) URL, got "${serviceUrl}"`);
+    const databaseUrl =
+      typeof values['database-url'] === 'string'
+        ? values['database-url']
+        : process.env.DATABASE_URL || undefined;
     const faults = {
       latencyMs: numberOption(values, 'latency-ms', 0),
       errorRate: numberOption(values, 'error-rate', 0),
@@ -80,6 +97,7 @@ Options:
         seed: numberOption(values, 'seed', 42),
         rateLimit: perMinute > 0 ? { requests: perMinute, windowMs: 60_000 } : false,
         faults,
+        webhooks: { secret: SANDBOX_WEBHOOK_SECRET },
       }),
     );
     const hubspot = await start('HubSpot emulator', '--hubspot-port', () =>
@@ -95,6 +113,15 @@ Options:
     // Before anything else touches the emulators: their id counters then hand out the README's ids.
     const companies = seedHubSpot(hubspot);
     const accounts = seedSalesforce(salesforce);
+    // Then every new company or Account goes to the service, as a portal's webhook subscription and an
+    // org's Flow with an Outbound Message would send it; the seeded ones stay for the dry runs.
+    const targets = eventTargets(serviceUrl);
+    // The seeded companies' events wait in HubSpot's batch window: sent nowhere (no target yet), they go.
+    hubspot.webhooks.flush();
+    hubspot.webhooks.configure({ targetUrl: targets.hubspot, propertyChanges: [] });
+    salesforce.outbound.configure({ endpointUrl: targets.salesforce });
+    sandbox.webhooks.configure({ url: targets.buyerIntel });
+    const service = await serviceExports(serviceUrl, databaseUrl);
     // Listening for the stop signals before printing that we are ready: a caller that stops us as soon
     // as it reads the last line must not meet the default SIGTERM action (exit without closing).
     const stopped = new Promise<void>((resolve) => {
@@ -122,6 +149,7 @@ Options:
         `Salesforce emulator: ${salesforce.url}  (org ${salesforce.orgId})`,
         ...list('Accounts:', accounts),
         `  try: curl -H 'Authorization: Bearer ${salesforce.accessToken}' '${salesforce.url}/services/data/v${SALESFORCE_API_VERSION}/query?q=SELECT+Id,Name,BillingState+FROM+Account'`,
+        `Events go to the service at ${serviceUrl}: HubSpot webhooks to ${targets.hubspot}, Salesforce Outbound Messages to ${targets.salesforce.split('?')[0]}, provider row webhooks to ${targets.buyerIntel}`,
         '',
         'Point the service at them: paste these lines into a shell (or into .env):',
         `export BUYER_INTEL_BASE_URL=${sandbox.url}`,
@@ -138,11 +166,13 @@ Options:
         `export SALESFORCE_CLIENT_SECRET=${salesforce.clientSecret}`,
         `export SALESFORCE_REFRESH_TOKEN=${salesforce.refreshToken}`,
         `export SALESFORCE_API_VERSION=${SALESFORCE_API_VERSION}`,
+        ...service,
         '',
         'Then, for example:',
-        `  npx buyer-intel-sync enrich --crm hubspot --account ${company?.id} --dry-run`,
-        '  npx buyer-intel-sync setup --crm salesforce    # once: our custom fields on Account',
-        `  npx buyer-intel-sync enrich --crm salesforce --account ${account?.id} --dry-run`,
+        `  npm run -s cli -- enrich --crm hubspot --account ${company?.id} --dry-run`,
+        '  npm run -s cli -- setup --crm salesforce    # once: our custom fields on Account',
+        `  npm run -s cli -- enrich --crm salesforce --account ${account?.id} --dry-run`,
+        '  npm run -s cli -- setup --crm hubspot && npm run -s cli -- start    # then create a company: it is enriched',
         'Ctrl-C stops them.',
         '',
       ].join('\n'),

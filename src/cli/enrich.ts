@@ -38,7 +38,8 @@ nothing is written. Reads the environment (see .env.example).`,
         { crm, tenant, accountId },
         { dryRun: values['dry-run'] === true, job: { trigger: 'cli' } },
       );
-      process.stdout.write(renderPlan(result));
+      const connector = service.connector(crm, tenant);
+      process.stdout.write(renderPlan(result, (field) => connector.fieldName?.(field) ?? field));
       return 0;
     } finally {
       await service.close();
@@ -46,7 +47,8 @@ nothing is written. Reads the environment (see .env.example).`,
   },
 };
 
-export function renderPlan(r: EnrichResult): string {
+/** The plan in the CRM's own field names (`nameOf`: Salesforce's API names, HubSpot's property names). */
+export function renderPlan(r: EnrichResult, nameOf: (field: string) => string = (field) => field): string {
   const lines: string[] = [];
   lines.push(
     `${r.dryRun ? 'DRY RUN — nothing written. ' : ''}Account ${r.account.accountId} "${r.account.name ?? ''}" (${r.account.crm} ${r.account.tenant})`,
@@ -73,7 +75,7 @@ export function renderPlan(r: EnrichResult): string {
     lines.push(
       renderTable(
         r.fields.map((f) => [
-          f.property,
+          nameOf(f.property),
           f.decision,
           f.policy,
           f.decision === 'write' ? `${f.old ?? '∅'} → ${f.new ?? '∅'}` : `${f.old ?? '∅'} (kept)`,
@@ -87,7 +89,7 @@ export function renderPlan(r: EnrichResult): string {
     lines.push('Match fields:');
     lines.push(
       renderTable(
-        provenance.map(([k, v]) => [k, v === null ? '∅' : String(v)]),
+        provenance.map(([k, v]) => [nameOf(k), v === null ? '∅' : String(v)]),
         { head: ['field', 'value'] },
       ),
     );

@@ -1,53 +1,42 @@
 // The admin page in a real headless Chromium (Debian's, driven by playwright-core) against a running
 // service on the emulators: "needs review" first, fields old → new and notes visible, Confirm pins the
 // candidate and the account ends up enriched; a screenshot of the page is taken.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
-import { sandboxSettings } from '../../emulators/settings.ts';
-import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
-import { fieldDefinitions } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { RunningHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { launchChromium } from '../helpers/browser.ts';
-import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService, completedJob, refreshAndWait } from '../helpers/service.ts';
+import { completedJob, refreshAndWait } from '../helpers/service.ts';
+import { startTestService, type TestService } from '../helpers/start-service.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-admin-${randomUUID().slice(0, 8)}`;
 const ADMIN = { username: 'ops', password: randomBytes(12).toString('hex') };
 const API_KEY = `key-${randomBytes(16).toString('hex')}`;
 
-let bi: RunningBuyerIntelSandbox;
+let running: TestService;
 let hs: RunningHubSpotSandbox;
 let service: Service;
 let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
-  service = createService({
-    ...sandboxSettings(
-      { buyerIntel: bi, hubspot: hs },
-      { redisUrl: REDIS_URL, prefix },
-      { worker: { writeBatchWaitMs: 20 } },
-    ),
-    api: { apiKeys: [API_KEY] },
-    admin: ADMIN,
+  running = await startTestService({
+    name: 'admin',
+    salesforce: false,
+    worker: { writeBatchWaitMs: 20 },
+    settings: (s) => ({ ...s, api: { apiKeys: [API_KEY] }, admin: ADMIN }),
+    fields: true,
+    startWorker: true,
   });
-  await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
-  base = (await service.startHttp(0, '127.0.0.1')).url;
-  service.startWorker();
+  ({ hs, service, base } = running);
   browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await closeService(service, REDIS_URL, prefix);
-  await Promise.all([bi?.close(), hs?.close()]);
+  await running?.close();
 });
 
 describe('admin page', () => {
@@ -72,7 +61,7 @@ describe('admin page', () => {
     expect(await enrichedRow.textContent()).toContain('City of Austin');
     expect(await enrichedRow.locator('li', { hasText: '→' }).count()).toBeGreaterThan(3);
 
-    const screenshot = process.env.ADMIN_SCREENSHOT ?? join(tmpdir(), `admin-page-${prefix}.png`);
+    const screenshot = process.env.ADMIN_SCREENSHOT ?? join(tmpdir(), `admin-page-${running.prefix}.png`);
     await page.screenshot({ path: screenshot, fullPage: true });
     expect(statSync(screenshot).size).toBeGreaterThan(10_000);
 

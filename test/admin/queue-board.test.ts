@@ -2,41 +2,33 @@
 // loads its own scripts and styles (every request to our origin answers < 400) and lists our queues,
 // and a pause from the page goes through. From outside the page, its state-changing routes are
 // refused without a browser's origin headers, from another site, or with a body that is not JSON.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
-import { sandboxSettings } from '../../emulators/settings.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { launchChromium } from '../helpers/browser.ts';
-import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import { startTestService, type TestService } from '../helpers/start-service.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-board-${randomUUID().slice(0, 8)}`;
 const ADMIN = { username: 'ops', password: randomBytes(12).toString('hex') };
 const basic = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 
-let bi: RunningBuyerIntelSandbox;
-let hs: RunningHubSpotSandbox;
+let running: TestService;
 let service: Service;
 let base: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
-  service = createService({
-    ...sandboxSettings({ buyerIntel: bi, hubspot: hs }, { redisUrl: REDIS_URL, prefix }),
-    admin: ADMIN,
+  running = await startTestService({
+    name: 'board',
+    salesforce: false,
+    settings: (s) => ({ ...s, admin: ADMIN }),
   });
-  base = (await service.startHttp(0, '127.0.0.1')).url;
+  ({ service, base } = running);
   browser = await launchChromium();
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await closeService(service, REDIS_URL, prefix);
-  await Promise.all([bi?.close(), hs?.close()]);
+  await running?.close();
 });
 
 describe('/admin/queues in a browser', () => {

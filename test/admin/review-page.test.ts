@@ -19,6 +19,7 @@ import { PROVENANCE_FIELDS as P } from '../../src/map/provenance.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 import { closeService, completedJob } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -57,20 +58,20 @@ function companies(): { name: string; state: string }[] {
 }
 
 async function drained(timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const c = await service.queue.getJobCounts(
-      'waiting',
-      'active',
-      'delayed',
-      'prioritized',
-      'waiting-children',
-    );
-    if (Object.values(c).every((n) => n === 0)) return;
-    if (Date.now() > deadline)
-      throw new Error(`jobs still pending after ${timeoutMs} ms: ${JSON.stringify(c)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await eventually(
+    async () => {
+      const c = await service.queue.getJobCounts(
+        'waiting',
+        'active',
+        'delayed',
+        'prioritized',
+        'waiting-children',
+      );
+      return Object.values(c).every((n) => n === 0);
+    },
+    'every job finished',
+    { timeoutMs, intervalMs: 100 },
+  );
 }
 
 async function needsReviewIds(): Promise<Set<string>> {

@@ -30,6 +30,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 import { closeService } from '../helpers/service.ts';
 
 /** The quick action's helpers (plain JavaScript, loaded as the metadata test does). */
@@ -85,19 +86,19 @@ const call = async (method: string, path: string, body?: unknown, headers: Recor
 const withKey = { authorization: `Bearer ${API_KEY}` };
 
 async function jobResult(jobId: string): Promise<EnrichResult> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const { body } = await call('GET', `/api/jobs/${jobId}`, undefined, withKey);
-    if (body.state === 'completed') {
-      if (!body.result) throw new Error(`completed without a result: ${JSON.stringify(body)}`);
-      // A card shows the bar full once the job is done (the worker no longer writes progress itself).
-      expect(body.progress).toBe(100);
-      return body.result as EnrichResult;
-    }
-    if (body.state === 'failed') throw new Error(`job failed: ${String(body.failedReason)}`);
-    if (Date.now() > deadline) throw new Error(`job ${jobId} did not finish`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const body = await eventually(
+    async () => {
+      const { body } = await call('GET', `/api/jobs/${jobId}`, undefined, withKey);
+      return body.state === 'completed' || body.state === 'failed' ? body : undefined;
+    },
+    `job ${jobId} finishing`,
+    { timeoutMs: 20_000, intervalMs: 50 },
+  );
+  if (body.state === 'failed') throw new Error(`job failed: ${String(body.failedReason)}`);
+  if (!body.result) throw new Error(`completed without a result: ${JSON.stringify(body)}`);
+  // A card shows the bar full once the job is done (the worker no longer writes progress itself).
+  expect(body.progress).toBe(100);
+  return body.result as EnrichResult;
 }
 
 const company = (properties: Record<string, string>) =>

@@ -15,6 +15,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 import { closeService, completedJob } from '../helpers/service.ts';
 
 /** The quick action's undo words (plain JavaScript, loaded as the metadata test loads its helpers). */
@@ -130,13 +131,15 @@ describe('Salesforce quick action: undo the last change (v3-signed, as the Apex 
     const undo = await apex('POST', '/api/undo', undoBody(id, false));
     expect(undo.status).toBe(202);
     const runId = String(undo.body.runId);
-    let run: Record<string, unknown> = {};
-    for (const deadline = Date.now() + 20_000; !lwc.isUndoFinished(run); ) {
-      if (Date.now() > deadline) throw new Error(`undo run ${runId} did not finish`);
-      const read = await apex('GET', `/api/runs/${runId}?limit=1`);
-      expect(read.status).toBe(200);
-      run = read.body;
-    }
+    const run = await eventually(
+      async () => {
+        const read = await apex('GET', `/api/runs/${runId}?limit=1`);
+        expect(read.status).toBe(200);
+        return lwc.isUndoFinished(read.body) ? read.body : undefined;
+      },
+      `undo run ${runId} finishing`,
+      { timeoutMs: 20_000 },
+    );
     expect(run).toMatchObject({ kind: 'undo', actor: expect.stringContaining(USER) });
     expect(lwc.undoOutcome(run)).toBe(`${totals.restore} values put back, ${totals.notes} notes removed.`);
     expect(field(id, POPULATION)).toBeNull();

@@ -5,26 +5,16 @@
 // org B. HubSpot: the card's signature is HubSpot's own (the app's client secret, which no portal
 // holds) over a URL naming the portal, and one that changes something is taken once (a replay is
 // refused). Real HTTP, real Redis, the emulators; no worker runs.
-import { randomBytes, randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
 import { salesforceId18 } from '../../connectors/salesforce/ids.ts';
 import { salesforceRequestSignatureV3 } from '../../connectors/salesforce/request-signature.ts';
-import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
-import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
-import { sandboxSettings } from '../../emulators/settings.ts';
-import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
-import { fieldDefinitions } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
-import { TokenCipher } from '../../src/tenants/cipher.ts';
-import { TenantStore } from '../../src/tenants/store.ts';
-import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import type { RunningHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import type { RunningSalesforceSandbox } from '../../emulators/salesforce/server.ts';
+import type { Service } from '../../src/service/runtime.ts';
+import { startTestService, type TestService } from '../helpers/start-service.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-signed-${randomUUID().slice(0, 8)}`;
 const secret = () => randomBytes(32).toString('hex');
 /** Org A (the environment's) rotates: its old and new secret are both active. */
 const A_OLD = secret();
@@ -35,48 +25,33 @@ const ORG_B = salesforceId18('00D0000000000Zz') ?? '';
 const USER = 'jane.doe@acme.example';
 const BUYER = '00000000-0000-4000-8000-000000000001';
 
-let bi: RunningBuyerIntelSandbox;
+let running: TestService;
 let hs: RunningHubSpotSandbox;
 let sf: RunningSalesforceSandbox;
 let service: Service;
-let redis: Redis;
 let base: string;
 let sfAccount: string;
 let hsCompany: string;
 
 beforeAll(async () => {
-  [bi, hs, sf] = await Promise.all([startSandbox(), startHubSpotSandbox(), startSalesforceSandbox({})]);
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  const cipher = TokenCipher.fromBase64(randomBytes(32).toString('base64'));
-  const settings = sandboxSettings(
-    { buyerIntel: bi, hubspot: hs, salesforce: sf },
-    { redisUrl: REDIS_URL, prefix },
-  );
-  const salesforce = { ...(settings.crms.salesforce as object), requestSecrets: [A_OLD, A_NEW] };
-  service = createService({
-    ...settings,
-    crms: { ...settings.crms, salesforce },
-    tenants: { cipher },
-    api: { apiKeys: [`key-${secret()}`] },
+  running = await startTestService({
+    name: 'signed',
+    settings: (s) => ({
+      ...s,
+      crms: { ...s.crms, salesforce: { ...(s.crms.salesforce as object), requestSecrets: [A_OLD, A_NEW] } },
+      api: { apiKeys: [`key-${secret()}`] },
+    }),
+    storedOrgs: [{ orgId: ORG_B, requestSecrets: [B_SECRET] }],
+    fields: true,
   });
-  await new TenantStore(async () => (await service.store.open()).tenants, redis, prefix, cipher).put({
-    crm: 'salesforce',
-    orgId: ORG_B,
-    instanceUrl: sf.url,
-    refreshToken: 'not-used-by-these-tests',
-    requestSecrets: [B_SECRET],
-  });
-  await service.loadTenants();
-  await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
-  await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
-  base = (await service.startHttp(0, '127.0.0.1')).url;
+  ({ hs, service, base } = running);
+  if (!running.sf) throw new Error('the Salesforce emulator runs');
+  sf = running.sf;
   sfAccount = sf.store.create('Account', { Name: 'City of Austin', BillingState: 'TX' }).id;
   hsCompany = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
 }, 60_000);
 afterAll(async () => {
-  await closeService(service, REDIS_URL, prefix);
-  redis?.disconnect();
-  await Promise.all([bi?.close(), hs?.close(), sf?.close()]);
+  await running?.close();
 });
 
 interface Route {

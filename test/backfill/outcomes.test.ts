@@ -14,6 +14,7 @@ import {
 } from '../../queues/enrich-queue.ts';
 import { backfillJobId } from '../../src/backfill/backfill.ts';
 import { trackBackfillOutcomes } from '../../src/backfill/outcomes.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-outcomes-${randomUUID().slice(0, 8)}`;
@@ -78,12 +79,14 @@ const add = (connector: typeof portal | typeof other, accountId: string, jobId: 
   );
 
 async function allFinished(count: number) {
-  for (let i = 0; i < 200; i++) {
-    const c = await queue.getJobCounts('completed', 'failed');
-    if ((c.completed ?? 0) + (c.failed ?? 0) >= count) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('jobs did not finish');
+  await eventually(
+    async () => {
+      const c = await queue.getJobCounts('completed', 'failed');
+      return (c.completed ?? 0) + (c.failed ?? 0) >= count;
+    },
+    `${count} jobs finishing`,
+    { timeoutMs: 10_000, intervalMs: 50 },
+  );
 }
 
 it('counts the finished jobs of one run by outcome, and what finished since on the next poll', async () => {

@@ -8,6 +8,7 @@ import { classifyFailure } from '../../queues/failure.ts';
 import type { OpenChannels } from '../../src/batch/channel.ts';
 import { type SharedChannelOptions, sharedChannels } from '../../src/batch/shared.ts';
 import { isIntegrationError } from '../../src/shared/errors.ts';
+import { eventually } from '../helpers/poll.ts';
 import { deleteKeysOf, nodeUrlOf, testPrefix, testRedis } from '../helpers/redis.ts';
 import { monitorRedis } from '../helpers/redis-monitor.ts';
 
@@ -48,14 +49,6 @@ function manualSends() {
   return { calls, sendOf };
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 const probe = connect();
 const waiting = (key: string) => probe.llen(`${prefix}:batch:${key}:q`);
 
@@ -88,13 +81,13 @@ describe('shared batch channels', () => {
     const a = processChannels('a')('k1', { maxBatch: 100, send: sendOf('a') });
     const b = processChannels('b')('k1', { maxBatch: 100, send: sendOf('b') });
     const first = a.submit('a1');
-    await until(() => calls.length === 1, 'the first batch');
+    await eventually(() => calls.length === 1, 'the first batch');
     // While a1's batch is in flight, both processes submit.
     const later = [a.submit('a2'), b.submit('b1'), b.submit('b2'), a.submit('a3')];
-    await until(async () => (await waiting('k1')) === 4, 'four waiting items');
+    await eventually(async () => (await waiting('k1')) === 4, 'four waiting items');
     calls[0]?.release();
     expect(await first).toBe('sent a1 by a');
-    await until(() => calls.length === 2, 'the second batch');
+    await eventually(() => calls.length === 2, 'the second batch');
     expect(calls[1]?.items.sort()).toEqual(['a2', 'a3', 'b1', 'b2']);
     const by = calls[1]?.by;
     calls[1]?.release();
@@ -123,12 +116,12 @@ describe('shared batch channels', () => {
     const a = processChannels('a')('k3', { maxBatch: 100, send: sendOf('a') });
     const b = processChannels('b')('k3', { maxBatch: 100, send: sendOf('b') });
     const first = a.submit('a1');
-    await until(() => calls.length === 1, 'the first batch');
+    await eventually(() => calls.length === 1, 'the first batch');
     const limited = b.submit('b1');
-    await until(async () => (await waiting('k3')) === 1, 'b1 waiting');
+    await eventually(async () => (await waiting('k3')) === 1, 'b1 waiting');
     calls[0]?.release();
     await first;
-    await until(() => calls.length === 2, 'the second batch');
+    await eventually(() => calls.length === 2, 'the second batch');
     calls[1]?.release(new CrmRateLimitError('HubSpot said 429', 1_234, 'TEN_SECONDLY', { requestId: 'r-1' }));
     const err = await limited.then(
       () => undefined,
@@ -146,12 +139,12 @@ describe('shared batch channels', () => {
 
     // A permanent one, the other way round.
     const second = b.submit('b2');
-    await until(() => calls.length === 3, 'the third batch');
+    await eventually(() => calls.length === 3, 'the third batch');
     const gone = a.submit('a4');
-    await until(async () => (await waiting('k3')) === 1, 'a4 waiting');
+    await eventually(async () => (await waiting('k3')) === 1, 'a4 waiting');
     calls[2]?.release();
     await second;
-    await until(() => calls.length === 4, 'the fourth batch');
+    await eventually(() => calls.length === 4, 'the fourth batch');
     calls[3]?.release(new AccountNotFoundError('a4'));
     await expect(gone).rejects.toMatchObject({ permanent: true, status: 404 });
     expect(classifyFailure(await gone.catch((e: unknown) => e))).toMatchObject({ action: 'fail' });
@@ -174,13 +167,13 @@ describe('shared batch channels', () => {
     });
     const b = processChannels('b', timing)('k4', { maxBatch: 100, send: sendOf('b') });
     const first = a.submit('a1');
-    await until(() => calls.length === 1, 'the first batch');
+    await eventually(() => calls.length === 1, 'the first batch');
     const popped = b.submit('b1');
-    await until(async () => (await waiting('k4')) === 1, 'b1 waiting');
+    await eventually(async () => (await waiting('k4')) === 1, 'b1 waiting');
     calls[0]?.release();
     await first;
     // a took b1 into a send that never ends; b2 arrives after.
-    await until(async () => (await waiting('k4')) === 0, 'b1 taken by a');
+    await eventually(async () => (await waiting('k4')) === 0, 'b1 taken by a');
     const stranded = b.submit('b2');
     const lost = await popped.then(
       () => undefined,
@@ -189,7 +182,7 @@ describe('shared batch channels', () => {
     expect(lost).toMatchObject({ permanent: false });
     expect(classifyFailure(lost)).toMatchObject({ action: 'retry' });
     // b2 waited behind a dead sender; b took the key once a's slot expired and sent it itself.
-    await until(() => calls.length === 2, 'b sends b2');
+    await eventually(() => calls.length === 2, 'b sends b2');
     expect(calls[1]).toMatchObject({ by: 'b', items: ['b2'] });
     calls[1]?.release();
     expect(await stranded).toBe('sent b2 by b');
@@ -201,14 +194,28 @@ describe('shared batch channels', () => {
     const a = processChannels('a', timing)('k6', { maxBatch: 100, send: sendOf('a') });
     const b = processChannels('b', timing)('k6', { maxBatch: 100, send: sendOf('b') });
     const first = a.submit('a1');
-    await until(() => calls.length === 1, 'the first batch');
+    await eventually(() => calls.length === 1, 'the first batch');
+    // What each process asks Redis about this key, seen with MONITOR: a's heartbeats renewing its slot
+    // (its slot id, "a:<n>") and b's attempts to take the key ("b:<n>").
+    const asked = { a: 0, b: 0 };
+    const monitor = await monitorRedis(await nodeUrlOf(prefix), ({ source, args }) => {
+      if (source === 'lua' || !args.some((x) => x.includes(`${prefix}:batch:k6`))) return;
+      if (args.some((x) => /^a:\d+$/.test(x))) asked.a++;
+      if (args.some((x) => /^b:\d+$/.test(x))) asked.b++;
+    });
     const second = b.submit('b1');
-    // Several slot times pass while a's call runs; b keeps trying to take the key and must not.
-    await new Promise((r) => setTimeout(r, 600));
+    // Several slot times pass while a's call runs (a renews its slot every third of one) and b keeps
+    // trying to take the key: only once both have happened is "b never sent" worth asserting.
+    const before = { ...asked };
+    await eventually(
+      () => asked.a - before.a >= 12 && asked.b - before.b >= 10,
+      'four slot times of heartbeats and ten attempts by b',
+    );
+    monitor.close();
     expect(calls).toHaveLength(1);
     calls[0]?.release();
     await first;
-    await until(() => calls.length === 2, 'the second batch');
+    await eventually(() => calls.length === 2, 'the second batch');
     expect(calls[1]).toMatchObject({ by: 'a', items: ['b1'] });
     calls[1]?.release();
     expect(await second).toBe('sent b1 by a');
@@ -258,7 +265,7 @@ describe('shared batch channels', () => {
     const items = 40 * 15;
     // MONITOR's lines arrive after the commands: wait for a marker sent last.
     await probe.exists(`${prefix}:end`); // a key: on a cluster it goes to the monitored node
-    await until(() => marked, 'monitor output');
+    await eventually(() => marked, 'monitor output');
     commands--;
     monitor.close();
     const perItem = commands / items;

@@ -6,6 +6,7 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { cachedBuyerIntel } from '../../src/buyer-intel/cache.ts';
 import type { BuyerIntelClient } from '../../src/buyer-intel/index.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 
 let sandbox: RunningBuyerIntelSandbox;
 let client: BuyerIntelClient;
@@ -193,8 +194,7 @@ describe('cachedBuyerIntel', () => {
       // Redis expires the shared copy by its own clock: wait for that (bounded); a process without a
       // copy of its own then calls upstream again.
       const key = `${prefix}attributes:${JSON.stringify([buyerId(3), 'Name,Type'])}`;
-      for (let i = 0; i < 100 && (await redis.exists(key)); i++) await sleep(25);
-      expect(await redis.exists(key)).toBe(0);
+      await eventually(async () => (await redis.exists(key)) === 0, 'Redis expiring the shared copy');
       const c = cachedBuyerIntel(client, { ttlMs: 1_000, maxEntries: 100, redis: { client: redis, prefix } });
       await c.getBuyerAttributesBulk(buyerId(3), ['Name', 'Type']);
       expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(2);

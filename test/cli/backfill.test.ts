@@ -14,6 +14,7 @@ import { isChunk } from '../../queues/enrich-queue.ts';
 import { type BackfillState, backfillStateKey } from '../../src/backfill/backfill.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { CLI_PATH as CLI, runCli, sandboxCliEnv } from '../helpers/cli.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-backfill-${randomUUID().slice(0, 8)}`;
@@ -85,18 +86,16 @@ describe('buyer-intel-sync backfill', () => {
       env: env(),
       stdio: 'ignore',
     });
-    const deadline = Date.now() + 30_000;
-    let killedAt: BackfillState | null = null;
-    while (Date.now() < deadline) {
-      const raw = await redis.get(stateKey());
-      const state = raw ? (JSON.parse(raw) as BackfillState) : null;
-      if (state && state.enqueued >= 500) {
-        child.kill('SIGKILL');
-        killedAt = state;
-        break;
-      }
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    const killedAt = await eventually(
+      async () => {
+        const raw = await redis.get(stateKey());
+        const state = raw ? (JSON.parse(raw) as BackfillState) : null;
+        return state && state.enqueued >= 500 ? state : undefined;
+      },
+      '500 accounts queued',
+      { timeoutMs: 30_000, intervalMs: 10 },
+    );
+    child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));
     expect(killedAt?.done).toBe(false);
     hs.faults.settings.latencyMs = 0;
@@ -151,9 +150,10 @@ describe('buyer-intel-sync backfill', () => {
     const waitQueue = new Queue('enrich', { connection: redis, prefix: waitPrefix });
     try {
       // Started before the backfill, as an operator would (the command says when none is running).
-      const deadline = Date.now() + 20_000;
-      while ((await waitQueue.getWorkersCount()) === 0 && Date.now() < deadline)
-        await new Promise((r) => setTimeout(r, 100));
+      await eventually(async () => (await waitQueue.getWorkersCount()) > 0, 'a worker', {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+      });
       const run = await cli(
         ['backfill', '--crm', 'hubspot', '--filter', `city=${city}`, '--wait', '--timeout', '50'],
         waitPrefix,

@@ -2,12 +2,17 @@
 // CRM under the very ids the README's examples quote, readable through each CRM's API with what it printed.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_ACCOUNTS } from '../../emulators/cli/sandbox-accounts.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const EMULATORS_CLI = new URL('../../emulators/cli.ts', import.meta.url).pathname;
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+// The README's quick tour and the sandbox's own page quote them.
+const README = ['../../README.md', '../../docs/sandbox.md']
+  .map((file) => readFileSync(new URL(file, import.meta.url), 'utf8'))
+  .join('\n');
 
 /** The ids the README's `enrich … --dry-run` examples use, per CRM. */
 function readmeIds(crm: 'hubspot' | 'salesforce'): string[] {
@@ -19,11 +24,33 @@ let child: ChildProcessWithoutNullStreams;
 let exited: Promise<number | null>;
 let stdout = '';
 const env: Record<string, string> = {};
+/** Stands in for `buyer-intel-sync start` at --service-url: what the emulators send it. */
+const received: { url: string; body: string }[] = [];
+const service = createHttpServer((req: IncomingMessage, res) => {
+  let body = '';
+  req.on('data', (d) => {
+    body += d;
+  });
+  req.on('end', () => {
+    received.push({ url: req.url ?? '', body });
+    res.writeHead(200, { 'content-type': 'text/xml' });
+    // An acknowledgement both senders accept (HubSpot any 2xx; Salesforce a SOAP Ack).
+    res.end(
+      '<?xml version="1.0" encoding="UTF-8"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><notificationsResponse xmlns="http://soap.sforce.com/2005/09/outbound"><Ack>true</Ack></notificationsResponse></soapenv:Body></soapenv:Envelope>',
+    );
+  });
+});
+let serviceUrl = '';
 
 beforeAll(async () => {
+  await new Promise<void>((resolve) => service.listen(0, '127.0.0.1', resolve));
+  const address = service.address();
+  serviceUrl = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
   child = spawn(process.execPath, [
     EMULATORS_CLI,
     'sandbox',
+    '--service-url',
+    serviceUrl,
     '--port',
     '0',
     '--hubspot-port',
@@ -45,6 +72,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (child.exitCode === null) child.kill('SIGTERM');
   await exited;
+  await new Promise((resolve) => service.close(resolve));
 });
 
 /** The `id  name[, state]` lines printed under a CRM's heading. */
@@ -74,8 +102,21 @@ describe('npm run sandbox', () => {
       'SALESFORCE_CLIENT_ID',
       'SALESFORCE_CLIENT_SECRET',
       'SALESFORCE_REFRESH_TOKEN',
+      // What the README's next steps use besides: the service's own settings and the events' secrets.
+      'REDIS_URL',
+      'API_KEYS',
+      'ADMIN_USERNAME',
+      'ADMIN_PASSWORD',
+      'SALESFORCE_OUTBOUND_TOKENS',
+      'SALESFORCE_REFRESH_SECRETS',
+      'BUYER_INTEL_WEBHOOK_SECRETS',
     ])
       expect(env[name], name).toBeTruthy();
+    // The service listens where the emulators send their events.
+    expect(`http://127.0.0.1:${env.PORT}`).toBe(serviceUrl);
+    expect(env.PUBLIC_BASE_URL).toBe(serviceUrl);
+    // A PostgreSQL to share is named when one answers; otherwise a comment says the embedded one is used.
+    expect(env.DATABASE_URL ?? stdout.match(/^# DATABASE_URL: .+$/m)?.[0]).toBeTruthy();
     expect(stdout).toMatch(/^Salesforce emulator: http:\/\/127\.0\.0\.1:\d+ {2}\(org 00D\w{15}\)$/m);
   });
 
@@ -133,6 +174,36 @@ describe('npm run sandbox', () => {
         seeded.map((a, i) => [a.id, SANDBOX_ACCOUNTS[i]?.name, SANDBOX_ACCOUNTS[i]?.state]),
       );
     }
+  });
+
+  it('sends a company or Account created from then on to the service at --service-url', async () => {
+    const created = await fetch(`${env.HUBSPOT_BASE_PATH}/crm/v3/objects/companies`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${env.HUBSPOT_ACCESS_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ properties: { name: 'Travis County', state: 'TX' } }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const hubspot = await eventually(() => received.find((r) => r.url === '/webhooks/hubspot'));
+    // The new company alone: the seeded ones are there for the dry runs, not sent.
+    const events = JSON.parse(hubspot.body) as { subscriptionType: string; objectId: number }[];
+    expect(new Set(events.map((e) => e.objectId))).toEqual(new Set([Number(id)]));
+    expect(events).toContainEqual(
+      expect.objectContaining({ subscriptionType: 'company.creation', objectId: Number(id) }),
+    );
+
+    const account = await fetch(`${env.SALESFORCE_INSTANCE_URL}/services/data/v62.0/sobjects/Account`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${/Authorization: Bearer (00D[^']+)'/.exec(stdout)?.[1]}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ Name: 'Travis County', BillingState: 'TX' }),
+    });
+    expect(account.status).toBe(201);
+    const outbound = await eventually(() => received.find((r) => r.url.startsWith('/webhooks/salesforce')));
+    expect(outbound.url).toBe(`/webhooks/salesforce?token=${env.SALESFORCE_OUTBOUND_TOKENS}`);
+    expect(outbound.body).toContain(`<OrganizationId>${env.SALESFORCE_ORG_ID}</OrganizationId>`);
   });
 
   it('stops on SIGTERM with exit code 0', async () => {

@@ -25,6 +25,7 @@ import { createService } from '../../src/service/runtime.ts';
 import { Store } from '../../src/store/store.ts';
 import { sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { CLI_PATH, runCli, sandboxCliEnv } from '../helpers/cli.ts';
+import { eventually } from '../helpers/poll.ts';
 import { closeService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -228,8 +229,7 @@ for (const [make, stop] of [
         stdout += d;
       });
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-      const deadline = Date.now() + 30_000;
-      while (restored() < 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+      await eventually(() => restored() >= 200, '200 fields restored', { timeoutMs: 30_000, intervalMs: 5 });
       const atStop = restored();
       child.kill(stop);
       const code = await exited;

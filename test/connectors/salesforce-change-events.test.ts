@@ -14,6 +14,7 @@ import {
   subscribeAccountChanges,
 } from '../../connectors/salesforce/change-events.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const PREFIX = `test:sf-cdc:${randomUUID()}:`;
 let redis: Redis;
@@ -33,14 +34,6 @@ async function start(): Promise<RunningSalesforceSandbox> {
   const sf = await startSalesforceSandbox({ streaming: { connectTimeoutMs: 1000 } });
   closers.push(() => sf.close());
   return sf;
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 interface Subscriber extends AccountChangeSubscription {
@@ -99,12 +92,12 @@ describe('subscribeAccountChanges', () => {
     const key = `${PREFIX}created`;
     const sub = await subscribe(sf, key);
     const ids = [createAccount(sf, 'Harris County'), createAccount(sf, 'Dallas ISD')];
-    await waitFor(() => sub.handled.length === 2);
+    await eventually(() => sub.handled.length === 2);
     expect(idsOf(sub.handled)).toEqual(ids);
     expect(sub.handled[0]).toMatchObject({ changeType: 'CREATE', replayId: 1 });
     expect(typeof sub.handled[0]?.commitTimestamp).toBe('number');
     // The replay id is written once onEvent resolved.
-    await waitFor(async () => (await redis.get(key)) === '2');
+    await eventually(async () => (await redis.get(key)) === '2');
   });
 
   it('resumes after the stored replay id: a new subscriber gets only what happened meanwhile', async () => {
@@ -112,15 +105,15 @@ describe('subscribeAccountChanges', () => {
     const key = `${PREFIX}resume`;
     const first = await subscribe(sf, key);
     createAccount(sf, 'Seen by the first');
-    await waitFor(() => first.handled.length === 1);
+    await eventually(() => first.handled.length === 1);
     await first.close();
 
     const missed = [createAccount(sf, 'Created while down 1'), createAccount(sf, 'Created while down 2')];
     const second = await subscribe(sf, key);
-    await waitFor(() => second.handled.length === 2);
+    await eventually(() => second.handled.length === 2);
     expect(idsOf(second.handled)).toEqual(missed);
     const later = createAccount(sf, 'Created after');
-    await waitFor(() => second.handled.length === 3);
+    await eventually(() => second.handled.length === 3);
     expect(idsOf(second.handled)).toEqual([...missed, later]);
   });
 
@@ -128,15 +121,15 @@ describe('subscribeAccountChanges', () => {
     const sf = await start();
     const sub = await subscribe(sf, `${PREFIX}reauth`);
     const before = createAccount(sf, 'Before expiry');
-    await waitFor(() => sub.handled.length === 1);
+    await eventually(() => sub.handled.length === 1);
 
     sf.auth.expire();
-    await waitFor(() => sub.reauthentications === 1);
+    await eventually(() => sub.reauthentications === 1);
     // Created while the subscriber is between clients: replayed from the stored id.
     const during = createAccount(sf, 'During re-authentication');
-    await waitFor(() => sub.handled.length === 2);
+    await eventually(() => sub.handled.length === 2);
     const after = createAccount(sf, 'After re-authentication');
-    await waitFor(() => sub.handled.length === 3);
+    await eventually(() => sub.handled.length === 3);
     expect(idsOf(sub.handled)).toEqual([before, during, after]);
     expect(sub.reauthentications).toBe(1);
     expect(sub.logs.map((l) => l.line).join('\n')).toMatch(/re-authenticating/);
@@ -150,10 +143,10 @@ describe('subscribeAccountChanges', () => {
     const sf = await start();
     const sub = await subscribe(sf, `${PREFIX}forgotten`);
     const before = createAccount(sf, 'Before');
-    await waitFor(() => sub.handled.length === 1);
+    await eventually(() => sub.handled.length === 1);
     sf.streaming.dropClients();
     const after = createAccount(sf, 'After');
-    await waitFor(() => sub.handled.length === 2);
+    await eventually(() => sub.handled.length === 2);
     expect(idsOf(sub.handled)).toEqual([before, after]);
     expect(sub.reauthentications).toBe(0);
   });
@@ -176,19 +169,19 @@ describe('subscribeAccountChanges', () => {
       },
     });
     const ids = [createAccount(sf, 'Fails once'), createAccount(sf, 'Next')];
-    await waitFor(() => handled.length === 2);
+    await eventually(() => handled.length === 2);
     expect(handled).toEqual(ids);
     expect(attempts[0]).toBe(ids[0]);
     expect(attempts.filter((id) => id === ids[0])).toHaveLength(2);
-    await waitFor(async () => (await redis.get(key)) === '2');
+    await eventually(async () => (await redis.get(key)) === '2');
 
     // Again with a replay id stored: the resubscribe resumes after it.
     failNext = true;
     const more = [createAccount(sf, 'Fails once too'), createAccount(sf, 'And the next')];
-    await waitFor(() => handled.length === 4);
+    await eventually(() => handled.length === 4);
     expect(handled).toEqual([...ids, ...more]);
     expect(attempts.filter((id) => id === more[0])).toHaveLength(2);
-    await waitFor(async () => (await redis.get(key)) === '4');
+    await eventually(async () => (await redis.get(key)) === '4');
   });
 
   it('falls back to every retained event when Salesforce refuses the stored replay id', async () => {
@@ -197,17 +190,17 @@ describe('subscribeAccountChanges', () => {
     const retained = [createAccount(sf, 'Retained 1'), createAccount(sf, 'Retained 2')];
     await redis.set(key, '999');
     const sub = await subscribe(sf, key);
-    await waitFor(() => sub.handled.length === 2);
+    await eventually(() => sub.handled.length === 2);
     expect(idsOf(sub.handled)).toEqual(retained);
     expect(sub.logs.some((l) => l.fields?.level === 'warn' && /replay/.test(l.line))).toBe(true);
-    await waitFor(async () => (await redis.get(key)) === '2');
+    await eventually(async () => (await redis.get(key)) === '2');
   });
 
   it('starts from every retained event when asked to and Redis holds no replay id', async () => {
     const sf = await start();
     const retained = createAccount(sf, 'Retained');
     const sub = await subscribe(sf, `${PREFIX}initial`, { initialReplay: -2 });
-    await waitFor(() => sub.handled.length === 1);
+    await eventually(() => sub.handled.length === 1);
     expect(idsOf(sub.handled)).toEqual([retained]);
   });
 
@@ -216,7 +209,7 @@ describe('subscribeAccountChanges', () => {
     const sub = await subscribe(sf, `${PREFIX}unknown-shape`);
     sf.streaming.log.publishRaw({ Name: 'no header' });
     const id = createAccount(sf, 'After the odd one');
-    await waitFor(() => sub.handled.length === 1);
+    await eventually(() => sub.handled.length === 1);
     expect(idsOf(sub.handled)).toEqual([id]);
     expect(sub.logs.some((l) => /unknown shape/.test(l.line))).toBe(true);
   });

@@ -18,6 +18,7 @@ import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-de
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { accountLockKey } from '../../src/signals/account-lock.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 import { REDIS_URL, testPrefix, testRedis } from '../helpers/redis.ts';
 import { closeService } from '../helpers/service.ts';
 
@@ -80,13 +81,14 @@ const backfill = (city: string) =>
 async function finished(state: Awaited<ReturnType<typeof backfill>>) {
   const connector = { kind: 'hubspot' as const, tenant: String(hs.portalId) };
   const tracker = trackBackfillOutcomes({ queue: service.queue, redis, connector, ...state });
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const counts = await tracker.poll();
-    if (counts.finished >= state.enqueued) return counts;
-    if (Date.now() > deadline) throw new Error(`${counts.finished} of ${state.enqueued} finished`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  return eventually(
+    async () => {
+      const counts = await tracker.poll();
+      return counts.finished >= state.enqueued ? counts : undefined;
+    },
+    `all ${state.enqueued} accounts finishing`,
+    { timeoutMs: 90_000, intervalMs: 100 },
+  );
 }
 
 const jobsOfRun = async (runId: string) => {
@@ -266,11 +268,12 @@ describe('a chunk run again after a stall', () => {
 
 /** Bounded poll until the run's one chunk completed (the jobs it handed off may still wait). */
 async function chunkDone(runId: string) {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const chunk = (await jobsOfRun(runId)).find((j) => isChunk(j.data));
-    if (chunk && (await service.queue.getJobState(String(chunk.id))) === 'completed') return;
-    if (Date.now() > deadline) throw new Error('the chunk did not complete');
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await eventually(
+    async () => {
+      const chunk = (await jobsOfRun(runId)).find((j) => isChunk(j.data));
+      return chunk && (await service.queue.getJobState(String(chunk.id))) === 'completed';
+    },
+    'the chunk completing',
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
 }

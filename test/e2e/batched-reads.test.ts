@@ -15,6 +15,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 import { closeService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -159,14 +160,11 @@ describe('HubSpot: concurrent enrichments share their reads', () => {
       { crm: 'hubspot', tenant: tenant(), accountId: id, trigger: 'cli' },
       enrichJobOptions('cli', 3, jobId),
     );
-    const deadline = Date.now() + 20_000;
-    let job = await service.queue.getJob(jobId);
-    while ((await job?.getState()) !== 'failed' && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      job = await service.queue.getJob(jobId);
-    }
-    expect(await job?.getState()).toBe('failed');
-    job = await service.queue.getJob(jobId);
+    await eventually(async () => (await service.queue.getJobState(jobId)) === 'failed', 'the job failing', {
+      timeoutMs: 20_000,
+      intervalMs: 50,
+    });
+    const job = await service.queue.getJob(jobId);
     // Permanent: one attempt, not three.
     expect(job?.attemptsStarted).toBe(1);
     expect(job?.failedReason).toMatch(/not found/);

@@ -15,6 +15,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 import { closeService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -50,11 +51,6 @@ afterAll(async () => {
   await Promise.all([bi?.close(), hs?.close()]);
 });
 
-const waitFor = async (check: () => boolean) => {
-  for (let i = 0; i < 400 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
-  return check();
-};
-
 describe('real-time signals from the provider', () => {
   it('becomes one note on the matched company, and only one', async () => {
     const austin = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
@@ -69,15 +65,15 @@ describe('real-time signals from the provider', () => {
     });
     const first = await bi.webhooks.emitRowEvent(row, 'bridge.row.created')?.done;
     expect(first?.state).toBe('delivered');
-    expect(await waitFor(() => hs.store.notesOf(austin).length === 1)).toBe(true);
+    await eventually(() => hs.store.notesOf(austin).length === 1, 'the note', { timeoutMs: 10_000 });
 
     const again = await bi.webhooks.emitRowEvent(row, 'bridge.row.updated')?.done;
     expect(again?.state).toBe('delivered');
     // The second delivery's job has run (and found the note already there).
     const jobId = jobIdOf('bi-webhook', again?.webhookId ?? '');
-    for (let i = 0; i < 400 && (await signalQueue.getJobState(jobId)) !== 'completed'; i++)
-      await new Promise((r) => setTimeout(r, 25));
-    expect(await signalQueue.getJobState(jobId)).toBe('completed');
+    await eventually(async () => (await signalQueue.getJobState(jobId)) === 'completed', 'the second job', {
+      timeoutMs: 10_000,
+    });
     expect(hs.store.notesOf(austin)).toHaveLength(1);
     // On the record once, as a signal's note, with the CRM's id.
     const { writes } = await service.store.open();

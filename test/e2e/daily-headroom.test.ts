@@ -18,6 +18,7 @@ import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { runCli, sandboxCliEnv } from '../helpers/cli.ts';
+import { eventually } from '../helpers/poll.ts';
 import { closeService, completedJob } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -81,15 +82,19 @@ async function enqueueChunk(service: Service, crm: string, tenant: string, accou
 
 /** Bounded poll until the job was moved back to delayed at least once by the gate. */
 async function deferredJob(service: Service, jobId: string) {
-  const deadline = Date.now() + JOB_MS;
-  for (;;) {
-    const job = await service.queue.getJob(jobId);
-    const state = await service.queue.getJobState(jobId);
-    if (job && state === 'delayed') return job;
-    if (state === 'completed' || state === 'failed') throw new Error(`job ${jobId} ${state}`);
-    if (Date.now() > deadline) throw new Error(`job ${jobId} was not delayed (${state})`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const { job, state } = await eventually(
+    async () => {
+      const job = await service.queue.getJob(jobId);
+      const state = await service.queue.getJobState(jobId);
+      return (job && state === 'delayed') || state === 'completed' || state === 'failed'
+        ? { job, state }
+        : undefined;
+    },
+    `job ${jobId} delayed by the gate`,
+    { timeoutMs: JOB_MS },
+  );
+  if (!job || state !== 'delayed') throw new Error(`job ${jobId} ${state}`);
+  return job;
 }
 
 /** The other integration: plain calls with the same credentials until what is left is `left`. */

@@ -14,6 +14,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 import { REDIS_URL, testPrefix } from '../helpers/redis.ts';
 import { closeService, finishedJob } from '../helpers/service.ts';
 
@@ -95,23 +96,21 @@ describe('a third CRM through the registry alone', () => {
     store.fields.delete(POPULATION);
     try {
       const id = store.createAccount({ name: 'City of Austin', state: 'TX' });
-      let failed: string | undefined;
-      for (let i = 0; i < 400 && !failed; i++) {
-        const jobs = await service.queue.getJobs(['failed']);
-        failed = jobs.find((j) => j.data.accountId === id)?.failedReason;
-        if (!failed) await new Promise((r) => setTimeout(r, 25));
-      }
+      const failed = await eventually(
+        async () =>
+          (await service.queue.getJobs(['failed'])).find((j) => j.data.accountId === id)?.failedReason,
+        'the job failing',
+        { timeoutMs: 10_000 },
+      );
       expect(failed).toMatch(/not a field of this CRM/);
       const { writes } = await service.store.open();
       const events = async () =>
         (await writes.forAccount({ crm: 'memory-crm', tenant: workspace, accountId: id })).events;
       // The failure mark is written after the job failed: wait for it to be on the record.
-      for (
-        let i = 0;
-        i < 200 && !(await events()).some((e) => e.type === 'field' && e.decision === 'failure-mark');
-        i++
-      )
-        await new Promise((r) => setTimeout(r, 25));
+      await eventually(
+        async () => (await events()).some((e) => e.type === 'field' && e.decision === 'failure-mark'),
+        'the failure mark on the record',
+      );
       const fields = (await events()).flatMap((e) => (e.type === 'field' ? [e] : []));
       const marks = fields.filter((f) => f.decision === 'failure-mark');
       expect(marks.map((f) => [f.field, f.result]).sort()).toEqual([

@@ -12,6 +12,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import { createService, type Service, type ServiceSettings } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 import { closeService, finishedJob } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -73,8 +74,7 @@ describe('Salesforce Change Data Capture', () => {
       ),
     ).toBe(true);
     const stored = async () => Number(await redis.get(`${prefix}:cdc:${sf.orgId.slice(0, 15)}:replay`));
-    for (let i = 0; i < 400 && (await stored()) < last; i++) await new Promise((r) => setTimeout(r, 25));
-    expect(await stored()).toBeGreaterThanOrEqual(last);
+    await eventually(async () => (await stored()) >= last, 'the replay id stored', { timeoutMs: 10_000 });
     expect(await jobsOf(service as Service, id)).toHaveLength(1);
   });
 

@@ -11,6 +11,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 import { REDIS_URL, testPrefix } from '../helpers/redis.ts';
 import { closeService } from '../helpers/service.ts';
 
@@ -23,14 +24,6 @@ const UPDATE = 'crm.companies.batchApi.update';
 let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
 let workers: Service[] = [];
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 beforeAll(async () => {
   bi = await startSandbox();
@@ -79,26 +72,26 @@ describe('two workers share their write batches', () => {
     const [a, b] = workers;
     if (!a || !b) throw new Error('two workers');
     // Every job waits in the queue before either worker starts: both take work from the first moment.
-    await until(
+    await eventually(
       async () => {
         const counts = await a.queue.getJobCounts('waiting', 'prioritized');
         return (counts.waiting ?? 0) + (counts.prioritized ?? 0) === ACCOUNTS;
       },
       'the webhooks',
-      30_000,
+      { timeoutMs: 30_000, intervalMs: 100 },
     );
     hs.stats.reset();
     // HubSpot answers batch updates slowly (as under load): writes that arrive meanwhile wait together.
     hs.faults.inject({ kind: 'delay', ms: 2_000, match: UPDATE, times: ACCOUNTS });
     a.startWorker();
     b.startWorker();
-    await until(
+    await eventually(
       async () => {
         const counts = await a.queue.getJobCounts('completed', 'failed');
         return (counts.completed ?? 0) + (counts.failed ?? 0) >= ACCOUNTS;
       },
       'every job',
-      120_000,
+      { timeoutMs: 120_000, intervalMs: 100 },
     );
     hs.faults.clear();
 

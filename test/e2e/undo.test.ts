@@ -20,6 +20,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 import { closeService, completedJob } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -168,14 +169,15 @@ for (const crm of [hubspot, salesforce('task'), salesforce('content-note')]) {
       const queued = await call('POST', '/api/undo', target);
       expect(queued.status).toBe(202);
       const runId = String(queued.body.runId);
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const run = await call('GET', `/api/runs/${runId}?limit=500`);
-        if (run.body.finishedAt)
-          return run.body as Record<string, unknown> & { writes: Record<string, number> };
-        if (Date.now() > deadline) throw new Error(`undo run ${runId} did not finish`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
+      const run = await eventually(
+        async () => {
+          const run = await call('GET', `/api/runs/${runId}?limit=500`);
+          return run.body.finishedAt ? run : undefined;
+        },
+        `undo run ${runId} finishing`,
+        { timeoutMs: 20_000, intervalMs: 50 },
+      );
+      return run.body as Record<string, unknown> & { writes: Record<string, number> };
     }
 
     let id: string;

@@ -3,9 +3,9 @@
 // the PostgreSQL variant is skipped, saying so — except in CI, where it fails: CI must test both.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import type { DatabaseSettings } from '../../src/store/db.ts';
-import { Store } from '../../src/store/store.ts';
+import { type Repositories, Store } from '../../src/store/store.ts';
 
 export interface Variant {
   name: string;
@@ -115,3 +115,47 @@ export async function freshPostgresDatabase(
 export const postgresUnavailable = url
   ? undefined
   : 'TEST_DATABASE_URL is not set (e.g. postgres://postgres@127.0.0.1:5432/postgres; .ci/run sets it)';
+
+/**
+ * `describe(title on <database>)` once per database: a database this machine lacks is a skipped test
+ * saying why — a failing one in CI, which must run both.
+ */
+export function describeEachDatabase(title: string, body: (variant: Variant) => void): void {
+  for (const variant of VARIANTS) {
+    if (variant.unavailable) {
+      const name = `${title} on ${variant.name}`;
+      if (mustRunEverywhere)
+        it(name, () => {
+          throw new Error(`CI must run the store's tests on ${variant.name}: ${variant.unavailable}`);
+        });
+      else it.skip(`${name} — skipped: ${variant.unavailable}`, () => {});
+      continue;
+    }
+    describe(`${title} on ${variant.name}`, () => body(variant));
+  }
+}
+
+/** A fresh, migrated store of `variant` for the enclosing describe block, dropped after it. */
+export function migratedStore(variant: Variant): { readonly store: Store; readonly repos: Repositories } {
+  let opened: { store: Store; repos: Repositories; drop(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    const { store, drop } = await variant.fresh();
+    await store.migrate();
+    opened = { store, repos: await store.open(), drop };
+  });
+  afterAll(async () => {
+    await opened?.drop();
+  });
+  const get = () => {
+    if (!opened) throw new Error('the store is opened in beforeAll');
+    return opened;
+  };
+  return {
+    get store() {
+      return get().store;
+    },
+    get repos() {
+      return get().repos;
+    },
+  };
+}

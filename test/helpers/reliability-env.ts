@@ -6,24 +6,19 @@ import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.t
 import type { SandboxBuyer } from '../../emulators/buyer-intel/data/types.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import type { RunningHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { eventually } from './poll.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 
-/** Bounded poll: resolves with the first truthy value of `check`, or throws `what` after `timeoutMs`. */
-export async function waitFor<T>(
+/** The reliability tests' argument order (what first) over the one poll, eventually(). */
+export function waitFor<T>(
   what: string,
   check: () => Promise<T | undefined | false> | T | undefined | false,
   timeoutMs = 20_000,
   everyMs = 50,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
+  return eventually(check, what, { timeoutMs, intervalMs: everyMs }) as Promise<T>;
 }
 
 /**

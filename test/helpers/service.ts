@@ -3,6 +3,7 @@
 import { redisClient } from '../../queues/redis-url.ts';
 import type { EnrichResult } from '../../src/enrich/pipeline.ts';
 import type { Service } from '../../src/service/runtime.ts';
+import { eventually } from './poll.ts';
 import { deleteKeysOf } from './redis.ts';
 
 /** Bounded poll for the account's finished job (no fixed sleeps); throws with the job's failure. */
@@ -11,16 +12,18 @@ export async function finishedJob(
   accountId: string,
   timeoutMs = 20_000,
 ): Promise<EnrichResult> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const jobs = await service.queue.getJobs(['completed', 'failed']);
-    const job = jobs.find((j) => j.data.accountId === accountId);
-    if (job?.returnvalue) return job.returnvalue as EnrichResult;
-    if (job?.failedReason && job.attemptsMade >= (job.opts.attempts ?? 1))
-      throw new Error(`job failed: ${job.failedReason}`);
-    if (Date.now() > deadline) throw new Error(`account ${accountId} was not enriched in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const job = await eventually(
+    async () => {
+      const jobs = await service.queue.getJobs(['completed', 'failed']);
+      const job = jobs.find((j) => j.data.accountId === accountId);
+      const failed = job?.failedReason && job.attemptsMade >= (job.opts.attempts ?? 1);
+      return job?.returnvalue || failed ? job : undefined;
+    },
+    `account ${accountId} enriched`,
+    { timeoutMs, intervalMs: 50 },
+  );
+  if (!job.returnvalue) throw new Error(`job failed: ${job.failedReason}`);
+  return job.returnvalue as EnrichResult;
 }
 
 /** Closes the service and deletes its queue and every key under its prefix. */
@@ -38,15 +41,16 @@ export async function closeService(
 
 /** Bounded poll until the job has completed (a failed job throws with its reason). */
 export async function completedJob(service: Service, jobId: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const state = await service.queue.getJobState(jobId);
-    if (state === 'completed') return;
-    if (state === 'failed')
-      throw new Error(`job ${jobId} failed: ${(await service.queue.getJob(jobId))?.failedReason}`);
-    if (Date.now() > deadline) throw new Error(`job ${jobId} did not complete in ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const state = await eventually(
+    async () => {
+      const state = await service.queue.getJobState(jobId);
+      return state === 'completed' || state === 'failed' ? state : undefined;
+    },
+    `job ${jobId} completing`,
+    { timeoutMs },
+  );
+  if (state === 'failed')
+    throw new Error(`job ${jobId} failed: ${(await service.queue.getJob(jobId))?.failedReason}`);
 }
 
 /** POST /api/refresh for a HubSpot company with an API key, then waits for the job. */

@@ -14,6 +14,7 @@ import { createHttpApp } from '../../src/service/http-app.ts';
 import { listen } from '../../src/service/listen.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { sandboxCliEnv } from '../helpers/cli.ts';
+import { eventually } from '../helpers/poll.ts';
 import { freePort } from '../helpers/ports.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -70,15 +71,18 @@ async function withStart(logLevel: string, use: (url: string) => Promise<void>):
       .map((l) => JSON.parse(l) as Line);
   // Found by polling its port, not by its `started` line: a LOG_LEVEL above info hides that line.
   const url = `http://127.0.0.1:${port}`;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`start exited:\n${stderr}`);
-    const up = await fetch(`${url}/healthz`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (up) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await eventually(
+    async () =>
+      child.exitCode !== null ||
+      (await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )),
+    'start answering /healthz',
+    // The test's own bound (60 s) is the real one: a loaded machine may take most of it to start.
+    { timeoutMs: 55_000, intervalMs: 100 },
+  );
+  if (child.exitCode !== null) throw new Error(`start exited:\n${stderr}`);
   await use(url);
   child.kill('SIGTERM');
   expect(await exited).toBe(0);

@@ -12,6 +12,7 @@ import {
 } from '../../queues/enrich-queue.ts';
 import { startEnrichWorker } from '../../queues/enrich-worker.ts';
 import { RateLimitError } from '../../src/buyer-intel/errors.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 let redis: Redis;
@@ -60,12 +61,14 @@ const data = (accountId: string): EnrichJobData => ({
 });
 
 async function settle(count: number, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const done = await queue.getJobs(['completed', 'failed']);
-    if (done.length >= count || Date.now() > deadline) return done;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await eventually(
+    async () => (await queue.getJobs(['completed', 'failed'])).length >= count,
+    `${count} jobs`,
+    {
+      timeoutMs,
+    },
+  );
+  return queue.getJobs(['completed', 'failed']);
 }
 
 describe('enrich worker', () => {
@@ -119,8 +122,9 @@ describe('enrich worker', () => {
       return 'ok';
     });
     await queue.add('enrich', { ...data('a'), tenant: 'A' }, enrichJobOptions('webhook', 1, 'job-a'));
-    for (let i = 0; i < 200 && (await queue.getJobState('job-a')) !== 'delayed'; i++)
-      await new Promise((r) => setTimeout(r, 10));
+    await eventually(async () => (await queue.getJobState('job-a')) === 'delayed', 'job-a delayed', {
+      intervalMs: 10,
+    });
     await queue.add('enrich', { ...data('b'), tenant: 'B' }, enrichJobOptions('webhook', 1, 'job-b'));
     const done = await settle(2);
     expect(done.map((j) => j.returnvalue)).toEqual(['ok', 'ok']);

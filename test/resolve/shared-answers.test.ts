@@ -10,6 +10,7 @@ import type { BuyerIntelClient } from '../../src/buyer-intel/index.ts';
 import { Resolver, redisMatchCache } from '../../src/resolve/resolver.ts';
 import type { AccountForMatching, MatchDecision } from '../../src/resolve/types.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 
 let sandbox: RunningBuyerIntelSandbox;
 let client: BuyerIntelClient;
@@ -29,7 +30,6 @@ afterAll(async () => {
   await sandbox.close();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const searches = () => sandbox.stats.count('searchBuyers');
 
 /** One deployment (its own Redis keys); each `worker()` is one more process of it. */
@@ -128,8 +128,7 @@ describe('accounts of one buyer in two workers', () => {
       ...(await redis.keys(`${d.prefix}bi:search:*`)),
     ];
     expect(await kept()).not.toEqual([]);
-    for (let i = 0; i < 100 && (await kept()).length; i++) await sleep(25);
-    expect(await kept()).toEqual([]);
+    await eventually(async () => (await kept()).length === 0, 'Redis expiring the kept answers');
     const again = await d.worker().resolve(account('County of Travis', 'TX'), 'hubspot:1:b');
     expect(searches() - before).toBeGreaterThan(made);
     expect(again).toMatchObject({ status: 'matched', buyerId: buyerId('Travis County', 'TX') });

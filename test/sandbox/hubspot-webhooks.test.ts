@@ -6,6 +6,7 @@ import express from 'express';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { type Listening, listen } from '../../src/service/listen.ts';
+import { eventually } from '../helpers/poll.ts';
 
 interface Received {
   headers: Record<string, string | string[] | undefined>;
@@ -49,15 +50,6 @@ function verifyV3(secret: string, url: string, r: Received): boolean {
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
-/** Polls until `condition` holds (bounded; no fixed sleeps). */
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 let sandbox: RunningHubSpotSandbox;
 let receiver: Receiver;
 let url: string;
@@ -85,7 +77,7 @@ describe('HubSpot sandbox webhooks', () => {
     const companies = ['Austin ISD', 'Leander ISD', 'Hutto ISD'].map((name, i) =>
       sandbox.store.createCompany({ name, domain: `district${i}.org`, city: 'Austin' }, { source: 'CRM_UI' }),
     );
-    await waitFor(() => receiver.received.length >= 2, 'the retry');
+    await eventually(() => receiver.received.length >= 2, 'the retry');
     await sandbox.webhooks.idle();
 
     const [first, retry] = receiver.received;
@@ -153,7 +145,7 @@ describe('HubSpot sandbox webhooks', () => {
       inputs: [{ id: company.id, properties: { domain: 'traviscountytx.gov' } }],
     });
     sandbox.store.updateCompany(company.id, { name: 'Travis County, Texas' });
-    await waitFor(() => receiver.received.flatMap((r) => r.events).length >= 5, 'five events');
+    await eventually(() => receiver.received.flatMap((r) => r.events).length >= 5, 'five events');
     await sandbox.webhooks.idle();
 
     // HubSpot does not guarantee order across requests; eventIds here increase with occurrence.
@@ -190,7 +182,7 @@ describe('HubSpot sandbox webhooks', () => {
     try {
       receiver.script = [{ status: 200, delayMs: 1000 }];
       for (const name of ['A', 'B', 'C']) sandbox.store.createCompany({ name });
-      await waitFor(() => receiver.received.length >= 3, 'two batches and a retry');
+      await eventually(() => receiver.received.length >= 3, 'two batches and a retry');
       await sandbox.webhooks.idle();
 
       const sizes = receiver.received.map((r) => r.events.length);

@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { isAck } from '../../emulators/salesforce/outbound.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { type Listening, listen } from '../../src/service/listen.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const closers: { close(): Promise<void> }[] = [];
 afterAll(async () => {
@@ -43,14 +44,6 @@ async function receiver(
   return { ...listening, received };
 }
 
-async function waitFor(check: () => boolean, ms = 3000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 async function start(endpointUrl: string): Promise<RunningSalesforceSandbox> {
   const sf = await startSalesforceSandbox({
     outbound: { endpointUrl, retryDelaysMs: [50, 100], batchWindowMs: 20 },
@@ -74,7 +67,7 @@ describe('Outbound Messages', () => {
       id: string;
     };
 
-    await waitFor(() => sf.outbound.deliveries.some((d) => d.acked));
+    await eventually(() => sf.outbound.deliveries.some((d) => d.acked));
     expect(rx.received).toHaveLength(3);
     const first = rx.received[0];
     expect(first?.contentType).toBe('text/xml; charset=utf-8');
@@ -114,7 +107,7 @@ describe('Outbound Messages', () => {
     const sf = await start(`${rx.url}/sfdc/outbound`);
     const conn = new Connection({ instanceUrl: sf.url, accessToken: sf.accessToken, version: '62.0' });
     await conn.sobject('Account').create([{ Name: 'A' }, { Name: 'B' }, { Name: 'C' }]);
-    await waitFor(() => sf.outbound.pending === 0 && sf.outbound.deliveries.length > 0);
+    await eventually(() => sf.outbound.pending === 0 && sf.outbound.deliveries.length > 0);
     expect(rx.received).toHaveLength(1);
     expect(rx.received[0]?.body.match(/<Notification>/g)).toHaveLength(3);
     // Updates send nothing unless configured.

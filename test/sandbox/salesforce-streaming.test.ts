@@ -5,6 +5,7 @@ import { Connection } from 'jsforce';
 import { StreamingExtension } from 'jsforce/api/streaming';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
+import { eventually } from '../helpers/poll.ts';
 
 const CHANNEL = '/data/AccountChangeEvent';
 
@@ -41,14 +42,6 @@ async function start(): Promise<RunningSalesforceSandbox> {
   const sf = await startSalesforceSandbox({ streaming: { connectTimeoutMs: 1000 } });
   closers.push(() => sf.close());
   return sf;
-}
-
-async function waitFor(check: () => boolean, ms = 4000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 interface Listening {
@@ -93,7 +86,7 @@ describe('Salesforce sandbox Streaming API', () => {
     expect(sf.streaming.clientCount).toBe(1);
 
     const id = await createAccount(sf, 'Travis County');
-    await waitFor(() => l.received.length === 1);
+    await eventually(() => l.received.length === 1);
     const event = l.received[0];
     expect(event?.payload.ChangeEventHeader).toMatchObject({
       entityName: 'Account',
@@ -107,7 +100,7 @@ describe('Salesforce sandbox Streaming API', () => {
     expect(typeof event?.schema).toBe('string');
 
     await conn(sf).sobject('Account').update({ Id: id, Website: 'https://traviscountytx.gov' });
-    await waitFor(() => l.received.length === 2);
+    await eventually(() => l.received.length === 2);
     expect(l.received[1]?.payload.ChangeEventHeader).toMatchObject({
       changeType: 'UPDATE',
       changedFields: ['Website', 'LastModifiedDate'],
@@ -122,12 +115,12 @@ describe('Salesforce sandbox Streaming API', () => {
 
     const after = listen(sf, firstReplayId);
     await after.subscribed;
-    await waitFor(() => after.received.length === 2);
+    await eventually(() => after.received.length === 2);
     expect(after.received.map((e) => e.payload.ChangeEventHeader.recordIds[0])).toEqual(ids.slice(1));
 
     const all = listen(sf, -2);
     await all.subscribed;
-    await waitFor(() => all.received.length === 3);
+    await eventually(() => all.received.length === 3);
     expect(all.received.map((e) => e.payload.ChangeEventHeader.recordIds[0])).toEqual(ids);
   });
 
@@ -154,14 +147,14 @@ describe('Salesforce sandbox Streaming API', () => {
     const l = listen(sf, -1);
     await l.subscribed;
     sf.auth.expire(sf.accessToken);
-    await waitFor(() => l.authFailures.length > 0);
+    await eventually(() => l.authFailures.length > 0);
     expect(l.authFailures[0]).toMatchObject({
       channel: '/meta/connect',
       error: '401::Authentication invalid',
     });
 
     const denied = listen(sf, -1, sf.accessToken);
-    await waitFor(() => denied.authFailures.length > 0);
+    await eventually(() => denied.authFailures.length > 0);
     expect(denied.authFailures[0]).toMatchObject({
       channel: '/meta/handshake',
       error: '403::Handshake denied',
@@ -173,12 +166,12 @@ describe('Salesforce sandbox Streaming API', () => {
     const l = listen(sf, -1);
     await l.subscribed;
     const first = await createAccount(sf, 'Before the restart');
-    await waitFor(() => l.received.length === 1);
+    await eventually(() => l.received.length === 1);
 
     sf.streaming.dropClients();
-    await waitFor(() => sf.streaming.clientCount === 1);
+    await eventually(() => sf.streaming.clientCount === 1);
     const second = await createAccount(sf, 'After the restart');
-    await waitFor(() => l.received.length === 2);
+    await eventually(() => l.received.length === 2);
     expect(l.received.map((e) => e.payload.ChangeEventHeader.recordIds[0])).toEqual([first, second]);
   });
 
@@ -194,6 +187,6 @@ describe('Salesforce sandbox Streaming API', () => {
     expect(body.clients).toBe(1);
     expect(body.events.map((e) => e.replayId)).toEqual([1]);
     l.client.disconnect();
-    await waitFor(() => sf.streaming.clientCount === 0);
+    await eventually(() => sf.streaming.clientCount === 0);
   });
 });

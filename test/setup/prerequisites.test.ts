@@ -2,7 +2,7 @@
 // stops the run with one line naming the package to install.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,24 +82,31 @@ describe('Chromium', () => {
   });
 });
 
-describe('a run on a machine missing both', () => {
+/** vitest run with only Node on PATH (no redis-server, no chromium) and nothing answering at REDIS_URL. */
+async function bareMachineRun(args: string[], url: string) {
+  // Wherever this Node lives, redis-server may live beside it: a folder holding only a link to node.
+  const bin = await mkdtemp(join(scratch, 'bin-'));
+  await symlink(process.execPath, join(bin, 'node'));
+  // The nested vitest must not think it is a worker of this run.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST')));
+  Object.assign(env, { PATH: bin, REDIS_URL: url, CHROMIUM_PATH: '/nonexistent', CI: '', NO_COLOR: '1' });
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', ...args],
+      { cwd: ROOT, env },
+      (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
+    );
+  });
+}
+
+describe('an integration run on a machine missing both', () => {
   it('prints one line per missing package, runs no test and exits non-zero', async () => {
     const url = await silentUrl();
-    // Only Node on PATH (wherever this Node lives, redis-server may live beside it): no redis-server, no
-    // chromium. The nested vitest must not think it is a worker of this run.
-    const bin = join(scratch, 'bin');
-    await mkdir(bin);
-    await symlink(process.execPath, join(bin, 'node'));
-    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith('VITEST')));
-    Object.assign(env, { PATH: bin, REDIS_URL: url, CHROMIUM_PATH: '/nonexistent', CI: '' });
-    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = execFile(
-        process.execPath,
-        [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run', 'test/map'],
-        { cwd: ROOT, env },
-        (_err, stdout, stderr) => resolve({ code: child.exitCode, stdout, stderr }),
-      );
-    });
+    const result = await bareMachineRun(
+      ['--project', 'integration', 'test/store/store-contract.test.ts'],
+      url,
+    );
     expect(result.code).toBe(1);
     expect(result.stderr.split('\n')).toEqual([
       'Chromium is not installed: apt-get install -y chromium (or set CHROMIUM_PATH)',
@@ -107,5 +114,15 @@ describe('a run on a machine missing both', () => {
       '',
     ]);
     expect(result.stdout).not.toMatch(/Test Files|passed|failed/);
+  });
+});
+
+describe('a unit run on the same machine', () => {
+  it('asks for neither and runs its tests', async () => {
+    const url = await silentUrl();
+    const result = await bareMachineRun(['--project', 'unit', 'test/map/fit.test.ts'], url);
+    expect(result.stderr).not.toMatch(/not installed|does not answer/);
+    expect(result.stdout).toMatch(/Test Files {2}1 passed/);
+    expect(result.code).toBe(0);
   });
 });

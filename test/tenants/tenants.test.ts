@@ -23,6 +23,7 @@ import { createService, type Service } from '../../src/service/runtime.ts';
 import { TokenCipher } from '../../src/tenants/cipher.ts';
 import { TenantStore } from '../../src/tenants/store.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 import { closeService } from '../helpers/service.ts';
 
 /** The stored org's Outbound Message token: its messages carry it in the endpoint URL. */
@@ -148,14 +149,17 @@ afterAll(async () => {
 
 /** Both emulators number their companies alike: find the job by portal and company. */
 async function finished(tenant: string, accountId: string): Promise<EnrichResult> {
-  for (let i = 0; i < 400; i++) {
-    const jobs = await service.queue.getJobs(['completed', 'failed']);
-    const job = jobs.find((j) => j.data.tenant === tenant && j.data.accountId === accountId);
-    if (job?.returnvalue) return job.returnvalue as EnrichResult;
-    if (job?.failedReason) throw new Error(job.failedReason);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`${tenant}/${accountId} was not enriched`);
+  const job = await eventually(
+    async () => {
+      const jobs = await service.queue.getJobs(['completed', 'failed']);
+      const job = jobs.find((j) => j.data.tenant === tenant && j.data.accountId === accountId);
+      return job?.returnvalue || job?.failedReason ? job : undefined;
+    },
+    `${tenant}/${accountId} enriched`,
+    { timeoutMs: 10_000 },
+  );
+  if (job.failedReason) throw new Error(job.failedReason);
+  return job.returnvalue as EnrichResult;
 }
 
 async function deliver(events: { portalId: number; objectId: string }[]): Promise<Response> {

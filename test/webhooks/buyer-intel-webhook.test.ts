@@ -18,6 +18,7 @@ import { buyerIntelWebhookRouter } from '../../src/webhooks/buyer-intel.ts';
 import { Ledgers } from '../../src/write/ledgers.ts';
 import { signalNoteKey, signalToNote } from '../../src/write/signal-notes.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { eventually } from '../helpers/poll.ts';
 import { FakeCrm } from '../signals/fake-crm.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -93,15 +94,18 @@ afterAll(async () => {
 /** Waits for the job of a delivery and returns what the worker did. */
 async function processed(webhookId: string): Promise<RowEventResult> {
   const jobId = jobIdOf('bi-webhook', webhookId);
-  for (let i = 0; i < 200; i++) {
-    const job = await queue.getJob(jobId);
-    const state = await job?.getState();
-    // Read the job again: the copy read before its state may predate its return value.
-    if (state === 'completed') return (await queue.getJob(jobId))?.returnvalue as RowEventResult;
-    if (state === 'failed') throw new Error(`job failed: ${job?.failedReason}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`job ${jobId} did not complete`);
+  const state = await eventually(
+    async () => {
+      const state = await queue.getJobState(jobId);
+      return state === 'completed' || state === 'failed' ? state : undefined;
+    },
+    `job ${jobId} finishing`,
+    { timeoutMs: 5_000 },
+  );
+  // Read the job after its state: a copy read before may predate its return value.
+  const job = await queue.getJob(jobId);
+  if (state === 'failed') throw new Error(`job failed: ${job?.failedReason}`);
+  return job?.returnvalue as RowEventResult;
 }
 
 async function newRow(forBuyer: string, columns: Record<string, unknown> = {}) {

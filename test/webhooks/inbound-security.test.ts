@@ -5,7 +5,6 @@
 // accounts, malformed tenants and a signed caller outside its org; /metrics, the API docs and the
 // admin pages are closed as configured.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
 import { salesforceId18 } from '../../connectors/salesforce/ids.ts';
@@ -13,20 +12,13 @@ import {
   salesforceRequestSignatureV2,
   salesforceRequestSignatureV3,
 } from '../../connectors/salesforce/request-signature.ts';
-import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
-import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
-import { sandboxSettings } from '../../emulators/settings.ts';
+import type { RunningHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import type { RunningSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { jobIdOf } from '../../queues/enrich-queue.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { signStandardWebhook } from '../../src/signals/standard-webhooks.ts';
-import { TokenCipher } from '../../src/tenants/cipher.ts';
-import { TenantStore } from '../../src/tenants/store.ts';
-import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import { startTestService, type TestService } from '../helpers/start-service.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-inbound-${randomUUID().slice(0, 8)}`;
 const API_KEY = `key-${randomBytes(16).toString('hex')}`;
 const SF_SECRET = randomBytes(32).toString('hex');
 const METRICS_TOKEN = randomBytes(16).toString('hex');
@@ -37,52 +29,45 @@ const BI_SECRET = `whsec_${randomBytes(24).toString('base64')}`;
 // A second org, kept as a tenant: it makes a signature that names no org ambiguous.
 const OTHER_ORG = salesforceId18('00D0000000000Zz') ?? '';
 
-let bi: RunningBuyerIntelSandbox;
+let running: TestService;
+
 let hs: RunningHubSpotSandbox;
 let sf: RunningSalesforceSandbox;
 let service: Service;
-let redis: Redis;
 let base: string;
 
 beforeAll(async () => {
-  [bi, hs, sf] = await Promise.all([startSandbox(), startHubSpotSandbox(), startSalesforceSandbox({})]);
-  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  const cipher = TokenCipher.fromBase64(randomBytes(32).toString('base64'));
-  const settings = sandboxSettings(
-    { buyerIntel: bi, hubspot: hs, salesforce: sf },
-    { redisUrl: REDIS_URL, prefix },
-    { worker: { writeBatchWaitMs: 20 } },
-  );
-  const sfConfig = settings.crms.salesforce as { org: object };
-  const salesforce = {
-    ...sfConfig,
-    org: { ...sfConfig.org, outboundTokens: [TOKEN_OLD, TOKEN_NEW] },
-    requestSecrets: [SF_SECRET],
-  };
-  service = createService({
-    ...settings,
-    buyerIntel: { ...settings.buyerIntel, webhooks: { secrets: [BI_SECRET], publicKeys: [] } },
-    crms: { ...settings.crms, salesforce },
-    tenants: { cipher },
-    api: { apiKeys: [API_KEY] },
-    admin: ADMIN,
-    security: { metrics: { token: METRICS_TOKEN }, apiDocsPublic: false, inboundAccountWindowMs: 60_000 },
+  running = await startTestService({
+    name: 'inbound',
+    worker: { writeBatchWaitMs: 20 },
+    settings: (s) => {
+      const sfConfig = s.crms.salesforce as { org: object };
+      return {
+        ...s,
+        buyerIntel: { ...s.buyerIntel, webhooks: { secrets: [BI_SECRET], publicKeys: [] } },
+        crms: {
+          ...s.crms,
+          salesforce: {
+            ...sfConfig,
+            org: { ...sfConfig.org, outboundTokens: [TOKEN_OLD, TOKEN_NEW] },
+            requestSecrets: [SF_SECRET],
+          },
+        },
+        api: { apiKeys: [API_KEY] },
+        admin: ADMIN,
+        security: { metrics: { token: METRICS_TOKEN }, apiDocsPublic: false, inboundAccountWindowMs: 60_000 },
+      };
+    },
+    // A second org, kept as a tenant: it makes a signature that names no org ambiguous.
+    storedOrgs: [{ orgId: OTHER_ORG }],
+    // No worker: the tests count the jobs each request queues.
   });
-  await new TenantStore(async () => (await service.store.open()).tenants, redis, prefix, cipher).put({
-    crm: 'salesforce',
-    orgId: OTHER_ORG,
-    instanceUrl: sf.url,
-    refreshToken: 'not-used-by-these-tests',
-  });
-  await service.loadTenants();
-  // No worker: the tests count the jobs each request queues.
-  base = (await service.startHttp(0, '127.0.0.1')).url;
+  ({ hs, service, base } = running);
+  if (!running.sf) throw new Error('the Salesforce emulator runs');
+  sf = running.sf;
 });
-
 afterAll(async () => {
-  await closeService(service, REDIS_URL, prefix);
-  redis?.disconnect();
-  await Promise.all([bi?.close(), hs?.close(), sf?.close()]);
+  await running?.close();
 });
 
 /** A Uint8Array body goes without a Content-Type unless one is given (a string would be text/plain). */

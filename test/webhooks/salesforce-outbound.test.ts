@@ -11,6 +11,7 @@ import { createHttpApp } from '../../src/service/http-app.ts';
 import { type Listening, listen } from '../../src/service/listen.ts';
 import { type Repositories, Store } from '../../src/store/store.ts';
 import { webhookReceiver } from '../../src/webhooks/receiver.ts';
+import { eventually } from '../helpers/poll.ts';
 
 let redis: Redis;
 let queue: Queue<EnrichQueueData>;
@@ -68,14 +69,6 @@ afterAll(async () => {
 const jobs = async () => (await queue.getJobs(['waiting', 'prioritized', 'delayed'])).map((j) => j.data);
 const webhookRuns = async () => (await repos.runs.list({ kind: 'webhook', limit: 500 })).runs;
 
-async function until(condition: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 5_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 /** The envelope of the last message the emulator sent, to replay by hand. */
 const lastEnvelope = () => {
   const body = sf.outbound.deliveries.at(-1)?.requestBody;
@@ -93,7 +86,7 @@ const post = (body: string) =>
 describe('POST /webhooks/salesforce', () => {
   it('a new Account arrives as an Outbound Message, is queued once, and is acknowledged', async () => {
     const account = sf.store.create('Account', { Name: 'City of Austin', BillingState: 'TX' });
-    await until(async () => sf.outbound.deliveries.some((d) => d.acked), 'an acknowledged delivery');
+    await eventually(async () => sf.outbound.deliveries.some((d) => d.acked), 'an acknowledged delivery');
     expect(await jobs()).toEqual([
       expect.objectContaining({
         crm: 'salesforce',
@@ -126,7 +119,7 @@ describe('POST /webhooks/salesforce', () => {
     );
     expect(noNotification.text).toContain('Envelope.Body.notifications.Notification');
     sf.store.create('Account', { Name: 'Travis County', BillingState: 'TX' });
-    await until(async () => sf.outbound.deliveries.length >= 2, 'a second delivery');
+    await eventually(async () => sf.outbound.deliveries.length >= 2, 'a second delivery');
     const foreign = lastEnvelope().replace(
       /<OrganizationId>[^<]+<\/OrganizationId>/,
       '<OrganizationId>00D000000000999EAA</OrganizationId>',
@@ -140,7 +133,7 @@ describe('POST /webhooks/salesforce', () => {
 
   it('answers a Server fault when the jobs cannot be stored, so that Salesforce retries', async () => {
     sf.store.create('Account', { Name: 'Austin ISD', BillingState: 'TX' });
-    await until(async () => sf.outbound.deliveries.length >= 3, 'a third delivery');
+    await eventually(async () => sf.outbound.deliveries.length >= 3, 'a third delivery');
     await queue.obliterate({ force: true });
     enqueueFails = true;
     const res = await post(lastEnvelope());
@@ -150,7 +143,7 @@ describe('POST /webhooks/salesforce', () => {
 
   it('answers a Server fault when the run cannot be recorded, queueing nothing', async () => {
     sf.store.create('Account', { Name: 'Hays County', BillingState: 'TX' });
-    await until(async () => sf.outbound.deliveries.length >= 4, 'a fourth delivery');
+    await eventually(async () => sf.outbound.deliveries.length >= 4, 'a fourth delivery');
     await queue.obliterate({ force: true });
     storeFails = true;
     const res = await post(lastEnvelope());

@@ -1,0 +1,68 @@
+// What `npm run sandbox` tells the service: every variable a newcomer's next steps need (the README's
+// first hour, the review flow of docs/review-and-undo.md), and where the emulators send their events.
+// Sandbox values are fixed, not secrets, so an .env written from them keeps working after a restart.
+import pg from 'pg';
+import { SANDBOX_OUTBOUND_TOKEN } from '../settings.ts';
+
+export const SANDBOX_API_KEY = 'sandbox-api-key-000000000000000000000000';
+export const SANDBOX_ADMIN = { username: 'admin', password: 'sandbox-admin-password' };
+/** Signs the Buyer Intelligence sandbox's row webhooks (Standard Webhooks `v1`). */
+export const SANDBOX_WEBHOOK_SECRET = `whsec_${Buffer.from('buyer-intel-sandbox-webhook-secret-0000').toString('base64')}`;
+/** Signs the Salesforce quick action's calls to our API (SALESFORCE_REFRESH_SECRETS). */
+export const SANDBOX_REQUEST_SECRET = 'sandbox-request-secret-00000000000000000';
+export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:3000';
+const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Where each emulator sends its events: the service's receivers under `serviceUrl`. */
+export function eventTargets(serviceUrl: string) {
+  const base = serviceUrl.replace(/\/+$/, '');
+  return {
+    hubspot: `${base}/webhooks/hubspot`,
+    salesforce: `${base}/webhooks/salesforce?token=${SANDBOX_OUTBOUND_TOKEN}`,
+    buyerIntel: `${base}/webhooks/buyer-intel`,
+  };
+}
+
+/**
+ * The service's own lines: Redis, the database, its port and public URL, API key, admin, and the
+ * secrets the emulators sign with. DATABASE_URL only when a PostgreSQL answers there; otherwise a
+ * comment says what the embedded database allows.
+ */
+export async function serviceExports(serviceUrl: string, databaseUrl: string | undefined): Promise<string[]> {
+  const url = new URL(serviceUrl);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const database = databaseUrl ?? LOCAL_POSTGRES;
+  const answers = await postgresAnswers(database);
+  return [
+    `export REDIS_URL=${process.env.REDIS_URL || 'redis://127.0.0.1:6379'}`,
+    `export REDIS_PREFIX=${process.env.REDIS_PREFIX || 'bis'}`,
+    answers
+      ? `export DATABASE_URL=${database}`
+      : `# DATABASE_URL: no PostgreSQL answers at ${redact(database)} (${answers === false ? 'refused' : 'unreachable'}), so the service keeps its store in the embedded database (.data/pglite), one process at a time; pass --database-url to share one with the CLI`,
+    `export PORT=${port}`,
+    `export PUBLIC_BASE_URL=${url.origin}`,
+    `export API_KEYS=${SANDBOX_API_KEY}`,
+    `export ADMIN_USERNAME=${SANDBOX_ADMIN.username}`,
+    `export ADMIN_PASSWORD=${SANDBOX_ADMIN.password}`,
+    `export SALESFORCE_OUTBOUND_TOKENS=${SANDBOX_OUTBOUND_TOKEN}`,
+    `export SALESFORCE_REFRESH_SECRETS=${SANDBOX_REQUEST_SECRET}`,
+    `export BUYER_INTEL_WEBHOOK_SECRETS=${SANDBOX_WEBHOOK_SECRET}`,
+  ];
+}
+
+/** True when PostgreSQL answers `select 1`; false when it refuses the login; undefined when unreachable. */
+async function postgresAnswers(connectionString: string): Promise<boolean | undefined> {
+  const client = new pg.Client({ connectionString, connectionTimeoutMillis: 2_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch (err) {
+    return (err as { code?: string }).code?.startsWith('28') ? false : undefined;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const redact = (u: string) => u.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@');

@@ -1,0 +1,123 @@
+// The one start-up of a service under test: the emulators it talks to, the service on its own Redis
+// prefix and store, optionally its HTTP server, worker, our CRM fields and stored Salesforce orgs; and
+// the one close that removes all of it. Test files vary only in what they pass.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
+import { sandboxSettings } from '../../emulators/settings.ts';
+import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
+import { fieldDefinitions } from '../../src/map/field-definitions.ts';
+import { createService, type Service, type ServiceSettings } from '../../src/service/runtime.ts';
+import { TokenCipher } from '../../src/tenants/cipher.ts';
+import { TenantStore } from '../../src/tenants/store.ts';
+import { startSandbox } from './buyer-intel-sandbox.ts';
+import { closeService } from './service.ts';
+
+export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface TestServiceOptions {
+  /** Names the Redis prefix (`test-<name>-<random>`), so a left-over key says which file left it. */
+  name: string;
+  /** Start the Salesforce emulator too (the HubSpot one always runs). Default true. */
+  salesforce?: boolean;
+  worker?: Partial<ServiceSettings['worker']>;
+  /** Changes to the settings the emulators give, before the service is created. */
+  settings?: (base: ServiceSettings) => ServiceSettings;
+  /** Salesforce orgs kept as stored tenants (encrypted in the store), besides the environment's. */
+  storedOrgs?: { orgId: string; requestSecrets?: string[] }[];
+  /** Create our fields in each CRM first (what `setup` does). */
+  fields?: boolean;
+  /** Serve HTTP on a free port (`base`). Default true. */
+  http?: boolean;
+  /** Run the workers in this process. Default false: some tests count what a request queues. */
+  startWorker?: boolean;
+}
+
+export interface TestService {
+  bi: RunningBuyerIntelSandbox;
+  hs: RunningHubSpotSandbox;
+  /** Undefined when started with `salesforce: false`. */
+  sf: RunningSalesforceSandbox | undefined;
+  service: Service;
+  /** The HTTP server's URL ('' without `http`). */
+  base: string;
+  prefix: string;
+  redisUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startTestService(options: TestServiceOptions): Promise<TestService> {
+  const prefix = `test-${options.name}-${randomUUID().slice(0, 8)}`;
+  const [bi, hs, sf] = await Promise.all([
+    startSandbox(),
+    startHubSpotSandbox(),
+    options.salesforce === false ? undefined : startSalesforceSandbox({}),
+  ]);
+  const closeEmulators = () => Promise.all([bi.close(), hs.close(), sf?.close()]);
+  let service: Service | undefined;
+  try {
+    const cipher = options.storedOrgs
+      ? TokenCipher.fromBase64(randomBytes(32).toString('base64'))
+      : undefined;
+    let settings = sandboxSettings(
+      { buyerIntel: bi, hubspot: hs, ...(sf ? { salesforce: sf } : {}) },
+      { redisUrl: TEST_REDIS_URL, prefix },
+      options.worker ? { worker: options.worker } : {},
+    );
+    if (cipher) settings = { ...settings, tenants: { cipher } };
+    settings = options.settings?.(settings) ?? settings;
+    service = createService(settings);
+    if (cipher && sf) await storeOrgs(service, cipher, prefix, sf.url, options.storedOrgs ?? []);
+    if (options.fields) {
+      const fields = fieldDefinitions(DEFAULT_MAPPING);
+      await service.connector('hubspot', String(hs.portalId)).ensureFields(fields);
+      if (sf) await service.connector('salesforce', sf.orgId).ensureFields(fields);
+    }
+    const base = options.http === false ? '' : (await service.startHttp(0, '127.0.0.1')).url;
+    if (options.startWorker) service.startWorker();
+    const running = service;
+    return {
+      bi,
+      hs,
+      sf,
+      service: running,
+      base,
+      prefix,
+      redisUrl: TEST_REDIS_URL,
+      close: async () => {
+        await closeService(running, TEST_REDIS_URL, prefix);
+        await closeEmulators();
+      },
+    };
+  } catch (err) {
+    await closeService(service, TEST_REDIS_URL, prefix);
+    await closeEmulators();
+    throw err;
+  }
+}
+
+async function storeOrgs(
+  service: Service,
+  cipher: TokenCipher,
+  prefix: string,
+  instanceUrl: string,
+  orgs: NonNullable<TestServiceOptions['storedOrgs']>,
+): Promise<void> {
+  const redis = new Redis(TEST_REDIS_URL, { maxRetriesPerRequest: null });
+  try {
+    const tenants = new TenantStore(async () => (await service.store.open()).tenants, redis, prefix, cipher);
+    for (const org of orgs)
+      await tenants.put({
+        crm: 'salesforce',
+        orgId: org.orgId,
+        instanceUrl,
+        refreshToken: 'not-used-by-these-tests',
+        ...(org.requestSecrets ? { requestSecrets: org.requestSecrets } : {}),
+      });
+  } finally {
+    redis.disconnect();
+  }
+  await service.loadTenants();
+}
