@@ -36,3 +36,12 @@ export function refuseBadText(key: string, value: unknown): unknown {
   if (textProblem(key) !== undefined) throw new SyntaxError(`a name ${textProblem(key)}`);
   return value;
 }
+
+/**
+ * Text as a CRM and the write history can both hold it: a NUL or a lone surrogate (an account named
+ * with one, quoted in our match reason) becomes U+FFFD, so what the CRM shows is what the history says
+ * we wrote.
+ */
+export function storableText(value: string): string {
+  return value.replaceAll('\u0000', '\uFFFD').replace(/\p{Cs}/gu, '\uFFFD');
+}

@@ -26,6 +26,7 @@ import type { BatchChannel, BatchChannels, ChannelSpec } from '../batch/channel.
 import { localChannels } from '../batch/local.ts';
 import { backoffDelay } from '../shared/backoff.ts';
 import { IntegrationError } from '../shared/errors.ts';
+import { storableText } from '../shared/text.ts';
 import {
   fieldEntriesOf,
   noteEntryOf,
@@ -184,7 +185,15 @@ export function batchedWrites(options: {
             return results;
           },
         }),
-      ).submit({ update, context }),
+      ).submit({
+        update: {
+          accountId: update.accountId,
+          fields: Object.fromEntries(
+            Object.entries(update.fields).map(([k, v]) => [k, v === null ? null : storableText(v)]),
+          ),
+        },
+        context,
+      }),
     createNote: (crm, tenant, note, origin) =>
       channelFor(
         'notes',
@@ -246,7 +255,10 @@ export function batchedWrites(options: {
             return results;
           },
         }),
-      ).submit({ note, origin }),
+      ).submit({
+        note: { ...note, title: storableText(note.title), body: storableText(note.body) },
+        origin,
+      }),
     drain: async () => {
       await Promise.all([...opened.values()].map((c) => c.drain()));
     },

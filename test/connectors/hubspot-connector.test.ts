@@ -622,11 +622,11 @@ describe('failures', () => {
     sandbox.faults.inject({ kind: 'status', status: 503, match: 'crm.companies.batchApi.update' });
     const unavailable = await failure(connector.updateAccounts([{ accountId: id, fields: { name: 'x' } }]));
     expect(unavailable).toBeInstanceOf(HubSpotTransientError);
-    expect(unavailable).toMatchObject({ retryable: true, permanent: false, status: 503 });
+    expect(unavailable).toMatchObject({ permanent: false, status: 503 });
 
     sandbox.faults.inject({ kind: 'status', status: 423, match: 'crm.companies.basicApi.getById' });
     expect(await failure(connector.getAccount(id, []))).toMatchObject({
-      retryable: true,
+      permanent: false,
       retryAfterMs: 2_000,
     });
 
@@ -656,7 +656,7 @@ describe('failures', () => {
       connector.ensureFields([{ name: 'Bad Name!', label: 'Bad', type: 'string', description: '' }]),
     );
     expect(err).toBeInstanceOf(HubSpotRequestError);
-    expect(err).toMatchObject({ retryable: false, permanent: true, status: 400 });
+    expect(err).toMatchObject({ permanent: true, status: 400 });
     // HubSpot's correlationId is the id its support asks for.
     expect((err as HubSpotRequestError).requestId).toMatch(/\S/);
     expect(err.message).toContain(`correlationId ${(err as HubSpotRequestError).requestId}`);

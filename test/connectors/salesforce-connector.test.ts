@@ -153,7 +153,7 @@ describe('getAccount', () => {
     const connector = createSalesforceConnector(optionsFor(sf));
     const err = await failure(connector.getAccount(account.id, ['buyer_intel_nope']));
     expect(err.name).toBe('SalesforceRequestError');
-    expect(err).toMatchObject({ retryable: false, errorCode: 'INVALID_FIELD' });
+    expect(err).toMatchObject({ permanent: true, errorCode: 'INVALID_FIELD' });
   });
 });
 
@@ -342,7 +342,7 @@ describe('updateAccounts', () => {
       connector.updateAccounts([{ accountId: a.id, fields: { buyer_intel_status: 'x' } }]),
     );
     expect(err).toBeInstanceOf(SalesforceTransientError);
-    expect(err).toMatchObject({ retryable: true, errorCode: 'UNKNOWN_EXCEPTION' });
+    expect(err).toMatchObject({ permanent: false, errorCode: 'UNKNOWN_EXCEPTION' });
   });
 });
 

@@ -126,7 +126,8 @@ describe('HubSpot: concurrent enrichments share their reads', () => {
     const result = await service.enrich(ref);
     expect(result.notes.created).toEqual([]);
     expect(hs.store.notesOf(accountId).length).toBe(before);
-    expect(hs.stats.count('crm.associations.v4.batchApi.getPage')).toBe(1);
+    // One association read per engagement type our keys live on: notes, and follow-up tasks.
+    expect(hs.stats.count('crm.associations.v4.batchApi.getPage')).toBe(2);
     // Settled: the next run trusts the record again.
     expect(await service.deps.ledgers.noteKnowledge(ref, [key, 'bi-none'])).toEqual({
       known: new Set([key]),
@@ -143,7 +144,8 @@ describe('HubSpot: concurrent enrichments share their reads', () => {
     expect(result.notes.created).toEqual([]);
     expect(result.notes.alreadyPresent).toBeGreaterThanOrEqual(before);
     expect(hs.store.notesOf(accountId).length).toBe(before);
-    expect(hs.stats.count('crm.associations.v4.batchApi.getPage')).toBe(1);
+    // One association read per engagement type our keys live on: notes, and follow-up tasks.
+    expect(hs.stats.count('crm.associations.v4.batchApi.getPage')).toBe(2);
   });
 
   it('an account deleted in the CRM fails its job for good, saying so', async () => {
