@@ -10,8 +10,27 @@ import type { RunningBuyerIntelSandbox } from '../buyer-intel/server.ts';
 import type { RunningHubSpotSandbox } from '../hubspot/server.ts';
 import type { RunningSalesforceSandbox } from '../salesforce/server.ts';
 
-/** The reps who own one account each (HubSpot owner id; Salesforce User id). */
-export const DEMO_OWNERS = { hubspot: '71000001', salesforce: '005000000000042AAA' } as const;
+/**
+ * The reps who own one account each, added as an admin would (a HubSpot owner, a Salesforce User): both
+ * CRMs refuse an owner id that names no user.
+ */
+export function addDemoOwners(
+  hs: RunningHubSpotSandbox,
+  sf: RunningSalesforceSandbox,
+): { hubspot: string; salesforce: string } {
+  const hubspot = hs.store.owners.add({
+    email: 'rita.vance@demo.example',
+    firstName: 'Rita',
+    lastName: 'Vance',
+  });
+  const salesforce = sf.store.create('User', {
+    Username: 'omar.bell@demo.example',
+    Email: 'omar.bell@demo.example',
+    FirstName: 'Omar',
+    LastName: 'Bell',
+  });
+  return { hubspot: hubspot.id, salesforce: salesforce.id };
+}
 
 /** Every signal of an owned account becomes a task for its owner; unowned accounts keep notes. */
 export const DEMO_FOLLOW_UPS: FollowUpSettings = {
@@ -39,6 +58,7 @@ export async function showFollowUps(options: {
   /** The owned company and Account, and their buyer. */
   hubspotId: string;
   salesforceId: string;
+  owners: { hubspot: string; salesforce: string };
   out: (line?: string) => void;
 }): Promise<void> {
   const { service, hs, sf, out } = options;
@@ -56,7 +76,7 @@ export async function showFollowUps(options: {
   const sfTasks = (id: string): Task[] =>
     sf.store
       .list('Task')
-      .filter((t) => t.values.get('WhatId') === id && t.values.get('OwnerId') === DEMO_OWNERS.salesforce)
+      .filter((t) => t.values.get('WhatId') === id && t.values.get('OwnerId') === options.owners.salesforce)
       .map((t) => ({
         id: t.id,
         subject: String(t.values.get('Subject') ?? ''),

@@ -17,7 +17,7 @@ import { startHubSpotSandbox } from '../hubspot/server.ts';
 import { redisForDemo } from '../private-redis.ts';
 import { startSalesforceSandbox } from '../salesforce/server.ts';
 import { SANDBOX_OUTBOUND_TOKEN, sandboxSettings } from '../settings.ts';
-import { DEMO_FOLLOW_UPS, DEMO_OWNERS, showFollowUps } from './demo-follow-ups.ts';
+import { addDemoOwners, DEMO_FOLLOW_UPS, showFollowUps } from './demo-follow-ups.ts';
 import { showOwnerDigest, startOwnerDigestStandIns } from './demo-owner-digest.ts';
 
 /** What sales teams really have in their CRM: tidy names, sloppy names, and names that fit several buyers. */
@@ -112,6 +112,7 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
       out();
 
       // The first company and Account have an owner (a rep); the others none.
+      const owners = addDemoOwners(hs, sf);
       const ids = DEMO_COMPANIES.map(
         (c, i) =>
           hs.store.createCompany(
@@ -119,7 +120,7 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
               name: c.name,
               ...(c.state ? { state: c.state } : {}),
               ...(c.domain ? { domain: c.domain } : {}),
-              ...(i === 0 ? { hubspot_owner_id: DEMO_OWNERS.hubspot } : {}),
+              ...(i === 0 ? { hubspot_owner_id: owners.hubspot } : {}),
             },
             { source: 'CRM_UI' },
           ).id,
@@ -128,7 +129,7 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
       const sfIds = DEMO_ACCOUNTS.map(
         (a, i) =>
           sf.store.create('Account', {
-            ...(i === 0 ? { OwnerId: DEMO_OWNERS.salesforce } : {}),
+            ...(i === 0 ? { OwnerId: owners.salesforce } : {}),
             Name: a.name,
             ...(a.state ? { BillingState: a.state } : {}),
             ...(a.website ? { Website: a.website } : {}),
@@ -207,6 +208,7 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
         sf,
         hubspotId: ids[0] ?? '',
         salesforceId: sfIds[0] ?? '',
+        owners,
         out,
       });
       out();

@@ -336,13 +336,22 @@ describe('notes-v3.json', () => {
 });
 
 describe('tasks-v3.json', () => {
+  // A task's owner must be one of the portal's owners (HubSpot refuses any other id).
+  let ownerId = '';
+  beforeAll(() => {
+    ownerId = sandbox.store.owners.add({
+      email: 'tess.kim@rep.example',
+      firstName: 'Tess',
+      lastName: 'Kim',
+    }).id;
+  });
   const task = (subject: string, status = 'NOT_STARTED') => ({
     hs_timestamp: '2026-12-01T17:00:00.000Z',
     hs_task_subject: subject,
     hs_task_body: `<p>${subject}</p>`,
     hs_task_status: status,
     hs_task_priority: 'HIGH',
-    hubspot_owner_id: '71000001',
+    hubspot_owner_id: ownerId,
   });
 
   it('batch create with the company, read, update, search, batch read of a missing one, archive', async () => {
