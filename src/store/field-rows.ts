@@ -4,6 +4,27 @@ import { type QueryCreator, sql } from 'kysely';
 import type { FieldWriteEntry } from '../write/journal.ts';
 import type { Database } from './schema.ts';
 
+/** The columns of field_writes a batch fills, in the order of fieldColumns' arrays. */
+const FIELD_COLUMNS = [
+  'run_id',
+  'job_id',
+  'trigger',
+  'crm',
+  'tenant',
+  'account_id',
+  'buyer_id',
+  'field',
+  'attribute',
+  'kind',
+  'policy',
+  'old_value',
+  'new_value',
+  'decision',
+  'crm_result',
+  'crm_error',
+  'at',
+] as const;
+
 /** The unnest arrays of a batch, one per column: one statement whatever the batch's size. */
 function fieldColumns(entries: readonly FieldWriteEntry[]) {
   const col = <T>(pick: (e: FieldWriteEntry) => T) => entries.map(pick);
@@ -14,8 +35,7 @@ function fieldColumns(entries: readonly FieldWriteEntry[]) {
     ${col((e) => e.kind)}::text[], ${col((e) => e.policy)}::text[], ${col((e) => e.old)}::text[],
     ${col((e) => e.new)}::text[], ${col((e) => e.decision)}::text[], ${col((e) => e.result)}::text[],
     ${col((e) => e.error)}::text[], ${col((e) => e.at.toISOString())}::timestamptz[]
-  ) as v(run_id, job_id, trigger, crm, tenant, account_id, buyer_id, field, attribute, kind, policy,
-         old_value, new_value, decision, crm_result, crm_error, at)`;
+  ) as v(${sql.raw(FIELD_COLUMNS.join(', '))})`;
 }
 
 /**
@@ -30,25 +50,7 @@ export function insertFieldWrites<DB extends Database>(
   const rows = fieldColumns(entries);
   return db
     .insertInto('field_writes')
-    .columns([
-      'run_id',
-      'job_id',
-      'trigger',
-      'crm',
-      'tenant',
-      'account_id',
-      'buyer_id',
-      'field',
-      'attribute',
-      'kind',
-      'policy',
-      'old_value',
-      'new_value',
-      'decision',
-      'crm_result',
-      'crm_error',
-      'at',
-    ])
+    .columns(FIELD_COLUMNS)
     .expression(
       sql`select v.* from (${rows}) as v
       where v.crm_result <> 'not_sent' or not exists (
