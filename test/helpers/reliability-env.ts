@@ -1,6 +1,7 @@
 // What the reliability tests share: buyers that resolve unambiguously, a company's note keys as the
 // HubSpot emulator stores them, signed HubSpot webhook deliveries, the environment of a CLI child
-// process, and bounded polling.
+// process, bounded polling, and a worker process's start.
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { extractNoteKeys } from '../../connectors/hubspot/note-html.ts';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
 import type { SandboxBuyer } from '../../emulators/buyer-intel/data/types.ts';
@@ -130,3 +131,32 @@ export function cliEnv(
 
 /** A TCP port nobody listens on right now. */
 export { freePort } from './ports.ts';
+
+/**
+ * Resolves with the worker process once its log says `started` (it logs at info); rejects with what it
+ * printed when it exits first or stays silent for `timeoutMs`.
+ */
+export function untilStarted(
+  proc: ChildProcessWithoutNullStreams,
+  name = 'worker',
+  timeoutMs = 30_000,
+): Promise<ChildProcessWithoutNullStreams> {
+  let stderr = '';
+  let started = false;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${stderr}`)), timeoutMs);
+    proc.stderr.on('data', (chunk: Buffer) => {
+      if (started) return;
+      stderr = (stderr + chunk.toString()).slice(-4_000);
+      if (stderr.includes('"msg":"started"')) {
+        started = true;
+        clearTimeout(timer);
+        resolve(proc);
+      }
+    });
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      if (!started) reject(new Error(`${name} exited with ${code} before starting:\n${stderr}`));
+    });
+  });
+}

@@ -20,7 +20,7 @@ import { Store } from '../../src/store/store.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { freshPostgresDatabase, itWithPostgres } from '../helpers/databases.ts';
 import { deleteKeysOf, testPrefix, testRedis } from '../helpers/redis.ts';
-import { CLI, cliEnv, duplicates, noteKeysOf, waitFor } from '../helpers/reliability-env.ts';
+import { CLI, cliEnv, duplicates, noteKeysOf, untilStarted, waitFor } from '../helpers/reliability-env.ts';
 
 const ACCOUNTS = 2_000;
 const WORKERS = 4;
@@ -70,23 +70,7 @@ function startWorker(n: number): Promise<ChildProcessWithoutNullStreams> {
   const home = mkdtempSync(join(tmpdir(), `machine-${n}-`));
   const proc = spawn(process.execPath, [CLI, 'worker'], { env: machineEnv(n, home) });
   workers.push({ proc, home });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker ${n} did not start:\n${stderr}`)), 120_000);
-    proc.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes('"msg":"started"')) {
-        clearTimeout(timer);
-        stderr = '';
-        resolve(proc);
-      }
-      stderr = stderr.slice(-4_000);
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker ${n} exited with ${code} before starting:\n${stderr}`));
-    });
-  });
+  return untilStarted(proc, `worker ${n}`, 120_000);
 }
 
 function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {

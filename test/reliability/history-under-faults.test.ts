@@ -39,6 +39,7 @@ import {
   distinctBuyers,
   duplicates,
   noteKeysOf,
+  untilStarted,
   waitFor,
 } from '../helpers/reliability-env.ts';
 import { completedJob } from '../helpers/service.ts';
@@ -100,21 +101,7 @@ function spawnWorker(): Promise<ChildProcessWithoutNullStreams> {
       SIGNALS_MAX_NOTES_PER_RUN: '10',
     }),
   });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${stderr}`)), 30_000);
-    proc.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes('"msg":"started"')) {
-        clearTimeout(timer);
-        resolve(proc);
-      }
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code} before starting:\n${stderr}`));
-    });
-  });
+  return untilStarted(proc);
 }
 
 const completed = async () => (await service.queue.getJobCounts('completed')).completed ?? 0;

@@ -27,6 +27,7 @@ import {
   duplicates,
   noteKeysOf,
   REDIS_URL,
+  untilStarted,
   waitFor,
 } from '../helpers/reliability-env.ts';
 import { closeService } from '../helpers/service.ts';
@@ -81,21 +82,7 @@ function spawnWorker(): Promise<ChildProcessWithoutNullStreams> {
       SIGNALS_MAX_NOTES_PER_RUN: '50',
     }),
   });
-  let stderr = '';
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not start:\n${stderr}`)), 30_000);
-    proc.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      if (stderr.includes('"msg":"started"')) {
-        clearTimeout(timer);
-        resolve(proc);
-      }
-    });
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`worker exited with ${code} before starting:\n${stderr}`));
-    });
-  });
+  return untilStarted(proc);
 }
 
 describe('a worker killed mid-jobs', () => {
