@@ -48,6 +48,7 @@ export const UNIT_TEST_FILES = [
   'test/resolve/by-id.test.ts',
   'test/resolve/domains.test.ts',
   'test/resolve/evidence.test.ts',
+  'test/resolve/identity-evidence.test.ts',
   'test/resolve/kind-words.test.ts',
   'test/resolve/long-tail.test.ts',
   'test/resolve/normalize.test.ts',

@@ -144,9 +144,14 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
   const siteOf = eligible.find(
     (s) => s !== best && webRank(s) > webRank(best) && webRank(s) >= WEB_STRENGTH.indexOf('section'),
   );
-  // The web address says another state's buyer while the account's own state has one of that name.
+  // The web address says another state's buyer while the account's own state has one of that name
+  // (the name, not a word of it: "City of Cincinnati" is no namesake of the airport the site names).
   const namesake = best.result.otherState
-    ? eligible.find((s) => !s.result.otherState && s.result.nameSimilarity >= best.result.nameSimilarity)
+    ? eligible.find(
+        (s) =>
+          !s.result.otherState &&
+          s.result.nameSimilarity >= Math.max(best.result.nameSimilarity, OTHER_STATE_NAME),
+      )
     : undefined;
   // "Oakland Schools" in CA: the name is exactly another state's buyer's, and only near the best's.
   const exactElsewhere =
@@ -165,7 +170,8 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
     (exactElsewhere ? `the name is exactly that of ${shown(exactElsewhere.candidate)}` : null) ??
     sharedMail(given, name, eligible, mailOnly);
 
-  if (decisive(best) >= acceptThreshold && !blocked && (close.length === 0 || decider)) {
+  const identified = ownAddress(best, eligible);
+  if ((decisive(best) >= acceptThreshold || identified) && !blocked && (close.length === 0 || decider)) {
     const next = eligible[1];
     const tail = decider
       ? `; ${decider[0]} tells it from ${close.map((s) => shown(s.candidate)).join(', ')}`
@@ -178,7 +184,7 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
       buyerName: best.candidate.name,
       confidence: best.result.score,
       source: 'search',
-      explanation: `Matched ${shown(best.candidate)} with ${fixed(best.result.score)}: ${why}${tail}`,
+      explanation: `Matched ${shown(best.candidate)} with ${fixed(best.result.score)}: ${why}${identified && decisive(best) < acceptThreshold ? `; ${identified}` : ''}${tail}`,
       candidates: listed(eligible),
     };
   }
@@ -199,6 +205,21 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
     explanation = `Needs review: ${shown(best.candidate)} scores ${fixed(best.result.score)} (${why}), but ${rivals.join(', ')}${close.length > rivals.length ? ` and ${close.length - rivals.length} more` : ''} ${close.length === 1 ? 'is' : 'are'} within ${ambiguityMargin}${hint}`;
   }
   return { status: 'needs_review', confidence: best.result.score, explanation, candidates };
+}
+
+/**
+ * The account's website is the best's own home page, or its email domain the best's own, and no other
+ * candidate's: an address an organisation keeps for itself names it as surely as a registry id does,
+ * when the name shares a word with it and nothing contradicts it (blocker() still applies). A page deep
+ * in a site, a domain shared by siblings or a parent, or a name with no word in common is not enough.
+ */
+function ownAddress(best: Scored, eligible: readonly Scored[]): string | null {
+  const own = (s: Scored) => s.result.web === 'home-page' || s.result.web === 'email';
+  if (!own(best) || best.result.nameSimilarity <= 0) return null;
+  if (eligible.some((s) => s !== best && s.result.webPoints > 0)) return null;
+  return best.result.web === 'home-page'
+    ? 'the website is its home page and no other buyer’s'
+    : 'the email domain is its own and no other buyer’s';
 }
 
 /**

@@ -10,7 +10,7 @@ import type { BuyerProfile } from './weights.ts';
 export type ProfileClient = Pick<BuyerIntelClient, 'getBuyerAttributesBulk'>;
 
 /** Attribute calls a close decision may spend on its candidates. */
-export const MAX_PROFILES = 2;
+export const MAX_PROFILES = 3;
 
 const PROFILE_FIELDS: readonly BuyerField[] = [
   'CommonName',

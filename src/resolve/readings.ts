@@ -51,6 +51,8 @@ function steps(word: string, at: number, tokens: readonly string[], i: number): 
     if ((n === 1 || n >= 3) && word.startsWith(token.slice(0, n), at))
       out.push({ take: n, span: 1, part: n === 1 ? 'initial' : 'short' });
   }
+  // "U.S." gives both its initials (USACE, USFWS, USDA), folded to one word as it is.
+  if (token === 'us' && word.startsWith('us', at)) out.push({ take: 2, span: 1, part: 'initial' });
   // A stop word may give its initial ("D-O-T") or be passed over ("UT" for University of Texas).
   if (STOP_WORDS.has(token)) out.push({ take: 0, span: 1, part: 'skip' });
   return out;

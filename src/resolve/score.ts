@@ -5,6 +5,7 @@
 // records what the 0..1 bounds took off. The name earns its points once, through the best reading of
 // it a person would accept — as written, through a typo, as initials or short forms, as a nickname, or
 // as the buyer's own web address — and each reading beyond the written name is a signal of its own.
+
 import { findState, STATES } from '../buyer-intel/states.ts';
 import { compareTokens, sameWord } from './compare.ts';
 import { addressSignal, isConsolidatedGovernment, numberEvidence, wordsWithin } from './evidence.ts';
@@ -18,6 +19,7 @@ import {
   type TypeHint,
   typeHintsRelated,
 } from './normalize.ts';
+import { parentReading } from './parent-reading.ts';
 import { isPlaceName } from './places.ts';
 import { statesWrittenOut } from './queries.ts';
 import { webSignals } from './web.ts';
@@ -203,10 +205,17 @@ function typeSignal(
       conflict: false,
     };
   }
-  if (theirs === mine || consolidated) {
+  // The buyer's own name says the account's kind ("Macon-Bibb County Government", typed City; "Borough
+  // of State College"): the provider's type classifies it otherwise, its name does not disagree.
+  const ownName = buyerName.typeHint === mine && theirs !== mine;
+  if (theirs === mine || consolidated || ownName) {
     return {
-      signal: { signal: 'type', points: w.typeAgreement, detail: `${says}; buyer type ${shownType}` },
-      reason: `type agrees (${TYPE_HINT_LABELS[mine]} by ${shownEvidence})`,
+      signal: {
+        signal: 'type',
+        points: w.typeAgreement,
+        detail: `${says}; buyer type ${shownType}${ownName ? `, its name says ${TYPE_HINT_LABELS[mine]} too` : ''}`,
+      },
+      reason: `${ownName ? 'its name’s kind agrees' : 'type agrees'} (${TYPE_HINT_LABELS[mine]} by ${shownEvidence})`,
       conflict: false,
     };
   }
@@ -271,6 +280,13 @@ export function scoreCandidate(
       reasons.push(`"${placed.searchName}" by the account's place`);
       nameSimilarity = read.similarity;
       name = read.name;
+    }
+    const parent = parentReading(baseName, buyer, buyerName, otherNames, accountState, nameSimilarity, w);
+    if (parent) {
+      add(parent.signal);
+      reasons.push(parent.reason);
+      nameSimilarity = parent.similarity;
+      name = parent.name;
     }
     numbers = numberEvidence(baseName, [buyerName, ...otherNames], w);
     const identity = identityReading(baseName, buyer, buyerName, otherNames, numbers, nameSimilarity, w);

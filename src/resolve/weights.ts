@@ -24,6 +24,8 @@ export type SignalKind =
   | 'short-form'
   /** The name read with the account's county or city, when it names no place (prepare.ts). */
   | 'placed'
+  /** Words of the name that are the buyer's parent's ("Louisville Metro" police): read without them. */
+  | 'parent'
   /** The account's zip, city or county equal to the buyer's, from its attributes. */
   | 'address'
   /** An id the account carries names the buyer (by-id.ts): the whole score. */
