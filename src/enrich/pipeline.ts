@@ -343,7 +343,7 @@ export async function enrichAccount(
         ref,
         notes.map((n) => n.dedupeKey),
       );
-    // The fields and the notes leave together (one step of a chunk, src/service/enrich-jobs.ts): neither
+    // The fields and the notes leave together (one step of a chunk, src/enrich-job/enrich-jobs.ts): neither
     // needs the other's answer, and the pending markers keep a retry from doubling a note either way.
     const [update, results] = await Promise.all([
       Object.keys(written).length

@@ -174,3 +174,42 @@ describe('the boundary checker itself', () => {
     });
   });
 });
+
+/**
+ * The imports of src/service/ (the composition root) from production files outside it and the CLI: the
+ * root assembles the domain and is assembled by nothing but the binary, so a rule that lands in it (or a
+ * module that reaches back into it for its wiring) shows up here.
+ */
+function importsOfTheRoot(files: string[], read: (path: string) => string | undefined): string[] {
+  const found: string[] = [];
+  for (const file of files) {
+    if (file.startsWith('src/service/') || file.startsWith('src/cli/') || file === 'src/cli.ts') continue;
+    const source = read(file);
+    if (source === undefined) continue;
+    for (const ref of ts.preProcessFile(source, true, true).importedFiles) {
+      if (!ref.fileName.startsWith('.')) continue;
+      const target = posix.normalize(posix.join(posix.dirname(file), ref.fileName));
+      if (target.startsWith('src/service/')) {
+        const line = source.slice(0, ref.pos).split('\n').length;
+        found.push(`${file}:${line} imports ${target}`);
+      }
+    }
+  }
+  return found;
+}
+
+describe('src/service/ is the composition root: only the CLI imports it', () => {
+  it('holds for every production file', () => {
+    expect(importsOfTheRoot(productionFiles(), readRepoFile)).toEqual([]);
+  });
+
+  it('finds an import of the root, and lets the CLI through', () => {
+    const files: Record<string, string> = {
+      'src/enrich-job/a.ts': "import type { ServiceCore } from '../service/core.ts';\n",
+      'src/cli/b.ts': "import { createService } from '../service/runtime.ts';\n",
+    };
+    expect(importsOfTheRoot(Object.keys(files), (p) => files[p])).toEqual([
+      'src/enrich-job/a.ts:1 imports src/service/core.ts',
+    ]);
+  });
+});
