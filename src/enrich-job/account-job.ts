@@ -6,7 +6,8 @@
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
 import type { EnrichJobData } from '../../queues/enrich-queue.ts';
 import { type ReviewInstruction, reviewInstructionSchema } from '../../queues/review-instruction.ts';
-import { type EnrichResult, enrichAccount, type PipelineDeps } from '../enrich/pipeline.ts';
+import { enrichAccount } from '../enrich/pipeline.ts';
+import type { EnrichResult, PipelineDeps } from '../enrich/types.ts';
 import { PROVENANCE_FIELDS } from '../map/provenance.ts';
 import { reconcileDuplicates } from '../review/duplicates.ts';
 import { IntegrationError } from '../shared/errors.ts';

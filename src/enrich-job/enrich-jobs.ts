@@ -6,7 +6,7 @@ import type { Job } from 'bullmq';
 import type { ChunkRunner } from '../../queues/enrich-chunk.ts';
 import type { ChunkJobData, EnrichJobData, EnrichQueueData } from '../../queues/enrich-queue.ts';
 import { Lockstep } from '../batch/lockstep.ts';
-import type { EnrichResult, PipelineDeps } from '../enrich/pipeline.ts';
+import type { EnrichResult, PipelineDeps } from '../enrich/types.ts';
 import { type EnrichJobDeps, runAccountJob } from './account-job.ts';
 
 /**

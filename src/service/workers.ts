@@ -10,7 +10,7 @@ import { PENDING_SWEEP_JOB, startMaintenanceWorker } from '../../queues/maintena
 import { startSignalWorker } from '../../queues/signal-queue.ts';
 import { DEFAULT_DAILY_HEADROOM, dailyHeadroomGate } from '../backfill/daily-headroom.ts';
 import { digestProcessor } from '../digest/run.ts';
-import type { EnrichResult } from '../enrich/pipeline.ts';
+import type { EnrichResult } from '../enrich/types.ts';
 import { enrichJobs } from '../enrich-job/enrich-jobs.ts';
 import { markFinalFailure } from '../enrich-job/final-failure.ts';
 import { sweepFollowUps } from '../follow-ups/sweep.ts';

@@ -13,7 +13,7 @@ import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emu
 import { sandboxSettings } from '../../emulators/settings.ts';
 import { FOLLOW_UP_SWEEP_JOB } from '../../queues/follow-up-sweep.ts';
 import { SIGNAL_FILTER_TYPES } from '../../src/buyer-intel/enums.ts';
-import type { EnrichResult } from '../../src/enrich/pipeline.ts';
+import type { EnrichResult } from '../../src/enrich/types.ts';
 import type { FollowUpSettings } from '../../src/follow-ups/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
