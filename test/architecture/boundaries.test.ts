@@ -95,12 +95,12 @@ describe('production code never imports the emulators, tests or benchmark', () =
   });
 });
 
-/**
- * The imports of `files` that climb from a lower layer into src/ anywhere but src/shared/: connectors/
- * and queues/ sit below the domain, which hands them what they run (processors, deps), never the
- * other way round.
- */
-function climbingImports(files: string[], read: (path: string) => string | undefined): string[] {
+/** The relative imports of `files` whose target `matches`, as `file:line imports target`. */
+function importsInto(
+  files: string[],
+  read: (path: string) => string | undefined,
+  matches: (target: string) => boolean,
+): string[] {
   const found: string[] = [];
   for (const file of files) {
     const source = read(file);
@@ -108,7 +108,7 @@ function climbingImports(files: string[], read: (path: string) => string | undef
     for (const ref of ts.preProcessFile(source, true, true).importedFiles) {
       if (!ref.fileName.startsWith('.')) continue;
       const target = posix.normalize(posix.join(posix.dirname(file), ref.fileName));
-      if (target.startsWith('src/') && !target.startsWith('src/shared/')) {
+      if (matches(target)) {
         const line = source.slice(0, ref.pos).split('\n').length;
         found.push(`${file}:${line} imports ${target}`);
       }
@@ -116,6 +116,14 @@ function climbingImports(files: string[], read: (path: string) => string | undef
   }
   return found;
 }
+
+/**
+ * The imports of `files` that climb from a lower layer into src/ anywhere but src/shared/: connectors/
+ * and queues/ sit below the domain, which hands them what they run (processors, deps), never the
+ * other way round.
+ */
+const climbingImports = (files: string[], read: (path: string) => string | undefined) =>
+  importsInto(files, read, (target) => target.startsWith('src/') && !target.startsWith('src/shared/'));
 
 describe('layers point down: connectors/ and queues/ take from src/ only src/shared/', () => {
   it('holds for every file of connectors/ and queues/', () => {
@@ -180,23 +188,12 @@ describe('the boundary checker itself', () => {
  * root assembles the domain and is assembled by nothing but the binary, so a rule that lands in it (or a
  * module that reaches back into it for its wiring) shows up here.
  */
-function importsOfTheRoot(files: string[], read: (path: string) => string | undefined): string[] {
-  const found: string[] = [];
-  for (const file of files) {
-    if (file.startsWith('src/service/') || file.startsWith('src/cli/') || file === 'src/cli.ts') continue;
-    const source = read(file);
-    if (source === undefined) continue;
-    for (const ref of ts.preProcessFile(source, true, true).importedFiles) {
-      if (!ref.fileName.startsWith('.')) continue;
-      const target = posix.normalize(posix.join(posix.dirname(file), ref.fileName));
-      if (target.startsWith('src/service/')) {
-        const line = source.slice(0, ref.pos).split('\n').length;
-        found.push(`${file}:${line} imports ${target}`);
-      }
-    }
-  }
-  return found;
-}
+const importsOfTheRoot = (files: string[], read: (path: string) => string | undefined) =>
+  importsInto(
+    files.filter((f) => !f.startsWith('src/service/') && !f.startsWith('src/cli/') && f !== 'src/cli.ts'),
+    read,
+    (target) => target.startsWith('src/service/'),
+  );
 
 describe('src/service/ is the composition root: only the CLI imports it', () => {
   it('holds for every production file', () => {
