@@ -8,7 +8,7 @@ import { nodesOf, redisClient } from '../../queues/redis-url.ts';
 import { BUYER_FIELD_LABELS } from '../../src/buyer-intel/fields.ts';
 import type { Command } from '../../src/cli/command.ts';
 import { renderRecords, renderTable, wrapParagraph } from '../../src/cli/table.ts';
-import type { EnrichResult } from '../../src/enrich/pipeline.ts';
+import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import { createService } from '../../src/service/runtime.ts';

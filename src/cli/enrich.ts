@@ -1,6 +1,6 @@
 import { canonicalAccountId } from '../../connectors/registry.ts';
 import { loadEnv } from '../config/env.ts';
-import type { EnrichResult } from '../enrich/pipeline.ts';
+import type { EnrichResult } from '../enrich/types.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { type Command, UsageError } from './command.ts';

@@ -4,7 +4,7 @@
 import type { Queue } from 'bullmq';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { BudgetState } from '../../connectors/limits.ts';
-import type { EnrichResult } from '../enrich/pipeline.ts';
+import type { EnrichResult } from '../enrich/types.ts';
 
 const JOB_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'completed', 'failed'] as const;
 

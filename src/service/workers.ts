@@ -1,6 +1,6 @@
-// The work tier: the enrich worker (with the per-account lock and final-failure marking), the
+// The work tier, wired: the enrich worker (its jobs, src/enrich-job/; the per-account lock), the
 // real-time signal worker when provider webhooks are configured, the digest worker when a digest is
-// scheduled, and the maintenance worker.
+// scheduled, and the maintenance worker (each job's handler lives with its domain).
 import type { Worker } from 'bullmq';
 import { enrichedBy } from '../../queues/chunk-result.ts';
 import { startDigestWorker } from '../../queues/digest-queue.ts';
@@ -10,19 +10,17 @@ import { PENDING_SWEEP_JOB, startMaintenanceWorker } from '../../queues/maintena
 import { startSignalWorker } from '../../queues/signal-queue.ts';
 import { DEFAULT_DAILY_HEADROOM, dailyHeadroomGate } from '../backfill/daily-headroom.ts';
 import { digestProcessor } from '../digest/run.ts';
-import type { EnrichResult } from '../enrich/pipeline.ts';
-import { planSignals, recordSignalPlan } from '../enrich/run-signals.ts';
+import type { EnrichResult } from '../enrich/types.ts';
+import { enrichJobs } from '../enrich-job/enrich-jobs.ts';
+import { markFinalFailure } from '../enrich-job/final-failure.ts';
 import { sweepFollowUps } from '../follow-ups/sweep.ts';
-import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
-import { reenrichSweep } from '../reenrich/sweep.ts';
+import { scheduledReenrich } from '../reenrich/scheduled-run.ts';
 import { accountLockKey, redisAccountLock } from '../signals/account-lock.ts';
 import { processRowEvent } from '../signals/realtime.ts';
 import { describeError } from '../store/store.ts';
 import { sweepPendingWrites } from '../undo/pending-sweep.ts';
-import { resolvedSchema } from '../undo/target.ts';
-import { runUndo } from '../undo/undo.ts';
+import { undoJob } from '../undo/undo-job.ts';
 import type { ServiceCore } from './core.ts';
-import { enrichJobs } from './enrich-jobs.ts';
 
 const lockKey = accountLockKey;
 
@@ -36,7 +34,14 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
     headroom: settings.worker.crmDailyHeadroom ?? DEFAULT_DAILY_HEADROOM,
     log,
   });
-  const jobs = enrichJobs(core, headroomGate);
+  const jobDeps = {
+    store,
+    connectorFor: core.connector,
+    ledgers: core.ledgers,
+    writeAccount: core.writes.writeAccount,
+    recordResult: (result: EnrichResult) => metrics.recordResult(result),
+  };
+  const jobs = enrichJobs(jobDeps, core.deps, headroomGate);
   const enrich = startEnrichWorker<EnrichResult>({
     connection: redis.worker,
     queue: queues.enrichForWorker,
@@ -44,32 +49,7 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
     concurrency: settings.worker.concurrency,
     process: jobs.process,
     prepareChunk: jobs.prepareChunk,
-    onFinalFailure: async (data, reason, jobId) => {
-      const meta = { jobId, trigger: data.trigger, runId: data.runId };
-      await store
-        .open()
-        .then(({ outcomes }) => outcomes.recordError(data, reason, meta))
-        .catch((err: unknown) =>
-          log.warn('could not record the failure in the store', { jobId, reason: String(err) }),
-        );
-      // Mark the account so a person sees why it was not enriched (what the fields held is not known).
-      const mark = { old: null, decision: 'failure-mark', kind: 'provenance' } as const;
-      await core.writes.writeAccount(
-        data.crm,
-        data.tenant,
-        {
-          accountId: data.accountId,
-          fields: {
-            [PROVENANCE_FIELDS.status]: 'error',
-            [PROVENANCE_FIELDS.matchReason]: reason.slice(0, 2000),
-          },
-        },
-        {
-          ...meta,
-          fields: { [PROVENANCE_FIELDS.status]: mark, [PROVENANCE_FIELDS.matchReason]: mark },
-        },
-      );
-    },
+    onFinalFailure: markFinalFailure({ store, writeAccount: core.writes.writeAccount, log }),
     exclusive: {
       redis: redis.worker,
       keyOf: (data) => lockKey(prefix, data),
@@ -145,28 +125,10 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
       connection: redis.worker,
       prefix,
       handlers: {
-        // An undo the API queued (its run already opened): run it, or resume it after a lost worker.
-        undo: async (job) => {
-          const resolved = resolvedSchema.parse(job.data.resolved);
-          const actor = typeof job.data.actor === 'string' ? job.data.actor : undefined;
-          const outcome = await runUndo(
-            { store, connectorFor: core.connector, ledgers: core.ledgers, locks: core.accountLocks },
-            resolved,
-            { actor },
-          );
-          log.info('undo finished', {
-            jobId: job.id,
-            runId: outcome.runId,
-            pending: outcome.pending,
-            ...outcome.counts,
-          });
-          // Accounts the CRM refused for now: the job's retry resumes the run.
-          if (outcome.pending)
-            throw new Error(
-              `${outcome.pending} accounts refused by the CRM for now (undo run ${outcome.runId})`,
-            );
-          return { runId: outcome.runId, ...outcome.counts };
-        },
+        undo: undoJob(
+          { store, connectorFor: core.connector, ledgers: core.ledgers, locks: core.accountLocks },
+          log,
+        ),
         // Writes recorded pending whose CRM answer never reached the store, and no job came back to.
         [PENDING_SWEEP_JOB]: async (job) => {
           const result = await sweepPendingWrites(
@@ -197,31 +159,17 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
           log.info('follow-up sweep finished', { jobId: job.id, ...result });
           return result;
         },
-        'reenrich-sweep': async (job) => {
-          // Keyed by the scheduled job: a retried sweep is the same run.
-          const { runs } = await store.open();
-          const run = await runs.create({
-            kind: 'reenrich',
-            key: `reenrich:${job.id}`,
-            label: `scheduled re-enrichment ${job.id}`,
-          });
-          await store.analyze().catch(() => undefined); // store.ts: analyze
-          const result = await reenrichSweep({
-            ledgers: core.ledgers,
-            queue: queues.enrich,
-            attempts: settings.worker.attempts,
-            runId: String(job.id),
-            storeRunId: run.id,
-          });
-          // Counted once queued: the run's first jobs take the per-buyer call until the plan is read.
-          await planSignals(core.buyerIntel.cached, settings.signals, result.queued)
-            .then((plan) => recordSignalPlan(redis.worker, prefix, run.id, plan))
-            .catch((err: unknown) =>
-              log.warn('the run reads signals per buyer: its plan failed', { reason: String(err) }),
-            );
-          await runs.finish(run.id, { queued: result.queued });
-          return result;
-        },
+        'reenrich-sweep': scheduledReenrich({
+          store,
+          ledgers: core.ledgers,
+          queue: queues.enrich,
+          attempts: settings.worker.attempts,
+          buyerIntel: core.buyerIntel.cached,
+          signals: settings.signals,
+          redis: redis.worker,
+          prefix,
+          log,
+        }),
       },
       log,
     }),

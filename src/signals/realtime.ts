@@ -12,9 +12,9 @@ import {
   type NoteResult,
 } from '../../connectors/types.ts';
 import type { SignalJobData } from '../../queues/signal-queue.ts';
-import { PermanentWriteError } from '../enrich/pipeline.ts';
 import { followUpOf, signalRefOf, wantsTask } from '../follow-ups/drafts.ts';
 import type { FollowUpSettings } from '../follow-ups/settings.ts';
+import { PermanentWriteError } from '../write/errors.ts';
 import type { WriteOrigin } from '../write/journal.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import { signalToNote } from '../write/signal-notes.ts';

@@ -128,7 +128,7 @@ export interface NoteRemovalEntry extends UndoAccount {
   at: Date;
 }
 
-/** Decisions whose recorded value before is not known (see workers.ts's failure mark). */
+/** Decisions whose recorded value before is not known (see src/enrich-job/final-failure.ts's mark). */
 const OLD_UNKNOWN = ['failure-mark'];
 
 const accountKey = (a: UndoAccount) => `${a.crm}\u0000${a.tenant}\u0000${a.accountId}`;

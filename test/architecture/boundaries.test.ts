@@ -95,12 +95,12 @@ describe('production code never imports the emulators, tests or benchmark', () =
   });
 });
 
-/**
- * The imports of `files` that climb from a lower layer into src/ anywhere but src/shared/: connectors/
- * and queues/ sit below the domain, which hands them what they run (processors, deps), never the
- * other way round.
- */
-function climbingImports(files: string[], read: (path: string) => string | undefined): string[] {
+/** The relative imports of `files` whose target `matches`, as `file:line imports target`. */
+function importsInto(
+  files: string[],
+  read: (path: string) => string | undefined,
+  matches: (target: string) => boolean,
+): string[] {
   const found: string[] = [];
   for (const file of files) {
     const source = read(file);
@@ -108,7 +108,7 @@ function climbingImports(files: string[], read: (path: string) => string | undef
     for (const ref of ts.preProcessFile(source, true, true).importedFiles) {
       if (!ref.fileName.startsWith('.')) continue;
       const target = posix.normalize(posix.join(posix.dirname(file), ref.fileName));
-      if (target.startsWith('src/') && !target.startsWith('src/shared/')) {
+      if (matches(target)) {
         const line = source.slice(0, ref.pos).split('\n').length;
         found.push(`${file}:${line} imports ${target}`);
       }
@@ -116,6 +116,14 @@ function climbingImports(files: string[], read: (path: string) => string | undef
   }
   return found;
 }
+
+/**
+ * The imports of `files` that climb from a lower layer into src/ anywhere but src/shared/: connectors/
+ * and queues/ sit below the domain, which hands them what they run (processors, deps), never the
+ * other way round.
+ */
+const climbingImports = (files: string[], read: (path: string) => string | undefined) =>
+  importsInto(files, read, (target) => target.startsWith('src/') && !target.startsWith('src/shared/'));
 
 describe('layers point down: connectors/ and queues/ take from src/ only src/shared/', () => {
   it('holds for every file of connectors/ and queues/', () => {
@@ -172,5 +180,33 @@ describe('the boundary checker itself', () => {
       filesRead: 2,
       imports: 1,
     });
+  });
+});
+
+/**
+ * The imports of src/service/ (the composition root) from production files outside it and the CLI: the
+ * root assembles the domain and is assembled by nothing but the binary, so a rule that lands in it (or a
+ * module that reaches back into it for its wiring) shows up here.
+ */
+const importsOfTheRoot = (files: string[], read: (path: string) => string | undefined) =>
+  importsInto(
+    files.filter((f) => !f.startsWith('src/service/') && !f.startsWith('src/cli/') && f !== 'src/cli.ts'),
+    read,
+    (target) => target.startsWith('src/service/'),
+  );
+
+describe('src/service/ is the composition root: only the CLI imports it', () => {
+  it('holds for every production file', () => {
+    expect(importsOfTheRoot(productionFiles(), readRepoFile)).toEqual([]);
+  });
+
+  it('finds an import of the root, and lets the CLI through', () => {
+    const files: Record<string, string> = {
+      'src/enrich-job/a.ts': "import type { ServiceCore } from '../service/core.ts';\n",
+      'src/cli/b.ts': "import { createService } from '../service/runtime.ts';\n",
+    };
+    expect(importsOfTheRoot(Object.keys(files), (p) => files[p])).toEqual([
+      'src/enrich-job/a.ts:1 imports src/service/core.ts',
+    ]);
   });
 });

@@ -5,6 +5,7 @@ import type { CrmConnector, NoteDraft } from '../../connectors/types.ts';
 import type { SandboxDataset, SandboxRow } from '../../emulators/buyer-intel/data/dataset.ts';
 import type { DigestStateStore } from '../../src/digest/deps.ts';
 import { Store } from '../../src/store/store.ts';
+import { sharedDataset } from '../helpers/buyer-intel-sandbox.ts';
 
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const DAY = 86_400_000;
@@ -63,6 +64,36 @@ export function expectedRows(
       return r.userStatus === 'New' && at > since && at <= until;
     })
     .sort((a, b) => b.hotness - a.hotness || b.signalDate.localeCompare(a.signalDate));
+}
+
+/** A sandbox buyer with the rows each weekly window should list: (s1 - 7 days, s1] and (s1, s2]. */
+export interface WindowedBuyer {
+  buyerId: string;
+  w1: SandboxRow[];
+  w2: SandboxRow[];
+  /** Every row of the buyer, in any window. */
+  all: number;
+}
+
+/**
+ * Picks sandbox buyers for a digest scenario by what their two weekly windows hold (the runs at s1 and
+ * s2 = s1 + 7 days); each buyer is picked once, so two accounts never share one.
+ */
+export function buyerPicker(s1: number, s2: number): (test: (b: WindowedBuyer) => boolean) => WindowedBuyer {
+  const dataset = sharedDataset();
+  const pool: WindowedBuyer[] = dataset.buyers.map((b) => ({
+    buyerId: b.id,
+    w1: expectedRows(dataset, b.id, s1 - 7 * DAY, s1),
+    w2: expectedRows(dataset, b.id, s1, s2),
+    all: dataset.rowsByBuyer.get(b.id)?.length ?? 0,
+  }));
+  const taken = new Set<string>();
+  return (test) => {
+    const picked = pool.find((b) => test(b) && !taken.has(b.buyerId));
+    if (!picked) throw new Error('no sandbox buyer fits');
+    taken.add(picked.buyerId);
+    return picked;
+  };
 }
 
 /** Monday 12:00 UTC of the week holding `at`. */

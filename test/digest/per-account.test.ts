@@ -14,8 +14,8 @@ import { accountStateKey, digestNoteKey, runPerAccountDigest } from '../../src/d
 import { runDigestNow } from '../../src/digest/run.ts';
 import { parseDigestSettings } from '../../src/digest/settings.ts';
 import { Ledgers } from '../../src/write/ledgers.ts';
-import { clientFor, sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { DAY, databaseState, deleteKeys, expectedRows, mondayNoon, REDIS_URL, recording } from './helpers.ts';
+import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { buyerPicker, DAY, databaseState, deleteKeys, mondayNoon, REDIS_URL, recording } from './helpers.ts';
 
 const prefix = `test-digest-pa-${randomUUID().slice(0, 8)}`;
 const database = databaseState();
@@ -72,22 +72,11 @@ beforeAll(async () => {
     sent,
   );
 
-  const dataset = sharedDataset();
-  const candidates = dataset.buyers.map((b) => ({
-    buyerId: b.id,
-    w1: expectedRows(dataset, b.id, S1 - 7 * DAY, S1),
-    w2: expectedRows(dataset, b.id, S1, S2),
-    all: dataset.rowsByBuyer.get(b.id)?.length ?? 0,
-  }));
-  const find = (test: (c: (typeof candidates)[number]) => boolean, skip: string[] = []) => {
-    const c = candidates.find((x) => test(x) && !skip.includes(x.buyerId));
-    if (!c) throw new Error('no sandbox buyer fits');
-    return c;
-  };
-  const hot = find((c) => c.w1.length >= 2 && c.w2.length >= 1);
-  const once = find((c) => c.w1.length >= 1 && c.w2.length === 0);
-  const quiet = find((c) => c.all > 0 && c.w1.length === 0 && c.w2.length === 0);
-  const crash = find((c) => c.w1.length >= 1 && c.w2.length === 0, [once.buyerId]);
+  const pick = buyerPicker(S1, S2);
+  const hot = pick((c) => c.w1.length >= 2 && c.w2.length >= 1);
+  const once = pick((c) => c.w1.length >= 1 && c.w2.length === 0);
+  const quiet = pick((c) => c.all > 0 && c.w1.length === 0 && c.w2.length === 0);
+  const crash = pick((c) => c.w1.length >= 1 && c.w2.length === 0);
   for (const [name, c] of Object.entries({ hot, once, quiet, crash })) {
     const company = hs.store.createCompany({ name: `Digest ${name}` }, { source: 'CRM_UI' });
     picks[name as keyof typeof picks] = {

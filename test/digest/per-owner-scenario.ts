@@ -18,8 +18,8 @@ import { ownerChannelsFrom } from '../../src/digest/owner-channels.ts';
 import { ownerStateKey, runPerOwnerDigest } from '../../src/digest/per-owner.ts';
 import { parseDigestSettings } from '../../src/digest/settings.ts';
 import { Ledgers } from '../../src/write/ledgers.ts';
-import { clientFor, sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { DAY, databaseState, deleteKeys, expectedRows, mondayNoon, REDIS_URL } from './helpers.ts';
+import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { buyerPicker, DAY, databaseState, deleteKeys, mondayNoon, REDIS_URL } from './helpers.ts';
 
 /** One CRM as the scenario needs it: its emulator started, owners and owned accounts made there. */
 export interface OwnerCrm {
@@ -93,20 +93,7 @@ export function describeOwnerDigest(crm: OwnerCrm): void {
     redis = new Redis(REDIS_URL);
     ledgers = new Ledgers(redis, `${prefix}:ledger`);
 
-    const dataset = sharedDataset();
-    const pool = dataset.buyers.map((b) => ({
-      buyerId: b.id,
-      w1: expectedRows(dataset, b.id, S1 - 7 * DAY, S1),
-      w2: expectedRows(dataset, b.id, S1, S2),
-      all: dataset.rowsByBuyer.get(b.id)?.length ?? 0,
-    }));
-    const taken = new Set<string>();
-    const pick = (test: (c: (typeof pool)[number]) => boolean) => {
-      const c = pool.find((x) => test(x) && !taken.has(x.buyerId));
-      if (!c) throw new Error('no sandbox buyer fits');
-      taken.add(c.buyerId);
-      return c;
-    };
+    const pick = buyerPicker(S1, S2);
     const annHot = pick((c) => c.w1.length >= 2 && c.w2.length >= 1);
     const annOnce = pick((c) => c.w1.length >= 1 && c.w2.length === 0);
     const bobs = pick((c) => c.w1.length >= 1 && c.w2.length === 0);

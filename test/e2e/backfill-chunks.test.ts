@@ -12,7 +12,7 @@ import type { ChunkResult } from '../../queues/chunk-result.ts';
 import { isChunk } from '../../queues/enrich-queue.ts';
 import { backfillJobId, isJobOfRun, runBackfill } from '../../src/backfill/backfill.ts';
 import { trackBackfillOutcomes } from '../../src/backfill/outcomes.ts';
-import type { EnrichResult } from '../../src/enrich/pipeline.ts';
+import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';

@@ -10,7 +10,7 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
 import { enrichJobOptions } from '../../queues/enrich-queue.ts';
-import type { EnrichResult } from '../../src/enrich/pipeline.ts';
+import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';

@@ -4,24 +4,19 @@
 // Redis that lost our ledger; an account without an owner keeps notes; a task a person completes sets
 // the provider's row `Actioned` and one they delete sets it `NotInterested`, within one sweep, once;
 // the task an undo takes back is removed like a note.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
-import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
-import { sandboxSettings } from '../../emulators/settings.ts';
 import { FOLLOW_UP_SWEEP_JOB } from '../../queues/follow-up-sweep.ts';
 import { SIGNAL_FILTER_TYPES } from '../../src/buyer-intel/enums.ts';
-import type { EnrichResult } from '../../src/enrich/pipeline.ts';
+import type { EnrichResult } from '../../src/enrich/types.ts';
 import type { FollowUpSettings } from '../../src/follow-ups/settings.ts';
-import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
-import { fieldDefinitions } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
-import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService, completedJob } from '../helpers/service.ts';
+import type { Service } from '../../src/service/runtime.ts';
+import { clientFor } from '../helpers/buyer-intel-sandbox.ts';
+import { completedJob } from '../helpers/service.ts';
+import { startTestService, type TestService } from '../helpers/start-service.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const API_KEY = `key-${randomBytes(16).toString('hex')}`;
 
 /** One task as the CRM holds it, in the CRM's own words. */
@@ -41,8 +36,8 @@ interface CrmUnderTest {
   /** How the CRM spells a new task's status and the priorities. */
   openStatus: string;
   priorities: string[];
-  start(): Promise<{
-    endpoints: Parameters<typeof sandboxSettings>[0];
+  /** The CRM's emulator, as the test service started it. */
+  attach(running: TestService): {
     /** A user of the CRM (both refuse a task for an owner id that names none): the owner accounts get. */
     owner: string;
     create(name: string, state: string, ownerId?: string): string;
@@ -50,25 +45,15 @@ interface CrmUnderTest {
     notes(accountId: string): number;
     complete(task: CrmTask): void;
     remove(task: CrmTask): void;
-    close(): Promise<void>;
-  }>;
+  };
 }
-
-let bi: RunningBuyerIntelSandbox;
-beforeAll(async () => {
-  bi = await startSandbox();
-});
-afterAll(async () => {
-  await bi?.close();
-});
 
 const hubspot: CrmUnderTest = {
   name: 'HubSpot',
   kind: 'hubspot',
   openStatus: 'NOT_STARTED',
   priorities: ['HIGH', 'MEDIUM', 'LOW'],
-  async start() {
-    const hs: RunningHubSpotSandbox = await startHubSpotSandbox();
+  attach({ hs }) {
     const tasksOf = (id: string): CrmTask[] =>
       hs.store.associations('companies', id, 'tasks').map(({ toId }) => {
         const value = (p: string) => hs.store.get('tasks', toId)?.values.get(p) ?? null;
@@ -82,7 +67,6 @@ const hubspot: CrmUnderTest = {
         };
       });
     return {
-      endpoints: { buyerIntel: bi, hubspot: hs },
       owner: hs.store.owners.add({ email: 'owen.price@rep.example', firstName: 'Owen', lastName: 'Price' })
         .id,
       create: (name, state, ownerId) =>
@@ -95,7 +79,6 @@ const hubspot: CrmUnderTest = {
       complete: (task) =>
         void hs.store.update('tasks', task.id, { hs_task_status: 'COMPLETED' }, { source: 'CRM_UI' }),
       remove: (task) => void hs.store.archive('tasks', task.id),
-      close: () => hs.close(),
     };
   },
 };
@@ -105,11 +88,10 @@ const salesforce: CrmUnderTest = {
   kind: 'salesforce',
   openStatus: 'Not Started',
   priorities: ['High', 'Normal', 'Low'],
-  async start() {
-    const sf: RunningSalesforceSandbox = await startSalesforceSandbox({});
+  attach({ sf }) {
+    if (!sf) throw new Error('the Salesforce emulator is not running');
     const ours = (id: string) => sf.store.list('Task').filter((t) => t.values.get('WhatId') === id);
     return {
-      endpoints: { buyerIntel: bi, salesforce: sf },
       owner: sf.store.create('User', {
         Username: 'owen.price@rep.example',
         Email: 'owen.price@rep.example',
@@ -137,7 +119,6 @@ const salesforce: CrmUnderTest = {
       notes: (id) => ours(id).filter((t) => t.values.get('OwnerId') === sf.store.userId).length,
       complete: (task) => void sf.store.update('Task', task.id, { Status: 'Completed' }),
       remove: (task) => sf.store.delete('Task', task.id),
-      close: () => sf.close(),
     };
   },
 };
@@ -153,34 +134,36 @@ const FOLLOW_UPS: FollowUpSettings = {
 
 for (const crm of [hubspot, salesforce]) {
   describe(`follow-up tasks on ${crm.name}`, () => {
-    const prefix = `test-e2e-followups-${randomUUID().slice(0, 8)}`;
-    let sandbox: Awaited<ReturnType<CrmUnderTest['start']>>;
+    let running: TestService;
+    let sandbox: ReturnType<CrmUnderTest['attach']>;
+    let bi: RunningBuyerIntelSandbox;
     let service: Service;
     let base: string;
+    let prefix: string;
     let redis: Redis;
 
     beforeAll(async () => {
-      sandbox = await crm.start();
-      const settings = sandboxSettings(
-        sandbox.endpoints,
-        { redisUrl: REDIS_URL, prefix },
-        {
-          signals: { period: 'LastTwoYears', maxNotesPerRun: 50 },
-          worker: { concurrency: 4, writeBatchWaitMs: 20 },
-        },
-      );
-      service = createService({ ...settings, followUps: FOLLOW_UPS, api: { apiKeys: [API_KEY] } });
-      const tenant = service.tenantsOf(crm.kind)[0] ?? '';
-      await service.connector(crm.kind, tenant).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
-      base = (await service.startHttp(0, '127.0.0.1')).url;
-      service.startWorker();
-      redis = new Redis(REDIS_URL);
+      running = await startTestService({
+        name: 'e2e-followups',
+        salesforce: crm.kind === 'salesforce',
+        fields: true,
+        startWorker: true,
+        worker: { concurrency: 4, writeBatchWaitMs: 20 },
+        settings: (settings) => ({
+          ...settings,
+          signals: { ...settings.signals, period: 'LastTwoYears', maxNotesPerRun: 50 },
+          followUps: FOLLOW_UPS,
+          api: { apiKeys: [API_KEY] },
+        }),
+      });
+      ({ bi, service, base, prefix } = running);
+      sandbox = crm.attach(running);
+      redis = new Redis(running.redisUrl);
     }, 60_000);
 
     afterAll(async () => {
       redis?.disconnect();
-      await closeService(service, REDIS_URL, prefix);
-      await sandbox?.close();
+      await running?.close();
     });
 
     async function refresh(accountId: string): Promise<EnrichResult> {

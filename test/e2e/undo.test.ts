@@ -4,26 +4,21 @@
 // (queued, run by the worker) keeps the person's value, clears what we wrote into empty fields and
 // removes our notes; a second undo changes nothing and writes nothing to the CRM; an undo of the undo
 // brings our values back. A CRM-signed caller may undo its own account only.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
 import type { SalesforceConfig } from '../../connectors/salesforce/config.ts';
 import { defaultFieldName } from '../../connectors/salesforce/fields.ts';
-import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
-import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
-import { sandboxSettings } from '../../emulators/settings.ts';
 import type { ChangeJson } from '../../src/api/history-routes.ts';
-import type { EnrichResult } from '../../src/enrich/pipeline.ts';
+import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
-import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
-import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { eventually } from '../helpers/poll.ts';
-import { closeService, completedJob } from '../helpers/service.ts';
+import { completedJob } from '../helpers/service.ts';
+import { startTestService, type TestService } from '../helpers/start-service.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const API_KEY = `key-${randomBytes(16).toString('hex')}`;
 const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
 /** Writes to the CRM, by the emulators' operation names. */
@@ -32,26 +27,18 @@ const WRITES = /update|archive|delete|create/i;
 interface CrmUnderTest {
   name: string;
   kind: 'hubspot' | 'salesforce';
-  start(): Promise<{
-    endpoints: Parameters<typeof sandboxSettings>[0];
-    notes?: 'task' | 'content-note';
+  /** How the Salesforce app keeps our notes. */
+  notes?: 'task' | 'content-note';
+  /** The CRM's emulator, as the test service started it. */
+  attach(running: TestService): {
     create(name: string, state: string): string;
     edit(id: string, field: string, value: string): void;
     read(id: string, field: string): string | null;
     /** Our notes (Tasks, ContentNotes) still on the account. */
     noteIds(id: string): string[];
     writeCalls(): number;
-    close(): Promise<void>;
-  }>;
+  };
 }
-
-let bi: RunningBuyerIntelSandbox;
-beforeAll(async () => {
-  bi = await startSandbox();
-});
-afterAll(async () => {
-  await bi?.close();
-});
 
 const writeCount = (stats: { toJSON(): Record<string, Record<string, number>> }) =>
   Object.entries(stats.toJSON())
@@ -61,10 +48,8 @@ const writeCount = (stats: { toJSON(): Record<string, Record<string, number>> })
 const hubspot: CrmUnderTest = {
   name: 'HubSpot',
   kind: 'hubspot',
-  async start() {
-    const hs: RunningHubSpotSandbox = await startHubSpotSandbox();
+  attach({ hs }) {
     return {
-      endpoints: { buyerIntel: bi, hubspot: hs },
       create: (name, state) => hs.store.createCompany({ name, state }, { source: 'CRM_UI' }).id,
       edit: (id, field, value) => void hs.store.updateCompany(id, { [field]: value }, { source: 'CRM_UI' }),
       read: (id, field) => hs.store.getCompany(id)?.values.get(field) ?? null,
@@ -74,7 +59,6 @@ const hubspot: CrmUnderTest = {
           .filter((n) => !n.archived)
           .map((n) => n.id),
       writeCalls: () => writeCount(hs.stats),
-      close: () => hs.close(),
     };
   },
 };
@@ -82,11 +66,10 @@ const hubspot: CrmUnderTest = {
 const salesforce = (notes: 'task' | 'content-note'): CrmUnderTest => ({
   name: `Salesforce (${notes === 'task' ? 'Tasks' : 'ContentNotes'})`,
   kind: 'salesforce',
-  async start() {
-    const sf: RunningSalesforceSandbox = await startSalesforceSandbox({});
+  notes,
+  attach({ sf }) {
+    if (!sf) throw new Error('the Salesforce emulator is not running');
     return {
-      endpoints: { buyerIntel: bi, salesforce: sf },
-      notes,
       create: (name, state) => sf.store.create('Account', { Name: name, BillingState: state }).id,
       edit: (id, field, value) => void sf.store.update('Account', id, { [defaultFieldName(field)]: value }),
       read: (id, field) => {
@@ -105,43 +88,44 @@ const salesforce = (notes: 'task' | 'content-note'): CrmUnderTest => ({
               .filter((l) => l.values.get('LinkedEntityId') === id)
               .map((l) => String(l.values.get('ContentDocumentId'))),
       writeCalls: () => writeCount(sf.stats),
-      close: () => sf.close(),
     };
   },
 });
 
 for (const crm of [hubspot, salesforce('task'), salesforce('content-note')]) {
   describe(`undo on ${crm.name}`, () => {
-    const prefix = `test-e2e-undo-${randomUUID().slice(0, 8)}`;
-    let sandbox: Awaited<ReturnType<CrmUnderTest['start']>>;
+    let running: TestService;
+    let sandbox: ReturnType<CrmUnderTest['attach']>;
     let service: Service;
     let base: string;
+    let prefix: string;
     let redis: Redis;
 
     beforeAll(async () => {
-      sandbox = await crm.start();
-      const settings = sandboxSettings(
-        sandbox.endpoints,
-        { redisUrl: REDIS_URL, prefix },
-        {
-          signals: { period: 'LastTwoYears', maxNotesPerRun: 3 },
-          worker: { concurrency: 4, writeBatchWaitMs: 20 },
+      running = await startTestService({
+        name: 'e2e-undo',
+        salesforce: crm.kind === 'salesforce',
+        fields: true,
+        startWorker: true,
+        worker: { concurrency: 4, writeBatchWaitMs: 20 },
+        settings: (settings) => {
+          const sfConfig = settings.crms.salesforce as SalesforceConfig | undefined;
+          if (sfConfig && crm.notes) sfConfig.app.notes = crm.notes;
+          return {
+            ...settings,
+            signals: { ...settings.signals, period: 'LastTwoYears', maxNotesPerRun: 3 },
+            api: { apiKeys: [API_KEY] },
+          };
         },
-      );
-      const sfConfig = settings.crms.salesforce as SalesforceConfig | undefined;
-      if (sfConfig && sandbox.notes) sfConfig.app.notes = sandbox.notes;
-      service = createService({ ...settings, api: { apiKeys: [API_KEY] } });
-      const tenant = service.tenantsOf(crm.kind)[0] ?? '';
-      await service.connector(crm.kind, tenant).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
-      base = (await service.startHttp(0, '127.0.0.1')).url;
-      service.startWorker();
-      redis = new Redis(REDIS_URL);
+      });
+      ({ service, base, prefix } = running);
+      sandbox = crm.attach(running);
+      redis = new Redis(running.redisUrl);
     }, 60_000);
 
     afterAll(async () => {
       redis?.disconnect();
-      await closeService(service, REDIS_URL, prefix);
-      await sandbox?.close();
+      await running?.close();
     });
 
     const withKey = { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/json' };
@@ -281,7 +265,7 @@ for (const crm of [hubspot, salesforce('task'), salesforce('content-note')]) {
             headers: {
               'content-type': 'application/json',
               'x-hubspot-signature-v3': hubspotSignatureV3(
-                String((sandbox.endpoints.hubspot as { clientSecret: string }).clientSecret),
+                running.hs.clientSecret,
                 'POST',
                 url,
                 raw,

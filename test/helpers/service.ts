@@ -1,7 +1,7 @@
 // What the end-to-end tests share about a running service: waiting for an account's job, and
 // removing everything the service put in Redis.
 import { redisClient } from '../../queues/redis-url.ts';
-import type { EnrichResult } from '../../src/enrich/pipeline.ts';
+import type { EnrichResult } from '../../src/enrich/types.ts';
 import type { Service } from '../../src/service/runtime.ts';
 import { eventually } from './poll.ts';
 import { deleteKeysOf } from './redis.ts';

@@ -18,10 +18,10 @@ import {
 } from '../../src/buyer-intel/errors.ts';
 import { ConfigError } from '../../src/config/env.ts';
 import { DigestBusyError } from '../../src/digest/deps.ts';
-import { PermanentWriteError } from '../../src/enrich/pipeline.ts';
 import { MappingError } from '../../src/map/load-mapping.ts';
 import { IntegrationError } from '../../src/shared/errors.ts';
 import { AccountBusyError } from '../../src/signals/account-lock.ts';
+import { PermanentWriteError } from '../../src/write/errors.ts';
 
 describe('classifyFailure', () => {
   it('parks the queue for an upstream 429 without spending an attempt', () => {

@@ -19,43 +19,69 @@ let store: Store;
 const stop = () => server.stop();
 const start = () => server.start();
 
-async function setUp(): Promise<void> {
-  server = await privatePostgres();
-  store = new Store({ url: server.url });
-  await store.migrate();
+/**
+ * A memory CRM named `name` whose field writes and note creations go through the service's batched
+ * writes, journaled to the store, as one run; `stopAfterCall` stops PostgreSQL right after the CRM
+ * took a call (before its answer can be recorded). Three accounts: Austin, Dallas, Waco.
+ */
+async function outageScenario(name: string) {
+  const repos = await store.open();
+  const crm = memoryCrm(name);
+  const inner = createMemoryConnector(crm);
+  const scenario = { stopAfterCall: false };
+  const stopIfAsked = <T>(results: T): T => {
+    if (scenario.stopAfterCall) stop();
+    return results;
+  };
+  const connector: CrmConnector = {
+    ...inner,
+    updateAccounts: async (updates) => stopIfAsked(await inner.updateAccounts(updates)),
+    createNotes: async (notes) => stopIfAsked(await inner.createNotes(notes)),
+  };
+  const journalErrors: string[] = [];
+  const writes = batchedWrites({
+    connector: () => connector,
+    journal: repos.writes,
+    onJournalError: (_err, what) => journalErrors.push(what),
+  });
+  const run = (await repos.runs.create({ kind: 'backfill', label: 'outage' })).id;
+  const [a, b, c] = ['Austin', 'Dallas', 'Waco'].map((account) => crm.createAccount({ name: account }));
+  if (!a || !b || !c) throw new Error('no accounts');
+  const refOf = (accountId: string) => ({ crm: inner.kind, tenant: inner.tenant, accountId });
+  /** The run's undo, on a store that is up again. */
+  const undoRun = async () =>
+    runUndo(
+      { store, connectorFor: () => inner, retry: { sleep: async () => {} } },
+      await resolveUndo(await store.open(), { kind: 'run', runId: run }),
+    );
+  return Object.assign(scenario, {
+    crm,
+    inner,
+    writes,
+    journalErrors,
+    run,
+    accounts: [a, b, c] as const,
+    refOf,
+    undoRun,
+  });
 }
 
-async function tearDown(): Promise<void> {
-  await store?.close().catch(() => undefined);
-  server?.remove();
-}
+describe.skipIf(!PG_BIN)('a PostgreSQL outage', () => {
+  beforeAll(async () => {
+    server = await privatePostgres();
+    store = new Store({ url: server.url });
+    await store.migrate();
+  }, 60_000);
+  afterAll(async () => {
+    await store?.close().catch(() => undefined);
+    server?.remove();
+  });
 
-describe.skipIf(!PG_BIN)('a PostgreSQL outage during CRM writes', () => {
-  beforeAll(setUp, 60_000);
-  afterAll(tearDown);
-
-  it('sends nothing it cannot record, and settles what the CRM took while the store was down', async () => {
-    const repos = await store.open();
-    const crm = memoryCrm('pg-outage');
-    const inner = createMemoryConnector(crm);
+  it('during CRM writes: sends nothing it cannot record, and settles what the CRM took while the store was down', async () => {
+    const scenario = await outageScenario('pg-outage');
+    const { crm, inner, writes, journalErrors, run, refOf } = scenario;
+    const [a, b, c] = scenario.accounts;
     await inner.ensureFields([{ name: POP, label: POP, type: 'string', description: POP }]);
-    // Stops PostgreSQL right after the CRM took a write (before its answer can be recorded).
-    let stopAfterCall = false;
-    const connector: CrmConnector = {
-      ...inner,
-      updateAccounts: async (updates) => {
-        const results = await inner.updateAccounts(updates);
-        if (stopAfterCall) stop();
-        return results;
-      },
-    };
-    const journalErrors: string[] = [];
-    const writes = batchedWrites({
-      connector: () => connector,
-      journal: repos.writes,
-      onJournalError: (_err, what) => journalErrors.push(what),
-    });
-    const run = (await repos.runs.create({ kind: 'backfill', label: 'outage' })).id;
     const write = (accountId: string, value: string) =>
       writes.writeAccount(
         inner.kind,
@@ -67,8 +93,6 @@ describe.skipIf(!PG_BIN)('a PostgreSQL outage during CRM writes', () => {
           fields: { [POP]: { old: null, decision: 'write', kind: 'mapped' } },
         },
       );
-    const [a, b, c] = ['Austin', 'Dallas', 'Waco'].map((name) => crm.createAccount({ name }));
-    if (!a || !b || !c) throw new Error('no accounts');
     expect((await write(a, '961855')).ok).toBe(true);
 
     // Down before the write: it is refused as transient and the CRM never sees it.
@@ -78,60 +102,31 @@ describe.skipIf(!PG_BIN)('a PostgreSQL outage during CRM writes', () => {
     start();
 
     // Down between the CRM call and its record: the row stays pending, then is settled from the CRM.
-    stopAfterCall = true;
+    scenario.stopAfterCall = true;
     expect((await write(c, '138486')).ok).toBe(true);
-    stopAfterCall = false;
+    scenario.stopAfterCall = false;
     expect(journalErrors).toHaveLength(1);
     start();
     const fresh = await store.open();
-    expect(
-      (await fresh.writes.pendingOf({ crm: inner.kind, tenant: inner.tenant, accountId: c })).fields.length,
-    ).toBe(1);
-    expect(
-      await settlePendingWrites(fresh, inner, { crm: inner.kind, tenant: inner.tenant, accountId: c }),
-    ).toEqual({ fields: 1, notes: 0, unsettled: 0 });
+    expect((await fresh.writes.pendingOf(refOf(c))).fields.length).toBe(1);
+    expect(await settlePendingWrites(fresh, inner, refOf(c))).toEqual({ fields: 1, notes: 0, unsettled: 0 });
 
     // Every value of ours in the CRM has its row; the undo of the run leaves none behind.
     for (const id of [a, c]) {
-      const page = await fresh.writes.forAccount({ crm: inner.kind, tenant: inner.tenant, accountId: id });
+      const page = await fresh.writes.forAccount(refOf(id));
       const ok = page.events.filter((e) => e.type === 'field' && e.result === 'ok');
       expect(ok.map((e) => (e.type === 'field' ? e.new : null))).toEqual([
         crm.accounts.get(id)?.fields.get(POP),
       ]);
     }
-    const undone = await runUndo(
-      { store, connectorFor: () => inner, retry: { sleep: async () => {} } },
-      await resolveUndo(fresh, { kind: 'run', runId: run }),
-    );
-    expect(undone.counts).toMatchObject({ restored: 2, skipped: 0 });
+    expect((await scenario.undoRun()).counts).toMatchObject({ restored: 2, skipped: 0 });
     expect([a, b, c].map((id) => crm.accounts.get(id)?.fields.get(POP) ?? null)).toEqual([null, null, null]);
   }, 120_000);
-});
 
-describe.skipIf(!PG_BIN)('a PostgreSQL outage during note creation', () => {
-  beforeAll(setUp, 60_000);
-  afterAll(tearDown);
-
-  it('creates no note it cannot record, and settles a note the CRM made while the store was down', async () => {
-    const repos = await store.open();
-    const crm = memoryCrm('pg-outage-notes');
-    const inner = createMemoryConnector(crm);
-    let stopAfterCall = false;
-    const connector: CrmConnector = {
-      ...inner,
-      createNotes: async (notes) => {
-        const results = await inner.createNotes(notes);
-        if (stopAfterCall) stop();
-        return results;
-      },
-    };
-    const journalErrors: string[] = [];
-    const writes = batchedWrites({
-      connector: () => connector,
-      journal: repos.writes,
-      onJournalError: (_err, what) => journalErrors.push(what),
-    });
-    const run = (await repos.runs.create({ kind: 'backfill', label: 'outage' })).id;
+  it('during note creation: creates no note it cannot record, and settles a note the CRM made while the store was down', async () => {
+    const scenario = await outageScenario('pg-outage-notes');
+    const { crm, inner, writes, journalErrors, run, refOf } = scenario;
+    const [a, b, c] = scenario.accounts;
     const note = (accountId: string, key: string) =>
       writes.createNote(
         inner.kind,
@@ -139,8 +134,6 @@ describe.skipIf(!PG_BIN)('a PostgreSQL outage during note creation', () => {
         { accountId, dedupeKey: key, title: key, body: key, occurredAt: '2026-11-01T00:00:00Z' },
         { runId: run, trigger: 'backfill', buyerId: 'b1' },
       );
-    const [a, b, c] = ['Austin', 'Dallas', 'Waco'].map((name) => crm.createAccount({ name }));
-    if (!a || !b || !c) throw new Error('no accounts');
     expect((await note(a, 'bi-b1-r1')).ok).toBe(true);
 
     // Down before the call: refused as transient, and the CRM has no note.
@@ -150,29 +143,24 @@ describe.skipIf(!PG_BIN)('a PostgreSQL outage during note creation', () => {
     start();
 
     // Down between the call and its record: the note stays pending, then settled with the CRM's id.
-    stopAfterCall = true;
+    scenario.stopAfterCall = true;
     expect((await note(c, 'bi-b1-r3')).ok).toBe(true);
-    stopAfterCall = false;
+    scenario.stopAfterCall = false;
     expect(journalErrors).toEqual(['1 notes']);
     start();
     const fresh = await store.open();
-    const account = { crm: inner.kind, tenant: inner.tenant, accountId: c };
-    expect((await fresh.writes.pendingOf(account)).notes).toHaveLength(1);
-    expect(await settlePendingWrites(fresh, inner, account)).toEqual({ fields: 0, notes: 1, unsettled: 0 });
-    expect((await fresh.writes.pendingOf(account)).notes).toHaveLength(0);
+    expect((await fresh.writes.pendingOf(refOf(c))).notes).toHaveLength(1);
+    expect(await settlePendingWrites(fresh, inner, refOf(c))).toEqual({ fields: 0, notes: 1, unsettled: 0 });
+    expect((await fresh.writes.pendingOf(refOf(c))).notes).toHaveLength(0);
 
     // Every note of ours has its row with the CRM's id; the run's undo removes both.
     for (const id of [a, c]) {
-      const page = await fresh.writes.forAccount({ crm: inner.kind, tenant: inner.tenant, accountId: id });
+      const page = await fresh.writes.forAccount(refOf(id));
       expect(page.events.map((e) => (e.type === 'note' ? e.noteId : null))).toEqual(
         crm.notesOf(id).map((n) => n.id),
       );
     }
-    const undone = await runUndo(
-      { store, connectorFor: () => inner, retry: { sleep: async () => {} } },
-      await resolveUndo(fresh, { kind: 'run', runId: run }),
-    );
-    expect(undone.counts).toMatchObject({ notesRemoved: 2 });
+    expect((await scenario.undoRun()).counts).toMatchObject({ notesRemoved: 2 });
     expect([a, b, c].flatMap((id) => crm.notesOf(id))).toEqual([]);
   }, 120_000);
 });

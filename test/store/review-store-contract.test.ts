@@ -310,7 +310,7 @@ describeEachDatabase('review store contract', (variant) => {
       );
 
     /**
-     * What the enrich job does (src/service/workers.ts): record the outcome (a rejection's, when the
+     * What the enrich job does (src/enrich-job/account-job.ts): record the outcome (a rejection's, when the
      * account is pinned), then reconcile the old and the new buyer's groups — and, when it first
      * applies a rejection, the groups whose members are marked duplicates of the account.
      */

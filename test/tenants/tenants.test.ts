@@ -16,7 +16,7 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
-import type { EnrichResult } from '../../src/enrich/pipeline.ts';
+import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { createService, type Service } from '../../src/service/runtime.ts';

@@ -1,0 +1,93 @@
+// What the enrich worker runs (queues/enrich-worker.ts): one account's job, or a backfill chunk. A chunk
+// does once for all of its accounts what a job does for one: the daily-headroom gate (one tenant per
+// chunk: the whole chunk waits, no attempt spent), one read of the store for every account's outcome
+// before, and the CRM calls of the accounts that start together sent in step (src/batch/lockstep.ts).
+import type { Job } from 'bullmq';
+import type { ChunkRunner } from '../../queues/enrich-chunk.ts';
+import type { ChunkJobData, EnrichJobData, EnrichQueueData } from '../../queues/enrich-queue.ts';
+import { Lockstep } from '../batch/lockstep.ts';
+import type { EnrichResult, PipelineDeps } from '../enrich/types.ts';
+import { type EnrichJobDeps, runAccountJob } from './account-job.ts';
+
+/**
+ * The CRM calls of an account, in the order the pipeline makes them (src/enrich/pipeline.ts): the read
+ * (with the note check, when our records are unsure), a late note check (a crash's pending marker), the
+ * field write with the notes, the duplicate marks.
+ */
+const STEP = { read: 0, noteKeys: 1, write: 2, marks: 3 } as const;
+type Step = (typeof STEP)[keyof typeof STEP];
+
+/** Waits while the tenant's daily CRM allocation is down to what others need (src/backfill/daily-headroom.ts). */
+export type HeadroomGate = (job: { crm: string; tenant: string; trigger: string }) => Promise<void>;
+
+export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroomGate: HeadroomGate) {
+  const { store } = deps;
+  return {
+    /** One account's job. Two round trips to the store: the outcome before, and its upsert. */
+    async process(data: EnrichJobData, job: Job<EnrichQueueData>): Promise<EnrichResult> {
+      await headroomGate(data);
+      const { outcomes } = await store.open();
+      return runAccountJob(deps, pipeline, data, job.id, await outcomes.get(data));
+    },
+
+    /** A chunk: gated once, its accounts' outcomes read in one statement; then each account runs. */
+    async prepareChunk(chunk: ChunkJobData, job: Job<EnrichQueueData>): Promise<ChunkRunner<EnrichResult>> {
+      await headroomGate(chunk);
+      const { outcomes } = await store.open();
+      // The accounts' outcomes before, and the cache of what we wrote on them: one statement each for
+      // the chunk instead of one per account.
+      const [before] = await Promise.all([
+        outcomes.getMany(chunk.crm, chunk.tenant, chunk.accountIds),
+        pipeline.ledgers.preloadWrittenFields(chunk.crm, chunk.tenant, chunk.accountIds),
+      ]);
+      // Progress at no cost: an account whose outcome names this job was finished by it before a stall.
+      const recorded = new Map<string, string>();
+      for (const [accountId, o] of before)
+        if (o.jobId === job.id && o.status !== 'error') recorded.set(accountId, o.status);
+      // The accounts that start together go through their CRM calls in step: one batch per call kind.
+      const groups = new Map<string, Lockstep>();
+      const inStep = <T>(accountId: string, step: Step, call: () => Promise<T>) =>
+        groups.get(accountId)?.gate(accountId, call, step) ?? call();
+      const gated =
+        <A extends unknown[], T>(
+          step: Step,
+          call: (...args: A) => Promise<T>,
+          accountOf: (...args: A) => string,
+        ) =>
+        (...args: A) =>
+          inStep(accountOf(...args), step, () => call(...args));
+      const { readAccount, noteKeysOf, writeAccount, createNote } = pipeline;
+      const chunkPipeline: PipelineDeps = {
+        ...pipeline,
+        readAccount: gated(STEP.read, readAccount, (ref) => ref.accountId),
+        noteKeysOf: gated(STEP.noteKeys, noteKeysOf, (ref) => ref.accountId),
+        noteKeysWithRead: gated(STEP.read, noteKeysOf, (ref) => ref.accountId),
+        writeAccount: gated(STEP.write, writeAccount, (_crm, _tenant, update) => update.accountId),
+        createNote: gated(STEP.write, createNote, (_crm, _tenant, note) => note.accountId),
+      };
+      return {
+        recorded,
+        starting(accountIds) {
+          const group = new Lockstep(accountIds);
+          for (const accountId of accountIds) groups.set(accountId, group);
+        },
+        run: async (data) => {
+          try {
+            const marks = <T>(call: () => Promise<T>) => inStep(data.accountId, STEP.marks, call);
+            return await runAccountJob(
+              deps,
+              chunkPipeline,
+              data,
+              job.id,
+              before.get(data.accountId) ?? null,
+              marks,
+            );
+          } finally {
+            groups.get(data.accountId)?.leave(data.accountId);
+            groups.delete(data.accountId);
+          }
+        },
+      };
+    },
+  };
+}

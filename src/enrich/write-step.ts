@@ -1,0 +1,76 @@
+// The last step: the fields and the notes go to the CRM together, then our records keep what went
+// through (the notes made, the values written, the buyer).
+import type { AccountRef } from '../../connectors/types.ts';
+import type { FieldChange } from '../map/plan.ts';
+import { PermanentWriteError } from '../write/errors.ts';
+import type { WriteOrigin } from '../write/journal.ts';
+import type { PlannedNotes } from './map-step.ts';
+import type { CrmRead } from './resolve-step.ts';
+import type { EnrichResult, PipelineDeps } from './types.ts';
+import { writeContextOf } from './write-context.ts';
+
+/** Everything the write step sends and records. */
+export interface Writes {
+  crm: CrmRead;
+  match: EnrichResult['match'];
+  fields: FieldChange[];
+  /** The mapped fields' updates alone (what the `ours` ledger keeps). */
+  fieldUpdates: Record<string, string | null>;
+  written: Record<string, string | null>;
+  notes: PlannedNotes;
+}
+
+/** Write: the fields and the notes, then what our records keep of them. Returns the notes created. */
+export async function writeStep(
+  deps: PipelineDeps,
+  ref: AccountRef,
+  { crm, match, fields, fieldUpdates, written, notes }: Writes,
+  job: WriteOrigin | undefined,
+): Promise<{ key: string; title: string }[]> {
+  const origin = { ...job, buyerId: match.buyerId };
+  // Write-ahead: a crash after the CRM made a note and before we record it leaves the marker behind.
+  if (notes.create.length && !notes.markedPending)
+    await deps.ledgers.notesPending(
+      ref,
+      notes.create.map((n) => n.dedupeKey),
+    );
+  // The fields and the notes leave together (one step of a chunk, src/enrich-job/enrich-jobs.ts): neither
+  // needs the other's answer, and the pending markers keep a retry from doubling a note either way.
+  const [update, results] = await Promise.all([
+    Object.keys(written).length
+      ? deps.writeAccount(
+          ref.crm,
+          ref.tenant,
+          { accountId: ref.accountId, fields: written },
+          writeContextOf(job, match.buyerId, fields, crm.account.fields, written),
+        )
+      : undefined,
+    Promise.all(
+      notes.create.map((n) =>
+        deps.createNote(ref.crm, ref.tenant, n, { ...origin, signal: notes.signalOf.get(n.dedupeKey) }),
+      ),
+    ),
+  ]);
+  await deps.ledgers.recordNotes(
+    ref,
+    results.flatMap((r) => (r.ok ? [r.dedupeKey] : [])),
+  );
+  const created = results.flatMap((r, i) =>
+    r.ok ? [{ key: r.dedupeKey, title: notes.create[i]?.title ?? '' }] : [],
+  );
+  if (update && !update.ok) {
+    const message = `writing account ${ref.accountId} failed: ${update.error.message}`;
+    throw update.error.permanent ? new PermanentWriteError(message) : new Error(message);
+  }
+  // The values written (none unless the write above went through) and the buyer: one round trip. A
+  // cleared field drops the cache, rebuilt from the history (where a cleared field is not ours).
+  const values = Object.entries(fieldUpdates).filter((e): e is [string, string] => e[1] !== null);
+  await deps.ledgers.recordMatch(ref, match.buyerId, Object.fromEntries(values));
+  if (values.length < Object.keys(fieldUpdates).length) await deps.ledgers.forgetWrittenFields(ref);
+  const failed = results.find((r) => !r.ok);
+  if (failed && !failed.ok) {
+    const message = `creating a note on account ${ref.accountId} failed: ${failed.error.message}`;
+    throw failed.error.permanent ? new PermanentWriteError(message) : new Error(message);
+  }
+  return created;
+}
