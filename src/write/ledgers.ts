@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { isCrmKind } from '../../connectors/registry.ts';
 import type { AccountRef, CrmKind } from '../../connectors/types.ts';
 import { noteClaimKey } from './note-claims.ts';
+import { type MatchRecord, matchRecorder } from './record-matches.ts';
 
 /** The store's memory of what we wrote (src/store/write-history.ts): one statement per account. */
 export interface WrittenFieldsSource {
@@ -21,19 +22,6 @@ export interface WrittenFieldsSource {
     accountIds: readonly string[],
   ): Promise<Map<string, Record<string, string>>>;
 }
-
-// The written values first; then the account's buyer, when it changed: off the previous buyer's set,
-// onto the new one's. A buyer's set key is ARGV[3] .. buyer id (ids are known only here).
-const RECORD_MATCH = `if #ARGV > 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 4)) end
-local previous = redis.call('HGET', KEYS[2], ARGV[1])
-if (previous or '') == ARGV[2] then return 0 end
-if previous then redis.call('SREM', ARGV[3] .. previous, ARGV[1]) end
-if ARGV[2] == '' then redis.call('HDEL', KEYS[2], ARGV[1])
-else
-  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-  redis.call('SADD', ARGV[3] .. ARGV[2], ARGV[1])
-end
-return 1`;
 
 /** Marks a cached hash as loaded from the history (no CRM field name holds a '#'). */
 const LOADED = '#from-history';
@@ -65,6 +53,7 @@ export class Ledgers {
   readonly #history: WrittenFieldsSource | undefined;
   readonly #matches: MatchesSource | undefined;
   #rebuilding: Promise<void> | undefined;
+  readonly #recordMatch: (record: MatchRecord) => Promise<void>;
 
   constructor(
     redis: Redis,
@@ -73,6 +62,7 @@ export class Ledgers {
   ) {
     this.#redis = redis;
     this.#prefix = prefix;
+    this.#recordMatch = matchRecorder(redis, this.#matchesKey, this.#buyerKey(''));
     this.#history = options.history;
     this.#matches = options.matches;
   }
@@ -242,24 +232,20 @@ export class Ledgers {
 
   /**
    * Records the account's buyer (null: it matches none now), moving it off a previous buyer; with
-   * `written`, also the values a job just wrote (as recordWrittenFields). One round trip: a job ends
-   * with this.
+   * `written`, also the values a job just wrote (as recordWrittenFields). A job ends with this; jobs
+   * ending at the same moment share one script call (record-matches.ts).
    */
   async recordMatch(
     account: AccountRef,
     buyerId: string | null,
     written: Record<string, string> = {},
   ): Promise<void> {
-    await this.#redis.eval(
-      RECORD_MATCH,
-      2,
-      this.#key('fields', account),
-      this.#matchesKey,
-      accountMember(account),
-      buyerId ?? '',
-      this.#buyerKey(''),
-      ...Object.entries(written).flat(),
-    );
+    await this.#recordMatch({
+      fieldsKey: this.#key('fields', account),
+      member: accountMember(account),
+      buyerId,
+      written,
+    });
   }
 
   async buyerOf(account: AccountRef): Promise<string | null> {
