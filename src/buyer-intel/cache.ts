@@ -230,8 +230,9 @@ export function cachedBuyerIntel(
         send: (keys) => redis.client.mget(keys).catch(() => keys.map(() => null)),
       })
     : undefined;
-  // The leases this process holds (key → token), renewed together every third of their time.
-  const held = new Map<string, string>();
+  // The leases this process holds (key → token, and when it runs out as last set), renewed together:
+  // those with less than half their time left, so a call shorter than half a lease renews none.
+  const held = new Map<string, { token: string; until: number }>();
   let renewing: NodeJS.Timeout | undefined;
   const renewAll = () => {
     if (!held.size) {
@@ -239,14 +240,17 @@ export function cachedBuyerIntel(
       renewing = undefined;
       return;
     }
-    const keys = [...held.keys()];
+    const now = Date.now();
+    const due = [...held].filter(([, h]) => h.until - now < leaseMs / 2);
+    if (!due.length) return;
+    for (const [, h] of due) h.until = now + leaseMs;
     void (leases as LeaseScripts)
-      .bisLeaseRenewAll(keys.length, ...keys, leaseMs, ...held.values())
+      .bisLeaseRenewAll(due.length, ...due.map(([key]) => key), leaseMs, ...due.map(([, h]) => h.token))
       .catch(() => undefined);
   };
   const hold = (key: string, token: string) => {
-    held.set(key, token);
-    renewing ??= setInterval(renewAll, Math.max(10, Math.floor(leaseMs / 3))).unref();
+    held.set(key, { token, until: Date.now() + leaseMs });
+    renewing ??= setInterval(renewAll, Math.max(10, Math.floor(leaseMs / 4))).unref();
   };
 
   /** The value another process stored, if any (a failed or corrupt read counts as none). */
@@ -298,7 +302,7 @@ export function cachedBuyerIntel(
           stored = result.stored;
           return result;
         } finally {
-          if (held.get(leaseKey) === token) held.delete(leaseKey);
+          if (held.get(leaseKey)?.token === token) held.delete(leaseKey);
           // Only our own lease (it may have run out and been taken by another process); after a failed
           // call at once, so that a waiter calls upstream itself without waiting for it to run out.
           if (!(stored && keepLease))
