@@ -20,6 +20,7 @@ import { HUBSPOT_CAPACITY } from './bound.ts';
 import { crmSandbox } from './crm-sandbox.ts';
 import { busyCpuMs, cpuCeiling } from './machine.ts';
 import { deletePrefix } from './redis-cleanup.ts';
+import { redisMonitor } from './redis-monitor.ts';
 import { commandDelta, commandStats } from './redis-stats.ts';
 import { SERVICE_WORKER_DEFAULTS } from './service-defaults.ts';
 import { type WindowFacts, windowFacts } from './window.ts';
@@ -155,6 +156,8 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     bi.stats.reset();
     const start = await Promise.all(workers.map((w) => w.sample()));
     const redisBefore = await commandStats(o.redisUrl);
+    const monitorFile = process.env.BENCH_REDIS_MONITOR;
+    const monitor = monitorFile ? await redisMonitor(o.redisUrl, monitorFile) : undefined;
     const busyBefore = busyCpuMs();
     const t0 = Date.now();
     let polls = 0;
@@ -192,6 +195,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       redisCommands: Math.max(0, redisDelta.total - pollCommands),
       workerCpuMs: end.reduce((s, e, i) => s + e.cpuMs - (start[i]?.cpuMs ?? 0), 0),
     });
+    monitor?.finish(facts.finished);
     const cacheTotals: Record<string, number> = {};
     for (const s of stopped)
       for (const [k, v] of Object.entries(s.cache ?? {})) cacheTotals[k] = (cacheTotals[k] ?? 0) + v;

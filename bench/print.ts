@@ -40,6 +40,18 @@ export function printBackfills(runs: (BackfillBenchResult & { label: string })[]
   );
   for (const r of runs) console.log(`  ${r.label} bound: ${r.bound.how.crm}; ${r.bound.how.buyerIntel}`);
   for (const r of runs) console.log(`  ${r.label} ${buyerIntelByOperation(r)}`);
+  for (const r of runs) console.log(`  ${r.label} ${redisByCommand(r)}`);
+}
+
+/** The window's Redis commands by command, per account (scripts' own calls included), largest first. */
+function redisByCommand(r: BackfillBenchResult): string {
+  if (!r.finished) return 'Redis commands by command: –';
+  const shown = Object.entries(r.redis.byCommand)
+    .map(([cmd, n]) => [cmd, n / r.finished] as const)
+    .filter(([, per]) => per >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([cmd, per]) => `${cmd} ${per.toFixed(2)}`);
+  return `Redis commands by command, per account (the bench's polls included): ${shown.join(', ') || 'none'}`;
 }
 
 /** Buyer Intelligence calls of the window by operation (429s apart), per account and per new buyer. */

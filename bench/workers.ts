@@ -117,7 +117,13 @@ export async function startWorkerProcess(settings: unknown): Promise<WorkerHandl
       stopped ??= (async () => {
         if (child.exitCode !== null || !child.connected) throw new Error('worker process is gone');
         try {
-          return await ask<WorkerSample & { cache: Record<string, number> | null }>(child, 'stop', 'stopped');
+          // Closing waits for the accounts in flight (up to WORKER_CONCURRENCY): on a loaded machine, long.
+          return await ask<WorkerSample & { cache: Record<string, number> | null }>(
+            child,
+            'stop',
+            'stopped',
+            120_000,
+          );
         } catch (err) {
           child.kill('SIGKILL');
           throw err;

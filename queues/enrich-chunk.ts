@@ -12,7 +12,7 @@
 // deferred or retried whole, and enrich-worker.ts decides as for any job.
 import type { Job, Queue } from 'bullmq';
 import type { LogPort } from '../src/shared/log.ts';
-import { type ExclusiveOptions, releaseLocks, takeLocks } from './account-lock.ts';
+import { type ExclusiveOptions, lockReleaser, takeLocks } from './account-lock.ts';
 import type { ChunkAccount, ChunkResult } from './chunk-result.ts';
 import {
   type ChunkJobData,
@@ -103,6 +103,7 @@ export async function runChunk<R>(
   const pending = chunk.accountIds.filter((id) => !runner.recorded.has(id));
   load.accountsDone(jobId, chunk.accountIds.length - pending.length);
   const owner = `job:${jobId}`;
+  const release = exclusive ? lockReleaser(exclusive.redis, owner) : undefined;
   const running: Promise<void>[] = [];
   let failed: unknown;
   try {
@@ -141,7 +142,7 @@ export async function runChunk<R>(
         const key = keys[group.indexOf(accountId)];
         running.push(
           runAccount(accountId).finally(async () => {
-            if (exclusive && key) await releaseLocks(exclusive.redis, [key], owner);
+            if (release && key) await release(key);
             load.slots.release(1);
             load.accountsDone(jobId);
           }),

@@ -15,6 +15,7 @@
 // are shared between callers: treat them as read-only.
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import { Batcher } from '../batch/batcher.ts';
 import type {
   BuyerCriteria,
   BuyerIntelClient,
@@ -92,13 +93,19 @@ interface Loaded<T> {
   chars?: number;
 }
 
-/** Deletes / extends the lease only when it is still the caller's. */
+/** Deletes the lease only when it is still the caller's. */
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
 interface LeaseScripts {
-  bisLeaseRenew(key: string, token: string, ms: number): Promise<unknown>;
+  bisLeaseRenewAll(...keysThenMsAndTokens: (string | number)[]): Promise<unknown>;
   bisLeaseRelease(key: string, token: string): Promise<unknown>;
 }
-const RENEW = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('pexpire', KEYS[1], ARGV[2]) end return 0`;
+// Extends every lease of KEYS that is still the caller's (ARGV: ms, then one token per key): a
+// process's leases renewed together, one MGET for all of them (the keys share the prefix's hash tag).
+const RENEW_ALL = `local held = redis.call('mget', unpack(KEYS))
+for i = 1, #KEYS do
+  if held[i] == ARGV[i + 1] then redis.call('pexpire', KEYS[i], ARGV[1]) end
+end
+return 0`;
 
 /** Object keys sorted, arrays that are sets sorted, undefined dropped: equal params give equal keys. */
 function signalKey(params: SignalFeedParams): string {
@@ -162,8 +169,8 @@ export function cachedBuyerIntel(
   const { ttlMs, maxEntries, redis } = options;
   // The lease's scripts go by SHA (EVALSHA), their text only to a server that lacks them.
   const leases = redis?.client as (Redis & LeaseScripts) | undefined;
-  if (leases && typeof leases.bisLeaseRenew !== 'function') {
-    leases.defineCommand('bisLeaseRenew', { numberOfKeys: 1, lua: RENEW });
+  if (leases && typeof leases.bisLeaseRenewAll !== 'function') {
+    leases.defineCommand('bisLeaseRenewAll', { lua: RENEW_ALL });
     leases.defineCommand('bisLeaseRelease', { numberOfKeys: 1, lua: RELEASE });
   }
   const searchTtlMs = options.searchTtlMs ?? ttlMs;
@@ -216,9 +223,39 @@ export function cachedBuyerIntel(
     }
   }
 
+  // Reads of the same moment (a chunk's accounts looking up their buyers) go in one MGET.
+  const reads = redis
+    ? new Batcher<string, string | null>({
+        maxBatch: 500,
+        send: (keys) => redis.client.mget(keys).catch(() => keys.map(() => null)),
+      })
+    : undefined;
+  // The leases this process holds (key → token, and when it runs out as last set), renewed together:
+  // those with less than half their time left, so a call shorter than half a lease renews none.
+  const held = new Map<string, { token: string; until: number }>();
+  let renewing: NodeJS.Timeout | undefined;
+  const renewAll = () => {
+    if (!held.size) {
+      clearInterval(renewing);
+      renewing = undefined;
+      return;
+    }
+    const now = Date.now();
+    const due = [...held].filter(([, h]) => h.until - now < leaseMs / 2);
+    if (!due.length) return;
+    for (const [, h] of due) h.until = now + leaseMs;
+    void (leases as LeaseScripts)
+      .bisLeaseRenewAll(due.length, ...due.map(([key]) => key), leaseMs, ...due.map(([, h]) => h.token))
+      .catch(() => undefined);
+  };
+  const hold = (key: string, token: string) => {
+    held.set(key, { token, until: Date.now() + leaseMs });
+    renewing ??= setInterval(renewAll, Math.max(10, Math.floor(leaseMs / 4))).unref();
+  };
+
   /** The value another process stored, if any (a failed or corrupt read counts as none). */
   async function readShared<T>(sharedKey: string): Promise<Loaded<T> | undefined> {
-    const raw = await redis?.client.get(sharedKey).catch(() => null);
+    const raw = await reads?.submit(sharedKey).catch(() => null);
     if (!raw) return undefined;
     try {
       return { value: JSON.parse(raw) as T, chars: raw.length };
@@ -251,10 +288,7 @@ export function cachedBuyerIntel(
     for (let round = 0; round < 2; round++) {
       const leased = await redis.client.set(leaseKey, token, 'PX', leaseMs, 'NX').catch(() => 'OK');
       if (leased === 'OK') {
-        const renew = setInterval(
-          () => void (leases as LeaseScripts).bisLeaseRenew(leaseKey, token, leaseMs).catch(() => undefined),
-          Math.max(10, Math.floor(leaseMs / 3)),
-        );
+        hold(leaseKey, token);
         let stored = false;
         try {
           // Another process may have stored it and released its lease since our first read (a process
@@ -268,7 +302,7 @@ export function cachedBuyerIntel(
           stored = result.stored;
           return result;
         } finally {
-          clearInterval(renew);
+          if (held.get(leaseKey)?.token === token) held.delete(leaseKey);
           // Only our own lease (it may have run out and been taken by another process); after a failed
           // call at once, so that a waiter calls upstream itself without waiting for it to run out.
           if (!(stored && keepLease))

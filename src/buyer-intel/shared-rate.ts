@@ -1,8 +1,11 @@
 // One Buyer Intelligence rate for every worker. The provider limits requests per token, not per
 // process: a per-process bucket lets N workers send N × the rate, and caps one worker at a share it
 // cannot lend. So the budget lives in Redis, keyed by the token's hash (never the token), as a GCRA
-// (a token bucket kept as one "theoretical arrival time"): one script call (by SHA) per request, on
-// Redis's own clock so processes on other machines agree, and one worker alone may use all of it.
+// (a token bucket kept as one "theoretical arrival time"), on Redis's own clock so processes on other
+// machines agree, and one worker alone may use all of it. A process's requests that wait for a slot
+// at the same moment (a chunk's accounts searching together) ask in one script call (by SHA) for as
+// many slots as there are of them, reserving those that start within the next second: each request
+// goes at its slot's time, and the rest ask again as the second moves on.
 //
 // Learned down: a 429 means the configured rate is more than the provider gives us now (another
 // integration on the same token, or a lower plan). Its Retry-After pushes the arrival time out, so
@@ -34,13 +37,23 @@ local rate = tonumber(ARGV[1])
 if s[2] then rate = math.min(rate, tonumber(s[2])) end
 local tat = math.max(tonumber(s[1] or '0'), now)`;
 
-// ARGV: configured rate (per s), burst. 0: go (the slot is taken); else the ms to wait.
+// ARGV: configured rate (per s), burst, slots wanted (n), horizon (ms). Reserves the next slots, as
+// many as are wanted and start within the horizon: answers { slots reserved (0..n), ms until the first
+// of them (≤ 0: now), the interval in µs } — the k-th (from 0) may go k intervals after the first.
+// A slot is free when tat is within the burst of now (GCRA); reserved, it moves tat on.
 const TAKE = `${NOW}${RATE}
 local interval = 1000 / rate
-local wait = tat - now - interval * (tonumber(ARGV[2]) - 1)
-if wait > 0 then return math.ceil(wait) end
-redis.call('SET', KEYS[1], string.format('%.3f', tat + interval), 'PX', math.ceil(tat + interval - now) + 1000)
-return 0`;
+local first = tat - now - interval * (tonumber(ARGV[2]) - 1)
+local taken = math.floor((tonumber(ARGV[4]) - first) / interval) + 1
+taken = math.max(0, math.min(tonumber(ARGV[3]), taken))
+if taken > 0 then
+  tat = tat + taken * interval
+  redis.call('SET', KEYS[1], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1000)
+end
+return { taken, math.ceil(first), math.ceil(interval * 1000) }`;
+
+/** How far ahead one call reserves slots for the requests waiting (a rate's worth at most). */
+const HORIZON_MS = 1_000;
 
 // ARGV: configured rate, retry-after ms (0: none). Returns the rate now in use (×1000).
 const THROTTLED = `${NOW}${RATE}
@@ -51,7 +64,14 @@ redis.call('SET', KEYS[1], string.format('%.3f', pause), 'PX', math.ceil(pause -
 return math.floor(learned * 1000)`;
 
 type Scripted = Redis & {
-  biRateTake(at: string, learned: string, rate: number, burst: number): Promise<number>;
+  biRateTake(
+    at: string,
+    learned: string,
+    rate: number,
+    burst: number,
+    n: number,
+    horizonMs: number,
+  ): Promise<[number, number, number]>;
   biRateThrottled(at: string, learned: string, rate: number, retryAfterMs: number): Promise<number>;
 };
 
@@ -84,14 +104,63 @@ export function sharedRate(options: SharedRateOptions): RateGate {
   }
   const { at, learned } = sharedRateKeys(options.prefix, options.token);
   const { ratePerSecond, burst } = options;
-  return {
-    async take(signal) {
-      for (;;) {
-        signal?.throwIfAborted();
-        const wait = Number(await r.biRateTake(at, learned, ratePerSecond, burst));
-        if (wait <= 0) return;
-        await sleep(wait, signal);
+  // The requests waiting for a slot, first come first served. One script call at a time reserves
+  // slots for all of them that start within the horizon; each goes at its slot's time, and the rest
+  // ask again once the horizon has moved on. A request given up after its slot was reserved leaves
+  // the slot unused: the rate is never exceeded, at worst not used in full.
+  const waiting: { go: () => void; fail: (err: unknown) => void }[] = [];
+  let asking = false;
+  const ask = async (): Promise<void> => {
+    asking = true;
+    try {
+      while (waiting.length) {
+        let reply: [number, number, number];
+        try {
+          reply = await r.biRateTake(at, learned, ratePerSecond, burst, waiting.length, HORIZON_MS);
+        } catch (err) {
+          for (const w of waiting.splice(0)) w.fail(err);
+          break;
+        }
+        const [taken, firstMs, intervalUs] = reply.map(Number) as [number, number, number];
+        for (const [i, w] of waiting.splice(0, taken).entries()) {
+          const delay = firstMs + (i * intervalUs) / 1000;
+          if (delay <= 0) w.go();
+          else setTimeout(w.go, delay);
+        }
+        if (waiting.length) await sleep(Math.max(1, firstMs + (taken * intervalUs) / 1000 - HORIZON_MS));
       }
+    } finally {
+      asking = false;
+    }
+  };
+  return {
+    take(signal) {
+      signal?.throwIfAborted();
+      return new Promise<void>((resolve, reject) => {
+        // A request given up leaves the queue at once (its slot is not asked for).
+        const onAbort = () => {
+          const i = waiting.indexOf(waiter);
+          if (i >= 0) waiting.splice(i, 1);
+          reject(signal?.reason);
+        };
+        const waiter = {
+          go: () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          fail: (err: unknown) => {
+            signal?.removeEventListener('abort', onAbort);
+            reject(err);
+          },
+        };
+        signal?.addEventListener('abort', onAbort, { once: true });
+        waiting.push(waiter);
+        // Requests of the same tick (a chunk's accounts resumed by one answer) go in one call.
+        if (!asking) {
+          asking = true;
+          queueMicrotask(() => void ask());
+        }
+      });
     },
     async throttled(retryAfterMs) {
       await r.biRateThrottled(at, learned, ratePerSecond, retryAfterMs ?? 0).catch(() => undefined);

@@ -34,12 +34,8 @@ export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroom
     async prepareChunk(chunk: ChunkJobData, job: Job<EnrichQueueData>): Promise<ChunkRunner<EnrichResult>> {
       await headroomGate(chunk);
       const { outcomes } = await store.open();
-      // The accounts' outcomes before, and the cache of what we wrote on them: one statement each for
-      // the chunk instead of one per account.
-      const [before] = await Promise.all([
-        outcomes.getMany(chunk.crm, chunk.tenant, chunk.accountIds),
-        pipeline.ledgers.preloadWrittenFields(chunk.crm, chunk.tenant, chunk.accountIds),
-      ]);
+      // The accounts' outcomes before: one statement for the chunk instead of one per account.
+      const before = await outcomes.getMany(chunk.crm, chunk.tenant, chunk.accountIds);
       // Progress at no cost: an account whose outcome names this job was finished by it before a stall.
       const recorded = new Map<string, string>();
       for (const [accountId, o] of before)
@@ -68,6 +64,10 @@ export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroom
       return {
         recorded,
         starting(accountIds) {
+          // The cache of what we wrote on them, read now that their locks are held (no other job
+          // writes it under them): one pipeline, and one statement for those the history must fill,
+          // instead of a command or a statement per account.
+          void pipeline.ledgers.preloadWrittenFields(chunk.crm, chunk.tenant, accountIds);
           const group = new Lockstep(accountIds);
           for (const accountId of accountIds) groups.set(accountId, group);
         },

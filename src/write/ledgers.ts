@@ -1,3 +1,5 @@
+// Size: one class for the three ledgers, so that each account's keys are named in one place (#key) and a
+// job's last step records them together; the match index's batched script is in record-matches.ts.
 // What we wrote, kept in Redis: the last value we wrote per CRM field (so the `ours` policy can tell
 // our value from a person's edit) — a cache of the store's write history, rebuilt from it when Redis
 // lost it, so losing Redis loses no decision about what is ours —, the note keys we know to be on an
@@ -10,6 +12,7 @@ import type { Redis } from 'ioredis';
 import { isCrmKind } from '../../connectors/registry.ts';
 import type { AccountRef, CrmKind } from '../../connectors/types.ts';
 import { noteClaimKey } from './note-claims.ts';
+import { type MatchRecord, matchRecorder } from './record-matches.ts';
 
 /** The store's memory of what we wrote (src/store/write-history.ts): one statement per account. */
 export interface WrittenFieldsSource {
@@ -21,19 +24,6 @@ export interface WrittenFieldsSource {
     accountIds: readonly string[],
   ): Promise<Map<string, Record<string, string>>>;
 }
-
-// The written values first; then the account's buyer, when it changed: off the previous buyer's set,
-// onto the new one's. A buyer's set key is ARGV[3] .. buyer id (ids are known only here).
-const RECORD_MATCH = `if #ARGV > 3 then redis.call('HSET', KEYS[1], unpack(ARGV, 4)) end
-local previous = redis.call('HGET', KEYS[2], ARGV[1])
-if (previous or '') == ARGV[2] then return 0 end
-if previous then redis.call('SREM', ARGV[3] .. previous, ARGV[1]) end
-if ARGV[2] == '' then redis.call('HDEL', KEYS[2], ARGV[1])
-else
-  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
-  redis.call('SADD', ARGV[3] .. ARGV[2], ARGV[1])
-end
-return 1`;
 
 /** Marks a cached hash as loaded from the history (no CRM field name holds a '#'). */
 const LOADED = '#from-history';
@@ -65,6 +55,9 @@ export class Ledgers {
   readonly #history: WrittenFieldsSource | undefined;
   readonly #matches: MatchesSource | undefined;
   #rebuilding: Promise<void> | undefined;
+  readonly #recordMatch: (record: MatchRecord) => Promise<void>;
+  /** Values read ahead for a chunk's accounts (preloadWrittenFields), by key; each taken once. */
+  readonly #ahead = new Map<string, Promise<Record<string, string> | undefined>>();
 
   constructor(
     redis: Redis,
@@ -73,6 +66,7 @@ export class Ledgers {
   ) {
     this.#redis = redis;
     this.#prefix = prefix;
+    this.#recordMatch = matchRecorder(redis, this.#matchesKey, this.#buyerKey(''));
     this.#history = options.history;
     this.#matches = options.matches;
   }
@@ -111,6 +105,12 @@ export class Ledgers {
    */
   async writtenFields(account: AccountRef): Promise<Record<string, string>> {
     const key = this.#key('fields', account);
+    const ahead = this.#ahead.get(key);
+    if (ahead) {
+      this.#ahead.delete(key);
+      const loaded = await ahead;
+      if (loaded) return { ...loaded };
+    }
     const cached = await this.#redis.hgetall(key);
     const loaded = cached[LOADED] !== undefined;
     delete cached[LOADED];
@@ -121,31 +121,72 @@ export class Ledgers {
   }
 
   /**
-   * Loads the cache of several accounts of one tenant from the history at once (a backfill chunk's):
-   * one statement for those Redis does not hold as loaded, instead of one each in `writtenFields`.
+   * Reads the cache of several accounts of one tenant at once (the accounts of a chunk that start
+   * together, their locks held), loading those Redis does not hold as loaded from the history in one
+   * statement; each account's `writtenFields` then takes its values from here, once, instead of a
+   * command (or a statement) of its own. Never rejects: an account whose read failed reads alone.
    */
   async preloadWrittenFields(crm: CrmKind, tenant: string, accountIds: readonly string[]): Promise<void> {
+    if (!accountIds.length) return;
+    const keys = accountIds.map((accountId) => this.#key('fields', { crm, tenant, accountId }));
+    const loading = this.#loadMany(crm, tenant, accountIds, keys);
+    // A long-lived worker's accounts that never read theirs (handed off) do not pile up.
+    if (this.#ahead.size > 10_000) this.#ahead.clear();
+    for (const key of keys)
+      this.#ahead.set(
+        key,
+        loading.then((m) => m.get(key)).catch(() => undefined),
+      );
+    await loading.catch(() => undefined);
+  }
+
+  async #loadMany(crm: CrmKind, tenant: string, accountIds: readonly string[], keys: readonly string[]) {
+    const read = this.#redis.pipeline();
+    for (const key of keys) read.hgetall(key);
+    const hashes = ((await read.exec()) ?? []).map(([err, v]) =>
+      err ? null : (v as Record<string, string>),
+    );
+    const out = new Map<string, Record<string, string>>();
+    const missing: string[] = [];
+    for (const [i, key] of keys.entries()) {
+      const cached = hashes[i];
+      if (!cached) continue;
+      const loaded = cached[LOADED] !== undefined;
+      delete cached[LOADED];
+      if (loaded || !this.#history) out.set(key, cached);
+      else missing.push(accountIds[i] as string);
+    }
     const history = this.#history;
-    if (!history?.lastWrittenMany || !accountIds.length) return;
-    const keyOf = (accountId: string) => this.#key('fields', { crm, tenant, accountId });
-    const check = this.#redis.pipeline();
-    for (const id of accountIds) check.hexists(keyOf(id), LOADED);
-    const loaded = (await check.exec()) ?? [];
-    const missing = accountIds.filter((_, i) => loaded[i]?.[1] !== 1);
-    if (!missing.length) return;
-    const written = await history.lastWrittenMany(crm, tenant, missing);
+    if (!missing.length || !history) return out;
+    const written = history.lastWrittenMany
+      ? await history.lastWrittenMany(crm, tenant, missing)
+      : new Map(
+          await Promise.all(
+            missing.map(
+              async (id) => [id, await history.lastWritten({ crm, tenant, accountId: id })] as const,
+            ),
+          ),
+        );
     // HSET over what Redis holds: a value only Redis knows stays unless the history has the field.
     const fill = this.#redis.pipeline();
-    for (const id of missing) fill.hset(keyOf(id), { ...written.get(id), [LOADED]: '1' });
+    for (const id of missing) {
+      const key = this.#key('fields', { crm, tenant, accountId: id });
+      const values = { ...hashes[accountIds.indexOf(id)], ...written.get(id) };
+      fill.hset(key, { ...values, [LOADED]: '1' });
+      out.set(key, values);
+    }
     await fill.exec();
+    return out;
   }
 
   /** Drops the cached values (after the history changed behind them, e.g. an undo): rebuilt on next read. */
   async forgetWrittenFields(account: AccountRef): Promise<void> {
+    this.#ahead.delete(this.#key('fields', account));
     await this.#redis.del(this.#key('fields', account));
   }
 
   async recordWrittenFields(account: AccountRef, values: Record<string, string>): Promise<void> {
+    this.#ahead.delete(this.#key('fields', account));
     if (Object.keys(values).length) await this.#redis.hset(this.#key('fields', account), values);
   }
 
@@ -242,24 +283,21 @@ export class Ledgers {
 
   /**
    * Records the account's buyer (null: it matches none now), moving it off a previous buyer; with
-   * `written`, also the values a job just wrote (as recordWrittenFields). One round trip: a job ends
-   * with this.
+   * `written`, also the values a job just wrote (as recordWrittenFields). A job ends with this; jobs
+   * ending at the same moment share one script call (record-matches.ts).
    */
   async recordMatch(
     account: AccountRef,
     buyerId: string | null,
     written: Record<string, string> = {},
   ): Promise<void> {
-    await this.#redis.eval(
-      RECORD_MATCH,
-      2,
-      this.#key('fields', account),
-      this.#matchesKey,
-      accountMember(account),
-      buyerId ?? '',
-      this.#buyerKey(''),
-      ...Object.entries(written).flat(),
-    );
+    this.#ahead.delete(this.#key('fields', account));
+    await this.#recordMatch({
+      fieldsKey: this.#key('fields', account),
+      member: accountMember(account),
+      buyerId,
+      written,
+    });
   }
 
   async buyerOf(account: AccountRef): Promise<string | null> {

@@ -22,9 +22,20 @@ const MADE_MS = 300_000;
 /** A call that failed as a whole may still land: its claims hold a little longer, then lapse. */
 const UNSURE_MS = 5_000;
 
-// Refreshes the claim's expiry only while it is still the caller's.
-const EXTEND = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+// A call's claims, only those still the caller's (ARGV[1]): the first ARGV[3] keys get ARGV[2] ms more,
+// the others are freed. One script call (by SHA) per call of notes, one MGET and one DEL in it: the
+// keys share the ledgers' prefix and its hash tag, so one slot on a Cluster.
+const SETTLE = `local held = redis.call('MGET', unpack(KEYS))
+local extended, freed = tonumber(ARGV[3]), {}
+for i = 1, #KEYS do
+  if held[i] == ARGV[1] then
+    if i <= extended then redis.call('PEXPIRE', KEYS[i], ARGV[2]) else freed[#freed + 1] = KEYS[i] end
+  end
+end
+if #freed > 0 then redis.call('DEL', unpack(freed)) end
+return 0`;
+
+type Settling = Redis & { bisClaimsSettle(...args: string[]): Promise<unknown> };
 
 export const noteClaimKey = (
   prefix: string,
@@ -52,6 +63,17 @@ export class NoteClaims {
   constructor(redis: Redis, prefix: string) {
     this.#redis = redis;
     this.#prefix = prefix;
+    if (typeof (redis as Settling).bisClaimsSettle !== 'function')
+      redis.defineCommand('bisClaimsSettle', { lua: SETTLE });
+  }
+
+  /** Extends `extend` by `ms` and frees `free`, where still `owner`'s. */
+  #settle(owner: string, extend: readonly string[], ms: number, free: readonly string[] = []): Promise<void> {
+    const keys = [...extend, ...free];
+    if (!keys.length) return Promise.resolve();
+    return (this.#redis as Settling)
+      .bisClaimsSettle(String(keys.length), ...keys, owner, String(ms), String(extend.length))
+      .then(() => undefined);
   }
 
   /**
@@ -65,12 +87,7 @@ export class NoteClaims {
     for (const key of unique) set.set(key, owner, 'PX', IN_FLIGHT_MS, 'NX');
     const answers = (await set.exec()) ?? [];
     const mine = new Set(unique.filter((_, i) => answers[i]?.[1] === 'OK'));
-    const extend = (keys: readonly string[], ms: number) => {
-      if (!keys.length) return Promise.resolve();
-      const pipe = this.#redis.pipeline();
-      for (const key of keys) pipe.eval(EXTEND, 1, key, owner, String(ms));
-      return pipe.exec().then(() => undefined);
-    };
+    const extend = (keys: readonly string[], ms: number) => this.#settle(owner, keys, ms);
     const heartbeat = mine.size
       ? setInterval(() => void extend([...mine], IN_FLIGHT_MS).catch(() => {}), IN_FLIGHT_MS / 3)
       : undefined;
@@ -80,11 +97,9 @@ export class NoteClaims {
       held: notes.map((n) => mine.has(keyOf(n))),
       settle: async (made, refused) => {
         stop();
-        const freed = refused.map(keyOf).filter((k) => mine.has(k));
-        const pipe = this.#redis.pipeline();
-        for (const key of new Set(made.map(keyOf))) pipe.eval(EXTEND, 1, key, owner, String(MADE_MS));
-        for (const key of new Set(freed)) pipe.eval(RELEASE, 1, key, owner);
-        await pipe.exec();
+        const kept = new Set(made.map(keyOf));
+        const freed = new Set(refused.map(keyOf).filter((k) => mine.has(k) && !kept.has(k)));
+        await this.#settle(owner, [...kept], MADE_MS, [...freed]);
       },
       abandon: async () => {
         stop();

@@ -39,4 +39,47 @@ describe('match index', () => {
     for await (const page of ledgers.matchedAccounts(1)) all.push(...page);
     expect(all).toEqual([{ account: a, buyerId: 'buyer-2' }]);
   });
+
+  it('records accounts that end at the same moment each under its own buyer, with its values', async () => {
+    const tenant = 'chunk';
+    const accounts = Array.from({ length: 150 }, (_, i) => ({
+      crm: 'hubspot' as const,
+      tenant,
+      accountId: `c-${i}`,
+    }));
+    // A chunk's accounts finishing together: three buyers, each account with the values it wrote.
+    await Promise.all(
+      accounts.map((acc, i) => ledgers.recordMatch(acc, `chunk-buyer-${i % 3}`, { population: String(i) })),
+    );
+    const ids = async (buyer: string) =>
+      (await ledgers.accountsOfBuyer(buyer)).map((x) => x.accountId).sort();
+    expect(await ids('chunk-buyer-0')).toEqual(
+      accounts
+        .filter((_, i) => i % 3 === 0)
+        .map((x) => x.accountId)
+        .sort(),
+    );
+    expect(await ledgers.writtenFields(accounts[7] as (typeof accounts)[number])).toEqual({
+      population: '7',
+    });
+    // Then, again together: some move to another buyer, some to none, the rest stay.
+    await Promise.all(
+      accounts.map((acc, i) =>
+        ledgers.recordMatch(acc, i < 50 ? 'chunk-buyer-9' : i < 100 ? null : `chunk-buyer-${i % 3}`),
+      ),
+    );
+    expect((await ids('chunk-buyer-9')).length).toBe(50);
+    expect(await ledgers.buyerOf(accounts[60] as (typeof accounts)[number])).toBeNull();
+    const stayed = [
+      ...(await ids('chunk-buyer-0')),
+      ...(await ids('chunk-buyer-1')),
+      ...(await ids('chunk-buyer-2')),
+    ];
+    expect(stayed.sort()).toEqual(
+      accounts
+        .slice(100)
+        .map((x) => x.accountId)
+        .sort(),
+    );
+  });
 });
