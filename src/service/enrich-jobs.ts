@@ -13,16 +13,19 @@ import { reconcileDuplicates } from '../review/duplicates.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import { keptOf, recordOf } from '../store/history.ts';
 import type { Outcome } from '../store/outcomes.ts';
+import type { PendingRows } from '../store/pending-writes.ts';
 import { settlePendingWrites } from '../undo/settle-pending.ts';
 import { takeBackAccount } from '../undo/take-back.ts';
+import { type ChunkOutcomes, chunkOutcomes } from './chunk-outcomes.ts';
 import type { ServiceCore } from './core.ts';
 
 /**
  * The CRM calls of an account, in the order the pipeline makes them (src/enrich/pipeline.ts): the read
  * (with the note check, when our records are unsure), a late note check (a crash's pending marker), the
- * field write with the notes, the duplicate marks.
+ * field write with the notes; then the outcome's record and the duplicate marks, which the accounts of
+ * a chunk make together too (chunk-outcomes.ts: one statement for their outcomes).
  */
-const STEP = { read: 0, noteKeys: 1, write: 2, marks: 3 } as const;
+const STEP = { read: 0, noteKeys: 1, write: 2, record: 3, marks: 4 } as const;
 type Step = (typeof STEP)[keyof typeof STEP];
 
 type Gate = (job: { crm: string; tenant: string; trigger: string }) => Promise<void>;
@@ -30,17 +33,24 @@ type Gate = (job: { crm: string; tenant: string; trigger: string }) => Promise<v
 export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
   const { metrics, store } = core;
 
+  /** A chunk's account: its pending rows read with the chunk's, its outcome and marks gathered. */
+  interface InChunk {
+    pending: PendingRows;
+    outcomes: ChunkOutcomes;
+    inStep: <T>(step: Step, call: () => Promise<T>) => Promise<T>;
+  }
+
   async function enrichOne(
     deps: PipelineDeps,
     data: EnrichJobData,
     jobId: string | undefined,
     before: Outcome | null | undefined,
-    inStep: <T>(call: () => Promise<T>) => Promise<T> = (call) => call(),
+    chunk?: InChunk,
   ): Promise<EnrichResult> {
     const repos = await store.open();
     const { review } = repos;
     // Writes of an earlier attempt whose CRM answer was never recorded go on the record first.
-    await settlePendingWrites(repos, core.connector(data.crm, data.tenant), data);
+    await settlePendingWrites(repos, core.connector(data.crm, data.tenant), data, chunk?.pending);
     // A rejection holds whatever its last job did: one that failed for good leaves it pinned, its
     // status `error` and its reason the person's words.
     const rejected = before?.pinned ? { reason: before.reason ?? 'Rejected' } : undefined;
@@ -98,24 +108,28 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
     metrics.recordResult(result);
     // The values a policy kept go on the write history in the same statement (its writes and notes
     // were recorded with their CRM batches).
-    const { outcomes } = await store.open();
-    const { sharing } = await outcomes.recordCountingShared(
-      { ...recordOf(result, meta), ...(rejected ? { pinned: true } : {}) },
-      { kept: keptOf(result, meta) },
-    );
+    const record = { ...recordOf(result, meta), ...(rejected ? { pinned: true } : {}) };
+    const kept = keptOf(result, meta);
+    const sharing = chunk
+      ? await chunk.inStep(STEP.record, () => chunk.outcomes.record(record, kept))
+      : (await (await store.open()).outcomes.recordCountingShared(record, { kept })).sharing;
     const moved = Boolean(before?.buyerId) && before?.buyerId !== result.match.buyerId;
     // The first job to apply a rejection (a pin has no job id): the pin already erased the buyer, so
     // the group the account was recommended in is found by the marks pointing at it.
     const formerGroups = Boolean(rejected) && before?.jobId === null;
-    if (sharing > 0 || moved || before?.duplicateOf || formerGroups)
-      await reconcileDuplicates(
-        // In a chunk the marks wait for the group like the account's own calls, so the marks of the
-        // chunk's accounts leave in one write batch instead of one call each.
-        { review, writeAccount: (...args) => inStep(() => core.writes.writeAccount(...args)) },
-        data,
-        [result.match.buyerId, before?.buyerId],
-        { formerGroups, origin: meta },
-      );
+    const buyerIds = [result.match.buyerId, before?.buyerId];
+    if (sharing > 0 || moved || before?.duplicateOf || formerGroups) {
+      // In a chunk the accounts reconcile their groups together: one read, the marks in one write batch.
+      if (chunk)
+        await chunk.inStep(STEP.marks, () =>
+          chunk.outcomes.reconcile({ accountId: data.accountId, buyerIds, formerGroups }),
+        );
+      else
+        await reconcileDuplicates({ review, writeAccount: core.writes.writeAccount }, data, buyerIds, {
+          formerGroups,
+          origin: meta,
+        });
+    }
     // No updateProgress(100): it cost a script, four commands and an event per job; a completed
     // job's progress is 100 by its state (the jobs API says so).
     return result;
@@ -135,10 +149,20 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
       const { outcomes } = await store.open();
       // The accounts' outcomes before, and the cache of what we wrote on them: one statement each for
       // the chunk instead of one per account.
-      const [before] = await Promise.all([
+      const [before, pending] = await Promise.all([
         outcomes.getMany(chunk.crm, chunk.tenant, chunk.accountIds),
+        store.open().then(({ writes }) => writes.pendingOfMany(chunk.crm, chunk.tenant, chunk.accountIds)),
         core.deps.ledgers.preloadWrittenFields(chunk.crm, chunk.tenant, chunk.accountIds),
       ]);
+      const gathered = chunkOutcomes(
+        async () => (await store.open()).outcomes,
+        { review: (await store.open()).review, writeAccount: core.writes.writeAccount },
+        {
+          crm: chunk.crm,
+          tenant: chunk.tenant,
+          origin: { jobId: job.id, trigger: 'backfill', runId: chunk.runId },
+        },
+      );
       // Progress at no cost: an account whose outcome names this job was finished by it before a stall.
       const recorded = new Map<string, string>();
       for (const [accountId, o] of before)
@@ -172,8 +196,11 @@ export function enrichJobs(core: ServiceCore, headroomGate: Gate) {
         },
         run: async (data) => {
           try {
-            const marks = <T>(call: () => Promise<T>) => inStep(data.accountId, STEP.marks, call);
-            return await enrichOne(deps, data, job.id, before.get(data.accountId) ?? null, marks);
+            return await enrichOne(deps, data, job.id, before.get(data.accountId) ?? null, {
+              pending: pending.get(data.accountId) ?? { fields: [], notes: [] },
+              outcomes: gathered,
+              inStep: (step, call) => inStep(data.accountId, step, call),
+            });
           } finally {
             groups.get(data.accountId)?.leave(data.accountId);
             groups.delete(data.accountId);
