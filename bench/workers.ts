@@ -6,13 +6,12 @@ import { join } from 'node:path';
 
 /**
  * The worker's heap settings, as docker-compose.yml runs it (test/docker/compose.test.ts keeps the two
- * equal): the old generation capped at ~2× the worker's live heap (~75 MB with 200 accounts in
- * flight), small young-generation semi-spaces (4 MB: RSS ~10 MB below 8 MB's at the same CPU per
- * account in the bench). Without them V8 lets garbage grow the heap to ~4× the
- * live set (peak RSS ~600 MB); with them ~245 MB at the same throughput.
- * BENCH_WORKER_NODE_OPTIONS replaces them.
+ * equal), picked from the heap curve (`--only heap-curve`, bench/README.md): a 384-MB old generation
+ * and 16-MB semi-spaces cost ~13 ms of worker CPU per account at a peak RSS of ~290 MB, where the
+ * former 144 MB / 4 MB cost ~18 ms at ~250 MB (the young generation collected 4× as often, the old one
+ * kept near its cap). The least CPU with RSS ≤ 400 MB. BENCH_WORKER_NODE_OPTIONS replaces them.
  */
-export const WORKER_NODE_FLAGS = ['--max-old-space-size=144', '--max-semi-space-size=4'];
+export const WORKER_NODE_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=16'];
 
 /**
  * The worker's environment beyond its settings, as docker-compose.yml gives it: glibc's malloc keeps
