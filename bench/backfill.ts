@@ -19,12 +19,20 @@ import { benchDatabase } from './bench-db.ts';
 import { HUBSPOT_CAPACITY } from './bound.ts';
 import { crmSandbox } from './crm-sandbox.ts';
 import { busyCpuMs, cpuCeiling } from './machine.ts';
+import { backendCpu, backendCpuDelta } from './pg-cost.ts';
+import { preloadOutcomes } from './preload-outcomes.ts';
 import { deletePrefix } from './redis-cleanup.ts';
 import { redisMonitor } from './redis-monitor.ts';
 import { commandDelta, commandStats } from './redis-stats.ts';
 import { SERVICE_WORKER_DEFAULTS } from './service-defaults.ts';
 import { type WindowFacts, windowFacts } from './window.ts';
-import { startWorkerProcess, type WorkerHandle, type WorkerSample } from './workers.ts';
+import {
+  type Stopped,
+  startWorkerProcess,
+  type WorkerHandle,
+  type WorkerSample,
+  workerHeapFlags,
+} from './workers.ts';
 
 export interface BackfillBenchOptions {
   crm: 'hubspot' | 'salesforce';
@@ -44,6 +52,13 @@ export interface BackfillBenchOptions {
   windowS: number;
   /** The whole run (seeding, queueing, warm-up, window) gives up after this. */
   timeoutS: number;
+  /** The workers' heap flags (default: docker-compose.yml's, workers.ts). */
+  heapFlags?: readonly string[] | undefined;
+  /**
+   * Outcomes of the same tenant put in the store before the run (other accounts, other buyers): the
+   * table as a long backfill leaves it, to see whether the store's cost per account grows with it.
+   */
+  preloadOutcomes?: number | undefined;
 }
 
 export type BackfillBenchResult = WindowFacts & {
@@ -73,6 +88,20 @@ export type BackfillBenchResult = WindowFacts & {
   }[];
   cache: Record<string, number> | null;
   signalPlan: SignalPlan;
+  /** The store's cost over the window (bench/pg-cost.ts); null on PGlite. */
+  postgres: {
+    preloadedOutcomes: number;
+    statements: number;
+    statementsPerAccount: number | null;
+    cpuMs: number | null;
+    cpuMsPerAccount: number | null;
+    backends: number;
+    /** Over the whole run (queueing and warm-up included), by kind (bench/pg-cost.ts). */
+    statementsByKind: Record<string, number>;
+  } | null;
+  /** A few distinct reasons of the run's failed jobs. */
+  failedReasons: string[];
+  heapFlags: readonly string[];
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -118,6 +147,10 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     const connector = service.connector(o.crm, crm.tenant);
     await connector.ensureFields(fieldDefinitions(DEFAULT_MAPPING));
     await service.store.open();
+    const preloaded =
+      o.preloadOutcomes && db.server
+        ? await preloadOutcomes(db.settings, { crm: o.crm, tenant: crm.tenant }, o.preloadOutcomes)
+        : 0;
 
     // Jobs hold up to BACKFILL_ACCOUNTS_PER_JOB accounts: the backlog is drained when none is left to run.
     const unfinishedJobs = async () => {
@@ -129,7 +162,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     for (let i = 0; i < 5; i++) await unfinishedJobs();
     const pollCost = commandDelta(pollsBefore, await commandStats(o.redisUrl)).total / 5;
 
-    for (let i = 0; i < o.workers; i++) workers.push(await startWorkerProcess(settings));
+    for (let i = 0; i < o.workers; i++) workers.push(await startWorkerProcess(settings, o.heapFlags));
     const ready = workers.map((w) => w.ready);
 
     // Signals as the CLI's backfill plans them: the org-wide feed or one call per new buyer.
@@ -155,6 +188,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     crm.stats.reset();
     bi.stats.reset();
     const start = await Promise.all(workers.map((w) => w.sample()));
+    const pgBefore = db.server ? await backendCpu(db.server.url, db.server.database) : null;
     const redisBefore = await commandStats(o.redisUrl);
     const monitorFile = process.env.BENCH_REDIS_MONITOR;
     const monitor = monitorFile ? await redisMonitor(o.redisUrl, monitorFile) : undefined;
@@ -175,11 +209,18 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     const busy = busyCpuMs() - busyBefore;
     const redisAfter = await commandStats(o.redisUrl);
     const end = await Promise.all(workers.map((w) => w.sample()));
+    const pgAfter = db.server ? await backendCpu(db.server.url, db.server.database) : null;
     const crmCalls = crm.stats.toJSON();
     const biCalls = bi.stats.toJSON();
     // After the window's counts: the collection pauses the worker, with its accounts still in flight.
     const live = await Promise.all(workers.map((w) => w.liveHeapMb()));
-    const stopped = await Promise.all(workers.splice(0).map((w) => w.stop()));
+    // A worker that cannot stop in time (its accounts in flight on a loaded machine) is killed; its
+    // figures are the window's end sample.
+    const stopped = await Promise.all(
+      workers
+        .splice(0)
+        .map((w, i) => w.stop().catch((): Stopped => ({ ...(end[i] as WorkerSample), cache: null }))),
+    );
 
     const redisDelta = commandDelta(redisBefore, redisAfter);
     const pollCommands = Math.round(polls * pollCost);
@@ -196,6 +237,12 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       workerCpuMs: end.reduce((s, e, i) => s + e.cpuMs - (start[i]?.cpuMs ?? 0), 0),
     });
     monitor?.finish(facts.finished);
+    const failedReasons = [
+      ...new Set((await service.queue.getJobs(['failed'], 0, 50)).map((j) => j.failedReason.slice(0, 200))),
+    ].slice(0, 5);
+    const kinds: Record<string, number> = {};
+    for (const s of stopped)
+      for (const [k, v] of Object.entries(s.statementsByKind ?? {})) kinds[k] = (kinds[k] ?? 0) + v;
     const cacheTotals: Record<string, number> = {};
     for (const s of stopped)
       for (const [k, v] of Object.entries(s.cache ?? {})) cacheTotals[k] = (cacheTotals[k] ?? 0) + v;
@@ -229,6 +276,17 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       })),
       cache: o.cacheTtlMs > 0 ? cacheTotals : null,
       signalPlan,
+      postgres: db.server
+        ? postgresCost(
+            facts.finished,
+            preloaded,
+            end.reduce((s, e, i) => s + e.statements - (start[i]?.statements ?? 0), 0),
+            pgBefore && pgAfter ? backendCpuDelta(pgBefore, pgAfter) : null,
+            kinds,
+          )
+        : null,
+      failedReasons,
+      heapFlags: o.heapFlags ?? workerHeapFlags(),
     };
   } finally {
     await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));
@@ -238,4 +296,23 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     await deletePrefix(o.redisUrl, prefix);
     await db.drop().catch(() => undefined);
   }
+}
+
+function postgresCost(
+  finished: number,
+  preloadedOutcomes: number,
+  statements: number,
+  cpu: { cpuMs: number; backends: number } | null,
+  statementsByKind: Record<string, number>,
+): NonNullable<BackfillBenchResult['postgres']> {
+  const per = (n: number, digits: number) => (finished ? +(n / finished).toFixed(digits) : null);
+  return {
+    preloadedOutcomes,
+    statements,
+    statementsPerAccount: per(statements, 3),
+    cpuMs: cpu?.cpuMs ?? null,
+    cpuMsPerAccount: cpu ? per(cpu.cpuMs, 2) : null,
+    backends: cpu?.backends ?? 0,
+    statementsByKind,
+  };
 }

@@ -11,6 +11,8 @@ export interface BenchDatabase {
   settings: DatabaseSettings;
   /** 'PostgreSQL' or 'PGlite (in memory, one per process)'. */
   engine: string;
+  /** The server and the database's name, to read its backends' CPU (bench/pg-cost.ts); absent on PGlite. */
+  server?: { url: string; database: string };
   drop(): Promise<void>;
 }
 
@@ -45,5 +47,5 @@ export async function benchDatabase(serverUrl: string | undefined): Promise<Benc
     await drop();
     throw err;
   }
-  return { settings, engine: 'PostgreSQL', drop };
+  return { settings, engine: 'PostgreSQL', server: { url: serverUrl, database: name }, drop };
 }

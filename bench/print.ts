@@ -23,6 +23,10 @@ export function printBackfills(runs: (BackfillBenchResult & { label: string })[]
     'BI calls/account': r.buyerIntel.perAccount,
     'Redis cmds/account': r.redisCommandsPerAccount ?? '–',
     'worker CPU ms/account': r.workerCpuMsPerAccount ?? '–',
+    'PG statements/account': r.postgres?.statementsPerAccount ?? '–',
+    'PG CPU ms/account (backends)': r.postgres
+      ? `${r.postgres.cpuMsPerAccount ?? '–'} (${r.postgres.backends})${r.postgres.preloadedOutcomes ? `, ${r.postgres.preloadedOutcomes} outcomes preloaded` : ''}`
+      : '–',
     'machine CPU ms/account': `${r.machineCpu.msPerAccount ?? '–'} (${r.machineCpu.cores} cores: ≤ ${r.machineCpu.accountsPerSecond ?? '–'}/s)`,
     'RSS MB start→peak': r.workerSamples.map((w) => `${w.ready.rssMb}→${w.peakRssMb}`).join(', '),
     'live heap MB': r.workerSamples.map((w) => w.liveHeapMb).join(', '),
@@ -41,6 +45,14 @@ export function printBackfills(runs: (BackfillBenchResult & { label: string })[]
   for (const r of runs) console.log(`  ${r.label} bound: ${r.bound.how.crm}; ${r.bound.how.buyerIntel}`);
   for (const r of runs) console.log(`  ${r.label} ${buyerIntelByOperation(r)}`);
   for (const r of runs) console.log(`  ${r.label} ${redisByCommand(r)}`);
+  for (const r of runs) {
+    const kinds = Object.entries(r.postgres?.statementsByKind ?? {}).sort((a, b) => b[1] - a[1]);
+    if (kinds.length)
+      console.log(
+        `  ${r.label} PostgreSQL statements of the whole run by kind: ${kinds.map(([k, n]) => `${k} ${n}`).join(', ')}`,
+      );
+    if (r.failedReasons.length) console.log(`  ${r.label} failed jobs: ${r.failedReasons.join(' | ')}`);
+  }
 }
 
 /** The window's Redis commands by command, per account (scripts' own calls included), largest first. */

@@ -10,6 +10,7 @@ import { renderRecords } from '../src/cli/table.ts';
 import { runBackfills } from './backfill-runs.ts';
 import { runClientBench } from './client.ts';
 import { goalRows, waitOf } from './goals.ts';
+import { printHeapCurve, runHeapCurve } from './heap-curve.ts';
 import { runIngestBench } from './ingest.ts';
 import { runLatencyBench } from './latency.ts';
 import { load, machine, measured } from './machine.ts';
@@ -38,10 +39,15 @@ const { values } = parseArgs({
     'review-accounts': { type: 'string', default: '50000' },
     'review-pglite-accounts': { type: 'string', default: '25000' },
     'review-runs': { type: 'string', default: '20' },
+    'preload-outcomes': { type: 'string', default: '0' },
+    'heap-curve': { type: 'string', default: '144/4,256/8,384/16,-/16,-/-' },
     only: { type: 'string', default: 'ingest,backfill,latency,client,review' },
   },
 });
-type NumericOption = Exclude<keyof typeof values, 'hubspot-workers' | 'salesforce-workers' | 'only'>;
+type NumericOption = Exclude<
+  keyof typeof values,
+  'hubspot-workers' | 'salesforce-workers' | 'only' | 'heap-curve'
+>;
 const num = (name: NumericOption) => {
   const n = Number(values[name]);
   if (!Number.isFinite(n) || n < 0) {
@@ -58,7 +64,7 @@ const list = (s: string) =>
 const sections = new Set(values.only.split(','));
 
 const t0 = performance.now();
-const needsSandbox = ['ingest', 'backfill', 'latency', 'client'].some((s) => sections.has(s));
+const needsSandbox = ['ingest', 'backfill', 'latency', 'client', 'heap-curve'].some((s) => sections.has(s));
 const dataset = needsSandbox ? buildDataset({ seed: 42 }) : undefined;
 const report: Record<string, unknown> = {
   at: new Date().toISOString(),
@@ -72,7 +78,7 @@ const sharedRedis = needsSandbox
   : undefined;
 // The backfill and latency runs count Redis commands (INFO commandstats is server-wide): a private server.
 const ownRedis =
-  sharedRedis && (sections.has('backfill') || sections.has('latency'))
+  sharedRedis && ['backfill', 'latency', 'heap-curve'].some((s) => sections.has(s))
     ? await benchRedis(sharedRedis.url)
     : undefined;
 const pg = postgresUrl();
@@ -114,6 +120,7 @@ try {
         warmupS: num('warmup-s'),
         windowS: num('window-s'),
         timeoutS: num('run-timeout-s'),
+        preloadOutcomes: num('preload-outcomes'),
       },
       (done) => {
         for (const r of done) r.redis.private = ownRedis.private;
@@ -141,6 +148,29 @@ try {
         `workers run with ${process.env.BENCH_WORKER_NODE_OPTIONS?.trim() || WORKER_NODE_FLAGS.join(' ')}`,
     );
     printBackfills(runs);
+  }
+
+  if (sections.has('heap-curve') && dataset && ownRedis) {
+    const points = await runHeapCurve(values['heap-curve'].split(',').filter(Boolean), {
+      redisUrl: ownRedis.url,
+      postgresUrl: pg,
+      dataset,
+      accounts: num('accounts'),
+      buyers: num('buyers'),
+      latencyMs: num('latency-ms'),
+      concurrency: num('concurrency'),
+      buyerIntelPerMinute: num('bi-limit'),
+      cacheTtlMs: num('cache-ttl-ms'),
+      warmupS: num('warmup-s'),
+      windowS: num('window-s'),
+      timeoutS: num('run-timeout-s'),
+    });
+    report.heapCurve = points;
+    console.log(
+      `\nHeap curve: HubSpot ×1, ${num('accounts')} accounts over ${num('buyers')} buyers, window ${num('window-s')} s after ${num('warmup-s')} s; machine ${machine().cpuModel ?? '?'}, ${machine().cpus} cores`,
+    );
+    printHeapCurve(points);
+    save();
   }
 
   if (sections.has('latency') && dataset && ownRedis && num('latency-accounts') > 0) {

@@ -1,10 +1,11 @@
 // A worker process of the enrichment benches: builds the service from the settings the parent sends
 // (BENCH_SETTINGS, JSON) and runs `startWorker()`, exactly as `buyer-intel-sync worker` would. It answers
-// `sample` with its CPU time and RSS (peak sampled every 50 ms), `live` with the heap left after a full
+// `sample` with its CPU time, RSS (peak sampled every 50 ms) and PostgreSQL statements sent, `live` with the heap left after a full
 // collection (run with --expose-gc), and on `stop` closes and exits.
 // The service's Buyer Intelligence cache (settings.buyerIntel.cacheTtlMs) reports its counters here.
 import type { BuyerIntelCacheStats } from '../src/buyer-intel/cache.ts';
 import { createService, type ServiceSettings } from '../src/service/runtime.ts';
+import { countStatements, statementsByKind, statementsSent } from './pg-cost.ts';
 
 const settings = JSON.parse(process.env.BENCH_SETTINGS ?? 'null') as ServiceSettings | null;
 if (!settings || !process.send) {
@@ -12,6 +13,7 @@ if (!settings || !process.send) {
   process.exit(2);
 }
 const send = (message: unknown) => process.send?.(message);
+countStatements();
 
 const service = createService(settings);
 const cache = service.deps.buyerIntel as { stats?: BuyerIntelCacheStats };
@@ -30,6 +32,7 @@ const sample = () => {
     cpuMs: Math.round((cpu.user + cpu.system) / 1000),
     rssMb: Math.round(rss / 2 ** 20),
     peakRssMb: Math.round(peakRss / 2 ** 20),
+    statements: statementsSent(),
   };
 };
 
@@ -48,8 +51,9 @@ process.on('message', async (message: { type?: string }) => {
   clearInterval(sampler);
   const last = sample();
   const stats = cache.stats && (settings.buyerIntel.cacheTtlMs ?? 0) > 0 ? { ...cache.stats } : null;
+  const kinds = statementsByKind();
   await service.close();
-  send({ type: 'stopped', ...last, cache: stats });
+  send({ type: 'stopped', ...last, cache: stats, statementsByKind: kinds });
   process.disconnect?.();
   setTimeout(() => process.exit(0), 50).unref();
 });

@@ -6,13 +6,12 @@ import { join } from 'node:path';
 
 /**
  * The worker's heap settings, as docker-compose.yml runs it (test/docker/compose.test.ts keeps the two
- * equal): the old generation capped at ~2× the worker's live heap (~75 MB with 200 accounts in
- * flight), small young-generation semi-spaces (4 MB: RSS ~10 MB below 8 MB's at the same CPU per
- * account in the bench). Without them V8 lets garbage grow the heap to ~4× the
- * live set (peak RSS ~600 MB); with them ~245 MB at the same throughput.
- * BENCH_WORKER_NODE_OPTIONS replaces them.
+ * equal), picked from the heap curve (`--only heap-curve`, bench/README.md): a 384-MB old generation
+ * and 16-MB semi-spaces cost ~13 ms of worker CPU per account at a peak RSS of ~290 MB, where the
+ * former 144 MB / 4 MB cost ~18 ms at ~250 MB (the young generation collected 4× as often, the old one
+ * kept near its cap). The least CPU with RSS ≤ 400 MB. BENCH_WORKER_NODE_OPTIONS replaces them.
  */
-export const WORKER_NODE_FLAGS = ['--max-old-space-size=144', '--max-semi-space-size=4'];
+export const WORKER_NODE_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=16'];
 
 /**
  * The worker's environment beyond its settings, as docker-compose.yml gives it: glibc's malloc keeps
@@ -31,20 +30,28 @@ const COMPILE_CACHE = join(tmpdir(), 'buyer-intel-sync-bench-compile-cache');
  * The worker's Node flags. V8 keeps its compiled code per set of the flags that change code (--expose-gc
  * is one), so the warm-up runs with them too.
  */
-const workerExecArgv = () => [
+const workerExecArgv = (heapFlags = workerHeapFlags()) => [
   ...process.execArgv,
   // --expose-gc only lets liveHeapMb() collect on demand; it changes nothing else about the heap.
   '--expose-gc',
-  ...(process.env.BENCH_WORKER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? WORKER_NODE_FLAGS),
+  ...heapFlags,
 ];
-let warmed = false;
-function warmCompileCache(): void {
-  if (warmed) return;
-  warmed = true;
+/** The heap flags the workers get unless a run names its own (the heap curve's). */
+export const workerHeapFlags = () =>
+  process.env.BENCH_WORKER_NODE_OPTIONS?.split(' ').filter(Boolean) ?? WORKER_NODE_FLAGS;
+const warmed = new Set<string>();
+function warmCompileCache(heapFlags: readonly string[]): void {
+  const key = heapFlags.join(' ');
+  if (warmed.has(key)) return;
+  warmed.add(key);
   const env = { ...process.env, NODE_COMPILE_CACHE: COMPILE_CACHE };
   const root = new URL('../', import.meta.url).pathname;
   const run = (args: string[]) =>
-    execFileSync(process.execPath, [...workerExecArgv(), ...args], { cwd: root, env, stdio: 'ignore' });
+    execFileSync(process.execPath, [...workerExecArgv([...heapFlags]), ...args], {
+      cwd: root,
+      env,
+      stdio: 'ignore',
+    });
   run(['src/cli.ts', '--help']);
   // Without its settings the entry exits 2 at once, once compiled.
   try {
@@ -58,7 +65,15 @@ export interface WorkerSample {
   rssMb: number;
   /** The largest RSS seen (sampled every 50 ms) since it started. */
   peakRssMb: number;
+  /** PostgreSQL statements the process sent since it started (bench/pg-cost.ts). */
+  statements: number;
 }
+
+/** The last sample, the provider cache's counters and the statements of the whole run by kind. */
+export type Stopped = WorkerSample & {
+  cache: Record<string, number> | null;
+  statementsByKind?: Record<string, number>;
+};
 
 export interface WorkerHandle {
   child: ChildProcess;
@@ -67,7 +82,7 @@ export interface WorkerHandle {
   sample(): Promise<WorkerSample>;
   /** The heap still reachable after a full collection (MB): what the process needs, garbage apart. */
   liveHeapMb(): Promise<number>;
-  stop(): Promise<WorkerSample & { cache: Record<string, number> | null }>;
+  stop(): Promise<Stopped>;
 }
 
 function ask<T>(child: ChildProcess, type: string, answer: string, timeoutMs = 30_000): Promise<T> {
@@ -87,10 +102,19 @@ function ask<T>(child: ChildProcess, type: string, answer: string, timeoutMs = 3
   });
 }
 
-const pick = (m: WorkerSample): WorkerSample => ({ cpuMs: m.cpuMs, rssMb: m.rssMb, peakRssMb: m.peakRssMb });
+const pick = (m: WorkerSample): WorkerSample => ({
+  cpuMs: m.cpuMs,
+  rssMb: m.rssMb,
+  peakRssMb: m.peakRssMb,
+  statements: m.statements,
+});
 
-export async function startWorkerProcess(settings: unknown): Promise<WorkerHandle> {
-  warmCompileCache();
+/** A worker process; `heapFlags` replace the default heap flags (WORKER_NODE_FLAGS). */
+export async function startWorkerProcess(
+  settings: unknown,
+  heapFlags: readonly string[] = workerHeapFlags(),
+): Promise<WorkerHandle> {
+  warmCompileCache(heapFlags);
   const child = fork(new URL('./worker-process.ts', import.meta.url), [], {
     env: {
       ...process.env,
@@ -98,7 +122,7 @@ export async function startWorkerProcess(settings: unknown): Promise<WorkerHandl
       NODE_COMPILE_CACHE: COMPILE_CACHE,
       BENCH_SETTINGS: JSON.stringify(settings),
     },
-    execArgv: workerExecArgv(),
+    execArgv: workerExecArgv([...heapFlags]),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<never>((_, reject) => {
@@ -107,7 +131,7 @@ export async function startWorkerProcess(settings: unknown): Promise<WorkerHandl
   });
   exited.catch(() => undefined);
   const ready = pick(await Promise.race([ask<WorkerSample>(child, '', 'ready', 60_000), exited]));
-  let stopped: Promise<WorkerSample & { cache: Record<string, number> | null }> | undefined;
+  let stopped: Promise<Stopped> | undefined;
   return {
     child,
     ready,
@@ -118,12 +142,7 @@ export async function startWorkerProcess(settings: unknown): Promise<WorkerHandl
         if (child.exitCode !== null || !child.connected) throw new Error('worker process is gone');
         try {
           // Closing waits for the accounts in flight (up to WORKER_CONCURRENCY): on a loaded machine, long.
-          return await ask<WorkerSample & { cache: Record<string, number> | null }>(
-            child,
-            'stop',
-            'stopped',
-            120_000,
-          );
+          return await ask<Stopped>(child, 'stop', 'stopped', 120_000);
         } catch (err) {
           child.kill('SIGKILL');
           throw err;

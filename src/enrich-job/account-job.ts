@@ -13,11 +13,13 @@ import { reconcileDuplicates } from '../review/duplicates.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import { keptOf, recordOf } from '../store/history.ts';
 import type { Outcome } from '../store/outcomes.ts';
+import type { PendingRows } from '../store/pending-writes.ts';
 import type { Store } from '../store/store.ts';
 import { settlePendingWrites } from '../undo/settle-pending.ts';
 import { takeBackAccount } from '../undo/take-back.ts';
 import type { BatchedWrites } from '../write/batched-writes.ts';
 import type { Ledgers } from '../write/ledgers.ts';
+import type { ChunkOutcomes } from './chunk-outcomes.ts';
 
 /** What the job needs besides the pipeline's own dependencies. */
 export interface EnrichJobDeps {
@@ -88,21 +90,29 @@ function fieldsOfNewMatch(result: EnrichResult): string[] {
 }
 
 /**
- * One account's enrich job: `before` is its outcome in the store before the job; `inStep` lets a
- * chunk send the duplicate marks of the accounts that started together in one batch.
+ * A backfill chunk's account: its pending rows read with the chunk's, its outcome and duplicate marks
+ * gathered with those of the accounts that started together (chunk-outcomes.ts), each in its step.
  */
+export interface InChunk {
+  pending: PendingRows;
+  outcomes: ChunkOutcomes;
+  record: <T>(call: () => Promise<T>) => Promise<T>;
+  marks: <T>(call: () => Promise<T>) => Promise<T>;
+}
+
+/** One account's enrich job: `before` is its outcome in the store before the job. */
 export async function runAccountJob(
   deps: EnrichJobDeps,
   pipeline: PipelineDeps,
   data: EnrichJobData,
   jobId: string | undefined,
   before: Outcome | null | undefined,
-  inStep: <T>(call: () => Promise<T>) => Promise<T> = (call) => call(),
+  chunk?: InChunk,
 ): Promise<EnrichResult> {
   const { store } = deps;
   const repos = await store.open();
   // Writes of an earlier attempt whose CRM answer was never recorded go on the record first.
-  await settlePendingWrites(repos, deps.connectorFor(data.crm, data.tenant), data);
+  await settlePendingWrites(repos, deps.connectorFor(data.crm, data.tenant), data, chunk?.pending);
   const rejected = rejectionOf(before);
   const instruction = data.review ? reviewInstructionSchema.parse(data.review) : undefined;
   const meta = { jobId, trigger: data.trigger, runId: data.runId };
@@ -134,24 +144,28 @@ export async function runAccountJob(
   deps.recordResult(result);
   // The values a policy kept go on the write history in the same statement (its writes and notes
   // were recorded with their CRM batches).
-  const { outcomes } = await store.open();
-  const { sharing } = await outcomes.recordCountingShared(
-    { ...recordOf(result, meta), ...(rejected ? { pinned: true } : {}) },
-    { kept: keptOf(result, meta) },
-  );
+  const record = { ...recordOf(result, meta), ...(rejected ? { pinned: true } : {}) };
+  const kept = keptOf(result, meta);
+  const sharing = chunk
+    ? await chunk.record(() => chunk.outcomes.record(record, kept))
+    : (await (await store.open()).outcomes.recordCountingShared(record, { kept })).sharing;
   const moved = Boolean(before?.buyerId) && before?.buyerId !== result.match.buyerId;
   // The first job to apply a rejection (a pin has no job id): the pin already erased the buyer, so
   // the group the account was recommended in is found by the marks pointing at it.
   const formerGroups = Boolean(rejected) && before?.jobId === null;
-  if (sharing > 0 || moved || before?.duplicateOf || formerGroups)
-    await reconcileDuplicates(
-      // In a chunk the marks wait for the group like the account's own calls, so the marks of the
-      // chunk's accounts leave in one write batch instead of one call each.
-      { review: repos.review, writeAccount: (...args) => inStep(() => deps.writeAccount(...args)) },
-      data,
-      [result.match.buyerId, before?.buyerId],
-      { formerGroups, origin: meta },
-    );
+  const buyerIds = [result.match.buyerId, before?.buyerId];
+  if (sharing > 0 || moved || before?.duplicateOf || formerGroups) {
+    // In a chunk the accounts reconcile their groups together: one read, the marks in one write batch.
+    if (chunk)
+      await chunk.marks(() =>
+        chunk.outcomes.reconcile({ accountId: data.accountId, buyerIds, formerGroups }),
+      );
+    else
+      await reconcileDuplicates({ review: repos.review, writeAccount: deps.writeAccount }, data, buyerIds, {
+        formerGroups,
+        origin: meta,
+      });
+  }
   // No updateProgress(100): it cost a script, four commands and an event per job; a completed
   // job's progress is 100 by its state (the jobs API says so).
   return result;

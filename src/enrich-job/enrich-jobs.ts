@@ -8,13 +8,15 @@ import type { ChunkJobData, EnrichJobData, EnrichQueueData } from '../../queues/
 import { Lockstep } from '../batch/lockstep.ts';
 import type { EnrichResult, PipelineDeps } from '../enrich/types.ts';
 import { type EnrichJobDeps, runAccountJob } from './account-job.ts';
+import { chunkOutcomes } from './chunk-outcomes.ts';
 
 /**
  * The CRM calls of an account, in the order the pipeline makes them (src/enrich/pipeline.ts): the read
  * (with the note check, when our records are unsure), a late note check (a crash's pending marker), the
- * field write with the notes, the duplicate marks.
+ * field write with the notes; then the outcome's record and the duplicate marks, which the accounts of
+ * a chunk make together too (chunk-outcomes.ts: one statement for their outcomes).
  */
-const STEP = { read: 0, noteKeys: 1, write: 2, marks: 3 } as const;
+const STEP = { read: 0, noteKeys: 1, write: 2, record: 3, marks: 4 } as const;
 type Step = (typeof STEP)[keyof typeof STEP];
 
 /** Waits while the tenant's daily CRM allocation is down to what others need (src/backfill/daily-headroom.ts). */
@@ -34,8 +36,21 @@ export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroom
     async prepareChunk(chunk: ChunkJobData, job: Job<EnrichQueueData>): Promise<ChunkRunner<EnrichResult>> {
       await headroomGate(chunk);
       const { outcomes } = await store.open();
-      // The accounts' outcomes before: one statement for the chunk instead of one per account.
-      const before = await outcomes.getMany(chunk.crm, chunk.tenant, chunk.accountIds);
+      // The accounts' outcomes before, and their writes whose CRM answer was never recorded: one
+      // statement each for the chunk instead of one per account.
+      const [before, pending] = await Promise.all([
+        outcomes.getMany(chunk.crm, chunk.tenant, chunk.accountIds),
+        store.open().then(({ writes }) => writes.pendingOfMany(chunk.crm, chunk.tenant, chunk.accountIds)),
+      ]);
+      const gathered = chunkOutcomes(
+        async () => (await store.open()).outcomes,
+        { review: (await store.open()).review, writeAccount: deps.writeAccount },
+        {
+          crm: chunk.crm,
+          tenant: chunk.tenant,
+          origin: { jobId: job.id, trigger: 'backfill', runId: chunk.runId },
+        },
+      );
       // Progress at no cost: an account whose outcome names this job was finished by it before a stall.
       const recorded = new Map<string, string>();
       for (const [accountId, o] of before)
@@ -73,14 +88,18 @@ export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroom
         },
         run: async (data) => {
           try {
-            const marks = <T>(call: () => Promise<T>) => inStep(data.accountId, STEP.marks, call);
             return await runAccountJob(
               deps,
               chunkPipeline,
               data,
               job.id,
               before.get(data.accountId) ?? null,
-              marks,
+              {
+                pending: pending.get(data.accountId) ?? { fields: [], notes: [] },
+                outcomes: gathered,
+                record: (call) => inStep(data.accountId, STEP.record, call),
+                marks: (call) => inStep(data.accountId, STEP.marks, call),
+              },
             );
           } finally {
             groups.get(data.accountId)?.leave(data.accountId);

@@ -80,6 +80,13 @@ export interface DuplicatesDeps {
   ) => Promise<UpdateResult>;
 }
 
+/** One account whose outcome changed, and the buyers whose groups it may have changed. */
+export interface ReconcileRequest {
+  accountId: string;
+  buyerIds: readonly (string | null | undefined)[];
+  formerGroups?: boolean | undefined;
+}
+
 /**
  * After an account's outcome changed: recomputes the groups of its old and new buyer and writes the
  * mark of every member whose mark changed (one CRM write each, batched by the writer), then remembers
@@ -93,15 +100,45 @@ export async function reconcileDuplicates(
   buyerIds: readonly (string | null | undefined)[],
   options: { formerGroups?: boolean; origin?: WriteOrigin | undefined } = {},
 ): Promise<number> {
-  const ids = [...new Set(buyerIds.filter((b): b is string => Boolean(b)))];
-  const members = await deps.review.members(key, ids, options);
+  const { written, failures } = await reconcileDuplicatesOf(
+    deps,
+    key.crm,
+    key.tenant,
+    [{ accountId: key.accountId, buyerIds, formerGroups: options.formerGroups }],
+    { origin: options.origin },
+  );
+  const failed = failures.get(key.accountId);
+  if (failed) throw new Error(`marking a duplicate failed: ${failed}`);
+  return written;
+}
+
+/**
+ * `reconcileDuplicates` for several accounts of one tenant at once (a backfill chunk's): one read of
+ * every member of their groups, each changed mark written once (the writes leave together, so in one
+ * CRM batch), one statement remembering the marks. The groups are computed over all the members read,
+ * as each account alone would compute its own. Resolves with the marks written and, per account, why a
+ * mark of one of its groups could not be written (the account's job fails as it would alone).
+ */
+export async function reconcileDuplicatesOf(
+  deps: DuplicatesDeps,
+  crm: CrmKind,
+  tenant: string,
+  requests: readonly ReconcileRequest[],
+  options: { origin?: WriteOrigin | undefined } = {},
+): Promise<{ written: number; failures: Map<string, string> }> {
+  const idsOf = (r: ReconcileRequest) => r.buyerIds.filter((b): b is string => Boolean(b));
+  const members = await deps.review.membersOfMany(crm, tenant, {
+    accountIds: requests.map((r) => r.accountId),
+    buyerIds: [...new Set(requests.flatMap(idsOf))],
+    formerGroupsOf: requests.filter((r) => r.formerGroups).map((r) => r.accountId),
+  });
   const wanted = marksOf(members);
   const changed = members.filter((m) => (wanted.get(m.accountId) ?? null) !== m.duplicateOf);
   const results = await Promise.all(
     changed.map((m) =>
       deps.writeAccount(
-        key.crm,
-        key.tenant,
+        crm,
+        tenant,
         {
           accountId: m.accountId,
           fields: { [PROVENANCE_FIELDS.duplicateOf]: wanted.get(m.accountId) ?? null },
@@ -123,11 +160,27 @@ export async function reconcileDuplicates(
   const written = changed.filter((_, i) => results[i]?.ok);
   if (written.length)
     await deps.review.markDuplicates(
-      key.crm,
-      key.tenant,
+      crm,
+      tenant,
       written.map((m) => ({ accountId: m.accountId, duplicateOf: wanted.get(m.accountId) ?? null })),
     );
-  const failed = results.find((r) => !r.ok);
-  if (failed && !failed.ok) throw new Error(`marking a duplicate failed: ${failed.error.message}`);
-  return written.length;
+  const failures = new Map<string, string>();
+  changed.forEach((m, i) => {
+    const result = results[i];
+    if (!result || result.ok) return;
+    for (const r of requests)
+      if (!failures.has(r.accountId) && concerns(r, m, members))
+        failures.set(r.accountId, result.error.message);
+  });
+  return { written: written.length, failures };
+}
+
+/** Whether the member is in one of the groups the request asked for (as `members` reads them). */
+function concerns(r: ReconcileRequest, m: Outcome, members: readonly Outcome[]): boolean {
+  if (m.accountId === r.accountId) return true;
+  if (!m.buyerId) return false;
+  if (r.buyerIds.includes(m.buyerId)) return true;
+  return (
+    Boolean(r.formerGroups) && members.some((o) => o.duplicateOf === r.accountId && o.buyerId === m.buyerId)
+  );
 }

@@ -6,7 +6,8 @@ import type { AccountRef } from '../../connectors/types.ts';
 import { findState } from '../buyer-intel/states.ts';
 import type { EnrichResult } from '../enrich/types.ts';
 import type { FieldWriteEntry } from '../write/journal.ts';
-import type { Outcome, OutcomeRecord } from './outcomes.ts';
+import type { OutcomeRecord } from './outcome-rows.ts';
+import type { Outcome } from './outcomes.ts';
 import type { Store } from './store.ts';
 
 export interface HistoryEntry {

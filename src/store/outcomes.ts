@@ -6,32 +6,8 @@ import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } fro
 import type { AccountRef } from '../../connectors/types.ts';
 import type { FieldWriteEntry } from '../write/journal.ts';
 import { insertFieldWrites } from './field-rows.ts';
-import type { Cohort, Database, NewOutcome, OutcomeCandidate, OutcomeDetail, OutcomeRow } from './schema.ts';
-
-/** What one job found: the columns of its outcome (cohort derived by `cohortOf`). */
-export interface OutcomeRecord extends AccountRef {
-  accountName: string | null;
-  state: string | null;
-  status: 'enriched' | 'needs_review' | 'no_match';
-  matchedBy: 'id' | 'name' | null;
-  buyerId: string | null;
-  buyerName: string | null;
-  buyerType: string | null;
-  confidence: number | null;
-  reason: string;
-  candidates: OutcomeCandidate[];
-  detail: OutcomeDetail;
-  trigger?: string | undefined;
-  /**
-   * The job applied a person's pin (a rejection; true) or saw none (undefined). The outcome replaces
-   * the account's only if its pin is still as the job saw it: a rejection made or cleared while the
-   * job ran is a person's later decision, which the job queued with it applies.
-   */
-  pinned?: boolean | undefined;
-  runId?: string | undefined;
-  jobId?: string | undefined;
-  at?: Date | undefined;
-}
+import { type OutcomeRecord, upsertMany } from './outcome-rows.ts';
+import type { Cohort, Database, OutcomeCandidate, OutcomeDetail, OutcomeRow } from './schema.ts';
 
 export interface Outcome extends AccountRef {
   id: string;
@@ -81,15 +57,6 @@ export interface PageRequest {
 }
 
 export type CohortCounts = Record<Cohort | 'duplicates', number>;
-
-export function cohortOf(status: OutcomeRow['status'], matchedBy: 'id' | 'name' | null): Cohort {
-  if (status === 'enriched') return matchedBy === 'id' ? 'matched_by_id' : 'matched_by_name';
-  return status;
-}
-
-/** A run pinned to the buyer already matched (our own id on the account) keeps how it was first matched. */
-const sameMatch = sql<boolean>`(excluded.matched_by = 'id' and account_outcomes.matched_by is not null and account_outcomes.buyer_id = excluded.buyer_id)`;
-const sameBuyer = sql<boolean>`(account_outcomes.buyer_id = excluded.buyer_id)`;
 
 // The sort keys, as the indexes hold them (no confidence sorts as -1).
 const confidenceKey = sql<number>`coalesce(confidence, -1)`;
@@ -155,8 +122,8 @@ export class Outcomes {
    * newer outcome). Resolves with whether the row was written.
    */
   async record(r: OutcomeRecord, options: { onlyIfNewer?: boolean } = {}): Promise<boolean> {
-    const result = await this.#upsert(r, options).executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+    const written = await upsertMany(this.#db, [r], options).execute();
+    return written.length > 0;
   }
 
   /**
@@ -169,73 +136,45 @@ export class Outcomes {
     r: OutcomeRecord,
     options: { kept?: readonly FieldWriteEntry[] } = {},
   ): Promise<{ sharing: number }> {
-    const kept = options.kept ?? [];
-    const shared = sql<string>`(select count(*) from account_outcomes o where o.crm = up.crm and o.tenant = up.tenant and o.buyer_id = up.buyer_id and o.account_id <> up.account_id)`;
-    const upsert = () => this.#upsert(r, {}).returning(['crm', 'tenant', 'account_id', 'buyer_id']);
-    const row = kept.length
+    const sharing = await this.recordManyCountingShared([{ record: r, kept: options.kept ?? [] }]);
+    return { sharing: sharing.get(r.accountId) ?? 0 };
+  }
+
+  /**
+   * `recordCountingShared` for several accounts of one tenant (a backfill chunk's) in one statement,
+   * whatever their number: the sharing of each written account (by account id; an account whose row
+   * was not written — its pin changed meanwhile — is absent) counts the tenant's other accounts on its
+   * buyer as they were before the statement, and the other accounts of the batch written to the same
+   * buyer, as if they had been recorded one after another. The accounts must differ.
+   */
+  async recordManyCountingShared(
+    batch: readonly { record: OutcomeRecord; kept: readonly FieldWriteEntry[] }[],
+  ): Promise<Map<string, number>> {
+    if (!batch.length) return new Map();
+    const kept = batch.flatMap((b) => b.kept);
+    const upsert = () =>
+      upsertMany(
+        this.#db,
+        batch.map((b) => b.record),
+      );
+    const shared = sql<string>`(select count(*) from account_outcomes o where o.crm = up.crm and o.tenant = up.tenant
+      and o.buyer_id = up.buyer_id and o.account_id <> up.account_id
+      and not exists (select 1 from up u where u.crm = o.crm and u.tenant = o.tenant and u.account_id = o.account_id))
+      + (select count(*) from up u where u.crm = up.crm and u.tenant = up.tenant and u.buyer_id = up.buyer_id
+      and u.account_id <> up.account_id)`;
+    const rows = kept.length
       ? await this.#db
           .with('up', upsert)
           .with('kept', (db) => insertFieldWrites(db, kept))
           .selectFrom('up')
-          .select(shared.as('sharing'))
-          .executeTakeFirst()
-      : await this.#db.with('up', upsert).selectFrom('up').select(shared.as('sharing')).executeTakeFirst();
-    return { sharing: Number(row?.sharing ?? 0) };
-  }
-
-  #upsert(r: OutcomeRecord, options: { onlyIfNewer?: boolean }) {
-    const row: NewOutcome = {
-      crm: r.crm,
-      tenant: r.tenant,
-      account_id: r.accountId,
-      account_name: r.accountName,
-      state: r.state,
-      status: r.status,
-      cohort: cohortOf(r.status, r.matchedBy),
-      matched_by: r.matchedBy,
-      buyer_id: r.buyerId,
-      buyer_name: r.buyerName,
-      buyer_type: r.buyerType,
-      confidence: r.confidence,
-      reason: r.reason,
-      candidates: JSON.stringify(r.candidates),
-      detail: JSON.stringify(r.detail),
-      trigger: r.trigger ?? null,
-      error: null,
-      run_id: r.runId ?? null,
-      job_id: r.jobId ?? null,
-      updated_at: r.at ?? new Date(),
-      pinned: r.pinned ?? false,
-    };
-    return this.#db
-      .insertInto('account_outcomes')
-      .values(row)
-      .onConflict((oc) => {
-        const update = oc.columns(['crm', 'tenant', 'account_id']).doUpdateSet({
-          account_name: (eb) => eb.ref('excluded.account_name'),
-          state: (eb) => eb.ref('excluded.state'),
-          status: (eb) => eb.ref('excluded.status'),
-          cohort: sql`case when ${sameMatch} and excluded.status = 'enriched' then (case account_outcomes.matched_by when 'id' then 'matched_by_id' else 'matched_by_name' end) else excluded.cohort end`,
-          matched_by: sql`case when ${sameMatch} then account_outcomes.matched_by else excluded.matched_by end`,
-          confidence: sql`case when ${sameMatch} then account_outcomes.confidence else excluded.confidence end`,
-          reason: sql`case when ${sameMatch} then account_outcomes.reason else excluded.reason end`,
-          buyer_id: (eb) => eb.ref('excluded.buyer_id'),
-          // A pinned run does not search, so it learns the name and type of the buyer only by fetching.
-          buyer_name: sql`coalesce(excluded.buyer_name, case when ${sameBuyer} then account_outcomes.buyer_name end)`,
-          buyer_type: sql`coalesce(excluded.buyer_type, case when ${sameBuyer} then account_outcomes.buyer_type end)`,
-          candidates: (eb) => eb.ref('excluded.candidates'),
-          detail: (eb) => eb.ref('excluded.detail'),
-          trigger: (eb) => eb.ref('excluded.trigger'),
-          error: null,
-          run_id: (eb) => eb.ref('excluded.run_id'),
-          job_id: (eb) => eb.ref('excluded.job_id'),
-          updated_at: (eb) => eb.ref('excluded.updated_at'),
-        });
-        const asSeen = update.where('account_outcomes.pinned', '=', r.pinned ?? false);
-        return options.onlyIfNewer
-          ? asSeen.where('account_outcomes.updated_at', '<', (eb) => eb.ref('excluded.updated_at'))
-          : asSeen;
-      });
+          .select(['up.account_id', shared.as('sharing')])
+          .execute()
+      : await this.#db
+          .with('up', upsert)
+          .selectFrom('up')
+          .select(['up.account_id', shared.as('sharing')])
+          .execute();
+    return new Map(rows.map((row) => [row.account_id, Number(row.sharing)]));
   }
 
   /** One statement: the job failed for good. The last match stays, for a person to see what it was. */

@@ -108,29 +108,57 @@ export async function settlePendingNotes(
     )`.execute(db);
 }
 
+export type PendingRows = Awaited<ReturnType<typeof pendingOfAccount>>;
+
 /** The account's rows still pending: field writes and notes whose CRM answer was never recorded. */
 export async function pendingOfAccount(db: Kysely<Database>, account: PendingAccount) {
+  const rows = await pendingOfAccounts(db, account.crm, account.tenant, [account.accountId]);
+  return rows.get(account.accountId) ?? { fields: [], notes: [] };
+}
+
+/** `pendingOfAccount` for several accounts of one tenant (a backfill chunk's): by account id. */
+export async function pendingOfAccounts(
+  db: Kysely<Database>,
+  crm: string,
+  tenant: string,
+  accountIds: readonly string[],
+) {
+  const out = new Map<
+    string,
+    {
+      fields: { id: string; field: string; wrote: string | null }[];
+      notes: { id: string; dedupeKey: string }[];
+    }
+  >();
+  if (!accountIds.length) return out;
   const [fields, notes] = await Promise.all([
     db
       .selectFrom('field_writes')
-      .select(['id', 'field', 'new_value'])
-      .where('crm', '=', account.crm)
-      .where('tenant', '=', account.tenant)
-      .where('account_id', '=', account.accountId)
+      .select(['id', 'account_id', 'field', 'new_value'])
+      .where('crm', '=', crm)
+      .where('tenant', '=', tenant)
+      .where('account_id', 'in', [...accountIds])
       .where('crm_result', '=', 'pending')
+      .orderBy('id')
       .execute(),
     db
       .selectFrom('notes_pending')
-      .select(['id', 'dedupe_key'])
-      .where('crm', '=', account.crm)
-      .where('tenant', '=', account.tenant)
-      .where('account_id', '=', account.accountId)
+      .select(['id', 'account_id', 'dedupe_key'])
+      .where('crm', '=', crm)
+      .where('tenant', '=', tenant)
+      .where('account_id', 'in', [...accountIds])
+      .orderBy('id')
       .execute(),
   ]);
-  return {
-    fields: fields.map((r) => ({ id: String(r.id), field: r.field, wrote: r.new_value })),
-    notes: notes.map((r) => ({ id: String(r.id), dedupeKey: r.dedupe_key })),
+  const of = (accountId: string) => {
+    const rows = out.get(accountId) ?? { fields: [], notes: [] };
+    out.set(accountId, rows);
+    return rows;
   };
+  for (const r of fields)
+    of(r.account_id).fields.push({ id: String(r.id), field: r.field, wrote: r.new_value });
+  for (const r of notes) of(r.account_id).notes.push({ id: String(r.id), dedupeKey: r.dedupe_key });
+  return out;
 }
 
 /** Accounts with a row pending since before `before` (the sweep's), at most `limit`. */

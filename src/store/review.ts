@@ -91,16 +91,34 @@ export class ReviewRecords {
     buyerIds: readonly string[],
     options: { formerGroups?: boolean } = {},
   ): Promise<Outcome[]> {
+    return this.membersOfMany(key.crm, key.tenant, {
+      accountIds: [key.accountId],
+      buyerIds,
+      formerGroupsOf: options.formerGroups ? [key.accountId] : [],
+    });
+  }
+
+  /**
+   * `members` for several accounts of one tenant in one statement (a backfill chunk's): these accounts,
+   * every account resolved to one of these buyers, and every group with a member marked a duplicate of
+   * one of `formerGroupsOf`.
+   */
+  async membersOfMany(
+    crm: string,
+    tenant: string,
+    of: { accountIds: readonly string[]; buyerIds: readonly string[]; formerGroupsOf: readonly string[] },
+  ): Promise<Outcome[]> {
+    if (!of.accountIds.length && !of.buyerIds.length && !of.formerGroupsOf.length) return [];
     const rows = await this.#db
       .selectFrom('account_outcomes')
       .selectAll()
-      .where('crm', '=', key.crm)
-      .where('tenant', '=', key.tenant)
+      .where('crm', '=', crm)
+      .where('tenant', '=', tenant)
       .where((eb) =>
         eb.or([
-          eb('account_id', '=', key.accountId),
-          ...(buyerIds.length ? [eb('buyer_id', 'in', [...buyerIds])] : []),
-          ...(options.formerGroups
+          ...(of.accountIds.length ? [eb('account_id', 'in', [...of.accountIds])] : []),
+          ...(of.buyerIds.length ? [eb('buyer_id', 'in', [...of.buyerIds])] : []),
+          ...(of.formerGroupsOf.length
             ? [
                 eb(
                   'buyer_id',
@@ -108,9 +126,9 @@ export class ReviewRecords {
                   eb
                     .selectFrom('account_outcomes as marked')
                     .select('marked.buyer_id')
-                    .where('marked.crm', '=', key.crm)
-                    .where('marked.tenant', '=', key.tenant)
-                    .where('marked.duplicate_of', '=', key.accountId),
+                    .where('marked.crm', '=', crm)
+                    .where('marked.tenant', '=', tenant)
+                    .where('marked.duplicate_of', 'in', [...of.formerGroupsOf]),
                 ),
               ]
             : []),

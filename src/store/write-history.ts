@@ -20,6 +20,7 @@ import {
   accountsPendingSince,
   type PendingAccount,
   pendingOfAccount,
+  pendingOfAccounts,
   recordPendingFields,
   recordPendingNotes,
   settlePendingFields,
@@ -146,6 +147,11 @@ export class WriteHistory {
   /** The account's rows whose CRM answer was never recorded (src/store/pending-writes.ts). */
   pendingOf(account: PendingAccount) {
     return pendingOfAccount(this.#db, account);
+  }
+
+  /** `pendingOf` for several accounts of one tenant, by account id (a backfill chunk's, at its start). */
+  pendingOfMany(crm: string, tenant: string, accountIds: readonly string[]) {
+    return pendingOfAccounts(this.#db, crm, tenant, accountIds);
   }
 
   /** Accounts with a row pending since before `before`, at most `limit` (the sweep's). */

@@ -6,6 +6,7 @@
 // nothing, so only this puts those writes on the record) and by the sweep (`settle-pending`) for
 // accounts no job comes back to.
 import type { CrmConnector } from '../../connectors/types.ts';
+import type { PendingRows } from '../store/pending-writes.ts';
 import type { Repositories } from '../store/store.ts';
 import type { NoteSettlement } from '../write/journal.ts';
 import { sameValue } from './compare.ts';
@@ -21,8 +22,10 @@ export async function settlePendingWrites(
   repos: Pick<Repositories, 'writes'>,
   connector: Pick<CrmConnector, 'getAccounts' | 'existingNoteKeysOf' | 'existingNotesOf'>,
   account: { crm: string; tenant: string; accountId: string },
+  /** The account's pending rows when already read (a backfill chunk reads its accounts' at once). */
+  pending?: PendingRows,
 ): Promise<SettledPending> {
-  const { fields, notes } = await repos.writes.pendingOf(account);
+  const { fields, notes } = pending ?? (await repos.writes.pendingOf(account));
   const settled: SettledPending = { fields: fields.length, notes: 0, unsettled: 0 };
   if (fields.length) {
     const [snapshot] = await connector.getAccounts(

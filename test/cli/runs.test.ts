@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OutcomeRecord } from '../../src/store/outcomes.ts';
+import type { OutcomeRecord } from '../../src/store/outcome-rows.ts';
 import type { Run } from '../../src/store/runs.ts';
 import { Store } from '../../src/store/store.ts';
 import { runCli } from '../helpers/cli.ts';

@@ -5,7 +5,8 @@ import { type Kysely, Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type DatabaseHandle, openDatabase } from '../../src/store/db.ts';
 import { MIGRATIONS } from '../../src/store/migrations/index.ts';
-import { type CohortCounts, type OutcomeRecord, Outcomes } from '../../src/store/outcomes.ts';
+import type { OutcomeRecord } from '../../src/store/outcome-rows.ts';
+import { type CohortCounts, Outcomes } from '../../src/store/outcomes.ts';
 import type { Database } from '../../src/store/schema.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 

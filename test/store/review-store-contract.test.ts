@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AccountRef, AccountUpdate } from '../../connectors/types.ts';
 import { PROVENANCE_FIELDS } from '../../src/map/field-definitions.ts';
 import { reconcileDuplicates } from '../../src/review/duplicates.ts';
-import type { OutcomeRecord } from '../../src/store/outcomes.ts';
+import type { OutcomeRecord } from '../../src/store/outcome-rows.ts';
 import type { Repositories } from '../../src/store/store.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 

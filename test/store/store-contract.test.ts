@@ -2,7 +2,7 @@
 // One contract for the system of record, run on the embedded PGlite and on a real PostgreSQL: the same
 // migrations, the same statements, the same answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { OutcomeRecord } from '../../src/store/outcomes.ts';
+import type { OutcomeRecord } from '../../src/store/outcome-rows.ts';
 import type { Run } from '../../src/store/runs.ts';
 import { MigrationsPending, type Repositories, type Store } from '../../src/store/store.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';

@@ -3,7 +3,7 @@
 // keyset pages), the last value we wrote per field (the `ours` policy's memory), a run's counts, the
 // kept values recorded with a job's outcome, and pruning.
 import { expect, it } from 'vitest';
-import type { OutcomeRecord } from '../../src/store/outcomes.ts';
+import type { OutcomeRecord } from '../../src/store/outcome-rows.ts';
 
 import type { FieldWriteEntry, NoteEntry } from '../../src/write/journal.ts';
 import { describeEachDatabase, migratedStore } from '../helpers/databases.ts';

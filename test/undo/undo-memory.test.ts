@@ -15,7 +15,7 @@ import type { CrmConnector } from '../../connectors/types.ts';
 import { PROVENANCE_FIELDS as P } from '../../src/map/provenance.ts';
 import { IntegrationError } from '../../src/shared/errors.ts';
 import { accountLockKey, redisAccountLocks } from '../../src/signals/account-lock.ts';
-import type { OutcomeRecord } from '../../src/store/outcomes.ts';
+import type { OutcomeRecord } from '../../src/store/outcome-rows.ts';
 import type { Repositories, Store } from '../../src/store/store.ts';
 import { resolveUndo, type UndoTarget } from '../../src/undo/target.ts';
 import { previewUndo, runUndo, type UndoDeps } from '../../src/undo/undo.ts';
