@@ -282,19 +282,7 @@ export class Resolver {
     if (pooled) return pooled;
     if (share?.answer) {
       const kept = share.answer.map((f, order) => ({ ...f, order }));
-      const decision = decide(
-        {
-          given: label,
-          name,
-          scored: this.#score(scoring, name, kept, p.placed),
-          found: kept.length,
-          asked: [],
-          state,
-          contradiction: p.contradiction,
-          mailOnly: p.mailOnly,
-        },
-        this.#options,
-      );
+      const decision = this.#decide(p, this.#score(scoring, name, kept, p.placed), kept.length, []);
       if (decision.status === 'matched') return decision;
     }
 
@@ -307,20 +295,7 @@ export class Resolver {
     // The state-limited searches found a buyer that reads as the name: no need to look across states.
     const convincing = () =>
       scored.some((s) => s.result.related && !s.result.otherState && s.result.nameSimilarity >= 0.8);
-    const decideNow = () =>
-      decide(
-        {
-          given: label,
-          name,
-          scored,
-          found: found.size,
-          asked,
-          state,
-          contradiction: p.contradiction,
-          mailOnly: p.mailOnly,
-        },
-        this.#options,
-      );
+    const decideNow = () => this.#decide(p, scored, found.size, asked);
     const take = (search: Search, buyers: BuyerBrief[]): MatchDecision => {
       asked.push(search.shown);
       buyers.forEach((buyer, i) => {
@@ -363,6 +338,13 @@ export class Resolver {
     return decision ?? decideNow();
   }
 
+  /** The decision on the account's scored candidates (decide.ts). */
+  #decide(p: Prepared, scored: readonly Scored[], found: number, asked: readonly string[]): MatchDecision {
+    const { name, state, contradiction, mailOnly } = p;
+    const given = p.given ?? p.website ?? '';
+    return decide({ given, name, scored, found, asked, state, contradiction, mailOnly }, this.#options);
+  }
+
   /**
    * A match from the buyers earlier searches found in the account's state (answer-pool.ts), taken only
    * when it is as plain as a match gets: the best reads exactly as the account's name (as written, or
@@ -385,19 +367,7 @@ export class Resolver {
     if (!name.typeHint || !best?.result.nameEqual || best.result.otherState || !agrees) return null;
     const rank = pooled.find((f) => f.buyer.id === best.candidate.buyerId)?.rank;
     if (rank === undefined || rank >= this.#options.searchLimit) return null;
-    const decision = decide(
-      {
-        given: p.given ?? p.website ?? '',
-        name,
-        scored,
-        found: kept.length,
-        asked: [],
-        state,
-        contradiction: p.contradiction,
-        mailOnly: p.mailOnly,
-      },
-      this.#options,
-    );
+    const decision = this.#decide(p, scored, kept.length, []);
     return decision.status === 'matched' && decision.buyerId === best.candidate.buyerId ? decision : null;
   }
 
