@@ -1,7 +1,7 @@
 // The buyers this process's name searches found in each state, kept a few minutes by the words that
 // name them: a run's accounts name neighbours — "Travis Co.", "Travis County Sheriff's Office", "Austin
 // ISD" and "City of Austin" in TX — and one search's answer often holds the buyer another account
-// names. Before an account searches, the kept buyers of its state that share a place word of its name
+// names. Before an account searches, the kept buyers of its state whose names hold its place words
 // are scored as a search's answer would be; only a plain match skips the search (resolver.ts: the name
 // as written is the buyer's own, of the kind it says, in its state, no rival, nothing contradicting it,
 // and the buyer ranked within the first `searchLimit` of an answer three times as long — so its
@@ -46,12 +46,15 @@ export class AnswerPool {
     });
   }
 
-  /** The kept buyers of the state that share a place word with `name` (none: an empty list). */
+  /**
+   * The kept buyers of the state whose names hold every place word of `name` (none: an empty list): a
+   * buyer that lacks one cannot read as the name, nor come close to one that does.
+   */
   candidates(stateCode: string, name: NormalizedName): Pooled[] {
     const state = stateCode.toUpperCase();
-    const out = new Map<string, Pooled>();
-    for (const word of new Set(name.core))
-      for (const p of this.#byWord.get(`${state} ${word}`)?.values() ?? []) out.set(p.buyer.id, p);
-    return [...out.values()];
+    const [first, ...rest] = [...new Set(name.core)];
+    if (first === undefined) return [];
+    const holds = (p: Pooled) => rest.every((w) => this.#byWord.get(`${state} ${w}`)?.has(p.buyer.id));
+    return [...(this.#byWord.get(`${state} ${first}`)?.values() ?? [])].filter(holds);
   }
 }
