@@ -209,12 +209,16 @@ export async function estimateBackfill(
 }
 
 /**
- * The Buyer Intelligence calls a run spends: a search and the attributes per new buyer (measured
- * ~2.05 per account on realistic names with signals left out, issue 31) and its signals as planned.
+ * Searches and attribute reads per account of a backfill on realistic names, signals left out: 2.05
+ * when issue 31 measured it, 16 % fewer since a worker matches plain names from the buyers its earlier
+ * searches found and skips companies' searches (`node bench/resolve-calls.ts`: 1.885 → 1.585).
  */
+export const SEARCH_AND_ATTRIBUTE_CALLS_PER_ACCOUNT = 1.72;
+
+/** The Buyer Intelligence calls a run spends: its searches and attributes, and its signals as planned. */
 export function backfillBuyerIntelCalls(accounts: number, plan: SignalPlan): number {
   const signals = plan.source === 'feed' ? plan.feedCalls : plan.perBuyerCalls;
-  return Math.ceil(accounts * 2.05) + signals;
+  return Math.ceil(accounts * SEARCH_AND_ATTRIBUTE_CALLS_PER_ACCOUNT) + signals;
 }
 
 /** Which source of signals the run takes and what each would cost, in words. */

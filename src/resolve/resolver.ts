@@ -2,7 +2,8 @@
 // order; each step is short, and the decision itself is decide.ts.
 // Resolves a CRM account to a buyer of the Buyer Intelligence API, explainably: a pinned buyer id wins;
 // then a cached match; then the candidates another account of the same name was just matched with
-// (shared-answers.ts), when they match this one too; then at most three searches in the account's
+// (shared-answers.ts), when they match this one too; then the buyers this process's searches found in the
+// account's state (answer-pool.ts), when they give a plain match; then at most three searches in the account's
 // state, each asked only while no buyer is matched yet — the name (a known nickname written out), the
 // buyers at the account's web address (where the API supports a search by criteria), then the name's
 // canonical words or the web address's words, the name's other words skipped once its candidates read
@@ -15,6 +16,7 @@ import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import { BuyerIntelError, ResponseValidationError } from '../buyer-intel/errors.ts';
 import type { BuyerBrief } from '../buyer-intel/schemas.ts';
 import type { StateEntry } from '../buyer-intel/states.ts';
+import { AnswerPool } from './answer-pool.ts';
 import { type IdMatchClient, IdMatcher } from './by-id.ts';
 import { decide, type Scored } from './decide.ts';
 import { parseWebAddress } from './domains.ts';
@@ -65,6 +67,9 @@ export const DEFAULT_RESOLVER_OPTIONS: Readonly<ResolverOptions> = Object.freeze
  * across states when those found nothing that reads as the name.
  */
 export const MAX_SEARCHES = 4;
+
+/** A search in a state asks the API for this many times `searchLimit` results, for the pool. */
+const POOL_LIMIT_FACTOR = 3;
 
 /**
  * What the resolver asks of the API. Without the criteria search, accounts are found by name only;
@@ -179,6 +184,8 @@ export class Resolver {
   readonly #options: ResolverOptions & { weights: Weights };
   readonly #ids: IdMatcher | undefined;
   readonly #profiles: ProfileClient | undefined;
+  /** The buyers this process's searches found, by state and word (answer-pool.ts); none with a TTL of 0. */
+  readonly #pool: AnswerPool | undefined;
   /** Whether the API answers a search by criteria; learnt on the first try, kept for the process. */
   #criteria: 'unknown' | 'supported' | 'unsupported';
   #criteriaFailures = 0;
@@ -193,6 +200,8 @@ export class Resolver {
       : undefined;
     this.#profiles = canReadAttributes(client) ? client : undefined;
     this.#criteria = deps.client.searchBuyersByCriteria ? 'unknown' : 'unsupported';
+    const poolTtl = this.#options.sharedAnswerTtlSeconds;
+    this.#pool = poolTtl > 0 ? new AnswerPool(poolTtl * 1000) : undefined;
   }
 
   /**
@@ -260,21 +269,20 @@ export class Resolver {
     const { given, website, name, givenState, state } = p;
     const scoring = { ...p.account, website };
     const label = given ?? website ?? '';
+    // decide.ts makes a name in a company's legal form no match unless a buyer found has the account's
+    // web address or email domain: without either, no search can change that.
+    if (name?.company && !website && !p.account.emailDomains?.length) {
+      return {
+        status: 'no_match',
+        explanation: `No match for "${label}": "${name.company}" is a company's legal form, and the account has no web address or email domain that could be a buyer's; no search made`,
+        candidates: [],
+      };
+    }
+    const pooled = this.#fromPool(p);
+    if (pooled) return pooled;
     if (share?.answer) {
       const kept = share.answer.map((f, order) => ({ ...f, order }));
-      const decision = decide(
-        {
-          given: label,
-          name,
-          scored: this.#score(scoring, name, kept, p.placed),
-          found: kept.length,
-          asked: [],
-          state,
-          contradiction: p.contradiction,
-          mailOnly: p.mailOnly,
-        },
-        this.#options,
-      );
+      const decision = this.#decide(p, this.#score(scoring, name, kept, p.placed), kept.length, []);
       if (decision.status === 'matched') return decision;
     }
 
@@ -287,20 +295,7 @@ export class Resolver {
     // The state-limited searches found a buyer that reads as the name: no need to look across states.
     const convincing = () =>
       scored.some((s) => s.result.related && !s.result.otherState && s.result.nameSimilarity >= 0.8);
-    const decideNow = () =>
-      decide(
-        {
-          given: label,
-          name,
-          scored,
-          found: found.size,
-          asked,
-          state,
-          contradiction: p.contradiction,
-          mailOnly: p.mailOnly,
-        },
-        this.#options,
-      );
+    const decideNow = () => this.#decide(p, scored, found.size, asked);
     const take = (search: Search, buyers: BuyerBrief[]): MatchDecision => {
       asked.push(search.shown);
       buyers.forEach((buyer, i) => {
@@ -341,6 +336,39 @@ export class Resolver {
       decision = decideNow();
     }
     return decision ?? decideNow();
+  }
+
+  /** The decision on the account's scored candidates (decide.ts). */
+  #decide(p: Prepared, scored: readonly Scored[], found: number, asked: readonly string[]): MatchDecision {
+    const { name, state, contradiction, mailOnly } = p;
+    const given = p.given ?? p.website ?? '';
+    return decide({ given, name, scored, found, asked, state, contradiction, mailOnly }, this.#options);
+  }
+
+  /**
+   * A match from the buyers earlier searches found in the account's state (answer-pool.ts), taken only
+   * when it is as plain as a match gets: the best reads exactly as the account's name (as written, or
+   * one of the buyer's own names), of the kind the name says, in the account's state, ranked within the
+   * first `searchLimit` of the answer that found it (its namesakes came with it), with no rival within
+   * the margin and nothing contradicting it. A name read with the account's place, or an account that
+   * says two states, searches.
+   */
+  #fromPool(p: Prepared): MatchDecision | null {
+    const { name, state } = p;
+    if (!this.#pool || !name || !state || p.placed.length || p.contradiction || p.mailOnly) return null;
+    const pooled = this.#pool.candidates(state.code, name);
+    if (!pooled.length) return null;
+    const kept = pooled.map(({ buyer }, order) => ({ buyer, rank: null, order }));
+    const scored = this.#score({ ...p.account, website: p.website }, name, kept, p.placed);
+    const best = scored[0];
+    // A name that says its kind, read exactly as a buyer of that kind: a bare place name ("Springfield")
+    // has rivals of every kind that only its own search finds.
+    const agrees = best?.result.signals.some((s) => s.signal === 'type' && s.points > 0);
+    if (!name.typeHint || !best?.result.nameEqual || best.result.otherState || !agrees) return null;
+    const rank = pooled.find((f) => f.buyer.id === best.candidate.buyerId)?.rank;
+    if (rank === undefined || rank >= this.#options.searchLimit) return null;
+    const decision = this.#decide(p, scored, kept.length, []);
+    return decision.status === 'matched' && decision.buyerId === best.candidate.buyerId ? decision : null;
   }
 
   /**
@@ -490,13 +518,16 @@ export class Resolver {
   }
 
   #find(buyerName: string, state: StateEntry | undefined): Promise<BuyerBrief[]> {
+    const limit = this.#options.searchLimit;
+    // A search in a state asks for more than the decision reads: the rest is for the pool, whose
+    // answer is the more complete for it (the same call; only the first `searchLimit` decide here).
+    const pooled = state && this.#pool ? Math.min(100, limit * POOL_LIMIT_FACTOR) : limit;
     return this.#client
-      .searchBuyers({
-        buyerName,
-        limit: this.#options.searchLimit,
-        ...(state ? { buyerStateCode: state.code } : {}),
-      })
-      .then((r) => r.buyers);
+      .searchBuyers({ buyerName, limit: pooled, ...(state ? { buyerStateCode: state.code } : {}) })
+      .then((r) => {
+        if (state) this.#pool?.add(state.code, r.buyers);
+        return r.buyers.slice(0, limit);
+      });
   }
 
   /** The buyers whose web address is `host`, when the API has a search by criteria; null when it has none. */

@@ -11,7 +11,11 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { DEMO_COMPANIES } from '../../emulators/cli/demo.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { isChunk } from '../../queues/enrich-queue.ts';
-import { type BackfillState, backfillStateKey } from '../../src/backfill/backfill.ts';
+import {
+  type BackfillState,
+  backfillStateKey,
+  SEARCH_AND_ATTRIBUTE_CALLS_PER_ACCOUNT,
+} from '../../src/backfill/backfill.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { CLI_PATH as CLI, runCli, sandboxCliEnv } from '../helpers/cli.ts';
 import { eventually } from '../helpers/poll.ts';
@@ -70,7 +74,7 @@ describe('buyer-intel-sync backfill', () => {
     expect(accounts).toBe(ACCOUNTS / 2);
     expect(perBuyer).toBe(Math.ceil((ACCOUNTS / 2) * 0.44));
     expect(pages).toBeLessThan(perBuyer ?? 0);
-    expect(calls).toBe(Math.ceil((ACCOUNTS / 2) * 2.05) + (pages ?? 0));
+    expect(calls).toBe(Math.ceil((ACCOUNTS / 2) * SEARCH_AND_ATTRIBUTE_CALLS_PER_ACCOUNT) + (pages ?? 0));
     expect(await queue.count()).toBe(0);
     const bad = await cli(['backfill', '--crm', 'hubspot', '--filter', 'state~TX']);
     expect(bad.code).toBe(2);
