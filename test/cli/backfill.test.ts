@@ -1,4 +1,4 @@
-// `buyer-intel-sync backfill` as a real process against the HubSpot emulator with 2,500 companies:
+// `buyer-intel-sync backfill` as a real process against the HubSpot emulator with 1,000 companies:
 // the estimate, a run killed midway (SIGKILL) and resumed, and every account queued exactly once;
 // then, with a worker running, --wait following a run until its accounts finished, counted by outcome.
 import { spawn } from 'node:child_process';
@@ -22,7 +22,7 @@ import { eventually } from '../helpers/poll.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-backfill-${randomUUID().slice(0, 8)}`;
-const ACCOUNTS = 2_500;
+const ACCOUNTS = 1_000;
 
 let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;

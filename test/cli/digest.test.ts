@@ -62,7 +62,7 @@ describe('buyer-intel-sync digest --now', () => {
     expect(second.code).toBe(0);
     expect(JSON.parse(second.stdout).counts.written).toBe(0);
     expect(hs.store.notesOf(austin)).toHaveLength(1);
-  });
+  }, 90_000);
 
   it('exits 2 with what to fix: no --now, an unknown kind, a kind not configured', async () => {
     expect((await cli(['digest'])).code).toBe(2);

@@ -29,7 +29,7 @@ import { eventually } from '../helpers/poll.ts';
 import { closeService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const ACCOUNTS = 500;
+const ACCOUNTS = 300;
 const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
 const WRITES = /update|archive|delete|create/i;
 
@@ -229,11 +229,11 @@ for (const [make, stop] of [
         stdout += d;
       });
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-      await eventually(() => restored() >= 200, '200 fields restored', { timeoutMs: 30_000, intervalMs: 5 });
+      await eventually(() => restored() >= 120, '120 accounts restored', { timeoutMs: 30_000, intervalMs: 5 });
       const atStop = restored();
       child.kill(stop);
       const code = await exited;
-      expect(atStop).toBeGreaterThanOrEqual(200);
+      expect(atStop).toBeGreaterThanOrEqual(120);
       expect(atStop).toBeLessThan(ACCOUNTS);
       if (stop === 'SIGINT') {
         expect(code).toBe(130);

@@ -2,7 +2,6 @@
 // and Buyer Intelligence emulators) and real Redis: every account once in ceil(n / N) jobs, each
 // account's outcome naming its run and its chunk; and an account of a chunk that fails — for good, for
 // now, or because another job holds it — becomes a job of its own while the others are enriched.
-// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';

@@ -1,7 +1,6 @@
 // The seam, end to end: a third CRM that exists only as connectors/memory/ and one registration runs
 // the whole flow — an "account created" event → the enrich queue (real BullMQ on real Redis) → resolve
 // and fetch against the Buyer Intelligence emulator → map → fields and notes written in that CRM.
-// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
 import '../helpers/memory-crm.ts'; // first: registers the test double before the registry is read
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 // Scale-out as operations teams run it: 4 `worker` processes, each with an environment of its own (as
 // separate machines have: its own temporary directory and process name), one Redis (a Redis Cluster
-// under `npm run test:cluster`) and one PostgreSQL, a `backfill` of 2,000 HubSpot companies started by
+// under `npm run test:cluster`) and one PostgreSQL, a `backfill` of 1,000 HubSpot companies started by
 // the CLI, and one worker killed with SIGKILL mid-run. BullMQ hands the dead worker's chunks to the
 // others once their locks expire (within about 20 s).
 // Asserts: every account has its one outcome and its status on the CRM, most are enriched, no account
@@ -22,7 +22,7 @@ import { freshPostgresDatabase, itWithPostgres } from '../helpers/databases.ts';
 import { deleteKeysOf, testPrefix, testRedis } from '../helpers/redis.ts';
 import { CLI, cliEnv, duplicates, noteKeysOf, untilStarted, waitFor } from '../helpers/reliability-env.ts';
 
-const ACCOUNTS = 2_000;
+const ACCOUNTS = 1_000;
 const WORKERS = 4;
 const prefix = testPrefix('test-four-workers');
 const redis = testRedis();

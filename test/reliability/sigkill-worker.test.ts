@@ -5,7 +5,6 @@
 // ends enriched with the right buyer and fields, and no signal has two notes on its company.
 // Note: the product's worker uses BullMQ's default lockDuration / stalledInterval (30 s each), so the
 // stalled jobs come back only after 30–60 s; this test therefore takes ~45–75 s.
-// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SandboxBuyer } from '../../emulators/buyer-intel/data/types.ts';

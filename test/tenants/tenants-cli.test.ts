@@ -49,7 +49,7 @@ describe('buyer-intel-sync tenants', () => {
     expect(list.stdout + list.stderr).not.toContain(token);
     expect((await cli(['remove', 'hubspot', '5150'])).code).toBe(0);
     expect((await cli(['list'])).stdout).toBe('');
-  });
+  }, 90_000);
 
   it('exits 2 naming the bad field, never echoing a credential', async () => {
     const bad = await cli(
