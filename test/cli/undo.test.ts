@@ -229,7 +229,10 @@ for (const [make, stop] of [
         stdout += d;
       });
       const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-      await eventually(() => restored() >= 120, '120 accounts restored', { timeoutMs: 30_000, intervalMs: 5 });
+      await eventually(() => restored() >= 120, '120 accounts restored', {
+        timeoutMs: 30_000,
+        intervalMs: 5,
+      });
       const atStop = restored();
       child.kill(stop);
       const code = await exited;
