@@ -74,9 +74,9 @@ describe('Salesforce Change Data Capture', () => {
       ),
     ).toBe(true);
     const stored = async () => Number(await redis.get(`${prefix}:cdc:${sf.orgId.slice(0, 15)}:replay`));
-    await eventually(async () => (await stored()) >= last, 'the replay id stored', { timeoutMs: 10_000 });
+    await eventually(async () => (await stored()) >= last, 'the replay id stored', { timeoutMs: 30_000 });
     expect(await jobsOf(service as Service, id)).toHaveLength(1);
-  });
+  }, 60_000);
 
   it('resumes from the stored replay id after a restart and enriches what was created meanwhile', async () => {
     await service?.close();
