@@ -82,6 +82,21 @@ const ownRedis =
     ? await benchRedis(sharedRedis.url)
     : undefined;
 const pg = postgresUrl();
+/** The settings every backfill run of this invocation shares (the backfill section, the heap curve). */
+const backfillRun = (redisUrl: string, data: NonNullable<typeof dataset>) => ({
+  redisUrl,
+  postgresUrl: pg,
+  dataset: data,
+  accounts: num('accounts'),
+  buyers: num('buyers'),
+  latencyMs: num('latency-ms'),
+  concurrency: num('concurrency'),
+  buyerIntelPerMinute: num('bi-limit'),
+  cacheTtlMs: num('cache-ttl-ms'),
+  warmupS: num('warmup-s'),
+  windowS: num('window-s'),
+  timeoutS: num('run-timeout-s'),
+});
 const goals: Parameters<typeof goalRows>[0] = { backfills: [] };
 
 try {
@@ -107,21 +122,7 @@ try {
         ...list(values['hubspot-workers']).map((w) => ['hubspot', w] as const),
         ...list(values['salesforce-workers']).map((w) => ['salesforce', w] as const),
       ],
-      {
-        redisUrl: ownRedis.url,
-        postgresUrl: pg,
-        dataset,
-        accounts: num('accounts'),
-        buyers: num('buyers'),
-        latencyMs: num('latency-ms'),
-        concurrency: num('concurrency'),
-        buyerIntelPerMinute: num('bi-limit'),
-        cacheTtlMs: num('cache-ttl-ms'),
-        warmupS: num('warmup-s'),
-        windowS: num('window-s'),
-        timeoutS: num('run-timeout-s'),
-        preloadOutcomes: num('preload-outcomes'),
-      },
+      { ...backfillRun(ownRedis.url, dataset), preloadOutcomes: num('preload-outcomes') },
       (done) => {
         for (const r of done) r.redis.private = ownRedis.private;
         report.backfill = done;
@@ -151,20 +152,10 @@ try {
   }
 
   if (sections.has('heap-curve') && dataset && ownRedis) {
-    const points = await runHeapCurve(values['heap-curve'].split(',').filter(Boolean), {
-      redisUrl: ownRedis.url,
-      postgresUrl: pg,
-      dataset,
-      accounts: num('accounts'),
-      buyers: num('buyers'),
-      latencyMs: num('latency-ms'),
-      concurrency: num('concurrency'),
-      buyerIntelPerMinute: num('bi-limit'),
-      cacheTtlMs: num('cache-ttl-ms'),
-      warmupS: num('warmup-s'),
-      windowS: num('window-s'),
-      timeoutS: num('run-timeout-s'),
-    });
+    const points = await runHeapCurve(
+      values['heap-curve'].split(',').filter(Boolean),
+      backfillRun(ownRedis.url, dataset),
+    );
     report.heapCurve = points;
     console.log(
       `\nHeap curve: HubSpot ×1, ${num('accounts')} accounts over ${num('buyers')} buyers, window ${num('window-s')} s after ${num('warmup-s')} s; machine ${machine().cpuModel ?? '?'}, ${machine().cpus} cores`,

@@ -129,6 +129,17 @@ describe("the buyer's own name says the account's kind", () => {
   });
 });
 
+/** The attributes of a Louisville Metro department: no other name, its parent's name. */
+const METRO_PARENT = {
+  otherNames: [],
+  parentName: 'Louisville/Jefferson County Metro Government',
+  parentBuyerId: null,
+  city: null,
+  county: null,
+  zip: null,
+  emailDomains: [],
+};
+
 describe("words of the buyer's parent in the account's name", () => {
   const police = { name: 'Louisville Police Department', stateCode: 'KY', type: 'PoliceDepartment' };
   const account = { name: 'Louisville Metro Police Department', state: 'KY' };
@@ -137,15 +148,7 @@ describe("words of the buyer's parent in the account's name", () => {
     const without = scoreCandidate(account, police);
     const withParent = scoreCandidate(account, {
       ...police,
-      profile: {
-        otherNames: [],
-        parentName: 'Louisville/Jefferson County Metro Government',
-        parentBuyerId: null,
-        city: null,
-        county: null,
-        zip: null,
-        emailDomains: [],
-      },
+      profile: METRO_PARENT,
     });
     expect(without.nameSimilarity).toBeLessThan(1);
     expect(withParent.nameSimilarity).toBe(1);
@@ -156,18 +159,7 @@ describe("words of the buyer's parent in the account's name", () => {
   it('leave nothing to compare when every word is the parent’s', () => {
     const r = scoreCandidate(
       { name: 'Jefferson County Metro', state: 'KY' },
-      {
-        ...police,
-        profile: {
-          otherNames: [],
-          parentName: 'Louisville/Jefferson County Metro Government',
-          parentBuyerId: null,
-          city: null,
-          county: null,
-          zip: null,
-          emailDomains: [],
-        },
-      },
+      { ...police, profile: METRO_PARENT },
     );
     expect(r.signals.some((s) => s.signal === 'parent')).toBe(false);
     expect(r.score).toBeLessThan(0.75);
