@@ -87,8 +87,9 @@ export function refreshActions(options: ActionOptions) {
       if (err instanceof ActionProblem) throw err;
       throw new ActionProblem(503, 'queue_unavailable', 'could not queue the refresh; try again');
     }
-    // The window counts from the answer the person sees, not from before a slow store or queue.
-    await options.redis.pexpire(windowKey, windowMs).catch(() => undefined);
+    // The window counts from the answer the person sees, not from before a slow store or queue: set
+    // again (not PEXPIRE), since a store slower than the window let the first key expire meanwhile.
+    await options.redis.set(windowKey, jobId, 'PX', windowMs).catch(() => undefined);
     return { jobId, deduplicated: false };
   }
 
