@@ -15,15 +15,13 @@ import { type BackfillOutcomes, trackBackfillOutcomes } from '../backfill/outcom
 import { loadEnv } from '../config/env.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
-import { type Command, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
+import { type CommandBody, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
 import { operatorName } from './operator.ts';
 import { backfillProgress } from './progress.ts';
 import { requireRedis } from './redis-check.ts';
 
-export const backfillCommand: Command = {
-  name: 'backfill',
-  summary: 'Queue enrichment of existing CRM accounts (resumable), after a cost estimate',
+export const backfillCommand: CommandBody = {
   usage: `buyer-intel-sync backfill --crm ${crmChoices()} [--filter field=value ...]
                           [--limit N] [--dry-run] [--restart] [--wait [--timeout S]]
 

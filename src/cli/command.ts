@@ -1,7 +1,7 @@
 // A tiny command registry on node:util parseArgs: every command has --help and --verbose, exit codes
 // are 0 ok, 1 failure, 2 usage, and a failure is one line on stderr (its stack only with --verbose).
 import { inspect, type ParseArgsConfig, parseArgs } from 'node:util';
-import { ConfigError } from '../config/env.ts';
+import { ConfigError } from '../config/config-error.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -24,6 +24,24 @@ export interface Command<O extends Options = Options> {
   /** Resolves with the exit code; long-running commands resolve when they stop. */
   run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<number>;
 }
+
+/** What a command's module exports: its name and summary are the registry's (main.ts). */
+export type CommandBody = Omit<Command, 'name' | 'summary'>;
+
+/** A command the help lists, whose module is imported only to run it. */
+export interface LazyCommand {
+  name: string;
+  summary: string;
+  load(): Promise<CommandBody>;
+}
+
+export type CommandEntry = Command | LazyCommand;
+
+export const lazy = (name: string, summary: string, load: () => Promise<CommandBody>): LazyCommand => ({
+  name,
+  summary,
+  load,
+});
 
 export function parse(command: Command, argv: string[]) {
   try {
@@ -63,7 +81,7 @@ export function numberOption(values: Record<string, unknown>, name: string, fall
   return n;
 }
 
-function help(program: string, commands: Command[]): string {
+function help(program: string, commands: readonly CommandEntry[]): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [
     `Usage: ${program} <command> [options]`,
@@ -115,15 +133,19 @@ function runWithin(command: Command, run: () => Promise<number>): Promise<number
  * Dispatches argv to one of `commands` and resolves with the exit code. Shared by the product's CLI and
  * the emulators' dev CLI so both answer --help, usage errors and failures the same way.
  */
-export async function runCli(program: string, commands: Command[], argv: string[]): Promise<number> {
+export async function runCli(
+  program: string,
+  commands: readonly CommandEntry[],
+  argv: string[],
+): Promise<number> {
   const { verbose, args } = takeVerbose(argv);
   const [name, ...rest] = args;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${help(program, commands)}\n`);
     return name ? 0 : EXIT_USAGE;
   }
-  const command = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     process.stderr.write(
       `${program}: unknown command "${name}" (commands: ${commands.map((c) => c.name).join(', ')}; see ${program} --help)\n`,
     );
@@ -137,6 +159,8 @@ export async function runCli(program: string, commands: Command[], argv: string[
   process.on('uncaughtException', escaped);
   process.on('unhandledRejection', escaped);
   try {
+    const command: Command =
+      'load' in entry ? { name, summary: entry.summary, ...(await entry.load()) } : entry;
     const { values, positionals } = parse(command, rest);
     if (values.help) {
       process.stdout.write(`${command.usage}\n`);

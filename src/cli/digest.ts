@@ -3,12 +3,10 @@ import { DIGEST_KINDS, DigestBusyError, DigestIncompleteError, type DigestKind }
 import { digestSettingsOf } from '../digest/run.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
-import { type Command, UsageError } from './command.ts';
+import { type CommandBody, UsageError } from './command.ts';
 import { requireRedis } from './redis-check.ts';
 
-export const digestCommand: Command = {
-  name: 'digest',
-  summary: 'Run a signal digest now (they otherwise run on their schedules in the worker)',
+export const digestCommand: CommandBody = {
   usage: `buyer-intel-sync digest --now [--kind per-account|org-wide|per-owner]
 
 Per account: one note per matched account with the signals new since its last digest, ranked by

@@ -1,7 +1,8 @@
 // `buyer-intel-sync doctor`: checks the configuration and every dependency the way the service uses
 // them, one line each, and exits 0 when nothing failed (warnings allowed), 1 otherwise.
 import { CRMS, crmKinds, crmOf } from '../../connectors/registry.ts';
-import { ConfigError, type Env, loadEnv } from '../config/env.ts';
+import { ConfigError } from '../config/config-error.ts';
+import { type Env, loadEnv } from '../config/env.ts';
 import {
   checkBuyerIntel,
   checkCrms,
@@ -13,13 +14,11 @@ import {
 } from '../doctor/checks.ts';
 import { checkCrmLimits } from '../doctor/crm-limits.ts';
 import type { CheckResult, CheckStatus } from '../doctor/result.ts';
-import { type Command, EXIT_FAILURE, EXIT_OK, numberOption } from './command.ts';
+import { type CommandBody, EXIT_FAILURE, EXIT_OK, numberOption } from './command.ts';
 
 const LABEL: Record<CheckStatus, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', skip: 'SKIP' };
 
-export const doctorCommand: Command = {
-  name: 'doctor',
-  summary: 'Check the configuration, Redis, the Buyer Intelligence API and the CRMs; one line each',
+export const doctorCommand: CommandBody = {
   usage: `buyer-intel-sync doctor [options]
 
 Checks, one PASS / WARN / FAIL / SKIP line each:

@@ -3,14 +3,12 @@ import { loadEnv } from '../config/env.ts';
 import type { EnrichResult } from '../enrich/types.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
-import { type Command, UsageError } from './command.ts';
+import { type CommandBody, UsageError } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
 import { requireRedis } from './redis-check.ts';
 import { renderTable, wrapParagraph } from './table.ts';
 
-export const enrichCommand: Command = {
-  name: 'enrich',
-  summary: 'Enrich one CRM account now, or show what enrichment would do (--dry-run)',
+export const enrichCommand: CommandBody = {
   usage: `buyer-intel-sync enrich --crm ${crmChoices()} --account <id> [--dry-run]
 
 Resolves the account to a buyer and prints the plan: the match and why, every mapped field as

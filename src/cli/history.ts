@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { canonicalAccountId, isCrmKind } from '../../connectors/registry.ts';
 import { accountHistoryQuerySchema, changeSource, changesOf, decisionWords } from '../api/history-routes.ts';
 import { Store } from '../store/store.ts';
-import { type Command, UsageError } from './command.ts';
+import { type CommandBody, UsageError } from './command.ts';
 import { crmChoices } from './crm-option.ts';
 import { storeEnvFrom } from './migrate.ts';
 import { renderTable } from './table.ts';
@@ -31,9 +31,7 @@ function valid<T>(schema: z.ZodType<T, unknown>, input: unknown): T {
   throw new UsageError(`--${String(issue?.path[0] ?? 'option')}: ${issue?.message ?? 'invalid'}`);
 }
 
-export const historyCommand: Command = {
-  name: 'history',
-  summary: 'What we changed on an account (fields old → new, notes, by run); prune old history',
+export const historyCommand: CommandBody = {
   usage: `buyer-intel-sync history --crm ${crmChoices()} --account <id> [--tenant <id>] [--limit 50] [--after <cursor>]
 buyer-intel-sync history prune --before YYYY-MM-DD [--yes]
 

@@ -10,7 +10,7 @@ import { AccountsFileError, parseAccounts } from '../match-eval/accounts.ts';
 import { evaluate } from '../match-eval/evaluate.ts';
 import { Resolver } from '../resolve/resolver.ts';
 import { buyerIntelClient } from '../service/buyer-intel.ts';
-import { type Command, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
+import { type CommandBody, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
 import { expectedBuyers, reportJson, reportText } from './match-eval-report.ts';
 
 const VARIABLES = [
@@ -38,9 +38,7 @@ function shownUrl(url: string): string {
   return `${u.origin}${u.pathname.replace(/\/$/, '')}`;
 }
 
-export const matchEvalCommand: Command = {
-  name: 'match-eval',
-  summary: 'Score the account → buyer matching on a CSV of accounts with known answers',
+export const matchEvalCommand: CommandBody = {
   usage: `buyer-intel-sync match-eval <accounts.csv> [--json] [--fail-on-wrong] [--concurrency N]
 
 Resolves every account of the file against the configured Buyer Intelligence API, as enrichment

@@ -2,12 +2,13 @@
 // versions kept only in Redis (outcomes, CRM connections, digest state). Reads only the variables it needs, so a release job can run it
 // with DATABASE_URL and REDIS_URL alone.
 import { redisClient } from '../../queues/redis-url.ts';
-import { ConfigError, coreSchema } from '../config/env.ts';
+import { ConfigError } from '../config/config-error.ts';
+import { coreSchema } from '../config/env.ts';
 import { redactUrl } from '../store/db.ts';
 import { importRedisHistory } from '../store/import-redis.ts';
 import { importRedisDigests, importRedisTenants } from '../store/import-redis-durable.ts';
 import { describeError, Store } from '../store/store.ts';
-import type { Command } from './command.ts';
+import type { CommandBody } from './command.ts';
 
 const storeEnv = coreSchema.pick({
   DATABASE_URL: true,
@@ -23,9 +24,7 @@ export function storeEnvFrom(source: NodeJS.ProcessEnv) {
   throw new ConfigError(parsed.error.issues.map((i) => `${String(i.path[0])} ${i.message}`));
 }
 
-export const migrateCommand: Command = {
-  name: 'migrate',
-  summary: 'Apply pending database migrations and import what earlier versions kept in Redis',
+export const migrateCommand: CommandBody = {
   usage: `buyer-intel-sync migrate [--skip-import]
 
 Applies the migrations the database (DATABASE_URL, or the embedded one in PGLITE_DIR) has not had,

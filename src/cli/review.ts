@@ -10,7 +10,7 @@ import { reviewService, topCandidate } from '../review/service.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import type { Actor } from '../store/decisions.ts';
-import { type Command, UsageError } from './command.ts';
+import { type CommandBody, UsageError } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
 import { operatorName } from './operator.ts';
 import { requireRedis } from './redis-check.ts';
@@ -27,9 +27,7 @@ function valid<T>(schema: z.ZodType<T, unknown>, value: unknown): T {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() ? v.trim() : undefined);
 
-export const reviewCommand: Command = {
-  name: 'review',
-  summary: 'The review queue: list cohorts, bulk-approve, reject, re-search or clear accounts',
+export const reviewCommand: CommandBody = {
   usage: `buyer-intel-sync review list [--cohort <c>] [--crm ${crmChoices()}] [--state TX] [--q <name>] [--min 0.5] [--max 0.9] [--sort confidence|date] [--after <cursor>] [--limit 50]
 buyer-intel-sync review approve --floor 0.7 [list filters] [--yes]
 buyer-intel-sync review reject --crm <crm> --account <id> --reason <words>

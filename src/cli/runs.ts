@@ -4,7 +4,7 @@
 import { runIdSchema, runJson, runsQuerySchema } from '../api/runs-routes.ts';
 import { RUN_KINDS } from '../store/schema.ts';
 import { Store } from '../store/store.ts';
-import { type Command, UsageError } from './command.ts';
+import { type CommandBody, UsageError } from './command.ts';
 import { storeEnvFrom } from './migrate.ts';
 import { renderTable } from './table.ts';
 
@@ -17,9 +17,7 @@ const countsText = (counts: Record<string, number>) =>
     .map(([k, n]) => `${k} ${n}`)
     .join(', ');
 
-export const runsCommand: Command = {
-  name: 'runs',
-  summary: 'Runs (webhook deliveries, refreshes, backfills, re-enrichments, confirms) and their outcomes',
+export const runsCommand: CommandBody = {
   usage: `buyer-intel-sync runs list [--kind <kind>] [--limit 50] [--after <id>]
 buyer-intel-sync runs show <id>
 

@@ -1,10 +1,8 @@
 import { crmKinds } from '../../connectors/registry.ts';
-import type { Command } from './command.ts';
+import type { CommandBody } from './command.ts';
 import { runService } from './run-service.ts';
 
-export const serveCommand: Command = {
-  name: 'serve',
-  summary: 'Run the HTTP side only: webhook receivers, /api and health (no worker)',
+export const serveCommand: CommandBody = {
   usage: `buyer-intel-sync serve
 
 Serves POST /webhooks/<crm> for each configured CRM (${crmKinds().join(', ')}), /api, /healthz and /readyz on HOST:PORT. Queues jobs; runs none: run \`worker\`

@@ -2,13 +2,11 @@ import { loadEnv } from '../config/env.ts';
 import { fieldDefinitions, idFieldDefinitions } from '../map/field-definitions.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
-import type { Command } from './command.ts';
+import type { CommandBody } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
 import { requireRedis } from './redis-check.ts';
 
-export const setupCommand: Command = {
-  name: 'setup',
-  summary: 'Create our property group and properties in the CRM (idempotent)',
+export const setupCommand: CommandBody = {
   usage: `buyer-intel-sync setup [--crm ${crmChoices()}]
 
 Applies the database's pending migrations (as \`migrate\` does, without importing from Redis), then

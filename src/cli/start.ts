@@ -1,10 +1,8 @@
 import { crmKinds } from '../../connectors/registry.ts';
-import type { Command } from './command.ts';
+import type { CommandBody } from './command.ts';
 import { runService } from './run-service.ts';
 
-export const startCommand: Command = {
-  name: 'start',
-  summary: 'Run the webhook receiver and an enrich worker in one process',
+export const startCommand: CommandBody = {
   usage: `buyer-intel-sync start
 
 Serves POST /webhooks/<crm> for each configured CRM (${crmKinds().join(', ')}), /api, /healthz and /readyz on HOST:PORT and runs the enrich and maintenance workers

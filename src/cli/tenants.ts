@@ -6,14 +6,12 @@ import { loadEnv } from '../config/env.ts';
 import { Store } from '../store/store.ts';
 import { TokenCipher } from '../tenants/cipher.ts';
 import { parseTenant, type TenantRecord, TenantStore, tenantIdOf } from '../tenants/store.ts';
-import { type Command, UsageError } from './command.ts';
+import { type CommandBody, UsageError } from './command.ts';
 import { requireRedis } from './redis-check.ts';
 
 const storable = CRMS.filter((c) => c.tenants);
 
-export const tenantsCommand: Command = {
-  name: 'tenants',
-  summary: 'Add, list or remove CRM connections kept in the database (tokens encrypted at rest)',
+export const tenantsCommand: CommandBody = {
   usage: `buyer-intel-sync tenants list
 ${storable.map((c) => `buyer-intel-sync ${c.tenants?.cli.usage}`).join('\n')}
 buyer-intel-sync tenants remove ${crmKinds().join('|')} <${storable.map((c) => `${c.tenantNoun} id`).join(' | ')}>

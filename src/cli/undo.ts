@@ -8,7 +8,7 @@ import { settingsFromEnv } from '../service/settings.ts';
 import { isRunId } from '../store/runs.ts';
 import { resolveUndo, type UndoTarget } from '../undo/target.ts';
 import { previewUndo, runUndo } from '../undo/undo.ts';
-import { type Command, EXIT_FAILURE, UsageError } from './command.ts';
+import { type CommandBody, EXIT_FAILURE, UsageError } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
 import { operatorName } from './operator.ts';
 import { undoProgress } from './progress.ts';
@@ -47,9 +47,7 @@ function targetOf(values: Record<string, string | boolean | undefined>): UndoTar
   return { kind: 'account', crm: values.crm, accountId, tenant };
 }
 
-export const undoCommand: Command = {
-  name: 'undo',
-  summary: 'Take back what a run, a job or an account’s last change wrote (--dry-run first)',
+export const undoCommand: CommandBody = {
   usage: `buyer-intel-sync undo --run <id> | --job <id> | --crm ${crmChoices()} --account <id> [--tenant <id>]
                        (--dry-run | --yes [--wait])
 

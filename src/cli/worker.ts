@@ -1,9 +1,7 @@
-import type { Command } from './command.ts';
+import type { CommandBody } from './command.ts';
 import { runService } from './run-service.ts';
 
-export const workerCommand: Command = {
-  name: 'worker',
-  summary: 'Run the enrich and maintenance workers only (no HTTP); scale out with more of them',
+export const workerCommand: CommandBody = {
   usage: `buyer-intel-sync worker
 
 Runs the enrich worker (WORKER_CONCURRENCY accounts at a time) and the maintenance worker against

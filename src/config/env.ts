@@ -22,8 +22,8 @@ import {
   httpUrl as url,
 } from '../shared/config-schema.ts';
 import { cronOrOff, timeZone } from '../shared/cron.ts';
-import { IntegrationError } from '../shared/errors.ts';
 import { parseHmacSecret, parsePublicKey } from '../signals/standard-webhooks.ts';
+import { ConfigError } from './config-error.ts';
 import { readConfigFile } from './file.ts';
 import { securityVariables } from './security.ts';
 
@@ -148,14 +148,6 @@ export type Env = z.output<typeof coreSchema> & {
   /** Every variable as validated, the CRMs' included (for `doctor`'s summary and redaction). */
   vars: Record<string, unknown>;
 };
-
-export class ConfigError extends IntegrationError {
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`, { permanent: true });
-    this.problems = problems;
-  }
-}
 
 /** Each CRM reads its own section; at least one must be configured. */
 function crmSettings(vars: Record<string, unknown>): { crms: Record<string, unknown>; problems: string[] } {

@@ -4,7 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadEnv } from '../../src/config/env.ts';
+import { ConfigError } from '../../src/config/config-error.ts';
+import { loadEnv } from '../../src/config/env.ts';
 
 const base = {
   BUYER_INTEL_BASE_URL: 'http://127.0.0.1:1',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadEnv } from '../../src/config/env.ts';
+import { ConfigError } from '../../src/config/config-error.ts';
+import { loadEnv } from '../../src/config/env.ts';
 
 const good = {
   BUYER_INTEL_BASE_URL: 'https://dashboard.example.com',

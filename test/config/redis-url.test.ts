@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { redisTarget } from '../../queues/redis-url.ts';
-import { ConfigError, loadEnv } from '../../src/config/env.ts';
+import { ConfigError } from '../../src/config/config-error.ts';
+import { loadEnv } from '../../src/config/env.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'redis-url-'));
 const ca = join(dir, 'ca.pem');

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { NoteDraft } from '../../connectors/types.ts';
 import type { BridgeSignal } from '../../src/buyer-intel/schemas.ts';
-import { ConfigError, loadEnv } from '../../src/config/env.ts';
+import { ConfigError } from '../../src/config/config-error.ts';
+import { loadEnv } from '../../src/config/env.ts';
 import { followUpOf } from '../../src/follow-ups/drafts.ts';
 import { type FollowUpSettings, followUpSettings } from '../../src/follow-ups/settings.ts';
 import { outcomeOf } from '../../src/follow-ups/sweep.ts';

@@ -16,7 +16,7 @@ import {
   ServerError,
   TimeoutError,
 } from '../../src/buyer-intel/errors.ts';
-import { ConfigError } from '../../src/config/env.ts';
+import { ConfigError } from '../../src/config/config-error.ts';
 import { DigestBusyError } from '../../src/digest/deps.ts';
 import { MappingError } from '../../src/map/load-mapping.ts';
 import { IntegrationError } from '../../src/shared/errors.ts';
