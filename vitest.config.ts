@@ -10,10 +10,13 @@ const shared = {
   pool: 'forks',
 } as const;
 
-/** Where nothing answers: a unit test that reaches for a service fails at once, on every machine. */
+/**
+ * Where nothing answers: a unit test that reaches for a service fails at once, on every machine. No
+ * database server either: a CLI a unit test runs gets the embedded one (test/helpers/test-database.ts).
+ */
 const NOWHERE = {
   REDIS_URL: 'redis://127.0.0.1:1',
-  TEST_DATABASE_URL: 'postgres://postgres@127.0.0.1:1/postgres',
+  TEST_DATABASE_URL: '',
   CHROMIUM_PATH: '/nonexistent/chromium',
 };
 

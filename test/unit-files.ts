@@ -1,8 +1,8 @@
 // The test files of vitest's `unit` project (vitest.config.ts): they need Node alone — no Redis, no
 // PostgreSQL, no Chromium (in-process emulators, PGlite and subprocesses of our own CLI are fine). Every
-// other file is `integration`. The unit project points REDIS_URL, TEST_DATABASE_URL and CHROMIUM_PATH
-// at nothing, so a file listed here that reaches for one of them fails in every run, not only on a
-// machine without them.
+// other file is `integration`. The unit project points REDIS_URL and CHROMIUM_PATH at nothing, so a
+// file listed here that reaches for one of them fails in every run, not only on a machine without
+// them, and clears TEST_DATABASE_URL, so its CLI runs use the embedded database.
 export const UNIT_TEST_FILES = [
   'test/admin/history-page-render.test.ts',
   'test/admin/review-page-render.test.ts',

@@ -16,10 +16,10 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import { PROVENANCE_FIELDS as P } from '../../src/map/provenance.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService, completedJob } from '../helpers/service.ts';
+import { closeService, completedJob, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-review-dups-${randomUUID().slice(0, 8)}`;
@@ -57,7 +57,7 @@ const member = (page: Page, buyer: string, accountId: string) =>
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
   tenant = String(hs.portalId);
-  service = createService({
+  service = await createTestService({
     ...sandboxSettings(
       { buyerIntel: bi, hubspot: hs },
       { redisUrl: REDIS_URL, prefix },

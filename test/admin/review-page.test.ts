@@ -16,11 +16,11 @@ import { runBackfill } from '../../src/backfill/backfill.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import { PROVENANCE_FIELDS as P } from '../../src/map/provenance.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { eventually } from '../helpers/poll.ts';
-import { closeService, completedJob } from '../helpers/service.ts';
+import { closeService, completedJob, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-review-page-${randomUUID().slice(0, 8)}`;
@@ -106,7 +106,7 @@ beforeAll(async () => {
     { redisUrl: REDIS_URL, prefix },
     { worker: { concurrency: 20, writeBatchWaitMs: 20 } },
   );
-  service = createService({
+  service = await createTestService({
     ...settings,
     // The client's own pacing (the provider's 6,000 a minute) would make the backfill the slow part.
     buyerIntel: { ...settings.buyerIntel, ratePerSecond: 10_000, burst: 10_000 },

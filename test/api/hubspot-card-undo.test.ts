@@ -23,9 +23,9 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators
 import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-card-undo-${randomUUID().slice(0, 8)}`;
@@ -45,7 +45,10 @@ beforeAll(async () => {
     { redisUrl: REDIS_URL, prefix },
     { worker: { concurrency: 4, writeBatchWaitMs: 20 } },
   );
-  service = createService({ ...settings, api: { apiKeys: [`key-${randomBytes(16).toString('hex')}`] } });
+  service = await createTestService({
+    ...settings,
+    api: { apiKeys: [`key-${randomBytes(16).toString('hex')}`] },
+  });
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   base = (await service.startHttp(0, '127.0.0.1')).url;
   service.startWorker();

@@ -11,10 +11,10 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
 import { OPENAPI } from '../../src/api/openapi.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { BULLMQ_KEYS, cursorOf, hugeId, nastyJson, nastyString, sometimes } from '../helpers/fuzz.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-no500-${randomUUID().slice(0, 8)}`;
@@ -33,7 +33,7 @@ let companyId: string;
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
-  service = createService({
+  service = await createTestService({
     ...sandboxSettings({ buyerIntel: bi, hubspot: hs }, { redisUrl: REDIS_URL, prefix }),
     api: { apiKeys: [API_KEY] },
     admin: ADMIN,

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-openapi-${randomUUID().slice(0, 8)}`;
@@ -19,7 +19,7 @@ let base: string;
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
-  service = createService({
+  service = await createTestService({
     ...sandboxSettings({ buyerIntel: bi, hubspot: hs }, { redisUrl: REDIS_URL, prefix }),
     security: { metrics: {}, apiDocsPublic: true, inboundAccountWindowMs: 0 },
   });

@@ -28,10 +28,10 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { eventually } from '../helpers/poll.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 /** The quick action's helpers (plain JavaScript, loaded as the metadata test does). */
 const LWC_FORMAT = join(
@@ -59,7 +59,7 @@ beforeAll(async () => {
   );
   // The quick action's signing secret is part of Salesforce's own configuration section.
   const salesforce = { ...(settings.crms.salesforce as object), requestSecrets: [SF_SECRET] };
-  service = createService({
+  service = await createTestService({
     ...settings,
     crms: { ...settings.crms, salesforce },
     api: { apiKeys: [API_KEY] },

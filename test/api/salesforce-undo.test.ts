@@ -13,10 +13,10 @@ import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emu
 import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { eventually } from '../helpers/poll.ts';
-import { closeService, completedJob } from '../helpers/service.ts';
+import { closeService, completedJob, createTestService } from '../helpers/service.ts';
 
 /** The quick action's undo words (plain JavaScript, loaded as the metadata test loads its helpers). */
 const LWC_UNDO = join(
@@ -44,7 +44,7 @@ beforeAll(async () => {
     { worker: { concurrency: 2, writeBatchWaitMs: 20 } },
   );
   const salesforce = { ...(settings.crms.salesforce as object), requestSecrets: [SF_SECRET] };
-  service = createService({ ...settings, crms: { salesforce }, api: { apiKeys: [API_KEY] } });
+  service = await createTestService({ ...settings, crms: { salesforce }, api: { apiKeys: [API_KEY] } });
   await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   base = (await service.startHttp(0, '127.0.0.1')).url;
   service.startWorker();

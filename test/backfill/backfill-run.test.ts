@@ -13,6 +13,7 @@ import { createEnrichQueue, type EnrichQueueData, isChunk } from '../../queues/e
 import { backfillJobId, backfillStateKey, runBackfill } from '../../src/backfill/backfill.ts';
 import { type Repositories, Store } from '../../src/store/store.ts';
 import { deleteKeysOf, testPrefix, testRedis } from '../helpers/redis.ts';
+import { serviceDatabase } from '../helpers/test-database.ts';
 
 const prefix = testPrefix('test-backfill-run');
 const ACCOUNTS = 250;
@@ -28,7 +29,7 @@ const ids: string[] = [];
 beforeAll(async () => {
   redis = testRedis();
   queue = createEnrichQueue(redis, { prefix });
-  store = new Store({ pgliteDir: 'memory' });
+  store = new Store(await serviceDatabase());
   repos = await store.open();
   for (let i = 1; i <= ACCOUNTS; i++)
     ids.push(crm.createAccount({ name: `Town ${i}`, state: i % 2 ? 'TX' : 'OH' }));

@@ -15,9 +15,9 @@ import {
   readBackfillState,
   runBackfill,
 } from '../../src/backfill/backfill.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-storm-${randomUUID().slice(0, 8)}`;
@@ -31,7 +31,9 @@ let redis: Redis;
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({ faultSeed: 27 })]);
   redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  service = createService(sandboxSettings({ buyerIntel: bi, hubspot: hs }, { redisUrl: REDIS_URL, prefix }));
+  service = await createTestService(
+    sandboxSettings({ buyerIntel: bi, hubspot: hs }, { redisUrl: REDIS_URL, prefix }),
+  );
   for (let i = 1; i <= COMPANIES; i++) hs.store.createCompany({ name: `Town ${i}` }, { source: 'CRM_UI' });
 }, 60_000);
 afterAll(async () => {

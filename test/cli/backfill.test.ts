@@ -17,7 +17,8 @@ import {
   SEARCH_AND_ATTRIBUTE_CALLS_PER_ACCOUNT,
 } from '../../src/backfill/backfill.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { CLI_PATH as CLI, runCli, sandboxCliEnv } from '../helpers/cli.ts';
+import { CLI_PATH as CLI, cliDatabase, runCli, sandboxCliEnv } from '../helpers/cli.ts';
+import { postgresUnavailable } from '../helpers/databases.ts';
 import { eventually } from '../helpers/poll.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -28,6 +29,11 @@ let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
 let redis: Redis;
 let queue: Queue;
+/**
+ * The processes of a test run at once: they share the file's server database, or without one each has
+ * its own embedded one (which serves one process at a time).
+ */
+let database: Record<string, string>;
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({})]);
@@ -35,6 +41,7 @@ beforeAll(async () => {
     hs.store.createCompany({ name: `Backfill Town ${i}`, state: i % 2 ? 'TX' : 'OH' }, { source: 'CRM_UI' });
   redis = new Redis(REDIS_URL);
   queue = new Queue('enrich', { connection: redis, prefix });
+  database = postgresUnavailable ? { PGLITE_DIR: 'memory' } : (await cliDatabase()).env;
 });
 afterAll(async () => {
   await queue.obliterate({ force: true }).catch(() => undefined);
@@ -49,8 +56,7 @@ const env = (redisPrefix = prefix) => ({
   PATH: process.env.PATH ?? '',
   REDIS_URL,
   REDIS_PREFIX: redisPrefix,
-  // Each process its own embedded database: this file's processes share no outcomes.
-  PGLITE_DIR: 'memory',
+  ...database,
   ...sandboxCliEnv(bi, hs),
 });
 
@@ -145,8 +151,8 @@ describe('buyer-intel-sync backfill', () => {
         { source: 'CRM_UI' },
       );
     expect((await cli(['setup', '--crm', 'hubspot'], waitPrefix)).code).toBe(0);
-    // `start` (HTTP and a worker in one process) runs on the embedded database; `worker` alone would
-    // need a shared DATABASE_URL.
+    // `start` (HTTP and a worker in one process) runs on the embedded database when there is no server;
+    // `worker` alone would need a shared DATABASE_URL.
     const worker = spawn(process.execPath, [CLI, 'start'], {
       env: { ...env(waitPrefix), HOST: '127.0.0.1', PORT: '0' },
       stdio: 'ignore',

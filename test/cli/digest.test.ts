@@ -7,10 +7,10 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators
 import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { runCli, sandboxCliEnv } from '../helpers/cli.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-cli-digest-${randomUUID().slice(0, 8)}`;
@@ -20,7 +20,7 @@ let service: Service;
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
-  service = createService(
+  service = await createTestService(
     sandboxSettings(
       { buyerIntel: bi, hubspot: hs },
       { redisUrl: REDIS_URL, prefix },

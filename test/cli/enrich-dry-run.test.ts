@@ -7,7 +7,7 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { CLI_PGLITE_DIR, sandboxCliEnv } from '../helpers/cli.ts';
+import { cliDatabase, sandboxCliEnv } from '../helpers/cli.ts';
 
 const run = promisify(execFile);
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -37,9 +37,9 @@ function cli(args: string[], env: Record<string, string>) {
   );
 }
 
-const sandboxEnv = () => ({
+const sandboxEnv = async () => ({
   ...sandboxCliEnv(bi, hs),
-  PGLITE_DIR: CLI_PGLITE_DIR,
+  ...(await cliDatabase()).env,
   REDIS_PREFIX: `test-cli-${randomUUID().slice(0, 8)}`,
 });
 
@@ -49,7 +49,7 @@ describe('buyer-intel-sync enrich --dry-run', () => {
     hs.stats.reset();
     const { code, stdout, stderr } = await cli(
       ['enrich', '--crm', 'hubspot', '--account', id, '--dry-run'],
-      sandboxEnv(),
+      await sandboxEnv(),
     );
     expect(code, `stderr: ${stderr}`).toBe(0);
     expect(stdout).toContain(`DRY RUN — nothing written. Account ${id} "Travis County"`);
@@ -64,7 +64,7 @@ describe('buyer-intel-sync enrich --dry-run', () => {
   });
 
   it('exits 2 with what to fix when --account is missing, and 1 listing every bad variable', async () => {
-    const usage = await cli(['enrich', '--crm', 'hubspot'], sandboxEnv());
+    const usage = await cli(['enrich', '--crm', 'hubspot'], await sandboxEnv());
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--account <id> is required');
     const config = await cli(['enrich', '--account', '1'], { HUBSPOT_PORTAL_ID: 'abc' });

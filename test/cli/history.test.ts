@@ -1,15 +1,11 @@
-// `buyer-intel-sync history` as a real process against an embedded database on disk: an account's
+// `buyer-intel-sync history` as a real process against the file's database (test/helpers/cli.ts): an account's
 // changes newest first (old → new, the decision, the run), a page at a time; `history prune` counting
 // first and deleting only with --yes; and refusals of bad input.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.ts';
 import type { FieldWriteEntry } from '../../src/write/journal.ts';
-import { runCli } from '../helpers/cli.ts';
+import { cliDatabase, runCli } from '../helpers/cli.ts';
 
-let dir: string;
 let runId: string;
 
 const OLD = new Date('2025-01-10T09:00:00.000Z');
@@ -37,8 +33,7 @@ const entry = (over: Partial<FieldWriteEntry>): FieldWriteEntry => ({
 });
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'bis-history-'));
-  const store = new Store({ pgliteDir: dir });
+  const store = new Store((await cliDatabase()).settings);
   const { runs, writes } = await store.open();
   const run = await runs.create({ kind: 'backfill', label: 'backfill of 2 accounts', at: OLD });
   runId = run.id;
@@ -95,11 +90,8 @@ beforeAll(async () => {
   ]);
   await store.close();
 }, 60_000);
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
 
-const history = (args: string[]) => runCli(['history', ...args], { PGLITE_DIR: dir });
+const history = (args: string[]) => runCli(['history', ...args], {});
 
 /** The table's rows as cells, a wrapped cell joined back into one line. */
 function rowsOf(stdout: string): string[][] {

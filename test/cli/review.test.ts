@@ -1,10 +1,7 @@
-// `buyer-intel-sync review` as a real process against an embedded database on disk and the sandboxes:
+// `buyer-intel-sync review` as a real process against the file's database and the sandboxes:
 // a list prints the counts and a page; approve without --yes only previews and changes nothing.
 
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
@@ -12,20 +9,17 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators
 import { createEnrichQueue } from '../../queues/enrich-queue.ts';
 import { Store } from '../../src/store/store.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { runCli, sandboxCliEnv } from '../helpers/cli.ts';
+import { cliDatabase, runCli, sandboxCliEnv } from '../helpers/cli.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-cli-review-${randomUUID().slice(0, 8)}`;
 let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
-let dir: string;
-
-const env = () => ({ ...sandboxCliEnv(bi, hs), REDIS_PREFIX: prefix, PGLITE_DIR: dir });
+const env = () => ({ ...sandboxCliEnv(bi, hs), REDIS_PREFIX: prefix });
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({})]);
-  dir = await mkdtemp(join(tmpdir(), 'bis-review-'));
-  const store = new Store({ pgliteDir: dir });
+  const store = new Store((await cliDatabase()).settings);
   const { outcomes } = await store.open();
   for (const [i, score] of [0.9, 0.8, 0.4].entries()) {
     await outcomes.record({
@@ -61,7 +55,6 @@ afterAll(async () => {
   if (keys.length) await redis.del(...keys);
   redis.disconnect();
   await Promise.all([bi?.close(), hs?.close()]);
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe('buyer-intel-sync review', () => {
@@ -81,7 +74,7 @@ describe('buyer-intel-sync review', () => {
     const queue = createEnrichQueue(new Redis(REDIS_URL, { maxRetriesPerRequest: null }), { prefix });
     expect(await queue.count()).toBe(0);
     await queue.close();
-    const store = new Store({ pgliteDir: dir });
+    const store = new Store((await cliDatabase()).settings);
     const { outcomes, decisions } = await store.open();
     expect(await outcomes.counts()).toMatchObject({ needs_review: 3 });
     expect(

@@ -1,15 +1,11 @@
-// `buyer-intel-sync runs` as a real process against an embedded database on disk: a list newest first
+// `buyer-intel-sync runs` as a real process against the file's database (test/helpers/cli.ts): a list newest first
 // (by kind, a page at a time), a run's accounts by their latest outcome, and refusals of bad input.
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { OutcomeRecord } from '../../src/store/outcome-rows.ts';
 import type { Run } from '../../src/store/runs.ts';
 import { Store } from '../../src/store/store.ts';
-import { runCli } from '../helpers/cli.ts';
+import { cliDatabase, runCli } from '../helpers/cli.ts';
 
-let dir: string;
 let backfill: Run;
 let webhook: Run;
 let refresh: Run;
@@ -34,8 +30,7 @@ const outcome = (accountId: string, runId: string, status: OutcomeRecord['status
 });
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'bis-runs-'));
-  const store = new Store({ pgliteDir: dir });
+  const store = new Store((await cliDatabase()).settings);
   const { runs, outcomes, writes } = await store.open();
   backfill = await runs.create({
     kind: 'backfill',
@@ -83,11 +78,8 @@ beforeAll(async () => {
   await writes.recordFieldWrites([write('a1', 'ok'), write('a2', 'ok'), write('a3', 'not_sent')]);
   await store.close();
 }, 60_000);
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
 
-const runs = (args: string[]) => runCli(['runs', ...args], { PGLITE_DIR: dir });
+const runs = (args: string[]) => runCli(['runs', ...args], {});
 
 describe('buyer-intel-sync runs', () => {
   it('lists runs newest first, of one kind, a page at a time', async () => {

@@ -34,7 +34,6 @@ afterAll(async () => {
 const env = (extra: Record<string, string> = {}) => ({
   ...sandboxCliEnv(bi, hs),
   REDIS_PREFIX: prefix,
-  PGLITE_DIR: 'memory',
   ...extra,
 });
 

@@ -1,15 +1,12 @@
-// `buyer-intel-sync undo` as a real process against a 500-account run on the HubSpot and the Salesforce
-// emulators (ContentNotes), the run enriched by the service's own pipeline into an embedded database on
-// disk, one account then edited by a person: the dry run's plan; the undo interrupted midway (HubSpot:
+// `buyer-intel-sync undo` as a real process against a 300-account run on the HubSpot and the Salesforce
+// emulators (ContentNotes), the run enriched by the service's own pipeline into a database the CLI
+// shares (test-database.ts), one account then edited by a person: the dry run's plan; the undo interrupted midway (HubSpot:
 // SIGKILL while a batch is in flight; Salesforce: Ctrl-C, which stops after the batch) and run again,
 // which resumes the same undo run and restores every account once, keeps the person's value and
 // leaves none of our notes; a rate limit or a passing failure on the way is waited out or retried; a
 // second undo changes nothing and writes nothing; and bad usage exits 2.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SalesforceConfig } from '../../connectors/salesforce/config.ts';
 import { defaultFieldName } from '../../connectors/salesforce/fields.ts';
@@ -21,12 +18,12 @@ import type { CallStats } from '../../emulators/shared/faults.ts';
 import { enrichAccount } from '../../src/enrich/pipeline.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService } from '../../src/service/runtime.ts';
 import { Store } from '../../src/store/store.ts';
 import { sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { CLI_PATH, runCli, sandboxCliEnv } from '../helpers/cli.ts';
 import { eventually } from '../helpers/poll.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
+import { sharedDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const ACCOUNTS = 300;
@@ -118,7 +115,7 @@ for (const [make, stop] of [
   describe(`buyer-intel-sync undo of a ${ACCOUNTS}-account run (${make.name}, ${stop} midway)`, () => {
     const prefix = `test-cli-undo-${randomUUID().slice(0, 8)}`;
     let crm: Crm;
-    let dir: string;
+    let database: TestDatabase;
     let runId: string;
     let undoRunId: string;
     const ids: string[] = [];
@@ -127,12 +124,12 @@ for (const [make, stop] of [
     let populated: number;
     let written: { fields: number; notes: number };
 
-    const env = () => ({ ...crm.env, REDIS_URL, REDIS_PREFIX: prefix, PGLITE_DIR: dir });
+    const env = () => ({ ...crm.env, REDIS_URL, REDIS_PREFIX: prefix, ...database.env });
     const cli = (args: string[]) => runCli(args, env());
 
     beforeAll(async () => {
       crm = await make();
-      dir = await mkdtemp(join(tmpdir(), 'bis-undo-'));
+      database = await sharedDatabase();
       const settings = sandboxSettings(
         crm.endpoints,
         { redisUrl: REDIS_URL, prefix },
@@ -140,7 +137,7 @@ for (const [make, stop] of [
       );
       const sfConfig = settings.crms.salesforce as SalesforceConfig | undefined;
       if (sfConfig && crm.notes) sfConfig.app.notes = crm.notes;
-      const service = createService({ ...settings, database: { pgliteDir: dir } });
+      const service = await createTestService({ ...settings, database: database.settings });
       try {
         const tenant = service.tenantsOf(crm.kind)[0] ?? '';
         await service.connector(crm.kind, tenant).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
@@ -188,7 +185,6 @@ for (const [make, stop] of [
     afterAll(async () => {
       await closeService(undefined, REDIS_URL, prefix);
       await crm?.close();
-      if (dir) await rm(dir, { recursive: true, force: true });
     });
 
     it('--dry-run prints what would go back and what would be kept, per field and per account, and writes nothing', async () => {
@@ -270,7 +266,7 @@ for (const [make, stop] of [
       }
 
       // On the record: one restoring write per account and field, across both processes; every note.
-      const store = new Store({ pgliteDir: dir });
+      const store = new Store(database.settings);
       try {
         const { writes, runs } = await store.open();
         const seen = new Set<string>();

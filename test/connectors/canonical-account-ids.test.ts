@@ -13,6 +13,7 @@ import { createEnrichQueue, jobForEvent } from '../../queues/enrich-queue.ts';
 import { ActionProblem } from '../../src/review/problem.ts';
 import { reviewService } from '../../src/review/service.ts';
 import { Store } from '../../src/store/store.ts';
+import { serviceDatabase } from '../helpers/test-database.ts';
 
 const ORG18 = '00D5g0000007C9REAU';
 const ACCOUNT18 = '001Dn000000LmjeIAC';
@@ -112,7 +113,7 @@ describe('a person’s decision', () => {
   const prefix = `test-canonical-ids-${randomUUID()}`;
   let queue: ReturnType<typeof createEnrichQueue>;
   beforeAll(async () => {
-    store = new Store({ pgliteDir: 'memory' });
+    store = new Store(await serviceDatabase());
     redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
     queue = createEnrichQueue(redis, { prefix });
   });

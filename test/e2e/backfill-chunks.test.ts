@@ -14,12 +14,12 @@ import { trackBackfillOutcomes } from '../../src/backfill/outcomes.ts';
 import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { accountLockKey } from '../../src/signals/account-lock.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { eventually } from '../helpers/poll.ts';
 import { REDIS_URL, testPrefix, testRedis } from '../helpers/redis.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const prefix = testPrefix('test-e2e-chunks');
 const PER_JOB = 100;
@@ -46,7 +46,7 @@ beforeAll(async () => {
       worker: { concurrency: 100, writeBatchWaitMs: 0, attempts: 3, backfillAccountsPerJob: PER_JOB },
     },
   );
-  service = createService({ ...settings, api: { apiKeys: [API_KEY] } });
+  service = await createTestService({ ...settings, api: { apiKeys: [API_KEY] } });
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   api = (await service.startHttp(0, '127.0.0.1')).url;
   const seen = new Set<string>();

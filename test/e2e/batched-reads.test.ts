@@ -13,10 +13,10 @@ import { enrichJobOptions } from '../../queues/enrich-queue.ts';
 import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { eventually } from '../helpers/poll.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-reads-${randomUUID().slice(0, 8)}`;
@@ -33,7 +33,7 @@ beforeAll(async () => {
   bi = await startSandbox();
   hs = await startHubSpotSandbox({});
   sf = await startSalesforceSandbox({});
-  service = createService(
+  service = await createTestService(
     sandboxSettings(
       { buyerIntel: bi, hubspot: hs, salesforce: sf },
       { redisUrl: REDIS_URL, prefix },

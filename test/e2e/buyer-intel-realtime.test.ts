@@ -13,10 +13,10 @@ import { jobIdOf } from '../../queues/enrich-queue.ts';
 import { SIGNAL_QUEUE } from '../../queues/signal-queue.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { eventually } from '../helpers/poll.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-e2e-realtime-${randomUUID().slice(0, 8)}`;
@@ -33,7 +33,7 @@ beforeAll(async () => {
     { redisUrl: REDIS_URL, prefix },
     { signals: { maxNotesPerRun: 0 }, worker: { writeBatchWaitMs: 20 } },
   );
-  service = createService({
+  service = await createTestService({
     ...base,
     buyerIntel: { ...base.buyerIntel, webhooks: { secrets: [], publicKeys: [bi.webhooks.publicKey] } },
   });

@@ -15,11 +15,11 @@ import { chunkJobIdOf, type EnrichTrigger, enrichJobOptions, jobIdOf } from '../
 import { readBackfillPause } from '../../src/backfill/daily-headroom.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { runCli, sandboxCliEnv } from '../helpers/cli.ts';
 import { eventually } from '../helpers/poll.ts';
-import { closeService, completedJob } from '../helpers/service.ts';
+import { closeService, completedJob, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const run = randomUUID().slice(0, 8);
@@ -43,8 +43,8 @@ afterAll(async () => {
 /** /metrics answers only a bearer of this token (or on its own listener). */
 const METRICS_TOKEN = 'metrics-token-for-the-headroom-test';
 
-function serviceFor(endpoints: Parameters<typeof sandboxSettings>[0], prefix: string): Service {
-  return createService({
+function serviceFor(endpoints: Parameters<typeof sandboxSettings>[0], prefix: string): Promise<Service> {
+  return createTestService({
     ...sandboxSettings(
       endpoints,
       { redisUrl: REDIS_URL, prefix },
@@ -115,7 +115,7 @@ describe('backfill stops at the daily headroom: HubSpot (private app)', () => {
   beforeAll(async () => {
     hs = await startHubSpotSandbox({ rateLimits: { tenSecondly: 10_000, daily: DAILY } });
     tenant = String(hs.portalId);
-    service = serviceFor({ buyerIntel: bi, hubspot: hs }, prefix);
+    service = await serviceFor({ buyerIntel: bi, hubspot: hs }, prefix);
     await service.connector('hubspot', tenant).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
     metricsUrl = `${(await service.startHttp(0, '127.0.0.1')).url}/metrics`;
     service.startWorker();
@@ -213,7 +213,7 @@ describe('backfill stops at the daily headroom: Salesforce (rolling 24 h)', () =
   beforeAll(async () => {
     sf = await startSalesforceSandbox({ dailyApiRequests: DAILY });
     tenant = sf.orgId.slice(0, 15);
-    service = serviceFor({ buyerIntel: bi, salesforce: sf }, prefix);
+    service = await serviceFor({ buyerIntel: bi, salesforce: sf }, prefix);
     await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
     service.startWorker();
   });

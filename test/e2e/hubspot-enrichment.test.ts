@@ -10,10 +10,10 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators
 import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { REDIS_URL, testPrefix } from '../helpers/redis.ts';
-import { closeService, finishedJob } from '../helpers/service.ts';
+import { closeService, createTestService, finishedJob } from '../helpers/service.ts';
 
 const prefix = testPrefix('test-e2e');
 const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
@@ -27,7 +27,7 @@ let receiverUrl: string;
 beforeAll(async () => {
   bi = await startSandbox();
   hs = await startHubSpotSandbox({});
-  service = createService(
+  service = await createTestService(
     sandboxSettings(
       { buyerIntel: bi, hubspot: hs },
       { redisUrl: REDIS_URL, prefix },

@@ -15,9 +15,9 @@ import {
   idFieldDefinitions,
   PROVENANCE_FIELDS as P,
 } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService, finishedJob } from '../helpers/service.ts';
+import { closeService, createTestService, finishedJob } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-e2e-ids-${randomUUID().slice(0, 8)}`;
@@ -33,7 +33,7 @@ beforeAll(async () => {
   bi = await startSandbox();
   hs = await startHubSpotSandbox({});
   tenant = String(hs.portalId);
-  service = createService(
+  service = await createTestService(
     sandboxSettings(
       { buyerIntel: bi, hubspot: hs },
       { redisUrl: REDIS_URL, prefix },

@@ -11,11 +11,11 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import { loadEnv } from '../../src/config/env.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { eventually } from '../helpers/poll.ts';
 import { REDIS_URL, testPrefix } from '../helpers/redis.ts';
-import { closeService, finishedJob } from '../helpers/service.ts';
+import { closeService, createTestService, finishedJob } from '../helpers/service.ts';
 
 const prefix = testPrefix('test-memory');
 const workspace = `e2e-${randomUUID().slice(0, 8)}`;
@@ -32,7 +32,7 @@ beforeAll(async () => {
     { redisUrl: REDIS_URL, prefix },
     { signals: { period: 'LastTwoYears', maxNotesPerRun: 50 }, worker: { writeBatchWaitMs: 20 } },
   );
-  service = createService({ ...settings, crms: { 'memory-crm': { workspace } } });
+  service = await createTestService({ ...settings, crms: { 'memory-crm': { workspace } } });
   await service.connector('memory-crm', workspace).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   service.startWorker();
   await service.startChangeEvents();

@@ -10,10 +10,10 @@ import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emu
 import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
-import { createService, type Service, type ServiceSettings } from '../../src/service/runtime.ts';
+import type { Service, ServiceSettings } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { eventually } from '../helpers/poll.ts';
-import { closeService, finishedJob } from '../helpers/service.ts';
+import { closeService, createTestService, finishedJob } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-e2e-cdc-${randomUUID().slice(0, 8)}`;
@@ -25,7 +25,7 @@ let service: Service | undefined;
 let redis: Redis;
 
 async function startService(): Promise<Service> {
-  const s = createService(settings);
+  const s = await createTestService(settings);
   s.startWorker();
   await s.startChangeEvents();
   return s;

@@ -11,9 +11,9 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import type { Mapping } from '../../src/map/mapping-schema.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-e2e-sf-bool-${randomUUID().slice(0, 8)}`;
@@ -36,7 +36,7 @@ let conn: jsforce.Connection;
 beforeAll(async () => {
   bi = await startSandbox();
   sf = await startSalesforceSandbox({});
-  service = createService({
+  service = await createTestService({
     ...sandboxSettings({ buyerIntel: bi, salesforce: sf }, { redisUrl: REDIS_URL, prefix }),
     mapping: MAPPING,
   });

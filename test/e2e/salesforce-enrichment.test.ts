@@ -10,9 +10,9 @@ import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emu
 import { SANDBOX_OUTBOUND_TOKEN, sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService, finishedJob } from '../helpers/service.ts';
+import { closeService, createTestService, finishedJob } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-e2e-sf-${randomUUID().slice(0, 8)}`;
@@ -29,7 +29,7 @@ let conn: jsforce.Connection;
 beforeAll(async () => {
   bi = await startSandbox();
   sf = await startSalesforceSandbox({});
-  service = createService(
+  service = await createTestService(
     sandboxSettings(
       { buyerIntel: bi, salesforce: sf },
       { redisUrl: REDIS_URL, prefix },

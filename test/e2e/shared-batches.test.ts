@@ -9,11 +9,11 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { eventually } from '../helpers/poll.ts';
 import { REDIS_URL, testPrefix } from '../helpers/redis.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const prefix = testPrefix('test-e2e-shared');
 const ACCOUNTS = 200;
@@ -38,7 +38,7 @@ beforeAll(async () => {
         worker: { concurrency: CONCURRENCY, writeBatchWaitMs: 0, attempts: 3 },
       },
     );
-  workers = [createService(settings()), createService(settings())];
+  workers = [await createTestService(settings()), await createTestService(settings())];
   const [first] = workers;
   if (!first) throw new Error('no service');
   await first.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));

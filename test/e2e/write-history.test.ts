@@ -19,10 +19,10 @@ import type { ChangeJson } from '../../src/api/history-routes.ts';
 import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService, completedJob } from '../helpers/service.ts';
+import { closeService, completedJob, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-e2e-history-${randomUUID().slice(0, 8)}`;
@@ -49,7 +49,7 @@ beforeAll(async () => {
       worker: { concurrency: 4, writeBatchWaitMs: 20 },
     },
   );
-  service = createService({ ...settings, api: { apiKeys: [API_KEY] }, admin: ADMIN });
+  service = await createTestService({ ...settings, api: { apiKeys: [API_KEY] }, admin: ADMIN });
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   base = (await service.startHttp(0, '127.0.0.1')).url;

@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
+import { sharedDatabase, type TestDatabase } from './test-database.ts';
 
 export const CLI_PATH = new URL('../../src/cli.ts', import.meta.url).pathname;
 
@@ -23,13 +24,24 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(args: string[], env: Record<string, string>, stdin = ''): Promise<CliRun> {
+let fileDatabase: Promise<TestDatabase> | undefined;
+/**
+ * The database this test file's CLI runs use unless a test names its own: one for the whole file, on
+ * TEST_DATABASE_URL's server where there is one (test-database.ts says why), else the embedded one.
+ */
+export const cliDatabase = (): Promise<TestDatabase> => {
+  fileDatabase ??= sharedDatabase();
+  return fileDatabase;
+};
+
+export async function runCli(args: string[], env: Record<string, string>, stdin = ''): Promise<CliRun> {
+  const database = 'DATABASE_URL' in env || 'PGLITE_DIR' in env ? {} : (await cliDatabase()).env;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI_PATH, ...args], {
       env: {
         PATH: process.env.PATH ?? '',
         REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-        PGLITE_DIR: CLI_PGLITE_DIR,
+        ...database,
         ...env,
       },
     });

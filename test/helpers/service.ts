@@ -1,10 +1,19 @@
-// What the end-to-end tests share about a running service: waiting for an account's job, and
-// removing everything the service put in Redis.
+// What the end-to-end tests share about a running service: creating it on a database of its own,
+// waiting for an account's job, and removing everything the service put in Redis.
 import { redisClient } from '../../queues/redis-url.ts';
 import type { EnrichResult } from '../../src/enrich/types.ts';
-import type { Service } from '../../src/service/runtime.ts';
+import { createService, type Service, type ServiceSettings } from '../../src/service/runtime.ts';
 import { eventually } from './poll.ts';
 import { deleteKeysOf } from './redis.ts';
+import { serviceDatabase } from './test-database.ts';
+
+/**
+ * The service under test, on the database its settings name or else a fresh one of its own
+ * (test-database.ts: TEST_DATABASE_URL's server where there is one, the embedded one otherwise).
+ */
+export async function createTestService(settings: ServiceSettings): Promise<Service> {
+  return createService({ ...settings, database: settings.database ?? (await serviceDatabase()) });
+}
 
 /** Bounded poll for the account's finished job (no fixed sleeps); throws with the job's failure. */
 export async function finishedJob(

@@ -9,11 +9,11 @@ import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emu
 import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
-import { createService, type Service, type ServiceSettings } from '../../src/service/runtime.ts';
+import type { Service, ServiceSettings } from '../../src/service/runtime.ts';
 import { TokenCipher } from '../../src/tenants/cipher.ts';
 import { TenantStore } from '../../src/tenants/store.ts';
 import { startSandbox } from './buyer-intel-sandbox.ts';
-import { closeService } from './service.ts';
+import { closeService, createTestService } from './service.ts';
 
 export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -68,7 +68,7 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
     );
     if (cipher) settings = { ...settings, tenants: { cipher } };
     settings = options.settings?.(settings) ?? settings;
-    service = createService(settings);
+    service = await createTestService(settings);
     if (cipher && sf) await storeOrgs(service, cipher, prefix, sf.url, options.storedOrgs ?? []);
     if (options.fields) {
       const fields = fieldDefinitions(DEFAULT_MAPPING);

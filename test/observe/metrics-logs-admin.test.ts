@@ -10,9 +10,9 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import { createLogger } from '../../src/observe/logger.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService, refreshAndWait } from '../helpers/service.ts';
+import { closeService, createTestService, refreshAndWait } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-observe-${randomUUID().slice(0, 8)}`;
@@ -35,7 +35,7 @@ let base: string;
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
-  service = createService({
+  service = await createTestService({
     ...sandboxSettings(
       { buyerIntel: bi, hubspot: hs },
       { redisUrl: REDIS_URL, prefix },
@@ -90,7 +90,7 @@ describe('/readyz', () => {
   });
 
   it('is not ready when Redis is unreachable', async () => {
-    const down = createService({
+    const down = await createTestService({
       ...sandboxSettings({ buyerIntel: bi, hubspot: hs }, { redisUrl: 'redis://127.0.0.1:1', prefix }),
     });
     const http = await down.startHttp(0, '127.0.0.1');

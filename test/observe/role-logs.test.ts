@@ -13,7 +13,7 @@ import { createLogger } from '../../src/observe/logger.ts';
 import { createHttpApp } from '../../src/service/http-app.ts';
 import { listen } from '../../src/service/listen.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { sandboxCliEnv } from '../helpers/cli.ts';
+import { cliDatabase, sandboxCliEnv } from '../helpers/cli.ts';
 import { eventually } from '../helpers/poll.ts';
 import { freePort } from '../helpers/ports.ts';
 
@@ -44,10 +44,11 @@ type Line = Record<string, unknown>;
 /** Runs `start` until `use` is done with its URL, then SIGTERM; resolves with every stderr line. */
 async function withStart(logLevel: string, use: (url: string) => Promise<void>): Promise<Line[]> {
   const port = await freePort();
+  const database = (await cliDatabase()).env;
   const child = spawn(process.execPath, [CLI, 'start'], {
     env: {
       PATH: process.env.PATH ?? '',
-      PGLITE_DIR: 'memory',
+      ...database,
       REDIS_URL,
       REDIS_PREFIX: prefix,
       HOST: '127.0.0.1',

@@ -21,10 +21,10 @@ import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emu
 import { SANDBOX_OUTBOUND_TOKEN, sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { CLI, cliEnv, creationEvent, postHubSpotWebhook, REDIS_URL } from '../helpers/reliability-env.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const prefix = `test-rel-input-${randomUUID().slice(0, 8)}`;
 const API_KEY = `key-${randomUUID()}`;
@@ -46,7 +46,7 @@ beforeAll(async () => {
     startHubSpotSandbox({ rateLimits: false }),
     startSalesforceSandbox({}),
   ]);
-  service = createService({
+  service = await createTestService({
     ...sandboxSettings(
       { buyerIntel: bi, hubspot: hs, salesforce: sf },
       { redisUrl: REDIS_URL, prefix },

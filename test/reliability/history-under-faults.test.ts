@@ -19,7 +19,7 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import { enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { sameValue } from '../../src/undo/compare.ts';
 import { sweepPendingWrites } from '../../src/undo/pending-sweep.ts';
 import { resolveUndo } from '../../src/undo/target.ts';
@@ -42,7 +42,7 @@ import {
   untilStarted,
   waitFor,
 } from '../helpers/reliability-env.ts';
-import { completedJob } from '../helpers/service.ts';
+import { completedJob, createTestService } from '../helpers/service.ts';
 
 const ACCOUNTS = 300;
 const REJECTED = 5;
@@ -65,7 +65,7 @@ beforeAll(async () => {
     privateRedis(),
     Promise.all([startSandbox(), startHubSpotSandbox({ rateLimits: false })]),
   ]);
-  service = createService({
+  service = await createTestService({
     ...sandboxSettings(
       { buyerIntel: bi, hubspot: hs },
       { redisUrl: redis.url, prefix },

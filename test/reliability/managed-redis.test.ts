@@ -16,12 +16,12 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import { redisClient } from '../../queues/redis-url.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { runCli } from '../helpers/cli.ts';
 import { mustRunEverywhere } from '../helpers/databases.ts';
 import { freePort, waitFor } from '../helpers/reliability-env.ts';
-import { finishedJob } from '../helpers/service.ts';
+import { createTestService, finishedJob } from '../helpers/service.ts';
 
 /**
  * Why this machine cannot run a TLS redis-server (none installed, or one built without TLS), or
@@ -150,7 +150,7 @@ beforeAll(async () => {
   probe.disconnect();
   bi = await startSandbox();
   const settings = sandboxSettings({ buyerIntel: bi }, { redisUrl: urlWith(PASSWORD), prefix });
-  service = createService({ ...settings, crms: { 'memory-crm': { workspace } } });
+  service = await createTestService({ ...settings, crms: { 'memory-crm': { workspace } } });
   await service.connector('memory-crm', workspace).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   service.startWorker();
   await service.startChangeEvents();

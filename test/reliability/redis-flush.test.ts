@@ -17,7 +17,7 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import { parseDigestSettings } from '../../src/digest/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { TokenCipher } from '../../src/tenants/cipher.ts';
 import { TenantStore } from '../../src/tenants/store.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
@@ -30,6 +30,7 @@ import {
   postHubSpotWebhook,
   waitFor,
 } from '../helpers/reliability-env.ts';
+import { createTestService } from '../helpers/service.ts';
 
 const prefix = `test-rel-flush-${randomUUID().slice(0, 8)}`;
 const API_KEY = randomBytes(24).toString('hex');
@@ -71,7 +72,7 @@ beforeAll(async () => {
     { redisUrl, prefix },
     { signals: { period: 'LastTwoYears', maxNotesPerRun: 5 }, worker: { writeBatchWaitMs: 20 } },
   );
-  service = createService({
+  service = await createTestService({
     ...settings,
     crms: {
       ...settings.crms,

@@ -18,7 +18,7 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators
 import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import {
   companyFor,
@@ -30,6 +30,7 @@ import {
   postHubSpotWebhook,
   waitFor,
 } from '../helpers/reliability-env.ts';
+import { createTestService } from '../helpers/service.ts';
 
 const prefix = `test-rel-redis-${randomUUID().slice(0, 8)}`;
 const dir = mkdtempSync(join(tmpdir(), 'rel-redis-'));
@@ -103,7 +104,7 @@ beforeAll(async () => {
   redisUrl = `redis://127.0.0.1:${port}`;
   await startRedis();
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({ rateLimits: false })]);
-  service = createService(
+  service = await createTestService(
     sandboxSettings(
       { buyerIntel: bi, hubspot: hs },
       { redisUrl, prefix },

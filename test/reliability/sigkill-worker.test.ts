@@ -14,7 +14,7 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import { enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { freshPostgresDatabase } from '../helpers/databases.ts';
 import { testPrefix } from '../helpers/redis.ts';
@@ -29,7 +29,7 @@ import {
   untilStarted,
   waitFor,
 } from '../helpers/reliability-env.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const prefix = testPrefix('test-rel-kill');
 const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
@@ -49,7 +49,7 @@ let database: Awaited<ReturnType<typeof freshPostgresDatabase>>;
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({ rateLimits: false })]);
   database = await freshPostgresDatabase();
-  service = createService(
+  service = await createTestService(
     sandboxSettings(
       { buyerIntel: bi, hubspot: hs },
       { redisUrl: REDIS_URL, prefix },

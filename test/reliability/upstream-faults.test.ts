@@ -23,7 +23,7 @@ import { enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import {
   companyFor,
@@ -34,7 +34,7 @@ import {
   REDIS_URL,
   waitFor,
 } from '../helpers/reliability-env.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const prefix = `test-rel-faults-${randomUUID().slice(0, 8)}`;
 const MAPPED = DEFAULT_MAPPING.fields.map((f) => f.property);
@@ -66,7 +66,7 @@ beforeAll(async () => {
     startHubSpotSandbox({ rateLimits: false }),
     startSalesforceSandbox({}),
   ]);
-  service = createService(
+  service = await createTestService(
     sandboxSettings(
       { buyerIntel: bi, hubspot: hs, salesforce: sf },
       { redisUrl: REDIS_URL, prefix },
@@ -85,7 +85,7 @@ beforeAll(async () => {
   buyers = distinctBuyers(bi, 20, 100);
 
   const [lbi, lsf] = await Promise.all([startSandbox(), startSalesforceSandbox({ dailyApiRequests: 1_000 })]);
-  const lservice = createService(
+  const lservice = await createTestService(
     sandboxSettings(
       { buyerIntel: lbi, salesforce: lsf },
       { redisUrl: REDIS_URL, prefix: limitedPrefix },

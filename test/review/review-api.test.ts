@@ -11,9 +11,9 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import { enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService, completedJob } from '../helpers/service.ts';
+import { closeService, completedJob, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-review-${randomUUID().slice(0, 8)}`;
@@ -32,7 +32,7 @@ beforeAll(async () => {
     { redisUrl: REDIS_URL, prefix },
     { worker: { concurrency: 4, writeBatchWaitMs: 20 } },
   );
-  service = createService({ ...settings, api: { apiKeys: [API_KEY] } });
+  service = await createTestService({ ...settings, api: { apiKeys: [API_KEY] } });
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   base = (await service.startHttp(0, '127.0.0.1')).url;

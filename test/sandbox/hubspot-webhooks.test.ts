@@ -57,7 +57,8 @@ beforeAll(async () => {
   receiver = new Receiver();
   url = await receiver.start();
   sandbox = await startHubSpotSandbox({
-    webhooks: { targetUrl: url, retryDelaysMs: () => 20, timeoutMs: 300 },
+    // A timeout a loaded machine never reaches by accident; the test of timeouts sets a short one.
+    webhooks: { targetUrl: url, retryDelaysMs: () => 20, timeoutMs: 10_000 },
     rateLimits: false,
   });
 });
@@ -177,7 +178,7 @@ describe('HubSpot sandbox webhooks', () => {
   });
 
   it('retries a request that gets no answer in time, and splits batches at the batch size', async () => {
-    sandbox.webhooks.configure({ maxBatchSize: 2, propertyChanges: [] });
+    sandbox.webhooks.configure({ maxBatchSize: 2, propertyChanges: [], timeoutMs: 300 });
     const before = sandbox.webhooks.deliveries.length;
     try {
       receiver.script = [{ status: 200, delayMs: 1000 }];
@@ -193,7 +194,11 @@ describe('HubSpot sandbox webhooks', () => {
       expect(timedOut?.attempts[0]?.error).toMatch(/no answer within 300 ms/);
       expect(timedOut?.state).toBe('delivered');
     } finally {
-      sandbox.webhooks.configure({ maxBatchSize: 100, propertyChanges: ['name', 'domain'] });
+      sandbox.webhooks.configure({
+        maxBatchSize: 100,
+        propertyChanges: ['name', 'domain'],
+        timeoutMs: 10_000,
+      });
     }
   });
 });

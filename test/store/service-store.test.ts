@@ -9,10 +9,10 @@ import { enrichJobOptions, jobIdOf } from '../../queues/enrich-queue.ts';
 import { keyFingerprint } from '../../src/api/authenticate.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import type { Repositories } from '../../src/store/store.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService, completedJob, refreshAndWait } from '../helpers/service.ts';
+import { closeService, completedJob, createTestService, refreshAndWait } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-store-${randomUUID().slice(0, 8)}`;
@@ -28,7 +28,7 @@ let portal: string;
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox()]);
   portal = String(hs.portalId);
-  service = createService({
+  service = await createTestService({
     ...sandboxSettings(
       { buyerIntel: bi, hubspot: hs },
       { redisUrl: REDIS_URL, prefix },

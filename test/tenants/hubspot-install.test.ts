@@ -9,10 +9,10 @@ import type { HubSpotConfig } from '../../connectors/hubspot/config.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { TokenCipher } from '../../src/tenants/cipher.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-install-${randomUUID().slice(0, 8)}`;
@@ -36,7 +36,7 @@ beforeAll(async () => {
       authorizeUrl: `${hs.url}/__sandbox/oauth/authorize`,
     },
   };
-  service = createService({
+  service = await createTestService({
     ...settings,
     crms: { hubspot },
     tenants: { cipher: new TokenCipher(randomBytes(32)) },

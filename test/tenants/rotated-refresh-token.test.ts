@@ -2,23 +2,24 @@
 // new one is kept in the tenant's record in the database, not only in the session Redis caches: after
 // Redis lost every key of the service, a new process (same database) still connects the org.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
+import type { DatabaseSettings } from '../../src/store/db.ts';
 import { TokenCipher } from '../../src/tenants/cipher.ts';
 import { TenantStore } from '../../src/tenants/store.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { waitFor } from '../helpers/reliability-env.ts';
+import { createTestService } from '../helpers/service.ts';
+import { sharedDatabase } from '../helpers/test-database.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-rotate-${randomUUID().slice(0, 8)}`;
-const dir = mkdtempSync(join(tmpdir(), 'rotate-db-'));
+/** The one database both processes of the test use (each process its own Redis session). */
+let database: DatabaseSettings;
 const cipher = new TokenCipher(randomBytes(32));
 let redis: Redis;
 let bi: RunningBuyerIntelSandbox;
@@ -26,9 +27,9 @@ let sf: RunningSalesforceSandbox;
 
 const serviceOn = () => {
   const settings = sandboxSettings({ buyerIntel: bi }, { redisUrl: REDIS_URL, prefix });
-  return createService({
+  return createTestService({
     ...settings,
-    database: { pgliteDir: dir },
+    database,
     crms: {
       salesforce: {
         app: { clientId: sf.clientId, clientSecret: sf.clientSecret, loginUrl: sf.url, apiVersion: '62.0' },
@@ -48,6 +49,7 @@ async function loseRedis(): Promise<void> {
 
 beforeAll(async () => {
   redis = new Redis(REDIS_URL);
+  database = (await sharedDatabase()).settings;
   bi = await startSandbox();
   sf = await startSalesforceSandbox({ auth: { rotateRefreshTokens: true } });
 });
@@ -56,14 +58,13 @@ afterAll(async () => {
   await loseRedis();
   redis?.disconnect();
   await Promise.all([bi?.close(), sf?.close()]);
-  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('a rotated refresh token', () => {
   it('is kept in the database, so the org stays connected after Redis lost its session', async () => {
     const org = sf.orgId.slice(0, 15);
     const account = sf.store.create('Account', { Name: 'Travis County', BillingState: 'TX' }).id;
-    const first = serviceOn();
+    const first = await serviceOn();
     try {
       await tenantsOf(first).put({
         crm: 'salesforce',
@@ -86,7 +87,7 @@ describe('a rotated refresh token', () => {
 
     await loseRedis();
     sf.auth.expire();
-    const second = serviceOn();
+    const second = await serviceOn();
     try {
       expect((await second.loadTenants()).loaded).toEqual([`salesforce:${org}`]);
       expect((await second.connector('salesforce', org).getAccount(account, [])).name).toBe('Travis County');

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.ts';
-import { CLI_PGLITE_DIR, runCli } from '../helpers/cli.ts';
+import { cliDatabase, runCli } from '../helpers/cli.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-tenants-cli-${randomUUID().slice(0, 8)}`;
@@ -38,8 +38,8 @@ describe('buyer-intel-sync tenants', () => {
       JSON.stringify({ accessToken: token, refreshToken: refresh }),
     );
     expect(added).toMatchObject({ code: 0, stdout: 'stored hubspot 5150 (encrypted)\n' });
-    // In the database (the CLI has exited, so its embedded one can be opened), encrypted; not in Redis.
-    const store = new Store({ pgliteDir: CLI_PGLITE_DIR });
+    // In the database (the CLI has exited, so an embedded one can be opened), encrypted; not in Redis.
+    const store = new Store((await cliDatabase()).settings);
     const rows = await (await store.open()).tenants.list().finally(() => store.close());
     expect(rows).toEqual([{ crm: 'hubspot', tenant: '5150', record: expect.stringMatching(/^v1\./) }]);
     expect(JSON.stringify(rows)).not.toContain(token);

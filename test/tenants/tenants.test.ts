@@ -19,12 +19,12 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import { createService, type Service } from '../../src/service/runtime.ts';
+import type { Service } from '../../src/service/runtime.ts';
 import { TokenCipher } from '../../src/tenants/cipher.ts';
 import { TenantStore } from '../../src/tenants/store.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { eventually } from '../helpers/poll.ts';
-import { closeService } from '../helpers/service.ts';
+import { closeService, createTestService } from '../helpers/service.ts';
 
 /** The stored org's Outbound Message token: its messages carry it in the endpoint URL. */
 const OUTBOUND_TOKEN = 'tenant-outbound-token-1111111111111111';
@@ -101,7 +101,7 @@ beforeAll(async () => {
   const salesforce: SalesforceConfig = {
     app: { clientId: sf.clientId, clientSecret: sf.clientSecret, loginUrl: sf.url, apiVersion: '62.0' },
   };
-  service = createService({ ...settings, crms: { hubspot, salesforce }, tenants: { cipher } });
+  service = await createTestService({ ...settings, crms: { hubspot, salesforce }, tenants: { cipher } });
   const store = new TenantStore(async () => (await service.store.open()).tenants, redis, prefix, cipher);
   await store.put({
     crm: 'hubspot',

@@ -11,6 +11,7 @@ import { createHttpApp } from '../../src/service/http-app.ts';
 import { type Listening, listen } from '../../src/service/listen.ts';
 import { Store } from '../../src/store/store.ts';
 import { webhookReceiver } from '../../src/webhooks/receiver.ts';
+import { serviceDatabase } from '../helpers/test-database.ts';
 
 const ORG_A = salesforceId18('00D000000000001') ?? '';
 const ORG_B = salesforceId18('00D000000000002') ?? '';
@@ -25,7 +26,7 @@ let store: Store;
 const queued: unknown[] = [];
 
 beforeAll(async () => {
-  store = new Store({ pgliteDir: 'memory' });
+  store = new Store(await serviceDatabase());
   const handler = salesforceOutboundHandler({
     isKnownOrg: (org) => org in TOKENS,
     tokensOf: (org) => TOKENS[org] ?? [],

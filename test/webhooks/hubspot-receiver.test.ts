@@ -11,6 +11,7 @@ import { type Listening, listen } from '../../src/service/listen.ts';
 import type { Repositories } from '../../src/store/store.ts';
 import { Store } from '../../src/store/store.ts';
 import { webhookReceiver } from '../../src/webhooks/receiver.ts';
+import { serviceDatabase } from '../helpers/test-database.ts';
 
 const SECRET = 'test-client-secret';
 const PORTAL = '4242';
@@ -29,7 +30,7 @@ const prefix = `test-webhooks-${randomUUID()}`;
 beforeAll(async () => {
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   queue = createEnrichQueue(redis, { prefix });
-  store = new Store({ pgliteDir: 'memory' });
+  store = new Store(await serviceDatabase());
   repos = await store.open();
   const handler = hubspotEventHandler({
     clientSecret: SECRET,

@@ -12,6 +12,7 @@ import { type Listening, listen } from '../../src/service/listen.ts';
 import { type Repositories, Store } from '../../src/store/store.ts';
 import { webhookReceiver } from '../../src/webhooks/receiver.ts';
 import { eventually } from '../helpers/poll.ts';
+import { serviceDatabase } from '../helpers/test-database.ts';
 
 let redis: Redis;
 let queue: Queue<EnrichQueueData>;
@@ -27,7 +28,7 @@ const TOKEN = randomUUID().replaceAll('-', '');
 beforeAll(async () => {
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
   queue = createEnrichQueue(redis, { prefix });
-  store = new Store({ pgliteDir: 'memory' });
+  store = new Store(await serviceDatabase());
   repos = await store.open();
   sf = await startSalesforceSandbox({});
   const handler = salesforceOutboundHandler({

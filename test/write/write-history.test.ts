@@ -11,6 +11,7 @@ import type { Repositories } from '../../src/store/store.ts';
 import { Store } from '../../src/store/store.ts';
 import { batchedWrites } from '../../src/write/batched-writes.ts';
 import { Ledgers, type WrittenFieldsSource } from '../../src/write/ledgers.ts';
+import { serviceDatabase } from '../helpers/test-database.ts';
 
 const PREFIX = `test:write-history:${randomUUID()}`;
 const crm = new MemoryCrmStore(`ws-${randomUUID().slice(0, 8)}`);
@@ -22,7 +23,7 @@ let repos: Repositories;
 let redis: Redis;
 
 beforeAll(async () => {
-  store = new Store({ pgliteDir: 'memory' });
+  store = new Store(await serviceDatabase());
   repos = await store.open();
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   await connector.ensureFields([
