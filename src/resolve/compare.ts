@@ -1,7 +1,7 @@
 // How alike two names' words are: token by token (exact, then short forms, then typos), and names
 // whose place words carry them while their words of kind scale them between ½ and 1.
 import { isTypoOf, type NormalizedName, normalizeName, STOP_WORDS } from './normalize.ts';
-import { JURISDICTION_TYPE_WORDS, WORD_SHORT_FORMS } from './vocabulary.ts';
+import { INTERCHANGEABLE_TYPE_WORDS, JURISDICTION_TYPE_WORDS, WORD_SHORT_FORMS } from './vocabulary.ts';
 
 const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 const quote = (s: string): string => `"${s}"`;
@@ -67,7 +67,13 @@ interface NameComparison {
 
 const meaningful = (n: NormalizedName) => n.tokens.filter((t) => !STOP_WORDS.has(t));
 // "U.S." says whose an agency is, not what it is: a name that leaves it out names the same agency.
-export const kindWords = (n: NormalizedName) => n.typeTokens.filter((t) => !JURISDICTION_TYPE_WORDS.has(t));
+export const kindWords = (n: NormalizedName) => [
+  ...new Set(
+    n.typeTokens
+      .filter((t) => !JURISDICTION_TYPE_WORDS.has(t))
+      .map((t) => INTERCHANGEABLE_TYPE_WORDS[t] ?? t),
+  ),
+];
 
 /**
  * Core tokens carry the name; type tokens, when both names have them, scale it between ½ (different

@@ -237,6 +237,24 @@ function classify(tokens: readonly string[]): Classified {
   return { core, typeTokens, hints };
 }
 
+/** Kinds that name a place a body is "of", as well as a body of their own. */
+const PLACE_HINTS: ReadonlySet<TypeHint> = new Set(['county', 'city', 'state']);
+
+/**
+ * "Forest Preserves of Cook County": the words before "of" name the body, those after it the place it
+ * serves. When the body's own words say no kind, the place's kind ("County") is not the body's: it is
+ * left unknown, which contradicts no candidate, rather than a county, which contradicts the right one.
+ */
+function ofPlaceKinds(tokens: readonly string[], classified: Classified): Classified {
+  const at = tokens.indexOf('of');
+  if (at <= 0) return classified;
+  // With its "of": "Port of …" is a kind only before one.
+  const head = classify(tokens.slice(0, at + 1));
+  if (head.hints.length || !head.core.length) return classified;
+  const hints = classify(tokens.slice(at + 1)).hints.filter((h) => !PLACE_HINTS.has(h.hint));
+  return { ...classified, hints };
+}
+
 function pickHint(hints: readonly { hint: TypeHint; evidence: string }[]): {
   hint: TypeHint;
   evidence: string;
@@ -440,7 +458,7 @@ function readName(input: string, options: NormalizeOptions): NormalizedName {
     expansions.push(`${education.phrase} of a city → school district`);
   }
 
-  const classified = classify(tokens);
+  const classified = ofPlaceKinds(tokens, classify(tokens));
   const typeTokens = [...prefixType, ...classified.typeTokens];
   let picked = consolidated
     ? prefixHint

@@ -255,6 +255,7 @@ export const TYPE_PHRASES: readonly TypePhrase[] = (
     { words: ['united', 'states'], hint: 'federal', leading: true },
     { words: ['us'], hint: 'federal', leading: true },
     { words: ['federal'], hint: 'federal' },
+    { words: ['pueblo'], hint: 'tribal', needsOf: true },
     { words: ['nation'], hint: 'tribal' },
     { words: ['tribe'], hint: 'tribal' },
     { words: ['tribal'], hint: 'tribal' },
@@ -274,6 +275,16 @@ export const TYPE_PHRASES: readonly TypePhrase[] = (
  * a name that leaves them out names the same body.
  */
 export const JURISDICTION_TYPE_WORDS: ReadonlySet<string> = new Set(['us', 'united', 'states', 'federal']);
+
+/**
+ * Type words one kind of body styles itself by interchangeably: "the Zuni Tribe" is "the Pueblo of
+ * Zuni", "Tribal" is "Tribe". Compared as the one word. Not "Nation": the Seminole Nation (OK) and the
+ * Seminole Tribe (FL) are two tribes.
+ */
+export const INTERCHANGEABLE_TYPE_WORDS: Readonly<Record<string, string>> = {
+  tribal: 'tribe',
+  pueblo: 'tribe',
+};
 
 /** When a name has several type phrases, the most specific kind wins ("County Fire Department" → fire). */
 export const HINT_PRIORITY: readonly TypeHint[] = [

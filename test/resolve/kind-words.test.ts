@@ -115,3 +115,19 @@ describe('the kind of buyer written after the place', () => {
     expect(missed).toEqual([]);
   }, 60_000);
 });
+
+describe("the kind a name says against the buyer's", () => {
+  it('"Forest Preserves of Cook County" is the preserve district: "County" names where it is', async () => {
+    expect(await outcome('Forest Preserves of Cook County', 'IL')).toBe(
+      'Forest Preserve District of Cook County',
+    );
+  });
+
+  it('a tribe by another of its styles is matched; another nation of the same people is not', async () => {
+    expect(await outcome('Zuni Tribe', 'NM')).toBe('Pueblo of Zuni');
+    expect(await outcome('Mashantucket Pequot Tribe', 'CT')).toBe('Mashantucket Pequot Tribal Nation');
+    // The Seminole Nation is in Oklahoma; filed under FL it may be the Seminole Tribe of Florida or a
+    // misfiled state: a person decides.
+    expect(await outcome('Seminole Nation', 'FL')).toBe('needs_review');
+  });
+});

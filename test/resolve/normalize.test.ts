@@ -147,6 +147,25 @@ describe('normalizeName', () => {
     expect(hintOfBuyerType('PrivateCompany')).toBeNull();
   });
 
+  it('takes the kind from the words before "of": those after it name the place the body serves', () => {
+    // "County" says where the preserves are, not that they are the county: unknown, so no conflict.
+    expect(normalizeName('Forest Preserves of Cook County').typeHint).toBeNull();
+    expect(normalizeName('University of Texas').typeHint).toBe('higher-education');
+    expect(normalizeName('City of Austin').typeHint).toBe('city');
+    expect(normalizeName('Port of Seattle').typeHint).toBe('special-district');
+    expect(normalizeName('Fire Department of Howard County').typeHint).toBe('fire');
+  });
+
+  it('compares the styles a tribe names itself by as one word, but not "Nation"', () => {
+    expect(similarity('Zuni Tribe', 'Pueblo of Zuni')).toBe(1);
+    expect(similarity('Mashantucket Pequot Tribe', 'Mashantucket Pequot Tribal Nation')).toBeGreaterThan(0.8);
+    expect(similarity('Seminole Nation', 'Seminole Tribe')).toBeLessThan(1);
+    expect(normalizeName('Pueblo of Zuni').typeHint).toBe('tribal');
+    // Pueblo, Colorado is a city: "Pueblo" is a tribe's style only before "of".
+    expect(normalizeName('Pueblo').typeHint).toBeNull();
+    expect(normalizeName('Pueblo County').typeHint).toBe('county');
+  });
+
   it('keeps capitalised unknown tokens as possible acronyms', () => {
     expect(normalizeName('UT Austin').acronyms).toEqual(['ut']);
     expect(normalizeName('Austin ISD').acronyms).toEqual([]);
