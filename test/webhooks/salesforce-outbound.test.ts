@@ -84,6 +84,16 @@ const post = (body: string) =>
     body,
   }).then(async (r) => ({ status: r.status, text: await r.text() }));
 
+/**
+ * Waits for the emulator's `count`-th delivery to have been answered by the receiver: a delivery is
+ * listed when it is sent, and a job it queues must not land after the test cleared the queue.
+ */
+const answered = (count: number, what: string) =>
+  eventually(async () => {
+    const delivery = sf.outbound.deliveries[count - 1];
+    return delivery !== undefined && (delivery.status !== undefined || delivery.error !== undefined);
+  }, what);
+
 describe('POST /webhooks/salesforce', () => {
   it('a new Account arrives as an Outbound Message, is queued once, and is acknowledged', async () => {
     const account = sf.store.create('Account', { Name: 'City of Austin', BillingState: 'TX' });
@@ -120,7 +130,7 @@ describe('POST /webhooks/salesforce', () => {
     );
     expect(noNotification.text).toContain('Envelope.Body.notifications.Notification');
     sf.store.create('Account', { Name: 'Travis County', BillingState: 'TX' });
-    await eventually(async () => sf.outbound.deliveries.length >= 2, 'a second delivery');
+    await answered(2, 'a second delivery');
     const foreign = lastEnvelope().replace(
       /<OrganizationId>[^<]+<\/OrganizationId>/,
       '<OrganizationId>00D000000000999EAA</OrganizationId>',
@@ -134,7 +144,7 @@ describe('POST /webhooks/salesforce', () => {
 
   it('answers a Server fault when the jobs cannot be stored, so that Salesforce retries', async () => {
     sf.store.create('Account', { Name: 'Austin ISD', BillingState: 'TX' });
-    await eventually(async () => sf.outbound.deliveries.length >= 3, 'a third delivery');
+    await answered(3, 'a third delivery');
     await queue.obliterate({ force: true });
     enqueueFails = true;
     const res = await post(lastEnvelope());
@@ -144,7 +154,7 @@ describe('POST /webhooks/salesforce', () => {
 
   it('answers a Server fault when the run cannot be recorded, queueing nothing', async () => {
     sf.store.create('Account', { Name: 'Hays County', BillingState: 'TX' });
-    await eventually(async () => sf.outbound.deliveries.length >= 4, 'a fourth delivery');
+    await answered(4, 'a fourth delivery');
     await queue.obliterate({ force: true });
     storeFails = true;
     const res = await post(lastEnvelope());
