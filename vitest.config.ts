@@ -8,6 +8,8 @@ const shared = {
   hookTimeout: 60_000,
   // Files run in parallel workers; each test file isolates its own queues and key prefix in Redis.
   pool: 'forks',
+  // After each file, the databases its tests created are removed (test/helpers/test-database.ts).
+  setupFiles: 'test/setup/release.ts',
 } as const;
 
 /**
@@ -36,7 +38,9 @@ export default defineConfig({
       : ['default'],
     projects: [
       {
-        test: { ...shared, name: 'unit', include: UNIT_TEST_FILES, env: NOWHERE },
+        // Unit files share their worker's modules (not isolated): they hold no state between files, and
+        // importing the source once per worker instead of once per file halves the project's time.
+        test: { ...shared, name: 'unit', include: UNIT_TEST_FILES, env: NOWHERE, isolate: false },
       },
       {
         test: {

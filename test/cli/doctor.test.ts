@@ -11,7 +11,7 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { CLI_PGLITE_DIR, sandboxCliEnv } from '../helpers/cli.ts';
+import { sandboxCliEnv } from '../helpers/cli.ts';
 import { freePort } from '../helpers/ports.ts';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -81,7 +81,8 @@ const env = (overrides: Record<string, string> = {}): Record<string, string> => 
   PATH: process.env.PATH ?? '',
   REDIS_URL: privateRedisUrl ?? SHARED_REDIS_URL,
   ...sandboxCliEnv(bi, hs),
-  PGLITE_DIR: CLI_PGLITE_DIR,
+  // Their runs never reach the database; were one to, an in-memory one would be its own.
+  PGLITE_DIR: 'memory',
   SALESFORCE_INSTANCE_URL: sf.url,
   SALESFORCE_LOGIN_URL: sf.url,
   SALESFORCE_CLIENT_ID: sf.clientId,

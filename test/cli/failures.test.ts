@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { CLI_PATH, CLI_PGLITE_DIR, sandboxCliEnv } from '../helpers/cli.ts';
+import { CLI_PATH, sandboxCliEnv } from '../helpers/cli.ts';
 import { freePort } from '../helpers/ports.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -81,7 +81,8 @@ const env = (overrides: Record<string, string> = {}): Record<string, string> => 
   HOST: '127.0.0.1',
   PORT: '0',
   ...sandboxCliEnv(bi, hs),
-  PGLITE_DIR: CLI_PGLITE_DIR,
+  // Their runs never reach the database; were one to, an in-memory one would be its own.
+  PGLITE_DIR: 'memory',
   TOKEN_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
   DIGEST_PER_ACCOUNT_CRON: '0 8 * * 1',
   ...overrides,

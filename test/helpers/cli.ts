@@ -1,22 +1,9 @@
 // Runs the real `buyer-intel-sync` binary as a child process with exactly the environment given (plus
 // PATH and REDIS_URL), optionally feeding standard input; resolves with its exit code and output.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll } from 'vitest';
-import { sharedDatabase, type TestDatabase } from './test-database.ts';
+import { onRelease, sharedDatabase, type TestDatabase } from './test-database.ts';
 
 export const CLI_PATH = new URL('../../src/cli.ts', import.meta.url).pathname;
-
-/**
- * The embedded database of this test file's CLI runs. Without it each CLI opens the default
- * `.data/pglite` of the clone, which serves one process at a time: a CLI of another test file running
- * at the same moment was refused (exit 1), now and then.
- */
-export const CLI_PGLITE_DIR = mkdtempSync(join(tmpdir(), 'cli-pglite-'));
-// Imported while the test file is collected, so this runs after the file's last test.
-afterAll(() => rmSync(CLI_PGLITE_DIR, { recursive: true, force: true }));
 
 export interface CliRun {
   code: number;
@@ -25,9 +12,14 @@ export interface CliRun {
 }
 
 let fileDatabase: Promise<TestDatabase> | undefined;
+onRelease(() => {
+  fileDatabase = undefined;
+});
 /**
  * The database this test file's CLI runs use unless a test names its own: one for the whole file, on
- * TEST_DATABASE_URL's server where there is one (test-database.ts says why), else the embedded one.
+ * TEST_DATABASE_URL's server where there is one (test-database.ts says why), else an embedded one in a
+ * directory of its own. Without it each CLI would open the default `.data/pglite` of the clone, which
+ * serves one process at a time: a CLI of another test file running at the same moment was refused.
  */
 export const cliDatabase = (): Promise<TestDatabase> => {
   fileDatabase ??= sharedDatabase();

@@ -6,16 +6,26 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 import type { DatabaseSettings } from '../../src/store/db.ts';
 import { freshPostgresDatabase } from './databases.ts';
 
 const removals: (() => Promise<void>)[] = [];
-// Registered when the file imports this helper, so it runs after the file's own hooks closed the
-// services and stores on these databases.
-afterAll(async () => {
+const resets: (() => void)[] = [];
+
+/** Runs when the test file's databases are removed (a helper forgets the one it kept for the file). */
+export function onRelease(reset: () => void): void {
+  resets.push(reset);
+}
+
+/**
+ * Removes what the file's tests created. Called after each file by test/setup/release.ts, after the
+ * file's own hooks closed its services and stores — in the unit project too, whose files share a
+ * process (it does not isolate them) and so share this module.
+ */
+export async function releaseTestDatabases(): Promise<void> {
+  for (const reset of resets) reset();
   await Promise.all(removals.splice(0).map((remove) => remove()));
-});
+}
 
 export interface TestDatabase {
   /** For a service or Store in this process. */
