@@ -8,7 +8,7 @@ const shared = {
   hookTimeout: 60_000,
   // Files run in parallel workers; each test file isolates its own queues and key prefix in Redis.
   pool: 'forks',
-  // After each file, the databases its tests created are removed (test/helpers/test-database.ts).
+  // After each file, what its tests created is removed (test/helpers/release.ts).
   setupFiles: 'test/setup/release.ts',
 } as const;
 

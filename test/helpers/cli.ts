@@ -1,7 +1,8 @@
 // Runs the real `buyer-intel-sync` binary as a child process with exactly the environment given (plus
 // PATH and REDIS_URL), optionally feeding standard input; resolves with its exit code and output.
 import { spawn } from 'node:child_process';
-import { onRelease, sharedDatabase, type TestDatabase } from './test-database.ts';
+import { onRelease } from './release.ts';
+import { sharedDatabase, type TestDatabase } from './test-database.ts';
 
 export const CLI_PATH = new URL('../../src/cli.ts', import.meta.url).pathname;
 
@@ -12,9 +13,6 @@ export interface CliRun {
 }
 
 let fileDatabase: Promise<TestDatabase> | undefined;
-onRelease(() => {
-  fileDatabase = undefined;
-});
 /**
  * The database this test file's CLI runs use unless a test names its own: one for the whole file, on
  * TEST_DATABASE_URL's server where there is one (test-database.ts says why), else an embedded one in a
@@ -22,7 +20,12 @@ onRelease(() => {
  * serves one process at a time: a CLI of another test file running at the same moment was refused.
  */
 export const cliDatabase = (): Promise<TestDatabase> => {
-  fileDatabase ??= sharedDatabase();
+  if (!fileDatabase) {
+    fileDatabase = sharedDatabase();
+    onRelease(() => {
+      fileDatabase = undefined;
+    });
+  }
   return fileDatabase;
 };
 

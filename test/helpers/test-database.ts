@@ -8,24 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseSettings } from '../../src/store/db.ts';
 import { freshPostgresDatabase } from './databases.ts';
-
-const removals: (() => Promise<void>)[] = [];
-const resets: (() => void)[] = [];
-
-/** Runs when the test file's databases are removed (a helper forgets the one it kept for the file). */
-export function onRelease(reset: () => void): void {
-  resets.push(reset);
-}
-
-/**
- * Removes what the file's tests created. Called after each file by test/setup/release.ts, after the
- * file's own hooks closed its services and stores — in the unit project too, whose files share a
- * process (it does not isolate them) and so share this module.
- */
-export async function releaseTestDatabases(): Promise<void> {
-  for (const reset of resets) reset();
-  await Promise.all(removals.splice(0).map((remove) => remove()));
-}
+import { onRelease } from './release.ts';
 
 export interface TestDatabase {
   /** For a service or Store in this process. */
@@ -41,7 +24,7 @@ export interface TestDatabase {
 export async function serviceDatabase(): Promise<DatabaseSettings> {
   const server = await freshPostgresDatabase();
   if (!server) return { pgliteDir: 'memory' };
-  removals.push(server.drop);
+  onRelease(server.drop);
   return { url: server.url };
 }
 
@@ -52,10 +35,10 @@ export async function serviceDatabase(): Promise<DatabaseSettings> {
 export async function sharedDatabase(): Promise<TestDatabase> {
   const server = await freshPostgresDatabase();
   if (server) {
-    removals.push(server.drop);
+    onRelease(server.drop);
     return { settings: { url: server.url }, env: { DATABASE_URL: server.url } };
   }
   const dir = await mkdtemp(join(tmpdir(), 'bis-test-db-'));
-  removals.push(() => rm(dir, { recursive: true, force: true }));
+  onRelease(() => rm(dir, { recursive: true, force: true }));
   return { settings: { pgliteDir: dir }, env: { PGLITE_DIR: dir } };
 }

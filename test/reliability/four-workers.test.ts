@@ -22,7 +22,8 @@ import { freshPostgresDatabase, itWithPostgres } from '../helpers/databases.ts';
 import { deleteKeysOf, testPrefix, testRedis } from '../helpers/redis.ts';
 import { CLI, cliEnv, duplicates, noteKeysOf, untilStarted, waitFor } from '../helpers/reliability-env.ts';
 
-const ACCOUNTS = 1_000;
+// Eight chunks of 100: the kill lands with two done and every worker holding one.
+const ACCOUNTS = 800;
 const WORKERS = 4;
 const prefix = testPrefix('test-four-workers');
 const redis = testRedis();

@@ -2,6 +2,6 @@
 // process): after the file, what its tests created on the database server or on disk is removed.
 // Registered first, so it runs after the file's own afterAll hooks.
 import { afterAll } from 'vitest';
-import { releaseTestDatabases } from '../helpers/test-database.ts';
+import { releaseTestFile } from '../helpers/release.ts';
 
-afterAll(releaseTestDatabases);
+afterAll(releaseTestFile);
