@@ -1,5 +1,6 @@
 // Runs the real `buyer-intel-sync` binary as a child process with exactly the environment given (plus
-// PATH and REDIS_URL), optionally feeding standard input; resolves with its exit code and output.
+// PATH, REDIS_URL and, unless the test names one, the file's database), optionally feeding standard
+// input; resolves with its exit code and output.
 import { spawn } from 'node:child_process';
 import { onRelease } from './release.ts';
 import { sharedDatabase, type TestDatabase } from './test-database.ts';
