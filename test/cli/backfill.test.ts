@@ -17,9 +17,9 @@ import {
   SEARCH_AND_ATTRIBUTE_CALLS_PER_ACCOUNT,
 } from '../../src/backfill/backfill.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { CLI_PATH as CLI, cliDatabase, runCli, sandboxCliEnv } from '../helpers/cli.ts';
-import { postgresUnavailable } from '../helpers/databases.ts';
+import { CLI_PATH as CLI, runCli, sandboxCliEnv } from '../helpers/cli.ts';
 import { eventually } from '../helpers/poll.ts';
+import { concurrentDatabase } from '../helpers/test-database.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-backfill-${randomUUID().slice(0, 8)}`;
@@ -29,10 +29,7 @@ let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
 let redis: Redis;
 let queue: Queue;
-/**
- * The processes of a test run at once: they share the file's server database, or without one each has
- * its own embedded one (which serves one process at a time).
- */
+/** The processes of a test run at once (test-database.ts). */
 let database: Record<string, string>;
 
 beforeAll(async () => {
@@ -41,7 +38,7 @@ beforeAll(async () => {
     hs.store.createCompany({ name: `Backfill Town ${i}`, state: i % 2 ? 'TX' : 'OH' }, { source: 'CRM_UI' });
   redis = new Redis(REDIS_URL);
   queue = new Queue('enrich', { connection: redis, prefix });
-  database = postgresUnavailable ? { PGLITE_DIR: 'memory' } : (await cliDatabase()).env;
+  database = (await concurrentDatabase()).env;
 });
 afterAll(async () => {
   await queue.obliterate({ force: true }).catch(() => undefined);

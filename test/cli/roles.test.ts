@@ -9,7 +9,8 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { sandboxCliEnv } from '../helpers/cli.ts';
-import { freshPostgresDatabase, itWithPostgres } from '../helpers/databases.ts';
+import { itWithPostgres } from '../helpers/databases.ts';
+import { concurrentDatabase } from '../helpers/test-database.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -20,14 +21,14 @@ let hs: RunningHubSpotSandbox;
 let redis: Redis;
 let queue: Queue;
 /** serve and worker share a database: a real PostgreSQL (the embedded one serves one process). */
-let database: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+let database: Record<string, string>;
 const children: ChildProcessWithoutNullStreams[] = [];
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({})]);
   redis = new Redis(REDIS_URL);
   queue = new Queue('enrich', { connection: redis, prefix });
-  database = await freshPostgresDatabase();
+  database = (await concurrentDatabase()).env;
 });
 afterAll(async () => {
   for (const child of children)
@@ -38,12 +39,11 @@ afterAll(async () => {
   if (keys.length) await redis.del(...keys);
   await redis.quit();
   await Promise.all([bi.close(), hs.close()]);
-  await database?.drop();
 });
 
 const env = (): Record<string, string> => ({
   PATH: process.env.PATH ?? '',
-  ...(database ? { DATABASE_URL: database.url } : { PGLITE_DIR: 'memory' }),
+  ...database,
   REDIS_URL,
   REDIS_PREFIX: prefix,
   HOST: '127.0.0.1',

@@ -42,3 +42,15 @@ export async function sharedDatabase(): Promise<TestDatabase> {
   onRelease(() => rm(dir, { recursive: true, force: true }));
   return { settings: { pgliteDir: dir }, env: { PGLITE_DIR: dir } };
 }
+
+/**
+ * A database for processes that run at the same time (`serve` beside `worker`, a worker beside a
+ * backfill): on the server one they share (`shared`), else each process its own embedded one in
+ * memory, since an embedded one on disk serves one process at a time.
+ */
+export async function concurrentDatabase(): Promise<TestDatabase & { shared: boolean }> {
+  const server = await freshPostgresDatabase();
+  if (!server) return { settings: { pgliteDir: 'memory' }, env: { PGLITE_DIR: 'memory' }, shared: false };
+  onRelease(server.drop);
+  return { settings: { url: server.url }, env: { DATABASE_URL: server.url }, shared: true };
+}

@@ -16,7 +16,6 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { freshPostgresDatabase } from '../helpers/databases.ts';
 import { testPrefix } from '../helpers/redis.ts';
 import {
   CLI,
@@ -30,6 +29,7 @@ import {
   waitFor,
 } from '../helpers/reliability-env.ts';
 import { closeService, createTestService } from '../helpers/service.ts';
+import { concurrentDatabase, type TestDatabase } from '../helpers/test-database.ts';
 
 const prefix = testPrefix('test-rel-kill');
 const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
@@ -41,16 +41,18 @@ let hs: RunningHubSpotSandbox;
 let service: Service;
 let child: ChildProcessWithoutNullStreams | undefined;
 /**
- * A `worker` process needs a shared database (DATABASE_URL). Without a PostgreSQL to test on, the
- * child is `start` on its own embedded database instead: the same worker, killed the same way.
+ * A `worker` process needs a shared database (DATABASE_URL): on a PostgreSQL the child and this
+ * process's replacement worker share one. Without it the child is `start` on its own embedded database
+ * instead: the same worker, killed the same way.
  */
-let database: Awaited<ReturnType<typeof freshPostgresDatabase>>;
+let database: TestDatabase & { shared: boolean };
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({ rateLimits: false })]);
-  database = await freshPostgresDatabase();
-  service = await createTestService(
-    sandboxSettings(
+  database = await concurrentDatabase();
+  service = await createTestService({
+    database: database.settings,
+    ...sandboxSettings(
       { buyerIntel: bi, hubspot: hs },
       { redisUrl: REDIS_URL, prefix },
       {
@@ -59,7 +61,7 @@ beforeAll(async () => {
         worker: { concurrency: 10, writeBatchWaitMs: 50 },
       },
     ),
-  );
+  });
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
 });
 
@@ -67,13 +69,12 @@ afterAll(async () => {
   if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await closeService(service, REDIS_URL, prefix);
   await Promise.all([bi?.close(), hs?.close()]);
-  await database?.drop();
 });
 
 function spawnWorker(): Promise<ChildProcessWithoutNullStreams> {
-  const proc = spawn(process.execPath, [CLI, database ? 'worker' : 'start'], {
+  const proc = spawn(process.execPath, [CLI, database.shared ? 'worker' : 'start'], {
     env: cliEnv(bi, hs, prefix, {
-      ...(database ? { DATABASE_URL: database.url } : { PGLITE_DIR: 'memory' }),
+      ...database.env,
       LOG_LEVEL: 'info',
       WORKER_CONCURRENCY: '10',
       WRITE_BATCH_WAIT_MS: '50',
