@@ -5,6 +5,7 @@
 // with backoff. Stalled jobs (a worker that died mid-job) are picked up again by BullMQ, so every side
 // effect of the pipeline is idempotent. WORKER_CONCURRENCY counts accounts in flight, a chunk's or a
 // single job's alike (worker-load.ts).
+import { hostname } from 'node:os';
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { LogPort } from '../src/shared/log.ts';
@@ -148,6 +149,8 @@ export function startEnrichWorker<R>(
       connection: options.connection,
       ...(options.prefix ? { prefix: options.prefix } : {}),
       concurrency: options.concurrency,
+      // Stored on each job it takes (`processedBy`): which machine and process holds or held a job.
+      name: `${hostname()}:${process.pid}`,
       ...WORKER_TIMING,
       settings: { backoffStrategy: (attemptsMade: number) => cappedExponentialBackoff(attemptsMade) },
     },
