@@ -1,9 +1,9 @@
 // How alike two names' words are: token by token (exact, then short forms, then typos), and names
 // whose place words carry them while their words of kind scale them between ½ and 1.
 import { isTypoOf, type NormalizedName, normalizeName, STOP_WORDS } from './normalize.ts';
+import { round3 } from './round.ts';
 import { INTERCHANGEABLE_TYPE_WORDS, JURISDICTION_TYPE_WORDS, WORD_SHORT_FORMS } from './vocabulary.ts';
 
-const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 const quote = (s: string): string => `"${s}"`;
 
 /** Whether `a` is a short form of `b` or the other way round ("tech" for "technology"). */

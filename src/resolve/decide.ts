@@ -6,6 +6,7 @@ import type { StateEntry } from '../buyer-intel/states.ts';
 import { nameCarries } from './compare.ts';
 import { hintOfBuyerType, type NormalizedName, normalizeName } from './normalize.ts';
 import { isPlaceName } from './places.ts';
+import { round3 } from './round.ts';
 import type { ScoreResult } from './score.ts';
 import type { MatchDecision, ScoredCandidate } from './types.ts';
 
@@ -38,7 +39,6 @@ export interface DecideOptions {
   ambiguityMargin: number;
 }
 
-const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 const shown = (c: ScoredCandidate): string => `"${c.name}" (${c.stateCode ?? '?'})`;
 const fixed = (n: number): string => n.toFixed(2);
 
@@ -128,8 +128,7 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
     };
   }
 
-  // The API's order breaks ties between candidates; it never decides a match.
-  const decisive = (s: Scored) => round3(s.result.score - s.result.rankPoints);
+  const decisive = (s: Scored) => decisiveScore(s);
   const close = eligible.slice(1).filter((s) => round3(decisive(best) - decisive(s)) < ambiguityMargin);
   // Evidence the best has and every close rival lacks tells them apart: the website; the number
   // ("Tarrant County 911": the district that carries it, not the county); the words of the name
@@ -284,4 +283,12 @@ function blocker(best: Scored, state: StateEntry | undefined, contradiction: str
 /** "a", "a and b", "a, b and c". */
 function listing(items: readonly string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
+}
+
+/**
+ * The score a decision compares with the threshold and its rivals, with what a candidate's attributes
+ * may still add (`gain`): the API's order breaks ties between candidates; it never decides a match.
+ */
+export function decisiveScore(s: Scored, gain = 0): number {
+  return round3(s.result.score - s.result.rankPoints + gain);
 }

@@ -2,10 +2,10 @@
 // number a name carries, the places a consolidated government is named by, and where the account and
 // the buyer are (zip, city, county). Every function is pure and answers with the signal it adds.
 import { foldText, type NormalizedName } from './normalize.ts';
+import { round3 } from './round.ts';
 import type { BuyerProfile, ScoreSignal, Weights } from './weights.ts';
 
 const DIGITS = /^\d+$/;
-const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
 /** The numbers a name carries, without leading zeros ("District 065" and "District 65" are one). */
 function numbersOf(name: NormalizedName): string[] {

@@ -10,9 +10,8 @@ import { isConsolidatedGovernment, wordsWithin } from './evidence.ts';
 import { foldText, isTypoOf, type NormalizedName, normalizeName, STOP_WORDS } from './normalize.ts';
 import { statesWrittenOut } from './queries.ts';
 import { readCompound, stateDotNickname } from './readings.ts';
+import { round3 } from './round.ts';
 import type { ScoreSignal, ScoringBuyer, SignalKind, Weights } from './weights.ts';
-
-const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 
 interface Reading {
   kind: SignalKind;

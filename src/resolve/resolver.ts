@@ -18,7 +18,7 @@ import type { BuyerBrief } from '../buyer-intel/schemas.ts';
 import type { StateEntry } from '../buyer-intel/states.ts';
 import { AnswerPool } from './answer-pool.ts';
 import { type IdMatchClient, IdMatcher } from './by-id.ts';
-import { decide, type Scored } from './decide.ts';
+import { decide, decisiveScore, type Scored } from './decide.ts';
 import { parseWebAddress } from './domains.ts';
 import { carriesIds } from './ids.ts';
 import { fallbackQuery, foldText, type NormalizedName } from './normalize.ts';
@@ -429,7 +429,7 @@ export class Resolver {
       if (located) gain += w.zip + 2 * w.locality;
       if (mailed && !s.result.independent) gain += w.emailDomain;
       if (!s.candidate.type) gain += w.typeAgreement;
-      return s.result.score - s.result.rankPoints + gain;
+      return decisiveScore(s, gain);
     };
     const threshold = this.#options.acceptThreshold;
     const best = scored.find((s) => s.result.related);

@@ -22,6 +22,7 @@ import {
 import { parentReading } from './parent-reading.ts';
 import { isPlaceName } from './places.ts';
 import { statesWrittenOut } from './queries.ts';
+import { round3 } from './round.ts';
 import { webSignals } from './web.ts';
 import {
   resolveWeights,
@@ -91,7 +92,6 @@ export interface ScoreResult {
   reasons: string[];
 }
 
-const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 const US_STATES = STATES.filter((s) => s.country === 'US');
 const quote = (s: string): string => `"${s}"`;
 

@@ -3,6 +3,7 @@
 // it, another page more than a sibling on the same organisation's domain; two different organisations'
 // domains are a little evidence against.
 import { FREE_MAIL, organizationDomain, parseWebAddress } from './domains.ts';
+import { round3 } from './round.ts';
 import type { ScoreSignal, ScoringBuyer, WebEvidence, Weights } from './weights.ts';
 
 export interface WebSignal {
@@ -11,7 +12,6 @@ export interface WebSignal {
   reason: string | null;
 }
 
-const round3 = (n: number): number => Math.round(n * 1000) / 1000;
 const GENERIC_PATH = /^\/(home|index(\.\w+)?|default(\.\w+)?|en|main)?\/?$/i;
 
 export function webSignals(

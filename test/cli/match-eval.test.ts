@@ -244,12 +244,13 @@ describe('buyer-intel-sync match-eval on the set', () => {
     expect(rate(one.filter((a) => a.line <= FIRST_SET_LAST_LINE))).toBeGreaterThanOrEqual(0.95);
     // The long tail holds what the rules send to a person on purpose: a body filed under another state
     // with only its name for it, an acronym the search does not know, a name shared by several bodies.
-    // Measured 0.950 on the whole set (0.893 before short forms, Roman numerals, names read with the
+    // Measured 0.952 on the whole set (0.893 before short forms, Roman numerals, names read with the
     // account's place and a buyer's own site placing an account filed under another state; 0.920 before
     // a buyer's own home page or mail domain identifying it, its own name saying the account's kind,
     // its parent's words in the account's name, "U.S." as two initials and a third attribute read;
-    // 0.943 before the kind of "A of B" read from A and a tribe's styles compared as one word).
-    expect(report.scorecard.oneBuyer.automaticRate).toBeGreaterThanOrEqual(0.945);
+    // 0.943 before the kind of "A of B" read from A and a tribe's styles compared as one word; 0.950
+    // before a candidate's attributes were read when they would carry it exactly to the threshold).
+    expect(report.scorecard.oneBuyer.automaticRate).toBeGreaterThanOrEqual(0.95);
     // The first set's accounts the name, website and state settle (no registry id): every one of them.
     const byEvidence = report.accounts.filter(
       (a) =>

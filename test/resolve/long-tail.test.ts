@@ -174,6 +174,27 @@ describe('a buyer known by another name', () => {
     expect(decision.explanation).toContain('other name "Ventura"');
     expect(calls.attributes).toBeLessThanOrEqual(2);
   });
+
+  it('is read when its common name would carry it exactly to the threshold, as the decision rounds it', async () => {
+    // "RESA" read as initials earns the reading's share of the name; the common name, all of it: the
+    // score then lands on 0.75 to three decimals, the same figure the decision compares.
+    const { client, calls } = server([
+      {
+        id: 'resa',
+        name: 'Wayne County Regional Educational Service Agency',
+        stateCode: 'MI',
+        type: 'District',
+        attributes: { CommonName: 'Wayne RESA' },
+      },
+      { id: 'county', name: 'Wayne County', stateCode: 'MI', type: 'County' },
+      { id: 'sheriff', name: "Wayne County Sheriff's Office", stateCode: 'MI', type: 'PoliceDepartment' },
+    ]);
+    const decision = await new Resolver({ client }).resolve(account('Wayne RESA', 'MI'));
+    expect(decision.status, decision.explanation).toBe('matched');
+    if (decision.status === 'matched') expect(decision.buyerId).toBe('resa');
+    expect(decision.explanation).toContain('other name "Wayne RESA"');
+    expect(calls.attributes).toBeLessThanOrEqual(3);
+  });
 });
 
 describe('the state is strong evidence, not a wall', () => {
