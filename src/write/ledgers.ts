@@ -58,6 +58,12 @@ export class Ledgers {
   readonly #recordMatch: (record: MatchRecord) => Promise<void>;
   /** Values read ahead for a chunk's accounts (preloadWrittenFields), by key; each taken once. */
   readonly #ahead = new Map<string, Promise<Record<string, string> | undefined>>();
+  /**
+   * What a chunk's read loaded from the history and Redis does not hold yet, by key: written with the
+   * job's own values when it ends (recordMatch), one command instead of two. A job that never gets there
+   * leaves Redis without it, and the next one reads the history again.
+   */
+  readonly #unfilled = new Map<string, Record<string, string>>();
 
   constructor(
     redis: Redis,
@@ -132,6 +138,7 @@ export class Ledgers {
     const loading = this.#loadMany(crm, tenant, accountIds, keys);
     // A long-lived worker's accounts that never read theirs (handed off) do not pile up.
     if (this.#ahead.size > 10_000) this.#ahead.clear();
+    if (this.#unfilled.size > 10_000) this.#unfilled.clear();
     for (const key of keys)
       this.#ahead.set(
         key,
@@ -167,27 +174,34 @@ export class Ledgers {
             ),
           ),
         );
-    // HSET over what Redis holds: a value only Redis knows stays unless the history has the field.
-    const fill = this.#redis.pipeline();
+    // Over what Redis holds, at the job's end: a value only Redis knows stays unless the history has it.
     for (const id of missing) {
       const key = this.#key('fields', { crm, tenant, accountId: id });
-      const values = { ...hashes[accountIds.indexOf(id)], ...written.get(id) };
-      fill.hset(key, { ...values, [LOADED]: '1' });
-      out.set(key, values);
+      const history = written.get(id) ?? {};
+      this.#unfilled.set(key, { ...history, [LOADED]: '1' });
+      out.set(key, { ...hashes[accountIds.indexOf(id)], ...history });
     }
-    await fill.exec();
     return out;
   }
 
   /** Drops the cached values (after the history changed behind them, e.g. an undo): rebuilt on next read. */
   async forgetWrittenFields(account: AccountRef): Promise<void> {
     this.#ahead.delete(this.#key('fields', account));
+    this.#unfilled.delete(this.#key('fields', account));
     await this.#redis.del(this.#key('fields', account));
   }
 
   async recordWrittenFields(account: AccountRef, values: Record<string, string>): Promise<void> {
-    this.#ahead.delete(this.#key('fields', account));
-    if (Object.keys(values).length) await this.#redis.hset(this.#key('fields', account), values);
+    const key = this.#key('fields', account);
+    this.#ahead.delete(key);
+    const all = { ...this.#takeUnfilled(key), ...values };
+    if (Object.keys(all).length) await this.#redis.hset(key, all);
+  }
+
+  #takeUnfilled(key: string): Record<string, string> | undefined {
+    const unfilled = this.#unfilled.get(key);
+    this.#unfilled.delete(key);
+    return unfilled;
   }
 
   /** The subset of `keys` known to be on the account already. */
@@ -291,12 +305,13 @@ export class Ledgers {
     buyerId: string | null,
     written: Record<string, string> = {},
   ): Promise<void> {
-    this.#ahead.delete(this.#key('fields', account));
+    const fieldsKey = this.#key('fields', account);
+    this.#ahead.delete(fieldsKey);
     await this.#recordMatch({
-      fieldsKey: this.#key('fields', account),
+      fieldsKey,
       member: accountMember(account),
       buyerId,
-      written,
+      written: { ...this.#takeUnfilled(fieldsKey), ...written },
     });
   }
 

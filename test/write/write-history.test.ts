@@ -252,8 +252,24 @@ describe('the `ours` memory', () => {
     );
     expect(fields).toEqual([{ population: '1' }, { population: '3' }, { revenue: '9' }]);
     expect(reads).toEqual({ one: 0, many: 1 });
+    // Their jobs end (no buyer, nothing written): what the history said is in Redis with the job's end.
+    await Promise.all(ids.map((accountId) => ledgers.recordMatch({ ...account, accountId }, null)));
+    expect(await new Ledgers(redis, PREFIX).writtenFields({ ...account, accountId: 'chunk-2' })).toEqual({
+      population: '3',
+    });
     // Loaded already: a second chunk with these accounts asks the history nothing.
     await ledgers.preloadWrittenFields(MEMORY_CRM, tenant, ids);
     expect(reads.many).toBe(1);
+  });
+
+  it('is read from the history again when a chunk’s job ended before recording (a crash, a hand-off)', async () => {
+    const { reads, history } = countedHistory();
+    await repos.writes.recordFieldWrites([{ ...entry('population', '7'), accountId: 'crashed-1' }]);
+    await new Ledgers(redis, PREFIX, { history }).preloadWrittenFields(MEMORY_CRM, tenant, ['crashed-1']);
+    // Another worker takes the account over: the history answers, with what the first one read.
+    const next = new Ledgers(redis, PREFIX, { history });
+    await next.preloadWrittenFields(MEMORY_CRM, tenant, ['crashed-1']);
+    expect(await next.writtenFields({ ...account, accountId: 'crashed-1' })).toEqual({ population: '7' });
+    expect(reads.many).toBe(2);
   });
 });
