@@ -128,9 +128,9 @@ export class Outcomes {
 
   /**
    * `record` in the same one statement, also counting the other accounts of the tenant that share the
-   * recorded buyer (as they were before it): a job learns whether it joined a duplicates group at no
-   * extra round trip. `kept` (the values a policy kept from the job's writes) goes on the write history
-   * in that same statement.
+   * recorded buyer: a job learns whether it joined a duplicates group, at a second statement only when
+   * it counted none (recordManyCountingShared). `kept` (the values a policy kept from the job's writes)
+   * goes on the write history in the first statement.
    */
   async recordCountingShared(
     r: OutcomeRecord,
@@ -145,7 +145,8 @@ export class Outcomes {
    * whatever their number: the sharing of each written account (by account id; an account whose row
    * was not written — its pin changed meanwhile — is absent) counts the tenant's other accounts on its
    * buyer as they were before the statement, and the other accounts of the batch written to the same
-   * buyer, as if they had been recorded one after another. The accounts must differ.
+   * buyer, as if they had been recorded one after another; an account that counted none is counted
+   * again after the statement (a second one, only then). The accounts must differ.
    */
   async recordManyCountingShared(
     batch: readonly { record: OutcomeRecord; kept: readonly FieldWriteEntry[] }[],
@@ -174,7 +175,34 @@ export class Outcomes {
           .selectFrom('up')
           .select(['up.account_id', shared.as('sharing')])
           .execute();
-    return new Map(rows.map((row) => [row.account_id, Number(row.sharing)]));
+    const sharing = new Map(rows.map((row) => [row.account_id, Number(row.sharing)]));
+    // The statement saw the table as it was when it began: two jobs recording accounts of one buyer at
+    // the same moment each counted 0 and neither reconciled the group. Counted again once committed,
+    // one of any two such jobs sees the other (its count runs after both commits, or the other's does).
+    const alone = batch.filter((b) => b.record.buyerId && sharing.get(b.record.accountId) === 0);
+    const first = alone[0]?.record;
+    if (!first) return sharing;
+    const again = await this.#db
+      .selectFrom('account_outcomes as a')
+      .innerJoin('account_outcomes as o', (join) =>
+        join
+          .onRef('o.crm', '=', 'a.crm')
+          .onRef('o.tenant', '=', 'a.tenant')
+          .onRef('o.buyer_id', '=', 'a.buyer_id')
+          .onRef('o.account_id', '<>', 'a.account_id'),
+      )
+      .where('a.crm', '=', first.crm)
+      .where('a.tenant', '=', first.tenant)
+      .where(
+        'a.account_id',
+        'in',
+        alone.map((b) => b.record.accountId),
+      )
+      .select(['a.account_id', (eb) => eb.fn.countAll<string>().as('sharing')])
+      .groupBy('a.account_id')
+      .execute();
+    for (const row of again) sharing.set(row.account_id, Number(row.sharing));
+    return sharing;
   }
 
   /** One statement: the job failed for good. The last match stays, for a person to see what it was. */

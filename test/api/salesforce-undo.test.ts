@@ -119,7 +119,8 @@ describe('Salesforce quick action: undo the last change (v3-signed, as the Apex 
     expect(view.hasWork).toBe(true);
     const totals = plan.body.totals as { restore: number; notes: number };
     expect(totals.restore).toBeGreaterThan(5);
-    expect(view.summary).toBe(`The undo puts back ${totals.restore} values, removes ${totals.notes} notes.`);
+    const notes = `${totals.notes} note${totals.notes === 1 ? '' : 's'}`;
+    expect(view.summary).toBe(`The undo puts back ${totals.restore} values, removes ${notes}.`);
     // The match first, as the last changes show it; the buyer's data after it, cut short.
     expect(view.lines.map((l) => l.text).slice(0, 2)).toEqual([
       `Buyer: ${field(id, P.buyerName)} → —`,

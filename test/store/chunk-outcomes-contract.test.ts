@@ -94,6 +94,20 @@ describeEachDatabase('a chunk’s outcomes and marks', (variant) => {
     expect((await repos.outcomes.counts({ tenant: 'c1' })).duplicates).toBe(4);
   });
 
+  it('of accounts of one buyer recorded at the same moment by separate jobs, at most one counts none', async () => {
+    // Each statement sees the table as it began: without a second count, jobs that commit together all
+    // count 0 and no duplicates group is ever reconciled (6 of 8 did in the second round, once the pool's
+    // connections were open). On PGlite statements run one at a time.
+    for (let round = 0; round < 30; round++) {
+      const ids = Array.from({ length: 8 }, (_, i) => `same-moment-${round}-${i}`);
+      const counted = await Promise.all(
+        ids.map((id) => repos.outcomes.recordCountingShared(outcome('c3', id, `S${round}`))),
+      );
+      const none = counted.filter((c) => c.sharing === 0).length;
+      expect(none, `round ${round}`).toBeLessThanOrEqual(1);
+    }
+  });
+
   describe('reconciled together', () => {
     const crmMarks = new Map<string, string | null>();
     const writes: string[] = [];
