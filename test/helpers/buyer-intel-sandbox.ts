@@ -1,6 +1,8 @@
-// One sandbox data set per test worker (building it is the slow part), a fresh server per test file.
+// One sandbox data set per test worker (building it is the slow part), a fresh server per test file
+// with rows of its own: what one file's server changes (a row's status, a row added) no later file of
+// the worker sees.
 import type { BuyerIntelSandboxOptions } from '../../emulators/buyer-intel/app.ts';
-import { buildDataset, type SandboxDataset } from '../../emulators/buyer-intel/data/dataset.ts';
+import { buildDataset, forkDataset, type SandboxDataset } from '../../emulators/buyer-intel/data/dataset.ts';
 import { type RunningBuyerIntelSandbox, startBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { BuyerIntelClient, type BuyerIntelClientOptions } from '../../src/buyer-intel/index.ts';
 
@@ -11,7 +13,7 @@ export function sharedDataset(): SandboxDataset {
 }
 
 export function startSandbox(options: BuyerIntelSandboxOptions = {}): Promise<RunningBuyerIntelSandbox> {
-  return startBuyerIntelSandbox({ dataset: sharedDataset(), rateLimit: false, ...options });
+  return startBuyerIntelSandbox({ dataset: forkDataset(sharedDataset()), rateLimit: false, ...options });
 }
 
 /** A client whose retries do not wait (delays are recorded instead), unless `sleep` is given. */

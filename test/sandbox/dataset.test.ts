@@ -5,9 +5,11 @@ import { populationTrendFor } from '../../emulators/buyer-intel/data/attributes.
 import { HARD_CASES } from '../../emulators/buyer-intel/data/buyers.ts';
 import {
   buildDataset,
+  forkDataset,
   type SandboxBuyer,
   type SandboxDataset,
 } from '../../emulators/buyer-intel/data/dataset.ts';
+import { addSandboxRow, touchSandboxRow } from '../../emulators/buyer-intel/webhook-sender.ts';
 import { BUYER_TYPES, RELATIVE_DATE_PERIODS } from '../../src/buyer-intel/enums.ts';
 import { BUYER_FIELDS } from '../../src/buyer-intel/fields.ts';
 
@@ -280,5 +282,26 @@ describe('bridges and rows', () => {
       return conference ? row.organizerId === null : eventStatus || row.organizerId !== null;
     });
     expect(wrong).toEqual([]);
+  });
+});
+
+describe('a fork of the data set (one per server when servers share one built set)', () => {
+  it('has rows of its own: a row changed or added on the fork leaves the original as it was', () => {
+    const fork = forkDataset(ds);
+    const row = fork.rows.find((r) => Object.keys(r.columns).length > 0);
+    if (!row) throw new Error('no row with columns');
+    const original = ds.rowsById.get(row.rowId);
+    const column = Object.keys(row.columns)[0] ?? '';
+    touchSandboxRow(fork, row.rowId, { [column]: 'changed on the fork' });
+    row.userStatus = 'Actioned';
+    addSandboxRow(fork, { bridgeId: row.bridgeId, buyerId: row.buyerId });
+    expect(original?.columns[column]?.value).not.toBe('changed on the fork');
+    expect(original?.userStatus).not.toBe('Actioned');
+    expect(ds.rows).toHaveLength(fork.rows.length - 1);
+    expect(ds.rowsByBridge.get(row.bridgeId)).toHaveLength(
+      (fork.rowsByBridge.get(row.bridgeId)?.length ?? 0) - 1,
+    );
+    // What no route changes is shared, not copied.
+    expect(fork.buyers).toBe(ds.buyers);
   });
 });

@@ -7,7 +7,7 @@ import { buildBridges } from './bridges.ts';
 import { type BuyerRecord, buildBuyers } from './buyers.ts';
 import { pushInto } from './collections.ts';
 import { buildRows } from './rows.ts';
-import type { SandboxDataset, SandboxRow } from './types.ts';
+import type { SandboxBridge, SandboxDataset, SandboxRow } from './types.ts';
 
 export type {
   SandboxBridge,
@@ -76,20 +76,29 @@ export function buildDataset(options: DatasetOptions = {}): SandboxDataset {
     rowScale: buyerCount / DEFAULT_BUYER_COUNT,
     attributesOf,
   });
+  return { seed, now, buyers, buyersById, bridges, bridgesById, attributesOf, ...indexedRows(rows, bridges) };
+}
+
+function indexedRows(rows: SandboxRow[], bridges: readonly SandboxBridge[]) {
   const rowsByBridge = groupBy(rows, (r) => r.bridgeId);
   for (const b of bridges) if (!rowsByBridge.has(b.bridgeId)) rowsByBridge.set(b.bridgeId, []);
-
   return {
-    seed,
-    now,
-    buyers,
-    buyersById,
-    bridges,
-    bridgesById,
     rows,
     rowsByBridge,
     rowsByBuyer: groupBy(rows, (r) => r.buyerId),
     rowsById: new Map(rows.map((r) => [r.rowId, r])),
-    attributesOf,
   };
+}
+
+/**
+ * The data set with rows of its own: a server changes its rows (a row's status set through the API, a
+ * row added or touched by the control plane), so servers that share one built data set — building it
+ * is the slow part — each get a copy of the rows, and share the buyers and bridges no route changes.
+ */
+export function forkDataset(dataset: SandboxDataset): SandboxDataset {
+  const rows = dataset.rows.map((r) => ({
+    ...r,
+    columns: Object.fromEntries(Object.entries(r.columns).map(([name, cell]) => [name, { ...cell }])),
+  }));
+  return { ...dataset, ...indexedRows(rows, dataset.bridges) };
 }
