@@ -11,7 +11,7 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { CLI_PATH, sandboxCliEnv } from '../helpers/cli.ts';
-import { freePort } from '../helpers/ports.ts';
+import { CLOSED_PORT } from '../helpers/ports.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** The issue's deadline for any failure to be said, once the CLI has started. */
@@ -69,8 +69,8 @@ let deadPort: number;
 
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({})]);
-  deadRedisUrl = `redis://127.0.0.1:${await freePort()}`;
-  deadPort = await freePort();
+  deadRedisUrl = `redis://127.0.0.1:${CLOSED_PORT}`;
+  deadPort = CLOSED_PORT;
 });
 afterAll(() => Promise.all([bi?.close(), hs?.close()]));
 

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pingRedis, RedisUnavailableError } from '../../queues/redis.ts';
 import { describeNetworkFailure, endpointOf, networkCause } from '../../src/shared/network-cause.ts';
-import { freePort } from '../helpers/ports.ts';
+import { CLOSED_PORT, freePort } from '../helpers/ports.ts';
 
 function listen(server: Server | ReturnType<typeof createHttpServer>): Promise<number> {
   return new Promise((resolve) => {
@@ -41,12 +41,8 @@ let resetPort: number;
 let closedPort: number;
 
 beforeAll(async () => {
-  [httpPort, silentPort, resetPort, closedPort] = await Promise.all([
-    listen(http),
-    listen(silent),
-    listen(resetting),
-    freePort(),
-  ]);
+  [httpPort, silentPort, resetPort] = await Promise.all([listen(http), listen(silent), listen(resetting)]);
+  closedPort = CLOSED_PORT;
 });
 afterAll(() => {
   http.close();
