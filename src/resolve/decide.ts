@@ -128,8 +128,9 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
     };
   }
 
-  const decisive = (s: Scored) => decisiveScore(s);
-  const close = eligible.slice(1).filter((s) => round3(decisive(best) - decisive(s)) < ambiguityMargin);
+  const close = eligible
+    .slice(1)
+    .filter((s) => round3(decisiveScore(best) - decisiveScore(s)) < ambiguityMargin);
   // Evidence the best has and every close rival lacks tells them apart: the website; the number
   // ("Tarrant County 911": the district that carries it, not the county); the words of the name
   // ("Harris County Clerk": the clerk's office, not the county, whose name lacks "clerk"); the address.
@@ -170,7 +171,7 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
     sharedMail(given, name, eligible, mailOnly);
 
   const identified = ownAddress(best, eligible);
-  if ((decisive(best) >= acceptThreshold || identified) && !blocked && (close.length === 0 || decider)) {
+  if ((decisiveScore(best) >= acceptThreshold || identified) && !blocked && (close.length === 0 || decider)) {
     const next = eligible[1];
     const tail = decider
       ? `; ${decider[0]} tells it from ${close.map((s) => shown(s.candidate)).join(', ')}`
@@ -183,7 +184,7 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
       buyerName: best.candidate.name,
       confidence: best.result.score,
       source: 'search',
-      explanation: `Matched ${shown(best.candidate)} with ${fixed(best.result.score)}: ${why}${identified && decisive(best) < acceptThreshold ? `; ${identified}` : ''}${tail}`,
+      explanation: `Matched ${shown(best.candidate)} with ${fixed(best.result.score)}: ${why}${identified && decisiveScore(best) < acceptThreshold ? `; ${identified}` : ''}${tail}`,
       candidates: listed(eligible),
     };
   }
@@ -192,7 +193,7 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
   let explanation: string;
   if (blocked) {
     explanation = `Needs review: ${shown(best.candidate)} scores ${fixed(best.result.score)} (${why}), but ${blocked}`;
-  } else if (decisive(best) < acceptThreshold) {
+  } else if (decisiveScore(best) < acceptThreshold) {
     explanation = `Needs review: the best candidate ${shown(best.candidate)} scores ${fixed(best.result.score)}, below the ${fixed(acceptThreshold)} needed (${why})`;
     if (close.length)
       explanation += `, and ${close.length} other${close.length === 1 ? '' : 's'} score within ${ambiguityMargin}`;

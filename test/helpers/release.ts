@@ -11,8 +11,8 @@ export function onRelease(release: () => void | Promise<void>): void {
 
 /**
  * Runs what the file's helpers registered. Called after each file by test/setup/release.ts, after
- * the file's own hooks closed its services and stores — in the unit project too, whose files share a
- * process (it does not isolate them) and so share this module.
+ * the file's own hooks closed its services and stores: the files of a worker share a process (neither
+ * project isolates them) and so share this module.
  */
 export async function releaseTestFile(): Promise<void> {
   await Promise.all(pending.splice(0).map((release) => release()));

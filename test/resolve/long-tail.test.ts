@@ -157,44 +157,57 @@ describe('consolidated governments are named by their places', () => {
 });
 
 describe('a buyer known by another name', () => {
-  it('is matched by its common name once its attributes are read, at no more than two attribute calls', async () => {
-    const { client, calls } = server([
-      {
-        id: 'ventura',
-        name: 'City of San Buenaventura',
-        stateCode: 'CA',
-        type: 'City',
-        attributes: { CommonName: 'Ventura' },
-      },
-      { id: 'ventura-co', name: 'Ventura County', stateCode: 'CA', type: 'County' },
-    ]);
-    const decision = await new Resolver({ client }).resolve(account('City of Ventura', 'CA'));
+  /** The account matches `id` by its common name, read from its attributes in at most `reads` calls. */
+  async function matchedByItsOtherName(
+    buyers: Buyer[],
+    name: string,
+    state: string,
+    expected: { id: string; otherName: string; reads: number },
+  ) {
+    const { client, calls } = server(buyers);
+    const decision = await new Resolver({ client }).resolve(account(name, state));
     expect(decision.status, decision.explanation).toBe('matched');
-    if (decision.status === 'matched') expect(decision.buyerId).toBe('ventura');
-    expect(decision.explanation).toContain('other name "Ventura"');
-    expect(calls.attributes).toBeLessThanOrEqual(2);
-  });
+    if (decision.status === 'matched') expect(decision.buyerId).toBe(expected.id);
+    expect(decision.explanation).toContain(`other name "${expected.otherName}"`);
+    expect(calls.attributes).toBeLessThanOrEqual(expected.reads);
+  }
 
-  it('is read when its common name would carry it exactly to the threshold, as the decision rounds it', async () => {
-    // "RESA" read as initials earns the reading's share of the name; the common name, all of it: the
-    // score then lands on 0.75 to three decimals, the same figure the decision compares.
-    const { client, calls } = server([
-      {
-        id: 'resa',
-        name: 'Wayne County Regional Educational Service Agency',
-        stateCode: 'MI',
-        type: 'District',
-        attributes: { CommonName: 'Wayne RESA' },
-      },
-      { id: 'county', name: 'Wayne County', stateCode: 'MI', type: 'County' },
-      { id: 'sheriff', name: "Wayne County Sheriff's Office", stateCode: 'MI', type: 'PoliceDepartment' },
-    ]);
-    const decision = await new Resolver({ client }).resolve(account('Wayne RESA', 'MI'));
-    expect(decision.status, decision.explanation).toBe('matched');
-    if (decision.status === 'matched') expect(decision.buyerId).toBe('resa');
-    expect(decision.explanation).toContain('other name "Wayne RESA"');
-    expect(calls.attributes).toBeLessThanOrEqual(3);
-  });
+  it('is matched by its common name once its attributes are read, at no more than two attribute calls', () =>
+    matchedByItsOtherName(
+      [
+        {
+          id: 'ventura',
+          name: 'City of San Buenaventura',
+          stateCode: 'CA',
+          type: 'City',
+          attributes: { CommonName: 'Ventura' },
+        },
+        { id: 'ventura-co', name: 'Ventura County', stateCode: 'CA', type: 'County' },
+      ],
+      'City of Ventura',
+      'CA',
+      { id: 'ventura', otherName: 'Ventura', reads: 2 },
+    ));
+
+  // "RESA" read as initials earns the reading's share of the name; the common name, all of it: the score
+  // then lands on 0.75 to three decimals, the same figure the decision compares.
+  it('is read when its common name would carry it exactly to the threshold, as the decision rounds it', () =>
+    matchedByItsOtherName(
+      [
+        {
+          id: 'resa',
+          name: 'Wayne County Regional Educational Service Agency',
+          stateCode: 'MI',
+          type: 'District',
+          attributes: { CommonName: 'Wayne RESA' },
+        },
+        { id: 'county', name: 'Wayne County', stateCode: 'MI', type: 'County' },
+        { id: 'sheriff', name: "Wayne County Sheriff's Office", stateCode: 'MI', type: 'PoliceDepartment' },
+      ],
+      'Wayne RESA',
+      'MI',
+      { id: 'resa', otherName: 'Wayne RESA', reads: 3 },
+    ));
 });
 
 describe('the state is strong evidence, not a wall', () => {
