@@ -97,7 +97,6 @@ await Promise.all(
             state: account.state || null,
             website: account.domain ?? null,
           },
-          `bench:${i}`,
         );
         if (d.status === 'matched')
           await Promise.all([

@@ -52,12 +52,11 @@ export interface BuyerIntelCacheOptions {
   /**
    * Share results between processes: keys are `${prefix}<operation>:<key>`, with the same TTL. With
    * `leaseMs` > 0 (default 2,000) concurrent misses of different processes coalesce too: the first takes
-   * a lease (`${prefix}lease:<key>`, SET NX PX, renewed while its call runs — which includes waiting in
-   * the client's token bucket); the others poll for its result every `pollMs` (default 15) while the
-   * lease exists, for at most `maxWaitMs` (default 15,000), and call upstream themselves if it ends
-   * without a result (the call failed, or its process died and the lease ran out). A lease whose result
-   * is stored is left to run out rather than released (a waiter reads the result before it looks at the
-   * lease, and a late comer that missed the result still finds the lease): a miss costs three commands.
+   * a lease in the result's own key (SET NX PX of a token no JSON starts with, renewed while its call
+   * runs — which includes waiting in the client's token bucket) and its result replaces it; the others
+   * poll the key every `pollMs` (default 15) while it holds a lease, for at most `maxWaitMs` (default
+   * 15,000), and call upstream themselves if it ends without a result (the call failed, or its process
+   * died and the lease ran out). A miss costs two commands besides the read: the lease, the result.
    */
   redis?: { client: Redis; prefix: string; leaseMs?: number; pollMs?: number; maxWaitMs?: number };
   /** Test seam for the in-process clock. */
@@ -92,6 +91,9 @@ interface Loaded<T> {
   value: T;
   chars?: number;
 }
+
+/** A key holding this, and then a process's token, is a lease: that process is calling upstream. */
+const LEASE = '~lease:';
 
 /** Deletes the lease only when it is still the caller's. */
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
@@ -253,12 +255,16 @@ export function cachedBuyerIntel(
     renewing ??= setInterval(renewAll, Math.max(10, Math.floor(leaseMs / 4))).unref();
   };
 
-  /** The value another process stored, if any (a failed or corrupt read counts as none). */
-  async function readShared<T>(sharedKey: string): Promise<Loaded<T> | undefined> {
+  /**
+   * What the key holds: the value another process stored, or its lease (a call in flight); a failed or
+   * corrupt read counts as neither.
+   */
+  async function readShared<T>(sharedKey: string): Promise<{ found?: Loaded<T>; leased?: true } | undefined> {
     const raw = await reads?.submit(sharedKey).catch(() => null);
     if (!raw) return undefined;
+    if (raw.startsWith(LEASE)) return { leased: true };
     try {
-      return { value: JSON.parse(raw) as T, chars: raw.length };
+      return { found: { value: JSON.parse(raw) as T, chars: raw.length } };
     } catch {
       return undefined;
     }
@@ -267,60 +273,53 @@ export function cachedBuyerIntel(
   async function load<T>(key: string, ttl: number, fetchUpstream: () => Promise<T>): Promise<Loaded<T>> {
     if (!redis || ttl <= 0) return { value: await upstream(fetchUpstream) };
     const sharedKey = `${redis.prefix}${key}`;
-    const leaseKey = `${redis.prefix}lease:${key}`;
-    /** Shares the value; with its JSON's length, and whether Redis took it. */
+    /** Shares the value over the lease, if any; with its JSON's length, and whether Redis took it. */
     const store = async (value: T) => {
       const json = JSON.stringify(value);
       const ok = await redis.client.set(sharedKey, json, 'PX', ttl).catch(() => undefined);
       return { value, chars: json.length, stored: ok === 'OK' };
     };
-    // A result that can expire before the lease would leave the lease guarding nothing: release it then.
-    const keepLease = ttl >= leaseMs;
 
-    const found = await readShared<T>(sharedKey);
-    if (found) {
+    let seen = await readShared<T>(sharedKey);
+    if (seen?.found) {
       stats.sharedHits++;
-      return found;
+      return seen.found;
     }
     if (leaseMs <= 0) return store(await upstream(fetchUpstream));
-    const token = `${process.pid}:${Math.random().toString(36).slice(2)}`;
+    const token = `${LEASE}${process.pid}:${Math.random().toString(36).slice(2)}`;
     // At most two waits for another process; then call upstream regardless.
     for (let round = 0; round < 2; round++) {
-      const leased = await redis.client.set(leaseKey, token, 'PX', leaseMs, 'NX').catch(() => 'OK');
+      const leased = seen?.leased
+        ? null
+        : await redis.client.set(sharedKey, token, 'PX', leaseMs, 'NX').catch(() => 'OK');
       if (leased === 'OK') {
-        hold(leaseKey, token);
+        hold(sharedKey, token);
         let stored = false;
         try {
-          // Another process may have stored it and released its lease since our first read (a process
-          // keeps its lease after storing, so only when results outlive no lease).
-          const found = keepLease ? undefined : await readShared<T>(sharedKey);
-          if (found) {
-            stats.sharedHits++;
-            return found;
-          }
           const result = await store(await upstream(fetchUpstream));
           stored = result.stored;
           return result;
         } finally {
-          if (held.get(leaseKey)?.token === token) held.delete(leaseKey);
-          // Only our own lease (it may have run out and been taken by another process); after a failed
-          // call at once, so that a waiter calls upstream itself without waiting for it to run out.
-          if (!(stored && keepLease))
-            await (leases as LeaseScripts).bisLeaseRelease(leaseKey, token).catch(() => undefined);
+          if (held.get(sharedKey)?.token === token) held.delete(sharedKey);
+          // The answer took the lease's place; without one, the lease goes at once (only while it is
+          // still ours: it may have run out and been taken), so that a waiter calls upstream itself.
+          if (!stored)
+            await (leases as LeaseScripts).bisLeaseRelease(sharedKey, token).catch(() => undefined);
         }
       }
-      // Another process is calling: wait for its result while its lease lasts (it renews it).
+      // Another process is calling: wait for its answer while its lease lasts (it renews it).
       const deadline = Date.now() + maxWaitMs;
+      seen = undefined;
       while (Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, pollMs));
-        const value = await readShared<T>(sharedKey);
-        if (value) {
+        const now = await readShared<T>(sharedKey);
+        if (now?.found) {
           stats.sharedHits++;
           stats.sharedWaits++;
-          return value;
+          return now.found;
         }
-        // The lease ended without a result (its call failed): take it ourselves.
-        if (!(await redis.client.exists(leaseKey).catch(() => 0))) break;
+        // The lease ended without an answer (its call failed, its process died): take it ourselves.
+        if (!now?.leased) break;
       }
     }
     return store(await upstream(fetchUpstream));

@@ -30,7 +30,6 @@ export async function readStep(deps: PipelineDeps, ref: AccountRef): Promise<Crm
 /** Resolve: the buyer the account is, as a rejection, a person's review or the resolver decides. */
 export async function resolveStep(
   deps: PipelineDeps,
-  ref: AccountRef,
   account: AccountSnapshot,
   options: EnrichOptions,
 ): Promise<MatchDecision> {
@@ -38,7 +37,6 @@ export async function resolveStep(
     return { status: 'no_match', explanation: options.rejected.reason.slice(0, 2000), candidates: [] };
   const review = options.review;
   if (review?.action === 'research') {
-    // No cache key: the cached match was found with the name a person just corrected.
     const name = review.name ?? account.name;
     const state = review.state ?? account.state;
     const found = await deps.resolver.resolve({
@@ -62,7 +60,6 @@ export async function resolveStep(
       // The ids a person keeps on the account decide before its name (src/resolve/by-id.ts).
       ...(account.ids ? { ids: account.ids } : {}),
     },
-    `${ref.crm}:${ref.tenant}:${ref.accountId}`,
   );
 }
 

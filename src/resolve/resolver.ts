@@ -1,7 +1,7 @@
 // Size: the resolution steps (pinned, ids, cache, searches, the attributes of a close decision) in their
 // order; each step is short, and the decision itself is decide.ts.
 // Resolves a CRM account to a buyer of the Buyer Intelligence API, explainably: a pinned buyer id wins;
-// then a cached match; then the candidates another account of the same name was just matched with
+// then the account's ids; then the candidates another account of the same name was just matched with
 // (shared-answers.ts), when they match this one too; then the buyers this process's searches found in the
 // account's state (answer-pool.ts), when they give a plain match; then at most three searches in the account's
 // state, each asked only while no buyer is matched yet — the name (a known nickname written out), the
@@ -16,6 +16,7 @@ import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import { BuyerIntelError, ResponseValidationError } from '../buyer-intel/errors.ts';
 import type { BuyerBrief } from '../buyer-intel/schemas.ts';
 import type { StateEntry } from '../buyer-intel/states.ts';
+import { Batcher } from '../batch/batcher.ts';
 import { AnswerPool } from './answer-pool.ts';
 import { type IdMatchClient, IdMatcher } from './by-id.ts';
 import { decide, decisiveScore, type Scored } from './decide.ts';
@@ -30,10 +31,9 @@ import { answerKey, type FoundBuyer, parseAnswer, serializeAnswer } from './shar
 import type { AccountForMatching, MatchDecision } from './types.ts';
 import { resolveWeights, type Weights } from './weights.ts';
 
+/** Where the candidates of a match are kept for the next account of the same name (shared-answers.ts). */
 export interface MatchCache {
   get(key: string): Promise<string | null>;
-  /** Several keys in one round trip, when the store can. */
-  getMany?(keys: string[]): Promise<(string | null)[]>;
   set(key: string, value: string, ttlSeconds: number): Promise<void>;
 }
 
@@ -44,8 +44,6 @@ export interface ResolverOptions {
   ambiguityMargin: number;
   /** Results asked of each search. Default 10. */
   searchLimit: number;
-  /** How long a match stays cached. Default 7 days. */
-  cacheTtlSeconds: number;
   /**
    * How long the candidates that matched one account are offered to the next whose name reads the same
    * (shared-answers.ts); 0 keeps none. Default 10 minutes.
@@ -58,7 +56,6 @@ export const DEFAULT_RESOLVER_OPTIONS: Readonly<ResolverOptions> = Object.freeze
   acceptThreshold: 0.75,
   ambiguityMargin: 0.1,
   searchLimit: 10,
-  cacheTtlSeconds: 7 * 24 * 60 * 60,
   sharedAnswerTtlSeconds: 10 * 60,
 });
 
@@ -77,11 +74,17 @@ const POOL_LIMIT_FACTOR = 3;
  */
 export type ResolverClient = Pick<BuyerIntelClient, 'searchBuyers'> & Partial<IdMatchClient>;
 
-/** `SET prefix+key value EX ttl` / `GET prefix+key` / `MGET`. */
+/**
+ * `SET prefix+key value EX ttl`; the reads of one moment (a chunk's accounts resolving together) in one
+ * `MGET` (the keys share the prefix's hash tag: one slot on a Cluster).
+ */
 export function redisMatchCache(redis: Redis, prefix: string): MatchCache {
+  const reads = new Batcher<string, string | null>({
+    maxBatch: 500,
+    send: (keys) => redis.mget(keys.map((key) => `${prefix}${key}`)),
+  });
   return {
-    get: (key) => redis.get(`${prefix}${key}`),
-    getMany: (keys) => redis.mget(keys.map((key) => `${prefix}${key}`)),
+    get: (key) => reads.submit(key),
     async set(key, value, ttlSeconds) {
       await redis.set(`${prefix}${key}`, value, 'EX', Math.max(1, Math.ceil(ttlSeconds)));
     },
@@ -115,7 +118,6 @@ function resolveOptions(options: Partial<ResolverOptions> = {}): ResolverOptions
     acceptThreshold: pick('acceptThreshold'),
     ambiguityMargin: pick('ambiguityMargin'),
     searchLimit: pick('searchLimit'),
-    cacheTtlSeconds: pick('cacheTtlSeconds'),
     sharedAnswerTtlSeconds: pick('sharedAnswerTtlSeconds'),
     weights: resolveWeights(options.weights),
   };
@@ -125,37 +127,9 @@ function resolveOptions(options: Partial<ResolverOptions> = {}): ResolverOptions
     throw new RangeError('ambiguityMargin must be in [0, 1)');
   if (!(Number.isInteger(resolved.searchLimit) && resolved.searchLimit >= 1 && resolved.searchLimit <= 100))
     throw new RangeError('searchLimit must be an integer in 1..100');
-  if (!(resolved.cacheTtlSeconds > 0)) throw new RangeError('cacheTtlSeconds must be positive');
   if (!(resolved.sharedAnswerTtlSeconds >= 0))
     throw new RangeError('sharedAnswerTtlSeconds must be zero or positive');
   return resolved;
-}
-
-function parseCached(value: string | null): Extract<MatchDecision, { status: 'matched' }> | null {
-  if (!value) return null;
-  try {
-    const parsed = JSON.parse(value) as Partial<Extract<MatchDecision, { status: 'matched' }>> | null;
-    if (
-      parsed?.status !== 'matched' ||
-      typeof parsed.buyerId !== 'string' ||
-      !parsed.buyerId ||
-      typeof parsed.confidence !== 'number' ||
-      typeof parsed.explanation !== 'string' ||
-      !Array.isArray(parsed.candidates)
-    )
-      return null;
-    return {
-      status: 'matched',
-      buyerId: parsed.buyerId,
-      buyerName: typeof parsed.buyerName === 'string' ? parsed.buyerName : null,
-      confidence: parsed.confidence,
-      source: 'cache',
-      explanation: parsed.explanation,
-      candidates: parsed.candidates,
-    };
-  } catch {
-    return null;
-  }
 }
 
 function canReadAttributes(client: ResolverClient): client is ResolverClient & IdMatchClient {
@@ -205,14 +179,14 @@ export class Resolver {
   }
 
   /**
-   * Pinned id → the account's own ids (by-id.ts, which asks the name search for its view) → cached
-   * match (when `cacheKey` is given) → search. Only matches found by search are cached, and an account
-   * with ids uses no cache: a match made by name must not outlive an id typed since. The cache is an
-   * optimisation: if it fails, the account is resolved by search instead. The same read asks for the
-   * candidates another account of the same name was matched with (shared-answers.ts).
+   * Pinned id → the account's own ids (by-id.ts, which asks the name search for its view) → search.
+   * No decision is kept per account: the next resolve reads the account as it is then (a pin written
+   * since, a name a person corrected), and repeats cost no upstream call through the searches' cache.
+   * The candidates another account of the same name was matched with are read first
+   * (shared-answers.ts); if that read fails, the account searches as if nothing were kept.
    * Errors of the API (rate limits, outages) propagate, for the caller's queue to retry.
    */
-  async resolve(account: AccountForMatching, cacheKey?: string): Promise<MatchDecision> {
+  async resolve(account: AccountForMatching): Promise<MatchDecision> {
     const pinned = account.pinnedBuyerId?.trim();
     if (pinned) {
       return {
@@ -230,39 +204,15 @@ export class Resolver {
         const prepared = prepare(account);
         return 'status' in prepared ? Promise.resolve(prepared) : this.#search(prepared);
       });
-    const key = cacheKey?.trim() ? cacheKey : undefined;
     const prepared = prepare(account);
     if ('status' in prepared) return prepared;
     const shareKey =
       this.#cache && this.#options.sharedAnswerTtlSeconds > 0 && prepared.name
         ? (answerKey(prepared.name, prepared.state?.code ?? null, this.#options.searchLimit) ?? undefined)
         : undefined;
-    const [cachedRaw, sharedRaw] = await this.#read([key, shareKey]);
-    const cached = parseCached(cachedRaw ?? null);
-    if (cached) return cached;
-    const decision = await this.#search(
-      prepared,
-      shareKey ? { key: shareKey, answer: parseAnswer(sharedRaw) } : undefined,
-    );
-    if (key && this.#cache && decision.status === 'matched') {
-      await this.#cache
-        .set(key, JSON.stringify(decision), this.#options.cacheTtlSeconds)
-        .catch(() => undefined);
-    }
-    return decision;
-  }
-
-  /** The cache's values for these keys (null where none, or where the cache failed). */
-  async #read(keys: (string | undefined)[]): Promise<(string | null)[]> {
-    const cache = this.#cache;
-    const wanted = keys.filter((k): k is string => k !== undefined);
-    if (!cache || !wanted.length) return keys.map(() => null);
-    const values = await (cache.getMany
-      ? cache.getMany(wanted)
-      : Promise.all(wanted.map((k) => cache.get(k)))
-    ).catch(() => wanted.map(() => null));
-    let at = 0;
-    return keys.map((k) => (k === undefined ? null : (values[at++] ?? null)));
+    if (!shareKey || !this.#cache) return this.#search(prepared);
+    const kept = await this.#cache.get(shareKey).catch(() => null);
+    return this.#search(prepared, { key: shareKey, answer: parseAnswer(kept) });
   }
 
   async #search(p: Prepared, share?: { key: string; answer: FoundBuyer[] | null }): Promise<MatchDecision> {

@@ -214,6 +214,29 @@ describe('cachedBuyerIntel', () => {
       expect(a.stats.sharedHits + b.stats.sharedHits).toBe(1);
     });
 
+    it("a lease holds the answer's own key: a reader waits on it for the answer, and takes over a lapsed one", async () => {
+      const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: redis, prefix } };
+      const attributesAt = (i: number) => `${prefix}attributes:${JSON.stringify([buyerId(i), 'Name'])}`;
+      // Another process's call in flight: its lease, then its answer, in the key this one reads.
+      const answer = { buyerId: buyerId(6), attributes: { Name: 'held by another process' } };
+      await redis.set(attributesAt(6), '~lease:4242:abc', 'PX', 2_000);
+      const waiting = cachedBuyerIntel(client, options).getBuyerAttributesBulk(buyerId(6), ['Name']);
+      await sleep(100);
+      await redis.set(attributesAt(6), JSON.stringify(answer), 'PX', 60_000);
+      await expect(waiting).resolves.toEqual(answer);
+      expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(0);
+      // A process that died holding a lease: the reader calls upstream once the lease lapses, and its
+      // answer replaces the lease.
+      await redis.set(attributesAt(7), '~lease:4243:def', 'PX', 150);
+      const b = cachedBuyerIntel(client, options);
+      await expect(b.getBuyerAttributesBulk(buyerId(7), ['Name'])).resolves.toMatchObject({
+        buyerId: buyerId(7),
+      });
+      expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(1);
+      expect(JSON.parse((await redis.get(attributesAt(7))) ?? 'null')).toMatchObject({ buyerId: buyerId(7) });
+      expect(await redis.keys(`${prefix}lease:*`)).toEqual([]);
+    });
+
     it('a process whose lease holder fails calls upstream itself; the error is cached nowhere', async () => {
       const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: redis, prefix } };
       const a = cachedBuyerIntel(client, options);

@@ -89,6 +89,19 @@ describe('a third CRM through the registry alone', () => {
     expect(store.notesOf(id).length).toBe(first.notes.created.length);
   });
 
+  it('an account a person renamed and unpinned is matched again from its name as it is now', async () => {
+    const id = store.createAccount({ name: 'City of Austin', state: 'TX' });
+    expect(await finishedJob(service, id)).toMatchObject({ status: 'enriched' });
+    const account = store.accounts.get(id);
+    if (!account) throw new Error('the account is gone');
+    // The account was another organisation: a person corrects its name and clears our buyer id.
+    account.name = 'Travis County';
+    account.fields.delete(P.buyerId);
+    const again = await service.enrich({ crm: 'memory-crm', tenant: workspace, accountId: id });
+    expect(again).toMatchObject({ status: 'enriched', match: { source: 'search' } });
+    expect(account.fields.get(P.buyerName)).toBe('Travis County');
+  });
+
   it('a write the CRM refuses for good is on the record with its error, then the failure mark', async () => {
     // A mapped field missing from the CRM (setup not run since the mapping grew): every write of it fails.
     const definition = store.fields.get(POPULATION);

@@ -47,7 +47,7 @@ const account = (over: Partial<AccountForMatching> & { name: string | null }): A
 /** The emulator's calls a resolve made, by operation. */
 async function counting(resolver: Resolver, acct: AccountForMatching) {
   sandbox.stats.reset();
-  const decision = await resolver.resolve(acct, `key-${acct.id}`);
+  const decision = await resolver.resolve(acct);
   const calls = {
     search: sandbox.stats.count('searchBuyers'),
     attributes: sandbox.stats.count('getBuyerAttributesBulk'),

@@ -74,10 +74,10 @@ describe('accounts of one buyer in two workers', () => {
   it('"Travis Co." then "County of Travis": the second searches nothing and is scored by its own name', async () => {
     const d = deployment();
     const before = searches();
-    const first = await d.worker().resolve(account('Travis Co.', 'TX'), 'hubspot:1:a');
+    const first = await d.worker().resolve(account('Travis Co.', 'TX'));
     const made = searches() - before;
     expect(made).toBeGreaterThan(0);
-    const second = await d.worker().resolve(account('County of Travis', 'TX'), 'hubspot:1:b');
+    const second = await d.worker().resolve(account('County of Travis', 'TX'));
     expect(searches() - before).toBe(made);
     const travis = buyerId('Travis County', 'TX');
     expect(first).toMatchObject({ status: 'matched', buyerId: travis, source: 'search' });
@@ -92,8 +92,8 @@ describe('accounts of one buyer in two workers', () => {
     const d = deployment();
     const before = searches();
     const [a, b] = await Promise.all([
-      d.worker().resolve(account('City of Austin', 'TX'), 'hubspot:1:a'),
-      d.worker().resolve(account('CITY OF AUSTIN.', 'TX'), 'hubspot:1:b'),
+      d.worker().resolve(account('City of Austin', 'TX')),
+      d.worker().resolve(account('CITY OF AUSTIN.', 'TX')),
     ]);
     expect(searches() - before).toBe(1);
     expect(a).toMatchObject({ status: 'matched', buyerId: buyerId('City of Austin', 'TX') });
@@ -104,14 +104,14 @@ describe('accounts of one buyer in two workers', () => {
     const d = deployment();
     const withSite = await d
       .worker()
-      .resolve(account('St. Louis', 'MO', 'https://www.stlouismo.gov'), 'hubspot:1:a');
+      .resolve(account('St. Louis', 'MO', 'https://www.stlouismo.gov'));
     expect(withSite).toMatchObject({ status: 'matched', buyerId: buyerId('City of St. Louis', 'MO') });
     // "Saint Louis" reads the same, but without the website the kept candidates leave the city, the
     // county and the departments within the margin: it makes its own search, and ends as it would have
     // with nothing kept.
     const alone = await new Resolver({ client }).resolve(account('Saint Louis', 'MO'));
     const before = searches();
-    const bare = await d.worker().resolve(account('Saint Louis', 'MO'), 'hubspot:1:b');
+    const bare = await d.worker().resolve(account('Saint Louis', 'MO'));
     expect(searches() - before).toBeGreaterThan(0);
     expect(bare).toEqual(alone);
     expect(bare.status).toBe('needs_review');
@@ -120,7 +120,7 @@ describe('accounts of one buyer in two workers', () => {
   it('once the kept answer has expired, the next account of the name searches again', async () => {
     const d = deployment(1);
     const before = searches();
-    await d.worker().resolve(account('Travis Co.', 'TX'), 'hubspot:1:a');
+    await d.worker().resolve(account('Travis Co.', 'TX'));
     const made = searches() - before;
     // Redis expires the kept answer and the search's by its own clock: wait for that (bounded).
     const kept = async () => [
@@ -129,7 +129,7 @@ describe('accounts of one buyer in two workers', () => {
     ];
     expect(await kept()).not.toEqual([]);
     await eventually(async () => (await kept()).length === 0, 'Redis expiring the kept answers');
-    const again = await d.worker().resolve(account('County of Travis', 'TX'), 'hubspot:1:b');
+    const again = await d.worker().resolve(account('County of Travis', 'TX'));
     expect(searches() - before).toBeGreaterThan(made);
     expect(again).toMatchObject({ status: 'matched', buyerId: buyerId('Travis County', 'TX') });
   });
