@@ -90,14 +90,12 @@ await Promise.all(
       const account = accounts[i] as BenchAccount;
       const calls: Calls = {};
       const decision = await current.run(calls, async () => {
-        const d = await resolver.resolve(
-          {
-            id: String(i),
-            name: account.name,
-            state: account.state || null,
-            website: account.domain ?? null,
-          },
-        );
+        const d = await resolver.resolve({
+          id: String(i),
+          name: account.name,
+          state: account.state || null,
+          website: account.domain ?? null,
+        });
         if (d.status === 'matched')
           await Promise.all([
             cached.getBuyerAttributesBulk(d.buyerId, keys),

@@ -50,17 +50,15 @@ export async function resolveStep(
     const as = `"${name ?? ''}"${state ? ` in ${state}` : ''}`;
     return { ...found, explanation: `Re-searched by ${review.actor} as ${as}: ${found.explanation}` };
   }
-  return deps.resolver.resolve(
-    {
-      id: account.id,
-      name: account.name,
-      state: account.state,
-      ...placeOf(account),
-      pinnedBuyerId: review?.action === 'confirm' ? review.buyerId : (account.fields[P.buyerId] ?? null),
-      // The ids a person keeps on the account decide before its name (src/resolve/by-id.ts).
-      ...(account.ids ? { ids: account.ids } : {}),
-    },
-  );
+  return deps.resolver.resolve({
+    id: account.id,
+    name: account.name,
+    state: account.state,
+    ...placeOf(account),
+    pinnedBuyerId: review?.action === 'confirm' ? review.buyerId : (account.fields[P.buyerId] ?? null),
+    // The ids a person keeps on the account decide before its name (src/resolve/by-id.ts).
+    ...(account.ids ? { ids: account.ids } : {}),
+  });
 }
 
 /** Where the account is and its web presence, as the resolver weighs them. */

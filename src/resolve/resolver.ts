@@ -12,11 +12,11 @@
 // (profiles.ts), and a decision — matched, needs review (with the candidates and their scores) or no
 // match — with one human sentence saying why.
 import type { Redis } from 'ioredis';
+import { Batcher } from '../batch/batcher.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import { BuyerIntelError, ResponseValidationError } from '../buyer-intel/errors.ts';
 import type { BuyerBrief } from '../buyer-intel/schemas.ts';
 import type { StateEntry } from '../buyer-intel/states.ts';
-import { Batcher } from '../batch/batcher.ts';
 import { AnswerPool } from './answer-pool.ts';
 import { type IdMatchClient, IdMatcher } from './by-id.ts';
 import { decide, decisiveScore, type Scored } from './decide.ts';

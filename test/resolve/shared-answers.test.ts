@@ -102,9 +102,7 @@ describe('accounts of one buyer in two workers', () => {
 
   it('an answer that matched another account but not this one: it searches as if none were kept', async () => {
     const d = deployment();
-    const withSite = await d
-      .worker()
-      .resolve(account('St. Louis', 'MO', 'https://www.stlouismo.gov'));
+    const withSite = await d.worker().resolve(account('St. Louis', 'MO', 'https://www.stlouismo.gov'));
     expect(withSite).toMatchObject({ status: 'matched', buyerId: buyerId('City of St. Louis', 'MO') });
     // "Saint Louis" reads the same, but without the website the kept candidates leave the city, the
     // county and the departments within the margin: it makes its own search, and ends as it would have
