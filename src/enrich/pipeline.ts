@@ -36,7 +36,7 @@ export async function enrichAccount(
   const written = writesOf(crm.account, fieldUpdates, provenance.values, notes.create, now);
   const created = dryRun
     ? notes.create.map((n) => ({ key: n.dedupeKey, title: n.title }))
-    : await writeStep(deps, ref, { crm, match, fields, fieldUpdates, written, notes }, options.job);
+    : await writeStep(deps, ref, { crm, match, fields, written, notes }, options.job);
   return {
     account: { ...ref, name: crm.account.name, state: crm.account.state },
     status: statusOf(decision),

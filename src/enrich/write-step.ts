@@ -14,8 +14,6 @@ export interface Writes {
   crm: CrmRead;
   match: EnrichResult['match'];
   fields: FieldChange[];
-  /** The mapped fields' updates alone (what the `ours` ledger keeps). */
-  fieldUpdates: Record<string, string | null>;
   written: Record<string, string | null>;
   notes: PlannedNotes;
 }
@@ -24,7 +22,7 @@ export interface Writes {
 export async function writeStep(
   deps: PipelineDeps,
   ref: AccountRef,
-  { crm, match, fields, fieldUpdates, written, notes }: Writes,
+  { crm, match, fields, written, notes }: Writes,
   job: WriteOrigin | undefined,
 ): Promise<{ key: string; title: string }[]> {
   const origin = { ...job, buyerId: match.buyerId };
@@ -62,11 +60,8 @@ export async function writeStep(
     const message = `writing account ${ref.accountId} failed: ${update.error.message}`;
     throw update.error.permanent ? new PermanentWriteError(message) : new Error(message);
   }
-  // The values written (none unless the write above went through) and the buyer: one round trip. A
-  // cleared field drops the cache, rebuilt from the history (where a cleared field is not ours).
-  const values = Object.entries(fieldUpdates).filter((e): e is [string, string] => e[1] !== null);
-  await deps.ledgers.recordMatch(ref, match.buyerId, Object.fromEntries(values));
-  if (values.length < Object.keys(fieldUpdates).length) await deps.ledgers.forgetWrittenFields(ref);
+  // The buyer, in the index of matches (the values written are in the history already).
+  await deps.ledgers.recordMatch(ref, match.buyerId);
   const failed = results.find((r) => !r.ok);
   if (failed && !failed.ok) {
     const message = `creating a note on account ${ref.accountId} failed: ${failed.error.message}`;

@@ -33,9 +33,8 @@ import type { Resolved } from './target.ts';
 export { UndoRunning } from './claim.ts';
 export type { UndoCounts } from './record.ts';
 
-/** The Redis caches an undo makes stale (src/write/ledgers.ts). */
+/** The Redis ledgers an undo makes stale (src/write/ledgers.ts). */
 export interface UndoLedgers {
-  forgetWrittenFields(account: AccountRef): Promise<void>;
   forgetNotes(account: AccountRef, keys: readonly string[]): Promise<void>;
   recordMatch(account: AccountRef, buyerId: string | null): Promise<void>;
 }
@@ -363,8 +362,7 @@ async function runClaimed(
 }
 
 /**
- * Drops what Redis remembers of the accounts' writes and notes (rebuilt from the history on next use)
- * and moves each account to the buyer its restored fields name. A failure is reported, not thrown: the
+ * Drops what Redis remembers of the accounts' notes (asked of the CRM on next use) and moves each account to the buyer its restored fields name. A failure is reported, not thrown: the
  * CRM and the history already hold the undo.
  */
 async function refreshLedgers(
@@ -375,7 +373,6 @@ async function refreshLedgers(
   if (!ledgers) return undefined;
   try {
     for (const { account, fields, noteKeys } of changed) {
-      await ledgers.forgetWrittenFields(account);
       if (noteKeys.length) await ledgers.forgetNotes(account, noteKeys);
       if (!(P.buyerId in fields) && !(P.status in fields)) continue;
       const held = plans.find((p) => p.accountId === account.accountId)?.held ?? {};

@@ -1,12 +1,13 @@
-// Size: one class for the three ledgers, so that each account's keys are named in one place (#key) and a
-// job's last step records them together; the match index's batched script is in record-matches.ts.
-// What we wrote, kept in Redis: the last value we wrote per CRM field (so the `ours` policy can tell
-// our value from a person's edit) — a cache of the store's write history, rebuilt from it when Redis
-// lost it, so losing Redis loses no decision about what is ours —, the note keys we know to be on an
-// account (in front of asking the CRM, which stays the source of truth: only a set marked complete, with
-// no note pending, answers alone), and which buyer each enriched account
-// matched, both ways (digests walk the accounts; a provider webhook names a buyer and needs its accounts)
-// — an index of the store's outcomes, rebuilt from them when Redis lost it.
+// Size: one class for what a job reads and records of its own writes, so that each account's keys are
+// named in one place (#key); the match index's batched script is in record-matches.ts.
+// The last value we wrote per CRM field (so the `ours` policy can tell our value from a person's edit)
+// is read from the store's write history, the system of record — a chunk's accounts in one statement —
+// and kept nowhere else: a copy in Redis cost two commands per account and could disagree with the
+// history (an undo, a write settled later). Kept in Redis: the note keys we know to be on an account
+// (in front of asking the CRM, which stays the source of truth: only a set marked complete, with no
+// note pending, answers alone), and which buyer each enriched account matched, both ways (digests walk
+// the accounts; a provider webhook names a buyer and needs its accounts) — an index of the store's
+// outcomes, rebuilt from them when Redis lost it.
 
 import type { Redis } from 'ioredis';
 import { isCrmKind } from '../../connectors/registry.ts';
@@ -24,9 +25,6 @@ export interface WrittenFieldsSource {
     accountIds: readonly string[],
   ): Promise<Map<string, Record<string, string>>>;
 }
-
-/** Marks a cached hash as loaded from the history (no CRM field name holds a '#'). */
-const LOADED = '#from-history';
 
 /**
  * Marks an account's notes set as holding every key the CRM has (no note key starts with '#'): read
@@ -56,14 +54,8 @@ export class Ledgers {
   readonly #matches: MatchesSource | undefined;
   #rebuilding: Promise<void> | undefined;
   readonly #recordMatch: (record: MatchRecord) => Promise<void>;
-  /** Values read ahead for a chunk's accounts (preloadWrittenFields), by key; each taken once. */
+  /** What a chunk's accounts wrote, read ahead in one statement (preloadWrittenFields); each taken once. */
   readonly #ahead = new Map<string, Promise<Record<string, string> | undefined>>();
-  /**
-   * What a chunk's read loaded from the history and Redis does not hold yet, by key: written with the
-   * job's own values when it ends (recordMatch), one command instead of two. A job that never gets there
-   * leaves Redis without it, and the next one reads the history again.
-   */
-  readonly #unfilled = new Map<string, Record<string, string>>();
 
   constructor(
     redis: Redis,
@@ -104,11 +96,7 @@ export class Ledgers {
     return `${this.#prefix}:${kind}:${a.crm}:${a.tenant}:${a.accountId}`;
   }
 
-  /**
-   * The last value we wrote per field. From Redis when it holds the account's hash as loaded from the
-   * history; otherwise from the history (one query), cached for the next job. Values only Redis knows
-   * (written before the history existed) are kept under the history's.
-   */
+  /** The last value we wrote per field, as the history holds it (none without a history). */
   async writtenFields(account: AccountRef): Promise<Record<string, string>> {
     const key = this.#key('fields', account);
     const ahead = this.#ahead.get(key);
@@ -117,91 +105,33 @@ export class Ledgers {
       const loaded = await ahead;
       if (loaded) return { ...loaded };
     }
-    const cached = await this.#redis.hgetall(key);
-    const loaded = cached[LOADED] !== undefined;
-    delete cached[LOADED];
-    if (loaded || !this.#history) return cached;
-    const written = { ...cached, ...(await this.#history.lastWritten(account)) };
-    await this.#redis.hset(key, { ...written, [LOADED]: '1' });
-    return written;
+    return (await this.#history?.lastWritten(account)) ?? {};
   }
 
   /**
-   * Reads the cache of several accounts of one tenant at once (the accounts of a chunk that start
-   * together, their locks held), loading those Redis does not hold as loaded from the history in one
-   * statement; each account's `writtenFields` then takes its values from here, once, instead of a
-   * command (or a statement) of its own. Never rejects: an account whose read failed reads alone.
+   * Reads what we wrote on several accounts of one tenant at once (the accounts of a chunk that start
+   * together, their locks held: no other job writes them meanwhile) in one statement; each account's
+   * `writtenFields` then takes its values from here, once. Never rejects: an account whose read
+   * failed reads alone.
    */
   async preloadWrittenFields(crm: CrmKind, tenant: string, accountIds: readonly string[]): Promise<void> {
-    if (!accountIds.length) return;
-    const keys = accountIds.map((accountId) => this.#key('fields', { crm, tenant, accountId }));
-    const loading = this.#loadMany(crm, tenant, accountIds, keys);
+    const history = this.#history;
+    if (!accountIds.length || !history) return;
+    const loading = history.lastWrittenMany
+      ? history.lastWrittenMany(crm, tenant, accountIds)
+      : Promise.all(
+          accountIds.map(
+            async (id) => [id, await history.lastWritten({ crm, tenant, accountId: id })] as const,
+          ),
+        ).then((pairs) => new Map(pairs));
     // A long-lived worker's accounts that never read theirs (handed off) do not pile up.
     if (this.#ahead.size > 10_000) this.#ahead.clear();
-    if (this.#unfilled.size > 10_000) this.#unfilled.clear();
-    for (const key of keys)
+    for (const accountId of accountIds)
       this.#ahead.set(
-        key,
-        loading.then((m) => m.get(key)).catch(() => undefined),
+        this.#key('fields', { crm, tenant, accountId }),
+        loading.then((m) => m.get(accountId) ?? {}).catch(() => undefined),
       );
     await loading.catch(() => undefined);
-  }
-
-  async #loadMany(crm: CrmKind, tenant: string, accountIds: readonly string[], keys: readonly string[]) {
-    const read = this.#redis.pipeline();
-    for (const key of keys) read.hgetall(key);
-    const hashes = ((await read.exec()) ?? []).map(([err, v]) =>
-      err ? null : (v as Record<string, string>),
-    );
-    const out = new Map<string, Record<string, string>>();
-    const missing: string[] = [];
-    for (const [i, key] of keys.entries()) {
-      const cached = hashes[i];
-      if (!cached) continue;
-      const loaded = cached[LOADED] !== undefined;
-      delete cached[LOADED];
-      if (loaded || !this.#history) out.set(key, cached);
-      else missing.push(accountIds[i] as string);
-    }
-    const history = this.#history;
-    if (!missing.length || !history) return out;
-    const written = history.lastWrittenMany
-      ? await history.lastWrittenMany(crm, tenant, missing)
-      : new Map(
-          await Promise.all(
-            missing.map(
-              async (id) => [id, await history.lastWritten({ crm, tenant, accountId: id })] as const,
-            ),
-          ),
-        );
-    // Over what Redis holds, at the job's end: a value only Redis knows stays unless the history has it.
-    for (const id of missing) {
-      const key = this.#key('fields', { crm, tenant, accountId: id });
-      const history = written.get(id) ?? {};
-      this.#unfilled.set(key, { ...history, [LOADED]: '1' });
-      out.set(key, { ...hashes[accountIds.indexOf(id)], ...history });
-    }
-    return out;
-  }
-
-  /** Drops the cached values (after the history changed behind them, e.g. an undo): rebuilt on next read. */
-  async forgetWrittenFields(account: AccountRef): Promise<void> {
-    this.#ahead.delete(this.#key('fields', account));
-    this.#unfilled.delete(this.#key('fields', account));
-    await this.#redis.del(this.#key('fields', account));
-  }
-
-  async recordWrittenFields(account: AccountRef, values: Record<string, string>): Promise<void> {
-    const key = this.#key('fields', account);
-    this.#ahead.delete(key);
-    const all = { ...this.#takeUnfilled(key), ...values };
-    if (Object.keys(all).length) await this.#redis.hset(key, all);
-  }
-
-  #takeUnfilled(key: string): Record<string, string> | undefined {
-    const unfilled = this.#unfilled.get(key);
-    this.#unfilled.delete(key);
-    return unfilled;
   }
 
   /** The subset of `keys` known to be on the account already. */
@@ -296,23 +226,12 @@ export class Ledgers {
   }
 
   /**
-   * Records the account's buyer (null: it matches none now), moving it off a previous buyer; with
-   * `written`, also the values a job just wrote (as recordWrittenFields). A job ends with this; jobs
-   * ending at the same moment share one script call (record-matches.ts).
+   * Records the account's buyer (null: it matches none now), moving it off a previous buyer. A job ends
+   * with this; jobs ending at the same moment share one script call (record-matches.ts).
    */
-  async recordMatch(
-    account: AccountRef,
-    buyerId: string | null,
-    written: Record<string, string> = {},
-  ): Promise<void> {
-    const fieldsKey = this.#key('fields', account);
-    this.#ahead.delete(fieldsKey);
-    await this.#recordMatch({
-      fieldsKey,
-      member: accountMember(account),
-      buyerId,
-      written: { ...this.#takeUnfilled(fieldsKey), ...written },
-    });
+  async recordMatch(account: AccountRef, buyerId: string | null): Promise<void> {
+    this.#ahead.delete(this.#key('fields', account));
+    await this.#recordMatch({ member: accountMember(account), buyerId });
   }
 
   async buyerOf(account: AccountRef): Promise<string | null> {
