@@ -1,4 +1,4 @@
-// Size: the resolution steps (pinned, ids, cache, searches, the attributes of a close decision) in their
+// Size: the resolution steps (pinned, ids, kept answers, searches, the attributes of a close decision) in their
 // order; each step is short, and the decision itself is decide.ts.
 // Resolves a CRM account to a buyer of the Buyer Intelligence API, explainably: a pinned buyer id wins;
 // then the account's ids; then the candidates another account of the same name was just matched with

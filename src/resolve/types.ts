@@ -39,7 +39,7 @@ export type MatchDecision =
       buyerName: string | null;
       confidence: number;
       /** `id`: by an id the account carries (by-id.ts); `pinned`: by our own buyer id field or a confirm. */
-      source: 'pinned' | 'search' | 'cache' | 'id';
+      source: 'pinned' | 'search' | 'id';
       explanation: string;
       candidates: ScoredCandidate[];
     }
