@@ -22,8 +22,8 @@ import { WORKER_NODE_FLAGS } from './workers.ts';
 
 const { values } = parseArgs({
   options: {
-    accounts: { type: 'string', default: '15000' },
-    buyers: { type: 'string', default: '3000' },
+    accounts: { type: 'string', default: '6000' },
+    buyers: { type: 'string', default: '5400' },
     'hubspot-workers': { type: 'string', default: '1,2' },
     'salesforce-workers': { type: 'string', default: '1' },
     concurrency: { type: 'string', default: String(SERVICE_WORKER_DEFAULTS.concurrency) },
