@@ -62,7 +62,7 @@ export function buildCore(settings: ServiceSettings) {
       log.warn('a shared batch could not go through Redis', { what, reason: describeError(err) }),
   });
   // Every write's CRM answer goes on the store's write history, which is also the `ours` policy's
-  // memory (Redis caches it).
+  // memory.
   const writes = batchedWrites({
     connector,
     channels,
