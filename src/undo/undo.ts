@@ -362,8 +362,9 @@ async function runClaimed(
 }
 
 /**
- * Drops what Redis remembers of the accounts' notes (asked of the CRM on next use) and moves each account to the buyer its restored fields name. A failure is reported, not thrown: the
- * CRM and the history already hold the undo.
+ * Drops what Redis remembers of the accounts' notes (asked of the CRM on next use) and moves each
+ * account to the buyer its restored fields name. A failure is reported, not thrown: the CRM and the
+ * history already hold the undo.
  */
 async function refreshLedgers(
   ledgers: UndoLedgers | undefined,
