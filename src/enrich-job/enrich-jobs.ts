@@ -104,6 +104,8 @@ export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroom
           } finally {
             groups.get(data.accountId)?.leave(data.accountId);
             groups.delete(data.accountId);
+            // Read under this chunk's lock: an account handed off reads again under its own job's.
+            pipeline.ledgers.forgetPreloaded(data);
           }
         },
       };

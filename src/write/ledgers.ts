@@ -134,6 +134,11 @@ export class Ledgers {
     await loading.catch(() => undefined);
   }
 
+  /** Drops what `preloadWrittenFields` read for the account and its job did not take. */
+  forgetPreloaded(account: AccountRef): void {
+    this.#ahead.delete(this.#key('fields', account));
+  }
+
   /** The subset of `keys` known to be on the account already. */
   async knownNotes(account: AccountRef, keys: readonly string[]): Promise<Set<string>> {
     return (await this.noteKnowledge(account, keys)).known;

@@ -233,6 +233,17 @@ describe('the `ours` memory', () => {
     expect(reads).toEqual({ one: 1, many: 1 });
   });
 
+  it('an account its chunk handed off unread reads the history as it is when its own job runs', async () => {
+    const handed = { ...account, accountId: 'handed-1' };
+    const ledgers = new Ledgers(redis, PREFIX, { history: repos.writes });
+    await repos.writes.recordFieldWrites([{ ...entry('population', '1'), accountId: 'handed-1' }]);
+    await ledgers.preloadWrittenFields(MEMORY_CRM, tenant, ['handed-1']);
+    // Its run failed before it read them; meanwhile the history moved on (an undo, another write).
+    ledgers.forgetPreloaded(handed);
+    await repos.writes.recordFieldWrites([{ ...entry('population', '2'), accountId: 'handed-1' }]);
+    expect(await ledgers.writtenFields(handed)).toEqual({ population: '2' });
+  });
+
   it('an account whose chunk read failed reads alone', async () => {
     let many = 0;
     const ledgers = new Ledgers(redis, PREFIX, {
