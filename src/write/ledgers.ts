@@ -54,7 +54,7 @@ export class Ledgers {
   readonly #matches: MatchesSource | undefined;
   #rebuilding: Promise<void> | undefined;
   readonly #recordMatch: (record: MatchRecord) => Promise<void>;
-  /** What a chunk's accounts wrote, read ahead in one statement (preloadWrittenFields); each taken once. */
+  /** What a chunk's accounts wrote, by account member, read ahead in one statement; each taken once. */
   readonly #ahead = new Map<string, Promise<Record<string, string> | undefined>>();
 
   constructor(
@@ -98,7 +98,7 @@ export class Ledgers {
 
   /** The last value we wrote per field, as the history holds it (none without a history). */
   async writtenFields(account: AccountRef): Promise<Record<string, string>> {
-    const key = this.#key('fields', account);
+    const key = accountMember(account);
     const ahead = this.#ahead.get(key);
     if (ahead) {
       this.#ahead.delete(key);
@@ -128,7 +128,7 @@ export class Ledgers {
     if (this.#ahead.size > 10_000) this.#ahead.clear();
     for (const accountId of accountIds)
       this.#ahead.set(
-        this.#key('fields', { crm, tenant, accountId }),
+        accountMember({ crm, tenant, accountId }),
         loading.then((m) => m.get(accountId) ?? {}).catch(() => undefined),
       );
     await loading.catch(() => undefined);
@@ -136,7 +136,7 @@ export class Ledgers {
 
   /** Drops what `preloadWrittenFields` read for the account and its job did not take. */
   forgetPreloaded(account: AccountRef): void {
-    this.#ahead.delete(this.#key('fields', account));
+    this.#ahead.delete(accountMember(account));
   }
 
   /** The subset of `keys` known to be on the account already. */
@@ -235,7 +235,7 @@ export class Ledgers {
    * with this; jobs ending at the same moment share one script call (record-matches.ts).
    */
   async recordMatch(account: AccountRef, buyerId: string | null): Promise<void> {
-    this.#ahead.delete(this.#key('fields', account));
+    this.#ahead.delete(accountMember(account));
     await this.#recordMatch({ member: accountMember(account), buyerId });
   }
 

@@ -215,13 +215,26 @@ describe('cachedBuyerIntel', () => {
     });
 
     it("a lease holds the answer's own key: a reader waits on it for the answer, and takes over a lapsed one", async () => {
-      const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: redis, prefix } };
+      // The reader's connection, counting its reads: the answer lands once it has read the lease twice.
+      let reads = 0;
+      const counted = new Proxy(redis, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          if (name !== 'mget') return value.bind(target);
+          return (...args: Parameters<Redis['mget']>) => {
+            reads++;
+            return target.mget(...args);
+          };
+        },
+      });
+      const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: counted, prefix } };
       const attributesAt = (i: number) => `${prefix}attributes:${JSON.stringify([buyerId(i), 'Name'])}`;
       // Another process's call in flight: its lease, then its answer, in the key this one reads.
       const answer = { buyerId: buyerId(6), attributes: { Name: 'held by another process' } };
       await redis.set(attributesAt(6), '~lease:4242:abc', 'PX', 2_000);
       const waiting = cachedBuyerIntel(client, options).getBuyerAttributesBulk(buyerId(6), ['Name']);
-      await sleep(100);
+      await eventually(async () => reads >= 2, 'the reader polling the lease');
       await redis.set(attributesAt(6), JSON.stringify(answer), 'PX', 60_000);
       await expect(waiting).resolves.toEqual(answer);
       expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(0);
