@@ -2,40 +2,53 @@
 // the write history, its pending half and the outcome's statement.
 import { type QueryCreator, sql } from 'kysely';
 import type { FieldWriteEntry } from '../write/journal.ts';
+import { jsonRecordset } from './json-rows.ts';
 import type { Database } from './schema.ts';
 
-/** The columns of field_writes a batch fills, in the order of fieldColumns' arrays. */
-const FIELD_COLUMNS = [
-  'run_id',
-  'job_id',
-  'trigger',
-  'crm',
-  'tenant',
-  'account_id',
-  'buyer_id',
-  'field',
-  'attribute',
-  'kind',
-  'policy',
-  'old_value',
-  'new_value',
-  'decision',
-  'crm_result',
-  'crm_error',
-  'at',
-] as const;
+/** The columns of field_writes a batch fills, each with its SQL type. */
+const FIELD_TYPES = {
+  run_id: 'bigint',
+  job_id: 'text',
+  trigger: 'text',
+  crm: 'text',
+  tenant: 'text',
+  account_id: 'text',
+  buyer_id: 'text',
+  field: 'text',
+  attribute: 'text',
+  kind: 'text',
+  policy: 'text',
+  old_value: 'text',
+  new_value: 'text',
+  decision: 'text',
+  crm_result: 'text',
+  crm_error: 'text',
+  at: 'timestamptz',
+} as const;
+const FIELD_COLUMNS = Object.keys(FIELD_TYPES) as (keyof typeof FIELD_TYPES)[];
 
-/** The unnest arrays of a batch, one per column: one statement whatever the batch's size. */
+/** A batch as a relation of field_writes' columns: one statement whatever the batch's size. */
 function fieldColumns(entries: readonly FieldWriteEntry[]) {
-  const col = <T>(pick: (e: FieldWriteEntry) => T) => entries.map(pick);
-  return sql`select * from unnest(
-    ${col((e) => e.runId)}::bigint[], ${col((e) => e.jobId)}::text[], ${col((e) => e.trigger)}::text[],
-    ${col((e) => e.crm)}::text[], ${col((e) => e.tenant)}::text[], ${col((e) => e.accountId)}::text[],
-    ${col((e) => e.buyerId)}::text[], ${col((e) => e.field)}::text[], ${col((e) => e.attribute)}::text[],
-    ${col((e) => e.kind)}::text[], ${col((e) => e.policy)}::text[], ${col((e) => e.old)}::text[],
-    ${col((e) => e.new)}::text[], ${col((e) => e.decision)}::text[], ${col((e) => e.result)}::text[],
-    ${col((e) => e.error)}::text[], ${col((e) => e.at.toISOString())}::timestamptz[]
-  ) as v(${sql.raw(FIELD_COLUMNS.join(', '))})`;
+  const rows = entries.map((e) => ({
+    run_id: e.runId,
+    job_id: e.jobId,
+    trigger: e.trigger,
+    crm: e.crm,
+    tenant: e.tenant,
+    account_id: e.accountId,
+    buyer_id: e.buyerId,
+    field: e.field,
+    attribute: e.attribute,
+    kind: e.kind,
+    policy: e.policy,
+    old_value: e.old,
+    new_value: e.new,
+    decision: e.decision,
+    crm_result: e.result,
+    crm_error: e.error,
+    at: e.at.toISOString(),
+  }));
+  return sql`select ${sql.raw(FIELD_COLUMNS.join(', '))} from ${jsonRecordset(rows, FIELD_TYPES)}`;
 }
 
 /**

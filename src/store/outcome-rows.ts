@@ -1,8 +1,9 @@
-// Outcomes as rows of account_outcomes: the upsert of any number of accounts in one statement (unnest
-// arrays, one per column, as field-rows.ts does for field writes), the same SQL for one account's job
-// and a backfill chunk's accounts.
+// Outcomes as rows of account_outcomes: the upsert of any number of accounts in one statement (one
+// JSON parameter read as rows, json-rows.ts, as field-rows.ts does for field writes), the same SQL for
+// one account's job and a backfill chunk's accounts.
 import { type Kysely, sql } from 'kysely';
 import type { AccountRef } from '../../connectors/types.ts';
+import { jsonRecordset } from './json-rows.ts';
 import type { Cohort, Database, OutcomeCandidate, OutcomeDetail, OutcomeRow } from './schema.ts';
 
 /** What one job found: the columns of its outcome (cohort derived by `cohortOf`). */
@@ -39,48 +40,55 @@ export function cohortOf(status: OutcomeRow['status'], matchedBy: 'id' | 'name' 
 const sameMatch = sql<boolean>`(excluded.matched_by = 'id' and account_outcomes.matched_by is not null and account_outcomes.buyer_id = excluded.buyer_id)`;
 const sameBuyer = sql<boolean>`(account_outcomes.buyer_id = excluded.buyer_id)`;
 
-/** The columns an outcome's upsert fills, in the order of the unnest's arrays. */
-const COLUMNS = [
-  'crm',
-  'tenant',
-  'account_id',
-  'account_name',
-  'state',
-  'status',
-  'cohort',
-  'matched_by',
-  'buyer_id',
-  'buyer_name',
-  'buyer_type',
-  'confidence',
-  'reason',
-  'candidates',
-  'detail',
-  'trigger',
-  'run_id',
-  'job_id',
-  'updated_at',
-  'pinned',
-] as const;
+/** The columns an outcome's upsert fills, each with its SQL type. */
+const TYPED = {
+  crm: 'text',
+  tenant: 'text',
+  account_id: 'text',
+  account_name: 'text',
+  state: 'text',
+  status: 'text',
+  cohort: 'text',
+  matched_by: 'text',
+  buyer_id: 'text',
+  buyer_name: 'text',
+  buyer_type: 'text',
+  confidence: 'numeric',
+  reason: 'text',
+  candidates: 'jsonb',
+  detail: 'jsonb',
+  trigger: 'text',
+  run_id: 'bigint',
+  job_id: 'text',
+  updated_at: 'timestamptz',
+  pinned: 'boolean',
+} as const;
+const COLUMNS = Object.keys(TYPED) as (keyof typeof TYPED)[];
 
 function rowsOf(records: readonly OutcomeRecord[], now: Date) {
-  const col = <T>(pick: (r: OutcomeRecord) => T) => records.map(pick);
-  // jsonb and boolean travel as text: an array parameter of either is spelled alike by node-postgres
-  // and PGlite only as text.
-  return sql`select crm, tenant, account_id, account_name, state, status, cohort, matched_by, buyer_id,
-      buyer_name, buyer_type, confidence, reason, candidates::jsonb, detail::jsonb, trigger, run_id, job_id,
-      updated_at, pinned::boolean
-    from unnest(
-      ${col((r) => r.crm)}::text[], ${col((r) => r.tenant)}::text[], ${col((r) => r.accountId)}::text[],
-      ${col((r) => r.accountName)}::text[], ${col((r) => r.state)}::text[], ${col((r) => r.status)}::text[],
-      ${col((r) => cohortOf(r.status, r.matchedBy))}::text[], ${col((r) => r.matchedBy)}::text[],
-      ${col((r) => r.buyerId)}::text[], ${col((r) => r.buyerName)}::text[], ${col((r) => r.buyerType)}::text[],
-      ${col((r) => r.confidence)}::numeric[], ${col((r) => r.reason)}::text[],
-      ${col((r) => JSON.stringify(r.candidates))}::text[], ${col((r) => JSON.stringify(r.detail))}::text[],
-      ${col((r) => r.trigger ?? null)}::text[], ${col((r) => r.runId ?? null)}::bigint[],
-      ${col((r) => r.jobId ?? null)}::text[], ${col((r) => (r.at ?? now).toISOString())}::timestamptz[],
-      ${col((r) => String(r.pinned ?? false))}::text[]
-    ) as v(${sql.raw(COLUMNS.join(', '))})`;
+  const rows = records.map((r) => ({
+    crm: r.crm,
+    tenant: r.tenant,
+    account_id: r.accountId,
+    account_name: r.accountName,
+    state: r.state,
+    status: r.status,
+    cohort: cohortOf(r.status, r.matchedBy),
+    matched_by: r.matchedBy,
+    buyer_id: r.buyerId,
+    buyer_name: r.buyerName,
+    buyer_type: r.buyerType,
+    confidence: r.confidence,
+    reason: r.reason,
+    candidates: r.candidates,
+    detail: r.detail,
+    trigger: r.trigger ?? null,
+    run_id: r.runId ?? null,
+    job_id: r.jobId ?? null,
+    updated_at: (r.at ?? now).toISOString(),
+    pinned: r.pinned ?? false,
+  }));
+  return sql`select ${sql.raw(COLUMNS.join(', '))} from ${jsonRecordset(rows, TYPED)}`;
 }
 
 /**

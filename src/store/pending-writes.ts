@@ -12,7 +12,38 @@ import type {
   PendingSettlement,
 } from '../write/journal.ts';
 import { insertFieldWrites } from './field-rows.ts';
+import { jsonRecordset } from './json-rows.ts';
 import type { Database } from './schema.ts';
+
+/** The columns of a note's row (about to be created, or created), each with its SQL type. */
+export const NOTE_TYPES = {
+  run_id: 'bigint',
+  job_id: 'text',
+  trigger: 'text',
+  crm: 'text',
+  tenant: 'text',
+  account_id: 'text',
+  buyer_id: 'text',
+  dedupe_key: 'text',
+  title: 'text',
+  at: 'timestamptz',
+} as const;
+
+/** A note's row as NOTE_TYPES names its columns. */
+export function noteRow(e: PendingNoteEntry) {
+  return {
+    run_id: e.runId,
+    job_id: e.jobId,
+    trigger: e.trigger,
+    crm: e.crm,
+    tenant: e.tenant,
+    account_id: e.accountId,
+    buyer_id: e.buyerId,
+    dedupe_key: e.dedupeKey,
+    title: e.title,
+    at: e.at.toISOString(),
+  };
+}
 
 export interface PendingAccount {
   crm: string;
@@ -46,9 +77,9 @@ export async function settlePendingFields(
   settled: readonly PendingSettlement[],
 ): Promise<void> {
   if (!settled.length) return;
+  const rows = settled.map((s) => ({ id: s.id, result: s.result, error: s.error }));
   await sql`update field_writes f set crm_result = s.result, crm_error = s.error
-    from unnest(${settled.map((s) => s.id)}::bigint[], ${settled.map((s) => s.result)}::text[],
-      ${settled.map((s) => s.error)}::text[]) as s(id, result, error)
+    from ${jsonRecordset(rows, { id: 'bigint', result: 'text', error: 'text' }, 's')}
     where f.id = s.id and f.crm_result = 'pending'`.execute(db);
 }
 
@@ -58,17 +89,11 @@ export async function recordPendingNotes(
   entries: readonly PendingNoteEntry[],
 ): Promise<string[]> {
   if (!entries.length) return [];
-  const col = <T>(pick: (e: PendingNoteEntry) => T) => entries.map(pick);
-  // `with ordinality` keeps the ids in the entries' order whatever order the insert returns them in.
-  const { rows } = await sql<{ id: string; n: string }>`
+  // `n` keeps the ids in the entries' order whatever order the insert returns them in.
+  const rows = entries.map((e, n) => ({ ...noteRow(e), n }));
+  const { rows: ids } = await sql<{ id: string; n: string }>`
     with v as (
-      select * from unnest(
-        ${col((e) => e.runId)}::bigint[], ${col((e) => e.jobId)}::text[], ${col((e) => e.trigger)}::text[],
-        ${col((e) => e.crm)}::text[], ${col((e) => e.tenant)}::text[], ${col((e) => e.accountId)}::text[],
-        ${col((e) => e.buyerId)}::text[], ${col((e) => e.dedupeKey)}::text[], ${col((e) => e.title)}::text[],
-        ${col((e) => e.at.toISOString())}::timestamptz[]
-      ) with ordinality as v(run_id, job_id, trigger, crm, tenant, account_id, buyer_id, dedupe_key,
-                             title, at, n)
+      select * from ${jsonRecordset(rows, { ...NOTE_TYPES, n: 'bigint' })}
     ), ids as (select v.*, nextval('write_history_seq') as id from v),
     ins as (
       insert into notes_pending (id, run_id, job_id, trigger, crm, tenant, account_id, buyer_id,
@@ -79,7 +104,7 @@ export async function recordPendingNotes(
     select ids.id::text as id, ids.n::text as n from ids join ins on ins.id = ids.id order by ids.n`.execute(
     db,
   );
-  return rows.map((r) => String(r.id));
+  return ids.map((r) => String(r.id));
 }
 
 /**
@@ -93,8 +118,11 @@ export async function settlePendingNotes(
 ): Promise<void> {
   if (!settled.length) return;
   await sql`with s as (
-      select * from unnest(${settled.map((s) => s.id)}::bigint[], ${settled.map((s) => s.noteId)}::text[])
-        as s(id, note_id)
+      select * from ${jsonRecordset(
+        settled.map((s) => ({ id: s.id, note_id: s.noteId })),
+        { id: 'bigint', note_id: 'text' },
+        's',
+      )}
     ), gone as (
       delete from notes_pending p using s where p.id = s.id
       returning p.*, s.note_id as crm_note_id

@@ -16,8 +16,11 @@ import type {
 } from '../write/journal.ts';
 import { insertFieldWrites } from './field-rows.ts';
 import { FollowUps } from './follow-ups.ts';
+import { jsonRecordset } from './json-rows.ts';
 import {
   accountsPendingSince,
+  NOTE_TYPES,
+  noteRow,
   type PendingAccount,
   pendingOfAccount,
   pendingOfAccounts,
@@ -437,30 +440,16 @@ function eventOf(r: EventRow): HistoryEvent {
   };
 }
 
+const CREATED_NOTE_TYPES = { ...NOTE_TYPES, note_id: 'text' } as const;
+const CREATED_NOTE_COLUMNS = Object.keys(CREATED_NOTE_TYPES) as (keyof typeof CREATED_NOTE_TYPES)[];
+
 async function insertNotes(db: Kysely<Database>, entries: readonly NoteEntry[]): Promise<void> {
-  const col = <T>(pick: (e: NoteEntry) => T) => entries.map(pick);
+  const rows = entries.map((e) => ({ ...noteRow(e), note_id: e.noteId }));
   await db
     .insertInto('notes_created')
-    .columns([
-      'run_id',
-      'job_id',
-      'trigger',
-      'crm',
-      'tenant',
-      'account_id',
-      'buyer_id',
-      'note_id',
-      'dedupe_key',
-      'title',
-      'at',
-    ])
+    .columns(CREATED_NOTE_COLUMNS)
     .expression(
-      sql`select * from unnest(
-        ${col((e) => e.runId)}::bigint[], ${col((e) => e.jobId)}::text[], ${col((e) => e.trigger)}::text[],
-        ${col((e) => e.crm)}::text[], ${col((e) => e.tenant)}::text[], ${col((e) => e.accountId)}::text[],
-        ${col((e) => e.buyerId)}::text[], ${col((e) => e.noteId)}::text[], ${col((e) => e.dedupeKey)}::text[],
-        ${col((e) => e.title)}::text[], ${col((e) => e.at.toISOString())}::timestamptz[]
-      )`,
+      sql`select ${sql.raw(CREATED_NOTE_COLUMNS.join(', '))} from ${jsonRecordset(rows, CREATED_NOTE_TYPES)}`,
     )
     .execute();
 }

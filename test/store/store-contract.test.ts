@@ -434,4 +434,30 @@ describeEachDatabase('store contract', (variant) => {
       error: 0,
     });
   });
+
+  // Last: the tests above count every account.
+  it('keeps what an account says as written: quotes, backslashes, braces, commas, NULL, an emoji', async () => {
+    const name = 'Parks "North", {Dept} \\ C:\\dir NULL 🏛';
+    await repos.outcomes.record(
+      outcome('a-text', {
+        tenant: 'text-only',
+        accountName: name,
+        reason: 'said "yes", then {no}',
+        candidates: [
+          { buyerId: 'b\\1', name: 'A "quoted" \\ name', stateCode: 'TX', type: null, score: 0.5 },
+        ],
+      }),
+    );
+    const got = await repos.outcomes.get({ crm: 'hubspot', tenant: 'text-only', accountId: 'a-text' });
+    expect(got).toMatchObject({ accountName: name, reason: 'said "yes", then {no}' });
+    expect(got?.candidates[0]).toMatchObject({ buyerId: 'b\\1', name: 'A "quoted" \\ name', type: null });
+  });
+
+  it('records a name cut inside an emoji, its half as U+FFFD (as a text parameter would)', async () => {
+    await repos.outcomes.record(
+      outcome('a-cut', { tenant: 'text-only', accountName: 'Library \ud83c', reason: '\ud83c cut' }),
+    );
+    const got = await repos.outcomes.get({ crm: 'hubspot', tenant: 'text-only', accountId: 'a-cut' });
+    expect(got).toMatchObject({ accountName: 'Library \ufffd', reason: '\ufffd cut' });
+  });
 });
