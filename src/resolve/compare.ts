@@ -1,5 +1,7 @@
 // How alike two names' words are: token by token (exact, then short forms, then typos), and names
 // whose place words carry them while their words of kind scale them between ½ and 1.
+
+import { memoizedByObject } from './memo.ts';
 import { isTypoOf, type NormalizedName, normalizeName, STOP_WORDS } from './normalize.ts';
 import { round3 } from './round.ts';
 import { INTERCHANGEABLE_TYPE_WORDS, JURISDICTION_TYPE_WORDS, WORD_SHORT_FORMS } from './vocabulary.ts';
@@ -29,34 +31,53 @@ export function compareTokens(
 ): TokenComparison {
   if (!a.length && !b.length) return { similarity: 1, exact: 0, short: [], fuzzy: [] };
   if (!a.length || !b.length) return { similarity: 0, exact: 0, short: [], fuzzy: [] };
-  const free = b.map(() => true);
+  // Loops, not closures: scoring compares names of every candidate of every account this way.
+  const free = new Array<boolean>(b.length).fill(true);
   let pending: string[] = [];
   let exact = 0;
   for (const t of a) {
-    const at = b.findIndex((u, i) => free[i] && u === t);
+    const at = firstFree(b, free, t, same);
     if (at >= 0) {
       free[at] = false;
       exact++;
     } else pending.push(t);
   }
-  const pair = (test: (t: string, u: string) => boolean): [string, string][] => {
-    const found: [string, string][] = [];
-    const left: string[] = [];
-    for (const t of pending) {
-      const at = b.findIndex((u, i) => free[i] && test(t, u));
-      const u = b[at];
-      if (at >= 0 && u !== undefined) {
-        free[at] = false;
-        found.push([t, u]);
-      } else left.push(t);
-    }
-    pending = left;
-    return found;
-  };
-  const short = pair(shortFormOf);
-  const fuzzy = options.typos ? pair(isTypoOf) : [];
-  const matched = exact + short.length + fuzzy.length;
-  return { similarity: (2 * matched) / (a.length + b.length), exact, short, fuzzy };
+  const short = pending.length ? pairUp(pending, b, free, shortFormOf) : { found: [], left: pending };
+  pending = short.left;
+  const fuzzy = options.typos && pending.length ? pairUp(pending, b, free, isTypoOf).found : [];
+  const matched = exact + short.found.length + fuzzy.length;
+  return { similarity: (2 * matched) / (a.length + b.length), exact, short: short.found, fuzzy };
+}
+
+const same = (t: string, u: string) => t === u;
+
+function firstFree(
+  b: readonly string[],
+  free: boolean[],
+  t: string,
+  test: (t: string, u: string) => boolean,
+) {
+  for (let i = 0; i < b.length; i++) if (free[i] && test(t, b[i] as string)) return i;
+  return -1;
+}
+
+/** The pending tokens matched to free tokens of `b` by `test`, in order, and those left. */
+function pairUp(
+  pending: readonly string[],
+  b: readonly string[],
+  free: boolean[],
+  test: (t: string, u: string) => boolean,
+): { found: [string, string][]; left: string[] } {
+  const found: [string, string][] = [];
+  const left: string[] = [];
+  for (const t of pending) {
+    const at = firstFree(b, free, t, test);
+    if (at >= 0) {
+      free[at] = false;
+      found.push([t, b[at] as string]);
+    } else left.push(t);
+  }
+  return { found, left };
 }
 
 interface NameComparison {
@@ -65,15 +86,17 @@ interface NameComparison {
   detail: string;
 }
 
-const meaningful = (n: NormalizedName) => n.tokens.filter((t) => !STOP_WORDS.has(t));
+const meaningful = memoizedByObject((n: NormalizedName): readonly string[] =>
+  n.tokens.filter((t) => !STOP_WORDS.has(t)),
+);
 // "U.S." says whose an agency is, not what it is: a name that leaves it out names the same agency.
-export const kindWords = (n: NormalizedName) => [
+export const kindWords = memoizedByObject((n: NormalizedName): readonly string[] => [
   ...new Set(
     n.typeTokens
       .filter((t) => !JURISDICTION_TYPE_WORDS.has(t))
       .map((t) => INTERCHANGEABLE_TYPE_WORDS[t] ?? t),
   ),
-];
+]);
 
 /**
  * Core tokens carry the name; type tokens, when both names have them, scale it between ½ (different

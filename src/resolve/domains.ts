@@ -8,11 +8,15 @@
 // education.ca.gov), so there the agency's subdomain is the organisation, not the portal.
 import { parse } from 'tldts';
 import { findState } from '../buyer-intel/states.ts';
+import { memoized } from './memo.ts';
 
 /** Host (lower case, without www.) and path (lower case, no trailing slash) of a URL or a bare domain. */
 export function parseWebAddress(input: string | null | undefined): { host: string; path: string } | null {
   const raw = input?.trim();
-  if (!raw) return null;
+  return raw ? readWebAddress(raw) : null;
+}
+
+const readWebAddress = memoized((raw: string): { host: string; path: string } | null => {
   const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(raw) ? raw : `http://${raw.replace(/^\/+/, '')}`;
   let url: URL;
   try {
@@ -27,7 +31,7 @@ export function parseWebAddress(input: string | null | undefined): { host: strin
   if (!host.includes('.')) return null;
   const path = url.pathname.toLowerCase().replace(/\/+$/, '');
   return { host, path };
-}
+});
 
 /** A US state's portal domain: its name or postal code under .gov (texas.gov, ca.gov, dc.gov). */
 function statePortal(domainWithoutSuffix: string | null, suffix: string | null): boolean {
@@ -40,16 +44,16 @@ function statePortal(domainWithoutSuffix: string | null, suffix: string | null):
  * austin.mn.us for ci.austin.mn.us, springfield.k12.or.us for itself. Falls back to the host itself
  * for what the list cannot place (an IP address, an unknown suffix).
  */
-export function registrableDomain(host: string): string {
+export const registrableDomain = memoized((host: string): string => {
   const parsed = parse(host.toLowerCase(), { allowPrivateDomains: false });
   return parsed.domain ?? host.toLowerCase();
-}
+});
 
 /**
  * The domain that stands for one organisation: the registrable domain, except on a state's portal,
  * where it is the agency's subdomain (dot.ca.gov, not ca.gov). dc.gov itself is the District's own.
  */
-export function organizationDomain(host: string): string {
+export const organizationDomain = memoized((host: string): string => {
   const h = host.toLowerCase();
   const parsed = parse(h, { allowPrivateDomains: false });
   if (!parsed.domain) return h;
@@ -59,6 +63,12 @@ export function organizationDomain(host: string): string {
     if (agency) return `${agency}.${parsed.domain}`;
   }
   return parsed.domain;
+});
+
+export interface DomainLabel {
+  label: string;
+  stateCode: string | null;
+  k12: boolean;
 }
 
 /**
@@ -66,7 +76,7 @@ export function organizationDomain(host: string): string {
  * dot.ca.gov, "broward" for broward.k12.fl.us), the state the domain places it in (CA, FL), and
  * whether the suffix says a school system (k12).
  */
-export function domainLabel(host: string): { label: string; stateCode: string | null; k12: boolean } | null {
+export const domainLabel = memoized((host: string): DomainLabel | null => {
   const parsed = parse(host.toLowerCase(), { allowPrivateDomains: false });
   if (!parsed.domain || !parsed.domainWithoutSuffix) return null;
   const suffix = parsed.publicSuffix ?? '';
@@ -83,7 +93,7 @@ export function domainLabel(host: string): { label: string; stateCode: string | 
     stateCode: state?.country === 'US' ? state.code : null,
     k12: /(?:^|\.)k12\./.test(suffix),
   };
-}
+});
 
 /** Whether a CRM name is a bare domain ("austintexas.gov"): HubSpot names companies after their domain. */
 export function isBareDomain(name: string): boolean {

@@ -1,6 +1,8 @@
 // Evidence beyond the written name, each one a rule of identity rather than of a kind of buyer: the
 // number a name carries, the places a consolidated government is named by, and where the account and
 // the buyer are (zip, city, county). Every function is pure and answers with the signal it adds.
+
+import { memoizedByObject } from './memo.ts';
 import { foldText, type NormalizedName } from './normalize.ts';
 import { round3 } from './round.ts';
 import type { BuyerProfile, ScoreSignal, Weights } from './weights.ts';
@@ -8,9 +10,9 @@ import type { BuyerProfile, ScoreSignal, Weights } from './weights.ts';
 const DIGITS = /^\d+$/;
 
 /** The numbers a name carries, without leading zeros ("District 065" and "District 65" are one). */
-function numbersOf(name: NormalizedName): string[] {
-  return [...new Set(name.tokens.filter((t) => DIGITS.test(t)).map((t) => t.replace(/^0+(?=\d)/, '')))];
-}
+const numbersOf = memoizedByObject((name: NormalizedName): readonly string[] => [
+  ...new Set(name.tokens.filter((t) => DIGITS.test(t)).map((t) => t.replace(/^0+(?=\d)/, ''))),
+]);
 
 export interface NumberEvidence {
   signal: ScoreSignal | null;
@@ -32,8 +34,9 @@ export function numberEvidence(
   w: Weights,
 ): NumberEvidence {
   const mine = numbersOf(account);
-  const theirs = new Set(buyerNames.flatMap(numbersOf));
-  if (!mine.length || !theirs.size) return { signal: null, conflict: false, agrees: false, reason: null };
+  if (!mine.length) return { signal: null, conflict: false, agrees: false, reason: null };
+  const theirs = new Set(buyerNames.flatMap((n) => numbersOf(n)));
+  if (!theirs.size) return { signal: null, conflict: false, agrees: false, reason: null };
   const shownTheirs = [...theirs].join(', ');
   if (mine.every((n) => theirs.has(n)))
     return { signal: null, conflict: false, agrees: true, reason: `number ${mine.join(', ')}` };

@@ -7,6 +7,7 @@ import { findState } from '../buyer-intel/states.ts';
 import { compareNames, compareTokens, kindWords, sameWord, shortFormOf } from './compare.ts';
 import { domainLabel, organizationDomain, parseWebAddress, registrableDomain } from './domains.ts';
 import { isConsolidatedGovernment, wordsWithin } from './evidence.ts';
+import { memoized } from './memo.ts';
 import { foldText, isTypoOf, type NormalizedName, normalizeName, STOP_WORDS } from './normalize.ts';
 import { statesWrittenOut } from './queries.ts';
 import { readCompound, stateDotNickname } from './readings.ts';
@@ -46,6 +47,9 @@ function unmatched(name: NormalizedName, buyer: NormalizedName): string[] {
   );
 }
 
+/** The words of a name as written, for the nicknames they may be. */
+const wordsOf = memoized((text: string): readonly string[] => text.split(/[^\p{L}\p{N}]+/u).filter(Boolean));
+
 function readings(
   name: NormalizedName,
   buyer: NormalizedName,
@@ -73,7 +77,7 @@ function readings(
     });
   }
   // A state DOT's nickname: the whole name or one of its words.
-  for (const token of name.searchName.split(/[^\p{L}\p{N}]+/u).filter(Boolean)) {
+  for (const token of wordsOf(name.searchName)) {
     const nick = stateDotNickname(token, accountState ?? name.stateCode);
     if (!nick) continue;
     const read = replaced(name, token, nick.name);
@@ -196,13 +200,21 @@ function nameEvidence(
  * of Oklahoma" and "Superior Court of Arizona in Maricopa County" say the state the account's state
  * field already says.
  */
-export function withoutItsState(buyer: ScoringBuyer, accountState: string | null): string[] {
+export function withoutItsState(buyer: ScoringBuyer, accountState: string | null): readonly string[] {
   const theirs = buyer.stateCode ? findState(buyer.stateCode) : undefined;
   if (!theirs || !accountState || findState(accountState)?.code !== theirs.code) return [];
-  const pattern = new RegExp(`(?:,?\\s*\\b(?:of|in)\\s+)?\\b${theirs.name.replace(/ /g, '\\s+')}\\b,?`, 'i');
-  const without = buyer.name.replace(pattern, ' ').replace(/\s+/g, ' ').trim();
-  return without && without !== buyer.name && foldText(without) ? [without] : [];
+  return nameWithoutState(`${theirs.name}\u0000${buyer.name}`);
 }
+
+/** `<state name>\0<buyer name>`: the name without the state's, as a list of none or one. */
+const nameWithoutState = memoized((key: string): readonly string[] => {
+  const cut = key.indexOf('\u0000');
+  const state = key.slice(0, cut);
+  const name = key.slice(cut + 1);
+  const pattern = new RegExp(`(?:,?\\s*\\b(?:of|in)\\s+)?\\b${state.replace(/ /g, '\\s+')}\\b,?`, 'i');
+  const without = name.replace(pattern, ' ').replace(/\s+/g, ' ').trim();
+  return without && without !== name && foldText(without) ? [without] : [];
+});
 
 /**
  * The name against the buyer's legal name and each of its other names (its common name, from its

@@ -3,6 +3,7 @@
 // the words of the account's web address ("austinisd.org" → "austin independent school district").
 import { findState, STATES } from '../buyer-intel/states.ts';
 import { domainLabel, parseWebAddress } from './domains.ts';
+import { memoized } from './memo.ts';
 import { foldText, type NormalizedName } from './normalize.ts';
 import { correctedPlace, leadingPlace, placeByInitials } from './places.ts';
 import { stateDotNickname } from './readings.ts';
@@ -12,12 +13,12 @@ import { ABBREVIATIONS } from './vocabulary.ts';
  * The name with the states it names by postal code written out ("Port Authority of NY & NJ" → "Port
  * Authority of New York & New Jersey"): a body named after the states it spans is listed so.
  */
-export function statesWrittenOut(searchName: string): string {
-  return searchName.replace(/\b[A-Z]{2}\b/g, (code) => {
+export const statesWrittenOut = memoized((searchName: string): string =>
+  searchName.replace(/\b[A-Z]{2}\b/g, (code) => {
     const state = findState(code);
     return state && state.country === 'US' && !NOT_STATE_WORDS.has(code) ? state.name : code;
-  });
-}
+  }),
+);
 // Two capitals that are words or abbreviations before they are states in a name.
 const NOT_STATE_WORDS = new Set(['CO', 'SD', 'IN', 'OR', 'ME', 'HI', 'OK', 'PA', 'DE', 'ID']);
 

@@ -9,12 +9,14 @@ import { STOP_WORDS } from './vocabulary.ts';
 
 // ---- Initials and short forms ----------------------------------------------------------------------------
 
-/** US state names as token lists, longest first ("new york" before "new"). */
-const STATE_NAMES: readonly { words: string[]; state: StateEntry }[] = STATES.filter(
-  (s) => s.country === 'US',
-)
+/** US state names as token lists, longest first ("new york" before "new"), by their first word. */
+const STATE_NAMES = new Map<string, { words: string[]; state: StateEntry }[]>();
+for (const state of STATES.filter((s) => s.country === 'US')
   .map((s) => ({ words: s.name.toLowerCase().split(' '), state: s }))
-  .sort((a, b) => b.words.length - a.words.length);
+  .sort((a, b) => b.words.length - a.words.length)) {
+  const first = state.words[0] as string;
+  STATE_NAMES.set(first, [...(STATE_NAMES.get(first) ?? []), state]);
+}
 
 export interface CompoundReading {
   /** First and last index (inclusive) of the buyer's tokens the word stands for. */
@@ -40,7 +42,7 @@ function steps(word: string, at: number, tokens: readonly string[], i: number): 
   const token = tokens[i];
   if (token === undefined) return [];
   const out: Step[] = [];
-  for (const { words, state } of STATE_NAMES) {
+  for (const { words, state } of STATE_NAMES.get(token) ?? []) {
     if (words.every((w, k) => tokens[i + k] === w) && word.startsWith(state.code.toLowerCase(), at)) {
       out.push({ take: 2, span: words.length, part: 'state' });
     }
@@ -68,31 +70,37 @@ function steps(word: string, at: number, tokens: readonly string[], i: number): 
 export function readCompound(word: string, tokens: readonly string[]): CompoundReading | null {
   if (word.length < 2 || word.length > 16 || /\d/.test(word)) return null;
   let best: CompoundReading | null = null;
-  const search = (at: number, i: number, parts: Part[], start: number) => {
+  // What the parts so far were, counted: a reading is tried for every path through the buyer's words,
+  // and counts cost nothing to pass on. Initials and short forms never mix, so a path that mixes them
+  // goes no further.
+  const search = (at: number, i: number, initials: number, shorts: number, states: number, start: number) => {
+    if (initials && shorts) return;
     if (at === word.length) {
-      const last = tokens[i - 1] ?? '';
-      const counted = parts.filter((p) => p !== 'skip');
-      const state = counted.includes('state');
-      const initials = counted.includes('initial');
-      const short = counted.includes('short');
-      if (initials && short) return;
-      if (!(counted.length >= 2 || (counted.length === 1 && state)) || STOP_WORDS.has(last)) return;
-      const reading: CompoundReading = {
+      const counted = initials + shorts + states;
+      if (!(counted >= 2 || (counted === 1 && states)) || STOP_WORDS.has(tokens[i - 1] ?? '')) return;
+      if (best && i - 1 - start <= best.end - best.start) return;
+      best = {
         start,
         end: i - 1,
         words: tokens.slice(start, i).join(' '),
-        how: counted.length === 1 ? 'code' : initials ? 'initials' : 'short forms',
+        how: counted === 1 ? 'code' : initials ? 'initials' : 'short forms',
       };
-      if (!best || reading.end - reading.start > best.end - best.start) best = reading;
       return;
     }
-    for (const step of steps(word, at, tokens, i))
-      search(at + step.take, i + step.span, [...parts, step.part], start);
+    for (const { take, span, part } of steps(word, at, tokens, i))
+      search(
+        at + take,
+        i + span,
+        initials + (part === 'initial' ? 1 : 0),
+        shorts + (part === 'short' ? 1 : 0),
+        states + (part === 'state' ? 1 : 0),
+        start,
+      );
   };
   for (let start = 0; start < tokens.length; start++) {
     const first = tokens[start];
     if (!first || STOP_WORDS.has(first)) continue;
-    search(0, start, [], start);
+    search(0, start, 0, 0, 0, start);
   }
   return best;
 }

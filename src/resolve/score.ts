@@ -9,6 +9,7 @@
 import { findState, STATES } from '../buyer-intel/states.ts';
 import { compareTokens, sameWord } from './compare.ts';
 import { addressSignal, isConsolidatedGovernment, numberEvidence, wordsWithin } from './evidence.ts';
+import { memoized } from './memo.ts';
 import { bestNameEvidence, identityReading, shortFormReading, withoutItsState } from './name-evidence.ts';
 import {
   foldText,
@@ -97,13 +98,16 @@ const quote = (s: string): string => `"${s}"`;
 
 // ---- State --------------------------------------------------------------------------------------------
 
+/** Each US state's name as foldText reads it, between spaces. */
+const US_STATE_NAMES = US_STATES.map((state) => ({ code: state.code, words: ` ${foldText(state.name)} ` }));
+
 /** The US states whose full names a name's words hold ("new york", "new jersey"). */
-function statesNamed(name: NormalizedName): Set<string> {
-  const text = ` ${foldText(statesWrittenOut(name.input))} `;
+const statesNamed = memoized((input: string): ReadonlySet<string> => {
+  const text = ` ${foldText(statesWrittenOut(input))} `;
   const found = new Set<string>();
-  for (const state of US_STATES) if (text.includes(` ${foldText(state.name)} `)) found.add(state.code);
+  for (const state of US_STATE_NAMES) if (text.includes(state.words)) found.add(state.code);
   return found;
-}
+});
 
 function stateSignal(
   account: ScoringAccount,
@@ -134,7 +138,7 @@ function stateSignal(
   }
   // "Port Authority of New York and New Jersey" filed in NJ: a name naming both states says the body
   // spans them, and the buyer in New York is where the name says.
-  const named = mine.code !== theirs.code && name ? statesNamed(name) : undefined;
+  const named = mine.code !== theirs.code && name ? statesNamed(name.input) : undefined;
   if (named?.has(mine.code) && named.has(theirs.code)) {
     return {
       signal: {

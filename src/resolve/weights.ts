@@ -105,13 +105,18 @@ export const DEFAULT_WEIGHTS: Readonly<Weights> = Object.freeze({
   locality: 0.05,
 });
 
+/** Weights this module resolved (frozen): scoring resolves the resolver's again for every candidate. */
+const resolved = new WeakSet<Partial<Weights>>();
+
 export function resolveWeights(weights?: Partial<Weights>): Weights {
+  if (weights && resolved.has(weights)) return weights as Weights;
   const merged: Weights = { ...DEFAULT_WEIGHTS };
   for (const [key, value] of Object.entries(weights ?? {}) as [keyof Weights, number | undefined][]) {
     if (value === undefined) continue;
     if (!Number.isFinite(value)) throw new RangeError(`weights.${key} must be a finite number`);
     merged[key] = value;
   }
+  resolved.add(Object.freeze(merged));
   return merged;
 }
 
