@@ -7,6 +7,7 @@ import type { Redis, RedisOptions } from 'ioredis';
 import { IntegrationError } from '../src/shared/errors.ts';
 import { endpointOf, networkCause } from '../src/shared/network-cause.ts';
 import { redisClient } from './redis-url.ts';
+import { writeTogether } from './redis-writes.ts';
 
 export type RedisRole = 'worker' | 'producer';
 export type { RedisOptions };
@@ -22,6 +23,7 @@ export function createRedis(url: string, role: RedisRole, onError: (err: Error) 
     enableOfflineQueue: role === 'worker',
     lazyConnect: false,
   });
+  writeTogether(redis);
   let last = 0;
   redis.on('error', (err: Error) => {
     // One line per 10 s at most while Redis stays down.
