@@ -203,18 +203,23 @@ function nameEvidence(
 export function withoutItsState(buyer: ScoringBuyer, accountState: string | null): readonly string[] {
   const theirs = buyer.stateCode ? findState(buyer.stateCode) : undefined;
   if (!theirs || !accountState || findState(accountState)?.code !== theirs.code) return [];
-  return nameWithoutState(`${theirs.name}\u0000${buyer.name}`);
+  let withoutIt = withoutState.get(theirs.code);
+  if (!withoutIt) {
+    const pattern = new RegExp(
+      `(?:,?\\s*\\b(?:of|in)\\s+)?\\b${theirs.name.replace(/ /g, '\\s+')}\\b,?`,
+      'i',
+    );
+    withoutIt = memoized((name: string): readonly string[] => {
+      const without = name.replace(pattern, ' ').replace(/\s+/g, ' ').trim();
+      return without && without !== name && foldText(without) ? [without] : [];
+    }, 2_000);
+    withoutState.set(theirs.code, withoutIt);
+  }
+  return withoutIt(buyer.name);
 }
 
-/** `<state name>\0<buyer name>`: the name without the state's, as a list of none or one. */
-const nameWithoutState = memoized((key: string): readonly string[] => {
-  const cut = key.indexOf('\u0000');
-  const state = key.slice(0, cut);
-  const name = key.slice(cut + 1);
-  const pattern = new RegExp(`(?:,?\\s*\\b(?:of|in)\\s+)?\\b${state.replace(/ /g, '\\s+')}\\b,?`, 'i');
-  const without = name.replace(pattern, ' ').replace(/\s+/g, ' ').trim();
-  return without && without !== name && foldText(without) ? [without] : [];
-});
+/** Per state, a buyer's name without the state's name, as a list of none or one. */
+const withoutState = new Map<string, (name: string) => readonly string[]>();
 
 /**
  * The name against the buyer's legal name and each of its other names (its common name, from its

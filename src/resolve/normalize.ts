@@ -307,14 +307,16 @@ export interface NormalizeOptions {
  * allocated were allocated here. Shared results are frozen so that no caller can change another's.
  */
 const readNames = new LRUCache<string, NormalizedName>({ max: 20_000 });
+/** The same, read without correcting typos; apart, so that a name is its own key (hashed once). */
+const readNamesAsTyped = new LRUCache<string, NormalizedName>({ max: 5_000 });
 
 /** Normalises a name for comparison; see the module comment. */
 export function normalizeName(input: string, options: NormalizeOptions = {}): NormalizedName {
-  const key = `${options.correctTypos === false ? 0 : 1}${input}`;
-  let read = readNames.get(key);
+  const kept = options.correctTypos === false ? readNamesAsTyped : readNames;
+  let read = kept.get(input);
   if (!read) {
     read = deepFreeze(readName(input, options));
-    readNames.set(key, read);
+    kept.set(input, read);
   }
   return read;
 }
