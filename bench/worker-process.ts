@@ -1,7 +1,7 @@
 // A worker process of the enrichment benches: builds the service from the settings the parent sends
 // (BENCH_SETTINGS, JSON) and runs `startWorker()`, exactly as `buyer-intel-sync worker` would. It answers
-// `sample` with its CPU time, RSS (peak sampled every 50 ms) and PostgreSQL statements sent, `live` with the heap left after a full
-// collection (run with --expose-gc), and on `stop` closes and exits.
+// `sample` with its CPU time, RSS (and its peak) and PostgreSQL statements sent, `live` with the heap
+// left after a full collection (run with --expose-gc), and on `stop` closes and exits.
 // The service's Buyer Intelligence cache (settings.buyerIntel.cacheTtlMs) reports its counters here.
 import type { BuyerIntelCacheStats } from '../src/buyer-intel/cache.ts';
 import { createService, type ServiceSettings } from '../src/service/runtime.ts';
@@ -18,20 +18,16 @@ countStatements();
 const service = createService(settings);
 const cache = service.deps.buyerIntel as { stats?: BuyerIntelCacheStats };
 
-// memoryUsage.rss() alone: memoryUsage() also walks V8's heap statistics, which every 50 ms was 0.5 %
-// of the worker's CPU profile.
-let peakRss = process.memoryUsage.rss();
-const sampler = setInterval(() => {
-  peakRss = Math.max(peakRss, process.memoryUsage.rss());
-}, 50);
+// The peak is the kernel's high-water mark (getrusage's ru_maxrss, in KiB): exact, and free. Sampling
+// memoryUsage.rss() every 50 ms was 1 % of the measured worker's CPU and could miss a short peak.
+const peakRssBytes = () => process.resourceUsage().maxRSS * 1024;
 const sample = () => {
   const rss = process.memoryUsage.rss();
-  peakRss = Math.max(peakRss, rss);
   const cpu = process.cpuUsage();
   return {
     cpuMs: Math.round((cpu.user + cpu.system) / 1000),
     rssMb: Math.round(rss / 2 ** 20),
-    peakRssMb: Math.round(peakRss / 2 ** 20),
+    peakRssMb: Math.round(Math.max(rss, peakRssBytes()) / 2 ** 20),
     statements: statementsSent(),
   };
 };
@@ -48,7 +44,6 @@ process.on('message', async (message: { type?: string }) => {
     return send({ type: 'live', liveHeapMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20) });
   }
   if (message?.type !== 'stop') return;
-  clearInterval(sampler);
   const last = sample();
   const stats = cache.stats && (settings.buyerIntel.cacheTtlMs ?? 0) > 0 ? { ...cache.stats } : null;
   const kinds = statementsByKind();
