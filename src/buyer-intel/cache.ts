@@ -50,6 +50,13 @@ export interface BuyerIntelCacheOptions {
    */
   maxChars?: number;
   /**
+   * Largest single result kept in this process, as the characters of its JSON; default a twentieth of
+   * `maxChars` (no bound without it). A larger one (a 100-signal page of the org-wide feed, which its
+   * reader turns into an index of its own) would push out dozens of searches that are read again; it
+   * is still shared through Redis.
+   */
+  maxEntryChars?: number;
+  /**
    * Share results between processes: keys are `${prefix}<operation>:<key>`, with the same TTL. With
    * `leaseMs` > 0 (default 2,000) concurrent misses of different processes coalesce too: the first takes
    * a lease in the result's own key (SET NX PX of a token no JSON starts with, renewed while its call
@@ -181,10 +188,14 @@ export function cachedBuyerIntel(
   if (!(maxEntries >= 1)) throw new RangeError('maxEntries must be at least 1');
   const { maxChars } = options;
   if (maxChars !== undefined && !(maxChars >= 1)) throw new RangeError('maxChars must be at least 1');
+  const maxEntryChars =
+    maxChars === undefined ? undefined : (options.maxEntryChars ?? Math.max(1, Math.floor(maxChars / 20)));
+  if (maxEntryChars !== undefined && !(maxEntryChars >= 1))
+    throw new RangeError('maxEntryChars must be at least 1');
   // Values are wrapped: the cache holds objects, and a result may be any JSON value.
   const lru = new LRUCache<string, { value: unknown }>({
     max: maxEntries,
-    ...(maxChars === undefined ? {} : { maxSize: maxChars }),
+    ...(maxChars === undefined ? {} : { maxSize: maxChars, maxEntrySize: maxEntryChars }),
     // Read the clock on every look: a cached reading would outlive a test clock's jumps.
     ttlResolution: 0,
     ...(options.now ? { perf: { now: options.now } } : {}),
@@ -203,7 +214,7 @@ export function cachedBuyerIntel(
   function remember(key: string, value: unknown, ttl: number, chars?: number): void {
     if (ttl <= 0) return;
     if (maxChars === undefined) return void lru.set(key, { value }, { ttl });
-    // Larger than the whole budget: not kept (lru-cache refuses it).
+    // Larger than maxEntryChars: not kept (lru-cache refuses it).
     lru.set(key, { value }, { ttl, size: Math.max(1, chars ?? JSON.stringify(value)?.length ?? 1) });
   }
 

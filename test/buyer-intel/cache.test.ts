@@ -134,7 +134,12 @@ describe('cachedBuyerIntel', () => {
       JSON.stringify(await client.getBuyerAttributesBulk(buyerId(i), ['Name', 'Type'])).length;
     // Room for the answers of buyers 1 and 2, not for 0's as well.
     const maxChars = (await chars(1)) + (await chars(2));
-    const cached = cachedBuyerIntel(client, { ttlMs: 60_000, maxEntries: 100, maxChars });
+    const cached = cachedBuyerIntel(client, {
+      ttlMs: 60_000,
+      maxEntries: 100,
+      maxChars,
+      maxEntryChars: maxChars,
+    });
     sandbox.stats.reset();
     for (const i of [0, 1, 2]) await cached.getBuyerAttributesBulk(buyerId(i), ['Name', 'Type']);
     expect(cached.size).toBe(2);
@@ -143,6 +148,27 @@ describe('cachedBuyerIntel', () => {
     expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(3);
     await cached.getBuyerAttributesBulk(buyerId(0), ['Name', 'Type']);
     expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(4);
+  });
+
+  it('keeps no answer over a twentieth of maxChars in process: a page of the feed pushes no search out', async () => {
+    const search = { buyerName: sandbox.dataset.buyers[0]?.name ?? '', limit: 10 };
+    const feed = { pageSize: 100, pageNumber: 1 };
+    const chars = (value: unknown) => JSON.stringify(value).length;
+    const pageChars = chars(await client.listTopRecentSignals(feed));
+    const searchChars = chars(await client.searchBuyers(search));
+    // Room for the page or the search, not both: kept, the page would push the search out.
+    const maxChars = pageChars + Math.floor(searchChars / 2);
+    expect(searchChars).toBeLessThan(maxChars / 20);
+    const cached = cachedBuyerIntel(client, { ttlMs: 60_000, maxEntries: 100, maxChars });
+    sandbox.stats.reset();
+    await cached.searchBuyers(search);
+    await cached.listTopRecentSignals(feed);
+    expect(cached.size).toBe(1);
+    await cached.searchBuyers(search);
+    expect(sandbox.stats.count('searchBuyers')).toBe(1);
+    // Without Redis to share it, the page is read again.
+    await cached.listTopRecentSignals(feed);
+    expect(sandbox.stats.count('listTopRecentSignals')).toBe(2);
   });
 
   it('never caches an error: every waiter sees it, and the next call goes upstream again', async () => {
