@@ -55,7 +55,8 @@ export function buyerIntelClients(
     ...(settings.searchCacheTtlMs === undefined ? {} : { searchTtlMs: settings.searchCacheTtlMs }),
     maxEntries: 10_000,
     // ~4 MB of JSON is ~10 MB of heap: the answers of the last few thousand calls. Older ones come from
-    // Redis (one GET). Held by count alone, 10,000 answers were a third of a worker's live heap.
+    // Redis (one GET). Held by count alone, 10,000 answers were a third of a worker's live heap. None
+    // over 200 KB (a page of the org-wide feed) is kept in process: it would push out the searches.
     maxChars: 4_000_000,
     redis: { client: redis, prefix: `${prefix}:bi-cache:` },
   });
