@@ -30,7 +30,7 @@ const client = new BuyerIntelClient({ baseUrl: sandbox.url, token: sandbox.token
 // An hour: nothing expires between passes.
 const cached = cachedBuyerIntel(client, { ttlMs: 3_600_000, maxEntries: 100_000 });
 
-/** One pass over every account with a fresh resolver (its pool and shared answers empty): CPU ms per account. */
+/** One pass over every account with a fresh resolver (pool and shared answers empty): CPU ms per account. */
 async function pass(decisions: unknown[]): Promise<number> {
   const kept = new Map<string, string>();
   const cache: MatchCache = {

@@ -1,8 +1,9 @@
 // Commands sent in one turn of the event loop leave in one socket write. ioredis writes each command
 // not in a pipeline to the socket at once, and on a loopback or a VM's network a write costs a system
 // call that runs the receiving side's TCP path too: a worker's chunk sends dozens of commands in the
-// same turn (locks, budgets, cache reads, BullMQ's own), and their writes were a tenth of its CPU.
-// Corking the socket until the turn's end (node-redis does the same to its socket) keeps every
+// same turn (locks, budgets, cache reads, BullMQ's own). Their writes were a tenth of its CPU, most of
+// it for the bytes (cached answers), which joining leaves as they are; the calls it saves measured
+// 0.2 s of a 20-s run. Corking the socket until the turn's end (node-redis does the same) keeps every
 // command and its order as it was; only the writes are joined. ioredis' own auto-pipelining does not
 // fit: it defers to setImmediate, runs one pipeline at a time, and breaks BullMQ's scripts defined
 // after its first command (ioredis issue #1931).

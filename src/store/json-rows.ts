@@ -10,8 +10,8 @@ import { type RawBuilder, sql } from 'kysely';
 export type JsonColumns = Readonly<Record<string, string>>;
 
 /**
- * JSON escapes a lone surrogate (a string cut inside an emoji) as `\udXXX`, which PostgreSQL refuses; the
- * text a parameter would have been sent as carries U+FFFD in its place, and so does this.
+ * JSON escapes a lone surrogate (a string cut inside an emoji) as `\udXXX`, which PostgreSQL refuses;
+ * the text a parameter would have been sent as carries U+FFFD in its place, and so does this.
  */
 function wellFormed(_key: string, value: unknown): unknown {
   return typeof value === 'string' ? value.toWellFormed() : value;
