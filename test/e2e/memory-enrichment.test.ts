@@ -118,10 +118,14 @@ describe('a third CRM through the registry alone', () => {
       const { writes } = await service.store.open();
       const events = async () =>
         (await writes.forAccount({ crm: 'memory-crm', tenant: workspace, accountId: id })).events;
-      // The failure mark is written after the job failed: wait for it to be on the record.
+      // The failure mark is written after the job failed, recorded as pending before its CRM call and
+      // settled with the CRM's answer after: wait for both of its fields to be settled.
       await eventually(
-        async () => (await events()).some((e) => e.type === 'field' && e.decision === 'failure-mark'),
-        'the failure mark on the record',
+        async () =>
+          (await events()).filter(
+            (e) => e.type === 'field' && e.decision === 'failure-mark' && e.result !== 'pending',
+          ).length === 2,
+        'the failure mark settled on the record',
       );
       const fields = (await events()).flatMap((e) => (e.type === 'field' ? [e] : []));
       const marks = fields.filter((f) => f.decision === 'failure-mark');
