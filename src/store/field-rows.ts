@@ -5,8 +5,8 @@ import type { FieldWriteEntry } from '../write/journal.ts';
 import { jsonRecordset } from './json-rows.ts';
 import type { Database } from './schema.ts';
 
-/** The columns of field_writes a batch fills, each with its SQL type. */
-const FIELD_TYPES = {
+/** The columns every row of the write history starts with: which run and job wrote to which account. */
+export const ORIGIN_TYPES = {
   run_id: 'bigint',
   job_id: 'text',
   trigger: 'text',
@@ -14,6 +14,26 @@ const FIELD_TYPES = {
   tenant: 'text',
   account_id: 'text',
   buyer_id: 'text',
+} as const;
+
+/** An entry's values of ORIGIN_TYPES' columns. */
+export function originRow(
+  e: Pick<FieldWriteEntry, 'runId' | 'jobId' | 'trigger' | 'crm' | 'tenant' | 'accountId' | 'buyerId'>,
+) {
+  return {
+    run_id: e.runId,
+    job_id: e.jobId,
+    trigger: e.trigger,
+    crm: e.crm,
+    tenant: e.tenant,
+    account_id: e.accountId,
+    buyer_id: e.buyerId,
+  };
+}
+
+/** The columns of field_writes a batch fills, each with its SQL type. */
+const FIELD_TYPES = {
+  ...ORIGIN_TYPES,
   field: 'text',
   attribute: 'text',
   kind: 'text',
@@ -30,13 +50,7 @@ const FIELD_COLUMNS = Object.keys(FIELD_TYPES) as (keyof typeof FIELD_TYPES)[];
 /** A batch as a relation of field_writes' columns: one statement whatever the batch's size. */
 function fieldColumns(entries: readonly FieldWriteEntry[]) {
   const rows = entries.map((e) => ({
-    run_id: e.runId,
-    job_id: e.jobId,
-    trigger: e.trigger,
-    crm: e.crm,
-    tenant: e.tenant,
-    account_id: e.accountId,
-    buyer_id: e.buyerId,
+    ...originRow(e),
     field: e.field,
     attribute: e.attribute,
     kind: e.kind,

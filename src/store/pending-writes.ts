@@ -11,19 +11,13 @@ import type {
   PendingNoteEntry,
   PendingSettlement,
 } from '../write/journal.ts';
-import { insertFieldWrites } from './field-rows.ts';
+import { insertFieldWrites, ORIGIN_TYPES, originRow } from './field-rows.ts';
 import { jsonRecordset } from './json-rows.ts';
 import type { Database } from './schema.ts';
 
 /** The columns of a note's row (about to be created, or created), each with its SQL type. */
 export const NOTE_TYPES = {
-  run_id: 'bigint',
-  job_id: 'text',
-  trigger: 'text',
-  crm: 'text',
-  tenant: 'text',
-  account_id: 'text',
-  buyer_id: 'text',
+  ...ORIGIN_TYPES,
   dedupe_key: 'text',
   title: 'text',
   at: 'timestamptz',
@@ -32,13 +26,7 @@ export const NOTE_TYPES = {
 /** A note's row as NOTE_TYPES names its columns. */
 export function noteRow(e: PendingNoteEntry) {
   return {
-    run_id: e.runId,
-    job_id: e.jobId,
-    trigger: e.trigger,
-    crm: e.crm,
-    tenant: e.tenant,
-    account_id: e.accountId,
-    buyer_id: e.buyerId,
+    ...originRow(e),
     dedupe_key: e.dedupeKey,
     title: e.title,
     at: e.at.toISOString(),
