@@ -23,7 +23,8 @@ import {
 import { cappedExponentialBackoff, classifyFailure } from './failure.ts';
 import { WorkerLoad } from './worker-load.ts';
 
-export interface EnrichWorkerOptions<R> {
+/** `R`: one account's job's result; `C`: what a chunk keeps per account (default the same). */
+export interface EnrichWorkerOptions<R, C = R> {
   connection: Redis;
   /** The queue the worker parks when an upstream rate-limits (same name and prefix). */
   queue: Queue<EnrichQueueData>;
@@ -33,7 +34,7 @@ export interface EnrichWorkerOptions<R> {
   concurrency: number;
   process: (data: EnrichJobData, job: Job<EnrichQueueData>) => Promise<R>;
   /** A backfill chunk: what runs once for it, and then for each of its accounts (enrich-chunk.ts). */
-  prepareChunk?: (chunk: ChunkJobData, job: Job<EnrichQueueData>) => Promise<ChunkRunner<R>>;
+  prepareChunk?: (chunk: ChunkJobData, job: Job<EnrichQueueData>) => Promise<ChunkRunner<C>>;
   /** Called once a job has failed for good (to mark the account, for instance): per account of a chunk. */
   onFinalFailure?: (data: EnrichJobData, reason: string, jobId: string | undefined) => Promise<void>;
   log?: LogPort;
@@ -47,7 +48,7 @@ export interface EnrichWorkerOptions<R> {
 }
 
 /** A job's result: one account's, or a chunk's (one entry per account). */
-export type EnrichJobResult<R> = R | ChunkResult<R>;
+export type EnrichJobResult<R, C = R> = R | ChunkResult<C>;
 
 /**
  * Recovery and wake-up timing shared by our workers. A worker that dies holds its jobs until their
@@ -70,9 +71,9 @@ export const accountsOf = (data: EnrichQueueData): EnrichJobData[] =>
       }))
     : [data];
 
-export function startEnrichWorker<R>(
-  options: EnrichWorkerOptions<R>,
-): Worker<EnrichQueueData, EnrichJobResult<R>> {
+export function startEnrichWorker<R, C = R>(
+  options: EnrichWorkerOptions<R, C>,
+): Worker<EnrichQueueData, EnrichJobResult<R, R | C>> {
   const { queue, log } = options;
   const load = new WorkerLoad(options.concurrency);
   const chunkOptions = {
@@ -82,7 +83,7 @@ export function startEnrichWorker<R>(
     // Without a chunk step of its own, each account runs as its own job would.
     prepare:
       options.prepareChunk ??
-      (async (_: ChunkJobData, job: Job<EnrichQueueData>): Promise<ChunkRunner<R>> => ({
+      (async (_: ChunkJobData, job: Job<EnrichQueueData>): Promise<ChunkRunner<R | C>> => ({
         recorded: new Map(),
         starting: () => {},
         run: (data) => options.process(data, job),
@@ -113,7 +114,7 @@ export function startEnrichWorker<R>(
     }
   }
 
-  const worker = new Worker<EnrichQueueData, EnrichJobResult<R>>(
+  const worker = new Worker<EnrichQueueData, EnrichJobResult<R, R | C>>(
     options.name ?? ENRICH_QUEUE,
     async (current, token) => {
       load.held(current);

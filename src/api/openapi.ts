@@ -119,7 +119,13 @@ export const OPENAPI = {
                     result: {
                       type: 'object',
                       description:
-                        'status, match, fields [{property, attribute, policy, old, new, decision, reason}], written, notes',
+                        'One account’s job: status, match, fields [{property, attribute, policy, old, new, decision, reason}], written, notes',
+                    },
+                    accounts: {
+                      type: 'array',
+                      description:
+                        'A backfill chunk’s accounts: each with its status and result (status, match without candidates, written, notes; every field’s decision is in the account’s history), the status an earlier run recorded, or the job it was handed to (handedOff, reason)',
+                      items: { type: 'object' },
                     },
                     failedReason: { type: 'string' },
                   },

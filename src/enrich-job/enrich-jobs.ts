@@ -9,6 +9,7 @@ import { Lockstep } from '../batch/lockstep.ts';
 import type { EnrichResult, PipelineDeps } from '../enrich/types.ts';
 import { type EnrichJobDeps, runAccountJob } from './account-job.ts';
 import { chunkOutcomes } from './chunk-outcomes.ts';
+import { type EnrichSummary, summarize } from './chunk-summary.ts';
 
 /**
  * The CRM calls of an account, in the order the pipeline makes them (src/enrich/pipeline.ts): the read
@@ -32,8 +33,11 @@ export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroom
       return runAccountJob(deps, pipeline, data, job.id, await outcomes.get(data));
     },
 
-    /** A chunk: gated once, its accounts' outcomes read in one statement; then each account runs. */
-    async prepareChunk(chunk: ChunkJobData, job: Job<EnrichQueueData>): Promise<ChunkRunner<EnrichResult>> {
+    /**
+     * A chunk: gated once, its accounts' outcomes read in one statement; then each account runs, and
+     * the chunk keeps its summary (chunk-summary.ts).
+     */
+    async prepareChunk(chunk: ChunkJobData, job: Job<EnrichQueueData>): Promise<ChunkRunner<EnrichSummary>> {
       await headroomGate(chunk);
       const { outcomes } = await store.open();
       // The accounts' outcomes before, and their writes whose CRM answer was never recorded: one
@@ -88,7 +92,7 @@ export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroom
         },
         run: async (data) => {
           try {
-            return await runAccountJob(
+            const result = await runAccountJob(
               deps,
               chunkPipeline,
               data,
@@ -101,6 +105,7 @@ export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroom
                 marks: (call) => inStep(data.accountId, STEP.marks, call),
               },
             );
+            return summarize(result);
           } finally {
             groups.get(data.accountId)?.leave(data.accountId);
             groups.delete(data.accountId);

@@ -11,6 +11,7 @@ import { startSignalWorker } from '../../queues/signal-queue.ts';
 import { DEFAULT_DAILY_HEADROOM, dailyHeadroomGate } from '../backfill/daily-headroom.ts';
 import { digestProcessor } from '../digest/run.ts';
 import type { EnrichResult } from '../enrich/types.ts';
+import type { EnrichSummary } from '../enrich-job/chunk-summary.ts';
 import { enrichJobs } from '../enrich-job/enrich-jobs.ts';
 import { markFinalFailure } from '../enrich-job/final-failure.ts';
 import { sweepFollowUps } from '../follow-ups/sweep.ts';
@@ -42,7 +43,7 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
     recordResult: (result: EnrichResult) => metrics.recordResult(result),
   };
   const jobs = enrichJobs(jobDeps, core.deps, headroomGate);
-  const enrich = startEnrichWorker<EnrichResult>({
+  const enrich = startEnrichWorker<EnrichResult, EnrichSummary>({
     connection: redis.worker,
     queue: queues.enrichForWorker,
     prefix,

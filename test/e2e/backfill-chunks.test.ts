@@ -11,7 +11,7 @@ import type { ChunkResult } from '../../queues/chunk-result.ts';
 import { isChunk } from '../../queues/enrich-queue.ts';
 import { backfillJobId, isJobOfRun, runBackfill } from '../../src/backfill/backfill.ts';
 import { trackBackfillOutcomes } from '../../src/backfill/outcomes.ts';
-import type { EnrichResult } from '../../src/enrich/types.ts';
+import type { EnrichSummary } from '../../src/enrich-job/chunk-summary.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import type { Service } from '../../src/service/runtime.ts';
@@ -118,11 +118,11 @@ describe('a backfill in chunks', () => {
     // found no buyer are not waiting and the group splits — one association read per engagement type
     // our keys live on (notes, follow-up tasks) per read. (Observed: 8 and 8.)
     expect(hs.stats.count('crm.associations.v4.batchApi.getPage')).toBeLessThanOrEqual(2 * reads);
-    const results = jobs.flatMap((j) => (j.returnvalue as ChunkResult<EnrichResult>).accounts);
+    const results = jobs.flatMap((j) => (j.returnvalue as ChunkResult<EnrichSummary>).accounts);
     expect(results.map((a) => a.accountId).sort()).toEqual([...ids].sort());
     const { outcomes } = await service.store.open();
     for (const job of jobs)
-      for (const entry of (job.returnvalue as ChunkResult<EnrichResult>).accounts) {
+      for (const entry of (job.returnvalue as ChunkResult<EnrichSummary>).accounts) {
         if (!('result' in entry)) throw new Error(`${entry.accountId} was not enriched by its chunk`);
         expect(hs.store.getCompany(entry.accountId)?.values.get(P.status)).toBe(entry.result.status);
         expect(await outcomes.get(entry.result.account)).toMatchObject({
@@ -147,6 +147,28 @@ describe('a backfill in chunks', () => {
     expect(body.accounts.every((a) => ['enriched', 'needs_review', 'no_match'].includes(a.status))).toBe(
       true,
     );
+
+    // A chunk keeps each account's summary (it stays in Redis with its job for a day): the match and
+    // what was written, not every field's decision nor the candidates; those are the account's history.
+    const entries = (chunk?.returnvalue as ChunkResult<EnrichSummary> | undefined)?.accounts ?? [];
+    const enriched = entries.flatMap((e) => ('result' in e && e.result.status === 'enriched' ? [e] : []));
+    const [first] = enriched;
+    if (!first) throw new Error('no account of the chunk was enriched');
+    expect(first.result.match.buyerId).toBeTruthy();
+    expect(Object.keys(first.result.written).length).toBeGreaterThan(0);
+    const kept = enriched.map(
+      (e) => ({ ...e.result, match: { ...e.result.match } }) as Record<string, unknown>,
+    );
+    expect(kept.every((r) => !('fields' in r) && !('candidates' in (r.match as object)))).toBe(true);
+    const history = (await (
+      await fetch(`${api}/api/accounts/hubspot/${first.accountId}/history?tenant=${hs.portalId}`, {
+        headers: { authorization: `Bearer ${API_KEY}` },
+      })
+    ).json()) as { changes: { fields: { field: string; new: string | null; decision: string }[] }[] };
+    const recorded = new Map(history.changes.flatMap((c) => c.fields.map((f) => [f.field, f.new])));
+    expect(history.changes.flatMap((c) => c.fields.map((f) => f.decision))).toContain('write');
+    for (const [property, value] of Object.entries(first.result.written))
+      expect(recorded.get(property), property).toBe(value);
   }, 120_000);
 
   it('hands an account that fails to a job of its own: for good, for now, or held by another job', async () => {
@@ -164,7 +186,7 @@ describe('a backfill in chunks', () => {
     await service.queue.resume();
     await chunkDone(state.runId);
     const [chunk] = (await jobsOfRun(state.runId)).filter((j) => isChunk(j.data));
-    const entries = (chunk?.returnvalue as ChunkResult<EnrichResult> | undefined)?.accounts ?? [];
+    const entries = (chunk?.returnvalue as ChunkResult<EnrichSummary> | undefined)?.accounts ?? [];
     const handedOff = entries.flatMap((e) => ('handedOff' in e ? [e] : []));
     expect(handedOff.map((e) => e.accountId)).toEqual(expect.arrayContaining([gone, held]));
     expect(handedOff).toHaveLength(3);
@@ -252,7 +274,7 @@ describe('a chunk run again after a stall', () => {
     await service.queue.resume();
     await chunkDone(state.runId);
     const rerun = await service.queue.getJob(String(chunk?.id));
-    const entries = (rerun?.returnvalue as ChunkResult<EnrichResult> | undefined)?.accounts ?? [];
+    const entries = (rerun?.returnvalue as ChunkResult<EnrichSummary> | undefined)?.accounts ?? [];
     expect(
       entries
         .filter((e) => 'recorded' in e)
