@@ -16,6 +16,7 @@ import type {
 } from './enums.ts';
 import { InvalidArgumentError, NotFoundError } from './errors.ts';
 import type { BuyerField } from './fields.ts';
+import { type HttpCall, undiciCall } from './http.ts';
 import { paginate } from './paginate.ts';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry.ts';
 import {
@@ -60,7 +61,8 @@ export interface BuyerIntelClientOptions {
   attributeEncoding?: 'repeat' | 'comma';
   /** Other array parameters: `form` (comma-separated, as the reference declares; default) or `repeat`. */
   arrayEncoding?: 'form' | 'repeat';
-  fetch?: typeof globalThis.fetch;
+  /** The HTTP call; default undici's request() (http.ts). A fetch fits too. */
+  fetch?: HttpCall;
   userAgent?: string;
   /** Called after every HTTP attempt (metrics, logs). */
   onAttempt?: (event: AttemptEvent) => void;
@@ -213,7 +215,7 @@ export class BuyerIntelClient {
       timeoutMs: options.timeoutMs ?? 10_000,
       retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
       limiter: options.limiter ?? (rate ? new TokenBucket(rate) : null),
-      fetch: options.fetch ?? globalThis.fetch,
+      fetch: options.fetch ?? undiciCall,
       userAgent: options.userAgent ?? 'buyer-intel-sync',
       random: options.random ?? Math.random,
       sleep: options.sleep ?? sleep,

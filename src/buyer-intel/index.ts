@@ -2,6 +2,7 @@ export * from './client.ts';
 export * from './enums.ts';
 export * from './errors.ts';
 export * from './fields.ts';
+export type { HttpAnswer, HttpCall } from './http.ts';
 export { paginate } from './paginate.ts';
 export { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry.ts';
 export type {

@@ -11,6 +11,7 @@ import {
   ResponseValidationError,
   TimeoutError,
 } from './errors.ts';
+import type { HttpAnswer, HttpCall } from './http.ts';
 import { type AttemptOutcome, decideRetry, parseRetryAfter, type RetryPolicy } from './retry.ts';
 import type { RateGate } from './shared-rate.ts';
 
@@ -33,7 +34,8 @@ export interface TransportOptions {
   retry: RetryPolicy;
   /** Paces attempts: this process's token bucket, or the rate shared by every worker (shared-rate.ts). */
   limiter: RateGate | null;
-  fetch: typeof globalThis.fetch;
+  /** The HTTP call (http.ts): undici's request(), or a fetch. */
+  fetch: HttpCall;
   userAgent: string;
   random: () => number;
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -53,7 +55,7 @@ export interface RequestSpec<S extends z.ZodType> {
 
 const REQUEST_ID_HEADERS = ['x-request-id', 'request-id', 'x-correlation-id', 'x-amzn-requestid'];
 
-function requestIdOf(headers: Headers): string | undefined {
+function requestIdOf(headers: HttpAnswer['headers']): string | undefined {
   for (const name of REQUEST_ID_HEADERS) {
     const v = headers.get(name);
     if (v) return v;
@@ -61,7 +63,7 @@ function requestIdOf(headers: Headers): string | undefined {
   return undefined;
 }
 
-async function readBody(res: Response): Promise<{ parsed: unknown; isJson: boolean; text: string }> {
+async function readBody(res: HttpAnswer): Promise<{ parsed: unknown; isJson: boolean; text: string }> {
   const text = await res.text();
   if (!text) return { parsed: undefined, isJson: false, text };
   try {
@@ -125,7 +127,7 @@ export class Transport {
         requestId,
       });
 
-    let res: Response;
+    let res: HttpAnswer;
     let read: Awaited<ReturnType<typeof readBody>>;
     try {
       res = await opts.fetch(url, { method, headers, body, signal });

@@ -4,6 +4,7 @@
 import type { BuyerIntelSandboxOptions } from '../../emulators/buyer-intel/app.ts';
 import { buildDataset, forkDataset, type SandboxDataset } from '../../emulators/buyer-intel/data/dataset.ts';
 import { type RunningBuyerIntelSandbox, startBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { undiciCall } from '../../src/buyer-intel/http.ts';
 import { BuyerIntelClient, type BuyerIntelClientOptions } from '../../src/buyer-intel/index.ts';
 
 let shared: SandboxDataset | undefined;
@@ -30,10 +31,10 @@ export function clientFor(
     sleep: async (ms) => {
       sleeps.push(ms);
     },
-    // Real HTTP; the wrapper only records which URLs were requested.
-    fetch: (input, init) => {
-      urls.push(String(input));
-      return fetch(input, init);
+    // Real HTTP over the client's own call; the wrapper only records which URLs were requested.
+    fetch: (url, init) => {
+      urls.push(url);
+      return undiciCall(url, init);
     },
     ...options,
   });
