@@ -28,6 +28,7 @@ import {
   TYPE_WORD_PLURALS,
   TYPO_CORRECTED_WORDS,
   type TypeHint,
+  type TypePhrase,
 } from './vocabulary.ts';
 
 export { STOP_WORDS, TYPE_HINT_LABELS, type TypeHint } from './vocabulary.ts';
@@ -182,7 +183,35 @@ function uninverted(name: string): string {
 }
 
 function startsWith(tokens: readonly string[], words: readonly string[], at = 0): boolean {
-  return words.every((w, i) => tokens[at + i] === w);
+  for (let i = 0; i < words.length; i++) if (tokens[at + i] !== words[i]) return false;
+  return true;
+}
+
+const DIGITS = /^\d+$/;
+const DISTRICT_OF_COLUMBIA = ['district', 'of', 'columbia'];
+
+/** The type phrases by their first word, each list in TYPE_PHRASES' order (the first that fits wins). */
+const PHRASES_BY_FIRST_WORD = new Map<string, TypePhrase[]>();
+for (const phrase of TYPE_PHRASES) {
+  const first = phrase.words[0] ?? '';
+  PHRASES_BY_FIRST_WORD.set(first, [...(PHRASES_BY_FIRST_WORD.get(first) ?? []), phrase]);
+}
+
+/** The type phrase that starts at `i`, if any. */
+function phraseAt(tokens: readonly string[], i: number): TypePhrase | undefined {
+  for (const p of PHRASES_BY_FIRST_WORD.get(tokens[i] ?? '') ?? []) {
+    if (!startsWith(tokens, p.words, i)) continue;
+    const next = tokens[i + p.words.length];
+    if (p.needsOf) {
+      if (next === 'of') return p;
+      continue;
+    }
+    if (p.leading) return p;
+    // A type word opening a name is part of the place unless "of" or a number follows: "College
+    // Station", "University Park" are places; "University of Texas", "School District 65" are not.
+    if (i > 0 || next === undefined || next === 'of' || next === 'for' || DIGITS.test(next)) return p;
+  }
+  return undefined;
 }
 
 /** Whether the tokens name a US state ("texas", "new york", "new york state"). */
@@ -198,8 +227,6 @@ interface Classified {
   hints: { hint: TypeHint; evidence: string }[];
 }
 
-const DIGITS = /^\d+$/;
-
 function classify(tokens: readonly string[]): Classified {
   const core: string[] = [];
   const typeTokens: string[] = [];
@@ -207,20 +234,12 @@ function classify(tokens: readonly string[]): Classified {
   let i = 0;
   while (i < tokens.length) {
     // The one state whose name holds a type word: "District of Columbia" is a place.
-    if (startsWith(tokens, ['district', 'of', 'columbia'], i)) {
+    if (startsWith(tokens, DISTRICT_OF_COLUMBIA, i)) {
       core.push('district', 'columbia');
       i += 3;
       continue;
     }
-    const phrase = TYPE_PHRASES.find((p) => {
-      if (!startsWith(tokens, p.words, i)) return false;
-      const next = tokens[i + p.words.length];
-      if (p.needsOf) return next === 'of';
-      if (p.leading) return true;
-      // A type word opening a name is part of the place unless "of" or a number follows: "College
-      // Station", "University Park" are places; "University of Texas", "School District 65" are not.
-      return i > 0 || next === undefined || next === 'of' || next === 'for' || DIGITS.test(next);
-    });
+    const phrase = phraseAt(tokens, i);
     if (phrase) {
       typeTokens.push(...phrase.words);
       // "District 65" alone names a district of some kind: a number says which, not what kind.
