@@ -156,11 +156,6 @@ export function batchedWrites(options: {
             // against what it holds (settlePendingWrites).
             const results = await c.updateAccounts(items.map((i) => i.update));
             if (journal) {
-              const at = now();
-              const entries = items.flatMap((item, i) => {
-                const result = results[i];
-                return result ? fieldEntriesOf(crm, tenant, item.update, result, item.context, at) : [];
-              });
               if (pending && journal.settleFieldWrites) {
                 const settle = journal.settleFieldWrites.bind(journal);
                 const settled = pending.flatMap((ids, i) => {
@@ -179,8 +174,15 @@ export function batchedWrites(options: {
                   }));
                 });
                 if (settled.length) await record(`${settled.length} field writes`, () => settle(settled));
-              } else if (entries.length)
-                await record(`${entries.length} field writes`, () => journal.recordFieldWrites(entries));
+              } else {
+                const at = now();
+                const entries = items.flatMap((item, i) => {
+                  const result = results[i];
+                  return result ? fieldEntriesOf(crm, tenant, item.update, result, item.context, at) : [];
+                });
+                if (entries.length)
+                  await record(`${entries.length} field writes`, () => journal.recordFieldWrites(entries));
+              }
             }
             return results;
           },
