@@ -57,6 +57,20 @@ describe('Redis writes of one turn', () => {
     expect(counted.writes()).toBe(2);
   });
 
+  it('of callbacks that run in the same turn (timers here, replies alike) leave in one write', async () => {
+    await redis.get(`${prefix}:open`);
+    const counted = countWrites(redis);
+    // Both timers are due when the loop reaches its timers phase, and run one after the other there.
+    const fire = (tag: string) =>
+      new Promise<Awaited<ReturnType<typeof oneTurn>>>((resolve, reject) => {
+        setTimeout(() => oneTurn(redis, tag).then(resolve, reject), 1);
+      });
+    const [c, d] = await Promise.all([fire('c'), fire('d')]);
+    expect(c.answers).toEqual(c.keys.flatMap((_, i) => ['OK', `v${i}`]));
+    expect(d.answers).toEqual(d.keys.flatMap((_, i) => ['OK', `v${i}`]));
+    expect(counted.writes()).toBe(1);
+  });
+
   it.skipIf(ON_CLUSTER)('on the connection a reconnect opens too', async () => {
     const before = redis.stream;
     const ready = new Promise((resolve) => redis.once('ready', resolve));
