@@ -1,7 +1,8 @@
 // Which keys the window's Redis commands touch: with BENCH_REDIS_MONITOR=<file>, the backfill bench
 // tallies every command of its window (MONITOR; the client's own and those Lua scripts run apart) by
-// command and key shape (digits as #), per account finished, into that file. For finding who issues
-// them; MONITOR costs Redis CPU, so figures of such a run are not the bench's.
+// command and key shape (digits as #), per account finished, into that file, with the bytes their
+// arguments carry (as MONITOR prints them, escapes included: near what the client wrote). For finding
+// who issues them; MONITOR costs Redis CPU, so figures of such a run are not the bench's.
 
 import { writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -12,7 +13,7 @@ export interface RedisMonitor {
 }
 
 export async function redisMonitor(url: string, file: string): Promise<RedisMonitor> {
-  const shapes = new Map<string, number>();
+  const shapes = new Map<string, { calls: number; bytes: number }>();
   const { port, hostname } = new URL(url);
   const socket = connect(Number(port), hostname);
   await new Promise<void>((resolve, reject) => {
@@ -40,7 +41,10 @@ export async function redisMonitor(url: string, file: string): Promise<RedisMoni
           .replace(/(answer|search|attributes|feed|criteria|signals):.*$/, '$1:…')
           .replace(/[0-9a-f]{8}-[0-9a-f-]{27}/g, '<uuid>')
           .replace(/\d+/g, '#')}`;
-        shapes.set(shape, (shapes.get(shape) ?? 0) + 1);
+        const tally = shapes.get(shape) ?? { calls: 0, bytes: 0 };
+        tally.calls += 1;
+        for (const a of args) tally.bytes += a.length;
+        shapes.set(shape, tally);
       }
     });
   });
@@ -50,7 +54,11 @@ export async function redisMonitor(url: string, file: string): Promise<RedisMoni
     finish(accounts) {
       socket.destroy();
       const rows = [...shapes.entries()]
-        .map(([shape, n]) => ({ shape, perAccount: +(n / Math.max(1, accounts)).toFixed(3) }))
+        .map(([shape, { calls, bytes }]) => ({
+          shape,
+          perAccount: +(calls / Math.max(1, accounts)).toFixed(3),
+          bytesPerAccount: Math.round(bytes / Math.max(1, accounts)),
+        }))
         .filter((r) => r.perAccount >= 0.01)
         .sort((a, b) => b.perAccount - a.perAccount);
       writeFileSync(file, `${JSON.stringify(rows, null, 1)}\n`);
