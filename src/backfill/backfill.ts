@@ -226,7 +226,11 @@ export function signalPlanText(plan: SignalPlan): string {
   if (plan.perBuyerCalls === 0) return 'no signals';
   const feed = `${plan.feedCalls} page${plan.feedCalls === 1 ? '' : 's'} of the org-wide feed (${plan.totalItems} signals)`;
   const perBuyer = `~${plan.perBuyerCalls} calls, one per new buyer`;
-  return plan.source === 'feed'
-    ? `signals: ${feed}, re-read each hour the run lasts, instead of ${perBuyer}`
-    : `signals: ${perBuyer}, instead of ${feed}`;
+  if (plan.source === 'feed')
+    return `signals: ${feed}, re-read each hour the run lasts, instead of ${perBuyer}`;
+  const tooLarge =
+    plan.feedCalls < plan.perBuyerCalls
+      ? `, which is too large for a worker to hold (~${Math.ceil(plan.indexBytes / 2 ** 20)} MB)`
+      : '';
+  return `signals: ${perBuyer}, instead of ${feed}${tooLarge}`;
 }

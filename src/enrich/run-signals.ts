@@ -35,6 +35,13 @@ export const FEED_PAGE_SIZE = 100;
 /** A run that outlives this reads the feed again. */
 export const FEED_REFRESH_MS = 60 * 60_000;
 /**
+ * The most a worker's index of the feed may hold (each buyer's signals as UTF-8 JSON): every worker
+ * holds the whole feed, beside a heap of ~100 MB within the worker's 400-MB budget. A feed larger than
+ * this is read per buyer however cheap its pages are (an org with 100,000 recent signals would need
+ * ~300 MB per worker at the emulator's ~3 KB a row).
+ */
+export const FEED_INDEX_MAX_BYTES = 64 * 2 ** 20;
+/**
  * New buyers per account of a backfill (measured: 0.44 on 500 realistic accounts over 450 buyers,
  * issue 31): what the per-buyer side of the choice is worth before the accounts are resolved.
  */
@@ -50,6 +57,8 @@ export interface SignalPlan {
   perBuyerCalls: number;
   /** Signals in the feed's window when the run started. */
   totalItems: number;
+  /** What one worker's index of the feed would hold (bytes of JSON, from its first page's rows). */
+  indexBytes: number;
 }
 
 /** The filters and window both feeds take, from the settings. */
@@ -70,21 +79,31 @@ export function buyerSignalParams(s: SignalSettings, buyerId: string): BuyerSign
 const perBuyerPageSize = (s: SignalSettings) => Math.min(100, Math.max(10, s.maxNotesPerRun * 2));
 const feedParams = (s: SignalSettings): SignalFeedParams => ({ ...filters(s), pageSize: FEED_PAGE_SIZE });
 
-/** The cheaper source for a run of `accounts` accounts: one call (the feed's first page) to count. */
+/**
+ * The cheaper source for a run of `accounts` accounts: one call (the feed's first page) to count. The
+ * feed only while a worker can hold it (`maxIndexBytes`, estimated from the first page's rows).
+ */
 export async function planSignals(
   client: Pick<BuyerIntelClient, 'listTopRecentSignals'>,
   settings: SignalSettings,
   accounts: number,
+  maxIndexBytes = FEED_INDEX_MAX_BYTES,
 ): Promise<SignalPlan> {
   const perBuyerCalls = settings.maxNotesPerRun > 0 ? Math.ceil(accounts * NEW_BUYERS_PER_ACCOUNT) : 0;
-  if (perBuyerCalls === 0) return { source: 'per-buyer', feedCalls: 0, perBuyerCalls, totalItems: 0 };
+  if (perBuyerCalls === 0)
+    return { source: 'per-buyer', feedCalls: 0, perBuyerCalls, totalItems: 0, indexBytes: 0 };
   const first = await client.listTopRecentSignals({ ...feedParams(settings), pageNumber: 1 });
   const feedCalls = Math.max(1, Math.ceil(first.totalItems / FEED_PAGE_SIZE));
+  const rows = first.result.length;
+  const indexBytes = rows
+    ? Math.ceil((Buffer.byteLength(JSON.stringify(first.result)) / rows) * first.totalItems)
+    : 0;
   return {
-    source: feedCalls < perBuyerCalls ? 'feed' : 'per-buyer',
+    source: feedCalls < perBuyerCalls && indexBytes <= maxIndexBytes ? 'feed' : 'per-buyer',
     feedCalls,
     perBuyerCalls,
     totalItems: first.totalItems,
+    indexBytes,
   };
 }
 
@@ -113,14 +132,17 @@ export function runSignals(options: {
   prefix: string;
   settings: SignalSettings;
   refreshMs?: number;
+  /** A feed that grew past this since the run was planned is read per buyer instead. */
+  maxIndexBytes?: number;
   now?: () => number;
 }): RunSignals {
   const now = options.now ?? Date.now;
   const refreshMs = options.refreshMs ?? FEED_REFRESH_MS;
+  const maxIndexBytes = options.maxIndexBytes ?? FEED_INDEX_MAX_BYTES;
   // A run's plan, as last read. "Per buyer" is read again after a minute: a re-enrichment records its
   // plan once its accounts are queued and counted, and its first jobs may run before.
   const plans = new Map<string, { at: number; feed: Promise<boolean> }>();
-  let index: { at: number; byBuyer: Promise<Map<string, Buffer>> } | undefined;
+  let index: { at: number; byBuyer: Promise<Map<string, Buffer> | undefined> } | undefined;
 
   const readsFeed = (runId: string) => {
     const known = plans.get(runId);
@@ -139,7 +161,7 @@ export function runSignals(options: {
 
   const feed = () => {
     if (!index || now() - index.at >= refreshMs) {
-      const byBuyer = readFeed(options.client, feedParams(options.settings));
+      const byBuyer = readFeed(options.client, feedParams(options.settings), maxIndexBytes);
       const entry = { at: now(), byBuyer };
       // A failed read is not kept: the next account reads again.
       byBuyer.catch(() => {
@@ -153,7 +175,10 @@ export function runSignals(options: {
   return {
     async signalsOf(runId, buyerId) {
       if (!runId || options.settings.maxNotesPerRun <= 0 || !(await readsFeed(runId))) return undefined;
-      const signals = (await feed()).get(buyerId);
+      const byBuyer = await feed();
+      // Too large to hold: every account asks for its own buyer's, until the index is read again.
+      if (!byBuyer) return undefined;
+      const signals = byBuyer.get(buyerId);
       if (signals === undefined) return [];
       return (JSON.parse(signals.toString('utf8')) as BridgeSignal[]).slice(
         0,
@@ -163,13 +188,18 @@ export function runSignals(options: {
   };
 }
 
-/** Every page of the feed, each buyer's signals in the feed's order, each row once, as JSON. */
+/**
+ * Every page of the feed, each buyer's signals in the feed's order, each row once, as JSON; undefined
+ * once the rows pass `maxBytes` (the rest of the pages are not read).
+ */
 async function readFeed(
   client: Pick<BuyerIntelClient, 'listTopRecentSignals'>,
   params: SignalFeedParams,
-): Promise<Map<string, Buffer>> {
+  maxBytes: number,
+): Promise<Map<string, Buffer> | undefined> {
   const byBuyer = new Map<string, string[]>();
   const seen = new Set<string>();
+  let bytes = 0;
   for (let pageNumber = 1; ; pageNumber++) {
     const page = await client.listTopRecentSignals({ ...params, pageNumber });
     for (const signal of page.result) {
@@ -177,6 +207,8 @@ async function readFeed(
       if (!buyerId || seen.has(signal.row.rowId)) continue;
       seen.add(signal.row.rowId);
       const row = JSON.stringify(signal);
+      bytes += Buffer.byteLength(row);
+      if (bytes > maxBytes) return undefined;
       const list = byBuyer.get(buyerId);
       if (list) list.push(row);
       else byBuyer.set(buyerId, [row]);

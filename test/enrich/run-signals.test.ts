@@ -60,6 +60,7 @@ describe('a run reads signals from the cheaper source', () => {
       feedCalls: Math.ceil(total / FEED_PAGE_SIZE),
       perBuyerCalls: Math.ceil(10_000 * NEW_BUYERS_PER_ACCOUNT),
       totalItems: total,
+      indexBytes: expect.any(Number),
     });
     await recordSignalPlan(redis, prefix, 'run-big', plan);
     const signals = runSignals({ client: cached, redis, prefix, settings: SETTINGS });
@@ -84,6 +85,10 @@ describe('a run reads signals from the cheaper source', () => {
       if (own.result.length) withSignals++;
     }
     expect(withSignals).toBeGreaterThan(10);
+    // The index a worker holds, estimated from the first page's rows: within a fifth of the feed's.
+    const all = await readWholeFeed();
+    expect(plan.indexBytes).toBeGreaterThan(all.bytes * 0.8);
+    expect(plan.indexBytes).toBeLessThan(all.bytes * 1.2);
   });
 
   it('a small run keeps one call per new buyer, and so do accounts outside a run', async () => {
@@ -101,6 +106,44 @@ describe('a run reads signals from the cheaper source', () => {
     expect(calls('listTopRecentSignals')).toBe(feedBefore);
   });
 });
+
+describe('a feed too large for a worker to hold', () => {
+  it('is not planned, however few its pages; a run planned before it grew asks per buyer', async () => {
+    const all = await readWholeFeed();
+    const bound = Math.floor(all.bytes / 2);
+    const plan = await planSignals(client, SETTINGS, 10_000, bound);
+    expect(plan.feedCalls).toBeLessThan(plan.perBuyerCalls);
+    expect(plan.indexBytes).toBeGreaterThan(bound);
+    expect(plan.source).toBe('per-buyer');
+
+    // A run recorded as reading the feed: the worker stops reading pages at the bound, holds nothing,
+    // and every account gets undefined (its own buyer's call), without the feed read again per account.
+    await recordSignalPlan(redis, prefix, 'run-grown', { ...plan, source: 'feed' });
+    const signals = runSignals({ client, redis, prefix, settings: SETTINGS, maxIndexBytes: bound });
+    const feedBefore = calls('listTopRecentSignals');
+    for (const buyerId of buyers.slice(0, 10))
+      expect(await signals.signalsOf('run-grown', buyerId)).toBeUndefined();
+    const read = calls('listTopRecentSignals') - feedBefore;
+    expect(read).toBeGreaterThan(0);
+    expect(read).toBeLessThan(Math.ceil(all.rows / FEED_PAGE_SIZE));
+  });
+});
+
+/** The whole feed's rows and the bytes of their JSON, read apart from the code under test. */
+async function readWholeFeed(): Promise<{ rows: number; bytes: number }> {
+  let rows = 0;
+  let bytes = 0;
+  for (let pageNumber = 1; ; pageNumber++) {
+    const page = await client.listTopRecentSignals({
+      ...buyerSignalParamsOf(),
+      pageSize: FEED_PAGE_SIZE,
+      pageNumber,
+    });
+    for (const signal of page.result) bytes += Buffer.byteLength(JSON.stringify(signal));
+    rows += page.result.length;
+    if (page.result.length === 0 || pageNumber >= page.totalPages) return { rows, bytes };
+  }
+}
 
 function buyerSignalParamsOf() {
   const { buyerId: _b, pageSize: _p, ...filters } = buyerSignalParams(SETTINGS, '');
