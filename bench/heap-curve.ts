@@ -2,7 +2,9 @@
 // heap flags, each with the worker's CPU per account and its peak RSS, so the flags docker-compose.yml
 // gives the worker are picked from a curve (least CPU with RSS ≤ 400 MB) rather than from one point.
 // A set is `old/semi` in MB (--max-old-space-size / --max-semi-space-size), `-` for V8's default of
-// either. Name the first set again at the end to see how far the machine's load moved the figures.
+// either, and optionally `/growth`: --heap-growing-percent, the old generation's growth between full
+// collections (V8 picks ~42 % itself under a 384-MB cap, and 100 % or more only above 1 GB). Name the
+// first set again at the end to see how far the machine's load moved the figures.
 import { renderTable } from '../src/cli/table.ts';
 import { type BackfillBenchOptions, runBackfillBench } from './backfill.ts';
 import { load } from './machine.ts';
@@ -17,12 +19,13 @@ export interface HeapPoint {
   loadAverage: { before: number[]; after: number[] };
 }
 
-/** `144/4` → the two flags; `-` leaves V8's default. */
+/** `144/4` → the two flags, `384/16/60` the three; `-` leaves V8's default. */
 export function heapFlagsOf(point: string): string[] {
-  const [old, semi] = point.split('/');
+  const [old, semi, growth] = point.split('/');
   const flags: string[] = [];
   if (old && old !== '-') flags.push(`--max-old-space-size=${Number(old)}`);
   if (semi && semi !== '-') flags.push(`--max-semi-space-size=${Number(semi)}`);
+  if (growth && growth !== '-') flags.push(`--heap-growing-percent=${Number(growth)}`);
   return flags;
 }
 

@@ -40,7 +40,7 @@ const { values } = parseArgs({
     'review-pglite-accounts': { type: 'string', default: '25000' },
     'review-runs': { type: 'string', default: '20' },
     'preload-outcomes': { type: 'string', default: '0' },
-    'heap-curve': { type: 'string', default: '144/4,256/8,384/16,-/16,-/-' },
+    'heap-curve': { type: 'string', default: '384/16,384/16/60,384/16/100,-/-' },
     only: { type: 'string', default: 'ingest,backfill,latency,client,review' },
   },
 });
