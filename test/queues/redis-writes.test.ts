@@ -57,13 +57,13 @@ describe('Redis writes of one turn', () => {
     expect(counted.writes()).toBe(2);
   });
 
-  it('of callbacks that run in the same turn (timers here, replies alike) leave in one write', async () => {
+  it('of callbacks that run in the same turn (immediates here; replies and timers alike) leave in one write', async () => {
     await redis.get(`${prefix}:open`);
     const counted = countWrites(redis);
-    // Both timers are due when the loop reaches its timers phase, and run one after the other there.
+    // Both immediates run one after the other in the same check phase of the loop.
     const fire = (tag: string) =>
       new Promise<Awaited<ReturnType<typeof oneTurn>>>((resolve, reject) => {
-        setTimeout(() => oneTurn(redis, tag).then(resolve, reject), 1);
+        setImmediate(() => oneTurn(redis, tag).then(resolve, reject));
       });
     const [c, d] = await Promise.all([fire('c'), fire('d')]);
     expect(c.answers).toEqual(c.keys.flatMap((_, i) => ['OK', `v${i}`]));
