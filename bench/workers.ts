@@ -7,9 +7,9 @@ import { join } from 'node:path';
 /**
  * The worker's heap settings, as docker-compose.yml runs it (test/docker/compose.test.ts keeps the two
  * equal), picked from the heap curve (`--only heap-curve`, bench/README.md): a 384-MB old generation
- * and 16-MB semi-spaces cost ~13 ms of worker CPU per account at a peak RSS of ~290 MB, where the
- * former 144 MB / 4 MB cost ~18 ms at ~250 MB (the young generation collected 4× as often, the old one
- * kept near its cap). The least CPU with RSS ≤ 400 MB. BENCH_WORKER_NODE_OPTIONS replaces them.
+ * and 16-MB semi-spaces cost ~30 % less worker CPU per account than the former 144 MB / 4 MB (the young
+ * generation collected 4× as often, the old one kept near its cap) for ~40 MB more RSS. The least CPU
+ * with a peak RSS that leaves room under 400 MB. BENCH_WORKER_NODE_OPTIONS replaces them.
  */
 export const WORKER_NODE_FLAGS = ['--max-old-space-size=384', '--max-semi-space-size=16'];
 
