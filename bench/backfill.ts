@@ -45,8 +45,10 @@ export interface BackfillBenchOptions {
   latencyMs: number;
   workers: number;
   concurrency: number;
-  /** Buyer Intelligence requests per minute in its emulator, set so that it does not bind. */
+  /** Buyer Intelligence requests per minute its emulator enforces (a token bucket). */
   buyerIntelPerMinute: number;
+  /** The emulator's burst (default: a second's worth, as the lifted-limit CPU probe always ran). */
+  buyerIntelBurst?: number;
   cacheTtlMs: number;
   warmupS: number;
   windowS: number;
@@ -110,7 +112,10 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
   const deadline = Date.now() + o.timeoutS * 1000;
   const bi = await startBuyerIntelSandbox({
     dataset: o.dataset,
-    rateLimit: { requests: o.buyerIntelPerMinute, windowMs: 60_000 },
+    rateLimit: {
+      ratePerSecond: o.buyerIntelPerMinute / 60,
+      burst: o.buyerIntelBurst ?? Math.max(1, Math.floor(o.buyerIntelPerMinute / 60)),
+    },
     faults: { latencyMs: o.latencyMs },
   });
   const crm = await crmSandbox(o.crm, o.latencyMs).catch(async (err) => {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { conformanceCheck } from '../shared/conformance.ts';
 import { mountStatsAndFaults } from '../shared/control.ts';
-import { CallStats, FaultPlan, type FaultSettings, SlidingWindowLimiter } from '../shared/faults.ts';
+import { CallStats, FaultPlan, type FaultSettings, TokenBucketLimiter } from '../shared/faults.ts';
 import { buildDataset, type SandboxDataset } from './data/dataset.ts';
 import { HttpError, sendError } from './http-error.ts';
 import { type OperationContext, type RowStatusChange, registerOperations } from './operation.ts';
@@ -27,14 +27,25 @@ export interface BuyerIntelSandboxOptions {
   tokens?: string[];
   /** Tokens that only see bridges shared with everyone; other bridges answer 403. */
   restrictedTokens?: string[];
-  /** Requests per window per token before 429; `false` disables. Default 600 per 60 s. */
-  rateLimit?: { requests: number; windowMs: number } | false;
+  /**
+   * The rate enforced per token (a token bucket); `false` disables. Default 10 requests/s (600 a
+   * minute, the sandbox's published rate) with a burst of 1: the provider documents no threshold nor
+   * burst ("Rate limit thresholds and window: not shown"), so the emulator is the strictest reading.
+   */
+  rateLimit?: BuyerIntelRateLimit | false;
   faults?: Partial<FaultSettings>;
   /** Largest accepted JSON body. Default 1 MiB. */
   maxBodyBytes?: number;
   /** The emulated webhook column's keys and retry schedule (see webhook-sender.ts). */
   webhooks?: WebhookSenderOptions;
 }
+
+export interface BuyerIntelRateLimit {
+  ratePerSecond: number;
+  burst: number;
+}
+
+export const DEFAULT_BUYER_INTEL_RATE_LIMIT: BuyerIntelRateLimit = { ratePerSecond: 10, burst: 1 };
 
 export interface BuyerIntelSandbox {
   app: express.Express;
@@ -61,8 +72,8 @@ export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}):
   };
   const faults = new FaultPlan(options.faults);
   const stats = new CallStats();
-  const rate = options.rateLimit ?? { requests: 600, windowMs: 60_000 };
-  const limiter = rate ? new SlidingWindowLimiter(rate.requests, rate.windowMs) : null;
+  const rate = options.rateLimit ?? DEFAULT_BUYER_INTEL_RATE_LIMIT;
+  const limiter = rate ? new TokenBucketLimiter(rate.ratePerSecond, rate.burst) : null;
   const webhooks = new SandboxWebhookSender(options.webhooks);
 
   const app = express();

@@ -2,7 +2,7 @@
 // apply the rate limit, apply a scripted or random fault, then run the handler and send its JSON.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Request, Response, Router } from 'express';
-import type { CallStats, FaultPlan, SlidingWindowLimiter } from '../shared/faults.ts';
+import type { CallStats, FaultPlan, TokenBucketLimiter } from '../shared/faults.ts';
 import type { SandboxDataset } from './data/dataset.ts';
 import { HttpError, sendError } from './http-error.ts';
 import type { SandboxWebhookSender } from './webhook-sender.ts';
@@ -11,7 +11,7 @@ export interface OperationContext {
   dataset: SandboxDataset;
   faults: FaultPlan;
   stats: CallStats;
-  limiter: SlidingWindowLimiter | null;
+  limiter: TokenBucketLimiter | null;
   tokens: { full: string[]; restricted: string[] };
   /** Row changes made through the API send their webhook (when configured). */
   webhooks?: SandboxWebhookSender;
@@ -53,10 +53,13 @@ export function registerOperations(router: Router, ctx: OperationContext, module
     router[method](path, async (req, res, next) => {
       res.on('finish', () => ctx.stats.record(operation, res.statusCode));
       try {
+        // The limit counts a request when it arrives, as a provider's edge does; the added latency
+        // (the network's and the server's) then delays every answer, a 429's too.
+        const token = bearer(req);
+        const verdict = token && ctx.limiter ? ctx.limiter.hit(token) : undefined;
         const { latencyMs } = ctx.faults.settings;
         if (latencyMs > 0) await delay(latencyMs);
 
-        const token = bearer(req);
         const restricted = token !== undefined && ctx.tokens.restricted.includes(token);
         if (!token || (!restricted && !ctx.tokens.full.includes(token))) {
           res.setHeader('WWW-Authenticate', `Bearer realm="api", error="invalid_token"`);
@@ -68,12 +71,10 @@ export function registerOperations(router: Router, ctx: OperationContext, module
           );
         }
 
-        if (ctx.limiter) {
-          const verdict = ctx.limiter.hit(token);
-          if (!verdict.ok) {
-            res.setHeader('Retry-After', String(Math.ceil(verdict.retryAfterMs / 1000)));
-            return sendError(res, 429, 'rate_limit.exceeded', 'rate limit exceeded; retry later');
-          }
+        if (verdict && !verdict.ok) {
+          // delay-seconds is a whole number (RFC 9110 §10.2.3): the wait for the next token, rounded up.
+          res.setHeader('Retry-After', String(Math.max(1, Math.ceil(verdict.retryAfterMs / 1000))));
+          return sendError(res, 429, 'rate_limit.exceeded', 'rate limit exceeded; retry later');
         }
 
         const fault = ctx.faults.next(operation);

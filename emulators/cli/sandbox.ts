@@ -34,7 +34,8 @@ Options:
   --latency-ms <n>       added latency per request (default 0)
   --error-rate <p>       probability of an injected 500 (default 0)
   --rate-limit-rate <p>  probability of an injected 429 (default 0)
-  --rate-limit <n>       requests per minute per token before 429 (default 600; 0 disables)`,
+  --rate-limit <n>       requests per minute per token, a token bucket (default 600; 0 disables)
+  --rate-burst <n>       requests the bucket lets through at once (default 1: none documented)`,
   options: {
     'service-url': { type: 'string' },
     'database-url': { type: 'string' },
@@ -47,9 +48,11 @@ Options:
     'error-rate': { type: 'string' },
     'rate-limit-rate': { type: 'string' },
     'rate-limit': { type: 'string' },
+    'rate-burst': { type: 'string' },
   },
   async run(values) {
     const perMinute = numberOption(values, 'rate-limit', 600);
+    const burst = numberOption(values, 'rate-burst', 1);
     const host = typeof values.host === 'string' ? values.host : '127.0.0.1';
     const ports = {
       buyerIntel: numberOption(values, 'port', 4010),
@@ -95,7 +98,7 @@ Options:
         port: ports.buyerIntel,
         host,
         seed: numberOption(values, 'seed', 42),
-        rateLimit: perMinute > 0 ? { requests: perMinute, windowMs: 60_000 } : false,
+        rateLimit: perMinute > 0 ? { ratePerSecond: perMinute / 60, burst: Math.max(1, burst) } : false,
         faults,
         webhooks: { secret: SANDBOX_WEBHOOK_SECRET },
       }),

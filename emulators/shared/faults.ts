@@ -82,6 +82,37 @@ export class FaultPlan {
 }
 
 /**
+ * A token bucket per key (a token, an app): `ratePerSecond` sustained, `burst` at once after a pause.
+ * How APIs that publish a rate and a burst enforce them (GitHub's secondary limits, Stripe's, AWS's API
+ * Gateway); a refused request takes no token. Answers, when refused, how long until a token is there.
+ */
+export class TokenBucketLimiter {
+  readonly ratePerSecond: number;
+  readonly burst: number;
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  readonly #now: () => number;
+
+  constructor(ratePerSecond: number, burst: number, now: () => number = () => performance.now()) {
+    if (!(ratePerSecond > 0) || !(burst >= 1))
+      throw new RangeError('a token bucket needs rate > 0 and burst ≥ 1');
+    this.ratePerSecond = ratePerSecond;
+    this.burst = burst;
+    this.#now = now;
+  }
+
+  hit(key: string): { ok: true; remaining: number } | { ok: false; retryAfterMs: number } {
+    const now = this.#now();
+    const b = this.#buckets.get(key) ?? { tokens: this.burst, at: now };
+    b.tokens = Math.min(this.burst, b.tokens + ((now - b.at) / 1000) * this.ratePerSecond);
+    b.at = now;
+    this.#buckets.set(key, b);
+    if (b.tokens < 1) return { ok: false, retryAfterMs: ((1 - b.tokens) / this.ratePerSecond) * 1000 };
+    b.tokens -= 1;
+    return { ok: true, remaining: Math.floor(b.tokens) };
+  }
+}
+
+/**
  * Sliding-window request counter per key (a token, an app, a portal): `limit` requests per `windowMs`.
  * Answers how long until a slot frees when the limit is reached.
  */

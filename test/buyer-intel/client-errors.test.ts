@@ -120,14 +120,15 @@ describe('error statuses', () => {
   });
 
   it('429: past the sandbox rate limit, with Retry-After; the error says how long to wait', async () => {
-    const limited = await startSandbox({ rateLimit: { requests: 2, windowMs: 60_000 } });
+    // 2 a minute, 2 at once: the third call waits ~30 s for a token.
+    const limited = await startSandbox({ rateLimit: { ratePerSecond: 2 / 60, burst: 2 } });
     try {
       const { client, sleeps } = clientFor(limited, { retry: { maxAttempts: 3, maxRetryAfterMs: 5_000 } });
       await client.getBuyerAttribute(buyerId(), 'Name');
       await client.getBuyerAttribute(buyerId(), 'Name');
       const err = await failure(client.getBuyerAttribute(buyerId(), 'Name'));
       expect(err).toBeInstanceOf(RateLimitError);
-      // Retry-After (~60 s) is longer than we wait inside one call: no retry, the caller gets the delay.
+      // Retry-After (~30 s) is longer than we wait inside one call: no retry, the caller gets the delay.
       expect((err as RateLimitError).retryAfterMs).toBeGreaterThan(5_000);
       expect(sleeps).toEqual([]);
     } finally {
