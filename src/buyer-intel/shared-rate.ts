@@ -1,88 +1,80 @@
-// One Buyer Intelligence rate for every worker. The provider limits requests per token, not per
+// One Buyer Intelligence pace for every worker. The provider limits requests per token, not per
 // process: a per-process bucket lets N workers send N × the rate, and caps one worker at a share it
 // cannot lend. So the budget lives in Redis, keyed by the token's hash (never the token), as a GCRA
-// (a token bucket kept as one "theoretical arrival time"), on Redis's own clock so processes on other
-// machines agree, and one worker alone may use all of it. A process's requests that wait for a slot
-// at the same moment (a chunk's accounts searching together) ask in one script call (by SHA) for as
-// many slots as there are of them, reserving those that start within the next second: each request
-// goes at its slot's time, and the rest ask again as the second moves on.
+// (a token bucket kept as one "theoretical arrival time"), and one worker alone may use all of it.
+// A process's requests that wait for a slot at the same moment (a chunk's accounts searching together)
+// ask in one script call (by SHA) for as many slots as there are of them, reserving those that start
+// within the horizon: each request goes at its slot's time, and the rest ask again as time moves on.
 //
-// Learned down: a 429 means the configured rate is more than the provider gives us now (another
-// integration on the same token, or a lower plan). Its Retry-After pushes the arrival time out, so
-// every worker waits, and the rate in use drops to a quarter less than it was for LEARN_MS; then the
-// configured rate is tried again.
+// When the provider says no, the pace converges to what it gives (pace-scripts.ts has the rules and
+// their sources): one cut per round trip, every worker paused for a Retry-After, burst 1 from then on,
+// a cubic climb back under a learned cap, a floor tied to the configured rate. A 429 in this process
+// also takes back the slots it had reserved ahead, so they are paced anew after the pause instead of
+// leaving into it. Each change is logged and the rate in use and the time spent waiting are metrics.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { sleep } from './token-bucket.ts';
+import type { LogPort } from '../shared/log.ts';
+import { READ, TAKE, THROTTLED } from './pace-scripts.ts';
 
 /** What the transport waits on before each attempt, and tells of each 429. */
 export interface RateGate {
-  take(signal?: AbortSignal): Promise<void>;
-  /** The provider answered 429 (after `retryAfterMs`, when it said). Never rejects. */
-  throttled?(retryAfterMs: number | undefined): Promise<void>;
+  /** Resolves when the request may go, with when its slot was reserved (for `throttled`), if known. */
+  take(signal?: AbortSignal): Promise<number | undefined>;
+  /** The provider answered 429 to a request paced at `reservedAt` (after `retryAfterMs`). Never rejects. */
+  throttled?(retryAfterMs: number | undefined, reservedAt?: number): Promise<void>;
 }
 
-/** How long a rate learned from a 429 holds before the configured rate is tried again. */
-export const LEARN_MS = 10 * 60_000;
-/** A 429 keeps this share of the rate in use. */
-const LEARN_FACTOR = 0.75;
+/** What the pace tells the service's metrics. */
+export interface PaceObserver {
+  /** The rate in use changed (requests per second). */
+  rate?(ratePerSecond: number): void;
+  /** A request waited this long for its slot. */
+  waited?(ms: number): void;
+}
 
-const NOW = `local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000`;
-// KEYS: the arrival time (a string), the learned rate (a string that expires when it stops holding).
-// The rate in use: the configured one, or the learned one while it holds. Two commands besides the
-// script's own call: Redis counts every one a script runs, and this runs once per provider call.
-const RATE = `
-local s = redis.call('MGET', KEYS[1], KEYS[2])
-local rate = tonumber(ARGV[1])
-if s[2] then rate = math.min(rate, tonumber(s[2])) end
-local tat = math.max(tonumber(s[1] or '0'), now)`;
-
-// ARGV: configured rate (per s), burst, slots wanted (n), horizon (ms). Reserves the next slots, as
-// many as are wanted and start within the horizon: answers { slots reserved (0..n), ms until the first
-// of them (≤ 0: now), the interval in µs } — the k-th (from 0) may go k intervals after the first.
-// A slot is free when tat is within the burst of now (GCRA); reserved, it moves tat on.
-const TAKE = `${NOW}${RATE}
-local interval = 1000 / rate
-local first = tat - now - interval * (tonumber(ARGV[2]) - 1)
-local taken = math.floor((tonumber(ARGV[4]) - first) / interval) + 1
-taken = math.max(0, math.min(tonumber(ARGV[3]), taken))
-if taken > 0 then
-  tat = tat + taken * interval
-  redis.call('SET', KEYS[1], string.format('%.3f', tat), 'PX', math.ceil(tat - now) + 1000)
-end
-return { taken, math.ceil(first), math.ceil(interval * 1000) }`;
-
-/** How far ahead one call reserves slots for the requests waiting (a rate's worth at most). */
+/** How far ahead one call reserves slots for the requests waiting (while nothing is learned). */
 const HORIZON_MS = 1_000;
-
-// ARGV: configured rate, retry-after ms (0: none). Returns the rate now in use (×1000).
-const THROTTLED = `${NOW}${RATE}
-local learned = math.max(0.1, rate * ${LEARN_FACTOR})
-local pause = math.max(tat, now + tonumber(ARGV[2]))
-redis.call('SET', KEYS[2], string.format('%.3f', learned), 'PX', ${LEARN_MS})
-redis.call('SET', KEYS[1], string.format('%.3f', pause), 'PX', math.ceil(pause - now) + 1000)
-return math.floor(learned * 1000)`;
+/** A slot that fires later than this share of the interval is asked for again (while throttled). */
+const LATE_SHARE = 0.25;
 
 type Scripted = Redis & {
-  biRateTake(
+  biPaceTake(
     at: string,
-    learned: string,
+    state: string,
     rate: number,
     burst: number,
     n: number,
     horizonMs: number,
-  ): Promise<[number, number, number]>;
-  biRateThrottled(at: string, learned: string, rate: number, retryAfterMs: number): Promise<number>;
+  ): Promise<number[]>;
+  biPaceThrottled(
+    at: string,
+    state: string,
+    rate: number,
+    retryAfterMs: number,
+    reservedAt: number,
+  ): Promise<number[]>;
+  biPaceRead(at: string, state: string, rate: number): Promise<number[]>;
 };
 
+function scripted(redis: Redis): Scripted {
+  const r = redis as Scripted;
+  if (typeof r.biPaceTake !== 'function') {
+    // defineCommand sends EVALSHA, and the script's text only the first time a server misses it.
+    redis.defineCommand('biPaceTake', { numberOfKeys: 2, lua: TAKE });
+    redis.defineCommand('biPaceThrottled', { numberOfKeys: 2, lua: THROTTLED });
+    redis.defineCommand('biPaceRead', { numberOfKeys: 2, lua: READ });
+  }
+  return r;
+}
+
 /**
- * The budget's keys: the install's prefix and the token's hash, in braces so that both keys share a
+ * The pace's keys: the install's prefix and the token's hash, in braces so that both keys share a
  * slot on a Redis Cluster (with a hash-tagged prefix, `{bis}`, the prefix's braces decide the slot).
  */
 export function sharedRateKeys(prefix: string, token: string): { at: string; learned: string } {
   const id = createHash('sha256').update(token).digest('hex').slice(0, 16);
   const base = `${prefix}:bi-rate:{${id}}`;
-  return { at: `${base}:at`, learned: `${base}:learned` };
+  return { at: `${base}:at`, learned: `${base}:pace` };
 }
 
 export interface SharedRateOptions {
@@ -92,63 +84,103 @@ export interface SharedRateOptions {
   token: string;
   ratePerSecond: number;
   burst: number;
+  log?: LogPort;
+  observe?: PaceObserver;
 }
 
-/** The provider's rate, shared by every process that names the same prefix and token. */
+interface Waiter {
+  since: number;
+  timer?: NodeJS.Timeout;
+  go: (reservedAt: number) => void;
+  fail: (err: unknown) => void;
+}
+
+const perSecond = (milli: number) => Math.round(milli) / 1000;
+
+/** The provider's pace, shared by every process that names the same prefix and token. */
 export function sharedRate(options: SharedRateOptions): RateGate {
-  const r = options.redis as Scripted;
-  if (typeof r.biRateTake !== 'function') {
-    // defineCommand sends EVALSHA, and the script's text only the first time a server misses it.
-    options.redis.defineCommand('biRateTake', { numberOfKeys: 2, lua: TAKE });
-    options.redis.defineCommand('biRateThrottled', { numberOfKeys: 2, lua: THROTTLED });
-  }
+  const r = scripted(options.redis);
   const { at, learned } = sharedRateKeys(options.prefix, options.token);
-  const { ratePerSecond, burst } = options;
-  // The requests waiting for a slot, first come first served. One script call at a time reserves
-  // slots for all of them that start within the horizon; each goes at its slot's time, and the rest
-  // ask again once the horizon has moved on. A request given up after its slot was reserved leaves
-  // the slot unused: the rate is never exceeded, at worst not used in full.
-  const waiting: { go: () => void; fail: (err: unknown) => void }[] = [];
+  const { ratePerSecond, burst, log, observe } = options;
+  // The requests waiting for a slot, first come first served, and those holding a slot not yet due.
+  // One script call at a time reserves slots for the waiting that start within the horizon. A request
+  // given up after its slot was reserved leaves the slot unused: the rate is never exceeded.
+  const waiting: Waiter[] = [];
+  const scheduled = new Set<Waiter>();
   let asking = false;
+  let known = ratePerSecond;
+  const seen = (milli: number) => {
+    const now = perSecond(milli);
+    if (now === known) return;
+    if (now >= ratePerSecond && known < ratePerSecond)
+      log?.info('provider pace restored', { ratePerSecond: now });
+    known = now;
+    observe?.rate?.(now);
+  };
   const ask = async (): Promise<void> => {
     asking = true;
     try {
       while (waiting.length) {
-        let reply: [number, number, number];
+        let reply: number[];
         try {
-          reply = await r.biRateTake(at, learned, ratePerSecond, burst, waiting.length, HORIZON_MS);
+          reply = await r.biPaceTake(at, learned, ratePerSecond, burst, waiting.length, HORIZON_MS);
         } catch (err) {
           for (const w of waiting.splice(0)) w.fail(err);
           break;
         }
-        const [taken, firstMs, intervalUs] = reply.map(Number) as [number, number, number];
+        const [taken = 0, firstMs = 0, intervalUs = 0, redisNow = 0, rateMilli = 0, horizonMs = HORIZON_MS] =
+          reply.map(Number);
+        seen(rateMilli);
+        // While throttled (burst 1), a slot whose timer fired late is given up and asked for again: a
+        // late request followed by an on-time one would reach the provider closer than its interval.
+        const tolerance =
+          horizonMs < HORIZON_MS ? (intervalUs / 1000) * LATE_SHARE : Number.POSITIVE_INFINITY;
+        const asked = performance.now();
         for (const [i, w] of waiting.splice(0, taken).entries()) {
           const delay = firstMs + (i * intervalUs) / 1000;
-          if (delay <= 0) w.go();
-          else setTimeout(w.go, delay);
+          if (delay <= 0) w.go(redisNow);
+          else {
+            scheduled.add(w);
+            w.timer = setTimeout(() => {
+              scheduled.delete(w);
+              if (performance.now() - asked - delay <= tolerance) return w.go(redisNow);
+              waiting.unshift(w);
+              wake();
+            }, delay);
+          }
         }
-        if (waiting.length) await sleep(Math.max(1, firstMs + (taken * intervalUs) / 1000 - HORIZON_MS));
+        // The rest ask again once the last slot reserved is within the horizon (the script's: shorter
+        // while throttled).
+        if (waiting.length) await sleep(Math.max(1, firstMs + (taken * intervalUs) / 1000 - horizonMs));
       }
     } finally {
       asking = false;
     }
   };
+  const wake = () => {
+    if (asking) return;
+    asking = true;
+    queueMicrotask(() => void ask());
+  };
   return {
     take(signal) {
       signal?.throwIfAborted();
-      return new Promise<void>((resolve, reject) => {
+      return new Promise<number>((resolve, reject) => {
         // A request given up leaves the queue at once (its slot is not asked for).
         const onAbort = () => {
           const i = waiting.indexOf(waiter);
           if (i >= 0) waiting.splice(i, 1);
+          if (scheduled.delete(waiter)) clearTimeout(waiter.timer);
           reject(signal?.reason);
         };
-        const waiter = {
-          go: () => {
+        const waiter: Waiter = {
+          since: performance.now(),
+          go: (reservedAt) => {
             signal?.removeEventListener('abort', onAbort);
-            resolve();
+            observe?.waited?.(performance.now() - waiter.since);
+            resolve(reservedAt);
           },
-          fail: (err: unknown) => {
+          fail: (err) => {
             signal?.removeEventListener('abort', onAbort);
             reject(err);
           },
@@ -156,28 +188,70 @@ export function sharedRate(options: SharedRateOptions): RateGate {
         signal?.addEventListener('abort', onAbort, { once: true });
         waiting.push(waiter);
         // Requests of the same tick (a chunk's accounts resumed by one answer) go in one call.
-        if (!asking) {
-          asking = true;
-          queueMicrotask(() => void ask());
-        }
+        wake();
       });
     },
-    async throttled(retryAfterMs) {
-      await r.biRateThrottled(at, learned, ratePerSecond, retryAfterMs ?? 0).catch(() => undefined);
+    async throttled(retryAfterMs, reservedAt) {
+      // The slots this process holds were paced before the provider said no: take them back, first
+      // in line, so they are paced anew (after the pause) instead of meeting more 429s.
+      if (scheduled.size) {
+        const back = [...scheduled];
+        scheduled.clear();
+        for (const w of back) clearTimeout(w.timer);
+        waiting.unshift(...back);
+      }
+      try {
+        const reply = await r.biPaceThrottled(at, learned, ratePerSecond, retryAfterMs ?? 0, reservedAt ?? 0);
+        const [cut = 0, rateMilli = 0, beforeMilli = 0, pauseMs = 0] = reply.map(Number);
+        if (cut) {
+          log?.warn('provider throttling: pace lowered', {
+            fromPerSecond: perSecond(beforeMilli),
+            ratePerSecond: perSecond(rateMilli),
+            pausedMs: Math.max(0, pauseMs),
+            ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+          });
+        }
+        seen(rateMilli);
+      } catch {
+        // Redis away: the retry's own wait still spaces this request; the next take() reports it.
+      } finally {
+        if (waiting.length) wake();
+      }
     },
   };
 }
 
-/** The rate every process uses now (learned or configured): for `doctor` and tests. */
+export interface SharedRateReading {
+  /** The rate every worker paces to now (requests per second). */
+  ratePerSecond: number;
+  /** Whether the provider's 429s hold it below the configured rate. */
+  throttled: boolean;
+  /** How long what the 429s taught still holds (ms), when anything does. */
+  learnedForMs?: number;
+  /** Ms until the next request may leave (a Retry-After pause, or the queue of reserved slots). */
+  nextSlotMs: number;
+}
+
+/** The pace every process uses now: for `doctor`, progress and tests. */
 export async function readSharedRate(
   redis: Redis,
   prefix: string,
   token: string,
   configured: number,
-): Promise<{ ratePerSecond: number; learnedForMs?: number }> {
-  const { learned } = sharedRateKeys(prefix, token);
-  const [value, ttl] = await Promise.all([redis.get(learned), redis.pttl(learned)]);
-  const rate = Number(value);
-  if (value === null || !(rate < configured)) return { ratePerSecond: configured };
-  return { ratePerSecond: rate, learnedForMs: ttl };
+): Promise<SharedRateReading> {
+  const { at, learned } = sharedRateKeys(prefix, token);
+  const [rateMilli = 0, ttl = -2, nextMs = 0] = (
+    await scripted(redis).biPaceRead(at, learned, configured)
+  ).map(Number);
+  const ratePerSecond = Math.min(configured, perSecond(rateMilli));
+  return {
+    ratePerSecond,
+    throttled: ratePerSecond < configured,
+    ...(ttl > 0 ? { learnedForMs: ttl } : {}),
+    nextSlotMs: Math.max(0, nextMs),
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

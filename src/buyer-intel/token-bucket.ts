@@ -32,20 +32,20 @@ export class TokenBucket {
   }
 
   /** Resolves when a token is available; takes it. Rejects if the signal aborts while waiting. */
-  take(signal?: AbortSignal): Promise<void> {
+  take(signal?: AbortSignal): Promise<undefined> {
     const turn = this.#queue.then(() => this.#takeNow(signal));
     // The next waiter starts after this one, whether it got a token or was aborted.
     this.#queue = turn.catch(() => undefined);
     return turn;
   }
 
-  async #takeNow(signal?: AbortSignal): Promise<void> {
+  async #takeNow(signal?: AbortSignal): Promise<undefined> {
     for (;;) {
       signal?.throwIfAborted();
       this.#refill();
       if (this.#tokens >= 1) {
         this.#tokens -= 1;
-        return;
+        return undefined;
       }
       const waitMs = Math.ceil(((1 - this.#tokens) / this.#rate) * 1000);
       await sleep(waitMs, signal);

@@ -101,7 +101,7 @@ export class Transport {
   > {
     const { operation, method } = spec;
     const opts = this.#opts;
-    if (opts.limiter) await opts.limiter.take(spec.signal);
+    const reservedAt = opts.limiter ? await opts.limiter.take(spec.signal) : undefined;
 
     const url = `${this.#base}${spec.path}${spec.query && [...spec.query].length ? `?${spec.query}` : ''}`;
     const headers: Record<string, string> = {
@@ -191,7 +191,7 @@ export class Transport {
     }
 
     const retryAfterMs = parseRetryAfter(res.headers.get('retry-after'));
-    if (res.status === 429) await opts.limiter?.throttled?.(retryAfterMs);
+    if (res.status === 429) await opts.limiter?.throttled?.(retryAfterMs, reservedAt);
     const error = errorForStatus(res.status, {
       operation,
       requestId,

@@ -58,6 +58,16 @@ export class Metrics {
     labelNames: ['queue'] as const,
     registers: [this.registry],
   });
+  readonly providerRate = new Gauge({
+    name: 'bis_buyer_intel_rate_per_second',
+    help: 'The Buyer Intelligence pace every worker keeps now: the configured rate, or less while the provider answers 429',
+    registers: [this.registry],
+  });
+  readonly providerWaitSeconds = new Counter({
+    name: 'bis_buyer_intel_pace_wait_seconds_total',
+    help: 'Seconds this process’s Buyer Intelligence requests waited for their slot of the shared pace',
+    registers: [this.registry],
+  });
   readonly matchOutcomes = new Counter({
     name: 'bis_match_outcomes_total',
     help: 'Enrichment results by CRM and status (enriched, needs_review, no_match)',

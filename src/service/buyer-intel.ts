@@ -6,6 +6,7 @@ import { cachedBuyerIntel } from '../buyer-intel/cache.ts';
 import { BuyerIntelClient, type BuyerIntelClientOptions } from '../buyer-intel/client.ts';
 import { type RateGate, sharedRate } from '../buyer-intel/shared-rate.ts';
 import type { Metrics } from '../observe/metrics.ts';
+import type { LogPort } from '../shared/log.ts';
 import type { BuyerIntelSettings } from './types.ts';
 
 /**
@@ -36,14 +37,21 @@ export function buyerIntelClients(
   redis: Redis,
   prefix: string,
   metrics: Metrics,
+  log?: LogPort,
 ) {
-  // The provider limits the token, not the process: every worker draws on one rate in Redis.
+  // The provider limits the token, not the process: every worker draws on one pace in Redis.
+  metrics.providerRate.set(settings.ratePerSecond);
   const limiter = sharedRate({
     redis,
     prefix,
     token: settings.token,
     ratePerSecond: settings.ratePerSecond,
     burst: settings.burst,
+    ...(log ? { log } : {}),
+    observe: {
+      rate: (r) => metrics.providerRate.set(r),
+      waited: (ms) => metrics.providerWaitSeconds.inc(ms / 1000),
+    },
   });
   const client = buyerIntelClient(
     settings,

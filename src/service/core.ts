@@ -36,7 +36,7 @@ export function buildCore(settings: ServiceSettings) {
   });
   const queues = createQueues(redis, prefix, logger);
   const metrics = new Metrics(() => queues.observed);
-  const buyerIntel = buyerIntelClients(settings.buyerIntel, redis.producer, prefix, metrics);
+  const buyerIntel = buyerIntelClients(settings.buyerIntel, redis.producer, prefix, metrics, log);
   const tenantStore = settings.tenants
     ? new TenantStore(async () => (await store.open()).tenants, redis.worker, prefix, settings.tenants.cipher)
     : undefined;

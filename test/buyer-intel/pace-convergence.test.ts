@@ -1,0 +1,176 @@
+// The shared pace against a provider that enforces its limit (the emulator's token bucket: a burst,
+// 429 and Retry-After), driven as a busy deployment drives it: several worker processes, each with many
+// calls in flight, configured with the service's defaults (10/s, burst 20) against a provider that
+// gives exactly 10/s. Issue #42, finding 1: every 429 of a burst cut the rate again and held it for 10
+// minutes (40 concurrent calls fell to 1.34/s, 60 to 0.1/s with 17 calls failed), and a 30-s storm of
+// 429s left nothing finished for ~14 minutes after it ended.
+// @redis-cluster: the pace is one hash-tagged pair of keys, so it also runs on a Redis Cluster.
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { readSharedRate } from '../../src/buyer-intel/shared-rate.ts';
+import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { deleteKeysOf, REDIS_URL, testPrefix, testRedis } from '../helpers/redis.ts';
+
+const CHILD = fileURLToPath(new URL('./pace-child.ts', import.meta.url));
+/** The provider's limit, and the service's default rate and burst. */
+const LIMIT = 10;
+const SERVICE_BURST = 20;
+/** The first window: the service meets the provider's burst and learns from it; not judged. */
+const FIRST_WINDOW_MS = 8_000;
+const redis = testRedis();
+const prefixes: string[] = [];
+let prefix = '';
+
+beforeEach(() => {
+  prefix = testPrefix('test-pace');
+  prefixes.push(prefix);
+});
+
+afterAll(async () => {
+  for (const p of prefixes) await deleteKeysOf(redis, p);
+  redis.disconnect();
+});
+
+interface Seen {
+  ok: number;
+  gaveUp: number;
+  failed: number;
+}
+
+const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t - Date.now())));
+
+/** `processes` workers, `concurrency` calls in flight each, from `start` for `runMs`. */
+function workers(
+  sandbox: RunningBuyerIntelSandbox,
+  o: { processes: number; concurrency: number; start: number; runMs: number },
+): Promise<Seen[]> {
+  return Promise.all(
+    Array.from({ length: o.processes }, () => {
+      const child = spawn(process.execPath, [CHILD], {
+        env: {
+          ...process.env,
+          REDIS_URL,
+          PREFIX: prefix,
+          BASE_URL: sandbox.url,
+          TOKEN: sandbox.token,
+          RATE: String(LIMIT),
+          BURST: String(SERVICE_BURST),
+          CONCURRENCY: String(o.concurrency),
+          START: String(o.start),
+          UNTIL: String(o.start + o.runMs),
+        },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+      });
+      return new Promise<Seen>((resolve, reject) =>
+        child.on('exit', (code) =>
+          code === 0 ? resolve(JSON.parse(out) as Seen) : reject(new Error(`worker exited ${code}`)),
+        ),
+      );
+    }),
+  );
+}
+
+/** What the provider answered so far: 200s and 429s. */
+function answered(sandbox: RunningBuyerIntelSandbox) {
+  return { ok: sandbox.stats.count('searchBuyers', 200), refused: sandbox.stats.count('searchBuyers', 429) };
+}
+
+/** The provider's answers between two moments: the share refused, and the share of its limit used. */
+async function window(sandbox: RunningBuyerIntelSandbox, from: number, to: number) {
+  await sleepUntil(from);
+  const a = answered(sandbox);
+  const t0 = performance.now();
+  await sleepUntil(to);
+  const b = answered(sandbox);
+  const ok = b.ok - a.ok;
+  const refused = b.refused - a.refused;
+  const seconds = (performance.now() - t0) / 1000;
+  return { ok, refused, share429: refused / Math.max(1, ok + refused), usedOfLimit: ok / seconds / LIMIT };
+}
+
+const noneLost = (seen: Seen[]) => expect(seen.map((s) => s.failed + s.gaveUp)).toEqual(seen.map(() => 0));
+
+describe('the shared pace converges to an enforcing provider’s limit', () => {
+  for (const [burst, processes, concurrency] of [
+    [10, 2, 30],
+    [20, 4, 25],
+  ] as const) {
+    it(`a provider's burst of ${burst}: ${processes} workers × ${concurrency} calls in flight`, async () => {
+      const sandbox = await startSandbox({
+        rateLimit: { ratePerSecond: LIMIT, burst },
+        faults: { latencyMs: 80 },
+      });
+      try {
+        const start = Date.now() + 1_500;
+        const runMs = 24_000;
+        const done = workers(sandbox, { processes, concurrency, start, runMs });
+        const judged = await window(sandbox, start + FIRST_WINDOW_MS, start + runMs);
+        noneLost(await done);
+        expect(judged.share429).toBeLessThanOrEqual(0.01);
+        expect(judged.usedOfLimit).toBeGreaterThanOrEqual(0.9);
+      } finally {
+        await sandbox.close();
+      }
+    }, 60_000);
+  }
+
+  it('a provider with no burst at all: even pacing, a few 429s, most of the limit used', async () => {
+    // A burst of 1 leaves no room for timing noise: on a loaded 2-core machine, timers and the
+    // emulator's own event loop move arrivals by tens of ms, and each such 429 pauses everyone a
+    // whole second (Retry-After is in seconds). The bench measures the goal (≥ 0.9, ≤ 1 %) where the
+    // service runs; here, that the pace settles under the limit instead of sawing down to nothing.
+    const sandbox = await startSandbox({
+      rateLimit: { ratePerSecond: LIMIT, burst: 1 },
+      faults: { latencyMs: 80 },
+    });
+    try {
+      const start = Date.now() + 1_500;
+      const runMs = 24_000;
+      const done = workers(sandbox, { processes: 3, concurrency: 20, start, runMs });
+      const judged = await window(sandbox, start + FIRST_WINDOW_MS, start + runMs);
+      noneLost(await done);
+      expect(judged.share429).toBeLessThanOrEqual(0.05);
+      expect(judged.usedOfLimit).toBeGreaterThanOrEqual(0.6);
+      const pace = await readSharedRate(redis, prefix, sandbox.token, LIMIT);
+      expect(pace.ratePerSecond).toBeGreaterThan(LIMIT * 0.6);
+      expect(pace.throttled).toBe(true);
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+
+  it('after a storm of 429s (60 % of calls for 10 s) it is back at the limit within 30 s', async () => {
+    const sandbox = await startSandbox({
+      rateLimit: { ratePerSecond: LIMIT, burst: 10 },
+      faults: { latencyMs: 80 },
+    });
+    try {
+      const start = Date.now() + 1_500;
+      const stormFrom = start + 3_000;
+      const stormTo = stormFrom + 10_000;
+      const done = workers(sandbox, {
+        processes: 2,
+        concurrency: 30,
+        start,
+        runMs: stormTo + 30_000 - start,
+      });
+      await sleepUntil(stormFrom);
+      sandbox.faults.settings = { ...sandbox.faults.settings, rateLimitRate: 0.6 };
+      await sleepUntil(stormTo);
+      sandbox.faults.settings = { ...sandbox.faults.settings, rateLimitRate: 0 };
+      // The last 10 s of the 30 after the storm: the pace has climbed back.
+      const after = await window(sandbox, stormTo + 20_000, stormTo + 30_000);
+      noneLost(await done);
+      expect(after.refused).toBe(0);
+      expect(after.usedOfLimit).toBeGreaterThanOrEqual(0.9);
+    } finally {
+      await sandbox.close();
+    }
+  }, 90_000);
+});
