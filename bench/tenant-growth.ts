@@ -48,8 +48,12 @@ export function tenantGrowth(options: GrowthOptions): TenantGrowth {
   const crm = options.crm ?? 'hubspot';
   const { tenant } = options;
   const chunkSize = options.chunk ?? 100;
+  const pool = new pg.Pool({ connectionString: options.url, max: 2 });
+  // A connection the server ends after close (the database dropped) must not crash the process.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
   const db = new Kysely<Database>({
-    dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: options.url, max: 2 }) }),
+    dialect: new PostgresDialect({ pool }),
     log: (event) => {
       if (event.level === 'query') options.onStatement?.(event.query, event.queryDurationMillis);
     },
