@@ -5,9 +5,11 @@
 import { type ExpressionBuilder, type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { AccountRef } from '../../connectors/types.ts';
 import type { FieldWriteEntry } from '../write/journal.ts';
+import { othersOnBuyer } from './buyer-counts.ts';
 import { insertFieldWrites } from './field-rows.ts';
 import { type OutcomeRecord, upsertMany } from './outcome-rows.ts';
 import type { Cohort, Database, OutcomeCandidate, OutcomeDetail, OutcomeRow } from './schema.ts';
+import { StatisticsRefresh } from './statistics.ts';
 
 export interface Outcome extends AccountRef {
   id: string;
@@ -111,9 +113,12 @@ function decodeCursor(cursor: string, sort: PageRequest['sort']): [number | stri
 
 export class Outcomes {
   readonly #db: Kysely<Database>;
+  /** Refreshed as a tenant's outcomes grow (statistics.ts). */
+  readonly #statistics: StatisticsRefresh;
 
   constructor(db: Kysely<Database>) {
     this.#db = db;
+    this.#statistics = new StatisticsRefresh(db);
   }
 
   /**
@@ -127,10 +132,9 @@ export class Outcomes {
   }
 
   /**
-   * `record` in the same one statement, also counting the other accounts of the tenant that share the
-   * recorded buyer: a job learns whether it joined a duplicates group, at a second statement only when
-   * it counted none (recordManyCountingShared). `kept` (the values a policy kept from the job's writes)
-   * goes on the write history in the first statement.
+   * `record`, then a count of the other accounts of the tenant that share the recorded buyer: a job
+   * learns whether it joined a duplicates group (recordManyCountingShared). `kept` (the values a policy
+   * kept from the job's writes) goes on the write history in the outcome's statement.
    */
   async recordCountingShared(
     r: OutcomeRecord,
@@ -141,12 +145,13 @@ export class Outcomes {
   }
 
   /**
-   * `recordCountingShared` for several accounts of one tenant (a backfill chunk's) in one statement,
-   * whatever their number: the sharing of each written account (by account id; an account whose row
-   * was not written — its pin changed meanwhile — is absent) counts the tenant's other accounts on its
-   * buyer as they were before the statement, and the other accounts of the batch written to the same
-   * buyer, as if they had been recorded one after another; an account that counted none is counted
-   * again after the statement (a second one, only then). The accounts must differ.
+   * `recordCountingShared` for several accounts of one tenant (a backfill chunk's), whatever their
+   * number: their outcomes (and the values kept) in one statement, then in one more the sharing of
+   * each written account (by account id; an account whose row was not written — its pin changed
+   * meanwhile — is absent): the other accounts of the tenant on its buyer once the outcomes are
+   * committed, the batch's own included (buyer-counts.ts). Counted after the commit, two jobs
+   * recording one buyer's accounts at the same moment do not both count none: the later count sees
+   * both. The accounts must differ.
    */
   async recordManyCountingShared(
     batch: readonly { record: OutcomeRecord; kept: readonly FieldWriteEntry[] }[],
@@ -158,50 +163,17 @@ export class Outcomes {
         this.#db,
         batch.map((b) => b.record),
       );
-    const shared = sql<string>`(select count(*) from account_outcomes o where o.crm = up.crm and o.tenant = up.tenant
-      and o.buyer_id = up.buyer_id and o.account_id <> up.account_id
-      and not exists (select 1 from up u where u.crm = o.crm and u.tenant = o.tenant and u.account_id = o.account_id))
-      + (select count(*) from up u where u.crm = up.crm and u.tenant = up.tenant and u.buyer_id = up.buyer_id
-      and u.account_id <> up.account_id)`;
-    const rows = kept.length
+    const written = kept.length
       ? await this.#db
           .with('up', upsert)
           .with('kept', (db) => insertFieldWrites(db, kept))
           .selectFrom('up')
-          .select(['up.account_id', shared.as('sharing')])
+          .selectAll()
           .execute()
-      : await this.#db
-          .with('up', upsert)
-          .selectFrom('up')
-          .select(['up.account_id', shared.as('sharing')])
-          .execute();
-    const sharing = new Map(rows.map((row) => [row.account_id, Number(row.sharing)]));
-    // The statement saw the table as it was when it began: two jobs recording accounts of one buyer at
-    // the same moment each counted 0 and neither reconciled the group. Counted again once committed,
-    // one of any two such jobs sees the other (its count runs after both commits, or the other's does).
-    const alone = batch.filter((b) => b.record.buyerId && sharing.get(b.record.accountId) === 0);
-    const first = alone[0]?.record;
-    if (!first) return sharing;
-    const again = await this.#db
-      .selectFrom('account_outcomes as a')
-      .innerJoin('account_outcomes as o', (join) =>
-        join
-          .onRef('o.crm', '=', 'a.crm')
-          .onRef('o.tenant', '=', 'a.tenant')
-          .onRef('o.buyer_id', '=', 'a.buyer_id')
-          .onRef('o.account_id', '<>', 'a.account_id'),
-      )
-      .where('a.crm', '=', first.crm)
-      .where('a.tenant', '=', first.tenant)
-      .where(
-        'a.account_id',
-        'in',
-        alone.map((b) => b.record.accountId),
-      )
-      .select(['a.account_id', (eb) => eb.fn.countAll<string>().as('sharing')])
-      .groupBy('a.account_id')
-      .execute();
-    for (const row of again) sharing.set(row.account_id, Number(row.sharing));
+      : await upsert().execute();
+    const sharing = await othersOnBuyer(this.#db, written);
+    const first = batch[0]?.record;
+    if (first) await this.#statistics.recorded(first.crm, first.tenant, written.length);
     return sharing;
   }
 

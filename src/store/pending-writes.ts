@@ -13,7 +13,7 @@ import type {
 } from '../write/journal.ts';
 import { insertFieldWrites, ORIGIN_TYPES, originRow } from './field-rows.ts';
 import { jsonRecordset } from './json-rows.ts';
-import type { Database } from './schema.ts';
+import { CRM_RESULTS, type Database } from './schema.ts';
 
 /** The columns of a note's row (about to be created, or created), each with its SQL type. */
 export const NOTE_TYPES = {
@@ -59,16 +59,23 @@ export async function recordPendingFields(
   });
 }
 
-/** Settles pending field rows with the CRM's answers (one statement). */
+/**
+ * Settles pending field rows with the CRM's answers (one statement). Each row is found by its id in
+ * the primary key. "Still pending" is spelled as "none of the settled results" (the same, by the
+ * table's check): spelled `= 'pending'`, it lets the planner read field_writes_pending_at, the index
+ * of every row pending — which, autovacuum off, keeps an entry for every field write ever settled.
+ */
 export async function settlePendingFields(
   db: Kysely<Database>,
   settled: readonly PendingSettlement[],
 ): Promise<void> {
   if (!settled.length) return;
   const rows = settled.map((s) => ({ id: s.id, result: s.result, error: s.error }));
+  const done = sql.join(CRM_RESULTS.filter((r) => r !== 'pending').map((r) => sql.lit(r)));
   await sql`update field_writes f set crm_result = s.result, crm_error = s.error
     from ${jsonRecordset(rows, { id: 'bigint', result: 'text', error: 'text' }, 's')}
-    where f.id = s.id and f.crm_result = 'pending'`.execute(db);
+    where f.id = any(${settled.map((s) => s.id)}::bigint[]) and f.id = s.id
+      and f.crm_result not in (${done})`.execute(db);
 }
 
 /** Records notes about to be created (one statement); their ids, in the entries' order. */
@@ -99,6 +106,11 @@ export async function recordPendingNotes(
  * Settles pending notes (one statement): one the CRM created goes on notes_created under the same id
  * with the CRM's note id (unless that note is on the record already); one it did not create is dropped
  * (a refused note leaves nothing to record).
+ *
+ * Each pending row is found by its id in the primary key (`= any`: joined to the batch's rows instead,
+ * the planner may scan notes_pending, whose settled rows stay behind as dead rows until a vacuum), and
+ * each note's "already recorded?" is a probe of notes_created_note (migration 0013): a scalar subquery
+ * per note, which PostgreSQL runs as such, where `not exists` may become a join reading every note.
  */
 export async function settlePendingNotes(
   db: Kysely<Database>,
@@ -112,16 +124,17 @@ export async function settlePendingNotes(
         's',
       )}
     ), gone as (
-      delete from notes_pending p using s where p.id = s.id
-      returning p.*, s.note_id as crm_note_id
+      delete from notes_pending p where p.id = any(${settled.map((s) => s.id)}::bigint[])
+      returning p.*
     )
     insert into notes_created (id, run_id, job_id, trigger, crm, tenant, account_id, buyer_id, note_id,
                                dedupe_key, title, at)
-    select id, run_id, job_id, trigger, crm, tenant, account_id, buyer_id, crm_note_id, dedupe_key, title, at
-    from gone where crm_note_id is not null and not exists (
-      select 1 from notes_created c
-      where c.crm = gone.crm and c.tenant = gone.tenant and c.note_id = gone.crm_note_id
-    )`.execute(db);
+    select gone.id, run_id, job_id, trigger, crm, tenant, account_id, buyer_id, s.note_id, dedupe_key, title, at
+    from gone join s on s.id = gone.id
+    where s.note_id is not null and (
+      select c.id from notes_created c
+      where c.crm = gone.crm and c.tenant = gone.tenant and c.note_id = s.note_id limit 1
+    ) is null`.execute(db);
 }
 
 export type PendingRows = Awaited<ReturnType<typeof pendingOfAccount>>;

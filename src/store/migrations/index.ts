@@ -13,6 +13,7 @@ import * as undoClaim from './0009_undo_claim.ts';
 import * as pendingWrites from './0010_pending_writes.ts';
 import * as pendingNotes from './0011_pending_notes.ts';
 import * as followUps from './0012_follow_ups.ts';
+import * as noteRecordedIndex from './0013_note_recorded_index.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -27,4 +28,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0010_pending_writes': pendingWrites,
   '0011_pending_notes': pendingNotes,
   '0012_follow_ups': followUps,
+  '0013_note_recorded_index': noteRecordedIndex,
 };
