@@ -117,7 +117,8 @@ describe('a backfill’s progress', () => {
           return outcomes.finished === accounts;
         },
         'every account of the run finished',
-        { timeoutMs: 120_000, intervalMs: 20 },
+        // Generous: on the embedded database (one session) the run and these readings share it.
+        { timeoutMs: 240_000, intervalMs: 100 },
       );
       // The run's jobs, once all of them finished (none moves between BullMQ's lists any more).
       const sizes = await eventually(async () => {
@@ -144,7 +145,7 @@ describe('a backfill’s progress', () => {
     } finally {
       t.bi.faults.settings.latencyMs = 0;
     }
-  }, 150_000);
+  }, 300_000);
 
   itWithPostgres(
     '`--wait --timeout` follows a run that keeps moving however much longer than the timeout it takes',
