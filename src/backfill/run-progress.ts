@@ -49,7 +49,11 @@ export function runProgressReader(options: RunProgressOptions): { read(): Promis
   return {
     async read() {
       const [recorded, finished, rate, paused] = await Promise.all([
-        options.store.open().then(({ runs }) => runs.outcomeCounts(options.run.storeRunId)),
+        // A store that does not answer this once (a failover) leaves the finished jobs' count.
+        options.store
+          .open()
+          .then(({ runs }) => runs.outcomeCounts(options.run.storeRunId))
+          .catch(() => ({ enriched: 0, needs_review: 0, no_match: 0, error: 0 })),
         jobs.poll(),
         readSharedRate(redis, prefix, provider.token, provider.ratePerSecond),
         readBackfillPause(redis, prefix, connector.kind, connector.tenant),
