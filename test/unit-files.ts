@@ -9,6 +9,7 @@ export const UNIT_TEST_FILES = [
   'test/architecture/boundaries.test.ts',
   'test/architecture/crm-names.test.ts',
   'test/architecture/folder-cycles.test.ts',
+  'test/backfill/pace.test.ts',
   'test/batch/batcher.test.ts',
   'test/batch/lockstep.test.ts',
   'test/bench/bench-figures.test.ts',

@@ -30,7 +30,8 @@ const run = {
     counts: {
       type: 'object',
       additionalProperties: { type: 'integer' },
-      description: 'What it queued, e.g. { received, queued } or { queued, scanned }',
+      description:
+        'What it queued, e.g. { received, queued } or { queued, scanned }; a backfill still listing: what it queued so far',
     },
   },
 } as const;
@@ -95,7 +96,8 @@ export const RUN_PATHS = {
                   ...run.properties,
                   accounts: {
                     type: 'integer',
-                    description: 'Accounts whose latest outcome is of this run (a later run takes them)',
+                    description:
+                      'Accounts whose latest outcome is of this run (a later run takes them): while a backfill runs, its progress, each account once its outcome is recorded',
                   },
                   outcomes: {
                     type: 'object',

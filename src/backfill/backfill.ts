@@ -4,7 +4,8 @@
 // per run and accounts, so a run killed between queueing a page and saving its cursor re-queues that
 // page as no-ops: every account once.
 // A backfill is one run in the store, created before its first job and keyed by the resumable run, so
-// a resumed backfill is the same run; its jobs name it, and it is finished once every account is queued.
+// a resumed backfill is the same run; its jobs name it, its counts say what is queued so far, and it is
+// finished once every account is queued.
 import { createHash } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -151,6 +152,11 @@ export async function runBackfill(options: BackfillOptions): Promise<BackfillSta
       updatedAt: new Date().toISOString(),
     };
     await redis.set(key, JSON.stringify(state));
+    // What is queued so far, for the run's status (`runs show`, GET /api/runs/:id) while it lists: one
+    // statement a page. The cursor is saved already, so a store that fails here costs this count
+    // only, and the finish below records the final one.
+    if (!state.done)
+      await runs.setCounts(run.id, { queued: state.enqueued, scanned: state.scanned }).catch(() => undefined);
     options.onProgress?.(state);
   }
   // The outcomes of its accounts are read from the store as the workers record them.

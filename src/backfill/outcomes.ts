@@ -1,4 +1,5 @@
-// How far the workers are with one backfill run: its accounts whose job BullMQ has finished, by outcome.
+// How far the workers are with one backfill run by its finished jobs: its accounts whose job BullMQ has
+// finished, by outcome (what run-progress.ts counts when the store tells less).
 // A run's jobs — chunks and single accounts — are told apart by their ids (backfill.ts); a chunk's
 // accounts count one by one from its return value, an account it handed off when its own job ends. BullMQ keeps finished jobs in two sorted
 // sets scored by when they finished, so each poll reads only what finished lately (the first one from

@@ -1,4 +1,3 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { createRedis } from '../../queues/redis.ts';
 import {
   type BackfillState,
@@ -9,16 +8,14 @@ import {
   runBackfill,
   signalPlanText,
 } from '../backfill/backfill.ts';
-import { describePause, readBackfillPause } from '../backfill/daily-headroom.ts';
 import { type AccountFilter, parseFilter } from '../backfill/filter.ts';
-import { type BackfillOutcomes, trackBackfillOutcomes } from '../backfill/outcomes.ts';
 import { loadEnv } from '../config/env.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
+import { followBackfill, type WaitEnd } from './backfill-follow.ts';
 import { type CommandBody, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
 import { crmChoices, crmConnection } from './crm-option.ts';
 import { operatorName } from './operator.ts';
-import { backfillProgress } from './progress.ts';
 import { requireRedis } from './redis-check.ts';
 
 export const backfillCommand: CommandBody = {
@@ -31,10 +28,13 @@ accounts at the lowest priority, so webhook and refresh jobs always go first; th
 (\`worker\` or \`start\`, anywhere on the same Redis) do the enriching. Killed midway, the same
 command resumes after the last page it saved in Redis, and no account is queued twice.
 
-While it runs, stderr shows the accounts queued and this run's accounts the workers finished
-(enriched, needs review, no match, failed), the elapsed time and an ETA: bars on a terminal,
-otherwise a plain line every 10 seconds. Without --wait it exits once every account is queued, with what was
-finished by then (0 when no worker runs); the workers go on.
+While it runs, stderr shows the accounts queued and this run's accounts the workers finished, each
+as its outcome is recorded (enriched, needs review, no match, failed: the count \`runs show\` gives),
+the elapsed time, the ETA at the pace of the last minute, and what holds the workers back ("provider
+throttling, N req/s" while the provider keeps the shared rate below BUYER_INTEL_RATE_PER_SECOND; the
+CRM's daily allocation): bars on a terminal, otherwise a plain line every 10 seconds. Without --wait
+it exits once every account is queued, with what was finished by then (0 when no worker runs); the
+workers go on.
 
 The backfill is one run in the database (DATABASE_URL, or the embedded one when no \`start\` holds
 it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its accounts' outcomes.
@@ -46,7 +46,9 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
   --restart  forget a saved run with the same --crm and --filter and start over
   --wait     after queueing, follow until the workers have finished every account of the run; Ctrl-C
              stops following (exit 130), the jobs stay queued
-  --timeout  with --wait, follow at most S seconds, then exit 1 (default: no limit)`,
+  --timeout  with --wait, give up when no account finished for S seconds (a run that keeps moving is
+             followed however long it takes): one line says how far it got, exit 1; the workers go
+             on (default: no limit)`,
   options: {
     crm: { type: 'string' },
     filter: { type: 'string', multiple: true },
@@ -120,17 +122,20 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
 
       process.on('SIGINT', onSigint);
       const expected = Math.max(estimate.accounts, saved && !saved.done ? saved.enqueued : 0);
-      const followed = follow(
+      const followed = followBackfill(
         {
+          store: service.store,
           queue: service.queue,
           redis,
           connector,
           estimate: expected,
           prefix: settings.prefix,
+          provider: settings.buyerIntel,
         },
         saved && !saved.done ? saved : null,
       );
       let state: BackfillState;
+      let waited: WaitEnd | undefined;
       try {
         state = await runBackfill({
           connector,
@@ -152,7 +157,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
         });
         followed.queued(state);
         if (!interrupt.signal.aborted && values.wait)
-          await followed.untilFinished(interrupt.signal, Date.now() + timeoutS * 1000);
+          waited = await followed.untilFinished(interrupt.signal, timeoutS * 1000);
         else await followed.refresh();
       } finally {
         followed.stop();
@@ -173,9 +178,10 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
         return EXIT_INTERRUPTED;
       }
       if (unfinished > 0) {
-        if (values.wait) {
+        if (waited === 'stalled') {
+          const held = followed.heldBy();
           process.stderr.write(
-            `buyer-intel-sync backfill: ${unfinished} of ${state.enqueued} accounts unfinished after --timeout ${timeoutS} s\n`,
+            `buyer-intel-sync backfill: stopped progressing: ${o.finished} of ${state.enqueued} accounts finished, none for ${timeoutS} s (--timeout)${held ? ` (${held})` : ''}; the workers go on with the other ${unfinished}\n`,
           );
           return EXIT_FAILURE;
         }
@@ -190,70 +196,5 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
   },
 };
 
-const POLL_MS = 1_000;
 /** What a shell reports for a command stopped by Ctrl-C. */
 const EXIT_INTERRUPTED = 130;
-
-/**
- * Keeps the progress display up to date: queued counts as pages are queued, finished counts from
- * BullMQ every second (once the run id is known), and the wait until every account of the run finished.
- */
-function follow(
-  options: Omit<Parameters<typeof trackBackfillOutcomes>[0], 'runId' | 'startedAt'> & {
-    estimate: number;
-    prefix: string;
-  },
-  resumed: BackfillState | null,
-) {
-  const progress = backfillProgress();
-  let latest = resumed;
-  let outcomes: BackfillOutcomes = { finished: 0, enriched: 0, needs_review: 0, no_match: 0, failed: 0 };
-  let tracker: ReturnType<typeof trackBackfillOutcomes> | undefined;
-  let paused: string | undefined;
-  const show = () => {
-    if (!latest) return;
-    const target = latest.done ? latest.enqueued : Math.max(options.estimate, latest.enqueued);
-    progress.update({ target, queued: latest.enqueued, outcomes, paused });
-  };
-  const poll = async () => {
-    if (!latest) return;
-    tracker ??= trackBackfillOutcomes({ ...options, runId: latest.runId, startedAt: latest.startedAt });
-    outcomes = await tracker.poll();
-    // The workers say when the tenant's daily allocation holds its backfill (daily-headroom.ts).
-    const { kind, tenant } = options.connector;
-    const pause = await readBackfillPause(options.redis, options.prefix, kind, tenant);
-    paused = pause ? describePause(pause) : undefined;
-    show();
-  };
-  // While queueing, a poll that fails is skipped: queueing uses the same Redis and reports the error.
-  let polling: Promise<void> = Promise.resolve();
-  const timer = setInterval(() => {
-    polling = polling.then(poll).catch(() => undefined);
-  }, POLL_MS);
-  /** Ends the background polls and takes one more, whose errors do reach the user. */
-  const refresh = async () => {
-    clearInterval(timer);
-    await polling;
-    await poll();
-  };
-  show();
-  return {
-    queued(state: BackfillState) {
-      latest = state;
-      show();
-    },
-    refresh,
-    async untilFinished(signal: AbortSignal, deadline: number) {
-      await refresh();
-      while (!signal.aborted && Date.now() < deadline && outcomes.finished < (latest?.enqueued ?? 0)) {
-        await delay(Math.min(POLL_MS, deadline - Date.now()), undefined, { signal }).catch(() => undefined);
-        await poll();
-      }
-    },
-    outcomes: () => outcomes,
-    stop() {
-      clearInterval(timer);
-      progress.stop();
-    },
-  };
-}

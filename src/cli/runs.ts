@@ -22,7 +22,8 @@ export const runsCommand: CommandBody = {
 buyer-intel-sync runs show <id>
 
 list: newest first, a page at a time (the last line names the next page's --after).
-show: the run, its accounts by the status of their latest outcome (an account a later run enriched
+show: the run, its accounts with an outcome (while a backfill runs: as many as its progress shows, of
+those queued so far) and by the status of their latest outcome (an account a later run enriched
 again counts there, not here), and what it changed (fields written, values kept, notes created; each
 account's detail: buyer-intel-sync history). Kinds: ${RUN_KINDS.join(', ')}.
 Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` holds it.`,
@@ -81,6 +82,10 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
       if (!run) throw new Error(`no run ${id}`);
       const r = runJson(run);
       const [outcomes, changed] = await Promise.all([runs.outcomeCounts(run.id), writes.runChanges(run.id)]);
+      // The number a backfill's progress shows (and the API's `accounts`): each account once its
+      // outcome is recorded.
+      const recorded = Object.values(outcomes).reduce((a, b) => a + b, 0);
+      const queued = r.counts.queued;
       out(
         renderTable([
           ['run', r.id],
@@ -90,6 +95,7 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
           ['started (UTC)', when(r.startedAt)],
           ['finished (UTC)', r.finishedAt ? when(r.finishedAt) : '—'],
           ['counts', countsText(r.counts) || '—'],
+          ['accounts', `${recorded} with an outcome${queued === undefined ? '' : ` of ${queued} queued`}`],
         ]),
       );
       out(

@@ -77,6 +77,16 @@ export class Runs {
       .execute();
   }
 
+  /** The counts of a run still going (a backfill's accounts queued so far), replacing the ones it had. */
+  async setCounts(id: string, counts: Record<string, number>): Promise<void> {
+    await this.#db
+      .updateTable('runs')
+      .set({ counts: JSON.stringify(counts) })
+      .where('id', '=', id)
+      .where('finished_at', 'is', null)
+      .execute();
+  }
+
   async get(id: string): Promise<Run | null> {
     if (!isRunId(id)) return null;
     const row = await this.#db.selectFrom('runs').selectAll().where('id', '=', id).executeTakeFirst();

@@ -1,6 +1,7 @@
 // A backfill is one run in the store: created before its first job, named by every job it queues,
-// the same run when an interrupted backfill resumes, finished with its counts once every account is
-// queued; a restart is a run of its own. Real Redis (BullMQ) and the embedded database.
+// the same run when an interrupted backfill resumes, counting what it queued so far, finished with its
+// counts once every account is queued; a restart is a run of its own. Real Redis (BullMQ) and the
+// embedded database.
 // @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
 import '../helpers/memory-crm.ts'; // first: registers the test double before the registry is read
 import { randomUUID } from 'node:crypto';
@@ -76,7 +77,8 @@ describe('a backfill’s run', () => {
       label: `backfill of ${ACCOUNTS} accounts (In-memory CRM ${crm.workspace})`,
       actor: 'cli (tester)',
       finishedAt: null,
-      counts: {},
+      // What it queued so far, for its status while it lists.
+      counts: { queued: 100, scanned: 100 },
     });
     expect(new Set((await queued()).map((j) => j.runId))).toEqual(new Set([run?.id]));
 

@@ -1,6 +1,6 @@
-// What `backfill` reports as finished comes from BullMQ and counts one run's accounts only: not another
-// run's, not another tenant's, not a webhook's; a chunk's one by one; and each poll adds what finished
-// since the last.
+// What `backfill` counts as finished from BullMQ (beside the store's outcomes: run-progress.ts) counts
+// one run's accounts only: not another run's, not another tenant's, not a webhook's; a chunk's one by
+// one; and each poll adds what finished since the last.
 import { randomUUID } from 'node:crypto';
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';

@@ -192,7 +192,9 @@ describe('buyer-intel-sync backfill', () => {
       const counts = `${tally.enriched} enriched, ${tally.needs_review} needs review, ${tally.no_match} no match, ${tally.failed} failed`;
       expect(run.stdout).toContain(`Finished ${n}: ${counts}.`);
       expect(run.stderr.trim().split('\n').at(-1)).toMatch(
-        new RegExp(`^backfill: ${n}/${n} queued, ${n} finished \\(${counts}\\), \\d+s elapsed, ETA \\S+$`),
+        new RegExp(
+          `^backfill: ${n}/${n} queued, ${n} finished \\(${counts}\\), \\d+s elapsed, ETA \\S+( at [\\d.]+ accounts/s)?$`,
+        ),
       );
     } finally {
       worker.kill('SIGTERM');

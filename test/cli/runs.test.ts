@@ -35,11 +35,11 @@ beforeAll(async () => {
   backfill = await runs.create({
     kind: 'backfill',
     key: 'backfill:test:1',
-    label: 'backfill of 3 accounts (HubSpot 1)',
+    label: 'backfill of 4 accounts (HubSpot 1)',
     actor: 'cli (tester)',
     at: T0,
   });
-  await runs.finish(backfill.id, { queued: 3, scanned: 3 }, new Date(T0.getTime() + 5_000));
+  await runs.finish(backfill.id, { queued: 4, scanned: 5 }, new Date(T0.getTime() + 5_000));
   webhook = await runs.create({
     kind: 'webhook',
     label: 'HubSpot webhook: 2 events',
@@ -90,7 +90,7 @@ describe('buyer-intel-sync runs', () => {
     expect(order.every((i) => i > 0)).toBe(true);
     expect(order).toEqual([...order].sort((a, b) => a - b));
     expect(all.stdout).toContain('2026-03-01 12:00:00');
-    expect(all.stdout).toContain('queued 3, scanned 3');
+    expect(all.stdout).toContain('queued 4, scanned 5');
     expect(all.stdout).not.toContain('next page');
 
     const first = await runs(['list', '--limit', '2']);
@@ -120,6 +120,8 @@ describe('buyer-intel-sync runs', () => {
       ]),
     );
     expect(rows).toEqual({ enriched: 2, needs_review: 1, no_match: 0, error: 1 });
+    // The number the backfill's progress showed: its accounts with an outcome, of those it queued.
+    expect(shown.stdout).toMatch(/│ accounts\s+│ 4 with an outcome of 4 queued\s+│/);
     const changed = Object.fromEntries(
       [
         ...shown.stdout.matchAll(

@@ -357,7 +357,14 @@ describeEachDatabase('store contract', (variant) => {
     });
     expect(again.id).toBe(a.id);
     const b = await repos.runs.create({ kind: 'refresh', label: 'refresh a1', actor: 'key:1a2b3c4d' });
+    // While it runs, its counts say what it queued so far; once finished, only its final ones hold.
+    await repos.runs.setCounts(a.id, { queued: 200, scanned: 210 });
+    expect(await repos.runs.get(a.id)).toMatchObject({
+      counts: { queued: 200, scanned: 210 },
+      finishedAt: null,
+    });
     await repos.runs.finish(a.id, { queued: 500 }, new Date(T0.getTime() + 5000));
+    await repos.runs.setCounts(a.id, { queued: 300 });
     expect(await repos.runs.get(a.id)).toMatchObject({
       kind: 'backfill',
       label: 'backfill 500',
