@@ -110,6 +110,7 @@ describe('ids and no name, on a provider without the criteria search', () => {
     const found = await ended(own);
     expect(found, found.reason ?? '').toMatchObject({
       status: 'enriched',
+      field: 'enriched',
       buyerId: district.id,
       matchedBy: 'id',
     });
