@@ -17,20 +17,57 @@
 //   --json            print the result as JSON only
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { freePort } from '../emulators/private-redis.ts';
+import { benchArgs } from './args.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs({
+  usage: 'node bench/per-account.ts [options]',
+  summary:
+    'What one enriched account costs: Redis commands by command, worker CPU and RSS, over a private redis-server and the Buyer Intelligence and HubSpot emulators (not part of npm run bench).',
   options: {
-    child: { type: 'boolean', default: false },
-    accounts: { type: 'string', default: '1000' },
-    buyers: { type: 'string', default: '300' },
-    concurrency: { type: 'string', default: '20' },
-    'cache-ttl-ms': { type: 'string', default: '300000' },
-    'database-url': { type: 'string' },
-    'hubspot-per-10s': { type: 'string', default: '1000' },
-    json: { type: 'boolean', default: false },
+    child: {
+      type: 'boolean',
+      default: false,
+      describe: 'run as the worker process (the script forks itself with it)',
+    },
+    accounts: {
+      type: 'string',
+      default: '1000',
+      value: '<n>',
+      describe: 'companies created in the HubSpot emulator',
+    },
+    buyers: {
+      type: 'string',
+      default: '300',
+      value: '<n>',
+      describe: 'distinct buyers they are spread over',
+    },
+    concurrency: {
+      type: 'string',
+      default: '20',
+      value: '<n>',
+      describe: 'jobs the worker runs at once',
+    },
+    'cache-ttl-ms': {
+      type: 'string',
+      default: '300000',
+      value: '<ms>',
+      describe: 'Buyer Intelligence cache TTL',
+    },
+    'database-url': {
+      type: 'string',
+      value: '<url>',
+      describe:
+        'the store on this PostgreSQL, in a schema of its own dropped afterwards; without it the embedded PGlite',
+    },
+    'hubspot-per-10s': {
+      type: 'string',
+      default: '1000',
+      value: '<n>',
+      describe: "the HubSpot call budget the workers share; the service's own default is 100",
+    },
+    json: { type: 'boolean', default: false, describe: 'print the result as JSON only' },
   },
 });
 

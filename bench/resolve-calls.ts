@@ -9,7 +9,6 @@
 //   node bench/resolve-calls.ts [--accounts 5000] [--buyers 3000] [--from 600] [--to 2300] [--concurrency 100]
 // The window's defaults are the accounts a 30-s window of `--accounts 5000` held (HubSpot ×1, ~57/s).
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { parseArgs } from 'node:util';
 import { buildDataset } from '../emulators/buyer-intel/data/dataset.ts';
 import { startBuyerIntelSandbox } from '../emulators/buyer-intel/server.ts';
 import { cachedBuyerIntel } from '../src/buyer-intel/cache.ts';
@@ -19,14 +18,18 @@ import { renderRecords } from '../src/cli/table.ts';
 import { DEFAULT_MAPPING } from '../src/map/default-mapping.ts';
 import { type MatchCache, Resolver } from '../src/resolve/resolver.ts';
 import { type BenchAccount, benchAccounts } from './accounts.ts';
+import { benchArgs } from './args.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs({
+  usage: 'node bench/resolve-calls.ts [options]',
+  summary:
+    "The Buyer Intelligence calls of the bench's accounts, account by account, as a worker resolves and fetches them against the emulator (no CRM; not part of npm run bench).",
   options: {
-    accounts: { type: 'string', default: '5000' },
-    buyers: { type: 'string', default: '3000' },
-    from: { type: 'string', default: '600' },
-    to: { type: 'string', default: '2300' },
-    concurrency: { type: 'string', default: '100' },
+    accounts: { type: 'string', default: '5000', value: '<n>', describe: "the bench's accounts resolved" },
+    buyers: { type: 'string', default: '3000', value: '<n>', describe: 'distinct buyers they name' },
+    from: { type: 'string', default: '600', value: '<n>', describe: 'first account of the window (0-based)' },
+    to: { type: 'string', default: '2300', value: '<n>', describe: 'the account after the window' },
+    concurrency: { type: 'string', default: '100', value: '<n>', describe: 'accounts resolved at once' },
   },
 });
 const n = (k: keyof typeof values) => Number(values[k]);

@@ -7,20 +7,28 @@
 //   node bench/resolve-cpu.ts [--accounts 3000] [--buyers 2700] [--passes 4] [--top 0]
 import { createHash } from 'node:crypto';
 import { Session } from 'node:inspector/promises';
-import { parseArgs } from 'node:util';
 import { buildDataset } from '../emulators/buyer-intel/data/dataset.ts';
 import { startBuyerIntelSandbox } from '../emulators/buyer-intel/server.ts';
 import { cachedBuyerIntel } from '../src/buyer-intel/cache.ts';
 import { BuyerIntelClient } from '../src/buyer-intel/client.ts';
 import { type MatchCache, Resolver } from '../src/resolve/resolver.ts';
 import { benchAccounts } from './accounts.ts';
+import { benchArgs } from './args.ts';
 
-const { values } = parseArgs({
+const { values } = benchArgs({
+  usage: 'node bench/resolve-cpu.ts [options]',
+  summary:
+    "The resolver's own CPU and allocation per account, every answer already in memory, and a digest of its decisions (not part of npm run bench).",
   options: {
-    accounts: { type: 'string', default: '3000' },
-    buyers: { type: 'string', default: '2700' },
-    passes: { type: 'string', default: '4' },
-    top: { type: 'string', default: '0' },
+    accounts: { type: 'string', default: '3000', value: '<n>', describe: "the bench's accounts resolved" },
+    buyers: { type: 'string', default: '2700', value: '<n>', describe: 'distinct buyers they name' },
+    passes: { type: 'string', default: '4', value: '<n>', describe: 'passes over the accounts, each timed' },
+    top: {
+      type: 'string',
+      default: '0',
+      value: '<n>',
+      describe: 'allocation sites printed, the largest first',
+    },
   },
 });
 const dataset = buildDataset({ seed: 42 });

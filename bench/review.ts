@@ -4,10 +4,10 @@
 // < 200 ms per read, is PostgreSQL's; PGlite's figures are printed beside it.
 // Alone: `node bench/review.ts [--accounts N] [--pglite-accounts N] [--runs N] [--explain]`.
 import { cpus, loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import { sql } from 'kysely';
 import { Outcomes } from '../src/store/outcomes.ts';
 import { COHORTS, type NewOutcome } from '../src/store/schema.ts';
+import { benchArgs } from './args.ts';
 import { buildReviewData, TENANTS } from './review-data.ts';
 import { type Engine, openPglite, openPostgres } from './review-engines.ts';
 
@@ -230,14 +230,27 @@ export function printReviewBench(r: ReviewBenchResult): void {
 }
 
 if (import.meta.main) {
-  const { values } = parseArgs({
+  const { values } = benchArgs({
+    usage: 'node bench/review.ts [options]',
+    summary:
+      "The review queue's reads at CRM scale, on PostgreSQL and the embedded PGlite side by side (npm run bench runs it with its own sizes).",
     options: {
-      accounts: { type: 'string', default: '250000' },
-      'pglite-accounts': { type: 'string', default: '250000' },
-      runs: { type: 'string', default: '20' },
-      explain: { type: 'boolean', default: false },
+      accounts: {
+        type: 'string',
+        default: '250000',
+        value: '<n>',
+        describe: 'accounts in the store on PostgreSQL',
+      },
+      'pglite-accounts': { type: 'string', default: '250000', value: '<n>', describe: 'the same on PGlite' },
+      runs: { type: 'string', default: '20', value: '<n>', describe: 'times each read is timed' },
+      explain: {
+        type: 'boolean',
+        default: false,
+        describe: "print PostgreSQL's EXPLAIN ANALYZE of each read",
+      },
     },
   });
+
   const count = (name: 'accounts' | 'pglite-accounts' | 'runs') => {
     const n = Number(values[name]);
     if (Number.isInteger(n) && n > 0) return n;

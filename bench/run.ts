@@ -3,10 +3,10 @@
 // Sized to finish in under 10 minutes on a 2-core machine; bench/README.md says what each figure means,
 // how the bound is computed, and lists the flags (sizes, windows, sections).
 import { writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { buildDataset } from '../emulators/buyer-intel/data/dataset.ts';
 import { redisForDemo } from '../emulators/private-redis.ts';
 import { renderRecords } from '../src/cli/table.ts';
+import { benchArgs } from './args.ts';
 import { runBackfills } from './backfill-runs.ts';
 import { runClientBench } from './client.ts';
 import { goalRows, waitOf } from './goals.ts';
@@ -17,33 +17,10 @@ import { load, machine, measured } from './machine.ts';
 import { printBackfills, printGoals, printIngest } from './print.ts';
 import { benchRedis } from './redis-stats.ts';
 import { postgresUrl, printReviewBench, runReviewBench } from './review.ts';
-import { SERVICE_WORKER_DEFAULTS } from './service-defaults.ts';
+import { RUN_COMMAND } from './run-options.ts';
 import { WORKER_NODE_FLAGS } from './workers.ts';
 
-const { values } = parseArgs({
-  options: {
-    accounts: { type: 'string', default: '6000' },
-    buyers: { type: 'string', default: '5400' },
-    'hubspot-workers': { type: 'string', default: '1,2' },
-    'salesforce-workers': { type: 'string', default: '1' },
-    concurrency: { type: 'string', default: String(SERVICE_WORKER_DEFAULTS.concurrency) },
-    'warmup-s': { type: 'string', default: '10' },
-    'window-s': { type: 'string', default: '60' },
-    'run-timeout-s': { type: 'string', default: '240' },
-    'latency-ms': { type: 'string', default: '80' },
-    'bi-limit': { type: 'string', default: '300000' },
-    'cache-ttl-ms': { type: 'string', default: '300000' },
-    'latency-accounts': { type: 'string', default: '20' },
-    'ingest-s': { type: 'string', default: '4' },
-    calls: { type: 'string', default: '500' },
-    'review-accounts': { type: 'string', default: '50000' },
-    'review-pglite-accounts': { type: 'string', default: '25000' },
-    'review-runs': { type: 'string', default: '20' },
-    'preload-outcomes': { type: 'string', default: '0' },
-    'heap-curve': { type: 'string', default: '384/16,384/16/60,384/16/100,-/-' },
-    only: { type: 'string', default: 'ingest,backfill,latency,client,review' },
-  },
-});
+const { values } = benchArgs(RUN_COMMAND);
 type NumericOption = Exclude<
   keyof typeof values,
   'hubspot-workers' | 'salesforce-workers' | 'only' | 'heap-curve'

@@ -12,6 +12,7 @@ export const UNIT_TEST_FILES = [
   'test/backfill/pace.test.ts',
   'test/batch/batcher.test.ts',
   'test/batch/lockstep.test.ts',
+  'test/bench/bench-args.test.ts',
   'test/bench/bench-figures.test.ts',
   'test/buyer-intel/client-errors.test.ts',
   'test/buyer-intel/client-operations.test.ts',

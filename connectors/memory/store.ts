@@ -46,8 +46,17 @@ export class MemoryCrmStore {
     return `${prefix}${String(this.#nextId++).padStart(9, '0')}`;
   }
 
-  /** Creates an account as a person would, and announces it. */
-  createAccount(values: { name: string; state?: string; city?: string; website?: string }): string {
+  /**
+   * Creates an account as a person would, and announces it. `fields` are what the person typed in
+   * other fields (an id field, say); a CRM keeps a record without a name when it was imported so.
+   */
+  createAccount(values: {
+    name: string | null;
+    state?: string;
+    city?: string;
+    website?: string;
+    fields?: Record<string, string>;
+  }): string {
     const id = this.#id('acc');
     this.accounts.set(id, {
       id,
@@ -55,7 +64,7 @@ export class MemoryCrmStore {
       state: values.state ?? null,
       city: values.city ?? null,
       website: values.website ?? null,
-      fields: new Map(),
+      fields: new Map(Object.entries(values.fields ?? {})),
     });
     this.#events.emit('created', id);
     return id;

@@ -38,6 +38,12 @@ export interface BuyerIntelSandboxOptions {
   maxBodyBytes?: number;
   /** The emulated webhook column's keys and retry schedule (see webhook-sender.ts). */
   webhooks?: WebhookSenderOptions;
+  /**
+   * Serve only the operations a document shows the shape of: no `searchBuyersByCriteria` and no
+   * `getBuyerSchema` (routes/buyers.ts): their routes answer 404 as an unknown route does. Off by
+   * default: the contract names both as operations of the provider.
+   */
+  documentedOnly?: boolean;
 }
 
 export interface BuyerIntelRateLimit {
@@ -105,7 +111,16 @@ export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}):
   app.use(express.json({ limit: options.maxBodyBytes ?? 1024 * 1024, strict: false }));
 
   const statusChanges: RowStatusChange[] = [];
-  const ctx: OperationContext = { dataset, faults, stats, limiter, tokens, webhooks, statusChanges };
+  const ctx: OperationContext = {
+    dataset,
+    faults,
+    stats,
+    limiter,
+    tokens,
+    webhooks,
+    statusChanges,
+    documentedOnly: options.documentedOnly ?? false,
+  };
   const router = express.Router();
   registerOperations(router, ctx, [registerBuyerRoutes, registerBridgeRoutes, registerFeedRoutes]);
   app.use(router);

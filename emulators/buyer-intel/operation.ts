@@ -17,6 +17,8 @@ export interface OperationContext {
   webhooks?: SandboxWebhookSender;
   /** Every status change setBridgeRowStatus made, oldest first (the feeds show the new status). */
   statusChanges?: RowStatusChange[];
+  /** Only the operations whose shapes a document shows are routed (BuyerIntelSandboxOptions). */
+  documentedOnly?: boolean;
 }
 
 export interface RowStatusChange {

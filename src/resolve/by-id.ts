@@ -12,12 +12,13 @@
 // directly (one call). A registry id (NCES, IPEDS, Census) is looked up with the criteria search where
 // the provider takes it as a criterion — confirmed, since a provider that ignores an unknown criterion
 // answers arbitrary buyers — else among the name search's candidates, one attribute call each, at most
-// `maxChecks`. Which criteria the provider takes is learnt once per process.
+// `maxChecks`. Which criteria the provider takes is learnt once per process, and whether it has the
+// criteria search at all with every other caller (criteria-search.ts). An account with no name or web
+// address to search by and a registry id no search takes goes to a person, who is told so.
 import type { BuyerCriteria, BuyerIntelClient } from '../buyer-intel/client.ts';
 import {
   AuthenticationError,
   BadRequestError,
-  type BuyerIntelError,
   NotFoundError,
   PermissionDeniedError,
   RateLimitError,
@@ -25,6 +26,7 @@ import {
 } from '../buyer-intel/errors.ts';
 import type { BuyerField } from '../buyer-intel/fields.ts';
 import { findState } from '../buyer-intel/states.ts';
+import { CriteriaSearch } from './criteria-search.ts';
 import { type AccountId, likelyHolder, parseAccountIds, sameId, shownId } from './ids.ts';
 import { normalizeName } from './normalize.ts';
 import { domainQuery } from './queries.ts';
@@ -60,12 +62,12 @@ const text = (v: unknown): string | null => (typeof v === 'string' && v.trim() ?
 const shown = (c: { name: string; stateCode: string | null }) => `"${c.name}" (${c.stateCode ?? '?'})`;
 const idText = (id: AccountId) => `${id.label} ${id.value}`;
 
-/** The provider does not take this criterion (or the operation): asking again cannot help. */
+/**
+ * The provider does not take this criterion, or not in the shape we guess: asking again cannot help.
+ * (An operation it does not have at all is criteria-search.ts's to learn.)
+ */
 function refused(err: unknown): boolean {
-  if (err instanceof BadRequestError || err instanceof NotFoundError) return true;
-  if (err instanceof ResponseValidationError) return true;
-  const status = (err as BuyerIntelError | undefined)?.status;
-  return status === 405 || status === 501;
+  return err instanceof BadRequestError || err instanceof ResponseValidationError;
 }
 
 /** Failures every other call would meet too: the account's job fails and is retried. */
@@ -80,12 +82,19 @@ function fatal(err: unknown): boolean {
 export class IdMatcher {
   readonly #client: IdMatchClient;
   readonly #options: IdMatchOptions;
+  /** Whether the provider has a criteria search at all: shared with the resolver's other searches. */
+  readonly #search: CriteriaSearch;
   /** Per criterion: whether the provider's criteria search narrows by it (learnt, for this process). */
   readonly #criteria = new Map<BuyerField, 'narrows' | 'refused'>();
 
-  constructor(client: IdMatchClient, options: Partial<IdMatchOptions> = {}) {
+  constructor(
+    client: IdMatchClient,
+    options: Partial<IdMatchOptions> = {},
+    search: CriteriaSearch = new CriteriaSearch(client),
+  ) {
     this.#client = client;
     this.#options = { maxChecks: options.maxChecks ?? 5, searchLimit: options.searchLimit ?? 10 };
+    this.#search = search;
   }
 
   /** `byName` is the resolver's decision by name alone; it is made at most once. */
@@ -149,10 +158,17 @@ export class IdMatcher {
       if (byCriteria === null) misses.push(`${idText(id)} matched no buyer`);
       else lookUp.push(id);
     }
+    let nothingToSearch = false;
     if (!found && lookUp.length) {
       const search = await this.#amongCandidates(account, lookUp, await name(), describe);
       found = search.found;
-      if (!found) {
+      nothingToSearch = !found && !search.searched;
+      if (nothingToSearch) {
+        // No search the documented API offers can take these ids: say so, rather than "matched no buyer".
+        misses.push(
+          `its ${lookUp.map(idText).join(' and ')} could not be looked up: the account has no name to search by, and this provider has no search by registry id`,
+        );
+      } else if (!found) {
         const where = search.checked
           ? `checked the ${search.checked} closest by name`
           : 'the name search found none to check';
@@ -162,7 +178,7 @@ export class IdMatcher {
 
     const decision = await name();
     if (found) return this.#withBuyer(account, found, ids, decision, notUsed);
-    return this.#withoutBuyer(ids, misses, unknownBuyerId, decision, describe, notUsed);
+    return this.#withoutBuyer({ ids, misses, unknownBuyerId, nothingToSearch }, decision, describe, notUsed);
   }
 
   /** The id's buyer is known: matched, unless the other ids, the state or the name's match disagree. */
@@ -230,15 +246,22 @@ export class IdMatcher {
     };
   }
 
-  /** No id named a buyer: the name decides, except into a match that contradicts a person's input. */
+  /**
+   * No id named a buyer: the name decides, except into a match that contradicts a person's input.
+   * `nothingToSearch`: the account gave nothing to search by, which the name's decision says too.
+   */
   async #withoutBuyer(
-    ids: readonly AccountId[],
-    misses: readonly string[],
-    unknownBuyerId: boolean,
+    lookedUp: {
+      ids: readonly AccountId[];
+      misses: readonly string[];
+      unknownBuyerId: boolean;
+      nothingToSearch: boolean;
+    },
     decision: MatchDecision,
     describe: (buyerId: string) => Promise<Described | null>,
     notUsed: string,
   ): Promise<MatchDecision> {
+    const { ids, misses, unknownBuyerId, nothingToSearch } = lookedUp;
     const missed = misses.join('; ');
     const said = `${missed.charAt(0).toUpperCase()}${missed.slice(1)}`;
     // A person typed an id: never a silent no_match. Whoever finds the buyer fixes the id too.
@@ -246,7 +269,7 @@ export class IdMatcher {
       return {
         status: 'needs_review',
         confidence: 0,
-        explanation: `Needs review: ${missed}; a person typed it, so a person decides. ${decision.explanation}${notUsed}`,
+        explanation: `Needs review: ${missed}; a person typed it, so a person decides.${nothingToSearch ? '' : ` ${decision.explanation}`}${notUsed}`,
         candidates: decision.candidates,
       };
     if (decision.status !== 'matched')
@@ -300,12 +323,18 @@ export class IdMatcher {
     id: AccountId,
     describe: (buyerId: string) => Promise<Described | null>,
   ): Promise<Described | null | undefined> {
-    const search = this.#client.searchBuyersByCriteria?.bind(this.#client);
     const attribute = id.attribute;
-    if (!search || !attribute || this.#criteria.get(attribute) === 'refused') return undefined;
+    if (!this.#search.available || !attribute || this.#criteria.get(attribute) === 'refused')
+      return undefined;
     let buyers: { id: string }[];
     try {
-      ({ buyers } = await search({ [attribute]: id.value, limit: CRITERIA_CHECKS } as BuyerCriteria));
+      const found = await this.#search.search({
+        [attribute]: id.value,
+        limit: CRITERIA_CHECKS,
+      } as BuyerCriteria);
+      // No criteria search at all, learnt by this call or one that came back first.
+      if (!found) return undefined;
+      buyers = found;
     } catch (err) {
       if (fatal(err)) throw err;
       if (refused(err)) this.#criteria.set(attribute, 'refused');
@@ -334,7 +363,7 @@ export class IdMatcher {
     ids: readonly AccountId[],
     decision: MatchDecision,
     describe: (buyerId: string) => Promise<Described | null>,
-  ): Promise<{ found?: { buyer: Described; by: AccountId }; checked: number }> {
+  ): Promise<{ found?: { buyer: Described; by: AccountId }; checked: number; searched: boolean }> {
     const states = new Set(ids.flatMap((id) => (id.stateCode ? [id.stateCode] : [])));
     const fits = (c: Candidate) => !states.size || (c.stateCode !== null && states.has(c.stateCode));
     const likely = (c: Candidate) => ids.some((id) => likelyHolder(id, c.type));
@@ -354,7 +383,7 @@ export class IdMatcher {
       return undefined;
     };
     const fromName = await check(decision.candidates);
-    if (fromName) return { found: fromName, checked };
+    if (fromName) return { found: fromName, checked, searched: true };
 
     const state =
       states.size === 1
@@ -385,8 +414,11 @@ export class IdMatcher {
           url: b.url ?? null,
         })),
       );
-      if (fromSearch) return { found: fromSearch, checked };
+      if (fromSearch) return { found: fromSearch, checked, searched: true };
     }
-    return { checked };
+    // Nothing was searched: no candidate of the name's decision, and no name, web address or email
+    // domain (which the name's searches ask for) to ask by.
+    const searched = decision.candidates.length > 0 || queries.length > 0 || !!account.emailDomains?.length;
+    return { checked, searched };
   }
 }

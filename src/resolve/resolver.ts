@@ -19,6 +19,7 @@ import type { BuyerBrief } from '../buyer-intel/schemas.ts';
 import type { StateEntry } from '../buyer-intel/states.ts';
 import { AnswerPool } from './answer-pool.ts';
 import { type IdMatchClient, IdMatcher } from './by-id.ts';
+import { CriteriaSearch } from './criteria-search.ts';
 import { decide, decisiveScore, type Scored } from './decide.ts';
 import { parseWebAddress } from './domains.ts';
 import { carriesIds } from './ids.ts';
@@ -136,8 +137,11 @@ function canReadAttributes(client: ResolverClient): client is ResolverClient & I
   return typeof client.getBuyerAttributesBulk === 'function';
 }
 
-/** Answers of a server that has no criteria search, or not in the shape we guess: ask it no more. */
-const UNSUPPORTED_STATUSES = new Set([400, 403, 404, 405, 415, 422, 501]);
+/**
+ * Answers of a server whose criteria search does not take a web address in the shape we guess: ask it
+ * no more. (One without the operation at all — 404, 405, 501 — is criteria-search.ts's to learn.)
+ */
+const UNSUPPORTED_STATUSES = new Set([400, 403, 415, 422]);
 function criteriaUnsupported(err: unknown): boolean {
   if (!(err instanceof BuyerIntelError)) return false;
   return err instanceof ResponseValidationError || UNSUPPORTED_STATUSES.has(err.status ?? 0);
@@ -160,8 +164,10 @@ export class Resolver {
   readonly #profiles: ProfileClient | undefined;
   /** The buyers this process's searches found, by state and word (answer-pool.ts); none with a TTL of 0. */
   readonly #pool: AnswerPool | undefined;
-  /** Whether the API answers a search by criteria; learnt on the first try, kept for the process. */
-  #criteria: 'unknown' | 'supported' | 'unsupported';
+  /** Whether the API has a criteria search at all: learnt once, shared with the id lookups. */
+  readonly #criteriaSearch: CriteriaSearch;
+  /** Whether it answers one by web address; learnt on the first try, kept for the process. */
+  #criteria: 'unknown' | 'supported' | 'unsupported' = 'unknown';
   #criteriaFailures = 0;
 
   constructor(deps: { client: ResolverClient; cache?: MatchCache; options?: Partial<ResolverOptions> }) {
@@ -169,11 +175,11 @@ export class Resolver {
     this.#cache = deps.cache;
     this.#options = resolveOptions(deps.options);
     const client = deps.client;
+    this.#criteriaSearch = new CriteriaSearch(client);
     this.#ids = canReadAttributes(client)
-      ? new IdMatcher(client, { searchLimit: this.#options.searchLimit })
+      ? new IdMatcher(client, { searchLimit: this.#options.searchLimit }, this.#criteriaSearch)
       : undefined;
     this.#profiles = canReadAttributes(client) ? client : undefined;
-    this.#criteria = deps.client.searchBuyersByCriteria ? 'unknown' : 'unsupported';
     const poolTtl = this.#options.sharedAnswerTtlSeconds;
     this.#pool = poolTtl > 0 ? new AnswerPool(poolTtl * 1000) : undefined;
   }
@@ -482,14 +488,20 @@ export class Resolver {
 
   /** The buyers whose web address is `host`, when the API has a search by criteria; null when it has none. */
   async #findAt(host: string): Promise<{ buyers: BuyerBrief[] | null; called: boolean }> {
-    const search = this.#client.searchBuyersByCriteria;
-    if (this.#criteria === 'unsupported' || !search) return { buyers: null, called: false };
+    if (this.#criteria === 'unsupported' || !this.#criteriaSearch.available)
+      return { buyers: null, called: false };
     try {
-      const { buyers } = await search.call(this.#client, { url: host, limit: this.#options.searchLimit });
-      this.#criteria = 'supported';
+      const buyers = await this.#criteriaSearch.search({ url: host, limit: this.#options.searchLimit });
+      if (buyers) this.#criteria = 'supported';
       return { buyers, called: true };
     } catch (err) {
-      if (this.#criteria !== 'unknown' || sharedFailure(err)) throw err;
+      // Read anew (TypeScript keeps the narrowing above across the await): other accounts' calls may
+      // have taught it something while this one was out.
+      const learnt = this.#criteria as 'unknown' | 'supported' | 'unsupported';
+      // It has answered before: this failure is the provider's (an outage), for the job to retry.
+      if (learnt === 'supported' || sharedFailure(err)) throw err;
+      // Another account's answer, back first, said the same: not this account's failure.
+      if (learnt === 'unsupported') return { buyers: null, called: true };
       this.#criteriaFailures++;
       if (criteriaUnsupported(err) || this.#criteriaFailures >= CRITERIA_FAILURES_BEFORE_GIVING_UP)
         this.#criteria = 'unsupported';

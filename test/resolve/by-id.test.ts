@@ -308,7 +308,42 @@ describe('ids first, against other providers', () => {
       account({ name: 'Houston County Schools', ids: { nces: String(attribute(district, 'NcesId')) } }),
     );
     expect(matched(third).buyerId).toBe(district.id);
-    // One refused criterion per id attribute (NcesId, IpedsIdNumeric), then never again.
+    // The 404 says the operation is missing, not that the NCES id was refused: no call for the IPEDS id.
+    expect(p.criteriaCalls()).toBe(1);
+  });
+
+  it('without the criteria search, a nameless account with an id goes to review saying why', async () => {
+    const p = await provider((_req, res) => {
+      res.status(404).json({ status: 404, message: 'no such route' });
+    });
+    const resolver = new Resolver({ client: clientFor(sandbox, { baseUrl: p.url }).client });
+    const district = buyer('Houston County Schools', 'AL');
+    const nces = String(attribute(district, 'NcesId'));
+    const decision = await resolver.resolve(account({ name: null, ids: { nces } }));
+    expect(decision).toMatchObject({ status: 'needs_review', confidence: 0, candidates: [] });
+    expect(decision.explanation).toBe(
+      `Needs review: its NCES id ${nces} could not be looked up: the account has no name to search by, and this provider has no search by registry id; a person typed it, so a person decides.`,
+    );
+  });
+
+  it('without the criteria search, two accounts whose web-address searches are out at once: neither fails', async () => {
+    // The first two 404s are held until both calls are in, so each account hears it while the other's
+    // call is out, as a run's first chunk does.
+    const held: (() => void)[] = [];
+    const p = await provider((_req, res) => {
+      const send = () => res.status(404).json({ status: 404, message: 'no such route' });
+      if (p.criteriaCalls() > 2) return send();
+      held.push(send);
+      if (held.length === 2) for (const release of held.splice(0)) release();
+    });
+    const resolver = new Resolver({ client: clientFor(sandbox, { baseUrl: p.url }).client });
+    const decisions = await Promise.all(
+      ['https://www.austintexas.gov', 'https://www.traviscountytx.gov'].map((website) =>
+        resolver.resolve(account({ name: null, website })),
+      ),
+    );
+    // Each then found by the documented name search of its address's words, which is that buyer's site.
+    expect(decisions.map((d) => matched(d).buyerName)).toEqual(['City of Austin', 'Travis County']);
     expect(p.criteriaCalls()).toBe(2);
   });
 

@@ -258,3 +258,33 @@ describe('signal feeds', () => {
     expect(body.result.some((s) => privateIds.has(s.bridge.bridgeId))).toBe(false);
   });
 });
+
+describe('a provider that serves only the documented operations (documentedOnly)', () => {
+  it('answers 404 to the criteria search and the schema, and the documented operations as before', async () => {
+    const strict = await startSandbox({ documentedOnly: true });
+    try {
+      const auth = { Authorization: `Bearer ${strict.token}` };
+      const criteria = await fetch(`${strict.url}/api/external/buyer/search`, {
+        method: 'POST',
+        headers: { ...auth, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: 'austintexas.gov' }),
+      });
+      expect(criteria.status).toBe(404);
+      const schema = await fetch(`${strict.url}/api/external/buyer/schema`, { headers: auth });
+      expect(schema.status).toBe(404);
+      const search = await fetch(`${strict.url}/api/external/buyer/quick/search?buyerName=Travis%20County`, {
+        headers: auth,
+      });
+      expect(((await search.json()) as { buyers: { name: string }[] }).buyers[0]?.name).toBe('Travis County');
+      // The default emulator serves the criteria search (the contract names it).
+      const served = await fetch(`${sandbox.url}/api/external/buyer/search`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${sandbox.token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ url: 'austintexas.gov' }),
+      });
+      expect(served.status).toBe(200);
+    } finally {
+      await strict.close();
+    }
+  });
+});

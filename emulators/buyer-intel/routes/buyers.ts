@@ -65,28 +65,42 @@ export const registerBuyerRoutes: RouteModule = (define, ctx) => {
     return { buyers: found.slice(0, limit).map(buyerBrief) };
   });
 
-  define('post', '/api/external/buyer/search', 'searchBuyersByCriteria', (req) => {
-    const parsed = criteriaSchema.safeParse(req.body ?? {});
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      throw badRequest('request.body.invalid', `${issue?.path.join('.') || 'body'}: ${issue?.message}`);
-    }
-    const c = parsed.data;
-    const state = c.stateCode ? findState(c.stateCode) : undefined;
-    const host = c.url ? hostOf(c.url) : undefined;
-    const filter = (b: SandboxBuyer) =>
-      (!state || b.stateCode === state.code) &&
-      (!c.city || b.city?.toLowerCase() === c.city.toLowerCase()) &&
-      (!c.type || b.type.toLowerCase() === c.type.toLowerCase()) &&
-      (!host || hostOf(b.url) === host) &&
-      (!c.emailDomain || b.emailDomains.includes(c.emailDomain.toLowerCase()));
-    const found = c.name ? searchByName(ctx.dataset, c.name, filter) : ctx.dataset.buyers.filter(filter);
-    return { buyers: found.slice(0, c.limit ?? 10).map(buyerBrief) };
-  });
+  // searchBuyersByCriteria and getBuyerSchema: the contract names them, and neither it nor the published
+  // OpenAPI shows a path or a shape (buyer-intelligence-api.md, "Operations named but not specified");
+  // the paths here are our client's guess. A provider that implements only what is documented has no
+  // such route: with `documentedOnly` they answer the 404 of an unknown route (app.ts), as an independent
+  // implementation of the contract does — after the token and the rate limit, which apply to every
+  // request (the contract is silent on their order), and counted under the operation for the tests.
+  if (ctx.documentedOnly) {
+    const noRoute = () => {
+      throw notFound('resource.route.not_found', 'no such endpoint');
+    };
+    define('post', '/api/external/buyer/search', 'searchBuyersByCriteria', noRoute);
+    define('get', '/api/external/buyer/schema', 'getBuyerSchema', noRoute);
+  } else {
+    define('post', '/api/external/buyer/search', 'searchBuyersByCriteria', (req) => {
+      const parsed = criteriaSchema.safeParse(req.body ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0];
+        throw badRequest('request.body.invalid', `${issue?.path.join('.') || 'body'}: ${issue?.message}`);
+      }
+      const c = parsed.data;
+      const state = c.stateCode ? findState(c.stateCode) : undefined;
+      const host = c.url ? hostOf(c.url) : undefined;
+      const filter = (b: SandboxBuyer) =>
+        (!state || b.stateCode === state.code) &&
+        (!c.city || b.city?.toLowerCase() === c.city.toLowerCase()) &&
+        (!c.type || b.type.toLowerCase() === c.type.toLowerCase()) &&
+        (!host || hostOf(b.url) === host) &&
+        (!c.emailDomain || b.emailDomains.includes(c.emailDomain.toLowerCase()));
+      const found = c.name ? searchByName(ctx.dataset, c.name, filter) : ctx.dataset.buyers.filter(filter);
+      return { buyers: found.slice(0, c.limit ?? 10).map(buyerBrief) };
+    });
 
-  define('get', '/api/external/buyer/schema', 'getBuyerSchema', () => ({
-    fields: BUYER_FIELDS.map((key) => ({ key, label: BUYER_FIELD_LABELS[key] })),
-  }));
+    define('get', '/api/external/buyer/schema', 'getBuyerSchema', () => ({
+      fields: BUYER_FIELDS.map((key) => ({ key, label: BUYER_FIELD_LABELS[key] })),
+    }));
+  }
 
   define('get', '/api/external/buyer/:buyerId/attributes', 'getBuyerAttributesBulk', (req) => {
     const buyer = buyerOr404(ctx, req.params.buyerId as string);
