@@ -7,9 +7,9 @@
 // Alone: `node bench/pg-growth.ts [--accounts 20000] [--window 1000] [--chunk 100]`.
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { Store } from '../src/store/store.ts';
+import { benchArgs, benchCommand } from './args.ts';
 import { backendCpu, backendCpuDelta } from './pg-cost.ts';
 import { postgresUrl } from './review.ts';
 import { tenantGrowth } from './tenant-growth.ts';
@@ -116,13 +116,31 @@ export async function pgGrowth(
 const round = (n: number) => Math.round(n * 100) / 100;
 
 if (import.meta.main) {
-  const { values } = parseArgs({
-    options: { accounts: { type: 'string' }, window: { type: 'string' }, chunk: { type: 'string' } },
-  });
+  const { values } = benchArgs(
+    benchCommand({
+      usage: 'node bench/pg-growth.ts [options]',
+      summary: `${GOAL}: a new tenant grown through the store's own statements, its PostgreSQL CPU per account measured as it grows.`,
+      options: {
+        accounts: {
+          type: 'string',
+          default: '20000',
+          value: '<n>',
+          describe: 'accounts the tenant grows to',
+        },
+        window: {
+          type: 'string',
+          default: '1000',
+          value: '<n>',
+          describe: 'accounts measured at each point',
+        },
+        chunk: { type: 'string', default: '100', value: '<n>', describe: 'accounts per backfill chunk' },
+      },
+    }),
+  );
   const result = await pgGrowth({
-    accounts: values.accounts ? Number(values.accounts) : undefined,
-    window: values.window ? Number(values.window) : undefined,
-    chunk: values.chunk ? Number(values.chunk) : undefined,
+    accounts: Number(values.accounts),
+    window: Number(values.window),
+    chunk: Number(values.chunk),
   });
   console.log('accounts at window start | PG CPU ms/account | statement ms/account | statements/account');
   for (const p of result.points)
