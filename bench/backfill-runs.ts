@@ -15,7 +15,8 @@ export async function runBackfills(
 ): Promise<BackfillRun[]> {
   const runs: BackfillRun[] = [];
   for (const [crm, workers] of plan) {
-    const label = `${crm === 'hubspot' ? 'HubSpot' : 'Salesforce'} ×${workers}`;
+    // The provider's limit is lifted in these runs: a CPU probe, not a customer's pace (customer.ts).
+    const label = `CPU probe ${crm === 'hubspot' ? 'HubSpot' : 'Salesforce'} ×${workers}`;
     console.log(`\nbackfill ${label}: ${base.accounts} accounts, load average ${load().join(' ')}`);
     const r = await measured(() => runBackfillBench({ ...base, crm, workers })).catch((err: unknown) => {
       console.error(`backfill ${label} failed: ${(err as Error).stack ?? err}`);

@@ -24,7 +24,7 @@ import { preloadOutcomes } from './preload-outcomes.ts';
 import { deletePrefix } from './redis-cleanup.ts';
 import { redisMonitor } from './redis-monitor.ts';
 import { commandDelta, commandStats } from './redis-stats.ts';
-import { SERVICE_WORKER_DEFAULTS } from './service-defaults.ts';
+import { SERVICE_PROVIDER_DEFAULTS, SERVICE_WORKER_DEFAULTS } from './service-defaults.ts';
 import { type WindowFacts, windowFacts } from './window.ts';
 import {
   type Stopped,
@@ -49,6 +49,13 @@ export interface BackfillBenchOptions {
   buyerIntelPerMinute: number;
   /** The emulator's burst (default: a second's worth, as the lifted-limit CPU probe always ran). */
   buyerIntelBurst?: number;
+  /**
+   * The customer's conditions (customer.ts): the service's own provider rate and burst (its config
+   * defaults) instead of the emulator's, and the window from the first account queued to the last one
+   * finished instead of a steady-state slice. A storm: the provider refuses `share` of its calls with
+   * 429 for `seconds`, `fromS` after the queueing starts.
+   */
+  customer?: { storm?: { fromS: number; seconds: number; share: number } };
   cacheTtlMs: number;
   warmupS: number;
   windowS: number;
@@ -104,6 +111,8 @@ export type BackfillBenchResult = WindowFacts & {
   /** A few distinct reasons of the run's failed jobs. */
   failedReasons: string[];
   heapFlags: readonly string[];
+  /** A customer run's accounts with an outcome, per second from its start (customer.ts). */
+  progress?: { s: number; outcomes: number; limited: number }[];
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -132,8 +141,11 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     { buyerIntel: bi, ...crm.endpoints },
     { redisUrl: o.redisUrl, prefix },
     {
-      // One rate shared by every worker through Redis (src/buyer-intel/shared-rate.ts).
-      buyerIntel: { ratePerSecond: Math.floor(biPerSecond), burst: Math.floor(biPerSecond) },
+      // One rate shared by every worker through Redis (src/buyer-intel/shared-rate.ts): the service's
+      // defaults where the customer runs, the emulator's own rate for the lifted-limit probe.
+      buyerIntel: o.customer
+        ? { ratePerSecond: SERVICE_PROVIDER_DEFAULTS.ratePerSecond, burst: SERVICE_PROVIDER_DEFAULTS.burst }
+        : { ratePerSecond: Math.floor(biPerSecond), burst: Math.floor(biPerSecond) },
       // The service's linger (WRITE_BATCH_WAIT_MS); the jobs per worker as told (default: the service's).
       worker: { concurrency: o.concurrency, writeBatchWaitMs: SERVICE_WORKER_DEFAULTS.writeBatchWaitMs },
     },
@@ -172,8 +184,10 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
 
     // Signals as the CLI's backfill plans them: the org-wide feed or one call per new buyer.
     const signalPlan = await service.planSignals(o.accounts);
+    await Promise.all(ready);
+    const whole = o.customer ? await windowStart() : undefined;
     const queueStarted = performance.now();
-    await runBackfill({
+    const state = await runBackfill({
       connector,
       queue: service.queue,
       redis,
@@ -187,24 +201,47 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       signalPlan,
     });
     const queueSeconds = (performance.now() - queueStarted) / 1000;
-    await sleep(o.warmupS * 1000);
+    if (!whole) await sleep(o.warmupS * 1000);
 
-    // The window.
-    crm.stats.reset();
-    bi.stats.reset();
-    const start = await Promise.all(workers.map((w) => w.sample()));
-    const pgBefore = db.server ? await backendCpu(db.server.url, db.server.database) : null;
-    const redisBefore = await commandStats(o.redisUrl);
+    // The window: from here after a warm-up, or from before the first account was queued.
+    async function windowStart() {
+      crm.stats.reset();
+      bi.stats.reset();
+      return {
+        start: await Promise.all(workers.map((w) => w.sample())),
+        pgBefore: db.server ? await backendCpu(db.server.url, db.server.database) : null,
+        redisBefore: await commandStats(o.redisUrl),
+        busyBefore: busyCpuMs(),
+        t0: Date.now(),
+      };
+    }
+    const { start, pgBefore, redisBefore, busyBefore, t0 } = whole ?? (await windowStart());
     const monitorFile = process.env.BENCH_REDIS_MONITOR;
     const monitor = monitorFile ? await redisMonitor(o.redisUrl, monitorFile) : undefined;
-    const busyBefore = busyCpuMs();
-    const t0 = Date.now();
     let polls = 0;
     let drained = false;
-    while (Date.now() - t0 < o.windowS * 1000) {
+    // Per second of a customer run: the accounts with an outcome (per account, from the store).
+    const progress: { s: number; outcomes: number; limited: number }[] = [];
+    const storm = o.customer?.storm;
+    const windowMs = whole ? o.timeoutS * 1000 : o.windowS * 1000;
+    while (Date.now() - t0 < windowMs) {
       if (Date.now() > deadline) throw new Error(`run over its time limit of ${o.timeoutS} s`);
       await sleep(1000);
       polls++;
+      const s = (Date.now() - t0) / 1000;
+      if (storm) {
+        const on = s >= storm.fromS && s < storm.fromS + storm.seconds;
+        bi.faults.settings = { ...bi.faults.settings, rateLimitRate: on ? storm.share : 0 };
+      }
+      if (whole && state.storeRunId) {
+        const c = await (await service.store.open()).runs.outcomeCounts(state.storeRunId);
+        const outcomes = c.enriched + c.needs_review + c.no_match + c.error;
+        progress.push({ s: +s.toFixed(1), outcomes, limited: bi.stats.count(undefined, 429) });
+        if (outcomes >= o.accounts) {
+          drained = (await unfinishedJobs()) === 0 || outcomes >= o.accounts;
+          break;
+        }
+      }
       if ((await unfinishedJobs()) === 0) {
         drained = true;
         break;
@@ -292,6 +329,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
         : null,
       failedReasons,
       heapFlags: o.heapFlags ?? workerHeapFlags(),
+      ...(whole ? { progress } : {}),
     };
   } finally {
     await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));

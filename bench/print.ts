@@ -1,6 +1,7 @@
 // The tables `npm run bench` prints for the backfill runs and the goals.
 import { renderRecords, renderTable } from '../src/cli/table.ts';
 import type { BackfillBenchResult } from './backfill.ts';
+import type { CustomerRun } from './customer.ts';
 import type { GoalRow } from './goals.ts';
 import type { runIngestBench } from './ingest.ts';
 
@@ -112,6 +113,34 @@ export function printIngest(ingest: Awaited<ReturnType<typeof runIngestBench>>, 
         'ours / bare': r.ratioToBare,
         non2xx: r.non2xx,
       })),
+    ),
+  );
+}
+
+/** The headline: each customer run against the provider's real limit, a column each. */
+export function printCustomer(runs: CustomerRun[], latencyMs: number): void {
+  console.log(
+    `\nWhere customers run: a backfill with the service's defaults (provider 10 requests/s, burst 20) against a provider that enforces 10/s with the burst shown (429 + Retry-After), ${latencyMs} ms upstream latency, first account queued → last finished`,
+  );
+  const columns = runs.map((r) => ({
+    'finished / failed': `${r.finished}/${r.accounts} / ${r.failed}`,
+    seconds: r.seconds,
+    'accounts/s': r.accountsPerSecond,
+    'upstream bound/s': `${r.boundAccountsPerSecond} (10 ÷ ${r.fewestCallsPerAccount} calls)`,
+    'ratio to bound': r.ratioToBound,
+    ...(r.afterStorm ? { 'ratio 20–30 s after the storm': r.afterStorm.ratioToBound } : {}),
+    '429s (share of BI calls)': `${(r.share429 * 100).toFixed(1)} %`,
+    'BI calls/account (200s)': r.biCallsPerAccount,
+    'CRM calls/account': r.crmCallsPerAccount,
+    'Redis cmds/account': r.redisCommandsPerAccount ?? '–',
+    'PG statements/account': r.postgresStatementsPerAccount ?? '–',
+    'worker CPU ms/account': r.workerCpuMsPerAccount ?? '–',
+  }));
+  const keys = [...new Set(columns.flatMap((c) => Object.keys(c)))];
+  console.log(
+    renderTable(
+      keys.map((k) => [k, ...columns.map((c) => String((c as Record<string, unknown>)[k] ?? '–'))]),
+      { head: ['', ...runs.map((r) => r.label)] },
     ),
   );
 }

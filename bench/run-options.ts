@@ -22,15 +22,15 @@ export const RUN_COMMAND = benchCommand({
     },
     'hubspot-workers': {
       type: 'string',
-      default: '1,2',
+      default: '1',
       value: '<list>',
-      describe: 'a HubSpot backfill run per worker count in the list',
+      describe: 'a HubSpot CPU-probe backfill run (provider limit lifted) per worker count in the list',
     },
     'salesforce-workers': {
       type: 'string',
-      default: '1',
+      default: '',
       value: '<list>',
-      describe: "a Salesforce backfill run per worker count in the list; '' for none",
+      describe: "a Salesforce CPU-probe backfill run per worker count in the list; '' for none",
     },
     concurrency: {
       type: 'string',
@@ -61,7 +61,7 @@ export const RUN_COMMAND = benchCommand({
       type: 'string',
       default: '300000',
       value: '<n>',
-      describe: 'Buyer Intelligence requests per minute, high enough not to bind',
+      describe: 'Buyer Intelligence requests per minute of the CPU probe, high enough not to bind',
     },
     'cache-ttl-ms': {
       type: 'string',
@@ -112,11 +112,36 @@ export const RUN_COMMAND = benchCommand({
       value: '<sets>',
       describe: "worker heap flags of the heap-curve section: old/semi[/growth] in MB, '-' for V8's default",
     },
+    'customer-accounts': {
+      type: 'string',
+      default: '500',
+      value: '<n>',
+      describe: "accounts of each customer-conditions run (the headline: the provider's real limit)",
+    },
+    'customer-buyers': {
+      type: 'string',
+      default: '450',
+      value: '<n>',
+      describe: 'distinct buyers those accounts name',
+    },
+    'customer-runs': {
+      type: 'string',
+      default: '1,2,3,4',
+      value: '<list>',
+      describe: 'which customer runs (1: burst 1 ×1 worker, 2: burst 10 ×2, 3: burst 20 ×4, 4: a 429 storm)',
+    },
+    'pg-growth-accounts': {
+      type: 'string',
+      default: '20000',
+      value: '<n>',
+      describe: 'accounts a new tenant grows to in the pg-growth section (autovacuum off)',
+    },
     only: {
       type: 'string',
-      default: 'ingest,backfill,latency,client,review',
+      default: 'customer,backfill,pg-growth,ingest,latency,client,review',
       value: '<sections>',
-      describe: 'sections to run, of ingest, backfill, latency, client, review, heap-curve',
+      describe:
+        'sections to run, of customer, backfill (the CPU probe, provider limit lifted), pg-growth, ingest, latency, client, review, heap-curve',
     },
   },
 });

@@ -9,12 +9,14 @@ import { renderRecords } from '../src/cli/table.ts';
 import { benchArgs } from './args.ts';
 import { runBackfills } from './backfill-runs.ts';
 import { runClientBench } from './client.ts';
+import { CUSTOMER_SCENARIOS, runCustomerBench } from './customer.ts';
 import { goalRows, waitOf } from './goals.ts';
 import { printHeapCurve, runHeapCurve } from './heap-curve.ts';
 import { runIngestBench } from './ingest.ts';
 import { runLatencyBench } from './latency.ts';
 import { load, machine, measured } from './machine.ts';
-import { printBackfills, printGoals, printIngest } from './print.ts';
+import { pgGrowth } from './pg-growth.ts';
+import { printBackfills, printCustomer, printGoals, printIngest } from './print.ts';
 import { benchRedis } from './redis-stats.ts';
 import { postgresUrl, printReviewBench, runReviewBench } from './review.ts';
 import { RUN_COMMAND } from './run-options.ts';
@@ -23,7 +25,7 @@ import { WORKER_NODE_FLAGS } from './workers.ts';
 const { values } = benchArgs(RUN_COMMAND);
 type NumericOption = Exclude<
   keyof typeof values,
-  'hubspot-workers' | 'salesforce-workers' | 'only' | 'heap-curve'
+  'hubspot-workers' | 'salesforce-workers' | 'only' | 'heap-curve' | 'customer-runs'
 >;
 const num = (name: NumericOption) => {
   const n = Number(values[name]);
@@ -41,7 +43,9 @@ const list = (s: string) =>
 const sections = new Set(values.only.split(','));
 
 const t0 = performance.now();
-const needsSandbox = ['ingest', 'backfill', 'latency', 'client', 'heap-curve'].some((s) => sections.has(s));
+const needsSandbox = ['customer', 'ingest', 'backfill', 'latency', 'client', 'heap-curve'].some((s) =>
+  sections.has(s),
+);
 const dataset = needsSandbox ? buildDataset({ seed: 42 }) : undefined;
 const report: Record<string, unknown> = {
   at: new Date().toISOString(),
@@ -55,7 +59,7 @@ const sharedRedis = needsSandbox
   : undefined;
 // The backfill and latency runs count Redis commands (INFO commandstats is server-wide): a private server.
 const ownRedis =
-  sharedRedis && ['backfill', 'latency', 'heap-curve'].some((s) => sections.has(s))
+  sharedRedis && ['customer', 'backfill', 'latency', 'heap-curve'].some((s) => sections.has(s))
     ? await benchRedis(sharedRedis.url)
     : undefined;
 const pg = postgresUrl();
@@ -77,6 +81,33 @@ const backfillRun = (redisUrl: string, data: NonNullable<typeof dataset>) => ({
 const goals: Parameters<typeof goalRows>[0] = { backfills: [] };
 
 try {
+  if (sections.has('customer') && dataset && ownRedis) {
+    const picked = list(values['customer-runs']);
+    const runs = await runCustomerBench({
+      ...backfillRun(ownRedis.url, dataset),
+      accounts: num('customer-accounts'),
+      buyers: num('customer-buyers'),
+      timeoutS: num('run-timeout-s'),
+      scenarios: CUSTOMER_SCENARIOS.filter((_, i) => picked.includes(i + 1)),
+      onRun: (done) => {
+        report.customer = done;
+        save();
+      },
+    });
+    goals.customer = runs;
+    printCustomer(runs, num('latency-ms'));
+  }
+
+  if (sections.has('pg-growth') && pg) {
+    const growth = await pgGrowth({ serverUrl: pg, accounts: num('pg-growth-accounts') });
+    report.pgGrowth = growth;
+    goals.pgGrowth = growth;
+    console.log(
+      `\nPostgreSQL as a new tenant grows to ${num('pg-growth-accounts').toLocaleString('en-US')} accounts, autovacuum off: ${growth.points.map((p) => `${p.at}: ${p.cpuMsPerAccount} ms`).join(', ')} of CPU per account`,
+    );
+    save();
+  }
+
   if (sections.has('ingest') && dataset && sharedRedis) {
     const ingest = await measured(() =>
       runIngestBench({
@@ -121,7 +152,7 @@ try {
       );
     }
     console.log(
-      `\nBackfill at the real limits: HubSpot 190/10 s (Professional private app), Salesforce 100,000/day (Enterprise), Buyer Intelligence ${num('bi-limit')}/min (set not to bind); ` +
+      `\nCPU probe — the provider's limit lifted (not where customers run): HubSpot 190/10 s (Professional private app), Salesforce 100,000/day (Enterprise), Buyer Intelligence ${num('bi-limit')}/min (set not to bind); ` +
         `upstream latency ${num('latency-ms')} ms; window ${num('window-s')} s after ${num('warmup-s')} s warm-up; Redis ${ownRedis.private ? 'private (commands are ours alone, scripts’ internal calls included)' : 'shared (commands of other clients included)'}; ` +
         `workers run with ${process.env.BENCH_WORKER_NODE_OPTIONS?.trim() || WORKER_NODE_FLAGS.join(' ')}`,
     );
@@ -185,10 +216,10 @@ try {
     save();
   }
 
-  if (sections.has('backfill') || sections.has('latency')) {
+  if (['customer', 'backfill', 'latency', 'pg-growth'].some((x) => sections.has(x))) {
     const rows = goalRows(goals);
     report.goals = rows;
-    console.log('\nGoals (issue 31) → measured');
+    console.log('\nGoals (issues 31 and 42) → measured');
     printGoals(rows);
   }
 } finally {

@@ -7,3 +7,6 @@ export const SERVICE_WORKER_DEFAULTS = {
   concurrency: coreSchema.shape.WORKER_CONCURRENCY.parse(undefined),
   writeBatchWaitMs: coreSchema.shape.WRITE_BATCH_WAIT_MS.parse(undefined),
 } as const;
+
+/** The provider pace a deployment gets when it sets nothing (emulators/settings.ts reads the schema). */
+export { SERVICE_PROVIDER_RATE as SERVICE_PROVIDER_DEFAULTS } from '../emulators/settings.ts';

@@ -2,8 +2,18 @@
 // tests run, so all three exercise the same wiring as production.
 import type { HubSpotConfig } from '../connectors/hubspot/config.ts';
 import type { SalesforceConfig } from '../connectors/salesforce/config.ts';
+import { coreSchema } from '../src/config/env.ts';
 import { DEFAULT_MAPPING } from '../src/map/default-mapping.ts';
 import type { ServiceSettings } from '../src/service/runtime.ts';
+
+/**
+ * The provider pace a deployment gets when it sets nothing (BUYER_INTEL_RATE_PER_SECOND, _BURST), read
+ * from the config schema: what the demo and the bench's customer runs pace to.
+ */
+export const SERVICE_PROVIDER_RATE = {
+  ratePerSecond: coreSchema.shape.BUYER_INTEL_RATE_PER_SECOND.parse(undefined),
+  burst: coreSchema.shape.BUYER_INTEL_BURST.parse(undefined),
+} as const;
 
 /** The sandbox org's Outbound Message token (a sandbox value: no secret). */
 export const SANDBOX_OUTBOUND_TOKEN = 'sandbox-outbound-token-0000000000000000';

@@ -16,7 +16,7 @@ import { startBuyerIntelSandbox } from '../buyer-intel/server.ts';
 import { startHubSpotSandbox } from '../hubspot/server.ts';
 import { redisForDemo } from '../private-redis.ts';
 import { startSalesforceSandbox } from '../salesforce/server.ts';
-import { SANDBOX_OUTBOUND_TOKEN, sandboxSettings } from '../settings.ts';
+import { SANDBOX_OUTBOUND_TOKEN, SERVICE_PROVIDER_RATE, sandboxSettings } from '../settings.ts';
 import { addDemoOwners, DEMO_FOLLOW_UPS, showFollowUps } from './demo-follow-ups.ts';
 import { showOwnerDigest, startOwnerDigestStandIns } from './demo-owner-digest.ts';
 
@@ -68,7 +68,9 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
   options: {},
   async run() {
     const redis = await redisForDemo(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-    const bi = await startBuyerIntelSandbox({ rateLimit: false });
+    // The provider's limit as the sandbox enforces it (10/s, burst 1), and the service's own pace
+    // settings against it: the demo shows the product as a customer gets it.
+    const bi = await startBuyerIntelSandbox({});
     const hs = await startHubSpotSandbox({});
     const sf = await startSalesforceSandbox({});
     // A hash tag, so the demo runs on a Redis Cluster too (REDIS_URL ?cluster=true).
@@ -78,7 +80,10 @@ Uses the Redis at REDIS_URL (default redis://127.0.0.1:6379), or starts a privat
       ...sandboxSettings(
         { buyerIntel: bi, hubspot: hs, salesforce: sf },
         { redisUrl: redis.url, prefix },
-        { worker: { concurrency: 10 } },
+        {
+          worker: { concurrency: 10 },
+          buyerIntel: { ...SERVICE_PROVIDER_RATE },
+        },
       ),
       digest: standIns.digest,
       followUps: DEMO_FOLLOW_UPS,
