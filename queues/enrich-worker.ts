@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { LogPort } from '../src/shared/log.ts';
+import { runUrgent } from '../src/shared/urgency.ts';
 import { type ExclusiveOptions, releaseLocks, takeLocks } from './account-lock.ts';
 import type { ChunkResult } from './chunk-result.ts';
 import { type ChunkRunner, runChunk } from './enrich-chunk.ts';
@@ -105,7 +106,10 @@ export function startEnrichWorker<R, C = R>(
         throw new DelayedError();
       }
       try {
-        return await options.process(data, job);
+        // A person waits on it (a webhook, a refresh, a review): its provider calls go before a
+        // backfill's waiting ones (src/shared/urgency.ts).
+        const urgent = (job.opts.priority ?? PRIORITY[data.trigger]) < PRIORITY.backfill;
+        return await (urgent ? runUrgent(() => options.process(data, job)) : options.process(data, job));
       } finally {
         if (lock) await releaseLocks(lock.redis, keys, owner);
       }

@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { LogPort } from '../shared/log.ts';
+import { isUrgent } from '../shared/urgency.ts';
 import { READ, TAKE, THROTTLED } from './pace-scripts.ts';
 
 /** What the transport waits on before each attempt, and tells of each 429. */
@@ -90,6 +91,8 @@ export interface SharedRateOptions {
 
 interface Waiter {
   since: number;
+  /** A person waits on it (src/shared/urgency.ts): it goes before the waiting backfill requests. */
+  urgent: boolean;
   timer?: NodeJS.Timeout;
   go: (reservedAt: number) => void;
   fail: (err: unknown) => void;
@@ -175,6 +178,7 @@ export function sharedRate(options: SharedRateOptions): RateGate {
         };
         const waiter: Waiter = {
           since: performance.now(),
+          urgent: isUrgent(),
           go: (reservedAt) => {
             signal?.removeEventListener('abort', onAbort);
             observe?.waited?.(performance.now() - waiter.since);
@@ -186,7 +190,11 @@ export function sharedRate(options: SharedRateOptions): RateGate {
           },
         };
         signal?.addEventListener('abort', onAbort, { once: true });
-        waiting.push(waiter);
+        // First come first served, except that a request a person waits on goes after the other
+        // urgent ones and before every backfill request still waiting for a slot.
+        const at = waiter.urgent ? waiting.findIndex((w) => !w.urgent) : -1;
+        if (at >= 0) waiting.splice(at, 0, waiter);
+        else waiting.push(waiter);
         // Requests of the same tick (a chunk's accounts resumed by one answer) go in one call.
         wake();
       });

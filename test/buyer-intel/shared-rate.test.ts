@@ -11,6 +11,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BuyerIntelClient } from '../../src/buyer-intel/client.ts';
 import { BETA } from '../../src/buyer-intel/pace-scripts.ts';
 import { readSharedRate, sharedRate } from '../../src/buyer-intel/shared-rate.ts';
+import { runUrgent } from '../../src/shared/urgency.ts';
 import { deleteKeysOf, REDIS_URL, testPrefix, testRedis } from '../helpers/redis.ts';
 
 const CHILD = fileURLToPath(new URL('./shared-rate-child.ts', import.meta.url));
@@ -116,5 +117,20 @@ describe('one Buyer Intelligence rate for every worker', () => {
     expect(rate.throttled).toBe(true);
     expect(rate.ratePerSecond).toBeGreaterThanOrEqual(RATE * BETA);
     expect(rate.ratePerSecond).toBeLessThan(RATE);
+  }, 30_000);
+
+  it('a request a person waits on goes before the backfill requests already waiting', async () => {
+    const limiter = sharedRate({ redis, prefix, token: TOKEN, ratePerSecond: RATE, burst: BURST });
+    const order: string[] = [];
+    const backfill = Array.from({ length: 60 }, (_, i) =>
+      limiter.take().then(() => order.push(`backfill ${i}`)),
+    );
+    // Queued after all 60 (3 s of them at 20/s): a webhook's new account.
+    await new Promise((r) => setTimeout(r, 50));
+    const urgent = runUrgent(() => limiter.take()).then(() => order.push('urgent'));
+    await Promise.all([...backfill, urgent]);
+    // Only the slots already reserved when it arrived (a second's worth and the burst) went first.
+    expect(order.indexOf('urgent')).toBeLessThanOrEqual(RATE + BURST + 1);
+    expect(order.indexOf('urgent')).toBeGreaterThan(0);
   }, 30_000);
 });
