@@ -4,7 +4,8 @@
 // gives exactly 10/s. Issue #42, finding 1: every 429 of a burst cut the rate again and held it for 10
 // minutes (40 concurrent calls fell to 1.34/s, 60 to 0.1/s with 17 calls failed), and a 30-s storm of
 // 429s left nothing finished for ~14 minutes after it ended.
-// @redis-cluster: the pace is one hash-tagged pair of keys, so it also runs on a Redis Cluster.
+// On a Redis Cluster the same scripts run on the same hash-tagged pair of keys: shared-rate.test.ts
+// covers that there; these two minutes of runs are not repeated.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
