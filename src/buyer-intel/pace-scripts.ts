@@ -23,18 +23,24 @@
 // - A floor tied to the configured rate, never an absolute one.
 // The state expires HOLD_MS after the last 429: then the configured rate and burst are tried again.
 
-/** The share of the rate a 429 keeps (CUBIC's β is 0.7; a provider's limit is mostly known, so less deep). */
-export const BETA = 0.8;
+/**
+ * The share of the rate a 429 keeps. CUBIC's β is 0.7, for a path whose capacity nobody knows; here the
+ * cap below learns where the limit is, so the cut only has to clear the overshoot of one round trip.
+ */
+export const BETA = 0.85;
 /** The cubic's scale, in configured rates per s³: ~15 s from the floor back to the cap. */
 export const CUBIC_SCALE = 4e-4;
 /** The rate never falls below this share of the configured rate. */
 export const FLOOR_SHARE = 0.1;
 /** A 429 at ≥ this share of the cap lowers the cap. */
 export const CAP_NEAR = 0.9;
-/** The cap (and the cubic's plateau) sits this far under the rate that broke. */
-export const MARGIN = 0.97;
-/** Share of the configured rate the cap regrows by per second: 1 % per 5 s. */
-export const CAP_GROWTH = 0.002;
+/**
+ * The cap (and the cubic's plateau) sits this far under the rate that broke: room for the timing noise
+ * of a busy machine against a provider with no burst, where each 429 pauses everyone a whole second.
+ */
+export const MARGIN = 0.95;
+/** Share of the configured rate the cap regrows by per second: 1 % per 10 s (one probe a minute). */
+export const CAP_GROWTH = 0.001;
 /** How long what a 429 taught holds after the last one. */
 export const HOLD_MS = 10 * 60_000;
 /** While throttled, a process reserves slots this far ahead at most (a 429 cancels only its own). */
