@@ -44,14 +44,18 @@ export interface RedisPoolFeedOptions {
   /** How long an answer is worth pooling (the pool's TTL); the stream expires that long after its last write. */
   ttlMs: number;
   /**
-   * A process reads, and sends what it gathered, at most this often. Default 1 s: three commands a
-   * second per worker (XADD and PEXPIRE in one round trip, XREAD), and a pool whose answers live for
-   * minutes loses next to nothing by a second's delay.
+   * A process reads, and sends what it gathered, at most this often. Default 250 ms: a chunk's accounts
+   * resolve together, so in a backfill a worker reads about once a chunk and sends about as often (XADD
+   * and PEXPIRE in one round trip): ~0.07 commands per account in the bench. With 1 s, 4 workers spent
+   * 1.8 % more Buyer Intelligence calls per account than at 250 ms (3.8 % more searches; one run each).
    */
   intervalMs?: number;
-  /** Entries the stream keeps (trimmed approximately on every write). Default 500. */
+  /**
+   * Entries the stream keeps (trimmed approximately on every write: up to ~100 more). Default 100: ~20 s
+   * of 4 busy workers' answers, where a worker reads every second or two; at most ~25 MB.
+   */
   maxEntries?: number;
-  /** Largest entry, as characters of JSON: a larger batch leaves early, a larger answer stays local. Default 32,000. */
+  /** Largest entry, as characters of JSON: a larger batch leaves early, a larger answer stays local. Default 128,000. */
   maxEntryChars?: number;
   /** Entries one read takes, at most. Default 20. */
   readCount?: number;
@@ -100,9 +104,9 @@ const hashOf = (search: string) => createHash('sha256').update(search).digest('b
 
 export function redisPoolFeed(options: RedisPoolFeedOptions): PoolFeed & { flush(): Promise<void> } {
   const { redis, key, ttlMs } = options;
-  const intervalMs = options.intervalMs ?? 1_000;
-  const maxEntries = options.maxEntries ?? 500;
-  const maxEntryChars = options.maxEntryChars ?? 32_000;
+  const intervalMs = options.intervalMs ?? 250;
+  const maxEntries = options.maxEntries ?? 100;
+  const maxEntryChars = options.maxEntryChars ?? 128_000;
   const readCount = options.readCount ?? 20;
   if (!(ttlMs >= 1)) throw new RangeError('ttlMs must be at least 1');
   const onError = options.onError ?? (() => undefined);

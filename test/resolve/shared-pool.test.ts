@@ -115,6 +115,33 @@ describe('one pool of search answers for every worker of an install', () => {
     expect(city.decision.status).toBe('matched');
   });
 
+  it('the stream stays bounded: entries of at most maxEntryChars, trimmed to about maxEntries', async () => {
+    const feed = redisPoolFeed({
+      redis,
+      key: streamKey(),
+      ttlMs: TTL_S * 1000,
+      maxEntries: 10,
+      maxEntryChars: 4_000,
+    });
+    const buyer = (i: number) => ({ id: `b${i}`, name: `Buyer number ${i} of Erie County`, stateCode: 'PA' });
+    for (let i = 0; i < 1_000; i++) {
+      const buyers = Array.from({ length: 10 }, (_, j) => ({ buyer: buyer(i * 10 + j), rank: j }));
+      feed.publish({ search: `search ${i}`, state: 'PA', limit: 30, buyers });
+    }
+    // Too large for one entry: kept by the worker that received it, never sent.
+    const many = Array.from({ length: 200 }, (_, j) => ({ buyer: buyer(10_000 + j), rank: j }));
+    feed.publish({ search: 'large', state: 'PA', limit: 30, buyers: many });
+    // One connection answers in order: once the last batch is written, every earlier one is.
+    await feed.flush();
+    const entries = await redis.xrange(streamKey(), '-', '+');
+    // ~250 entries written; approximate trimming drops whole nodes (of at most 100 entries).
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.length).toBeLessThan(110);
+    for (const [, fields] of entries) expect(fields[1]?.length ?? 0).toBeLessThanOrEqual(4_000);
+    expect(entries.some(([, fields]) => fields[1]?.includes('b10000'))).toBe(false);
+    expect(await redis.pttl(streamKey())).toBeGreaterThan(0);
+  });
+
   it('with Redis unreachable, worker B searches and decides as it would alone', async () => {
     await firstWorkerSearches();
     const gone = new Redis({
