@@ -20,7 +20,7 @@ import type { Pooled } from './answer-pool.ts';
 
 /** One search's answer as the pool keeps it: its buyers of `state`, each with its rank in the answer. */
 export interface SharedAnswer {
-  /** What was asked (state, words, limit); only its hash leaves the process. */
+  /** What was asked (state, words, limit); only its hash leaves the process (and comes back from a read). */
   search: string;
   state: string;
   /** The results the search asked for: a rank means something only against an answer of that length. */
@@ -100,6 +100,9 @@ function scoredPart(buyer: BuyerBrief): BuyerBrief {
   };
 }
 
+/** An entry's JSON around its answers: `{"f":"<12 characters>","a":[…]}`, with room to spare. */
+const ENVELOPE_CHARS = 64;
+
 const hashOf = (search: string) => createHash('sha256').update(search).digest('base64url').slice(0, 16);
 
 export function redisPoolFeed(options: RedisPoolFeedOptions): PoolFeed & { flush(): Promise<void> } {
@@ -164,6 +167,8 @@ export function redisPoolFeed(options: RedisPoolFeedOptions): PoolFeed & { flush
       }
       if (wire.f === self) continue;
       for (const a of wire.a) {
+        // This process asked the same (another sent it too, both before reading): its pool has it.
+        if (seen.has(a.k)) continue;
         seen.set(a.k, true);
         out.push({
           search: a.k,
@@ -188,8 +193,8 @@ export function redisPoolFeed(options: RedisPoolFeedOptions): PoolFeed & { flush
         b: answer.buyers.map(({ buyer, rank }) => [rank, scoredPart(buyer)]),
       };
       const chars = JSON.stringify(wire).length;
-      if (chars > maxEntryChars - 64) return;
-      if (pendingChars + chars > maxEntryChars - 64) void flush();
+      if (chars > maxEntryChars - ENVELOPE_CHARS) return;
+      if (pendingChars + chars > maxEntryChars - ENVELOPE_CHARS) void flush();
       pending.push(wire);
       pendingChars += chars + 1;
       timer ??= setTimeout(() => void flush(), intervalMs).unref();
