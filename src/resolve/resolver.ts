@@ -352,6 +352,8 @@ export class Resolver {
         for (const a of fitting) pool.addRanked(a.state, a.buyers);
         return fitting.length > 0;
       })
+      // A feed that fails leaves the pool as it was: the account searches.
+      .catch(() => false)
       .finally(() => {
         this.#reading = null;
       });

@@ -15,7 +15,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import { type BuyerBrief, buyerBriefSchema } from '../buyer-intel/schemas.ts';
+import type { BuyerBrief } from '../buyer-intel/schemas.ts';
 import type { Pooled } from './answer-pool.ts';
 
 /** One search's answer as the pool keeps it: its buyers of `state`, each with its rank in the answer. */
@@ -62,22 +62,29 @@ export interface RedisPoolFeedOptions {
   onError?: (err: unknown, what: 'read' | 'write') => void;
 }
 
-/** An entry on the wire: the process that wrote it, and its answers with their buyers as [rank, buyer]. */
-const wireSchema = z.object({
-  f: z.string().max(64),
-  a: z
-    .array(
-      z.object({
-        k: z.string().max(64),
-        s: z.string().min(1).max(8),
-        l: z.number().int().positive().max(1_000),
-        b: z.array(z.tuple([z.number().int().nonnegative(), buyerBriefSchema])).max(1_000),
-      }),
-    )
-    .max(10_000),
+/** A pooled buyer as sent: what it is scored on (`scoredPart`). */
+const scoredBuyerSchema = z.object({
+  id: z.string().min(1).max(200),
+  name: z.string().min(1).max(1_000),
+  stateCode: z.string().max(8).optional(),
+  type: z.string().max(200).optional(),
+  url: z.string().max(2_000).optional(),
 });
-type Wire = z.infer<typeof wireSchema>;
-type WireAnswer = Wire['a'][number];
+/**
+ * An entry's answers (its field `a`; the process that wrote it is its field `f`, so a process skips
+ * its own entries unparsed), each buyer as [rank, buyer].
+ */
+const wireSchema = z
+  .array(
+    z.object({
+      k: z.string().max(64),
+      s: z.string().min(1).max(8),
+      l: z.number().int().positive().max(1_000),
+      b: z.array(z.tuple([z.number().int().nonnegative(), scoredBuyerSchema])).max(1_000),
+    }),
+  )
+  .max(10_000);
+type WireAnswer = z.infer<typeof wireSchema>[number];
 
 /** XREAD's reply for one stream: [[key, [[id, [field, value, …]], …]]], or null when nothing is new. */
 const xreadSchema = z
@@ -86,10 +93,10 @@ const xreadSchema = z
 
 /**
  * What a pooled buyer is scored on (weights.ts, ScoringBuyer) and named by: a pooled match is scored
- * and never written back, so the rest of a search result (tags, logo, LinkedIn…) stays local — half
- * the bytes.
+ * and never written back, so the rest of a search result (tags, logo, LinkedIn…) stays local: fewer
+ * bytes to send, and less to check on the way in.
  */
-function scoredPart(buyer: BuyerBrief): BuyerBrief {
+function scoredPart(buyer: BuyerBrief): z.infer<typeof scoredBuyerSchema> {
   const { id, name, stateCode, type, url } = buyer;
   return {
     id,
@@ -100,8 +107,8 @@ function scoredPart(buyer: BuyerBrief): BuyerBrief {
   };
 }
 
-/** An entry's JSON around its answers: `{"f":"<12 characters>","a":[…]}`, with room to spare. */
-const ENVELOPE_CHARS = 64;
+/** An entry's JSON around its answers (`[…]`), with room to spare. */
+const ENVELOPE_CHARS = 16;
 
 const hashOf = (search: string) => createHash('sha256').update(search).digest('base64url').slice(0, 16);
 
@@ -129,13 +136,13 @@ export function redisPoolFeed(options: RedisPoolFeedOptions): PoolFeed & { flush
     if (timer) clearTimeout(timer);
     timer = undefined;
     if (!pending.length) return;
-    const entry: Wire = { f: self, a: pending };
+    const entry = JSON.stringify(pending);
     pending = [];
     pendingChars = 0;
     try {
       await redis
         .pipeline()
-        .xadd(key, 'MAXLEN', '~', maxEntries, '*', 'a', JSON.stringify(entry))
+        .xadd(key, 'MAXLEN', '~', maxEntries, '*', 'f', self, 'a', entry)
         .pexpire(key, Math.ceil(ttlMs))
         .exec()
         .then((replies) => {
@@ -155,9 +162,11 @@ export function redisPoolFeed(options: RedisPoolFeedOptions): PoolFeed & { flush
     behind = entries.length >= readCount;
     for (const [id, fields] of entries) {
       lastId = id;
-      const json = fields[fields.indexOf('a') + 1];
-      if (fields.indexOf('a') < 0 || json === undefined || json.length > maxEntryChars) continue;
-      let wire: Wire;
+      const field = (name: string) =>
+        fields.indexOf(name) % 2 === 0 ? fields[fields.indexOf(name) + 1] : undefined;
+      const json = field('a');
+      if (field('f') === self || json === undefined || json.length > maxEntryChars) continue;
+      let wire: WireAnswer[];
       try {
         const parsed = wireSchema.safeParse(JSON.parse(json));
         if (!parsed.success) continue;
@@ -165,8 +174,7 @@ export function redisPoolFeed(options: RedisPoolFeedOptions): PoolFeed & { flush
       } catch {
         continue;
       }
-      if (wire.f === self) continue;
-      for (const a of wire.a) {
+      for (const a of wire) {
         // This process asked the same (another sent it too, both before reading): its pool has it.
         if (seen.has(a.k)) continue;
         seen.set(a.k, true);
