@@ -17,6 +17,7 @@ import { createService } from '../src/service/runtime.ts';
 import { benchAccounts } from './accounts.ts';
 import { benchDatabase } from './bench-db.ts';
 import { HUBSPOT_CAPACITY } from './bound.ts';
+import { type CallCounts, totalCalls } from './calls.ts';
 import { crmSandbox } from './crm-sandbox.ts';
 import { busyCpuMs, cpuCeiling } from './machine.ts';
 import { backendCpu, backendCpuDelta } from './pg-cost.ts';
@@ -87,6 +88,11 @@ export type BackfillBenchResult = WindowFacts & {
   /** The machine's busy CPU time over the window per finished account, and the pace its cores allow. */
   machineCpu: ReturnType<typeof cpuCeiling>;
   redis: { commands: number; byCommand: Record<string, number>; private: boolean; pollCommands: number };
+  /**
+   * Buyer Intelligence calls from the queueing to the drained backlog, per account of the run (null when
+   * it did not drain in the window): unlike the window's, the same accounts whatever the workers' pace.
+   */
+  wholeRun: { calls: number; searches: number; perAccount: number; searchesPerAccount: number } | null;
   workerSamples: {
     ready: WorkerSample;
     start: WorkerSample;
@@ -182,6 +188,12 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     for (let i = 0; i < o.workers; i++) workers.push(await startWorkerProcess(settings, o.heapFlags));
     const ready = workers.map((w) => w.ready);
 
+    // Admitted calls (429s apart), of one operation or all.
+    const biCallsOf = (c: CallCounts, op?: string) => {
+      const of = op ? { [op]: c[op] ?? {} } : c;
+      return totalCalls(of) - totalCalls(of, '429');
+    };
+    const biBeforeRun = bi.stats.toJSON();
     // Signals as the CLI's backfill plans them: the org-wide feed or one call per new buyer.
     const signalPlan = await service.planSignals(o.accounts);
     await Promise.all(ready);
@@ -206,8 +218,10 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     // The window: from here after a warm-up, or from before the first account was queued.
     async function windowStart() {
       crm.stats.reset();
+      const biBeforeWindow = bi.stats.toJSON();
       bi.stats.reset();
       return {
+        biBeforeWindow,
         start: await Promise.all(workers.map((w) => w.sample())),
         pgBefore: db.server ? await backendCpu(db.server.url, db.server.database) : null,
         redisBefore: await commandStats(o.redisUrl),
@@ -215,7 +229,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
         t0: Date.now(),
       };
     }
-    const { start, pgBefore, redisBefore, busyBefore, t0 } = whole ?? (await windowStart());
+    const { start, pgBefore, redisBefore, busyBefore, t0, biBeforeWindow } = whole ?? (await windowStart());
     const monitorFile = process.env.BENCH_REDIS_MONITOR;
     const monitor = monitorFile ? await redisMonitor(o.redisUrl, monitorFile) : undefined;
     let polls = 0;
@@ -265,6 +279,8 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     );
 
     const redisDelta = commandDelta(redisBefore, redisAfter);
+    const runCalls = (op?: string) =>
+      biCallsOf(biBeforeWindow, op) - biCallsOf(biBeforeRun, op) + biCallsOf(biCalls, op);
     const pollCommands = Math.round(polls * pollCost);
     const facts = await windowFacts({
       queue: service.queue,
@@ -302,6 +318,16 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       windowSeconds: +((t1 - t0) / 1000).toFixed(1),
       drained,
       ...facts,
+      wholeRun: drained
+        ? {
+            calls: runCalls(),
+            searches: runCalls('searchBuyers'),
+            perAccount: +(runCalls() / Math.max(1, o.accounts - facts.failedInRun)).toFixed(3),
+            searchesPerAccount: +(
+              runCalls('searchBuyers') / Math.max(1, o.accounts - facts.failedInRun)
+            ).toFixed(3),
+          }
+        : null,
       machineCpu: cpuCeiling(busy, facts.finished),
       redis: {
         commands: redisDelta.total,

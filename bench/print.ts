@@ -22,6 +22,9 @@ export function printBackfills(runs: (BackfillBenchResult & { label: string })[]
     'CRM calls/s (limited)': `${r.crmCalls.perSecond} (${r.crmCalls.limited})`,
     'BI calls/new buyer': r.buyerIntel.perNewBuyer ?? '–',
     'BI calls/account': r.buyerIntel.perAccount,
+    'BI calls/account, whole run (searches)': r.wholeRun
+      ? `${r.wholeRun.perAccount} (${r.wholeRun.searchesPerAccount})`
+      : '– (not drained)',
     'Redis cmds/account': r.redisCommandsPerAccount ?? '–',
     'worker CPU ms/account': r.workerCpuMsPerAccount ?? '–',
     'PG statements/account': r.postgres?.statementsPerAccount ?? '–',

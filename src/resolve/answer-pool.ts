@@ -6,7 +6,8 @@
 // as written is the buyer's own, of the kind it says, in its state, no rival, nothing contradicting it,
 // and the buyer ranked within the first `searchLimit` of an answer three times as long — so its
 // namesakes, which any search ranks next to it, were in that answer too). Anything else searches as if
-// nothing were kept. In-process: no Redis command per account; shared by the tenants a worker serves.
+// nothing were kept. Held in process and shared by the tenants a worker serves; with a feed (shared-pool.ts)
+// every worker of the install folds in the answers the others received.
 import { LRUCache } from 'lru-cache';
 import type { BuyerBrief } from '../buyer-intel/schemas.ts';
 import { type NormalizedName, normalizeName } from './normalize.ts';
@@ -29,11 +30,24 @@ export class AnswerPool {
     this.#byWord = new LRUCache({ max: MAX_WORDS, ttl: ttlMs, ttlResolution: 0 });
   }
 
-  /** Keeps an answer of a search limited to `stateCode`, in its order (buyers placed elsewhere aside). */
-  add(stateCode: string, buyers: readonly BuyerBrief[]): void {
+  /**
+   * Keeps an answer of a search limited to `stateCode`, in its order (buyers placed elsewhere aside);
+   * returns what it kept, each buyer with its rank in the answer (for the other workers: shared-pool.ts).
+   */
+  add(stateCode: string, buyers: readonly BuyerBrief[]): Pooled[] {
     const state = stateCode.toUpperCase();
-    buyers.forEach((buyer, rank) => {
-      if (buyer.stateCode?.toUpperCase() !== state) return;
+    const kept = buyers.flatMap((buyer, rank) =>
+      buyer.stateCode?.toUpperCase() === state ? [{ buyer, rank }] : [],
+    );
+    this.addRanked(state, kept);
+    return kept;
+  }
+
+  /** Keeps buyers of `stateCode` with their ranks in the answer that found them (another worker's). */
+  addRanked(stateCode: string, pooled: readonly Pooled[]): void {
+    const state = stateCode.toUpperCase();
+    for (const { buyer, rank } of pooled) {
+      if (buyer.stateCode?.toUpperCase() !== state) continue;
       for (const word of new Set(normalizeName(buyer.name).core)) {
         const key = `${state} ${word}`;
         const kept = this.#byWord.get(key) ?? new Map<string, Pooled>();
@@ -43,7 +57,7 @@ export class AnswerPool {
         if (kept.size > MAX_PER_WORD) kept.delete(kept.keys().next().value as string);
         this.#byWord.set(key, kept);
       }
-    });
+    }
   }
 
   /**

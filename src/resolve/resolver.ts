@@ -29,6 +29,7 @@ import { MAX_PROFILES, type ProfileClient, type Profiled, readProfile } from './
 import { domainQuery, initialsQuery, nicknameQuery, statesWrittenOut, typoQuery } from './queries.ts';
 import { scoreCandidate } from './score.ts';
 import { answerKey, type FoundBuyer, parseAnswer, serializeAnswer } from './shared-answers.ts';
+import type { PoolFeed } from './shared-pool.ts';
 import type { AccountForMatching, MatchDecision } from './types.ts';
 import { resolveWeights, type Weights } from './weights.ts';
 
@@ -168,9 +169,19 @@ export class Resolver {
   readonly #criteriaSearch: CriteriaSearch;
   /** Whether it answers one by web address; learnt on the first try, kept for the process. */
   #criteria: 'unknown' | 'supported' | 'unsupported' = 'unknown';
+  /** The pool's answers exchanged with the install's other workers (shared-pool.ts); none without a pool. */
+  readonly #feed: PoolFeed | undefined;
+  /** The feed's read in flight: the accounts that wait on it together fold its answers once. */
+  #reading: Promise<boolean> | null = null;
   #criteriaFailures = 0;
 
-  constructor(deps: { client: ResolverClient; cache?: MatchCache; options?: Partial<ResolverOptions> }) {
+  constructor(deps: {
+    client: ResolverClient;
+    cache?: MatchCache;
+    /** Shares the pool's answers with the install's other workers. */
+    poolFeed?: PoolFeed;
+    options?: Partial<ResolverOptions>;
+  }) {
     this.#client = deps.client;
     this.#cache = deps.cache;
     this.#options = resolveOptions(deps.options);
@@ -182,6 +193,7 @@ export class Resolver {
     this.#profiles = canReadAttributes(client) ? client : undefined;
     const poolTtl = this.#options.sharedAnswerTtlSeconds;
     this.#pool = poolTtl > 0 ? new AnswerPool(poolTtl * 1000) : undefined;
+    this.#feed = this.#pool ? deps.poolFeed : undefined;
   }
 
   /**
@@ -234,7 +246,8 @@ export class Resolver {
         candidates: [],
       };
     }
-    const pooled = this.#fromPool(p);
+    // Without a feed nothing is awaited: the accounts in flight interleave (and the pool fills) as before.
+    const pooled = this.#fromPool(p) ?? (this.#feed && poolable(p) ? await this.#fromSharedPool(p) : null);
     if (pooled) return pooled;
     if (share?.answer) {
       const kept = share.answer.map((f, order) => ({ ...f, order }));
@@ -311,7 +324,7 @@ export class Resolver {
    */
   #fromPool(p: Prepared): MatchDecision | null {
     const { name, state } = p;
-    if (!this.#pool || !name || !state || p.placed.length || p.contradiction || p.mailOnly) return null;
+    if (!this.#pool || !name || !state || !poolable(p)) return null;
     const pooled = this.#pool.candidates(state.code, name);
     if (!pooled.length) return null;
     const kept = pooled.map(({ buyer }, order) => ({ buyer, rank: null, order }));
@@ -325,6 +338,37 @@ export class Resolver {
     if (rank === undefined || rank >= this.#options.searchLimit) return null;
     const decision = this.#decide(p, scored, kept.length, []);
     return decision.status === 'matched' && decision.buyerId === best.candidate.buyerId ? decision : null;
+  }
+
+  /**
+   * Before an account the pool could match searches: what the other workers received since this one
+   * last read (shared-pool.ts), folded into the pool, and the pool asked again — by the same rule, so
+   * another worker's answer matches only what this worker's own search of it would have let it match.
+   */
+  async #fromSharedPool(p: Prepared): Promise<MatchDecision | null> {
+    const feed = this.#feed;
+    const pool = this.#pool;
+    if (!feed || !pool || !poolable(p)) return null;
+    const limit = this.#poolLimit();
+    this.#reading ??= feed
+      .read()
+      .then((answers) => {
+        // A rank is weighed against `searchLimit` in an answer of this length: another length, another rule.
+        const fitting = answers.filter((a) => a.limit === limit);
+        for (const a of fitting) pool.addRanked(a.state, a.buyers);
+        return fitting.length > 0;
+      })
+      // A feed that fails leaves the pool as it was: the account searches.
+      .catch(() => false)
+      .finally(() => {
+        this.#reading = null;
+      });
+    return (await this.#reading) ? this.#fromPool(p) : null;
+  }
+
+  /** Results a search in a state asks for when a pool keeps them. */
+  #poolLimit(): number {
+    return Math.min(100, this.#options.searchLimit * POOL_LIMIT_FACTOR);
   }
 
   /**
@@ -477,11 +521,18 @@ export class Resolver {
     const limit = this.#options.searchLimit;
     // A search in a state asks for more than the decision reads: the rest is for the pool, whose
     // answer is the more complete for it (the same call; only the first `searchLimit` decide here).
-    const pooled = state && this.#pool ? Math.min(100, limit * POOL_LIMIT_FACTOR) : limit;
+    const pooled = state && this.#pool ? this.#poolLimit() : limit;
     return this.#client
       .searchBuyers({ buyerName, limit: pooled, ...(state ? { buyerStateCode: state.code } : {}) })
       .then((r) => {
-        if (state) this.#pool?.add(state.code, r.buyers);
+        const kept = state && this.#pool?.add(state.code, r.buyers);
+        if (state && kept)
+          this.#feed?.publish({
+            search: JSON.stringify([state.code, foldText(buyerName), pooled]),
+            state: state.code,
+            limit: pooled,
+            buyers: kept,
+          });
         return r.buyers.slice(0, limit);
       });
   }
@@ -557,6 +608,11 @@ export class Resolver {
     });
     return scored.sort((a, b) => b.result.score - a.result.score || a.order - b.order);
   }
+}
+
+/** An account the pool may match: a name read without the account's place, one state, not known by its mail alone. */
+function poolable(p: Prepared): boolean {
+  return !!p.name && !!p.state && !p.placed.length && !p.contradiction && !p.mailOnly;
 }
 
 /**

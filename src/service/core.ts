@@ -13,6 +13,7 @@ import type { PipelineDeps } from '../enrich/types.ts';
 import { createLogger, workerLog } from '../observe/logger.ts';
 import { Metrics } from '../observe/metrics.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
+import { redisPoolFeed } from '../resolve/shared-pool.ts';
 import { accountLockKey, redisAccountLocks } from '../signals/account-lock.ts';
 import { OutcomeHistory } from '../store/history.ts';
 import { describeError, Store } from '../store/store.ts';
@@ -92,6 +93,8 @@ export function buildCore(settings: ServiceSettings) {
       yield* (await store.open()).matched.pages();
     },
   });
+  // A search's answer is worth reusing as long as the search cache keeps it.
+  const searchTtlMs = settings.buyerIntel.searchCacheTtlMs ?? settings.buyerIntel.cacheTtlMs ?? 0;
   const deps: PipelineDeps = {
     buyerIntel: buyerIntel.cached,
     connectorFor: connector,
@@ -100,13 +103,25 @@ export function buildCore(settings: ServiceSettings) {
     resolver: new Resolver({
       client: buyerIntel.cached,
       cache: redisMatchCache(redis.worker, `${prefix}:match:`),
+      // The pool's answers are the provider's, asked with the install's token: one stream per install,
+      // as the Buyer Intelligence cache is shared (shared-pool.ts).
+      ...(searchTtlMs > 0
+        ? {
+            poolFeed: redisPoolFeed({
+              redis: redis.worker,
+              key: `${prefix}:pool`,
+              ttlMs: searchTtlMs,
+              onError: (err, what) =>
+                log.warn('the shared answer pool could not go through Redis', {
+                  what,
+                  reason: describeError(err),
+                }),
+            }),
+          }
+        : {}),
       // The candidates one account was matched with are offered to the next of the same name as long
       // as a search's answer is reused: both are the same knowledge of who the API finds by that name.
-      options: {
-        ...settings.match,
-        sharedAnswerTtlSeconds:
-          (settings.buyerIntel.searchCacheTtlMs ?? settings.buyerIntel.cacheTtlMs ?? 0) / 1000,
-      },
+      options: { ...settings.match, sharedAnswerTtlSeconds: searchTtlMs / 1000 },
     }),
     mapping: settings.mapping,
     ledgers,
