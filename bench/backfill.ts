@@ -118,7 +118,7 @@ export type BackfillBenchResult = WindowFacts & {
   failedReasons: string[];
   heapFlags: readonly string[];
   /** A customer run's accounts with an outcome, per second from its start (customer.ts). */
-  progress?: { s: number; outcomes: number; limited: number }[];
+  progress?: { s: number; outcomes: number; answered: number; limited: number }[];
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -235,7 +235,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     let polls = 0;
     let drained = false;
     // Per second of a customer run: the accounts with an outcome (per account, from the store).
-    const progress: { s: number; outcomes: number; limited: number }[] = [];
+    const progress: { s: number; outcomes: number; answered: number; limited: number }[] = [];
     const storm = o.customer?.storm;
     const windowMs = whole ? o.timeoutS * 1000 : o.windowS * 1000;
     while (Date.now() - t0 < windowMs) {
@@ -250,11 +250,12 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       if (whole && state.storeRunId) {
         const c = await (await service.store.open()).runs.outcomeCounts(state.storeRunId);
         const outcomes = c.enriched + c.needs_review + c.no_match + c.error;
-        progress.push({ s: +s.toFixed(1), outcomes, limited: bi.stats.count(undefined, 429) });
-        if (outcomes >= o.accounts) {
-          drained = (await unfinishedJobs()) === 0 || outcomes >= o.accounts;
-          break;
-        }
+        progress.push({
+          s: +s.toFixed(1),
+          outcomes,
+          answered: bi.stats.count(undefined, 200),
+          limited: bi.stats.count(undefined, 429),
+        });
       }
       if ((await unfinishedJobs()) === 0) {
         drained = true;
