@@ -5,8 +5,8 @@
 // queued to the last one finished. Only finished work counts.
 //
 // The upstream bound of a run: the provider's rate ÷ the fewest calls the work needs, which are one
-// search and one attribute call per distinct buyer (the API has no bulk lookup by name) and the
-// org-wide feed's pages. Our own calls never enter it: a service that makes more calls than needed gets
+// search and one attribute call per distinct buyer (the API has no bulk lookup by name), one search
+// per account left without a buyer (no match, review), and the org-wide feed's pages. Our own calls never enter it: a service that makes more calls than needed gets
 // the same bound and a lower ratio to it. The CRM binds far later (bound.ts).
 import type { SandboxDataset } from '../emulators/buyer-intel/data/dataset.ts';
 import { type BackfillBenchResult, runBackfillBench } from './backfill.ts';
@@ -106,7 +106,9 @@ function customerRun(sc: CustomerScenario, run: BackfillBenchResult, accounts: n
   const bi = run.calls.buyerIntel;
   const feedPages = totalCalls({ f: bi.listTopRecentSignals ?? {} }, '200');
   const finished = Math.max(1, run.finished);
-  const fewest = (2 * run.buyerIntel.newBuyers + feedPages) / finished;
+  // An account left without a buyer (no match, or a review) still took a search to say so.
+  const unmatched = (run.outcomes.no_match ?? 0) + (run.outcomes.needs_review ?? 0);
+  const fewest = (2 * run.buyerIntel.newBuyers + unmatched + feedPages) / finished;
   const bound = rate / fewest;
   const ok = totalCalls(bi, '200');
   const limited = totalCalls(bi, '429');

@@ -35,8 +35,6 @@ export interface PaceObserver {
 
 /** How far ahead one call reserves slots for the requests waiting (while nothing is learned). */
 const HORIZON_MS = 1_000;
-/** A slot that fires later than this share of the interval is asked for again (while throttled). */
-const LATE_SHARE = 0.25;
 
 type Scripted = Redis & {
   biPaceTake(
@@ -120,6 +118,21 @@ export function sharedRate(options: SharedRateOptions): RateGate {
     known = now;
     observe?.rate?.(now);
   };
+  let spacing = 0;
+  let lastSent = Number.NEGATIVE_INFINITY;
+  const release = (w: Waiter, reservedAt: number) => {
+    const wait = lastSent + spacing - performance.now();
+    if (wait >= 1) {
+      scheduled.add(w);
+      w.timer = setTimeout(() => {
+        scheduled.delete(w);
+        release(w, reservedAt);
+      }, wait);
+      return;
+    }
+    lastSent = performance.now();
+    w.go(reservedAt);
+  };
   const ask = async (): Promise<void> => {
     asking = true;
     try {
@@ -134,21 +147,18 @@ export function sharedRate(options: SharedRateOptions): RateGate {
         const [taken = 0, firstMs = 0, intervalUs = 0, redisNow = 0, rateMilli = 0, horizonMs = HORIZON_MS] =
           reply.map(Number);
         seen(rateMilli);
-        // While throttled (burst 1), a slot whose timer fired late is given up and asked for again: a
-        // late request followed by an on-time one would reach the provider closer than its interval.
-        const tolerance =
-          horizonMs < HORIZON_MS ? (intervalUs / 1000) * LATE_SHARE : Number.POSITIVE_INFINITY;
-        const asked = performance.now();
+        // While throttled (burst 1), this process also keeps its own requests an interval apart: a
+        // slot whose timer fired late (a busy event loop) would otherwise leave close before the next,
+        // on-time one, and a provider with no burst refuses the second.
+        spacing = horizonMs < HORIZON_MS ? intervalUs / 1000 : 0;
         for (const [i, w] of waiting.splice(0, taken).entries()) {
           const delay = firstMs + (i * intervalUs) / 1000;
-          if (delay <= 0) w.go(redisNow);
+          if (delay <= 0) release(w, redisNow);
           else {
             scheduled.add(w);
             w.timer = setTimeout(() => {
               scheduled.delete(w);
-              if (performance.now() - asked - delay <= tolerance) return w.go(redisNow);
-              waiting.unshift(w);
-              wake();
+              release(w, redisNow);
             }, delay);
           }
         }
