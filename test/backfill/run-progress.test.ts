@@ -269,7 +269,8 @@ describe('a backfill’s progress', () => {
       },
     );
     expect(throttled).toBeLessThan(RATE);
-    expect(describeThrottle(throttled)).toBe(`provider throttling, ${throttled} req/s`);
+    // Shown to a tenth: the pace climbs back on a curve, so it is rarely a round number.
+    expect(describeThrottle(throttled)).toBe(`provider throttling, ${Math.round(throttled * 10) / 10} req/s`);
     // The run still ends: every account finished once the provider lets us through again.
     await eventually(async () => (await reader.read()).outcomes.finished === 5, 'the run finishing', {
       timeoutMs: 60_000,
