@@ -36,7 +36,8 @@ describe('node bench/run.ts --help', () => {
       const describe: unknown = (option as { describe?: unknown }).describe;
       expect(typeof describe === 'string' && describe.trim().length > 0, `--${name} has no help`).toBe(true);
       expect(line).toContain(describe);
-      expect(line).toContain(`(default ${option.default})`);
+      // An empty default (no run of that kind) reads "none".
+      expect(line).toContain(`(default ${option.default === '' ? 'none' : option.default})`);
     }
     expect(stdout).toMatch(/^\s+-h, --help\s+\S/m);
     // -h is the same text.
