@@ -19,7 +19,7 @@ const CHILD = fileURLToPath(new URL('./pace-child.ts', import.meta.url));
 const LIMIT = 10;
 const SERVICE_BURST = 20;
 /** The first window: the service meets the provider's burst and learns from it; not judged. */
-const FIRST_WINDOW_MS = 8_000;
+const FIRST_WINDOW_MS = 7_000;
 const redis = testRedis();
 const prefixes: string[] = [];
 let prefix = '';
@@ -109,7 +109,7 @@ describe('the shared pace converges to an enforcing provider’s limit', () => {
       });
       try {
         const start = Date.now() + 1_500;
-        const runMs = 24_000;
+        const runMs = 19_000;
         const done = workers(sandbox, { processes, concurrency, start, runMs });
         const judged = await window(sandbox, start + FIRST_WINDOW_MS, start + runMs);
         noneLost(await done);
@@ -132,7 +132,7 @@ describe('the shared pace converges to an enforcing provider’s limit', () => {
     });
     try {
       const start = Date.now() + 1_500;
-      const runMs = 24_000;
+      const runMs = 17_000;
       const done = workers(sandbox, { processes: 3, concurrency: 20, start, runMs });
       const judged = await window(sandbox, start + FIRST_WINDOW_MS, start + runMs);
       noneLost(await done);
