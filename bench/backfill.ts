@@ -26,6 +26,7 @@ import { deletePrefix } from './redis-cleanup.ts';
 import { redisMonitor } from './redis-monitor.ts';
 import { commandDelta, commandStats } from './redis-stats.ts';
 import { SERVICE_PROVIDER_DEFAULTS, SERVICE_WORKER_DEFAULTS } from './service-defaults.ts';
+import { webhookAccounts } from './webhook-accounts.ts';
 import { type WindowFacts, windowFacts } from './window.ts';
 import {
   type Stopped,
@@ -56,7 +57,11 @@ export interface BackfillBenchOptions {
    * finished instead of a steady-state slice. A storm: the provider refuses `share` of its calls with
    * 429 for `seconds`, `fromS` after the queueing starts.
    */
-  customer?: { storm?: { fromS: number; seconds: number; share: number } };
+  customer?: {
+    storm?: { fromS: number; seconds: number; share: number };
+    /** New accounts queued as a webhook's are, one every `everyS` from `fromS`, while the backfill runs. */
+    webhooks?: { fromS: number; everyS: number; count: number };
+  };
   cacheTtlMs: number;
   warmupS: number;
   windowS: number;
@@ -119,6 +124,8 @@ export type BackfillBenchResult = WindowFacts & {
   heapFlags: readonly string[];
   /** A customer run's accounts with an outcome, per second from its start (customer.ts). */
   progress?: { s: number; outcomes: number; answered: number; limited: number }[];
+  /** Each webhook account's wait, queued → job finished (ms), while the backfill ran. */
+  webhookMs?: number[];
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -237,6 +244,16 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     // Per second of a customer run: the accounts with an outcome (per account, from the store).
     const progress: { s: number; outcomes: number; answered: number; limited: number }[] = [];
     const storm = o.customer?.storm;
+    const hooks = o.customer?.webhooks
+      ? webhookAccounts(o.customer.webhooks, {
+          queue: service.queue,
+          crm: o.crm,
+          tenant: crm.tenant,
+          attempts: settings.worker.attempts,
+          seed: (a) => crm.seed(a),
+          names: benchAccounts(o.dataset, o.customer.webhooks.count, o.customer.webhooks.count, 91),
+        })
+      : undefined;
     const windowMs = whole ? o.timeoutS * 1000 : o.windowS * 1000;
     while (Date.now() - t0 < windowMs) {
       if (Date.now() > deadline) throw new Error(`run over its time limit of ${o.timeoutS} s`);
@@ -247,6 +264,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
         const on = s >= storm.fromS && s < storm.fromS + storm.seconds;
         bi.faults.settings = { ...bi.faults.settings, rateLimitRate: on ? storm.share : 0 };
       }
+      if (hooks) await hooks.tick(s);
       if (whole && state.storeRunId) {
         const c = await (await service.store.open()).runs.outcomeCounts(state.storeRunId);
         const outcomes = c.enriched + c.needs_review + c.no_match + c.error;
@@ -357,6 +375,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       failedReasons,
       heapFlags: o.heapFlags ?? workerHeapFlags(),
       ...(whole ? { progress } : {}),
+      ...(hooks ? { webhookMs: await hooks.finish() } : {}),
     };
   } finally {
     await Promise.all(workers.map((w) => w.stop().catch(() => undefined)));

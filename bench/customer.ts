@@ -19,11 +19,18 @@ export interface CustomerScenario {
   burst: number;
   workers: number;
   storm?: { fromS: number; seconds: number; share: number };
+  /** New accounts queued as webhooks queue them while the backfill runs (webhook-accounts.ts). */
+  webhooks?: { fromS: number; everyS: number; count: number };
 }
 
 /** Burst 1 first: the provider documents none, so that is the headline. */
 export const CUSTOMER_SCENARIOS: CustomerScenario[] = [
-  { label: 'provider burst 1, 1 worker', burst: 1, workers: 1 },
+  {
+    label: 'provider burst 1, 1 worker',
+    burst: 1,
+    workers: 1,
+    webhooks: { fromS: 15, everyS: 4, count: 15 },
+  },
   { label: 'provider burst 10, 2 workers', burst: 10, workers: 2 },
   { label: 'provider burst 20, 4 workers', burst: 20, workers: 4 },
   {
@@ -54,6 +61,8 @@ export interface CustomerRun {
   redisCommandsPerAccount: number | null;
   postgresStatementsPerAccount: number | null;
   workerCpuMsPerAccount: number | null;
+  /** New accounts' waits while the backfill ran, queued → finished: p50, p95 (ms) and how many. */
+  webhooks?: { p50Ms: number; p95Ms: number; measured: number; queued: number } | undefined;
   /** The storm's: the provider work's pace over the 10 s that end 30 s after the storm, against the bound. */
   afterStorm?: { ratioToBound: number; window: [number, number] } | undefined;
   run: BackfillBenchResult;
@@ -93,7 +102,10 @@ export async function runCustomerBench(o: CustomerOptions): Promise<CustomerRun[
       warmupS: 0,
       windowS: o.timeoutS,
       timeoutS: o.timeoutS,
-      customer: sc.storm ? { storm: sc.storm } : {},
+      customer: {
+        ...(sc.storm ? { storm: sc.storm } : {}),
+        ...(sc.webhooks ? { webhooks: sc.webhooks } : {}),
+      },
     });
     done.push(customerRun(sc, run, o.accounts));
     o.onRun?.(done);
@@ -128,8 +140,15 @@ function customerRun(sc: CustomerScenario, run: BackfillBenchResult, accounts: n
       afterStorm = { ratioToBound: r3(perSecond / (ok / finished) / bound), window: [from, to] };
     }
   }
+  const waits = run.webhookMs;
+  const pick = (q: number) => waits?.[Math.min(waits.length - 1, Math.floor(q * waits.length))] ?? 0;
+  const webhooks =
+    sc.webhooks && waits
+      ? { p50Ms: pick(0.5), p95Ms: pick(0.95), measured: waits.length, queued: sc.webhooks.count }
+      : undefined;
   return {
     label: sc.label,
+    webhooks,
     burst: sc.burst,
     workers: sc.workers,
     accounts,

@@ -20,7 +20,7 @@ export function goalRows42({ customer = [], pgGrowth, estimateHours }: Goals42):
     row(
       `${c.label}: ≥ 0.9 of the upstream bound, ≤ 1 % 429s, 0 failed`,
       `${c.ratioToBound} (${c.accountsPerSecond} of ${c.boundAccountsPerSecond} accounts/s), 429s ${(c.share429 * 100).toFixed(1)} %, ${c.failed} failed, ${c.finished}/${c.accounts} finished`,
-      c.ratioToBound >= 0.9 && c.share429 <= 0.01 && c.failed === 0 && c.finished === c.accounts,
+      c.ratioToBound >= 0.9 && c.share429 <= 0.01 && c.failed === 0 && c.finished >= c.accounts,
     );
     row(
       `${c.label}: ≤ 0.1 CRM calls, ≤ 15 Redis commands, ≤ 1 PostgreSQL statement, ≤ 3 ms worker CPU per account`,
@@ -62,10 +62,17 @@ export function goalRows42({ customer = [], pgGrowth, estimateHours }: Goals42):
       hours <= 12,
     );
   }
+  const hooked = customer.find((c) => c.webhooks);
+  // Upstream latency: the four calls of a new account in a row (search, attributes, CRM read, write).
+  const allowanceMs = 5_000 + 4 * (hooked?.run.latencyMs ?? 0);
   row(
-    'while a backfill runs, a webhook account enriched with p95 ≤ 5 s (plus upstream latency)',
-    'not measured by the bench yet (test/queues priorities: a webhook job goes before backfill chunks)',
-    null,
+    `while a backfill runs, a webhook account enriched with p95 ≤ 5 s + upstream latency (${allowanceMs} ms)`,
+    hooked?.webhooks
+      ? `p50 ${hooked.webhooks.p50Ms} ms, p95 ${hooked.webhooks.p95Ms} ms (${hooked.webhooks.measured} of ${hooked.webhooks.queued} new accounts, during "${hooked.label}")`
+      : 'not run',
+    hooked?.webhooks
+      ? hooked.webhooks.measured === hooked.webhooks.queued && hooked.webhooks.p95Ms <= allowanceMs
+      : null,
   );
   return rows;
 }

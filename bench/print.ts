@@ -132,6 +132,9 @@ export function printCustomer(runs: CustomerRun[], latencyMs: number): void {
     'upstream bound/s': `${r.boundAccountsPerSecond} (10 ÷ ${r.fewestCallsPerAccount} calls)`,
     'ratio to bound': r.ratioToBound,
     ...(r.afterStorm ? { 'ratio 20–30 s after the storm': r.afterStorm.ratioToBound } : {}),
+    ...(r.webhooks
+      ? { 'new accounts meanwhile, p50 / p95 ms': `${r.webhooks.p50Ms} / ${r.webhooks.p95Ms}` }
+      : {}),
     '429s (share of BI calls)': `${(r.share429 * 100).toFixed(1)} %`,
     'BI calls/account (200s)': r.biCallsPerAccount,
     'CRM calls/account': r.crmCallsPerAccount,
