@@ -8,8 +8,7 @@
 // search and one attribute call per distinct buyer (the API has no bulk lookup by name), one search
 // per account left without a buyer (no match, review), and the org-wide feed's pages. Our own calls never enter it: a service that makes more calls than needed gets
 // the same bound and a lower ratio to it. The CRM binds far later (bound.ts).
-import type { SandboxDataset } from '../emulators/buyer-intel/data/dataset.ts';
-import { type BackfillBenchResult, runBackfillBench } from './backfill.ts';
+import { type BackfillBenchOptions, type BackfillBenchResult, runBackfillBench } from './backfill.ts';
 import { totalCalls } from './calls.ts';
 import { SERVICE_PROVIDER_DEFAULTS } from './service-defaults.ts';
 
@@ -68,18 +67,14 @@ export interface CustomerRun {
   run: BackfillBenchResult;
 }
 
-export interface CustomerOptions {
-  redisUrl: string;
-  postgresUrl: string | undefined;
-  dataset: SandboxDataset;
-  accounts: number;
-  buyers: number;
-  latencyMs: number;
-  concurrency: number;
-  timeoutS: number;
+/** What every customer run shares with a backfill run; the rest is the customer's (the defaults). */
+export type CustomerOptions = Pick<
+  BackfillBenchOptions,
+  'redisUrl' | 'postgresUrl' | 'dataset' | 'accounts' | 'buyers' | 'latencyMs' | 'concurrency' | 'timeoutS'
+> & {
   scenarios: CustomerScenario[];
   onRun?: (done: CustomerRun[]) => void;
-}
+};
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
