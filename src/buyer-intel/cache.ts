@@ -61,7 +61,7 @@ export interface BuyerIntelCacheOptions {
    * `leaseMs` > 0 (default 2,000) concurrent misses of different processes coalesce too: the first takes
    * a lease in the result's own key (SET NX PX of a token no JSON starts with, renewed while its call
    * runs — which includes waiting in the client's token bucket) and its result replaces it; the others
-   * poll the key every `pollMs` (default 15) while it holds a lease, for at most `maxWaitMs` (default
+   * poll the key every `pollMs` (default 15; spaced out to 250 as the wait grows) while it holds a lease, for at most `maxWaitMs` (default
    * 15,000), and call upstream themselves if it ends without a result (the call failed, or its process
    * died and the lease ran out). A miss costs two commands besides the read: the lease, the result.
    */
@@ -101,6 +101,9 @@ interface Loaded<T> {
 
 /** A key holding this, and then a process's token, is a lease: that process is calling upstream. */
 const LEASE = '~lease:';
+
+/** The longest pause between two reads of a key another process holds a lease in. */
+const MAX_POLL_MS = 250;
 
 /** Deletes the lease only when it is still the caller's. */
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
@@ -243,9 +246,14 @@ export function cachedBuyerIntel(
         send: (keys) => redis.client.mget(keys).catch(() => keys.map(() => null)),
       })
     : undefined;
-  // The leases this process holds (key → token, and when it runs out as last set), renewed together:
-  // those with less than half their time left, so a call shorter than half a lease renews none.
-  const held = new Map<string, { token: string; until: number }>();
+  // The leases this process holds (key → token, its last extension, when it runs out as last set),
+  // renewed together: those with less than half their extension left, so a call shorter than half a
+  // lease renews none. A call includes its wait in the provider's pace (at 10/s with a worker's 200
+  // accounts in flight, ~20 s), so each renewal doubles the extension (leaseMs at first, at most
+  // maxWaitMs, which bounds a waiter anyway): a lease held t ms costs ~log2(t / leaseMs) renewals
+  // instead of one per leaseMs / 2 — a cost per call, not per second of its wait (20 s: 4, not 20). A
+  // process that dies holding one keeps its waiters at most its last extension.
+  const held = new Map<string, { token: string; span: number; until: number }>();
   let renewing: NodeJS.Timeout | undefined;
   const renewAll = () => {
     if (!held.size) {
@@ -254,15 +262,21 @@ export function cachedBuyerIntel(
       return;
     }
     const now = Date.now();
-    const due = [...held].filter(([, h]) => h.until - now < leaseMs / 2);
-    if (!due.length) return;
-    for (const [, h] of due) h.until = now + leaseMs;
-    void (leases as LeaseScripts)
-      .bisLeaseRenewAll(due.length, ...due.map(([key]) => key), leaseMs, ...due.map(([, h]) => h.token))
-      .catch(() => undefined);
+    const due = [...held].filter(([, h]) => h.until - now < h.span / 2);
+    // One script per extension (leaseMs × 2^n: the leases taken in one moment share theirs).
+    const bySpan = new Map<number, [string, string][]>();
+    for (const [key, h] of due) {
+      h.span = Math.min(Math.max(leaseMs, maxWaitMs), h.span * 2);
+      h.until = now + h.span;
+      bySpan.set(h.span, [...(bySpan.get(h.span) ?? []), [key, h.token]]);
+    }
+    for (const [span, group] of bySpan)
+      void (leases as LeaseScripts)
+        .bisLeaseRenewAll(group.length, ...group.map(([key]) => key), span, ...group.map(([, t]) => t))
+        .catch(() => undefined);
   };
   const hold = (key: string, token: string) => {
-    held.set(key, { token, until: Date.now() + leaseMs });
+    held.set(key, { token, span: leaseMs, until: Date.now() + leaseMs });
     renewing ??= setInterval(renewAll, Math.max(10, Math.floor(leaseMs / 4))).unref();
   };
 
@@ -318,11 +332,15 @@ export function cachedBuyerIntel(
             await (leases as LeaseScripts).bisLeaseRelease(sharedKey, token).catch(() => undefined);
         }
       }
-      // Another process is calling: wait for its answer while its lease lasts (it renews it).
-      const deadline = Date.now() + maxWaitMs;
+      // Another process is calling: wait for its answer while its lease lasts (it renews it). Polls
+      // space out as the wait grows (a call waiting in the provider's pace may take seconds): reads
+      // per wait grow with its log, not its length, and an answer is seen within an eighth of the wait.
+      const began = Date.now();
+      const deadline = began + maxWaitMs;
       seen = undefined;
       while (Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, pollMs));
+        const waited = Date.now() - began;
+        await new Promise((r) => setTimeout(r, Math.max(pollMs, Math.min(MAX_POLL_MS, waited / 8))));
         const now = await readShared<T>(sharedKey);
         if (now?.found) {
           stats.sharedHits++;
