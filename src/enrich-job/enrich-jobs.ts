@@ -5,7 +5,7 @@
 import type { Job } from 'bullmq';
 import type { ChunkRunner } from '../../queues/enrich-chunk.ts';
 import type { ChunkJobData, EnrichJobData, EnrichQueueData } from '../../queues/enrich-queue.ts';
-import { Lockstep } from '../batch/lockstep.ts';
+import { LOCKSTEP_GATHER_MS, Lockstep } from '../batch/lockstep.ts';
 import type { EnrichResult, PipelineDeps } from '../enrich/types.ts';
 import { type EnrichJobDeps, runAccountJob } from './account-job.ts';
 import { chunkOutcomes } from './chunk-outcomes.ts';
@@ -87,7 +87,9 @@ export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroom
           // writes it under them): one pipeline, and one statement for those the history must fill,
           // instead of a command or a statement per account.
           void pipeline.ledgers.preloadWrittenFields(chunk.crm, chunk.tenant, accountIds);
-          const group = new Lockstep(accountIds);
+          // After the read, an account's Buyer Intelligence calls go at the provider's pace: the
+          // accounts that come out of them wait for the rest to fill their write batch (lockstep.ts).
+          const group = new Lockstep(accountIds, { gatherMs: LOCKSTEP_GATHER_MS, pacedAfter: STEP.read });
           for (const accountId of accountIds) groups.set(accountId, group);
         },
         run: async (data) => {
