@@ -5,7 +5,7 @@
 import type { Job } from 'bullmq';
 import type { ChunkRunner } from '../../queues/enrich-chunk.ts';
 import type { ChunkJobData, EnrichJobData, EnrichQueueData } from '../../queues/enrich-queue.ts';
-import { LOCKSTEP_GATHER_MS, Lockstep } from '../batch/lockstep.ts';
+import { Departures, LOCKSTEP_GATHER_MS, Lockstep } from '../batch/lockstep.ts';
 import type { EnrichResult, PipelineDeps } from '../enrich/types.ts';
 import { type EnrichJobDeps, runAccountJob } from './account-job.ts';
 import { chunkOutcomes } from './chunk-outcomes.ts';
@@ -25,6 +25,8 @@ export type HeadroomGate = (job: { crm: string; tenant: string; trigger: string 
 
 export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroomGate: HeadroomGate) {
   const { store } = deps;
+  // The chunks this process runs side by side: their groups' paced rounds leave together.
+  const departures = new Departures();
   return {
     /** One account's job. Two round trips to the store: the outcome before, and its upsert. */
     async process(data: EnrichJobData, job: Job<EnrichQueueData>): Promise<EnrichResult> {
@@ -89,7 +91,11 @@ export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroom
           void pipeline.ledgers.preloadWrittenFields(chunk.crm, chunk.tenant, accountIds);
           // After the read, an account's Buyer Intelligence calls go at the provider's pace: the
           // accounts that come out of them wait for the rest to fill their write batch (lockstep.ts).
-          const group = new Lockstep(accountIds, { gatherMs: LOCKSTEP_GATHER_MS, pacedAfter: STEP.read });
+          const group = new Lockstep(accountIds, {
+            gatherMs: LOCKSTEP_GATHER_MS,
+            pacedAfter: STEP.read,
+            departures,
+          });
           for (const accountId of accountIds) groups.set(accountId, group);
         },
         run: async (data) => {
