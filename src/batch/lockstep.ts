@@ -31,9 +31,9 @@ export const LOCKSTEP_MAX_WAIT_MS = 400;
 
 /**
  * The most a backfill chunk's account coming out of its Buyer Intelligence calls waits for the others
- * of its group: nobody waits on one account of a backfill (a person waiting on one account asks for it
- * by a webhook or the API, a job of its own that never waits here), and the run's end moves by at most
- * this much.
+ * of its group, by default (BACKFILL_BATCH_WAIT_MS): nobody waits on one account of a backfill (a
+ * person waiting on one account asks for it by a webhook or the API, a job of its own that never waits
+ * here), and the run's end moves by at most this much.
  */
 export const LOCKSTEP_GATHER_MS = 2_000;
 

@@ -23,8 +23,15 @@ type Step = (typeof STEP)[keyof typeof STEP];
 /** Waits while the tenant's daily CRM allocation is down to what others need (src/backfill/daily-headroom.ts). */
 export type HeadroomGate = (job: { crm: string; tenant: string; trigger: string }) => Promise<void>;
 
-export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroomGate: HeadroomGate) {
+export function enrichJobs(
+  deps: EnrichJobDeps,
+  pipeline: PipelineDeps,
+  headroomGate: HeadroomGate,
+  /** `gatherMs`: the most a chunk's account waits to write with the others (default 2 s). */
+  options: { gatherMs?: number | undefined } = {},
+) {
   const { store } = deps;
+  const gatherMs = options.gatherMs ?? LOCKSTEP_GATHER_MS;
   // The chunks this process runs side by side: their groups' paced rounds leave together.
   const departures = new Departures();
   return {
@@ -92,7 +99,7 @@ export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroom
           // After the read, an account's Buyer Intelligence calls go at the provider's pace: the
           // accounts that come out of them wait for the rest to fill their write batch (lockstep.ts).
           const group = new Lockstep(accountIds, {
-            gatherMs: LOCKSTEP_GATHER_MS,
+            gatherMs,
             pacedAfter: STEP.read,
             departures,
           });
