@@ -116,7 +116,8 @@ export class Lockstep {
     this.#now = o.now ?? Date.now;
     this.#lastPaced = this.#now();
     this.#departures = o.departures;
-    this.#departures?.join(this);
+    // Until its last account leaves (a group of none never joins: nothing would take it out).
+    if (this.#running.size) this.#departures?.join(this);
   }
 
   /** Another group's paced round is leaving: this group's paced accounts at the gate go with it. */
