@@ -160,7 +160,14 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
         ? { ratePerSecond: SERVICE_PROVIDER_DEFAULTS.ratePerSecond, burst: SERVICE_PROVIDER_DEFAULTS.burst }
         : { ratePerSecond: Math.floor(biPerSecond), burst: Math.floor(biPerSecond) },
       // The service's linger (WRITE_BATCH_WAIT_MS); the jobs per worker as told (default: the service's).
-      worker: { concurrency: o.concurrency, writeBatchWaitMs: SERVICE_WORKER_DEFAULTS.writeBatchWaitMs },
+      worker: {
+        concurrency: o.concurrency,
+        writeBatchWaitMs: SERVICE_WORKER_DEFAULTS.writeBatchWaitMs,
+        // BENCH_BACKFILL_BATCH_WAIT_MS: another bound, to see what it buys (not the service's default).
+        backfillBatchWaitMs: Number(
+          process.env.BENCH_BACKFILL_BATCH_WAIT_MS ?? SERVICE_WORKER_DEFAULTS.backfillBatchWaitMs,
+        ),
+      },
     },
   );
   settings.database = db.settings;

@@ -6,6 +6,7 @@ import { coreSchema } from '../src/config/env.ts';
 export const SERVICE_WORKER_DEFAULTS = {
   concurrency: coreSchema.shape.WORKER_CONCURRENCY.parse(undefined),
   writeBatchWaitMs: coreSchema.shape.WRITE_BATCH_WAIT_MS.parse(undefined),
+  backfillBatchWaitMs: coreSchema.shape.BACKFILL_BATCH_WAIT_MS.parse(undefined),
 } as const;
 
 /** The provider pace a deployment gets when it sets nothing (emulators/settings.ts reads the schema). */

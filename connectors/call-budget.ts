@@ -37,6 +37,9 @@ end
 if live then redis.call('HINCRBY', KEYS[2], 'started', 1) end
 return 0`;
 
+/** How often a budget writes its tenant into the index of budgets (`budget-tenants`) again. */
+const INDEX_EVERY_MS = 60_000;
+
 /** How long a daily reading is kept: past it nothing it says is current. */
 const DAILY_KEEP_MS = 48 * 3600_000;
 
@@ -97,6 +100,7 @@ export function redisCallBudget(options: {
   const reserve = options.reserve ?? 3;
   const base = budgetKey(options.prefix, options.crm, options.tenant);
   const member = `${options.crm}:${options.tenant}`;
+  let indexedAt = Number.NEGATIVE_INFINITY;
   return {
     async take() {
       const started = now();
@@ -120,7 +124,14 @@ export function redisCallBudget(options: {
     async observe(reading) {
       if (!reading.window && !reading.daily) return;
       const at = String(now());
-      const tx = redis.multi().sadd(budgetIndexKey(options.prefix), member);
+      // One round trip, not a transaction: a reader takes each hash as it finds it (MULTI and EXEC
+      // were two commands more per CRM call). The tenant's entry in the index is written again once a
+      // minute rather than with every call: a Redis that lost it has it back within a minute.
+      const tx = redis.pipeline();
+      if (now() - indexedAt >= INDEX_EVERY_MS) {
+        indexedAt = now();
+        tx.sadd(budgetIndexKey(options.prefix), member);
+      }
       if (reading.window) {
         const { max, remaining, intervalMs } = reading.window;
         const key = windowKey(base);

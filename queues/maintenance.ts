@@ -70,6 +70,12 @@ export function startMaintenanceWorker(options: {
       ...(options.prefix ? { prefix: options.prefix } : {}),
       concurrency: 1,
       ...WORKER_TIMING,
+      // An idle worker polls once per drainDelay (9 commands): the enrich queue's 1 s is for its
+      // prioritised jobs pushed back after a rate-limit pause, which this queue never has — its jobs
+      // wake the worker when added, its schedules when due. BullMQ's longest block, 10 s: an idle
+      // service's polling (~9 commands/s with the enrich worker's) was a cost per second, ~2 Redis
+      // commands per account of a backfill at the provider's real pace.
+      drainDelay: 10,
       settings: { backoffStrategy: (attemptsMade: number) => cappedExponentialBackoff(attemptsMade) },
     },
   );

@@ -16,6 +16,7 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { Batcher } from '../batch/batcher.ts';
+import { cacheLeases, LEASE } from './cache-leases.ts';
 import type {
   BuyerCriteria,
   BuyerIntelClient,
@@ -59,11 +60,12 @@ export interface BuyerIntelCacheOptions {
   /**
    * Share results between processes: keys are `${prefix}<operation>:<key>`, with the same TTL. With
    * `leaseMs` > 0 (default 2,000) concurrent misses of different processes coalesce too: the first takes
-   * a lease in the result's own key (SET NX PX of a token no JSON starts with, renewed while its call
-   * runs — which includes waiting in the client's token bucket) and its result replaces it; the others
-   * poll the key every `pollMs` (default 15) while it holds a lease, for at most `maxWaitMs` (default
-   * 15,000), and call upstream themselves if it ends without a result (the call failed, or its process
-   * died and the lease ran out). A miss costs two commands besides the read: the lease, the result.
+   * a lease in the result's own key (SET NX PX of a token no JSON starts with, for twice `maxWaitMs`)
+   * and its result replaces it; while the lease's process lives (its key of cache-leases.ts, renewed
+   * every `leaseMs / 2`), the others poll the key every `pollMs` (default 15, spaced out to 250 as
+   * the wait grows) for at most `maxWaitMs` (default 15,000), and call upstream themselves if it ends
+   * without a result (the call failed, or its process died). A miss costs two commands besides the
+   * read: the lease, the result.
    */
   redis?: { client: Redis; prefix: string; leaseMs?: number; pollMs?: number; maxWaitMs?: number };
   /** Test seam for the in-process clock. */
@@ -99,22 +101,8 @@ interface Loaded<T> {
   chars?: number;
 }
 
-/** A key holding this, and then a process's token, is a lease: that process is calling upstream. */
-const LEASE = '~lease:';
-
-/** Deletes the lease only when it is still the caller's. */
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
-interface LeaseScripts {
-  bisLeaseRenewAll(...keysThenMsAndTokens: (string | number)[]): Promise<unknown>;
-  bisLeaseRelease(key: string, token: string): Promise<unknown>;
-}
-// Extends every lease of KEYS that is still the caller's (ARGV: ms, then one token per key): a
-// process's leases renewed together, one MGET for all of them (the keys share the prefix's hash tag).
-const RENEW_ALL = `local held = redis.call('mget', unpack(KEYS))
-for i = 1, #KEYS do
-  if held[i] == ARGV[i + 1] then redis.call('pexpire', KEYS[i], ARGV[1]) end
-end
-return 0`;
+/** The longest pause between two reads of a key another process holds a lease in. */
+const MAX_POLL_MS = 250;
 
 /** Object keys sorted, arrays that are sets sorted, undefined dropped: equal params give equal keys. */
 function signalKey(params: SignalFeedParams): string {
@@ -176,12 +164,6 @@ export function cachedBuyerIntel(
   options: BuyerIntelCacheOptions,
 ): CachedBuyerIntel {
   const { ttlMs, maxEntries, redis } = options;
-  // The lease's scripts go by SHA (EVALSHA), their text only to a server that lacks them.
-  const leases = redis?.client as (Redis & LeaseScripts) | undefined;
-  if (leases && typeof leases.bisLeaseRenewAll !== 'function') {
-    leases.defineCommand('bisLeaseRenewAll', { lua: RENEW_ALL });
-    leases.defineCommand('bisLeaseRelease', { numberOfKeys: 1, lua: RELEASE });
-  }
   const searchTtlMs = options.searchTtlMs ?? ttlMs;
   if (!(ttlMs >= 0)) throw new RangeError('ttlMs must be zero or positive');
   if (!(searchTtlMs >= 0)) throw new RangeError('searchTtlMs must be zero or positive');
@@ -243,37 +225,21 @@ export function cachedBuyerIntel(
         send: (keys) => redis.client.mget(keys).catch(() => keys.map(() => null)),
       })
     : undefined;
-  // The leases this process holds (key → token, and when it runs out as last set), renewed together:
-  // those with less than half their time left, so a call shorter than half a lease renews none.
-  const held = new Map<string, { token: string; until: number }>();
-  let renewing: NodeJS.Timeout | undefined;
-  const renewAll = () => {
-    if (!held.size) {
-      clearInterval(renewing);
-      renewing = undefined;
-      return;
-    }
-    const now = Date.now();
-    const due = [...held].filter(([, h]) => h.until - now < leaseMs / 2);
-    if (!due.length) return;
-    for (const [, h] of due) h.until = now + leaseMs;
-    void (leases as LeaseScripts)
-      .bisLeaseRenewAll(due.length, ...due.map(([key]) => key), leaseMs, ...due.map(([, h]) => h.token))
-      .catch(() => undefined);
-  };
-  const hold = (key: string, token: string) => {
-    held.set(key, { token, until: Date.now() + leaseMs });
-    renewing ??= setInterval(renewAll, Math.max(10, Math.floor(leaseMs / 4))).unref();
-  };
+  const leases =
+    redis && leaseMs > 0
+      ? cacheLeases({ client: redis.client, prefix: redis.prefix, leaseMs, holdMs: 2 * maxWaitMs })
+      : undefined;
 
   /**
    * What the key holds: the value another process stored, or its lease (a call in flight); a failed or
    * corrupt read counts as neither.
    */
-  async function readShared<T>(sharedKey: string): Promise<{ found?: Loaded<T>; leased?: true } | undefined> {
+  async function readShared<T>(
+    sharedKey: string,
+  ): Promise<{ found?: Loaded<T>; lease?: string } | undefined> {
     const raw = await reads?.submit(sharedKey).catch(() => null);
     if (!raw) return undefined;
-    if (raw.startsWith(LEASE)) return { leased: true };
+    if (raw.startsWith(LEASE)) return { lease: raw };
     try {
       return { found: { value: JSON.parse(raw) as T, chars: raw.length } };
     } catch {
@@ -296,41 +262,48 @@ export function cachedBuyerIntel(
       stats.sharedHits++;
       return seen.found;
     }
-    if (leaseMs <= 0) return store(await upstream(fetchUpstream));
-    const token = `${LEASE}${process.pid}:${Math.random().toString(36).slice(2)}`;
+    if (!leases) return store(await upstream(fetchUpstream));
     // At most two waits for another process; then call upstream regardless.
     for (let round = 0; round < 2; round++) {
-      const leased = seen?.leased
-        ? null
-        : await redis.client.set(sharedKey, token, 'PX', leaseMs, 'NX').catch(() => 'OK');
-      if (leased === 'OK') {
-        hold(sharedKey, token);
+      const mine = seen?.lease ? null : await leases.take(sharedKey);
+      if (mine) {
         let stored = false;
         try {
           const result = await store(await upstream(fetchUpstream));
           stored = result.stored;
           return result;
         } finally {
-          if (held.get(sharedKey)?.token === token) held.delete(sharedKey);
           // The answer took the lease's place; without one, the lease goes at once (only while it is
-          // still ours: it may have run out and been taken), so that a waiter calls upstream itself.
-          if (!stored)
-            await (leases as LeaseScripts).bisLeaseRelease(sharedKey, token).catch(() => undefined);
+          // still ours), so that a waiter calls upstream itself.
+          await leases.done(sharedKey, mine, stored);
         }
       }
-      // Another process is calling: wait for its answer while its lease lasts (it renews it).
-      const deadline = Date.now() + maxWaitMs;
+      // Another process is calling: wait for its answer while it lives. Polls space out as the wait
+      // grows (a call waiting in the provider's pace may take seconds): reads per wait grow with its
+      // log, not its length, and an answer is seen within an eighth of the wait.
+      let lease = seen?.lease;
+      const began = Date.now();
+      const deadline = began + maxWaitMs;
       seen = undefined;
       while (Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, pollMs));
-        const now = await readShared<T>(sharedKey);
+        const waited = Date.now() - began;
+        await new Promise((r) => setTimeout(r, Math.max(pollMs, Math.min(MAX_POLL_MS, waited / 8))));
+        // The key and its holder's liveness in one MGET (both through the batched reads).
+        const holder = lease ? reads?.submit(leases.holderKeyOf(lease)).catch(() => null) : undefined;
+        const [now, alive] = await Promise.all([readShared<T>(sharedKey), holder]);
         if (now?.found) {
           stats.sharedHits++;
           stats.sharedWaits++;
           return now.found;
         }
         // The lease ended without an answer (its call failed, its process died): take it ourselves.
-        if (!now?.leased) break;
+        if (!now?.lease) break;
+        if (lease && now.lease === lease && alive === null) {
+          // Its holder is gone (the process died, or predates the holder keys): the lease with it.
+          await leases.drop(sharedKey, lease);
+          break;
+        }
+        lease = now.lease;
       }
     }
     return store(await upstream(fetchUpstream));

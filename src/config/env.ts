@@ -119,6 +119,11 @@ export const coreSchema = z.object({
   BACKFILL_ACCOUNTS_PER_JOB: int(1, 1_000, 100),
   /** Extra linger before a partial write batch leaves (ms); 0: only a batch in flight makes others wait. */
   WRITE_BATCH_WAIT_MS: int(0, 60_000, 0),
+  /**
+   * The most a backfill account coming out of its Buyer Intelligence calls waits for the others of its
+   * chunk, so that they write together (ms; src/batch/lockstep.ts). Webhook and API jobs never wait.
+   */
+  BACKFILL_BATCH_WAIT_MS: int(0, 60_000, 2_000),
   /** Share of each CRM tenant's daily API allocation backfill leaves to other integrations (0: none). */
   CRM_DAILY_HEADROOM: ratio(0.2),
 

@@ -39,6 +39,7 @@ export const CONFIG_KEYS: Readonly<Record<string, string>> = {
   'worker.attempts': 'ENRICH_ATTEMPTS',
   'worker.backfillAccountsPerJob': 'BACKFILL_ACCOUNTS_PER_JOB',
   'worker.writeBatchWaitMs': 'WRITE_BATCH_WAIT_MS',
+  'worker.backfillBatchWaitMs': 'BACKFILL_BATCH_WAIT_MS',
   'worker.crmDailyHeadroom': 'CRM_DAILY_HEADROOM',
   'buyerIntel.ratePerSecond': 'BUYER_INTEL_RATE_PER_SECOND',
   'buyerIntel.burst': 'BUYER_INTEL_BURST',

@@ -5,7 +5,7 @@
 import type { Job } from 'bullmq';
 import type { ChunkRunner } from '../../queues/enrich-chunk.ts';
 import type { ChunkJobData, EnrichJobData, EnrichQueueData } from '../../queues/enrich-queue.ts';
-import { Lockstep } from '../batch/lockstep.ts';
+import { Departures, LOCKSTEP_GATHER_MS, Lockstep } from '../batch/lockstep.ts';
 import type { EnrichResult, PipelineDeps } from '../enrich/types.ts';
 import { type EnrichJobDeps, runAccountJob } from './account-job.ts';
 import { chunkOutcomes } from './chunk-outcomes.ts';
@@ -23,8 +23,17 @@ type Step = (typeof STEP)[keyof typeof STEP];
 /** Waits while the tenant's daily CRM allocation is down to what others need (src/backfill/daily-headroom.ts). */
 export type HeadroomGate = (job: { crm: string; tenant: string; trigger: string }) => Promise<void>;
 
-export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroomGate: HeadroomGate) {
+export function enrichJobs(
+  deps: EnrichJobDeps,
+  pipeline: PipelineDeps,
+  headroomGate: HeadroomGate,
+  /** `gatherMs`: the most a chunk's account waits to write with the others (default 2 s). */
+  options: { gatherMs?: number | undefined } = {},
+) {
   const { store } = deps;
+  const gatherMs = options.gatherMs ?? LOCKSTEP_GATHER_MS;
+  // The chunks this process runs side by side: their groups' paced rounds leave together.
+  const departures = new Departures();
   return {
     /** One account's job. Two round trips to the store: the outcome before, and its upsert. */
     async process(data: EnrichJobData, job: Job<EnrichQueueData>): Promise<EnrichResult> {
@@ -87,7 +96,13 @@ export function enrichJobs(deps: EnrichJobDeps, pipeline: PipelineDeps, headroom
           // writes it under them): one pipeline, and one statement for those the history must fill,
           // instead of a command or a statement per account.
           void pipeline.ledgers.preloadWrittenFields(chunk.crm, chunk.tenant, accountIds);
-          const group = new Lockstep(accountIds);
+          // After the read, an account's Buyer Intelligence calls go at the provider's pace: the
+          // accounts that come out of them wait for the rest to fill their write batch (lockstep.ts).
+          const group = new Lockstep(accountIds, {
+            gatherMs,
+            pacedAfter: STEP.read,
+            departures,
+          });
           for (const accountId of accountIds) groups.set(accountId, group);
         },
         run: async (data) => {

@@ -60,6 +60,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
       attempts: env.ENRICH_ATTEMPTS,
       backfillAccountsPerJob: env.BACKFILL_ACCOUNTS_PER_JOB,
       writeBatchWaitMs: env.WRITE_BATCH_WAIT_MS,
+      backfillBatchWaitMs: env.BACKFILL_BATCH_WAIT_MS,
       crmDailyHeadroom: env.CRM_DAILY_HEADROOM,
     },
   };

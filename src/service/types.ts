@@ -71,6 +71,8 @@ export interface ServiceSettings {
     /** Accounts per backfill job (BACKFILL_ACCOUNTS_PER_JOB). Default 100. */
     backfillAccountsPerJob?: number;
     writeBatchWaitMs: number;
+    /** The most a backfill chunk's account waits to write with the others (BACKFILL_BATCH_WAIT_MS). */
+    backfillBatchWaitMs?: number;
     /** Share of a CRM tenant's daily allocation backfill leaves to other integrations. Default 0.2. */
     crmDailyHeadroom?: number;
   };

@@ -42,7 +42,9 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
     writeAccount: core.writes.writeAccount,
     recordResult: (result: EnrichResult) => metrics.recordResult(result),
   };
-  const jobs = enrichJobs(jobDeps, core.deps, headroomGate);
+  const jobs = enrichJobs(jobDeps, core.deps, headroomGate, {
+    gatherMs: settings.worker.backfillBatchWaitMs,
+  });
   const enrich = startEnrichWorker<EnrichResult, EnrichSummary>({
     connection: redis.worker,
     queue: queues.enrichForWorker,

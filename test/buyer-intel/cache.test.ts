@@ -240,7 +240,7 @@ describe('cachedBuyerIntel', () => {
       expect(a.stats.sharedHits + b.stats.sharedHits).toBe(1);
     });
 
-    it("a lease holds the answer's own key: a reader waits on it for the answer, and takes over a lapsed one", async () => {
+    it("a lease holds the answer's own key: a reader waits on it while its holder lives, and takes over a dead holder's", async () => {
       // The reader's connection, counting its reads: the answer lands once it has read the lease twice.
       let reads = 0;
       const counted = new Proxy(redis, {
@@ -256,17 +256,19 @@ describe('cachedBuyerIntel', () => {
       });
       const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: counted, prefix } };
       const attributesAt = (i: number) => `${prefix}attributes:${JSON.stringify([buyerId(i), 'Name'])}`;
-      // Another process's call in flight: its lease, then its answer, in the key this one reads.
+      // Another process's call in flight: its lease, then its answer, in the key this one reads; the
+      // process's key says it is alive.
       const answer = { buyerId: buyerId(6), attributes: { Name: 'held by another process' } };
-      await redis.set(attributesAt(6), '~lease:4242:abc', 'PX', 2_000);
+      await redis.set(`${prefix}~alive:4242`, '1', 'PX', 60_000);
+      await redis.set(attributesAt(6), '~lease:4242:abc', 'PX', 60_000);
       const waiting = cachedBuyerIntel(client, options).getBuyerAttributesBulk(buyerId(6), ['Name']);
       await eventually(async () => reads >= 2, 'the reader polling the lease');
       await redis.set(attributesAt(6), JSON.stringify(answer), 'PX', 60_000);
       await expect(waiting).resolves.toEqual(answer);
       expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(0);
-      // A process that died holding a lease: the reader calls upstream once the lease lapses, and its
-      // answer replaces the lease.
-      await redis.set(attributesAt(7), '~lease:4243:def', 'PX', 150);
+      // A process that died holding a lease (its key gone; the lease would last a minute): the reader
+      // calls upstream, and its answer replaces the lease.
+      await redis.set(attributesAt(7), '~lease:4243:def', 'PX', 60_000);
       const b = cachedBuyerIntel(client, options);
       await expect(b.getBuyerAttributesBulk(buyerId(7), ['Name'])).resolves.toMatchObject({
         buyerId: buyerId(7),
