@@ -129,6 +129,6 @@ if cut == 0 then pause = math.max(tat, pause) end
 redis.call('SET', KEYS[1], string.format('%.3f', pause), 'PX', math.ceil(pause - now) + 1000)
 return { cut, math.floor(rateAt(now) * 1000), math.floor(before * 1000), math.ceil(pause - now) }`;
 
-/** ARGV: configured rate. Answers { the rate in use (×1000), ms the state still holds (-2: none), ms until the next slot }. */
+/** ARGV: configured rate. Answers { the rate in use (×1000), ms the state still holds (-2: none) }. */
 export const READ = `${PRELUDE}
-return { math.floor(rateAt(now) * 1000), redis.call('PTTL', KEYS[2]), math.ceil(tat - now) }`;
+return { math.floor(rateAt(now) * 1000), redis.call('PTTL', KEYS[2]) }`;

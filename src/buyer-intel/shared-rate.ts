@@ -246,8 +246,6 @@ export interface SharedRateReading {
   throttled: boolean;
   /** How long what the 429s taught still holds (ms), when anything does. */
   learnedForMs?: number;
-  /** Ms until the next request may leave (a Retry-After pause, or the queue of reserved slots). */
-  nextSlotMs: number;
 }
 
 /** The pace every process uses now: for `doctor`, progress and tests. */
@@ -258,15 +256,12 @@ export async function readSharedRate(
   configured: number,
 ): Promise<SharedRateReading> {
   const { at, learned } = sharedRateKeys(prefix, token);
-  const [rateMilli = 0, ttl = -2, nextMs = 0] = (
-    await scripted(redis).biPaceRead(at, learned, configured)
-  ).map(Number);
+  const [rateMilli = 0, ttl = -2] = (await scripted(redis).biPaceRead(at, learned, configured)).map(Number);
   const ratePerSecond = Math.min(configured, perSecond(rateMilli));
   return {
     ratePerSecond,
     throttled: ratePerSecond < configured,
     ...(ttl > 0 ? { learnedForMs: ttl } : {}),
-    nextSlotMs: Math.max(0, nextMs),
   };
 }
 

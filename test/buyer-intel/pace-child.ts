@@ -1,22 +1,11 @@
 // One worker process of pace-convergence.test.ts: keeps CONCURRENCY quick searches in flight through
 // the service's client, paced by the pace shared through Redis, until UNTIL (epoch ms), then prints
 // what it saw as one JSON line and exits.
-import { redisClient } from '../../queues/redis-url.ts';
-import { BuyerIntelClient } from '../../src/buyer-intel/client.ts';
 import { RateLimitError } from '../../src/buyer-intel/errors.ts';
-import { sharedRate } from '../../src/buyer-intel/shared-rate.ts';
+import { childClient } from './child-client.ts';
 
 const env = process.env;
-const redis = redisClient(env.REDIS_URL ?? 'redis://127.0.0.1:6379', { maxRetriesPerRequest: null });
-const token = String(env.TOKEN);
-const limiter = sharedRate({
-  redis,
-  prefix: String(env.PREFIX),
-  token,
-  ratePerSecond: Number(env.RATE),
-  burst: Number(env.BURST),
-});
-const client = new BuyerIntelClient({ baseUrl: String(env.BASE_URL), token, limiter });
+const { client, redis } = childClient(String(env.TOKEN));
 const until = Number(env.UNTIL);
 const seen = { ok: 0, gaveUp: 0, failed: 0 };
 // Start together with the other processes, as workers picking up one backfill do.
