@@ -10,6 +10,7 @@
 interface Waiter {
   want: number;
   least: number;
+  leave: number;
   priority: number;
   seq: number;
   grant: (n: number) => void;
@@ -31,29 +32,41 @@ export class AccountSlots {
   }
 
   /**
-   * Resolves with how many slots it took: as many as are free, up to `want`, once at least `least`
-   * (at most the capacity) are.
+   * Resolves with how many slots it took: as many as are free beyond `leave`, up to `want`, once at
+   * least `least` (at most the capacity) are. `leave` keeps slots for those who come after it (a
+   * backfill chunk leaves a few to a webhook's account).
    */
-  take(want: number, priority: number, least = 1): Promise<number> {
+  take(want: number, priority: number, least = 1, leave = 0): Promise<number> {
     const n = Math.max(1, Math.floor(want));
-    const min = Math.max(1, Math.min(n, Math.floor(least), this.capacity));
-    if (!this.#waiters.length && this.free >= min) return Promise.resolve(this.#grant(n));
+    const kept = Math.max(0, Math.min(Math.floor(leave), this.capacity - 1));
+    const min = Math.max(1, Math.min(n, Math.floor(least), this.capacity - kept));
+    const waiter = { want: n, least: min, leave: kept, priority, seq: this.#seq++ };
+    if (!this.#waiters.length && this.free - kept >= min) return Promise.resolve(this.#grant(waiter));
     return new Promise((grant) => {
-      this.#waiters.push({ want: n, least: min, priority, seq: this.#seq++, grant });
+      this.#waiters.push({ ...waiter, grant });
       this.#waiters.sort((a, b) => a.priority - b.priority || a.seq - b.seq);
+      // It may go ahead of the waiters at once: a webhook's account while a chunk waits for half the
+      // slots takes one of those free now, not after the next account ends (seconds at the
+      // provider's pace, when a chunk's group ends together).
+      this.#serve();
     });
   }
 
   release(n = 1): void {
     this.#used = Math.max(0, this.#used - n);
-    for (let next = this.#waiters[0]; next && this.free >= next.least; next = this.#waiters[0]) {
+    this.#serve();
+  }
+
+  /** Grants the waiters in order while the first one's `least` is free (beyond what it leaves). */
+  #serve(): void {
+    for (let next = this.#waiters[0]; next && this.free - next.leave >= next.least; next = this.#waiters[0]) {
       this.#waiters.shift();
-      next.grant(this.#grant(next.want));
+      next.grant(this.#grant(next));
     }
   }
 
-  #grant(want: number): number {
-    const n = Math.min(want, this.free);
+  #grant(w: Pick<Waiter, 'want' | 'leave'>): number {
+    const n = Math.min(w.want, this.free - w.leave);
     this.#used += n;
     return n;
   }

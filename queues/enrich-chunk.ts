@@ -113,9 +113,12 @@ export async function runChunk<R>(
           handOff({ accountId, reason: 'upstream rate limit: the queue is parked', delayMs: parkedMs });
         break;
       }
-      // Half the slots at least (or all it has left): its accounts start in a few large groups.
+      // Half the slots at least (or all it has left): its accounts start in a few large groups. A
+      // twentieth stays free for a person's or a webhook's account, which would otherwise wait for
+      // a group to end (seconds at the provider's pace).
       const least = Math.ceil(load.slots.capacity / 2);
-      const n = await load.slots.take(pending.length, PRIORITY.backfill, least);
+      const leave = Math.ceil(load.slots.capacity / 20);
+      const n = await load.slots.take(pending.length, PRIORITY.backfill, least, leave);
       if (parkedMs !== undefined) {
         load.slots.release(n); // parked while this waited: the loop hands the rest off
         continue;

@@ -16,6 +16,7 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import { Batcher } from '../batch/batcher.ts';
+import { isUrgent } from '../shared/urgency.ts';
 import { cacheLeases, LEASE } from './cache-leases.ts';
 import type {
   BuyerCriteria,
@@ -182,7 +183,8 @@ export function cachedBuyerIntel(
     ttlResolution: 0,
     ...(options.now ? { perf: { now: options.now } } : {}),
   });
-  const inflight = new Map<string, Promise<unknown>>();
+  /** Calls in flight by key, and whether a person waits on them (they go first at the provider's pace). */
+  const inflight = new Map<string, { pending: Promise<unknown>; urgent: boolean }>();
   const stats: BuyerIntelCacheStats = {
     hits: 0,
     sharedHits: 0,
@@ -263,6 +265,9 @@ export function cachedBuyerIntel(
       return seen.found;
     }
     if (!leases) return store(await upstream(fetchUpstream));
+    // A person waits on this one: it never waits on another process's call, which may be a backfill's
+    // far back in the provider's pace (src/shared/urgency.ts). At worst a buyer is read twice.
+    if (isUrgent()) return store(await upstream(fetchUpstream));
     // At most two waits for another process; then call upstream regardless.
     for (let round = 0; round < 2; round++) {
       const mine = seen?.lease ? null : await leases.take(sharedKey);
@@ -320,21 +325,32 @@ export function cachedBuyerIntel(
       stats.hits++;
       return Promise.resolve(hit.value as T);
     }
-    let pending = inflight.get(key) as Promise<T> | undefined;
-    if (pending) stats.coalesced++;
-    else {
-      pending = load(key, ttl, fetchUpstream).then(
+    const urgent = isUrgent();
+    const flight = inflight.get(key);
+    let pending: Promise<T>;
+    // A person's call joins a call in flight only if a person waits on that one too: a backfill's may
+    // still be far back in the provider's pace. Then later callers join the person's.
+    if (flight && (flight.urgent || !urgent)) {
+      stats.coalesced++;
+      pending = flight.pending as Promise<T>;
+    } else {
+      const entry = { pending: undefined as unknown as Promise<T>, urgent };
+      const settled = () => {
+        if (inflight.get(key) === entry) inflight.delete(key);
+      };
+      entry.pending = load(key, ttl, fetchUpstream).then(
         ({ value, chars }) => {
-          inflight.delete(key);
+          settled();
           remember(key, value, ttl, chars);
           return value;
         },
         (err: unknown) => {
-          inflight.delete(key);
+          settled();
           throw err;
         },
       );
-      inflight.set(key, pending);
+      pending = entry.pending;
+      inflight.set(key, entry);
     }
     // The upstream call runs without any one caller's signal, so one caller giving up fails no other.
     return withSignal(pending, opts.signal);

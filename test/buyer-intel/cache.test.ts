@@ -5,6 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { cachedBuyerIntel } from '../../src/buyer-intel/cache.ts';
 import type { BuyerIntelClient } from '../../src/buyer-intel/index.ts';
+import { runUrgent } from '../../src/shared/urgency.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { eventually } from '../helpers/poll.ts';
 
@@ -296,6 +297,62 @@ describe('cachedBuyerIntel', () => {
       await a.getBuyerAttributesBulk(buyerId(5), ['Name']);
       expect(a.stats.sharedHits).toBe(1);
       expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(2);
+    });
+  });
+
+  describe('a call a person waits on (a webhook, a refresh) never waits behind a backfill’s', () => {
+    /** A provider whose backfill calls hang until released (far back in its pace), a person's answer at once. */
+    function stalledBackfill() {
+      let release = () => {};
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      const calls: string[] = [];
+      const stub = {
+        async getBuyerAttributesBulk(id: string) {
+          const who = calls.length === 0 ? 'backfill' : 'person';
+          calls.push(who);
+          if (who === 'backfill') await held;
+          return { buyerId: id, buyerData: { Name: who } };
+        },
+      } as unknown as BuyerIntelClient;
+      return { stub, calls, release };
+    }
+
+    it('in one process: it makes its own call, and later calls join it', async () => {
+      const { stub, calls, release } = stalledBackfill();
+      const cached = cachedBuyerIntel(stub, { ttlMs: 60_000, maxEntries: 100 });
+      const backfill = cached.getBuyerAttributesBulk('b1', ['Name']);
+      const person = await runUrgent(() => cached.getBuyerAttributesBulk('b1', ['Name']));
+      expect(person.buyerData?.Name).toBe('person');
+      // Another backfill account of the buyer: the person's answer, not a wait on the stalled call.
+      expect((await cached.getBuyerAttributesBulk('b1', ['Name'])).buyerData?.Name).toBe('person');
+      expect(calls).toEqual(['backfill', 'person']);
+      release();
+      await backfill;
+    });
+
+    it('across processes: it does not wait on another process’s lease', async () => {
+      const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+      const prefix = `bis-test-cache-${randomUUID().slice(0, 8)}:`;
+      try {
+        const { stub, calls, release } = stalledBackfill();
+        const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: redis, prefix } };
+        const a = cachedBuyerIntel(stub, options);
+        const b = cachedBuyerIntel(stub, options);
+        const backfill = a.getBuyerAttributesBulk('b2', ['Name']);
+        await eventually(async () => calls.length === 1, 'the backfill’s call holding the lease');
+        const started = Date.now();
+        const person = await runUrgent(() => b.getBuyerAttributesBulk('b2', ['Name']));
+        expect(person.buyerData?.Name).toBe('person');
+        expect(Date.now() - started).toBeLessThan(1_000);
+        release();
+        await backfill;
+      } finally {
+        const keys = await redis.keys(`${prefix}*`);
+        if (keys.length) await redis.del(...keys);
+        redis.disconnect();
+      }
     });
   });
 });

@@ -41,4 +41,38 @@ describe('account slots', () => {
     await group;
     expect(granted).toBe(6);
   });
+
+  it('gives a webhook’s account a slot free now while a chunk waits for its group', async () => {
+    const slots = new AccountSlots(10);
+    await slots.take(6, 50);
+    let group = 0;
+    const chunk = slots.take(10, 50, 5).then((n) => {
+      group = n;
+    });
+    // Four are free, the chunk wants five: the webhook's account need not wait for a release.
+    expect(await slots.take(1, 5)).toBe(1);
+    expect(group).toBe(0);
+    slots.release(6);
+    await chunk;
+    expect(group).toBe(9);
+  });
+
+  it('keeps the slots a chunk leaves for those who come after it', async () => {
+    const slots = new AccountSlots(10);
+    expect(await slots.take(100, 50, 5, 2)).toBe(8);
+    expect(slots.free).toBe(2);
+    expect(await slots.take(1, 5)).toBe(1);
+    expect(await slots.take(1, 5)).toBe(1);
+    // A second chunk waits for its group beyond what it leaves.
+    let second = 0;
+    const next = slots.take(100, 50, 5, 2).then((n) => {
+      second = n;
+    });
+    slots.release(6);
+    await Promise.resolve();
+    expect(second).toBe(0);
+    slots.release(1);
+    await next;
+    expect(second).toBe(5);
+  });
 });
