@@ -191,8 +191,11 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
 
     // Jobs hold up to BACKFILL_ACCOUNTS_PER_JOB accounts: the backlog is drained when none is left to run.
     const unfinishedJobs = async () => {
-      const c = await service.queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active');
-      return Object.values(c).reduce((s, n) => s + n, 0);
+      let n = 0;
+      for (const q of [service.queue, service.backfillQueue])
+        for (const c of Object.values(await q.getJobCounts('waiting', 'prioritized', 'delayed', 'active')))
+          n += c;
+      return n;
     };
     // What one poll of the queue's counts costs in Redis, measured while nothing else runs on it.
     const pollsBefore = await commandStats(o.redisUrl);
@@ -215,7 +218,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     const queueStarted = performance.now();
     const state = await runBackfill({
       connector,
-      queue: service.queue,
+      queue: service.backfillQueue,
       redis,
       prefix,
       filters: [],
@@ -309,7 +312,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       biCallsOf(biBeforeWindow, op) - biCallsOf(biBeforeRun, op) + biCallsOf(biCalls, op);
     const pollCommands = Math.round(polls * pollCost);
     const facts = await windowFacts({
-      queue: service.queue,
+      queues: [service.queue, service.backfillQueue],
       crm: o.crm,
       from: t0,
       to: t1,
@@ -322,7 +325,11 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     });
     monitor?.finish(facts.finished);
     const failedReasons = [
-      ...new Set((await service.queue.getJobs(['failed'], 0, 50)).map((j) => j.failedReason.slice(0, 200))),
+      ...new Set(
+        (await Promise.all([service.queue, service.backfillQueue].map((q) => q.getJobs(['failed'], 0, 50))))
+          .flat()
+          .map((j) => j.failedReason.slice(0, 200)),
+      ),
     ].slice(0, 5);
     const kinds: Record<string, number> = {};
     for (const s of stopped)

@@ -14,7 +14,8 @@ interface JobResult {
 }
 
 export interface WindowInput {
-  queue: Queue;
+  /** The enrich and backfill queues: a run's jobs and the webhooks' queued beside it. */
+  queues: Queue[];
   crm: 'hubspot' | 'salesforce';
   /** The window, epoch ms (jobs' finishedOn is epoch ms). */
   from: number;
@@ -56,8 +57,10 @@ export interface WindowFacts {
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 export async function windowFacts(i: WindowInput): Promise<WindowFacts> {
-  const completed = await i.queue.getJobs(['completed'], 0, -1);
-  const failedJobs = await i.queue.getJobs(['failed'], 0, -1);
+  const jobsIn = async (state: 'completed' | 'failed') =>
+    (await Promise.all(i.queues.map((q) => q.getJobs([state], 0, -1)))).flat();
+  const completed = await jobsIn('completed');
+  const failedJobs = await jobsIn('failed');
   const inWindow = (t: number | undefined) => t !== undefined && t >= i.from && t < i.to;
   const seenBefore = new Set<string>();
   const outcomes: Record<string, number> = {};

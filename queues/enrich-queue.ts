@@ -9,6 +9,13 @@ import type { AccountEvent, AccountRef, CrmKind } from '../connectors/types.ts';
 import type { ReviewInstruction } from './review-instruction.ts';
 
 export const ENRICH_QUEUE = 'enrich';
+/**
+ * A backfill's jobs (its chunks and the accounts they hand off) have a queue of their own, same data and
+ * ids: a worker full of chunks looks for a new job only when one of them ends, so a webhook queued
+ * behind them would wait tens of seconds (worker-load.ts). The enrich queue keeps everything a person
+ * or a CRM event asks for; each worker process runs one worker on each, sharing its account slots.
+ */
+export const BACKFILL_QUEUE = 'enrich-backfill';
 
 /**
  * BullMQ: a lower number runs first. A review decision (one or a bulk approve) waits behind a click; a
@@ -112,6 +119,9 @@ function jobIdPart(part: string | number): string {
 export function jobIdOf(...parts: (string | number)[]): string {
   return parts.map(jobIdPart).join('.');
 }
+
+/** A backfill's job id (a chunk's or an account's of the run: `….backfill.<run>`), which lives on BACKFILL_QUEUE. */
+export const isBackfillJobId = (jobId: string): boolean => jobId.split('.').at(-2) === 'backfill';
 
 export function createEnrichQueue(
   connection: Redis,

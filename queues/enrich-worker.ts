@@ -1,6 +1,7 @@
 // The enrich worker: runs the pipeline for each job — one account's, or a backfill chunk's accounts
-// (enrich-chunk.ts). A 429 from the Buyer Intelligence API parks the whole queue for the time asked
-// (every job shares that limit); a CRM tenant's limit delays only the job that hit it; neither spends
+// (enrich-chunk.ts). A process runs one on the enrich queue and one on the backfill queue, sharing one
+// WorkerLoad (worker-load.ts). A 429 from the Buyer Intelligence API that the shared pace could not
+// absorb parks the worker's queue for the time asked (every job shares that limit); a CRM tenant's limit delays only the job that hit it; neither spends
 // the job's attempt; a permanent failure fails the job at once with its reason; anything else retries
 // with backoff. Stalled jobs (a worker that died mid-job) are picked up again by BullMQ, so every side
 // effect of the pipeline is idempotent. WORKER_CONCURRENCY counts accounts in flight, a chunk's or a
@@ -46,6 +47,11 @@ export interface EnrichWorkerOptions<R, C = R> {
    * spending an attempt. Without it a creation job and a change job could write the same notes at once.
    */
   exclusive?: ExclusiveOptions;
+  /**
+   * The process's account slots and fetch weighing, when it runs another enrich worker beside this one
+   * (the backfill queue's): WORKER_CONCURRENCY then counts both workers' accounts together.
+   */
+  load?: WorkerLoad;
 }
 
 /** A job's result: one account's, or a chunk's (one entry per account). */
@@ -76,7 +82,7 @@ export function startEnrichWorker<R, C = R>(
   options: EnrichWorkerOptions<R, C>,
 ): Worker<EnrichQueueData, EnrichJobResult<R, R | C>> {
   const { queue, log } = options;
-  const load = new WorkerLoad(options.concurrency);
+  const load = options.load ?? new WorkerLoad(options.concurrency);
   const chunkOptions = {
     queue,
     load,
@@ -121,7 +127,7 @@ export function startEnrichWorker<R, C = R>(
   const worker = new Worker<EnrichQueueData, EnrichJobResult<R, R | C>>(
     options.name ?? ENRICH_QUEUE,
     async (current, token) => {
-      load.held(current);
+      load.held(current, worker);
       try {
         const { data } = current;
         if (isChunk(data)) return await runChunk(chunkOptions, current, data);

@@ -18,7 +18,7 @@ import {
   type CrmKind,
   type InboundRequest,
 } from '../../connectors/types.ts';
-import type { EnrichQueueData } from '../../queues/enrich-queue.ts';
+import { type EnrichQueueData, isBackfillJobId } from '../../queues/enrich-queue.ts';
 import { PROVENANCE_FIELDS } from '../map/field-definitions.ts';
 import { crmSchema, recordIdSchema, tenantIdSchema } from '../review/schemas.ts';
 import { reviewService } from '../review/service.ts';
@@ -42,6 +42,8 @@ export interface ApiOptions {
   /** The public URL prefix callers use (scheme and host), when behind a proxy: signatures cover it. */
   publicBaseUrl?: string | undefined;
   queue: Queue<EnrichQueueData>;
+  /** Backfill's own queue (its chunks and their accounts' jobs), where GET /api/jobs/:id looks next. */
+  backfillQueue?: Queue<EnrichQueueData> | undefined;
   redis: Redis;
   prefix: string;
   history: OutcomeHistory;
@@ -214,8 +216,21 @@ export function apiRouter(options: ApiOptions): express.Router {
       // (`meta`, `events`, `id`…) are no job and must not be read as one.
       if (!JOB_ID.test(id)) throw new ApiProblem(404, 'not_found', `no job ${id.slice(0, 40)}`);
       // The state first, then the job: a job read before its state could be "completed" without its result.
-      const state = await options.queue.getJobState(id);
-      const job = await options.queue.getJob(id);
+      // A backfill's chunk or account is on the backfill queue (one queued before it existed: on the
+      // enrich queue), anything else on the enrich queue.
+      const { backfillQueue } = options;
+      const queues = !backfillQueue
+        ? [options.queue]
+        : isBackfillJobId(id)
+          ? [backfillQueue, options.queue]
+          : [options.queue, backfillQueue];
+      let queue = options.queue;
+      let state = 'unknown';
+      for (queue of queues) {
+        state = await queue.getJobState(id);
+        if (state !== 'unknown') break;
+      }
+      const job = await queue.getJob(id);
       if (!job || !mayAct(caller, job.data.crm, job.data.tenant))
         throw new ApiProblem(404, 'not_found', `no job ${id}`);
       res.json(jobView(job, state));

@@ -114,7 +114,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
         process.stdout.write('Dry run: nothing queued.\n');
         return 0;
       }
-      const workers = await service.queue.getWorkersCount().catch(() => null); // CLIENT LIST may be refused
+      const workers = await service.backfillQueue.getWorkersCount().catch(() => null); // CLIENT LIST may be refused
       if (workers === 0)
         process.stdout.write(
           'No worker is running on this Redis: the jobs wait for one (buyer-intel-sync worker or start).\n',
@@ -125,7 +125,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
       const followed = followBackfill(
         {
           store: service.store,
-          queue: service.queue,
+          queue: service.backfillQueue,
           redis,
           connector,
           estimate: expected,
@@ -139,7 +139,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
       try {
         state = await runBackfill({
           connector,
-          queue: service.queue,
+          queue: service.backfillQueue,
           redis,
           prefix: settings.prefix,
           filters,

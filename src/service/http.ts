@@ -90,6 +90,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
   const app = createHttpApp({
     api: apiRouter({
       ...actionOptions,
+      backfillQueue: queues.backfill,
       maintenanceQueue: queues.maintenance,
       auth: { apiKeys: settings.api?.apiKeys ?? [], signed },
       publicBaseUrl: settings.publicBaseUrl,

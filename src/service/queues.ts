@@ -2,7 +2,7 @@
 // most once per 10 s per queue (BullMQ reports them as 'error' events).
 import type { Queue } from 'bullmq';
 import { createDigestQueue } from '../../queues/digest-queue.ts';
-import { createEnrichQueue } from '../../queues/enrich-queue.ts';
+import { BACKFILL_QUEUE, createEnrichQueue } from '../../queues/enrich-queue.ts';
 import { createMaintenanceQueue } from '../../queues/maintenance.ts';
 import { createSignalQueue } from '../../queues/signal-queue.ts';
 import type { Logger } from '../observe/logger.ts';
@@ -13,6 +13,9 @@ export function createQueues(redis: RedisConnections, prefix: string, logger: Lo
     enrich: createEnrichQueue(redis.producer, { prefix }),
     // The worker parks the queue on a shared 429 through its own (blocking-safe) connection.
     enrichForWorker: createEnrichQueue(redis.worker, { prefix }),
+    // Backfill's chunks and accounts, apart so a person's job never waits behind them (enrich-queue.ts).
+    backfill: createEnrichQueue(redis.producer, { prefix, name: BACKFILL_QUEUE }),
+    backfillForWorker: createEnrichQueue(redis.worker, { prefix, name: BACKFILL_QUEUE }),
     maintenance: createMaintenanceQueue(redis.producer, { prefix }),
     digest: createDigestQueue(redis.producer, { prefix }),
     signal: createSignalQueue(redis.producer, { prefix }),
@@ -30,7 +33,7 @@ export function createQueues(redis: RedisConnections, prefix: string, logger: Lo
   return {
     ...queues,
     /** The queues people watch (metrics, Bull Board). */
-    observed: [queues.enrich, queues.maintenance, queues.digest, queues.signal] as Queue[],
+    observed: [queues.enrich, queues.backfill, queues.maintenance, queues.digest, queues.signal] as Queue[],
     close: () => Promise.all(all.map((q) => q.close())),
   };
 }

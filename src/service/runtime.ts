@@ -29,6 +29,7 @@ export function createService(settings: ServiceSettings): Service {
 
   return {
     queue: core.queues.enrich,
+    backfillQueue: core.queues.backfill,
     maintenanceQueue: core.queues.maintenance,
     deps: core.deps,
     store: core.store,

@@ -86,7 +86,10 @@ export interface ServiceSettings {
 }
 
 export interface Service {
+  /** What a person or a CRM event asks for (webhooks, refreshes, review decisions, re-enrichment). */
   queue: ReturnType<typeof createEnrichQueue>;
+  /** A backfill's chunks and accounts (queues/enrich-queue.ts: BACKFILL_QUEUE). */
+  backfillQueue: ReturnType<typeof createEnrichQueue>;
   deps: PipelineDeps;
   /** The system of record. */
   store: Store;

@@ -1,19 +1,13 @@
-// The work tier, wired: the enrich worker (its jobs, src/enrich-job/; the per-account lock), the
+// The work tier, wired: the enrich workers (enrich-workers.ts: the enrich and backfill queues), the
 // real-time signal worker when provider webhooks are configured, the digest worker when a digest is
 // scheduled, and the maintenance worker (each job's handler lives with its domain).
 import type { Worker } from 'bullmq';
-import { enrichedBy } from '../../queues/chunk-result.ts';
 import { startDigestWorker } from '../../queues/digest-queue.ts';
-import { startEnrichWorker } from '../../queues/enrich-worker.ts';
 import { FOLLOW_UP_SWEEP_JOB } from '../../queues/follow-up-sweep.ts';
 import { PENDING_SWEEP_JOB, startMaintenanceWorker } from '../../queues/maintenance.ts';
 import { startSignalWorker } from '../../queues/signal-queue.ts';
 import { DEFAULT_DAILY_HEADROOM, dailyHeadroomGate } from '../backfill/daily-headroom.ts';
 import { digestProcessor } from '../digest/run.ts';
-import type { EnrichResult } from '../enrich/types.ts';
-import type { EnrichSummary } from '../enrich-job/chunk-summary.ts';
-import { enrichJobs } from '../enrich-job/enrich-jobs.ts';
-import { markFinalFailure } from '../enrich-job/final-failure.ts';
 import { sweepFollowUps } from '../follow-ups/sweep.ts';
 import { scheduledReenrich } from '../reenrich/scheduled-run.ts';
 import { accountLockKey, redisAccountLock } from '../signals/account-lock.ts';
@@ -22,11 +16,12 @@ import { describeError } from '../store/store.ts';
 import { sweepPendingWrites } from '../undo/pending-sweep.ts';
 import { undoJob } from '../undo/undo-job.ts';
 import type { ServiceCore } from './core.ts';
+import { startEnrichWorkers } from './enrich-workers.ts';
 
 const lockKey = accountLockKey;
 
 export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[] } {
-  const { settings, queues, metrics, log, store, redis } = core;
+  const { settings, queues, log, store, redis } = core;
   const { prefix } = settings;
   // Backfill waits while a tenant's daily CRM allocation is down to what others need.
   const headroomGate = dailyHeadroomGate({
@@ -35,62 +30,9 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
     headroom: settings.worker.crmDailyHeadroom ?? DEFAULT_DAILY_HEADROOM,
     log,
   });
-  const jobDeps = {
-    store,
-    connectorFor: core.connector,
-    ledgers: core.ledgers,
-    writeAccount: core.writes.writeAccount,
-    recordResult: (result: EnrichResult) => metrics.recordResult(result),
-  };
-  const jobs = enrichJobs(jobDeps, core.deps, headroomGate, {
-    gatherMs: settings.worker.backfillBatchWaitMs,
-  });
-  const enrich = startEnrichWorker<EnrichResult, EnrichSummary>({
-    connection: redis.worker,
-    queue: queues.enrichForWorker,
-    prefix,
-    concurrency: settings.worker.concurrency,
-    process: jobs.process,
-    prepareChunk: jobs.prepareChunk,
-    onFinalFailure: markFinalFailure({ store, writeAccount: core.writes.writeAccount, log }),
-    exclusive: {
-      redis: redis.worker,
-      keyOf: (data) => lockKey(prefix, data),
-      ttlMs: 120_000,
-      retryDelayMs: 1_000,
-    },
-    log,
-    onRateLimit: (delayMs) => {
-      metrics.rateLimitWaits.inc({ queue: queues.enrich.name });
-      metrics.rateLimitWaitSeconds.inc({ queue: queues.enrich.name }, delayMs / 1000);
-    },
-  });
-  const timeJob =
-    (outcome: string) =>
-    (job: { processedOn?: number | undefined; finishedOn?: number | undefined } | undefined) => {
-      if (job?.processedOn && job.finishedOn)
-        metrics.jobDuration.observe(
-          { queue: queues.enrich.name, outcome },
-          (job.finishedOn - job.processedOn) / 1000,
-        );
-    };
-  enrich.on('completed', timeJob('completed'));
-  enrich.on('completed', (job, returned) => {
-    for (const result of enrichedBy(returned))
-      log.info('account enriched', {
-        jobId: job.id,
-        crm: job.data.crm,
-        tenant: job.data.tenant,
-        accountId: result.account.accountId,
-        trigger: job.data.trigger,
-        status: result.status,
-        fieldsWritten: Object.keys(result.written).length,
-        notesCreated: result.notes.created.length,
-      });
-  });
-  enrich.on('failed', timeJob('failed'));
+  const { enrich, backfill } = startEnrichWorkers(core, headroomGate);
 
-  const all: Worker[] = [enrich];
+  const all: Worker[] = [enrich, backfill];
   const biWebhooks = settings.buyerIntel.webhooks;
   if (biWebhooks) {
     const signalDeps = {

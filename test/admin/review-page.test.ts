@@ -60,14 +60,11 @@ function companies(): { name: string; state: string }[] {
 async function drained(timeoutMs: number): Promise<void> {
   await eventually(
     async () => {
-      const c = await service.queue.getJobCounts(
-        'waiting',
-        'active',
-        'delayed',
-        'prioritized',
-        'waiting-children',
-      );
-      return Object.values(c).every((n) => n === 0);
+      for (const queue of [service.queue, service.backfillQueue]) {
+        const c = await queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children');
+        if (!Object.values(c).every((n) => n === 0)) return false;
+      }
+      return true;
     },
     'every job finished',
     { timeoutMs, intervalMs: 100 },
@@ -132,7 +129,7 @@ describe('review queue page', () => {
     const started = Date.now();
     const run = await runBackfill({
       connector: service.connector('hubspot', tenant),
-      queue: service.queue,
+      queue: service.backfillQueue,
       redis,
       prefix,
       filters: [],

@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 const queuedAccounts = async () =>
-  (await service.queue.getJobs(['prioritized', 'waiting'])).flatMap((j) =>
+  (await service.backfillQueue.getJobs(['prioritized', 'waiting'])).flatMap((j) =>
     isChunk(j.data) ? j.data.accountIds : [j.data.accountId],
   );
 
@@ -62,7 +62,7 @@ describe('backfill listing during a 429 storm', () => {
       expect(estimate.accounts).toBe(COMPANIES);
       const state = await runBackfill({
         connector,
-        queue: service.queue,
+        queue: service.backfillQueue,
         redis,
         prefix,
         filters: [],
@@ -80,7 +80,7 @@ describe('backfill listing during a 429 storm', () => {
     const accounts = await queuedAccounts();
     expect(accounts).toHaveLength(COMPANIES);
     expect(new Set(accounts).size).toBe(COMPANIES);
-    await service.queue.obliterate({ force: true });
+    await service.backfillQueue.obliterate({ force: true });
   });
 
   it('records the run before the first page: a listing stopped there resumes as the same run', async () => {
@@ -90,7 +90,7 @@ describe('backfill listing during a 429 storm', () => {
     // No budget for waiting: the first 429 ends this attempt.
     const stopped = runBackfill({
       connector,
-      queue: service.queue,
+      queue: service.backfillQueue,
       redis,
       prefix,
       filters,
@@ -105,7 +105,7 @@ describe('backfill listing during a 429 storm', () => {
 
     const resumed = await runBackfill({
       connector,
-      queue: service.queue,
+      queue: service.backfillQueue,
       redis,
       prefix,
       filters,

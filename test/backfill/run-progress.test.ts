@@ -89,7 +89,7 @@ describe('a backfill’s progress', () => {
     try {
       const state = await runBackfill({
         connector,
-        queue: t.service.queue,
+        queue: t.service.backfillQueue,
         redis,
         prefix: t.prefix,
         filters: inCity('Progress Per Account'),
@@ -100,7 +100,7 @@ describe('a backfill’s progress', () => {
       const storeRunId = state.storeRunId ?? '';
       const reader = runProgressReader({
         store: t.service.store,
-        queue: t.service.queue,
+        queue: t.service.backfillQueue,
         redis,
         prefix: t.prefix,
         connector,
@@ -122,7 +122,7 @@ describe('a backfill’s progress', () => {
       );
       // The run's jobs, once all of them finished (none moves between BullMQ's lists any more).
       const sizes = await eventually(async () => {
-        const jobs = (await t.service.queue.getJobs(['completed'])).filter(
+        const jobs = (await t.service.backfillQueue.getJobs(['completed'])).filter(
           (j) => j.data.runId === storeRunId,
         );
         const sizes = jobs.map((j) => (isChunk(j.data) ? j.data.accountIds.length : 1));
@@ -244,7 +244,7 @@ describe('a backfill’s progress', () => {
     t.bi.faults.inject({ kind: 'status', status: 429, retryAfterSeconds: 1 });
     const state = await runBackfill({
       connector,
-      queue: t.service.queue,
+      queue: t.service.backfillQueue,
       redis,
       prefix: t.prefix,
       filters: inCity('Progress Throttled'),
@@ -254,7 +254,7 @@ describe('a backfill’s progress', () => {
     });
     const reader = runProgressReader({
       store: t.service.store,
-      queue: t.service.queue,
+      queue: t.service.backfillQueue,
       redis,
       prefix: t.prefix,
       connector,

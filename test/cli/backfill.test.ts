@@ -10,7 +10,7 @@ import type { CrmConnector } from '../../connectors/types.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { DEMO_COMPANIES } from '../../emulators/cli/demo.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
-import { isChunk } from '../../queues/enrich-queue.ts';
+import { BACKFILL_QUEUE, isChunk } from '../../queues/enrich-queue.ts';
 import {
   type BackfillState,
   backfillStateKey,
@@ -37,7 +37,7 @@ beforeAll(async () => {
   for (let i = 1; i <= ACCOUNTS; i++)
     hs.store.createCompany({ name: `Backfill Town ${i}`, state: i % 2 ? 'TX' : 'OH' }, { source: 'CRM_UI' });
   redis = new Redis(REDIS_URL);
-  queue = new Queue('enrich', { connection: redis, prefix });
+  queue = new Queue(BACKFILL_QUEUE, { connection: redis, prefix });
   database = (await concurrentDatabase()).env;
 });
 afterAll(async () => {
@@ -154,7 +154,7 @@ describe('buyer-intel-sync backfill', () => {
       env: { ...env(waitPrefix), HOST: '127.0.0.1', PORT: '0' },
       stdio: 'ignore',
     });
-    const waitQueue = new Queue('enrich', { connection: redis, prefix: waitPrefix });
+    const waitQueue = new Queue(BACKFILL_QUEUE, { connection: redis, prefix: waitPrefix });
     try {
       // Started before the backfill, as an operator would (the command says when none is running).
       await eventually(async () => (await waitQueue.getWorkersCount()) > 0, 'a worker', {

@@ -67,7 +67,7 @@ const companies = (city: string, n: number, from: number) =>
 const backfill = (city: string) =>
   runBackfill({
     connector: service.connector('hubspot', String(hs.portalId)),
-    queue: service.queue,
+    queue: service.backfillQueue,
     redis,
     prefix,
     filters: [{ field: 'city', negate: false, value: city }],
@@ -79,7 +79,7 @@ const backfill = (city: string) =>
 /** Bounded poll until the run's tracker counts every account finished. */
 async function finished(state: Awaited<ReturnType<typeof backfill>>) {
   const connector = { kind: 'hubspot' as const, tenant: String(hs.portalId) };
-  const tracker = trackBackfillOutcomes({ queue: service.queue, redis, connector, ...state });
+  const tracker = trackBackfillOutcomes({ queue: service.backfillQueue, redis, connector, ...state });
   return eventually(
     async () => {
       const counts = await tracker.poll();
@@ -92,7 +92,13 @@ async function finished(state: Awaited<ReturnType<typeof backfill>>) {
 
 const jobsOfRun = async (runId: string) => {
   const ofRun = isJobOfRun({ kind: 'hubspot', tenant: String(hs.portalId) }, runId);
-  const jobs = await service.queue.getJobs(['completed', 'failed', 'delayed', 'waiting', 'prioritized']);
+  const jobs = await service.backfillQueue.getJobs([
+    'completed',
+    'failed',
+    'delayed',
+    'waiting',
+    'prioritized',
+  ]);
   return jobs.filter((j) => ofRun(String(j.id)));
 };
 
@@ -177,14 +183,14 @@ describe('a backfill in chunks', () => {
     if (!gone || !held) throw new Error('no companies');
     // Queued while the queue is paused; then the first is deleted, another job holds the second, and
     // the first Buyer Intelligence attributes call fails (one attempt: a transient failure).
-    await service.queue.pause();
+    await service.backfillQueue.pause();
     const state = await backfill('Failtown');
     hs.store.archive('companies', gone);
     const tenant = String(hs.portalId);
     const lock = accountLockKey(prefix, { crm: 'hubspot', tenant, accountId: held });
     await redis.set(lock, 'job:someone-else', 'PX', 120_000);
     bi.faults.inject({ kind: 'status', status: 500, match: 'getBuyerAttributesBulk' });
-    await service.queue.resume();
+    await service.backfillQueue.resume();
     await chunkDone(state.runId);
     const [chunk] = (await jobsOfRun(state.runId)).filter((j) => isChunk(j.data));
     const entries = (chunk?.returnvalue as ChunkResult<EnrichSummary> | undefined)?.accounts ?? [];
@@ -199,7 +205,7 @@ describe('a backfill in chunks', () => {
     expect(counts).toMatchObject({ finished: 30, failed: 1 });
 
     // Only the deleted account is in the failed set, as its own job, with its reason, failed once.
-    const failed = await service.queue.getJobs(['failed']);
+    const failed = await service.backfillQueue.getJobs(['failed']);
     expect(failed.map((j) => j.id)).toEqual([backfillJobId({ kind: 'hubspot', tenant }, gone, state.runId)]);
     expect(failed[0]?.failedReason).toMatch(/not found/);
     expect(failed[0]?.attemptsMade).toBeLessThanOrEqual(1);
@@ -211,7 +217,7 @@ describe('a backfill in chunks', () => {
     for (const id of [held, ...others])
       expect(hs.store.getCompany(id)?.values.get(P.status), id).toMatch(/enriched|needs_review|no_match/);
     for (const e of handedOff.filter((h) => h.accountId !== gone))
-      expect(await service.queue.getJobState(e.handedOff)).toBe('completed');
+      expect(await service.backfillQueue.getJobState(e.handedOff)).toBe('completed');
   }, 120_000);
 });
 
@@ -244,7 +250,7 @@ describe('a chunk run again after a stall', () => {
     const [done, alsoDone] = ids;
     if (!done || !alsoDone) throw new Error('no companies');
     const tenant = String(hs.portalId);
-    await service.queue.pause();
+    await service.backfillQueue.pause();
     const state = await backfill('Stallburg');
     const [chunk] = await jobsOfRun(state.runId);
     // What the chunk's first run recorded before its worker died: two accounts' outcomes, in its name.
@@ -272,9 +278,9 @@ describe('a chunk run again after a stall', () => {
         },
         jobId: String(chunk?.id),
       });
-    await service.queue.resume();
+    await service.backfillQueue.resume();
     await chunkDone(state.runId);
-    const rerun = await service.queue.getJob(String(chunk?.id));
+    const rerun = await service.backfillQueue.getJob(String(chunk?.id));
     const entries = (rerun?.returnvalue as ChunkResult<EnrichSummary> | undefined)?.accounts ?? [];
     expect(
       entries
@@ -294,7 +300,7 @@ async function chunkDone(runId: string) {
   await eventually(
     async () => {
       const chunk = (await jobsOfRun(runId)).find((j) => isChunk(j.data));
-      return chunk && (await service.queue.getJobState(String(chunk.id))) === 'completed';
+      return chunk && (await service.backfillQueue.getJobState(String(chunk.id))) === 'completed';
     },
     'the chunk completing',
     { timeoutMs: 60_000, intervalMs: 100 },

@@ -65,14 +65,16 @@ async function enqueue(
   trigger: EnrichTrigger,
 ) {
   const jobId = jobIdOf(crm, tenant, accountId, trigger, run);
-  await service.queue.add('enrich', { crm, tenant, accountId, trigger }, enrichJobOptions(trigger, 5, jobId));
+  // As the service queues them: a backfill's account on the backfill queue, the rest on the enrich queue.
+  const queue = trigger === 'backfill' ? service.backfillQueue : service.queue;
+  await queue.add('enrich', { crm, tenant, accountId, trigger }, enrichJobOptions(trigger, 5, jobId));
   return jobId;
 }
 
 /** A backfill chunk of these accounts, as `backfill` queues them. */
 async function enqueueChunk(service: Service, crm: string, tenant: string, accountIds: string[]) {
   const jobId = chunkJobIdOf(crm, tenant, accountIds, run);
-  await service.queue.add(
+  await service.backfillQueue.add(
     'enrich',
     { crm, tenant, accountIds, trigger: 'backfill', run },
     enrichJobOptions('backfill', 5, jobId),
@@ -80,12 +82,12 @@ async function enqueueChunk(service: Service, crm: string, tenant: string, accou
   return jobId;
 }
 
-/** Bounded poll until the job was moved back to delayed at least once by the gate. */
+/** Bounded poll until the backfill job was moved back to delayed at least once by the gate. */
 async function deferredJob(service: Service, jobId: string) {
   const { job, state } = await eventually(
     async () => {
-      const job = await service.queue.getJob(jobId);
-      const state = await service.queue.getJobState(jobId);
+      const job = await service.backfillQueue.getJob(jobId);
+      const state = await service.backfillQueue.getJobState(jobId);
       return (job && state === 'delayed') || state === 'completed' || state === 'failed'
         ? { job, state }
         : undefined;
@@ -167,7 +169,7 @@ describe('backfill stops at the daily headroom: HubSpot (private app)', () => {
       });
 
       await completedJob(service, await enqueue(service, 'hubspot', tenant, later, 'webhook'), JOB_MS);
-      expect(await service.queue.getJobState(backfill.id ?? '')).toBe('delayed');
+      expect(await service.backfillQueue.getJobState(backfill.id ?? '')).toBe('delayed');
       expect(hs.stats.count(undefined, 429)).toBe(0);
     },
     TEST_MS,
@@ -261,7 +263,7 @@ describe('backfill stops at the daily headroom: Salesforce (rolling 24 h)', () =
       // A webhook job after the pause still runs (a new account's event).
       const newcomer = account('Williamson County');
       await completedJob(service, await enqueue(service, 'salesforce', tenant, newcomer, 'webhook'), JOB_MS);
-      expect(await service.queue.getJobState(backfill.id ?? '')).toBe('delayed');
+      expect(await service.backfillQueue.getJobState(backfill.id ?? '')).toBe('delayed');
     },
     TEST_MS,
   );

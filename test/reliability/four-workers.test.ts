@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { benchAccounts } from '../../bench/accounts.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
-import { createEnrichQueue } from '../../queues/enrich-queue.ts';
+import { BACKFILL_QUEUE, createEnrichQueue } from '../../queues/enrich-queue.ts';
 import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { Store } from '../../src/store/store.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
@@ -36,7 +36,8 @@ const workers: { proc: ChildProcessWithoutNullStreams; home: string }[] = [];
 beforeAll(async () => {
   [bi, hs] = await Promise.all([startSandbox(), startHubSpotSandbox({ rateLimits: false })]);
   database = await freshPostgresDatabase();
-  queue = createEnrichQueue(redis, { prefix });
+  // The backfill's chunks and handed-off accounts: its own queue.
+  queue = createEnrichQueue(redis, { prefix, name: BACKFILL_QUEUE });
 });
 
 afterAll(async () => {

@@ -1,0 +1,115 @@
+// A webhook's account queued while a backfill fills the worker (issue 42): on one queue BullMQ fetches
+// it only when one of the worker's jobs ends, so it waits for the whole chunk; with backfill on a queue
+// of its own (BACKFILL_QUEUE) and both workers sharing the process's slots, it is fetched at once and
+// takes the next free slot ahead of the chunk's accounts. Real Redis, a prefix per test.
+import { randomUUID } from 'node:crypto';
+import type { Job, Queue, Worker } from 'bullmq';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BACKFILL_QUEUE,
+  chunkJobIdOf,
+  createEnrichQueue,
+  type EnrichJobData,
+  type EnrichQueueData,
+  enrichJobOptions,
+  jobIdOf,
+} from '../../queues/enrich-queue.ts';
+import { startEnrichWorker } from '../../queues/enrich-worker.ts';
+import { WorkerLoad } from '../../queues/worker-load.ts';
+import { eventually } from '../helpers/poll.ts';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const SLOTS = 4;
+const CHUNK = 30;
+/** One backfill account's time: the chunk, on the 3 slots it takes of 4, takes CHUNK / 3 × this (3 s). */
+const ACCOUNT_MS = 300;
+
+let redis: Redis;
+const queues: Queue<EnrichQueueData>[] = [];
+const workers: Worker[] = [];
+
+beforeAll(() => {
+  redis = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((w) => w.close()));
+  for (const q of queues.splice(0)) {
+    await q.obliterate({ force: true });
+    await q.close();
+  }
+});
+afterAll(() => redis.disconnect());
+
+const enrichOne = async (data: EnrichJobData) => {
+  if (data.trigger === 'backfill') await new Promise((r) => setTimeout(r, ACCOUNT_MS));
+  return data.accountId;
+};
+
+function start(queue: Queue<EnrichQueueData>, prefix: string, load?: WorkerLoad) {
+  const worker = startEnrichWorker({
+    connection: redis,
+    queue,
+    name: queue.name,
+    prefix,
+    concurrency: SLOTS,
+    process: enrichOne,
+    ...(load ? { load } : {}),
+  });
+  workers.push(worker);
+  return worker;
+}
+
+/** Queues a backfill chunk, waits for it to start, then queues a webhook's job; both jobs once done. */
+async function webhookDuringBackfill(backfill: Queue<EnrichQueueData>, enrich: Queue<EnrichQueueData>) {
+  const accountIds = Array.from({ length: CHUNK }, (_, i) => `b${i}`);
+  const chunkId = chunkJobIdOf('hubspot', '1', accountIds, 'run1');
+  await backfill.add(
+    'enrich',
+    { crm: 'hubspot', tenant: '1', accountIds, trigger: 'backfill', run: 'run1' },
+    enrichJobOptions('backfill', 1, chunkId),
+  );
+  await eventually(async () => (await backfill.getJobState(chunkId)) === 'active', 'the chunk running');
+  const hookId = jobIdOf('hubspot', '1', 'new-account', 'creation', 'e1');
+  await enrich.add(
+    'enrich',
+    { crm: 'hubspot', tenant: '1', accountId: 'new-account', trigger: 'webhook' },
+    enrichJobOptions('webhook', 1, hookId),
+  );
+  await eventually(
+    async () =>
+      (await backfill.getJobState(chunkId)) === 'completed' &&
+      (await enrich.getJobState(hookId)) === 'completed',
+    'both jobs',
+    { timeoutMs: 30_000 },
+  );
+  const [chunk, hook] = (await Promise.all([backfill.getJob(chunkId), enrich.getJob(hookId)])) as Job[];
+  return { chunk: chunk as Job, hook: hook as Job };
+}
+
+describe('a webhook queued while a backfill fills the worker', () => {
+  it('on a queue of its own, runs at once, long before the chunk ends', async () => {
+    const prefix = `test-people-${randomUUID()}`;
+    const enrich = createEnrichQueue(redis, { prefix });
+    const backfill = createEnrichQueue(redis, { prefix, name: BACKFILL_QUEUE });
+    queues.push(enrich, backfill);
+    const load = new WorkerLoad(SLOTS);
+    start(enrich, prefix, load);
+    start(backfill, prefix, load);
+    const { chunk, hook } = await webhookDuringBackfill(backfill, enrich);
+    // Its wait: the slot the chunk leaves free, not the chunk's remaining ~3 s.
+    expect(hook.finishedOn ?? 0).toBeLessThan((chunk.finishedOn ?? 0) - 2 * ACCOUNT_MS);
+    expect((hook.finishedOn ?? 0) - hook.timestamp).toBeLessThan(4 * ACCOUNT_MS + 1_000);
+    // The chunk still ran every account.
+    expect((chunk.returnvalue as { accounts: unknown[] }).accounts).toHaveLength(CHUNK);
+  }, 40_000);
+
+  it('on the backfill’s queue (as before), waits for the chunk to end', async () => {
+    const prefix = `test-people-${randomUUID()}`;
+    const enrich = createEnrichQueue(redis, { prefix });
+    queues.push(enrich);
+    start(enrich, prefix);
+    const { chunk, hook } = await webhookDuringBackfill(enrich, enrich);
+    expect(hook.processedOn ?? 0).toBeGreaterThanOrEqual(chunk.finishedOn ?? Number.POSITIVE_INFINITY);
+  }, 40_000);
+});
