@@ -1,5 +1,5 @@
 // The bench's headline (issue #42): what a customer waits for where customers run. A 500-account
-// backfill with the service's defaults (provider rate 10/s, burst 20, its worker settings) against a
+// backfill with the service's defaults (provider rate 10/s, burst 1, its worker settings) against a
 // provider that enforces exactly that rate (a token bucket with the burst it documents, or 1 where none
 // is documented, 429 with Retry-After), 80 ms of latency on every upstream, from the first account
 // queued to the last one finished. Only finished work counts.

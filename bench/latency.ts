@@ -36,7 +36,7 @@ const quantile = (sorted: number[], q: number) =>
 
 export async function runLatencyBench(o: LatencyBenchOptions) {
   // The provider at the sandbox's enforced limit (10/s, burst 1: none is documented) and the service's
-  // own pace settings against it (10/s, burst 20), as a customer runs: idle p50 ~0.6 s. With the
+  // own pace settings against it (10/s, burst 1), as a customer runs: idle p50 ~0.6 s. With the
   // sandbox settings' 50/s the pace met 429s and their one-second pauses (p50 ~1.6 s).
   const bi = await startBuyerIntelSandbox({ dataset: o.dataset, faults: { latencyMs: o.latencyMs } });
   const hs = await startHubSpotSandbox({

@@ -123,7 +123,7 @@ export function printIngest(ingest: Awaited<ReturnType<typeof runIngestBench>>, 
 /** The headline: each customer run against the provider's real limit, a column each. */
 export function printCustomer(runs: CustomerRun[], latencyMs: number): void {
   console.log(
-    `\nWhere customers run: a backfill with the service's defaults (provider 10 requests/s, burst 20) against a provider that enforces 10/s with the burst shown (429 + Retry-After), ${latencyMs} ms upstream latency, first account queued → last finished`,
+    `\nWhere customers run: a backfill with the service's defaults (provider 10 requests/s, burst 1) against a provider that enforces 10/s with the burst shown (429 + Retry-After), ${latencyMs} ms upstream latency, first account queued → last finished`,
   );
   const columns = runs.map((r) => ({
     'finished / failed': `${r.finished}/${r.accounts} / ${r.failed}`,

@@ -206,7 +206,7 @@ export class BuyerIntelClient {
   constructor(options: BuyerIntelClientOptions) {
     if (!options.baseUrl) throw new TypeError('BuyerIntelClient: baseUrl is required');
     if (!options.token) throw new TypeError('BuyerIntelClient: token is required');
-    const rate = options.rateLimit === undefined ? { ratePerSecond: 10, burst: 20 } : options.rateLimit;
+    const rate = options.rateLimit === undefined ? { ratePerSecond: 10, burst: 1 } : options.rateLimit;
     this.#attributeEncoding = options.attributeEncoding ?? 'repeat';
     this.#arrayEncoding = options.arrayEncoding ?? 'form';
     this.#transport = new Transport({

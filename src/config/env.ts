@@ -44,7 +44,9 @@ export const coreSchema = z.object({
   BUYER_INTEL_TIMEOUT_MS: int(100, 120_000, 10_000),
   BUYER_INTEL_MAX_ATTEMPTS: int(1, 10, 4),
   BUYER_INTEL_RATE_PER_SECOND: int(1, 10_000, 10),
-  BUYER_INTEL_BURST: int(1, 10_000, 20),
+  // The provider documents no burst (spec: "thresholds and window: not shown"): requests go evenly. A
+  // burst of 20 met a provider that allows none with 20 requests at once, 19 of them 429s (issue 42).
+  BUYER_INTEL_BURST: int(1, 10_000, 1),
   BUYER_INTEL_CACHE_TTL_MS: int(0, 86_400_000, 300_000),
   /** How long a search's answer is reused (ms), across workers: every account of a buyer asks it. */
   BUYER_INTEL_SEARCH_CACHE_TTL_MS: int(0, 86_400_000, 600_000),

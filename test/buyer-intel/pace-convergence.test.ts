@@ -1,6 +1,6 @@
 // The shared pace against a provider that enforces its limit (the emulator's token bucket: a burst,
 // 429 and Retry-After), driven as a busy deployment drives it: several worker processes, each with many
-// calls in flight, configured with the service's defaults (10/s, burst 20) against a provider that
+// calls in flight, configured at the service's rate with a burst of 20 (more than the provider gives) against a provider that
 // gives exactly 10/s. Issue #42, finding 1: every 429 of a burst cut the rate again and held it for 10
 // minutes (40 concurrent calls fell to 1.34/s, 60 to 0.1/s with 17 calls failed), and a 30-s storm of
 // 429s left nothing finished for ~14 minutes after it ended.
@@ -15,7 +15,7 @@ import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { deleteKeysOf, REDIS_URL, testPrefix, testRedis } from '../helpers/redis.ts';
 
 const CHILD = fileURLToPath(new URL('./pace-child.ts', import.meta.url));
-/** The provider's limit, and the service's default rate and burst. */
+/** The provider's limit, and the service's default rate with a burst above the provider's. */
 const LIMIT = 10;
 const SERVICE_BURST = 20;
 /** The first window: the service meets the provider's burst and learns from it; not judged. */
