@@ -41,6 +41,11 @@ export interface ChunkOptions<R> {
   prepare: (chunk: ChunkJobData, job: Job<EnrichQueueData>) => Promise<ChunkRunner<R>>;
   log?: Pick<LogPort, 'warn'> | undefined;
   onRateLimit?: ((delayMs: number) => void) | undefined;
+  /**
+   * The worker is stopping (a deploy's SIGTERM): accounts not started yet are handed off at once, so
+   * the drain waits for the accounts in flight only, not for the chunk's whole remaining pace.
+   */
+  stopping?: (() => boolean) | undefined;
 }
 
 interface Handoff {
@@ -113,14 +118,19 @@ export async function runChunk<R>(
           handOff({ accountId, reason: 'upstream rate limit: the queue is parked', delayMs: parkedMs });
         break;
       }
+      if (options.stopping?.()) {
+        for (const accountId of pending.splice(0))
+          handOff({ accountId, reason: 'the worker is stopping', delayMs: 0 });
+        break;
+      }
       // Half the slots at least (or all it has left): its accounts start in a few large groups. A
       // twentieth stays free for a person's or a webhook's account, which would otherwise wait for
       // a group to end (seconds at the provider's pace).
       const least = Math.ceil(load.slots.capacity / 2);
       const leave = Math.ceil(load.slots.capacity / 20);
       const n = await load.slots.take(pending.length, PRIORITY.backfill, least, leave);
-      if (parkedMs !== undefined) {
-        load.slots.release(n); // parked while this waited: the loop hands the rest off
+      if (parkedMs !== undefined || options.stopping?.()) {
+        load.slots.release(n); // parked or stopping while this waited: the loop hands the rest off
         continue;
       }
       const group = pending.splice(0, n);

@@ -97,6 +97,7 @@ export function startEnrichWorker<R, C = R>(
       })),
     log,
     onRateLimit: options.onRateLimit,
+    stopping: (): boolean => worker.closing !== undefined,
   };
 
   async function single(data: EnrichJobData, job: Job<EnrichQueueData>, token: string | undefined) {
