@@ -24,19 +24,17 @@ export interface CustomerScenario {
 
 /** Burst 1 first: the provider documents none, so that is the headline. */
 export const CUSTOMER_SCENARIOS: CustomerScenario[] = [
-  {
-    label: 'provider burst 1, 1 worker',
-    burst: 1,
-    workers: 1,
-    webhooks: { fromS: 15, everyS: 4, count: 15 },
-  },
+  { label: 'provider burst 1, 1 worker', burst: 1, workers: 1 },
   { label: 'provider burst 10, 2 workers', burst: 10, workers: 2 },
   { label: 'provider burst 20, 4 workers', burst: 20, workers: 4 },
+  // The webhooks ride on the storm's run, after the storm: their accounts are written at once (a
+  // person waits), so in a run whose per-account costs are judged they would count as backfill's.
   {
     label: 'burst 1, 1 worker, a 30-s storm (60 % 429s)',
     burst: 1,
     workers: 1,
     storm: { fromS: 15, seconds: 30, share: 0.6 },
+    webhooks: { fromS: 50, everyS: 3, count: 15 },
   },
 ];
 

@@ -125,7 +125,7 @@ export const coreSchema = z.object({
    * The most a backfill account coming out of its Buyer Intelligence calls waits for the others of its
    * chunk, so that they write together (ms; src/batch/lockstep.ts). Webhook and API jobs never wait.
    */
-  BACKFILL_BATCH_WAIT_MS: int(0, 60_000, 2_000),
+  BACKFILL_BATCH_WAIT_MS: int(0, 60_000, 10_000),
   /** Share of each CRM tenant's daily API allocation backfill leaves to other integrations (0: none). */
   CRM_DAILY_HEADROOM: ratio(0.2),
 
