@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BuyerIntelClient } from '../../src/buyer-intel/client.ts';
 import { BETA } from '../../src/buyer-intel/pace-scripts.ts';
@@ -133,4 +134,74 @@ describe('one Buyer Intelligence rate for every worker', () => {
     expect(order.indexOf('urgent')).toBeLessThanOrEqual(RATE + BURST + 1);
     expect(order.indexOf('urgent')).toBeGreaterThan(0);
   }, 30_000);
+
+  describe('requests waiting together take their slots in few script calls', () => {
+    /** The pace's script calls on `client` (the real script on the real Redis, counted on the way). */
+    function countTakes(client: Redis): { calls: number } {
+      const counted = { calls: 0 };
+      const r = client as Redis & { biPaceTake: (...args: unknown[]) => Promise<number[]> };
+      const take = r.biPaceTake.bind(r);
+      r.biPaceTake = (...args) => {
+        counted.calls++;
+        return take(...args);
+      };
+      return counted;
+    }
+
+    /** `n` requests queued at once; when each was let go (ms from the first). */
+    async function burstOf(limiter: ReturnType<typeof sharedRate>, n: number): Promise<number[]> {
+      const t0 = performance.now();
+      return Promise.all(Array.from({ length: n }, () => limiter.take().then(() => performance.now() - t0)));
+    }
+
+    it('at the configured rate: a horizon of slots per call, the rate kept', async () => {
+      const client = testRedis();
+      try {
+        const limiter = sharedRate({
+          redis: client,
+          prefix,
+          token: TOKEN,
+          ratePerSecond: RATE,
+          burst: BURST,
+        });
+        const takes = countTakes(client);
+        const at = await burstOf(limiter, 60);
+        // A second's worth of slots (and the burst) per call: 3 or 4. Asking again each time a further
+        // slot came within the horizon took ~40 (one per slot after the first second's).
+        expect(takes.calls).toBeLessThanOrEqual(6);
+        // Still the pace: 60 requests at 20/s with a burst of 2 take ≥ 2.9 s.
+        expect(Math.max(...at)).toBeGreaterThanOrEqual(((60 - BURST) / RATE) * 1000 - 50);
+      } finally {
+        client.disconnect();
+      }
+    }, 30_000);
+
+    it('while throttled (burst 1, a shorter horizon): still several slots per call, evenly spaced', async () => {
+      const client = testRedis();
+      try {
+        const limiter = sharedRate({
+          redis: client,
+          prefix,
+          token: TOKEN,
+          ratePerSecond: RATE,
+          burst: BURST,
+        });
+        // A 429 with no Retry-After: the rate is cut and paced with burst 1 from then on.
+        await limiter.throttled?.(0, 0);
+        const rate = await readSharedRate(client, prefix, TOKEN, RATE);
+        expect(rate.throttled).toBe(true);
+        const takes = countTakes(client);
+        const at = (await burstOf(limiter, 30)).sort((a, b) => a - b);
+        // 300 ms ahead at ~17/s: 5 slots per call. One call per slot would be 30.
+        expect(takes.calls).toBeLessThanOrEqual(8);
+        // Burst 1: no two requests closer than most of an interval (timers may fire a little late).
+        const interval = 1000 / rate.ratePerSecond;
+        const gaps = at.slice(1).map((t, i) => t - (at[i] ?? 0));
+        expect(Math.min(...gaps)).toBeGreaterThanOrEqual(interval * 0.8);
+        expect(at.at(-1)).toBeGreaterThanOrEqual(29 * interval - 50);
+      } finally {
+        client.disconnect();
+      }
+    }, 30_000);
+  });
 });
