@@ -278,6 +278,47 @@ describe('cachedBuyerIntel', () => {
       expect(await redis.keys(`${prefix}lease:*`)).toEqual([]);
     });
 
+    it("one process's waits on other processes' leases read together: one MGET per poll, not one per key", async () => {
+      let reads = 0;
+      const counted = new Proxy(redis, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          if (name !== 'mget') return value.bind(target);
+          return (...args: Parameters<Redis['mget']>) => {
+            reads++;
+            return target.mget(...args);
+          };
+        },
+      });
+      const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: counted, prefix } };
+      const cache = cachedBuyerIntel(client, options);
+      const keyOf = (i: number) => `${prefix}attributes:${JSON.stringify([buyerId(i), 'Type'])}`;
+      // Another live process holds the leases of 20 keys; this one's accounts ask for them a few ms
+      // apart, as a chunk's accounts reach their buyers.
+      await redis.set(`${prefix}~alive:4250`, '1', 'PX', 60_000);
+      const ids = Array.from({ length: 20 }, (_, i) => 20 + i);
+      for (const i of ids) await redis.set(keyOf(i), `~lease:4250:k${i}`, 'PX', 60_000);
+      const waits: Promise<unknown>[] = [];
+      for (const i of ids) {
+        waits.push(cache.getBuyerAttributesBulk(buyerId(i), ['Type']));
+        await sleep(7);
+      }
+      await sleep(2_500);
+      const polled = reads;
+      for (const i of ids) {
+        const answer = { buyerId: buyerId(i), attributes: { Type: 'answered by the other process' } };
+        await redis.set(keyOf(i), JSON.stringify(answer), 'PX', 60_000);
+      }
+      await expect(Promise.all(waits)).resolves.toHaveLength(20);
+      expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(0);
+      expect(cache.stats.sharedWaits).toBe(20);
+      // ~2.6 s of waiting: ~30 polls of each key. Each key on its own timer read alone (~600 MGETs);
+      // together, a few per poll while the keys' spacings differ, then one.
+      expect(polled).toBeGreaterThan(5);
+      expect(polled).toBeLessThan(150);
+    });
+
     it('a process whose lease holder fails calls upstream itself; the error is cached nowhere', async () => {
       const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: redis, prefix } };
       const a = cachedBuyerIntel(client, options);
