@@ -59,7 +59,7 @@ export interface BuyerIntelCacheOptions {
   maxEntryChars?: number;
   /**
    * Share results between processes: keys are `${prefix}<operation>:<key>`, with the same TTL. With
-   * `leaseMs` > 0 (default 2,000) concurrent misses of different processes coalesce too: the first takes
+   * `leaseMs` > 0 (default 6,000) concurrent misses of different processes coalesce too: the first takes
    * a lease in the result's own key (SET NX PX of a token no JSON starts with, for twice `maxWaitMs`)
    * and its result replaces it; while the lease's process lives (its key of cache-leases.ts, renewed
    * every `leaseMs / 2`), the others poll the key every `pollMs` (default 15, spaced out to 400–650
@@ -234,7 +234,10 @@ export function cachedBuyerIntel(
     return lru.get(key);
   }
 
-  const leaseMs = redis?.leaseMs ?? 2_000;
+  // A holder's key renewed every 3 s: a process that died is known so within 6 s (its waiters then
+  // call upstream themselves), for one command per 3 s per process (at 1 s, 0.85 per account of 4
+  // workers' backfill at the provider's pace).
+  const leaseMs = redis?.leaseMs ?? 6_000;
   const pollMs = redis?.pollMs ?? 15;
   const maxWaitMs = redis?.maxWaitMs ?? 15_000;
 

@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { cachedBuyerIntel } from '../../src/buyer-intel/cache.ts';
+import { cacheLeases } from '../../src/buyer-intel/cache-leases.ts';
 import type { BuyerIntelClient } from '../../src/buyer-intel/index.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { eventually } from '../helpers/poll.ts';
@@ -317,6 +318,39 @@ describe('cachedBuyerIntel', () => {
       // together, a few per poll while the keys' spacings differ, then one.
       expect(polled).toBeGreaterThan(5);
       expect(polled).toBeLessThan(150);
+    });
+
+    it("a holder's key is set once per half lease while its leases come and go, and lives while it holds one", async () => {
+      let alive = 0;
+      const counted = new Proxy(redis, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          if (name !== 'set') return value.bind(target);
+          return (...args: Parameters<Redis['set']>) => {
+            if (String(args[0]).includes('~alive:')) alive++;
+            return (target.set as (...a: unknown[]) => unknown)(...args);
+          };
+        },
+      });
+      const leases = cacheLeases({ client: counted, prefix, leaseMs: 600, holdMs: 10_000 });
+      // Five misses one after another, each its lease and its end: the key is set once.
+      let lease = '';
+      for (let i = 0; i < 5; i++) {
+        lease = (await leases.take(`${prefix}lease-test:${i}`)) ?? '';
+        expect(await redis.exists(leases.holderKeyOf(lease))).toBe(1);
+        await leases.done(`${prefix}lease-test:${i}`, lease, false);
+      }
+      expect(alive).toBe(1);
+      // A lease held past the key's life: renewed every half lease, so a waiter still finds it.
+      const held = (await leases.take(`${prefix}lease-test:held`)) ?? '';
+      await sleep(1_000);
+      expect(await redis.exists(leases.holderKeyOf(held))).toBe(1);
+      expect(alive).toBeGreaterThanOrEqual(3);
+      await leases.done(`${prefix}lease-test:held`, held, false);
+      // Held by nobody: the key lapses, and a waiter takes a dead holder's leases over.
+      await sleep(700);
+      expect(await redis.exists(leases.holderKeyOf(held))).toBe(0);
     });
 
     it('a process whose lease holder fails calls upstream itself; the error is cached nowhere', async () => {
