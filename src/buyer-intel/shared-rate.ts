@@ -170,9 +170,13 @@ export function sharedRate(options: SharedRateOptions): RateGate {
         // request). No request loses by the wait: the next free slot is after this process's last one.
         // A quarter interval after it, so that a whole horizon's slots fit again, and three quarters
         // before the next slot is due, room for the round trip. Nothing reserved (other processes hold
-        // the horizon): ask once the next slot is within it.
+        // the horizon): ask a quarter horizon before the next free slot is due, early enough to lose
+        // none after a pause (a Retry-After's). Asking as soon as it came within the horizon, 4 busy
+        // workers raced for each slot while throttled: 45 % of their calls reserved nothing, the others
+        // about one slot each (3.3 calls, 13 Redis commands per account). The rate is the same either
+        // way: the slots one process does not take go to those that ask.
         const intervalMs = intervalUs / 1000;
-        const nextMs = taken > 0 ? firstMs + (taken - 1 + 0.25) * intervalMs : firstMs - horizonMs;
+        const nextMs = taken > 0 ? firstMs + (taken - 1 + 0.25) * intervalMs : firstMs - horizonMs / 4;
         if (taken > 0 || waiting.length) await sleep(Math.max(1, nextMs));
       }
     } finally {
