@@ -156,11 +156,11 @@ describe('one pool of search answers for every worker of an install', () => {
         if (name !== 'pipeline') return typeof value === 'function' ? value.bind(target) : value;
         return () => {
           const p = target.pipeline();
-          const pexpire = p.pexpire.bind(p);
-          p.pexpire = (...args: Parameters<typeof p.pexpire>) => {
+          const pexpire = p.pexpire.bind(p) as (...args: unknown[]) => typeof p;
+          p.pexpire = ((...args: unknown[]) => {
             expiries++;
             return pexpire(...args);
-          };
+          }) as typeof p.pexpire;
           return p;
         };
       },
