@@ -234,6 +234,9 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
 
     // The window: from here after a warm-up, or from before the first account was queued.
     async function windowStart() {
+      // With BENCH_REDIS_MONITOR, the same window as the counts: a customer run's queueing included.
+      const monitorFile = process.env.BENCH_REDIS_MONITOR;
+      const monitor = monitorFile ? await redisMonitor(o.redisUrl, monitorFile) : undefined;
       crm.stats.reset();
       const biBeforeWindow = bi.stats.toJSON();
       bi.stats.reset();
@@ -244,11 +247,11 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
         redisBefore: await commandStats(o.redisUrl),
         busyBefore: busyCpuMs(),
         t0: Date.now(),
+        monitor,
       };
     }
-    const { start, pgBefore, redisBefore, busyBefore, t0, biBeforeWindow } = whole ?? (await windowStart());
-    const monitorFile = process.env.BENCH_REDIS_MONITOR;
-    const monitor = monitorFile ? await redisMonitor(o.redisUrl, monitorFile) : undefined;
+    const { start, pgBefore, redisBefore, busyBefore, t0, biBeforeWindow, monitor } =
+      whole ?? (await windowStart());
     let polls = 0;
     let drained = false;
     // Per second of a customer run: the accounts with an outcome (per account, from the store).

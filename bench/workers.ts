@@ -122,7 +122,11 @@ export async function startWorkerProcess(
       NODE_COMPILE_CACHE: COMPILE_CACHE,
       BENCH_SETTINGS: JSON.stringify(settings),
     },
-    execArgv: workerExecArgv([...heapFlags]),
+    // BENCH_CPU_PROF=dir: a V8 CPU profile of each worker (written as it exits), to see where its time goes.
+    execArgv: [
+      ...workerExecArgv([...heapFlags]),
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []),
+    ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const exited = new Promise<never>((_, reject) => {

@@ -43,6 +43,15 @@ const INDEX_EVERY_MS = 60_000;
 /** How long a daily reading is kept: past it nothing it says is current. */
 const DAILY_KEEP_MS = 48 * 3600_000;
 
+/**
+ * A daily reading is written again once its remaining share moved by this much since this process
+ * last wrote it (or the limit changed), else once DAILY_EVERY_MS has passed: the backfill's headroom
+ * gate and doctor read a share of a day's allocation, which one call moves by 1/625,000 on HubSpot.
+ * Written with every answer it was two of a CRM call's 11 Redis commands.
+ */
+const DAILY_STEP = 0.001;
+const DAILY_EVERY_MS = 60_000;
+
 export interface CallBudget {
   /** Resolves once a call may go out; rejects with a CallBudgetTimeout after `maxWaitMs`. */
   take(): Promise<void>;
@@ -101,6 +110,13 @@ export function redisCallBudget(options: {
   const base = budgetKey(options.prefix, options.crm, options.tenant);
   const member = `${options.crm}:${options.tenant}`;
   let indexedAt = Number.NEGATIVE_INFINITY;
+  let daily: { limit: number; remaining: number; at: number } | undefined;
+  /** Whether this daily reading says something the last one this process wrote does not. */
+  const dailyMoved = (d: { limit: number; remaining: number }, t: number) =>
+    !daily ||
+    d.limit !== daily.limit ||
+    Math.abs(d.remaining - daily.remaining) >= DAILY_STEP * d.limit ||
+    t - daily.at >= DAILY_EVERY_MS;
   return {
     async take() {
       const started = now();
@@ -122,14 +138,16 @@ export function redisCallBudget(options: {
       }
     },
     async observe(reading) {
-      if (!reading.window && !reading.daily) return;
-      const at = String(now());
+      const t = now();
+      const dailyNow = reading.daily && dailyMoved(reading.daily, t) ? reading.daily : undefined;
+      if (!reading.window && !dailyNow) return;
+      const at = String(t);
       // One round trip, not a transaction: a reader takes each hash as it finds it (MULTI and EXEC
       // were two commands more per CRM call). The tenant's entry in the index is written again once a
       // minute rather than with every call: a Redis that lost it has it back within a minute.
       const tx = redis.pipeline();
-      if (now() - indexedAt >= INDEX_EVERY_MS) {
-        indexedAt = now();
+      if (t - indexedAt >= INDEX_EVERY_MS) {
+        indexedAt = t;
         tx.sadd(budgetIndexKey(options.prefix), member);
       }
       if (reading.window) {
@@ -137,9 +155,10 @@ export function redisCallBudget(options: {
         const key = windowKey(base);
         tx.hset(key, { max, remaining, intervalMs, at, started: 0 }).pexpire(key, intervalMs + marginMs);
       }
-      if (reading.daily) {
+      if (dailyNow) {
+        daily = { limit: dailyNow.limit, remaining: dailyNow.remaining, at: t };
         const key = dailyKey(base);
-        tx.hset(key, { ...reading.daily, at }).pexpire(key, DAILY_KEEP_MS);
+        tx.hset(key, { ...dailyNow, at }).pexpire(key, DAILY_KEEP_MS);
       }
       await tx.exec().catch(() => undefined);
     },

@@ -6,7 +6,8 @@
 // cost a command per lease per second: at that pace 20 Redis commands per account of a backfill, a
 // third of all it sent. So a lease says who holds it, lasts as long as a waiter would wait on it anyway,
 // and the holder's liveness is one key per process (`~alive:<holder>`), set while it holds any lease
-// and renewed every `leaseMs / 2`: one command per second per process whatever it holds. A waiter that
+// and renewed every `leaseMs / 2` (a lease taken within a half lease of the last renewal sets nothing):
+// one command per 3 s per process with the cache's default, whatever it holds. A waiter that
 // finds the holder's key gone (its process died, or it ran a version without it) drops the lease and
 // takes it.
 import { randomUUID } from 'node:crypto';
@@ -45,14 +46,33 @@ export function cacheLeases(options: {
   const aliveKey = (id: string) => `${prefix}~alive:${id}`;
   let held = 0;
   let beat: NodeJS.Timeout | undefined;
-  const renew = () => client.set(aliveKey(holder), '1', 'PX', leaseMs).catch(() => undefined);
+  const every = Math.max(10, Math.floor(leaseMs / 2));
+  /** When the key was last set (sent); it lives leaseMs from then. */
+  let renewedAt = Number.NEGATIVE_INFINITY;
+  const renew = () => {
+    renewedAt = performance.now();
+    return client.set(aliveKey(holder), '1', 'PX', leaseMs).catch(() => {
+      renewedAt = Number.NEGATIVE_INFINITY;
+    });
+  };
   // A process blocked longer than leaseMs (a long pause on a loaded machine) may lose its key: a
   // waiter then calls upstream itself, a call more and nothing worse.
   const hold = () => {
     if (held++ > 0) return;
-    // Sent before the lease on the same connection: a waiter that sees the lease finds the key.
-    void renew();
-    beat = setInterval(renew, Math.max(10, Math.floor(leaseMs / 2)));
+    // A key set within the last half lease still lives that long: a process whose leases come and go
+    // (a miss now and then) sets it once per half lease, not once per first lease. Otherwise it is
+    // sent before the lease, on the same connection: a waiter that sees the lease finds the key.
+    const since = performance.now() - renewedAt;
+    if (since >= every) void renew();
+    // Then every half lease from the last renewal (clearInterval clears either timer).
+    beat = setTimeout(
+      () => {
+        void renew();
+        beat = setInterval(renew, every);
+        beat.unref();
+      },
+      since >= every ? every : every - since,
+    );
     beat.unref();
   };
   const unhold = () => {

@@ -60,13 +60,13 @@ export interface BuyerIntelCacheOptions {
   maxEntryChars?: number;
   /**
    * Share results between processes: keys are `${prefix}<operation>:<key>`, with the same TTL. With
-   * `leaseMs` > 0 (default 2,000) concurrent misses of different processes coalesce too: the first takes
+   * `leaseMs` > 0 (default 6,000) concurrent misses of different processes coalesce too: the first takes
    * a lease in the result's own key (SET NX PX of a token no JSON starts with, for twice `maxWaitMs`)
    * and its result replaces it; while the lease's process lives (its key of cache-leases.ts, renewed
-   * every `leaseMs / 2`), the others poll the key every `pollMs` (default 15, spaced out to 250 as
-   * the wait grows) for at most `maxWaitMs` (default 15,000), and call upstream themselves if it ends
-   * without a result (the call failed, or its process died). A miss costs two commands besides the
-   * read: the lease, the result.
+   * every `leaseMs / 2`), the others poll the key every `pollMs` (default 15, spaced out to 400–650
+   * as the wait grows; a process's polls due together in one MGET) for at most `maxWaitMs` (default
+   * 15,000), and call upstream themselves if it ends without a result (the call failed, or its
+   * process died). A miss costs two commands besides the read: the lease, the result.
    */
   redis?: { client: Redis; prefix: string; leaseMs?: number; pollMs?: number; maxWaitMs?: number };
   /** Test seam for the in-process clock. */
@@ -102,8 +102,38 @@ interface Loaded<T> {
   chars?: number;
 }
 
-/** The longest pause between two reads of a key another process holds a lease in. */
-const MAX_POLL_MS = 250;
+/**
+ * The longest pause between two reads of a key another process holds a lease in (and the share of the
+ * wait so far a pause is before that): a call that waits in the provider's pace may take seconds, and
+ * an answer seen half a second late costs an account in a backfill nothing. At 250 ms and an eighth,
+ * 4 workers' waits on each other's calls cost ~21 reads each, 8 Redis commands per account.
+ */
+const MAX_POLL_MS = 400;
+const POLL_SHARE = 1 / 4;
+
+/**
+ * Sleeps `ms` and up to as long again: the waits of one process that end in the same quantum (the
+ * largest power of two ≤ ms, on the clock's grid) share one timer, so the reads after them leave
+ * together, in one MGET (the reads' Batcher takes what one tick submits). Each on its own timer, the
+ * polls of the keys a process waits on left one MGET each: with 4 workers waiting on each other's
+ * calls in the provider's pace, 14 Redis commands per account. Waits at the longest spacing that met
+ * once stay together.
+ */
+function pollTick(ticks: Map<number, Promise<void>>, ms: number): Promise<void> {
+  const quantum = 2 ** Math.floor(Math.log2(Math.max(1, ms)));
+  const due = Math.ceil((Date.now() + ms) / quantum) * quantum;
+  let tick = ticks.get(due);
+  if (!tick) {
+    tick = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        ticks.delete(due);
+        resolve();
+      }, due - Date.now()),
+    );
+    ticks.set(due, tick);
+  }
+  return tick;
+}
 
 /** Object keys sorted, arrays that are sets sorted, undefined dropped: equal params give equal keys. */
 function signalKey(params: SignalFeedParams): string {
@@ -206,7 +236,10 @@ export function cachedBuyerIntel(
     return lru.get(key);
   }
 
-  const leaseMs = redis?.leaseMs ?? 2_000;
+  // A holder's key renewed every 3 s: a process that died is known so within 6 s (its waiters then
+  // call upstream themselves), for one command per 3 s per process (at 1 s, 0.85 per account of 4
+  // workers' backfill at the provider's pace).
+  const leaseMs = redis?.leaseMs ?? 6_000;
   const pollMs = redis?.pollMs ?? 15;
   const maxWaitMs = redis?.maxWaitMs ?? 15_000;
 
@@ -227,6 +260,8 @@ export function cachedBuyerIntel(
         send: (keys) => redis.client.mget(keys).catch(() => keys.map(() => null)),
       })
     : undefined;
+  /** The waits for other processes' answers, by when they end (pollTick). */
+  const ticks = new Map<number, Promise<void>>();
   const leases =
     redis && leaseMs > 0
       ? cacheLeases({ client: redis.client, prefix: redis.prefix, leaseMs, holdMs: 2 * maxWaitMs })
@@ -285,14 +320,15 @@ export function cachedBuyerIntel(
       }
       // Another process is calling: wait for its answer while it lives. Polls space out as the wait
       // grows (a call waiting in the provider's pace may take seconds): reads per wait grow with its
-      // log, not its length, and an answer is seen within an eighth of the wait.
+      // log, not its length, and an answer is seen within about half the wait (at most 0.65 s late).
+      // The process's polls that fall due together read together (pollTick).
       let lease = seen?.lease;
       const began = Date.now();
       const deadline = began + maxWaitMs;
       seen = undefined;
       while (Date.now() < deadline) {
         const waited = Date.now() - began;
-        await new Promise((r) => setTimeout(r, Math.max(pollMs, Math.min(MAX_POLL_MS, waited / 8))));
+        await pollTick(ticks, Math.max(pollMs, Math.min(MAX_POLL_MS, waited * POLL_SHARE)));
         // The key and its holder's liveness in one MGET (both through the batched reads).
         const holder = lease ? reads?.submit(leases.holderKeyOf(lease)).catch(() => null) : undefined;
         const [now, alive] = await Promise.all([readShared<T>(sharedKey), holder]);

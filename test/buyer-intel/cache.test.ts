@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { cachedBuyerIntel } from '../../src/buyer-intel/cache.ts';
+import { cacheLeases } from '../../src/buyer-intel/cache-leases.ts';
 import type { BuyerIntelClient } from '../../src/buyer-intel/index.ts';
 import { runUrgent } from '../../src/shared/urgency.ts';
 import { clientFor, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
@@ -277,6 +278,80 @@ describe('cachedBuyerIntel', () => {
       expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(1);
       expect(JSON.parse((await redis.get(attributesAt(7))) ?? 'null')).toMatchObject({ buyerId: buyerId(7) });
       expect(await redis.keys(`${prefix}lease:*`)).toEqual([]);
+    });
+
+    it("one process's waits on other processes' leases read together: one MGET per poll, not one per key", async () => {
+      let reads = 0;
+      const counted = new Proxy(redis, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          if (name !== 'mget') return value.bind(target);
+          return (...args: Parameters<Redis['mget']>) => {
+            reads++;
+            return target.mget(...args);
+          };
+        },
+      });
+      const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: counted, prefix } };
+      const cache = cachedBuyerIntel(client, options);
+      const keyOf = (i: number) => `${prefix}attributes:${JSON.stringify([buyerId(i), 'Type'])}`;
+      // Another live process holds the leases of 20 keys; this one's accounts ask for them a few ms
+      // apart, as a chunk's accounts reach their buyers.
+      await redis.set(`${prefix}~alive:4250`, '1', 'PX', 60_000);
+      const ids = Array.from({ length: 20 }, (_, i) => 20 + i);
+      for (const i of ids) await redis.set(keyOf(i), `~lease:4250:k${i}`, 'PX', 60_000);
+      const waits: Promise<unknown>[] = [];
+      for (const i of ids) {
+        waits.push(cache.getBuyerAttributesBulk(buyerId(i), ['Type']));
+        await sleep(7);
+      }
+      await sleep(2_500);
+      const polled = reads;
+      for (const i of ids) {
+        const answer = { buyerId: buyerId(i), attributes: { Type: 'answered by the other process' } };
+        await redis.set(keyOf(i), JSON.stringify(answer), 'PX', 60_000);
+      }
+      await expect(Promise.all(waits)).resolves.toHaveLength(20);
+      expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(0);
+      expect(cache.stats.sharedWaits).toBe(20);
+      // ~2.6 s of waiting: ~30 polls of each key. Each key on its own timer read alone (~600 MGETs);
+      // together, a few per poll while the keys' spacings differ, then one.
+      expect(polled).toBeGreaterThan(5);
+      expect(polled).toBeLessThan(150);
+    });
+
+    it("a holder's key is set once per half lease while its leases come and go, and lives while it holds one", async () => {
+      let alive = 0;
+      const counted = new Proxy(redis, {
+        get(target, name) {
+          const value = Reflect.get(target, name, target);
+          if (typeof value !== 'function') return value;
+          if (name !== 'set') return value.bind(target);
+          return (...args: Parameters<Redis['set']>) => {
+            if (String(args[0]).includes('~alive:')) alive++;
+            return (target.set as (...a: unknown[]) => unknown)(...args);
+          };
+        },
+      });
+      const leases = cacheLeases({ client: counted, prefix, leaseMs: 600, holdMs: 10_000 });
+      // Five misses one after another, each its lease and its end: the key is set once.
+      let lease = '';
+      for (let i = 0; i < 5; i++) {
+        lease = (await leases.take(`${prefix}lease-test:${i}`)) ?? '';
+        expect(await redis.exists(leases.holderKeyOf(lease))).toBe(1);
+        await leases.done(`${prefix}lease-test:${i}`, lease, false);
+      }
+      expect(alive).toBe(1);
+      // A lease held past the key's life: renewed every half lease, so a waiter still finds it.
+      const held = (await leases.take(`${prefix}lease-test:held`)) ?? '';
+      await sleep(1_000);
+      expect(await redis.exists(leases.holderKeyOf(held))).toBe(1);
+      expect(alive).toBeGreaterThanOrEqual(3);
+      await leases.done(`${prefix}lease-test:held`, held, false);
+      // Held by nobody: the key lapses, and a waiter takes a dead holder's leases over.
+      await sleep(700);
+      expect(await redis.exists(leases.holderKeyOf(held))).toBe(0);
     });
 
     it('a process whose lease holder fails calls upstream itself; the error is cached nowhere', async () => {

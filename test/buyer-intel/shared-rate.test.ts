@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BuyerIntelClient } from '../../src/buyer-intel/client.ts';
 import { BETA } from '../../src/buyer-intel/pace-scripts.ts';
@@ -133,4 +134,119 @@ describe('one Buyer Intelligence rate for every worker', () => {
     expect(order.indexOf('urgent')).toBeLessThanOrEqual(RATE + BURST + 1);
     expect(order.indexOf('urgent')).toBeGreaterThan(0);
   }, 30_000);
+
+  describe('requests waiting together take their slots in few script calls', () => {
+    /** The pace's script calls on `client` (the real script on the real Redis, counted on the way). */
+    function countTakes(client: Redis): { calls: number } {
+      const counted = { calls: 0 };
+      const r = client as Redis & { biPaceTake: (...args: unknown[]) => Promise<number[]> };
+      const take = r.biPaceTake.bind(r);
+      r.biPaceTake = (...args) => {
+        counted.calls++;
+        return take(...args);
+      };
+      return counted;
+    }
+
+    /** `n` requests queued at once; when each was let go (ms from the first). */
+    async function burstOf(limiter: ReturnType<typeof sharedRate>, n: number): Promise<number[]> {
+      const t0 = performance.now();
+      return Promise.all(Array.from({ length: n }, () => limiter.take().then(() => performance.now() - t0)));
+    }
+
+    it('at the configured rate: a horizon of slots per call, the rate kept', async () => {
+      const client = testRedis();
+      try {
+        const limiter = sharedRate({
+          redis: client,
+          prefix,
+          token: TOKEN,
+          ratePerSecond: RATE,
+          burst: BURST,
+        });
+        const takes = countTakes(client);
+        const at = await burstOf(limiter, 60);
+        // A second's worth of slots (and the burst) per call: 3 or 4. Asking again each time a further
+        // slot came within the horizon took ~40 (one per slot after the first second's).
+        expect(takes.calls).toBeLessThanOrEqual(6);
+        // Still the pace: 60 requests at 20/s with a burst of 2 take ≥ 2.9 s.
+        expect(Math.max(...at)).toBeGreaterThanOrEqual(((60 - BURST) / RATE) * 1000 - 50);
+      } finally {
+        client.disconnect();
+      }
+    }, 30_000);
+
+    it('four busy processes, throttled, share the slots in fewer calls than requests, the rate kept', async () => {
+      // Four connections, as four worker processes have.
+      const clients = Array.from({ length: 4 }, () => testRedis());
+      try {
+        // The provider's pace of the service's defaults, 10/s: a throttled horizon holds ~2 slots.
+        const limiters = clients.map((c) =>
+          sharedRate({ redis: c, prefix, token: TOKEN, ratePerSecond: 10, burst: 20 }),
+        );
+        // A 429 was met: burst 1 and the short horizon from then on (how a busy install runs).
+        await limiters[0]?.throttled?.(0, 0);
+        const counts = clients.map(countTakes);
+        const calls = () => counts.reduce((n, c) => n + c.calls, 0);
+        // Each process's accounts call one after another (a request, 80 ms upstream, the next one), so
+        // requests come to the pace one by one as answers come back, while the others hold the horizon.
+        // 6 s of it; the requests still waiting then are given up.
+        const sent: number[] = [];
+        const t0 = performance.now();
+        const signal = AbortSignal.timeout(6_000);
+        const chain = async (l: (typeof limiters)[number]) => {
+          while (!signal.aborted) {
+            if (
+              (await l.take(signal).then(
+                () => true,
+                () => false,
+              )) === false
+            )
+              return;
+            sent.push(performance.now() - t0);
+            await new Promise((r) => setTimeout(r, 80));
+          }
+        };
+        await Promise.all(limiters.flatMap((l) => Array.from({ length: 50 }, () => chain(l))));
+        // ~1.2–1.5 calls per request. Asking again as soon as the next slot came within the horizon,
+        // the processes raced for each slot: ~2.3.
+        expect(calls() / sent.length).toBeLessThan(1.8);
+        // Within the (cut) rate together, burst 1: no more than a second's worth in any second.
+        const rate = await readSharedRate(redis, prefix, TOKEN, 10);
+        expect(peak(sent, 1000)).toBeLessThanOrEqual(Math.ceil(rate.ratePerSecond) + 1);
+        expect(sent.length).toBeGreaterThanOrEqual(Math.floor(5 * rate.ratePerSecond * 0.85));
+      } finally {
+        for (const c of clients) c.disconnect();
+      }
+    }, 30_000);
+
+    it('while throttled (burst 1, a shorter horizon): still several slots per call, evenly spaced', async () => {
+      const client = testRedis();
+      try {
+        const limiter = sharedRate({
+          redis: client,
+          prefix,
+          token: TOKEN,
+          ratePerSecond: RATE,
+          burst: BURST,
+        });
+        // A 429 with no Retry-After: the rate is cut and paced with burst 1 from then on.
+        await limiter.throttled?.(0, 0);
+        const rate = await readSharedRate(client, prefix, TOKEN, RATE);
+        expect(rate.throttled).toBe(true);
+        const takes = countTakes(client);
+        const at = (await burstOf(limiter, 30)).sort((a, b) => a - b);
+        // 300 ms ahead at ~17/s: 5 slots per call. One call per slot would be 30.
+        expect(takes.calls).toBeLessThanOrEqual(8);
+        // Burst 1: no two requests closer than most of an interval (timers may fire a little late).
+        const interval = 1000 / rate.ratePerSecond;
+        const gaps = at.slice(1).map((t, i) => t - (at[i] ?? 0));
+        expect(Math.min(...gaps)).toBeGreaterThanOrEqual(interval * 0.8);
+        // Never faster than the configured rate (the cut one climbs back meanwhile).
+        expect(at.at(-1)).toBeGreaterThanOrEqual(29 * (1000 / RATE) - 20);
+      } finally {
+        client.disconnect();
+      }
+    }, 30_000);
+  });
 });

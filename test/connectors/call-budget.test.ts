@@ -76,4 +76,27 @@ describe('shared HubSpot call budget', () => {
     expect(hs.stats.count('crm.companies.basicApi.getById', 200)).toBe(16 + 13);
     expect(hs.stats.count(undefined, 429)).toBe(0);
   });
+
+  it('writes the daily reading again once it moved by a thousandth of the limit, or a minute passed', async () => {
+    let t = 1_000_000;
+    const budget = redisCallBudget({ redis, prefix, crm: 'hubspot', tenant: 'daily', now: () => t });
+    const remaining = async () => (await readBudget(redis, prefix, 'hubspot', 'daily')).daily?.remaining;
+    await budget.observe({ daily: { limit: 625_000, remaining: 600_000 } });
+    expect(await remaining()).toBe(600_000);
+    // One call's worth: a share that moved by 1/625,000 is not written again.
+    await budget.observe({ daily: { limit: 625_000, remaining: 599_999 } });
+    expect(await remaining()).toBe(600_000);
+    // 625 calls: what the headroom gate reads moves with it.
+    await budget.observe({ daily: { limit: 625_000, remaining: 599_375 } });
+    expect(await remaining()).toBe(599_375);
+    await budget.observe({ daily: { limit: 625_000, remaining: 599_370 } });
+    expect(await remaining()).toBe(599_375);
+    t += 60_000;
+    await budget.observe({ daily: { limit: 625_000, remaining: 599_369 } });
+    expect(await remaining()).toBe(599_369);
+    // A smaller allocation moves by more per call: each of these is written.
+    await budget.observe({ daily: { limit: 1_000, remaining: 201 } });
+    await budget.observe({ daily: { limit: 1_000, remaining: 200 } });
+    expect(await remaining()).toBe(200);
+  });
 });

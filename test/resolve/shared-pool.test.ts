@@ -147,6 +147,43 @@ describe('one pool of search answers for every worker of an install', () => {
     expect(await redis.pttl(streamKey())).toBeGreaterThan(0);
   });
 
+  it("the stream's expiry is pushed out once per quarter TTL, and outlasts every entry by the TTL", async () => {
+    let expiries = 0;
+    // The feed's connection, counting the PEXPIREs its writes carry.
+    const counted = new Proxy(redis, {
+      get(target, name) {
+        const value = Reflect.get(target, name, target);
+        if (name !== 'pipeline') return typeof value === 'function' ? value.bind(target) : value;
+        return () => {
+          const p = target.pipeline();
+          const pexpire = p.pexpire.bind(p) as (...args: unknown[]) => typeof p;
+          p.pexpire = ((...args: unknown[]) => {
+            expiries++;
+            return pexpire(...args);
+          }) as typeof p.pexpire;
+          return p;
+        };
+      },
+    });
+    const ttlMs = 4_000;
+    const feed = redisPoolFeed({ redis: counted, key: streamKey(), ttlMs });
+    const buyers = [{ buyer: { id: 'b1', name: 'Erie County', stateCode: 'PA' }, rank: 0 }];
+    for (let i = 0; i < 5; i++) {
+      feed.publish({ search: `erie ${i}`, state: 'PA', limit: 30, buyers });
+      await feed.flush();
+      // Every entry lives at least the TTL from its write.
+      expect(await redis.pttl(streamKey())).toBeGreaterThanOrEqual(ttlMs - 200);
+    }
+    expect(await redis.xlen(streamKey())).toBe(5);
+    expect(expiries).toBe(1);
+    // A quarter TTL later, the next write pushes it out again.
+    await new Promise((r) => setTimeout(r, ttlMs / 4));
+    feed.publish({ search: 'erie later', state: 'PA', limit: 30, buyers });
+    await feed.flush();
+    expect(expiries).toBe(2);
+    expect(await redis.pttl(streamKey())).toBeGreaterThan(ttlMs);
+  });
+
   it('with Redis unreachable, worker B searches and decides as it would alone', async () => {
     await firstWorkerSearches();
     const gone = new Redis({
