@@ -52,6 +52,11 @@ export interface EnrichWorkerOptions<R, C = R> {
    * (the backfill queue's): WORKER_CONCURRENCY then counts both workers' accounts together.
    */
   load?: WorkerLoad;
+  /**
+   * How long, in seconds, an idle worker blocks before it polls again (WORKER_TIMING's by default).
+   * Each poll is a few Redis commands; backfill's worker can wait longer after a pause than a person.
+   */
+  drainDelay?: number;
 }
 
 /** A job's result: one account's, or a chunk's (one entry per account). */
@@ -164,6 +169,7 @@ export function startEnrichWorker<R, C = R>(
       // Stored on each job it takes (`processedBy`): which machine and process holds or held a job.
       name: `${hostname()}:${process.pid}`,
       ...WORKER_TIMING,
+      ...(options.drainDelay ? { drainDelay: options.drainDelay } : {}),
       settings: { backoffStrategy: (attemptsMade: number) => cappedExponentialBackoff(attemptsMade) },
     },
   );

@@ -32,8 +32,9 @@ export function startEnrichWorkers(
   const load = new WorkerLoad(settings.worker.concurrency);
   const onFinalFailure = markFinalFailure({ store, writeAccount: core.writes.writeAccount, log });
 
-  const startOn = (queue: typeof queues.enrich) => {
+  const startOn = (queue: typeof queues.enrich, drainDelay?: number) => {
     const worker = startEnrichWorker<EnrichResult, EnrichSummary>({
+      ...(drainDelay ? { drainDelay } : {}),
       connection: redis.worker,
       queue,
       name: queue.name,
@@ -81,5 +82,7 @@ export function startEnrichWorkers(
     worker.on('failed', timeJob('failed'));
     return worker;
   };
-  return { enrich: startOn(queues.enrichForWorker), backfill: startOn(queues.backfillForWorker) };
+  // Backfill's worker polls every 5 s when idle or parked (a person's queue: every second): its jobs
+  // are woken by their own adds, and a few seconds after a pause cost a backfill nothing.
+  return { enrich: startOn(queues.enrichForWorker), backfill: startOn(queues.backfillForWorker, 5) };
 }
