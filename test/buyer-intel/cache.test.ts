@@ -27,6 +27,23 @@ afterEach(() => {
 const buyerId = (i = 0) => sandbox.dataset.buyers[i]?.id ?? '';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** `redis` with its MGETs counted (`reads()`), every other command passed through. */
+function countingMgets(redis: Redis): { counted: Redis; reads: () => number } {
+  let n = 0;
+  const counted = new Proxy(redis, {
+    get(target, name) {
+      const value = Reflect.get(target, name, target);
+      if (typeof value !== 'function') return value;
+      if (name !== 'mget') return value.bind(target);
+      return (...args: Parameters<Redis['mget']>) => {
+        n++;
+        return target.mget(...args);
+      };
+    },
+  });
+  return { counted, reads: () => n };
+}
+
 describe('cachedBuyerIntel', () => {
   it('coalesces 10 concurrent identical attribute calls into one upstream call', async () => {
     const cached = cachedBuyerIntel(client, { ttlMs: 60_000, maxEntries: 100 });
@@ -244,18 +261,7 @@ describe('cachedBuyerIntel', () => {
 
     it("a lease holds the answer's own key: a reader waits on it while its holder lives, and takes over a dead holder's", async () => {
       // The reader's connection, counting its reads: the answer lands once it has read the lease twice.
-      let reads = 0;
-      const counted = new Proxy(redis, {
-        get(target, name) {
-          const value = Reflect.get(target, name, target);
-          if (typeof value !== 'function') return value;
-          if (name !== 'mget') return value.bind(target);
-          return (...args: Parameters<Redis['mget']>) => {
-            reads++;
-            return target.mget(...args);
-          };
-        },
-      });
+      const { counted, reads } = countingMgets(redis);
       const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: counted, prefix } };
       const attributesAt = (i: number) => `${prefix}attributes:${JSON.stringify([buyerId(i), 'Name'])}`;
       // Another process's call in flight: its lease, then its answer, in the key this one reads; the
@@ -264,7 +270,7 @@ describe('cachedBuyerIntel', () => {
       await redis.set(`${prefix}~alive:4242`, '1', 'PX', 60_000);
       await redis.set(attributesAt(6), '~lease:4242:abc', 'PX', 60_000);
       const waiting = cachedBuyerIntel(client, options).getBuyerAttributesBulk(buyerId(6), ['Name']);
-      await eventually(async () => reads >= 2, 'the reader polling the lease');
+      await eventually(async () => reads() >= 2, 'the reader polling the lease');
       await redis.set(attributesAt(6), JSON.stringify(answer), 'PX', 60_000);
       await expect(waiting).resolves.toEqual(answer);
       expect(sandbox.stats.count('getBuyerAttributesBulk')).toBe(0);
@@ -281,18 +287,7 @@ describe('cachedBuyerIntel', () => {
     });
 
     it("one process's waits on other processes' leases read together: one MGET per poll, not one per key", async () => {
-      let reads = 0;
-      const counted = new Proxy(redis, {
-        get(target, name) {
-          const value = Reflect.get(target, name, target);
-          if (typeof value !== 'function') return value;
-          if (name !== 'mget') return value.bind(target);
-          return (...args: Parameters<Redis['mget']>) => {
-            reads++;
-            return target.mget(...args);
-          };
-        },
-      });
+      const { counted, reads } = countingMgets(redis);
       const options = { ttlMs: 60_000, maxEntries: 100, redis: { client: counted, prefix } };
       const cache = cachedBuyerIntel(client, options);
       const keyOf = (i: number) => `${prefix}attributes:${JSON.stringify([buyerId(i), 'Type'])}`;
@@ -307,7 +302,7 @@ describe('cachedBuyerIntel', () => {
         await sleep(7);
       }
       await sleep(2_500);
-      const polled = reads;
+      const polled = reads();
       for (const i of ids) {
         const answer = { buyerId: buyerId(i), attributes: { Type: 'answered by the other process' } };
         await redis.set(keyOf(i), JSON.stringify(answer), 'PX', 60_000);

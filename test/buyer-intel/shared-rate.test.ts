@@ -148,6 +148,10 @@ describe('one Buyer Intelligence rate for every worker', () => {
       return counted;
     }
 
+    /** The service's pace on its own connection `client`. */
+    const limiterOn = (client: Redis) =>
+      sharedRate({ redis: client, prefix, token: TOKEN, ratePerSecond: RATE, burst: BURST });
+
     /** `n` requests queued at once; when each was let go (ms from the first). */
     async function burstOf(limiter: ReturnType<typeof sharedRate>, n: number): Promise<number[]> {
       const t0 = performance.now();
@@ -157,13 +161,7 @@ describe('one Buyer Intelligence rate for every worker', () => {
     it('at the configured rate: a horizon of slots per call, the rate kept', async () => {
       const client = testRedis();
       try {
-        const limiter = sharedRate({
-          redis: client,
-          prefix,
-          token: TOKEN,
-          ratePerSecond: RATE,
-          burst: BURST,
-        });
+        const limiter = limiterOn(client);
         const takes = countTakes(client);
         const at = await burstOf(limiter, 60);
         // A second's worth of slots (and the burst) per call: 3 or 4. Asking again each time a further
@@ -223,13 +221,7 @@ describe('one Buyer Intelligence rate for every worker', () => {
     it('while throttled (burst 1, a shorter horizon): still several slots per call, evenly spaced', async () => {
       const client = testRedis();
       try {
-        const limiter = sharedRate({
-          redis: client,
-          prefix,
-          token: TOKEN,
-          ratePerSecond: RATE,
-          burst: BURST,
-        });
+        const limiter = limiterOn(client);
         // A 429 with no Retry-After: the rate is cut and paced with burst 1 from then on.
         await limiter.throttled?.(0, 0);
         const rate = await readSharedRate(client, prefix, TOKEN, RATE);

@@ -1,11 +1,16 @@
-// A webhook's account queued while a backfill fills the worker (issue 42): on one queue BullMQ fetches
-// it only when one of the worker's jobs ends, so it waits for the whole chunk; with backfill on a queue
-// of its own (BACKFILL_QUEUE) and both workers sharing the process's slots, it is fetched at once and
-// takes the next free slot ahead of the chunk's accounts. Real Redis, a prefix per test.
+// The backfill's chunks on their own queue (issue 42), on real Redis with a prefix per test.
+// - A webhook's account queued while a backfill fills the worker: on one queue BullMQ fetches it only
+//   when one of the worker's jobs ends, so it waits for the whole chunk; with backfill on a queue of its
+//   own (BACKFILL_QUEUE) and both workers sharing the process's slots, it is fetched at once and takes
+//   the next free slot ahead of the chunk's accounts.
+// - A deploy's SIGTERM while a worker holds a chunk (the drain took over 90 s at the provider's pace):
+//   the worker stops starting the chunk's accounts, hands those not started to jobs of their own, and
+//   closes once the accounts in flight end; the next worker runs the rest, every account once.
 import { randomUUID } from 'node:crypto';
 import type { Job, Queue, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ChunkResult } from '../../queues/chunk-result.ts';
 import {
   BACKFILL_QUEUE,
   chunkJobIdOf,
@@ -111,5 +116,61 @@ describe('a webhook queued while a backfill fills the worker', () => {
     start(enrich, prefix);
     const { chunk, hook } = await webhookDuringBackfill(enrich, enrich);
     expect(hook.processedOn ?? 0).toBeGreaterThanOrEqual(chunk.finishedOn ?? Number.POSITIVE_INFINITY);
+  }, 40_000);
+});
+
+const DRAIN_ACCOUNTS = 40;
+const DRAIN_ACCOUNT_MS = 200;
+
+describe('a worker stopping while it holds a backfill chunk', () => {
+  it('hands off the accounts not started, closes after those in flight, and the next worker runs them', async () => {
+    const prefix = `test-drain-${randomUUID()}`;
+    const queue = createEnrichQueue(redis, { prefix, name: BACKFILL_QUEUE });
+    queues.push(queue);
+    const runs = new Map<string, number>();
+    const start = () => {
+      const worker = startEnrichWorker({
+        connection: redis,
+        queue,
+        name: BACKFILL_QUEUE,
+        prefix,
+        concurrency: SLOTS,
+        process: async (data: EnrichJobData) => {
+          runs.set(data.accountId, (runs.get(data.accountId) ?? 0) + 1);
+          await new Promise((r) => setTimeout(r, DRAIN_ACCOUNT_MS));
+          return data.accountId;
+        },
+      });
+      workers.push(worker);
+      return worker;
+    };
+    const first = start();
+    const accountIds = Array.from({ length: DRAIN_ACCOUNTS }, (_, i) => `a${i}`);
+    const chunkId = chunkJobIdOf('hubspot', '1', accountIds, 'run1');
+    await queue.add(
+      'enrich',
+      { crm: 'hubspot', tenant: '1', accountIds, trigger: 'backfill', run: 'run1' },
+      enrichJobOptions('backfill', 1, chunkId),
+    );
+    await eventually(async () => runs.size >= 3, 'the chunk’s first accounts running');
+
+    // The whole chunk takes DRAIN_ACCOUNTS / 3 slots × 200 ms ≈ 2.7 s; stopping waits for one group only.
+    const stopping = Date.now();
+    await first.close();
+    const drainMs = Date.now() - stopping;
+    expect(drainMs).toBeLessThan(1_500);
+    const chunk = await queue.getJob(chunkId);
+    const entries = (chunk?.returnvalue as ChunkResult<string> | undefined)?.accounts ?? [];
+    const handedOff = entries.filter((e) => 'handedOff' in e && e.handedOff);
+    expect(handedOff.length).toBeGreaterThan(DRAIN_ACCOUNTS / 2);
+    expect(runs.size).toBeLessThan(DRAIN_ACCOUNTS);
+
+    start();
+    await eventually(async () => runs.size === DRAIN_ACCOUNTS, 'every account run', { timeoutMs: 20_000 });
+    await eventually(
+      async () => (await queue.getJobCounts('completed')).completed === 1 + handedOff.length,
+      'every handed-off job completed',
+    );
+    expect([...runs.values()].every((n) => n === 1)).toBe(true);
   }, 40_000);
 });
