@@ -65,8 +65,10 @@ export interface BuyerIntelCacheOptions {
    * and its result replaces it; while the lease's process lives (its key of cache-leases.ts, renewed
    * every `leaseMs / 2`), the others poll the key every `pollMs` (default 15, spaced out to 400–650
    * as the wait grows; a process's polls due together in one MGET) for at most `maxWaitMs` (default
-   * 15,000), and call upstream themselves if it ends without a result (the call failed, or its
-   * process died). A miss costs two commands besides the read: the lease, the result.
+   * 120,000: a holder's call may wait that long in the provider's pace, 4 workers × 200 accounts at 10
+   * requests/s; at 15 s, waiters gave up and called too, 428 attribute calls for 404 buyers), and call
+   * upstream themselves if it ends without a result (the call failed, or its process died). A miss
+   * costs two commands besides the read: the lease, the result.
    */
   redis?: { client: Redis; prefix: string; leaseMs?: number; pollMs?: number; maxWaitMs?: number };
   /** Test seam for the in-process clock. */
@@ -241,7 +243,7 @@ export function cachedBuyerIntel(
   // workers' backfill at the provider's pace).
   const leaseMs = redis?.leaseMs ?? 6_000;
   const pollMs = redis?.pollMs ?? 15;
-  const maxWaitMs = redis?.maxWaitMs ?? 15_000;
+  const maxWaitMs = redis?.maxWaitMs ?? 120_000;
 
   async function upstream<T>(fetchUpstream: () => Promise<T>): Promise<T> {
     stats.misses++;
