@@ -1,6 +1,7 @@
 // HubSpot OAuth installs: the access token lives 30 minutes. A refresh runs under the same Redis lock
 // as every other session refresh (one at a time across workers), and the new token pair is stored
-// encrypted; a worker that finds a fresher stored token uses it instead of refreshing again.
+// encrypted; a worker that finds a fresher stored token uses it instead of refreshing again. Refreshes go
+// to `POST /oauth/v3/token`, as the install does: HubSpot retires `/oauth/v1/token` in February 2027.
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { describeNetworkFailure, endpointOf } from '../../src/shared/network-cause.ts';
@@ -38,7 +39,7 @@ export function hubspotTokenRefresher(options: HubSpotRefreshOptions) {
         options.redis,
         options.key,
         async (previous) => {
-          const url = `${options.basePath.replace(/\/+$/, '')}/oauth/v1/token`;
+          const url = `${options.basePath.replace(/\/+$/, '')}/oauth/v3/token`;
           const res = await doFetch(url, {
             method: 'POST',
             headers: { 'content-type': 'application/x-www-form-urlencoded' },

@@ -18,6 +18,11 @@ export interface AuthOptions {
   scopes?: string[];
   /** How long an authorization code stays valid. Default 10 minutes. */
   authorizationCodeTtlSeconds?: number;
+  /**
+   * `POST /oauth/v1/token` answers as a retired endpoint (HubSpot retires it in February 2027, see
+   * routes/oauth.ts). Default false: today it still answers.
+   */
+  oauthV1Retired?: boolean;
 }
 
 export interface Caller {
@@ -69,6 +74,8 @@ export class AuthRegistry {
   readonly portalId: number;
   readonly userId: number;
   accessTokenTtlSeconds: number;
+  /** Whether `POST /oauth/v1/token` answers as retired (settable while the sandbox runs). */
+  oauthV1Retired: boolean;
   readonly #scopes: string[];
   readonly #codeTtlMs: number;
   readonly #accessTokens = new Map<string, AccessToken>();
@@ -84,6 +91,7 @@ export class AuthRegistry {
     this.clientId = options.clientId ?? '5c0a7e3d-9b21-4f68-a1c4-2e7d8f90b613';
     this.clientSecret = options.clientSecret ?? 'e2b84f0c-6d1a-47c9-8e35-b91a7c0d4f26';
     this.accessTokenTtlSeconds = options.accessTokenTtlSeconds ?? 1800;
+    this.oauthV1Retired = options.oauthV1Retired ?? false;
     this.#scopes = options.scopes ?? DEFAULT_SCOPES;
     this.#codeTtlMs = (options.authorizationCodeTtlSeconds ?? 600) * 1000;
   }

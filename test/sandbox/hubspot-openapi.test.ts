@@ -655,5 +655,24 @@ describe('oauth-v3.json', () => {
       'refresh_token',
       'token_type',
     ]);
+
+    // Told that v1 is retired (HubSpot: February 2027): it grants nothing, a route that is gone; v3 goes on.
+    sandbox.auth.oauthV1Retired = true;
+    try {
+      const { refresh_token: latest } = v1.body as { refresh_token: string };
+      const retired = await call('POST', '/oauth/v1/token', undefined, {
+        token: null,
+        form: { ...form, grant_type: 'refresh_token', refresh_token: latest },
+      });
+      expect(retired.status).toBe(404);
+      expect(retired.body).toMatchObject({ status: 'error', message: 'resource not found' });
+      const still = await call('POST', '/oauth/v3/token', undefined, {
+        token: null,
+        form: { ...form, grant_type: 'refresh_token', refresh_token: latest },
+      });
+      expect(still.status).toBe(200);
+    } finally {
+      sandbox.auth.oauthV1Retired = false;
+    }
   });
 });

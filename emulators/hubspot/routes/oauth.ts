@@ -1,9 +1,12 @@
 // OAuth token endpoints. `POST /oauth/v1/token` is what @hubspot/api-client's tokensApi.create calls;
 // `POST /oauth/v3/token` is the one in oauth-v3.json (its answer adds token_use, hub_id, user_id and
 // scopes). Both take application/x-www-form-urlencoded only; a JSON body answers 415.
+// HubSpot retires v1 in February 2027 (reference crm-facts.md: "v1 is deprecated Feb 2027"); how a
+// retired endpoint answers is not documented, so with `oauthV1Retired` it answers as a route that no
+// longer exists (404, the unknown-route body) — the strictest reading: nothing is granted there.
 import { setTimeout as delay } from 'node:timers/promises';
 import express, { type Request, type Response, type Router } from 'express';
-import { faultError, HubSpotError, sendHubSpotError, sendJson } from '../errors.ts';
+import { faultError, HubSpotError, resourceNotFound, sendHubSpotError, sendJson } from '../errors.ts';
 import type { OperationContext } from '../operation.ts';
 
 export function registerOAuthRoutes(router: Router, ctx: OperationContext): void {
@@ -13,6 +16,7 @@ export function registerOAuthRoutes(router: Router, ctx: OperationContext): void
     const operation = version === 'v1' ? 'oauth.tokensApi.create' : 'oauth.v3.token';
     res.on('finish', () => ctx.stats.record(operation, res.statusCode));
     try {
+      if (version === 'v1' && ctx.auth.oauthV1Retired) throw resourceNotFound();
       const { latencyMs } = ctx.faults.settings;
       if (latencyMs > 0) await delay(latencyMs);
       const fault = ctx.faults.next(operation);
