@@ -191,17 +191,18 @@ export function apiRouter(options: ApiOptions): express.Router {
     handle(async (_req, res, caller, raw) => {
       const body = parse(refreshBody, jsonBody(raw), 'body');
       const tenant = tenantFor(body.crm, body.tenant, caller);
-      accountIdFor(body.crm, body.accountId);
+      // The canonical id for the read as for the job (HubSpot's `021438460428` is `21438460428`).
+      const accountId = accountIdFor(body.crm, body.accountId);
       // One cheap read before a job is queued: an account the CRM does not have is a 404 now, not a
       // failed job later.
       const queued = await actions.refresh(
         body.crm,
         tenant,
-        body.accountId,
+        accountId,
         `refresh requested via ${describeCaller(caller)}`,
         actorOf(caller),
         async () => {
-          await readAccount(body.crm, tenant, body.accountId, []);
+          await readAccount(body.crm, tenant, accountId, []);
         },
       );
       res.status(202).json(queued);

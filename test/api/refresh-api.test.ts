@@ -129,6 +129,14 @@ describe('POST /api/refresh with an API key', () => {
     expect(card.body.lastEnrichedAt).toEqual(expect.any(String));
   });
 
+  it('takes a HubSpot id with a leading zero as the same company (issue 43: it answered 404)', async () => {
+    const id = company({ name: 'City of Round Rock', state: 'TX' });
+    const queued = await call('POST', '/api/refresh', { crm: 'hubspot', accountId: `0${id}` }, withKey);
+    expect(queued.status).toBe(202);
+    const result = await jobResult(String(queued.body.jobId));
+    expect(result.account.accountId).toBe(id);
+  });
+
   it('refuses a missing or wrong key, and bad input, with JSON naming the problem', async () => {
     const none = await call('POST', '/api/refresh', { crm: 'hubspot', accountId: '1' });
     expect(none.status).toBe(401);
