@@ -1,11 +1,11 @@
 // The enrich worker: runs the pipeline for each job — one account's, or a backfill chunk's accounts
 // (enrich-chunk.ts). A process runs one on the enrich queue and one on the backfill queue, sharing one
 // WorkerLoad (worker-load.ts). A 429 from the Buyer Intelligence API that the shared pace could not
-// absorb parks the worker's queue for the time asked (every job shares that limit); a CRM tenant's limit delays only the job that hit it; neither spends
-// the job's attempt; a permanent failure fails the job at once with its reason; anything else retries
-// with backoff. Stalled jobs (a worker that died mid-job) are picked up again by BullMQ, so every side
-// effect of the pipeline is idempotent. WORKER_CONCURRENCY counts accounts in flight, a chunk's or a
-// single job's alike (worker-load.ts).
+// absorb parks the worker's queue for the time asked (every job shares that limit); a CRM tenant's
+// limit delays only the job that hit it; neither spends the job's attempt; a permanent failure fails
+// the job at once with its reason; anything else retries with backoff. Stalled jobs (a worker that died
+// mid-job) are picked up again by BullMQ, so every side effect of the pipeline is idempotent.
+// WORKER_CONCURRENCY counts accounts in flight, a chunk's or a single job's alike (worker-load.ts).
 import { hostname } from 'node:os';
 import { DelayedError, type Job, type Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
