@@ -118,20 +118,24 @@ describe(`${WORKERS} workers on one Redis and one PostgreSQL`, () => {
       expect(backfill.stdout).toContain(`Queued ${ACCOUNTS} accounts`);
 
       // Kill a worker while it holds a chunk (each job names the process that took it), once some
-      // accounts are written: a chunk's accounts finish at different times, its chunks at nearly the same.
-      const victim = started[1] as ChildProcessWithoutNullStreams;
+      // accounts are written: whichever worker holds one then (which process takes which chunk is
+      // BullMQ's race, and a chunk's accounts write together, so a fixed one may hold none by then).
       const written = () =>
         accounts.filter((a) => hs.store.get('companies', a.id)?.values.has(P.status)).length;
+      let holder: ChildProcessWithoutNullStreams | undefined;
       await waitFor(
-        'accounts written and the victim holding a chunk',
+        'accounts written and a worker holding a chunk',
         async () => {
           if (written() < 20) return false;
           const active = await queue.getActive();
-          return active.some((j) => j.processedBy?.endsWith(`:${victim.pid}`));
+          holder = started.find((w) => active.some((j) => j.processedBy?.endsWith(`:${w.pid}`)));
+          return holder !== undefined;
         },
         120_000,
         50,
       );
+      const victim = holder;
+      if (!victim) throw new Error('no worker holds a chunk');
       const killed = new Promise<NodeJS.Signals | null>((r) =>
         victim.once('exit', (_c, signal) => r(signal)),
       );
