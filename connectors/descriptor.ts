@@ -107,10 +107,27 @@ export interface TenantSupport<T extends { crm: string }, C = unknown> {
   };
 }
 
+/**
+ * What the service will ask of a CRM beyond reading and updating accounts and their fields, from its
+ * configuration: a connector asks for (and checks) the permissions these need, and no more.
+ */
+export interface CrmFeatures {
+  /** Notes on accounts (signals, digests), read back to avoid duplicates and removed on undo. */
+  notes: boolean;
+  /** Tasks for an account's owner (follow-ups). */
+  tasks: boolean;
+  /** The CRM's users as owners (follow-ups, the per-owner digest). */
+  owners: boolean;
+}
+
+export const ALL_CRM_FEATURES: CrmFeatures = { notes: true, tasks: true, owners: true };
+
 export interface HttpContext {
   redis: Redis;
   prefix: string;
   publicBaseUrl: string | undefined;
+  /** What the configuration turns on (an install asks for exactly the permissions these need). */
+  features: CrmFeatures;
   /** Stores a tenant (validated with the kind's schema, encrypted) and makes the service load it. */
   addTenant?: ((record: { crm: string }) => Promise<void>) | undefined;
 }
@@ -118,6 +135,8 @@ export interface HttpContext {
 export interface DoctorCheck {
   status: 'pass' | 'warn' | 'fail';
   detail: string;
+  /** Further lines under it (e.g. each missing permission and what needs it). */
+  more?: string[];
 }
 
 export interface CrmDescriptor<C = unknown, T extends { crm: string } = { crm: string }> {
@@ -174,8 +193,11 @@ export interface CrmDescriptor<C = unknown, T extends { crm: string } = { crm: s
   signedRequestScheme?: { name: string; scheme: Record<string, unknown> };
   /** Extra HTTP routes (e.g. an app install flow), mounted at their path. */
   routes?(config: C, context: HttpContext): { path: string; router: Router }[];
-  /** `doctor`: one real read with the configured credentials. */
-  doctor?(config: C, timeoutMs: number): Promise<DoctorCheck>;
+  /**
+   * `doctor`: one real read with the configured credentials, and whether they hold the permissions the
+   * enabled features need.
+   */
+  doctor?(config: C, timeoutMs: number, features: CrmFeatures): Promise<DoctorCheck>;
   /** Request headers that carry a secret or signature: redacted from every log line. */
   secretHeaders?: readonly string[];
   /** For the OpenAPI document: what POST /webhooks/<kind> accepts. */

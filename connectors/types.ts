@@ -267,7 +267,11 @@ export class AccountNotFoundError extends IntegrationError {
 
 /** The CRM refused our credentials: permanent until they change. */
 export class CrmAuthError extends IntegrationError {
-  constructor(message: string, status?: number, facts: Pick<FailureFacts, 'requestId'> = {}) {
+  constructor(
+    message: string,
+    status?: number,
+    facts: Pick<FailureFacts, 'requestId' | 'missingPermissions'> = {},
+  ) {
     super(message, { ...facts, permanent: true, status });
   }
 }

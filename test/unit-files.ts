@@ -63,6 +63,7 @@ export const UNIT_TEST_FILES = [
   'test/sandbox/conformance-check.test.ts',
   'test/sandbox/dataset.test.ts',
   'test/sandbox/hubspot-openapi.test.ts',
+  'test/sandbox/hubspot-scopes.test.ts',
   'test/sandbox/hubspot-sdk.test.ts',
   'test/sandbox/hubspot-strictness.test.ts',
   'test/sandbox/hubspot-webhooks.test.ts',

@@ -5,6 +5,7 @@
 // types they need from it.
 
 import { Client } from '@hubspot/api-client';
+import { isIntegrationError } from '../../src/shared/errors.ts';
 import { endpointOf } from '../../src/shared/network-cause.ts';
 import { type CallBudget, CallBudgetTimeout } from '../call-budget.ts';
 import { CrmRateLimitError } from '../types.ts';
@@ -41,6 +42,8 @@ export interface HubSpotClientOptions {
   budget?: CallBudget;
   /** Called after every HTTP call (metrics, logs). Must not throw; errors are swallowed. */
   onCall?: (event: HubSpotCallEvent) => void;
+  /** A call refused for a scope the token lacks (kept for doctor and the admin page). */
+  onMissingScopes?: (operation: string, scopes: readonly string[]) => Promise<void>;
 }
 
 export const DEFAULT_FETCH_TIMEOUT_MS = 30_000;
@@ -143,7 +146,11 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
           { operation },
         );
       }
-      throw toConnectorError(operation, err, redact, basePath);
+      const failure = toConnectorError(operation, err, redact, basePath);
+      const missing = isIntegrationError(failure) ? failure.missingPermissions : undefined;
+      if (missing && options.onMissingScopes)
+        await options.onMissingScopes(operation, missing).catch(() => undefined);
+      throw failure;
     } finally {
       clearTimeout(timer);
     }

@@ -3,6 +3,7 @@
 // answers say is left (the window, and the daily allocation of private apps).
 import { redisCallBudget } from '../call-budget.ts';
 import type { CrmRuntime } from '../descriptor.ts';
+import { recordRefusal } from '../permission-refusals.ts';
 import type { CrmConnector } from '../types.ts';
 import type { HubSpotApp } from './config.ts';
 import { createHubSpotConnector } from './connector.ts';
@@ -27,5 +28,13 @@ export function hubspotConnection(
       windowMs: 10_000,
     }),
     onCall: (e) => runtime.recordCall({ operation: e.operation, status: e.status, durationMs: e.durationMs }),
+    onMissingScopes: (operation, missing) =>
+      recordRefusal(runtime.redis, runtime.prefix, {
+        crm: 'hubspot',
+        tenant: portal.portalId,
+        missing: [...missing],
+        operation,
+        at: Date.now(),
+      }),
   });
 }

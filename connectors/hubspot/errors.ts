@@ -269,6 +269,22 @@ export const HUBSPOT_API_BASE = 'https://api.hubapi.com';
  * answer at all, the message names where the call went (`basePath`, no path or token) and why, in words
  * ("connection refused", "host not found in DNS", "timed out", "TLS handshake failed: …").
  */
+/**
+ * The scopes a 403 MISSING_SCOPES answer names (`errors[].context.requiredScopes`, crm-facts.md; any
+ * one of them would do), or undefined for any other 403.
+ */
+export function missingScopesOf(body: unknown): string[] | undefined {
+  if (bodyString(body, 'category') !== 'MISSING_SCOPES') return undefined;
+  const errors = (body as { errors?: unknown }).errors;
+  const named = Array.isArray(errors)
+    ? errors.flatMap((e) => {
+        const scopes = (e as { context?: { requiredScopes?: unknown } } | null)?.context?.requiredScopes;
+        return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : [];
+      })
+    : [];
+  return named.length ? [...new Set(named)] : ['(a scope HubSpot did not name)'];
+}
+
 export function toConnectorError(
   operation: string,
   err: unknown,
@@ -291,6 +307,14 @@ export function toConnectorError(
   const status = err.code;
   const what = describeFailure(err, redact);
   const requestId = correlationIdOf(err);
+  const scopes = status === 403 ? missingScopesOf(err.body) : undefined;
+  if (scopes) {
+    return new CrmAuthError(
+      `HubSpot refused ${operation}: the token lacks the scope ${scopes.join(' or ')}; add it to the private app's scopes or install the app again (docs/crm-setup.md lists what each feature needs)`,
+      status,
+      { requestId, missingPermissions: scopes },
+    );
+  }
   if (status === 401 || status === 403) {
     return new CrmAuthError(`HubSpot refused the credentials for ${operation}: ${what}`, status, {
       requestId,

@@ -1,12 +1,10 @@
 // HubSpot's descriptor: everything the service needs of HubSpot, and nothing the core has to know.
 import { createHash } from 'node:crypto';
-import { withTimeout } from '../../src/shared/deadline.ts';
 import type { CrmDescriptor } from '../descriptor.ts';
-import { CrmAuthError } from '../types.ts';
 import { hubspotCardUser } from './card-user.ts';
 import { type HubSpotConfig, hubspotVariables, readHubSpotConfig } from './config.ts';
 import { hubspotConnection } from './connection.ts';
-import { createHubSpotConnector } from './connector.ts';
+import { hubspotDoctor } from './doctor.ts';
 import { hubspotEventHandler } from './events.ts';
 import { hubspotId } from './ids.ts';
 import { hubspotInstallRouter } from './install.ts';
@@ -90,6 +88,7 @@ export const hubspot: CrmDescriptor<HubSpotConfig, HubSpotTenant> = {
           basePath,
           authorizeUrl,
           publicBaseUrl: context.publicBaseUrl,
+          features: context.features,
           redis: context.redis,
           prefix: context.prefix,
           addTenant: context.addTenant,
@@ -107,30 +106,7 @@ export const hubspot: CrmDescriptor<HubSpotConfig, HubSpotTenant> = {
         'hubspot.fetch from the app card: v3 signature with X-HubSpot-Request-Timestamp, portalId in the query',
     },
   },
-  async doctor(config, timeoutMs) {
-    const { portal, app } = config;
-    if (!portal) return { status: 'pass', detail: 'app credentials only (portals come from tenants)' };
-    try {
-      const connector = createHubSpotConnector({
-        accessToken: portal.accessToken,
-        portalId: portal.portalId,
-        basePath: app.basePath,
-        fetchTimeoutMs: timeoutMs,
-      });
-      const page = await withTimeout(connector.listAccounts([], { limit: 1 }), timeoutMs, 'list companies');
-      const n = page.accounts.length;
-      return {
-        status: 'pass',
-        detail: `read ${n} compan${n === 1 ? 'y' : 'ies'} of portal ${portal.portalId} at ${app.basePath}`,
-      };
-    } catch (err) {
-      const why = err instanceof Error ? err.message : String(err);
-      return {
-        status: 'fail',
-        detail: err instanceof CrmAuthError ? `HUBSPOT_ACCESS_TOKEN was refused: ${why}` : why,
-      };
-    }
-  },
+  doctor: hubspotDoctor,
   secretHeaders: ['x-hubspot-signature-v3', 'x-hubspot-signature'],
   webhookSummary: 'HubSpot company events (v3 signature)',
 };

@@ -6,21 +6,15 @@ import { randomBytes } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-
-/** What our card and writes need (see docs/crm-setup.md: HubSpot). */
-export const HUBSPOT_SCOPES = [
-  'oauth',
-  'crm.objects.companies.read',
-  'crm.objects.companies.write',
-  'crm.schemas.companies.read',
-  'crm.schemas.companies.write',
-];
+import type { CrmFeatures } from '../descriptor.ts';
+import { hubspotInstallScopes, missingHubSpotScopes } from './scopes.ts';
 
 const STATE_TTL_SECONDS = 600;
 const tokenAnswer = z.object({
   access_token: z.string().min(1),
   refresh_token: z.string().min(1),
   hub_id: z.union([z.number().int().positive(), z.string().regex(/^\d+$/)]).transform(String),
+  scopes: z.array(z.string()).optional(),
 });
 
 export interface HubSpotInstallOptions {
@@ -30,7 +24,8 @@ export interface HubSpotInstallOptions {
   basePath: string;
   /** The consent page. Default https://app.hubspot.com/oauth/authorize. */
   authorizeUrl?: string | undefined;
-  scopes?: string[];
+  /** What the configuration turns on: the consent page asks for exactly the scopes these need. */
+  features: CrmFeatures;
   /** Our public URL prefix (scheme and host); the callback URL is built from it. */
   publicBaseUrl?: string | undefined;
   redis: Redis;
@@ -73,7 +68,7 @@ export function hubspotInstallRouter(options: HubSpotInstallOptions): express.Ro
       const target = new URL(options.authorizeUrl ?? 'https://app.hubspot.com/oauth/authorize');
       target.searchParams.set('client_id', options.clientId);
       target.searchParams.set('redirect_uri', callbackUrl(req));
-      target.searchParams.set('scope', (options.scopes ?? HUBSPOT_SCOPES).join(' '));
+      target.searchParams.set('scope', hubspotInstallScopes(options.features).join(' '));
       target.searchParams.set('state', state);
       res.redirect(302, target.toString());
     } catch (err) {
@@ -127,11 +122,18 @@ export function hubspotInstallRouter(options: HubSpotInstallOptions): express.Ro
         accessToken: tokens.data.access_token,
         refreshToken: tokens.data.refresh_token,
       });
+      // HubSpot grants what the consent page asked for; a grant that names fewer scopes is said here
+      // rather than found on the first refused call.
+      const missing = tokens.data.scopes ? missingHubSpotScopes(tokens.data.scopes, options.features) : [];
       page(
         res,
         200,
         'Buyer Intel Sync is installed',
-        `Portal ${escapeHtml(tokens.data.hub_id)} is connected. You can close this page.`,
+        `Portal ${escapeHtml(tokens.data.hub_id)} is connected. ${
+          missing.length
+            ? `It was not granted ${missing.map((m) => `${escapeHtml(m.scope)} (${escapeHtml(m.neededFor)})`).join(', ')}: install again and approve every scope.`
+            : 'You can close this page.'
+        }`,
       );
     } catch (err) {
       next(err);

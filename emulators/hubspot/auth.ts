@@ -4,6 +4,7 @@
 // refresh token (BAD_CLIENT_ID's body from a 2026 write-up of HubSpot's token errors).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { expiredAuthentication, HubSpotError, invalidAuthentication } from './errors.ts';
+import { ALL_PRODUCT_SCOPES } from './scopes.ts';
 
 export interface AuthOptions {
   /** Default `pat-na1-…` (a fixed sandbox value). */
@@ -15,7 +16,10 @@ export interface AuthOptions {
   clientSecret?: string;
   /** OAuth access token lifetime. Default 1800 s (HubSpot's 30 minutes). */
   accessTokenTtlSeconds?: number;
+  /** What the OAuth app's grants hold when the install names no scopes (and `issueTokens`). */
   scopes?: string[];
+  /** What the private app was given in its settings. Default: every scope the product can use. */
+  privateAppScopes?: string[];
   /** How long an authorization code stays valid. Default 10 minutes. */
   authorizationCodeTtlSeconds?: number;
   /**
@@ -32,6 +36,8 @@ export interface Caller {
   appId: number;
   portalId: number;
   userId: number;
+  /** What the token was granted (scopes.ts decides what a call needs). */
+  scopes: ReadonlySet<string>;
 }
 
 export interface TokenSet {
@@ -55,13 +61,7 @@ interface Grant {
   userId: number;
 }
 
-const DEFAULT_SCOPES = [
-  'oauth',
-  'crm.objects.companies.read',
-  'crm.objects.companies.write',
-  'crm.schemas.companies.read',
-  'crm.schemas.companies.write',
-];
+const DEFAULT_SCOPES = ['oauth', ...ALL_PRODUCT_SCOPES];
 
 export const DEFAULT_PRIVATE_APP_TOKEN = 'pat-na1-sandbox-6b1f0c2e-3d4a-4f5b-9c8d-7e6f5a4b3c2d';
 
@@ -77,6 +77,7 @@ export class AuthRegistry {
   /** Whether `POST /oauth/v1/token` answers as retired (settable while the sandbox runs). */
   oauthV1Retired: boolean;
   readonly #scopes: string[];
+  #privateAppScopes: ReadonlySet<string>;
   readonly #codeTtlMs: number;
   readonly #accessTokens = new Map<string, AccessToken>();
   readonly #refreshTokens = new Map<string, Grant>();
@@ -93,6 +94,7 @@ export class AuthRegistry {
     this.accessTokenTtlSeconds = options.accessTokenTtlSeconds ?? 1800;
     this.oauthV1Retired = options.oauthV1Retired ?? false;
     this.#scopes = options.scopes ?? DEFAULT_SCOPES;
+    this.#privateAppScopes = new Set(options.privateAppScopes ?? ALL_PRODUCT_SCOPES);
     this.#codeTtlMs = (options.authorizationCodeTtlSeconds ?? 600) * 1000;
   }
 
@@ -108,6 +110,7 @@ export class AuthRegistry {
         appId: this.privateAppId,
         portalId: this.portalId,
         userId: this.userId,
+        scopes: this.#privateAppScopes,
       };
     }
     const access = this.#accessTokens.get(token);
@@ -120,7 +123,13 @@ export class AuthRegistry {
       appId: this.appId,
       portalId: this.portalId,
       userId: grant?.userId ?? this.userId,
+      scopes: new Set(grant?.scopes ?? []),
     };
+  }
+
+  /** A portal admin changing the private app's scopes in its settings (the token stays the same). */
+  setPrivateAppScopes(scopes: readonly string[]): void {
+    this.#privateAppScopes = new Set(scopes);
   }
 
   /** What the install flow hands the app's redirect URI (`?code=…`). */
@@ -130,10 +139,10 @@ export class AuthRegistry {
     return code;
   }
 
-  /** A fresh OAuth token pair without the HTTP flow (tests, demos). */
-  issueTokens(now = Date.now()): TokenSet {
+  /** A fresh OAuth token pair without the HTTP flow (tests, demos): the default scopes, or these. */
+  issueTokens(now = Date.now(), scopes: readonly string[] = this.#scopes): TokenSet {
     const refreshToken = randomUUID();
-    this.#refreshTokens.set(refreshToken, { scopes: this.#scopes, userId: this.userId });
+    this.#refreshTokens.set(refreshToken, { scopes: [...scopes], userId: this.userId });
     return this.#accessTokenFor(refreshToken, now);
   }
 

@@ -43,8 +43,17 @@ export function controlPlane(parts: ControlParts): express.Router {
     const token = isRecord(req.body) && typeof req.body.token === 'string' ? req.body.token : undefined;
     res.json({ expired: parts.auth.expire(token) });
   });
-  control.post('/oauth/tokens', (_req, res) => {
-    res.json(parts.auth.issueTokens());
+  // A token pair as an install would grant it: the default scopes, or `{scopes: [...]}`.
+  control.post('/oauth/tokens', (req, res) => {
+    const scopes =
+      isRecord(req.body) && Array.isArray(req.body.scopes) ? req.body.scopes.map(String) : undefined;
+    res.json(parts.auth.issueTokens(Date.now(), scopes));
+  });
+  // A portal admin changing the private app's scopes in its settings.
+  control.put('/private-app/scopes', (req, res) => {
+    const scopes = isRecord(req.body) && Array.isArray(req.body.scopes) ? req.body.scopes.map(String) : [];
+    parts.auth.setPrivateAppScopes(scopes);
+    res.json({ scopes });
   });
   // The consent step of the install flow: redirects to the app's redirect_uri with a code to exchange.
   control.get('/oauth/authorize', (req, res) => {

@@ -70,6 +70,27 @@ export function expiredAuthentication(expiredAtMs: number, nowMs: number): HubSp
   });
 }
 
+/**
+ * A token without a scope the call needs (crm-facts.md: the body seen in HubSpot/hubspot-api-nodejs
+ * #268). `requiredScopes` lists one need's alternatives, any one of which would do; the newer
+ * `requiredGranularScopes` member is unconfirmed and left out.
+ */
+export const missingScopes = (requiredScopes: readonly string[]) =>
+  error(
+    403,
+    "This app hasn't been granted all required scopes to make this call. Read more about required scopes here: https://developers.hubspot.com/scopes.",
+    {
+      errors: [
+        {
+          message: 'One or more of the following scopes are required.',
+          context: { requiredScopes: [...requiredScopes] },
+        },
+      ],
+      links: { scopes: 'https://developers.hubspot.com/scopes' },
+      category: 'MISSING_SCOPES',
+    },
+  );
+
 // --- Rate limits -----------------------------------------------------------------------------------
 
 export type RateLimitPolicy = 'TEN_SECONDLY_ROLLING' | 'DAILY' | 'SECONDLY';

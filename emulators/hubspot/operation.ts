@@ -1,13 +1,22 @@
 // Every HubSpot operation runs through the same steps: count it, add latency, authenticate the bearer
-// token (401), apply the rate limits (429 with HubSpot's body and headers), apply a scripted or random
-// fault, then run the handler and send its JSON.
+// token (401), apply the rate limits (429 with HubSpot's body and headers), check the token's scopes
+// (403, scopes.ts), apply a scripted or random fault, then run the handler and send its JSON.
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Request, Response, Router } from 'express';
 import type { CallStats, FaultPlan } from '../shared/faults.ts';
 import type { AuthRegistry, Caller } from './auth.ts';
-import { faultError, HubSpotError, rateLimited, sendHubSpotError, sendJson, sendRaw } from './errors.ts';
+import {
+  faultError,
+  HubSpotError,
+  missingScopes,
+  rateLimited,
+  sendHubSpotError,
+  sendJson,
+  sendRaw,
+} from './errors.ts';
 import type { HubSpotRateLimits } from './rate-limit.ts';
+import { scopeNeeds, unmetNeeds } from './scopes.ts';
 import type { ChangeSource, HubSpotStore, WriteOptions } from './store.ts';
 
 export interface OperationContext {
@@ -56,6 +65,10 @@ export function registerOperations(router: Router, ctx: OperationContext, module
         if (!options.search)
           for (const [name, value] of Object.entries(admission.headers)) res.setHeader(name, value);
         if (admission.blocked) throw rateLimited(admission.blocked, randomUUID());
+        // After the limits: a refused call still counts against them (HubSpot does not say; the
+        // stricter reading).
+        const [unmet] = unmetNeeds(scopeNeeds(method, path, req.params), caller.scopes);
+        if (unmet) throw missingScopes(unmet);
 
         const fault = ctx.faults.next(operation);
         if (fault?.kind === 'status') {

@@ -31,9 +31,16 @@ Checks, one PASS / WARN / FAIL / SKIP line each:
   redis persistence        AOF or RDB snapshots configured (neither: WARN, jobs are lost on restart)
                            (on a cluster: every master, the worst shown)
   buyer intelligence api   one authenticated read (401: the token is wrong)
-${CRMS.map((c) => `  ${c.kind.padEnd(24)} one ${c.accountNoun} read with its credentials (when configured)`).join('\n')}
+${CRMS.map(
+  (
+    c,
+  ) => `  ${c.kind.padEnd(24)} one ${c.accountNoun} read with its credentials (when configured), and a read per
+                           enabled feature that needs a scope of its own (a missing one: FAIL)`,
+).join('\n')}
   <crm> <tenant> daily     per tenant, the daily API calls its CRM last reported used and left
                            (WARN at or below CRM_DAILY_HEADROOM: its backfill waits)
+  <crm> <tenant> permissions  per tenant whose calls of the last day were refused for a scope or
+                           permission its credentials lack: FAIL, naming it and the refused call
 Exits 0 when nothing failed (warnings allowed), 1 otherwise. Never prints a token or secret.
 
 Options:

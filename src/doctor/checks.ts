@@ -13,7 +13,9 @@ import {
   PermissionDeniedError,
   TimeoutError,
 } from '../buyer-intel/errors.ts';
+import { crmFeatures } from '../config/crm-features.ts';
 import { coreSchema, type Env } from '../config/env.ts';
+import { followUpSettings } from '../follow-ups/settings.ts';
 import { withTimeout } from '../shared/deadline.ts';
 import { modeCheck, parseInfo, worstOf } from './redis-mode.ts';
 import type { CheckResult } from './result.ts';
@@ -265,12 +267,17 @@ export async function checkBuyerIntel(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOU
 
 /** Each CRM's own check (one real read with the configured credentials); skip when not configured. */
 export function checkCrms(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promise<CheckResult>[] {
+  const features = crmFeatures({
+    signals: { maxNotesPerRun: env.SIGNALS_MAX_NOTES_PER_RUN },
+    followUps: followUpSettings(env),
+    digest: env.digest,
+  });
   return CRMS.map(async (crm): Promise<CheckResult> => {
     const config = env.crms[crm.kind];
     if (config === undefined || !crm.doctor)
       return { name: crm.kind, status: 'skip', detail: 'not configured' };
     try {
-      return { name: crm.kind, ...(await crm.doctor(config, timeoutMs)) };
+      return { name: crm.kind, ...(await crm.doctor(config, timeoutMs, features)) };
     } catch (err) {
       return { name: crm.kind, status: 'fail', detail: reason(err) };
     }

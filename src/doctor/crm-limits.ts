@@ -1,8 +1,10 @@
-// `doctor`'s line per CRM tenant about its daily API allocation: what the CRM's last answer (any
-// worker's) said is used and left, and the headroom backfill leaves to the customer's other
-// integrations (CRM_DAILY_HEADROOM). WARN at or below it: that tenant's backfill jobs wait.
+// `doctor`'s lines per CRM tenant from what the workers' calls left in Redis: its daily API allocation
+// (what the CRM's last answer said is used and left, and the headroom backfill leaves to the customer's
+// other integrations, CRM_DAILY_HEADROOM; WARN at or below it: that tenant's backfill jobs wait), and
+// every permission a call of the last day was refused for (FAIL: that feature cannot work for it).
 
 import { type BudgetState, dailyHeadroom, readBudgets } from '../../connectors/limits.ts';
+import { type PermissionRefusal, readRefusals } from '../../connectors/permission-refusals.ts';
 import { redisClient } from '../../queues/redis-url.ts';
 import { withTimeout } from '../shared/deadline.ts';
 import type { CheckResult } from './result.ts';
@@ -38,7 +40,25 @@ export function crmLimitLines(states: BudgetState[], headroom: number, now = Dat
   });
 }
 
-/** Reads every tenant's last limits from Redis; a Redis that cannot be read gives no lines (checked above). */
+/** One FAIL per tenant whose calls were refused for a permission its credentials lack. */
+export function refusalLines(refusals: PermissionRefusal[], now = Date.now()): CheckResult[] {
+  const byTenant = new Map<string, PermissionRefusal[]>();
+  for (const r of refusals) {
+    const k = `${r.crm} ${r.tenant}`;
+    byTenant.set(k, [...(byTenant.get(k) ?? []), r]);
+  }
+  return [...byTenant].map(([name, list]) => ({
+    name: `${name} permissions`,
+    status: 'fail',
+    detail: `lacks ${list.map((r) => r.missing.join(' or ')).join(', ')}: grant ${list.length === 1 ? 'it' : 'them'} (install the app again, or add ${list.length === 1 ? 'it' : 'them'} to the credentials' settings)`,
+    more: list.map((r) => `${r.missing.join(' or ')}: ${r.operation} refused ${ago(now - r.at)}`),
+  }));
+}
+
+/**
+ * Reads every tenant's last limits and permission refusals from Redis; a Redis that cannot be read
+ * gives no lines (checked above).
+ */
 export async function checkCrmLimits(
   url: string,
   prefix: string,
@@ -55,7 +75,10 @@ export async function checkCrmLimits(
   redis.on('error', () => undefined);
   try {
     await withTimeout(redis.connect(), timeoutMs, 'connect');
-    return crmLimitLines(await withTimeout(readBudgets(redis, prefix), timeoutMs, 'read limits'), headroom);
+    return [
+      ...crmLimitLines(await withTimeout(readBudgets(redis, prefix), timeoutMs, 'read limits'), headroom),
+      ...refusalLines(await withTimeout(readRefusals(redis, prefix), timeoutMs, 'read refusals')),
+    ];
   } catch {
     return [];
   } finally {

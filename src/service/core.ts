@@ -2,6 +2,7 @@
 // clients, CRM connections and the pipeline's dependencies. Assembly only; no business logic.
 
 import type { CrmRuntime } from '../../connectors/descriptor.ts';
+import { clearRefusals } from '../../connectors/permission-refusals.ts';
 import { crmOf } from '../../connectors/registry.ts';
 import { createRedis } from '../../queues/redis.ts';
 import { sharedChannels } from '../batch/shared.ts';
@@ -17,7 +18,7 @@ import { redisPoolFeed } from '../resolve/shared-pool.ts';
 import { accountLockKey, redisAccountLocks } from '../signals/account-lock.ts';
 import { OutcomeHistory } from '../store/history.ts';
 import { describeError, Store } from '../store/store.ts';
-import { TenantStore } from '../tenants/store.ts';
+import { parseTenant, TenantStore, tenantIdOf } from '../tenants/store.ts';
 import { batchedWrites } from '../write/batched-writes.ts';
 import { Ledgers } from '../write/ledgers.ts';
 import { NoteClaims } from '../write/note-claims.ts';
@@ -178,6 +179,9 @@ export function buildCore(settings: ServiceSettings) {
       ? async (record: { crm: string }) => {
           crmOf(record.crm);
           await tenantStore.put(record);
+          // Installed again: what its old grant was refused is no longer said of it.
+          const id = tenantIdOf(parseTenant(record));
+          await clearRefusals(redis.producer, prefix, record.crm, id).catch(() => undefined);
           await crms.loadTenants();
         }
       : undefined,

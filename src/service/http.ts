@@ -10,6 +10,7 @@ import { enqueueInto } from '../../queues/signal-queue.ts';
 import { adminRouter } from '../admin/router.ts';
 import { refreshActions } from '../api/actions.ts';
 import { apiRouter } from '../api/router.ts';
+import { crmFeatures } from '../config/crm-features.ts';
 import { reviewService } from '../review/service.ts';
 import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
@@ -60,6 +61,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
         redis: redis.producer,
         prefix,
         publicBaseUrl: settings.publicBaseUrl,
+        features: crmFeatures(settings),
         addTenant: core.addTenant,
       }) ?? []),
     );

@@ -17,6 +17,11 @@ export interface FailureFacts {
   status?: number | undefined;
   /** The upstream's request id (for its support), when it sent one. */
   requestId?: string | undefined;
+  /**
+   * What the credentials lack for this call (OAuth scopes, field access), as the upstream named it:
+   * permanent until an admin grants it, and reported as such rather than retried.
+   */
+  missingPermissions?: readonly string[] | undefined;
   cause?: unknown;
 }
 
@@ -26,6 +31,7 @@ export class IntegrationError extends Error {
   readonly limit: 'shared' | 'tenant' | undefined;
   readonly status: number | undefined;
   readonly requestId: string | undefined;
+  readonly missingPermissions: readonly string[] | undefined;
 
   constructor(message: string, facts: FailureFacts) {
     super(message, facts.cause === undefined ? undefined : { cause: facts.cause });
@@ -35,6 +41,7 @@ export class IntegrationError extends Error {
     this.limit = facts.limit;
     this.status = facts.status;
     this.requestId = facts.requestId;
+    this.missingPermissions = facts.missingPermissions;
   }
 }
 

@@ -194,6 +194,22 @@ describe('buyer-intel-sync doctor', () => {
     expectNoSecrets(run.stdout, e);
   }, 60_000);
 
+  it('fails naming the scope when follow-ups are on and the private app lacks crm.objects.owners.read', async () => {
+    const all = hs.auth.authenticate(`Bearer ${hs.auth.privateAppToken}`).scopes;
+    hs.auth.setPrivateAppScopes([...all].filter((s) => s !== 'crm.objects.owners.read'));
+    try {
+      // Follow-ups off: owners are never read, so the token is enough.
+      const off = await doctor(env({}));
+      expect(status(off.stdout, 'hubspot')).toBe('PASS');
+      const on = await doctor(env({ FOLLOW_UP_TASK_TYPES: 'RFP' }));
+      expect(on.stdout).toMatch(/FAIL {2}hubspot .*HUBSPOT_ACCESS_TOKEN lacks crm\.objects\.owners\.read/);
+      expect(on.stdout).toMatch(/crm\.objects\.owners\.read: needed for company owners/);
+      expect(on.code).toBe(1);
+    } finally {
+      hs.auth.setPrivateAppScopes([...all]);
+    }
+  }, 60_000);
+
   it('lists every configuration problem and skips the checks that need a configuration', async () => {
     const e = env({ BUYER_INTEL_TOKEN: '', HUBSPOT_PORTAL_ID: 'not-a-number', PORT: 'eighty' });
     const run = await doctor(e);

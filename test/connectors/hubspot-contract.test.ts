@@ -1,14 +1,18 @@
 // The connector contract against the HubSpot emulator: companies are created in the emulator's store as
-// a person would, our field and the id properties through the connector's own `ensureFields`.
+// a person would, our field and the id properties through the connector's own `ensureFields`. The
+// private app holds exactly the scopes our scope table names for every feature, so a call the table
+// misses (or names the wrong scope for) is refused here.
 import { Client } from '@hubspot/api-client';
+import { ALL_CRM_FEATURES } from '../../connectors/descriptor.ts';
 import { createHubSpotConnector } from '../../connectors/hubspot/connector.ts';
+import { hubspotScopes } from '../../connectors/hubspot/scopes.ts';
 import { startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { idFieldDefinitions } from '../../src/map/field-definitions.ts';
 import { connectorContract } from './contract.ts';
 
 connectorContract('hubspot', async () => {
-  const sandbox = await startHubSpotSandbox();
+  const sandbox = await startHubSpotSandbox({ auth: { privateAppScopes: hubspotScopes(ALL_CRM_FEATURES) } });
   const { store } = sandbox;
   // A person deletes companies in HubSpot; we archive through HubSpot's own API, as that does.
   const hubspot = new Client({

@@ -1,6 +1,8 @@
 // The HubSpot app's install flow against the emulator's consent page and token endpoint: install →
 // consent → callback stores the portal as a tenant (tokens encrypted) and the service serves it at
-// once; a callback link used twice, or without state, is refused.
+// once; a callback link used twice, or without state, is refused. The consent page asks for exactly
+// the scopes the configuration's features need, and the portal's token can do what they need and no
+// more (the emulator grants what was asked).
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -59,7 +61,16 @@ describe('HubSpot install flow', () => {
     expect(consent.origin + consent.pathname).toBe(`${hs.url}/__sandbox/oauth/authorize`);
     expect(consent.searchParams.get('client_id')).toBe(APP.clientId);
     expect(consent.searchParams.get('redirect_uri')).toBe(`${base}/oauth/hubspot/callback`);
-    expect(consent.searchParams.get('scope')).toContain('crm.objects.companies.write');
+    // Signal notes are on and follow-ups off: the notes' scopes, never the owners'.
+    expect(consent.searchParams.get('scope')?.split(' ')).toEqual([
+      'oauth',
+      'crm.objects.companies.read',
+      'crm.objects.companies.write',
+      'crm.schemas.companies.read',
+      'crm.schemas.companies.write',
+      'crm.objects.contacts.write',
+      'crm.objects.contacts.read',
+    ]);
 
     const granted = await go(consent.toString());
     expect(granted.status).toBe(302);
@@ -69,7 +80,23 @@ describe('HubSpot install flow', () => {
     expect(await done.text()).toContain('Portal 3003 is connected');
 
     const id = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
-    expect((await service.connector('hubspot', '3003').getAccount(id, [])).name).toBe('City of Austin');
+    const connector = service.connector('hubspot', '3003');
+    expect((await connector.getAccount(id, [])).name).toBe('City of Austin');
+    const [note] = await connector.createNotes([
+      {
+        accountId: id,
+        dedupeKey: 'install-1',
+        title: 'RFP',
+        body: 'An RFP',
+        occurredAt: '2026-11-30T00:00:00Z',
+      },
+    ]);
+    expect(note).toMatchObject({ ok: true });
+
+    await expect(connector.listOwners()).rejects.toMatchObject({
+      permanent: true,
+      missingPermissions: expect.arrayContaining(['crm.objects.owners.read']),
+    });
     // Kept in the database, encrypted; nothing of it in Redis.
     const stored = await (await service.store.open()).tenants.list();
     expect(stored).toEqual([{ crm: 'hubspot', tenant: '3003', record: expect.stringMatching(/^v1\./) }]);
