@@ -1,7 +1,10 @@
-// The admin page: recent enrichments per CRM account, the ones that need a person first. Rendered on
+// The admin page: recent enrichments per CRM account, the ones that need a person first, under a notice
+// of any tenant whose credentials lack a permission a call needed. Rendered on
 // the server (every value escaped) with a few lines of script for the Confirm and Retry buttons, which
 // POST JSON to /admin/api (same origin, behind the same basic auth as Bull Board).
 
+import type { PermissionRefusal } from '../../connectors/permission-refusals.ts';
+import { crmOf } from '../../connectors/registry.ts';
 import type { AccountRef } from '../../connectors/types.ts';
 import type { HistoryEntry } from '../store/history.ts';
 import { accountHistoryHref } from './history-page.ts';
@@ -56,7 +59,17 @@ function row({ account, entry }: AdminRow): string {
 </tr>`;
 }
 
-export function renderAdminPage(rows: AdminRow[]): string {
+/** Each tenant whose calls were refused for a permission its credentials lack (a day's worth). */
+function refusalNotice(refusals: readonly PermissionRefusal[]): string {
+  if (!refusals.length) return '';
+  const items = refusals.map((r) => {
+    const crm = crmOf(r.crm);
+    return `<li><strong>${esc(crm.label)} ${esc(crm.tenantNoun)} ${esc(r.tenant)}</strong> lacks <code>${esc(r.missing.join(' or '))}</code> — ${esc(r.operation)} was refused <time>${esc(new Date(r.at).toISOString())}</time>. Grant it (install the app again, or add it to the credentials' settings); docs/crm-setup.md lists what each feature needs.</li>`;
+  });
+  return `<section class="refusals" role="alert"><h2>Connections missing a permission</h2><ul>${items.join('')}</ul></section>`;
+}
+
+export function renderAdminPage(rows: AdminRow[], refusals: readonly PermissionRefusal[] = []): string {
   const sorted = sortRows(rows);
   const review = sorted.filter((r) => statusOf(r.entry) === 'needs_review').length;
   return `<!doctype html>
@@ -71,10 +84,12 @@ th{background:#f5f7fa;font-weight:600}ul,ol{margin:4px 0;padding-left:18px}small
 .badge.enriched{background:#d9f2e3}.badge.needs_review{background:#fff1c2}.badge.error{background:#fbd9d9}.badge.no_match{background:#eceff3}
 tr.status-needs_review{background:#fffbea}button{cursor:pointer;font-size:12px;margin-left:4px}
 #flash{min-height:20px;color:#0a6b2b}
+.refusals{border:1px solid #e0a3a3;background:#fdf1f1;border-radius:6px;padding:8px 12px;margin:0 0 16px}.refusals h2{font-size:15px;margin:0}
 </style></head>
 <body>
 <h1>Recent enrichments</h1>
 <p class="summary">${sorted.length} accounts · ${review} need review · <a href="/admin/review">review queue</a> · <a href="/admin/queues">queues</a></p>
+${refusalNotice(refusals)}
 <div id="flash" role="status"></div>
 <table><thead><tr><th>Account</th><th>Status</th><th>Buyer</th><th>Confidence</th><th>Fields written (old → new)</th><th>Notes</th><th>When</th></tr></thead>
 <tbody>

@@ -4,6 +4,7 @@
 
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
+import type { PermissionRefusal } from '../../connectors/permission-refusals.ts';
 import { isCrmKind } from '../../connectors/registry.ts';
 import { ActionProblem, type RefreshActions } from '../api/actions.ts';
 import type { ReviewService } from '../review/service.ts';
@@ -30,6 +31,8 @@ export function adminRouter(options: {
   store: Pick<Store, 'open'>;
   /** Who decisions taken here are recorded as (the admin user). */
   user: string;
+  /** The permissions tenants' calls were refused for lately (connectors/permission-refusals.ts). */
+  refusals?: () => Promise<PermissionRefusal[]>;
   limit?: number;
 }): express.Router {
   const router = express.Router();
@@ -37,7 +40,12 @@ export function adminRouter(options: {
 
   router.get('/', async (_req, res, next) => {
     try {
-      res.type('html').send(renderAdminPage(await options.history.recent(limit)));
+      const [rows, refusals] = await Promise.all([
+        options.history.recent(limit),
+        // What Redis cannot say is left out: the page of enrichments still renders.
+        options.refusals?.().catch(() => []) ?? [],
+      ]);
+      res.type('html').send(renderAdminPage(rows, refusals));
     } catch (err) {
       next(err);
     }

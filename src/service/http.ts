@@ -4,6 +4,7 @@
 import { once } from 'node:events';
 import express, { type Router } from 'express';
 import { readBudgets } from '../../connectors/limits.ts';
+import { readRefusals } from '../../connectors/permission-refusals.ts';
 import { crmOf } from '../../connectors/registry.ts';
 import type { EnrichJob } from '../../queues/enrich-queue.ts';
 import { enqueueInto } from '../../queues/signal-queue.ts';
@@ -122,6 +123,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
               review: reviewService(actionOptions),
               store: core.store,
               user: settings.admin.username,
+              refusals: () => readRefusals(redis.producer, prefix),
             }),
           },
         }

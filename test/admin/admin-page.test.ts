@@ -78,6 +78,25 @@ describe('admin page', () => {
     await context.close();
   }, 60_000);
 
+  it('names the portal whose token lacks a scope a call needed, and which scope', async () => {
+    const granted = [...hs.auth.authenticate(`Bearer ${hs.auth.privateAppToken}`).scopes];
+    // A portal admin unticks the notes scope: the account's signal notes are refused.
+    hs.auth.setPrivateAppScopes(granted.filter((s) => s !== 'crm.objects.contacts.write'));
+    try {
+      const austin = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
+      await refreshAndWait(service, base, API_KEY, austin).catch(() => undefined);
+      const context = await browser.newContext({ httpCredentials: ADMIN });
+      const page = await context.newPage();
+      await page.goto(`${base}/admin`);
+      const notice = page.getByRole('alert');
+      await expect.poll(() => notice.textContent()).toContain(`HubSpot portal ${hs.portalId} lacks`);
+      expect(await notice.locator('code').first().textContent()).toBe('crm.objects.contacts.write');
+      await context.close();
+    } finally {
+      hs.auth.setPrivateAppScopes(granted);
+    }
+  }, 60_000);
+
   it('asks for credentials: 401 with a Basic challenge, and POSTs must be JSON', async () => {
     const page = await fetch(`${base}/admin`);
     expect(page.status).toBe(401);
