@@ -1,4 +1,5 @@
-// Listens for the service's HTTP app; resolves with the base URL and a close that ends open connections.
+// Listens for the service's HTTP app; resolves with the base URL and a close that lets the requests in
+// flight finish (an orchestrator's SIGTERM must not drop a webhook or a refresh half-answered).
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type express from 'express';
@@ -6,13 +7,32 @@ import type express from 'express';
 export interface Listening {
   url: string;
   server: Server;
-  close(): Promise<void>;
+  /** Stops accepting, waits for the requests in flight (at most `graceMs`), then ends every connection. */
+  close(graceMs?: number): Promise<void>;
 }
+
+/**
+ * How long a close waits for requests in flight. Below the 30 s most orchestrators give a stopping
+ * process (Kubernetes' default terminationGracePeriodSeconds), and above a CRM call's own deadline's
+ * usual answer time; a request still running then is cut, as the orchestrator would cut it anyway.
+ */
+export const HTTP_DRAIN_MS = 25_000;
 
 /** Listens on `host:port` (port 0 = any free port) and resolves with the base URL. */
 export function listen(app: express.Express, port = 0, host = '127.0.0.1'): Promise<Listening> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
+    let draining = false;
+    // A keep-alive client's next request would find the socket gone: while draining, each answer
+    // tells it to close, so it opens a new connection (to another replica) instead.
+    // One that was already running when the drain began keeps its socket open after answering: end
+    // it then, so close() does not wait on an idle keep-alive socket until the deadline.
+    server.on('request', (_req, res) => {
+      if (draining) res.setHeader('Connection', 'close');
+      res.once('finish', () => {
+        if (draining) setImmediate(() => server.closeIdleConnections());
+      });
+    });
     server.once('error', reject);
     server.once('listening', () => {
       server.off('error', reject);
@@ -21,10 +41,18 @@ export function listen(app: express.Express, port = 0, host = '127.0.0.1'): Prom
       resolve({
         url: `http://${shownHost}:${address.port}`,
         server,
-        close: () =>
+        close: (graceMs = HTTP_DRAIN_MS) =>
           new Promise<void>((res, rej) => {
-            server.close((err) => (err ? rej(err) : res()));
-            server.closeAllConnections();
+            draining = true;
+            const force = setTimeout(() => server.closeAllConnections(), graceMs);
+            force.unref();
+            // close() stops accepting and ends idle sockets; the busy ones end after their answer.
+            server.close((err) => {
+              clearTimeout(force);
+              if (err) rej(err);
+              else res();
+            });
+            server.closeIdleConnections();
           }),
       });
     });
