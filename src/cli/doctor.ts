@@ -13,6 +13,7 @@ import {
   secretsOf,
 } from '../doctor/checks.ts';
 import { checkCrmLimits } from '../doctor/crm-limits.ts';
+import { checkDatabase } from '../doctor/database.ts';
 import type { CheckResult, CheckStatus } from '../doctor/result.ts';
 import { type CommandBody, EXIT_FAILURE, EXIT_OK, numberOption } from './command.ts';
 
@@ -30,6 +31,8 @@ Checks, one PASS / WARN / FAIL / SKIP line each:
   redis maxmemory-policy   noeviction (anything else can drop queued jobs: FAIL; CONFIG disabled: WARN)
   redis persistence        AOF or RDB snapshots configured (neither: WARN, jobs are lost on restart)
                            (on a cluster: every master, the worst shown)
+  database                 the PostgreSQL at DATABASE_URL answers and has no migration pending (a
+                           pending one: FAIL); no DATABASE_URL: WARN (the embedded one serves start only)
   buyer intelligence api   one authenticated read (401: the token is wrong)
 ${CRMS.map(
   (
@@ -95,7 +98,11 @@ Options:
     }
 
     if (env) {
-      const results = await Promise.all([checkBuyerIntel(env, timeoutMs), ...checkCrms(env, timeoutMs)]);
+      const results = await Promise.all([
+        checkDatabase(env, timeoutMs),
+        checkBuyerIntel(env, timeoutMs),
+        ...checkCrms(env, timeoutMs),
+      ]);
       for (const r of results) print(r);
       if (!badRedisUrl)
         for (const r of await checkCrmLimits(
@@ -106,7 +113,7 @@ Options:
         ))
           print(r);
     } else {
-      for (const name of ['buyer intelligence api', ...crmKinds()])
+      for (const name of ['database', 'buyer intelligence api', ...crmKinds()])
         print({ name, status: 'skip', detail: 'needs a valid configuration' });
     }
 

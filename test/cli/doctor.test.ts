@@ -12,6 +12,7 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { sandboxCliEnv } from '../helpers/cli.ts';
+import { freshPostgresDatabase, itWithPostgres } from '../helpers/databases.ts';
 import { freePort } from '../helpers/ports.ts';
 
 const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
@@ -33,9 +34,16 @@ let sf: RunningSalesforceSandbox;
 let redisServer: ChildProcess | undefined;
 let redisDir: string | undefined;
 let privateRedisUrl: string | undefined;
+/** A migrated database of its own, where the machine has a PostgreSQL (CI does). */
+let database: { url: string; drop(): Promise<void> } | undefined;
 
 beforeAll(async () => {
-  [bi, hs, sf] = await Promise.all([startSandbox(), startHubSpotSandbox({}), startSalesforceSandbox({})]);
+  [bi, hs, sf, database] = await Promise.all([
+    startSandbox(),
+    startHubSpotSandbox({}),
+    startSalesforceSandbox({}),
+    freshPostgresDatabase(),
+  ]);
   hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' });
   if (REDIS_SERVER) {
     const port = await freePort();
@@ -74,15 +82,16 @@ afterAll(async () => {
     await exited;
   }
   if (redisDir) rmSync(redisDir, { recursive: true, force: true });
-  await Promise.all([bi?.close(), hs?.close(), sf?.close()]);
+  await Promise.all([bi?.close(), hs?.close(), sf?.close(), database?.drop()]);
 });
 
 const env = (overrides: Record<string, string> = {}): Record<string, string> => ({
   PATH: process.env.PATH ?? '',
   REDIS_URL: privateRedisUrl ?? SHARED_REDIS_URL,
   ...sandboxCliEnv(bi, hs),
-  // Their runs never reach the database; were one to, an in-memory one would be its own.
+  // The database check reads the migrations there; without a PostgreSQL it warns (embedded database).
   PGLITE_DIR: 'memory',
+  ...(database ? { DATABASE_URL: database.url } : {}),
   SALESFORCE_INSTANCE_URL: sf.url,
   SALESFORCE_LOGIN_URL: sf.url,
   SALESFORCE_CLIENT_ID: sf.clientId,
@@ -137,10 +146,11 @@ describe('buyer-intel-sync doctor', () => {
         'buyer intelligence api',
         'hubspot',
         'salesforce',
+        ...(database ? ['database'] : []),
       ])
         expect({ check, status: status(run.stdout, check) }).toEqual({ check, status: 'PASS' });
       expect(run.stdout).toContain('AOF on');
-      expect(run.stdout).toContain('All checks passed.');
+      expect(run.stdout).toContain(database ? 'All checks passed.' : 'All checks passed (1 warning).');
       expect(run.code).toBe(0);
       expectNoSecrets(run.stdout, e);
     },
@@ -209,6 +219,30 @@ describe('buyer-intel-sync doctor', () => {
       hs.auth.setPrivateAppScopes([...all]);
     }
   }, 60_000);
+
+  itWithPostgres(
+    'fails on a database with migrations pending, or one that does not answer',
+    async () => {
+      const bare = await freshPostgresDatabase({ migrated: false });
+      try {
+        const pending = await doctor(env({ DATABASE_URL: bare?.url ?? '' }));
+        expect(pending.stdout).toMatch(
+          /FAIL {2}database .*\d+ pending migrations: run `buyer-intel-sync migrate`/,
+        );
+        expect(pending.code).toBe(1);
+      } finally {
+        await bare?.drop();
+      }
+      const closed = await doctor(env({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' }));
+      expect(closed.stdout).toMatch(
+        /FAIL {2}database +cannot reach \S*127\.0\.0\.1:1\S*: connect ECONNREFUSED/,
+      );
+      expect(closed.code).toBe(1);
+      const embedded = await doctor({ ...env(), DATABASE_URL: '' });
+      expect(status(embedded.stdout, 'database')).toBe('WARN');
+    },
+    60_000,
+  );
 
   it('lists every configuration problem and skips the checks that need a configuration', async () => {
     const e = env({ BUYER_INTEL_TOKEN: '', HUBSPOT_PORTAL_ID: 'not-a-number', PORT: 'eighty' });
