@@ -133,7 +133,7 @@ describe('typed fields on one record', () => {
 });
 
 describe('Checkbox fields', () => {
-  it('read false, never null: on records from before the field, new records, after a null write, and in SOQL', async () => {
+  it('read false, never null: on records from before the field, new records, and in SOQL', async () => {
     const before = await newAccount();
     const conn = new Connection({ instanceUrl: sf.url, accessToken: sf.accessToken, version: '62.0' });
     await conn.metadata.upsert('CustomField', {
@@ -157,7 +157,8 @@ describe('Checkbox fields', () => {
     expect((await call('GET', `/sobjects/Account/${after}?fields=Flag__c`)).body).toMatchObject({
       Flag__c: true,
     });
-    expect((await call('PATCH', `/sobjects/Account/${after}`, { Flag__c: null, On__c: null })).status).toBe(
+    // Cleared the documented way: false.
+    expect((await call('PATCH', `/sobjects/Account/${after}`, { Flag__c: false, On__c: false })).status).toBe(
       204,
     );
     const q = await call(
@@ -167,6 +168,56 @@ describe('Checkbox fields', () => {
     expect((q.body as { records: unknown[] }).records).toEqual([
       expect.objectContaining({ Flag__c: false, On__c: false }),
     ]);
+  });
+
+  it('refuses null for a Checkbox with INVALID_TYPE_ON_FIELD_IN_RECORD, per record, and keeps the value', async () => {
+    sf.store.defineCustomField('Account', 'Nulled__c', { kind: 'checkbox' }, 'Nulled');
+    const a = await newAccount();
+    const b = await newAccount();
+    const conn = new Connection({ instanceUrl: sf.url, accessToken: sf.accessToken, version: '62.0' });
+    await conn.sobject('Account').update({ Id: a, Nulled__c: true });
+
+    // One record: the save is refused with the record error as the body.
+    const single = await call('PATCH', `/sobjects/Account/${a}`, { Nulled__c: null });
+    expect(single.status).toBe(400);
+    expect(single.body).toEqual([
+      {
+        errorCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD',
+        message: 'Nulled: value not of required type: ',
+        fields: ['Nulled__c'],
+      },
+    ]);
+
+    // A collection, through jsforce: that record fails, the other one is written.
+    const results = await conn.sobject('Account').update(
+      [
+        { Id: a, Nulled__c: null },
+        { Id: b, Nulled__c: true },
+      ] as never[],
+      { allOrNone: false },
+    );
+    expect(results).toEqual([
+      {
+        success: false,
+        errors: [
+          {
+            statusCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD',
+            message: 'Nulled: value not of required type: ',
+            fields: ['Nulled__c'],
+          },
+        ],
+      },
+      { id: b, success: true, errors: [] },
+    ]);
+    const rows = await conn.query<{ Id: string; Nulled__c: boolean }>(
+      `SELECT Id, Nulled__c FROM Account WHERE Id IN ('${a}', '${b}') ORDER BY Id`,
+    );
+    expect(rows.records.map((r) => r.Nulled__c)).toEqual([true, true]);
+
+    // A new record may not carry null either.
+    const created = await call('POST', '/sobjects/Account', { Name: 'Null Flag ISD', Nulled__c: null });
+    expect(created.status).toBe(400);
+    expect(created.body).toEqual([expect.objectContaining({ errorCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD' })]);
   });
 });
 
