@@ -70,6 +70,7 @@ export const UNIT_TEST_FILES = [
   'test/sandbox/salesforce-jsforce.test.ts',
   'test/sandbox/salesforce-metadata.test.ts',
   'test/sandbox/salesforce-outbound.test.ts',
+  'test/sandbox/salesforce-strictness.test.ts',
   'test/sandbox/salesforce-streaming.test.ts',
   'test/signals/standard-webhooks.test.ts',
   'test/signals/webhook-sender.test.ts',
