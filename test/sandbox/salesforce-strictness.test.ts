@@ -1,7 +1,9 @@
 // Where the Salesforce documents are silent the sandbox takes the stricter reading, and it can model an
 // integration user without field-level Edit on one of our fields. Each rule is seen through the real
 // jsforce (or plain HTTP where jsforce hides the status): sObject Describe; INVALID_FIELD_FOR_INSERT_UPDATE
-// for a field the user may read but not edit (the option, the store knob and the control route).
+// for a field the user may read but not edit (the option, the store knob and the control route); a
+// collection update naming one record twice refused as a whole; an update of an id naming no record
+// (INVALID_CROSS_REFERENCE_KEY) or one in the recycle bin (ENTITY_IS_DELETED), per record.
 import { Connection } from 'jsforce';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
@@ -28,6 +30,15 @@ afterAll(async () => {
 
 const newAccount = (name = 'Strict ISD') => sf.store.create('Account', { Name: name }).id;
 const stored = (id: string, field: string) => sf.store.find('Account', id).values.get(field);
+
+async function failure(p: Promise<unknown>): Promise<Error & { errorCode?: string }> {
+  try {
+    await p;
+  } catch (err) {
+    return err as Error & { errorCode?: string };
+  }
+  throw new Error('expected the call to fail');
+}
 
 describe('sObject Describe', () => {
   it("tells a field's type, whether it takes null and whether this user may edit it", async () => {
@@ -104,5 +115,57 @@ describe('a field the integration user cannot edit (field-level security)', () =
     expect((await access(true)).status).toBe(200);
     await conn.sobject('Account').update({ Id: id, BuyerIntel_Status__c: 'enriched' });
     expect(stored(id, 'BuyerIntel_Status__c')).toBe('enriched');
+  });
+});
+
+describe('collection updates', () => {
+  it('refuse the whole call, writing nothing, when one record is named twice (jsforce sees DUPLICATE_VALUE)', async () => {
+    const a = newAccount();
+    const b = newAccount();
+    const err = await failure(
+      conn.sobject('Account').update(
+        [
+          { Id: a, BuyerIntel_Status__c: 'one' },
+          { Id: b, BuyerIntel_Status__c: 'two' },
+          { Id: a, BuyerIntel_Status__c: 'three' },
+        ],
+        { allOrNone: false },
+      ),
+    );
+    expect(err.errorCode).toBe('DUPLICATE_VALUE');
+    expect(err.message).toBe(`Duplicate id specified: ${a}`);
+    expect([stored(a, 'BuyerIntel_Status__c'), stored(b, 'BuyerIntel_Status__c')]).toEqual([null, null]);
+  });
+
+  it('answer an id naming no record INVALID_CROSS_REFERENCE_KEY and a deleted one ENTITY_IS_DELETED, per record', async () => {
+    const live = newAccount();
+    const deleted = newAccount('Deleted ISD');
+    sf.store.delete('Account', deleted);
+    // A well-formed Account id of no record: the id of a live one with its serial part changed.
+    const never = `${live.slice(0, 10)}ZZZZZ`;
+    const results = (await conn.sobject('Account').update(
+      [
+        { Id: never, BuyerIntel_Status__c: 'x' },
+        { Id: deleted, BuyerIntel_Status__c: 'x' },
+        { Id: live, BuyerIntel_Status__c: 'x' },
+      ],
+      { allOrNone: false },
+    )) as SaveResult[];
+    expect(results).toEqual([
+      {
+        success: false,
+        errors: [
+          { statusCode: 'INVALID_CROSS_REFERENCE_KEY', message: 'invalid cross reference id', fields: [] },
+        ],
+      },
+      {
+        success: false,
+        errors: [{ statusCode: 'ENTITY_IS_DELETED', message: 'entity is deleted', fields: [] }],
+      },
+      { id: live, success: true, errors: [] },
+    ]);
+    // One row by its URL is still the resource that is not there: 404 NOT_FOUND.
+    const single = await failure(conn.sobject('Account').update({ Id: never, BuyerIntel_Status__c: 'x' }));
+    expect(single.errorCode).toBe('NOT_FOUND');
   });
 });
