@@ -35,6 +35,7 @@ export const UNIT_TEST_FILES = [
   'test/connectors/note-removal.test.ts',
   'test/connectors/salesforce-contract.test.ts',
   'test/connectors/salesforce-request-signature.test.ts',
+  'test/connectors/salesforce-write-rules.test.ts',
   'test/docker/compose.test.ts',
   'test/enrich/crm-reads.test.ts',
   'test/map/default-mapping.test.ts',
