@@ -1,10 +1,14 @@
-// How the Salesforce connector reads a refused write where Salesforce is strict: every documented
-// "record gone" code is the account gone (404, permanent), and a field the integration user cannot edit
-// is a permanent failure that names the field and what the admin grants. Through the real jsforce against
+// What the Salesforce connector sends, and how it reads the answer, where Salesforce is strict: a clear
+// of a Checkbox writes false (null is refused), one Account named by its 15- and 18-character ids goes
+// as one record (a collection naming a record twice is refused as a whole), every documented "record
+// gone" code is the account gone (404, permanent), and a field the integration user cannot edit is a
+// permanent failure that names the field and what the admin grants. Through the real jsforce against
 // the Salesforce sandbox; the codes the sandbox never answers for a write, through recordFailureOf.
 import { afterAll, describe, expect, it } from 'vitest';
+import { createSalesforceCalls } from '../../connectors/salesforce/client.ts';
 import { createSalesforceConnector } from '../../connectors/salesforce/connector.ts';
 import { recordFailureOf, SalesforceRequestError } from '../../connectors/salesforce/errors.ts';
+import { CheckboxFields, RECHECK_MS } from '../../connectors/salesforce/field-kinds.ts';
 import { getAccount } from '../../connectors/salesforce/read.ts';
 import { AccountNotFoundError } from '../../connectors/types.ts';
 import type { SalesforceSandboxOptions } from '../../emulators/salesforce/app.ts';
@@ -38,6 +42,73 @@ const options = (sf: RunningSalesforceSandbox) => ({
 const connectorOf = (sf: RunningSalesforceSandbox) => createSalesforceConnector(options(sf));
 const stored = (sf: RunningSalesforceSandbox, id: string, field: string) =>
   sf.store.find('Account', id).values.get(field);
+
+describe('a clear of a Checkbox', () => {
+  it('writes false (Salesforce refuses null for one), a Text field still null, one describe for both', async () => {
+    const sf = await start();
+    const id = sf.store.create('Account', {
+      Name: 'Checkbox ISD',
+      BuyerIntel_IsPublic__c: true,
+      BuyerIntel_Status__c: 'enriched',
+    }).id;
+    const connector = connectorOf(sf);
+    // The way an undo or a "buyer has no value any more" clear reaches the connector: null (or "").
+    const results = await connector.updateAccounts([
+      { accountId: id, fields: { buyer_intel_is_public: null, buyer_intel_status: '' } },
+    ]);
+    expect(results).toEqual([{ accountId: id, ok: true }]);
+    expect(stored(sf, id, 'BuyerIntel_IsPublic__c')).toBe(false);
+    expect(stored(sf, id, 'BuyerIntel_Status__c')).toBeNull();
+    expect(sf.stats.count('sobjects.describe')).toBe(1);
+
+    // The next clear uses what describe said; a write that clears nothing asks nothing.
+    sf.store.update('Account', id, { BuyerIntel_IsPublic__c: true });
+    await connector.updateAccounts([{ accountId: id, fields: { buyer_intel_is_public: null } }]);
+    await connector.updateAccounts([{ accountId: id, fields: { buyer_intel_is_public: 'true' } }]);
+    expect(sf.stats.count('sobjects.describe')).toBe(1);
+    expect(stored(sf, id, 'BuyerIntel_IsPublic__c')).toBe(true);
+  });
+
+  it('asks describe again for a field it did not name once RECHECK_MS have passed (setup may have made it)', async () => {
+    const sf = await start();
+    let now = 0;
+    const { calls } = createSalesforceCalls(options(sf));
+    const kinds = new CheckboxFields(calls, 'Account', () => now);
+    expect(await kinds.among(['BuyerIntel_IsPublic__c', 'BuyerIntel_Status__c'])).toEqual(
+      new Set(['BuyerIntel_IsPublic__c']),
+    );
+    sf.store.defineCustomField('Account', 'BuyerIntel_IsK12__c', { kind: 'checkbox' }, 'Is K-12');
+    // Within RECHECK_MS a field describe did not name is not asked about again (Salesforce answers).
+    expect(await kinds.among(['BuyerIntel_IsK12__c'])).toEqual(new Set());
+    now = RECHECK_MS;
+    expect(await kinds.among(['buyerintel_isk12__c'])).toEqual(new Set(['buyerintel_isk12__c']));
+    expect(sf.stats.count('sobjects.describe')).toBe(2);
+  });
+});
+
+describe('one Account twice in one batch', () => {
+  it('goes as one record under its 18-character id, later values winning: the collection is not refused', async () => {
+    const sf = await start();
+    const id = sf.store.create('Account', { Name: 'Twice ISD' }).id;
+    const other = sf.store.create('Account', { Name: 'Once ISD' }).id;
+    const results = await connectorOf(sf).updateAccounts([
+      { accountId: id, fields: { buyer_intel_status: 'first', buyer_intel_population: '10' } },
+      { accountId: other, fields: { buyer_intel_status: 'other' } },
+      { accountId: id.slice(0, 15), fields: { buyer_intel_status: 'second' } },
+    ]);
+    expect(results).toEqual([
+      { accountId: id, ok: true },
+      { accountId: other, ok: true },
+      { accountId: id.slice(0, 15), ok: true },
+    ]);
+    expect(sf.stats.count('composite.sobjects.update', 200)).toBe(1);
+    expect([stored(sf, id, 'BuyerIntel_Status__c'), stored(sf, id, 'BuyerIntel_Population__c')]).toEqual([
+      'second',
+      '10',
+    ]);
+    expect(stored(sf, other, 'BuyerIntel_Status__c')).toBe('other');
+  });
+});
 
 describe('an Account that is gone', () => {
   it('fails permanently with 404 in an update, whether deleted (ENTITY_IS_DELETED) or never there (INVALID_CROSS_REFERENCE_KEY)', async () => {
