@@ -8,9 +8,9 @@ import type { CallBudget } from '../call-budget.ts';
 import type { WriteFailure } from '../types.ts';
 import {
   errorCodeOf,
-  isRecord,
   noAnswer,
-  PERMANENT_RECORD_CODES,
+  type RecordFailureContext,
+  recordFailureOf,
   redactor,
   type SalesforceRequestError,
   SalesforceTransientError,
@@ -62,8 +62,8 @@ export interface SalesforceCalls {
   call: <T>(operation: string, send: () => PromiseLike<T>) => Promise<T>;
   /** Every row of a SOQL query, following nextRecordsUrl. */
   queryAll: (operation: string, soql: string, onRow: (row: Record<string, unknown>) => void) => Promise<void>;
-  /** A per-record failure of a collection save. */
-  recordFailure: (errors: unknown, subject: string) => WriteFailure;
+  /** A per-record failure of a collection save (errors.ts, recordFailureOf). */
+  recordFailure: (errors: unknown, subject: string, context?: RecordFailureContext) => WriteFailure;
   /** Removes the tokens and the client secret from a text that may end up in a log. */
   redact: (text: string) => string;
 }
@@ -202,19 +202,8 @@ export function createSalesforceCalls(options: SalesforceClientOptions): {
     }
   }
 
-  function recordFailure(errors: unknown, subject: string): WriteFailure {
-    const first = Array.isArray(errors) ? errors.find(isRecord) : undefined;
-    const code = first && typeof first.statusCode === 'string' ? first.statusCode : 'UNKNOWN';
-    const message = first && typeof first.message === 'string' ? redact(first.message) : 'no message';
-    const fields =
-      first && Array.isArray(first.fields) && first.fields.length ? ` [${first.fields.join(', ')}]` : '';
-    const notFound = code === 'NOT_FOUND' || code === 'ENTITY_IS_DELETED';
-    return {
-      status: notFound ? 404 : PERMANENT_RECORD_CODES.has(code) ? 400 : undefined,
-      message: `${subject}: ${code}: ${message}${fields}`,
-      permanent: PERMANENT_RECORD_CODES.has(code),
-    };
-  }
+  const recordFailure = (errors: unknown, subject: string, context?: RecordFailureContext): WriteFailure =>
+    recordFailureOf(errors, subject, redact, context);
 
   return {
     calls: { conn, call, queryAll, recordFailure, redact },

@@ -5,8 +5,8 @@
 // or SalesforceRequestError, and no message carries the access or refresh token.
 //
 // This file only assembles the parts: client.ts (the connection and the call wrapper), session.ts
-// (refresh, Redis lock, token store), read.ts, write.ts, notes.ts, note-keys.ts, note-removal.ts and fields.ts (one
-// concern each), errors.ts (failures as connector errors).
+// (refresh, Redis lock, token store), read.ts, write.ts, notes.ts, note-keys.ts, note-removal.ts, fields.ts and
+// field-kinds.ts (one concern each), errors.ts (failures as connector errors).
 
 import { type IdFieldNames, idFieldList } from '../account-ids.ts';
 import { cachedOwners } from '../owner-cache.ts';
@@ -17,6 +17,7 @@ import {
   type SalesforceClientOptions,
 } from './client.ts';
 import { SALESFORCE_ID_FIELD_DEFAULTS } from './config.ts';
+import { CheckboxFields } from './field-kinds.ts';
 import { defaultFieldName, ensureFields, FIELD_PREFIX, SALESFORCE_FIELD_LIMITS } from './fields.ts';
 import { existingNoteKeys, existingNoteKeysOf, existingNotesOf } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
@@ -84,6 +85,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
   };
 
   const owners = cachedOwners(() => afterLoad(() => listOwners(calls)));
+  // Which Account fields are Checkboxes (a clear of one writes false): described on the first clear.
+  const accountCheckboxes = new CheckboxFields(calls, 'Account');
 
   return {
     session,
@@ -104,7 +107,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
       afterLoad(() => getAccounts(calls, fieldName, accountIds, fieldNames, idReads)),
     listAccounts: (fieldNames, page) =>
       afterLoad(() => listAccounts(calls, fieldName, fieldNames, page, idReads)),
-    updateAccounts: (updates) => afterLoad(() => updateAccounts(calls, fieldName, updates)),
+    updateAccounts: (updates) =>
+      afterLoad(() => updateAccounts(calls, fieldName, updates, accountCheckboxes)),
     existingNoteKeys: (accountId) => afterLoad(() => existingNoteKeys(calls, notesAs, accountId)),
     existingNoteKeysOf: (accountIds) => afterLoad(() => existingNoteKeysOf(calls, notesAs, accountIds)),
     existingNotesOf: (accountIds) => afterLoad(() => existingNotesOf(calls, notesAs, accountIds)),

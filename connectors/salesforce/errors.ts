@@ -6,7 +6,7 @@
 
 import { IntegrationError } from '../../src/shared/errors.ts';
 import { describeNetworkFailure } from '../../src/shared/network-cause.ts';
-import { CrmAuthError, CrmRateLimitError } from '../types.ts';
+import { CrmAuthError, CrmRateLimitError, type WriteFailure } from '../types.ts';
 
 /** Salesforce could not answer this time (5xx, a lock, a network failure): the same call may succeed later. */
 export class SalesforceTransientError extends IntegrationError {
@@ -68,14 +68,84 @@ const RATE_LIMIT_CODES = new Set(['REQUEST_LIMIT_EXCEEDED', 'ERROR_HTTP_429']);
 /** Salesforce's daily allocation is a rolling 24 h window: wait a minute and try again. */
 export const RATE_LIMIT_RETRY_MS = 60_000;
 
-/** Record-level codes that sending the same write again cannot fix. */
+/**
+ * Record-level codes that sending the same write again cannot fix. INVALID_FIELD_FOR_INSERT_UPDATE: the
+ * integration user lacks Edit on the field (field-level security), or the field is read-only (formula,
+ * system); INVALID_TYPE_ON_FIELD_IN_RECORD: a value of the wrong type (null for a Checkbox). Both stay
+ * until a person changes the org or the mapping, so a retry only spends API calls.
+ */
 export const PERMANENT_RECORD_CODES = new Set([
   'INVALID_FIELD',
   'ENTITY_IS_DELETED',
   'NOT_FOUND',
   'MALFORMED_ID',
   'INVALID_CROSS_REFERENCE_KEY',
+  'INVALID_FIELD_FOR_INSERT_UPDATE',
+  'INVALID_TYPE_ON_FIELD_IN_RECORD',
 ]);
+
+/**
+ * The codes that say the record a write names no longer exists ("account gone"): NOT_FOUND (a row's URL,
+ * and what older answers said of an unknown id), ENTITY_IS_DELETED (in the recycle bin) and
+ * INVALID_CROSS_REFERENCE_KEY (an id that names no record) — the last only when it can be about nothing
+ * but that record: it names the Id field, or it names no field and the record carries no other
+ * reference (Salesforce answers an unknown OwnerId or WhatId with the same code and no field).
+ */
+export function isRecordGone(code: string, fields: readonly string[], otherReferences: boolean): boolean {
+  if (code === 'NOT_FOUND' || code === 'ENTITY_IS_DELETED') return true;
+  if (code !== 'INVALID_CROSS_REFERENCE_KEY') return false;
+  if (fields.some((f) => f.toLowerCase() === 'id')) return true;
+  return fields.length === 0 && !otherReferences;
+}
+
+/** What a record failure is about, beyond Salesforce's error: may it concern another reference too. */
+export interface RecordFailureContext {
+  /** The record carries a reference to another record (OwnerId, WhatId, a lookup value) besides its Id. */
+  otherReferences?: boolean;
+}
+
+/**
+ * One record's failure of a collection save, from its `errors` (read without trusting their shape):
+ * gone (404, permanent), a field the integration user cannot edit (permanent, naming the fields and
+ * what the admin grants), another permanent refusal (400), or a failure that may pass later.
+ */
+export function recordFailureOf(
+  errors: unknown,
+  subject: string,
+  redact: (text: string) => string,
+  context: RecordFailureContext = {},
+): WriteFailure {
+  const first = Array.isArray(errors) ? errors.find(isRecord) : undefined;
+  const code = first && typeof first.statusCode === 'string' ? first.statusCode : 'UNKNOWN';
+  const message = first && typeof first.message === 'string' ? redact(first.message) : 'no message';
+  const fields = first && Array.isArray(first.fields) ? first.fields.map((f: unknown) => String(f)) : [];
+  const named = fields.length ? ` [${fields.join(', ')}]` : '';
+  if (isRecordGone(code, fields, context.otherReferences === true)) {
+    return {
+      status: 404,
+      message: `${subject} is gone (deleted, or no such record): ${code}: ${message}${named}`,
+      permanent: true,
+    };
+  }
+  if (code === 'INVALID_FIELD_FOR_INSERT_UPDATE') {
+    const which = fields.length ? fields.join(', ') : 'a field of this write';
+    return {
+      status: 400,
+      message:
+        `${subject}: Salesforce does not let the integration user edit ${which} (${code}). ` +
+        `A Salesforce admin grants that user Edit access to ${fields.length > 1 ? 'these fields' : 'the field'} ` +
+        '(Setup → Object Manager → the object → Fields & Relationships → the field → Set Field-Level ' +
+        "Security, for the user's profile, or a permission set with Edit on it); a formula or system " +
+        `field cannot be written at all. Salesforce said: ${message}`,
+      permanent: true,
+    };
+  }
+  return {
+    status: PERMANENT_RECORD_CODES.has(code) ? 400 : undefined,
+    message: `${subject}: ${code}: ${message}${named}`,
+    permanent: PERMANENT_RECORD_CODES.has(code),
+  };
+}
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -131,7 +131,10 @@ async function createTasks(calls: SalesforceCalls, unique: readonly NoteDraft[])
           permanent: false,
         };
       }
-      return recordFailure(result.errors, `Task for Salesforce Account ${draft.accountId}`);
+      // A follow-up names its owner (OwnerId) too: an unknown one answers the same code as the Account.
+      return recordFailure(result.errors, `Task for Salesforce Account ${draft.accountId}`, {
+        otherReferences: draft.task !== undefined,
+      });
     });
   } catch (err) {
     if (!(err instanceof SalesforceRequestError)) throw err;
@@ -182,7 +185,8 @@ async function createContentNotes(
       fail(
         i,
         result
-          ? recordFailure(result.errors, `${subject(i)} (${what})`)
+          ? // A version's key and a link name the note as well as the Account: an unknown id may be either.
+            recordFailure(result.errors, `${subject(i)} (${what})`, { otherReferences: true })
           : {
               status: undefined,
               message: `Salesforce's answer did not report the ${what}`,

@@ -25,7 +25,16 @@ const STANDARD_FIELDS = [
   'Website',
   'OwnerId',
 ] as const;
-const NOT_FOUND_CODES = new Set(['NOT_FOUND', 'MALFORMED_ID', 'ENTITY_IS_DELETED']);
+/**
+ * A retrieve by id that answers one of these names no Account: the id is no record id (MALFORMED_ID),
+ * or the record is gone (errors.ts, isRecordGone: a retrieve's error is about that record alone).
+ */
+const NOT_FOUND_CODES = new Set([
+  'NOT_FOUND',
+  'MALFORMED_ID',
+  'ENTITY_IS_DELETED',
+  'INVALID_CROSS_REFERENCE_KEY',
+]);
 
 /** Salesforce answers a DateTime as 2024-05-01T11:00:00.000+0000; we write (and compare) ISO 8601 …Z. */
 const SF_DATETIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+0000$/;

@@ -1,6 +1,6 @@
 // Sandbox-only control endpoints under /__sandbox (not part of Salesforce's API): call counts, fault
-// knobs, expiring sessions, outbound message deliveries and settings, custom fields, streaming clients
-// and retained change events.
+// knobs, expiring sessions, outbound message deliveries and settings, custom fields and the integration
+// user's field-level access to them, streaming clients and retained change events.
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { mountStatsAndFaults } from '../shared/control.ts';
 import type { CallStats, FaultPlan } from '../shared/faults.ts';
@@ -37,6 +37,17 @@ export function controlPlane(parts: ControlParts): express.Router {
     const type = resolveType(String(body.sobjectType ?? 'Account'));
     if (!type) throw new Error(`unknown sobjectType ${String(body.sobjectType)}`);
     res.status(201).json({ name: parts.store.defineCustomField(type, String(body.name ?? '')) });
+  });
+  // Field-level security of the integration user: `{sobjectType, name, editable: false}` takes its Edit
+  // on the field away (Read stays), `editable: true` gives it back.
+  control.put('/field-access', (req, res) => {
+    const body = isRecord(req.body) ? req.body : {};
+    const type = resolveType(String(body.sobjectType ?? 'Account'));
+    if (!type) throw new Error(`unknown sobjectType ${String(body.sobjectType)}`);
+    if (typeof body.name !== 'string' || typeof body.editable !== 'boolean')
+      throw new Error('field-access takes {sobjectType, name, editable: boolean}');
+    parts.store.setFieldEditable(type, body.name, body.editable);
+    res.json({ sobjectType: type, name: body.name, editable: body.editable });
   });
   control.get('/outbound/deliveries', (_req, res) => {
     res.json({ deliveries: parts.outbound.deliveries, pending: parts.outbound.pending });

@@ -10,9 +10,15 @@
 //
 // A Checkbox is never null: it reads its default (false unless the field was defined with
 // defaultValue true) on every record, those created before the field included, and describe calls it
-// nillable: false. What a REST write of `null` to a Checkbox does is not documented; Salesforce stores
-// false for it (a Checkbox has no empty state), and so does this emulator — the value reads false, never
-// null, so code that treats "empty" as "ours to fill" meets the real answer.
+// nillable: false. A write of `null` to one is refused for that record: INVALID_TYPE_ON_FIELD_IN_RECORD
+// "<label>: value not of required type: " naming the field. The REST guide is silent on it; what is
+// public says the save refuses it — Apex DML (salesforce.stackexchange.com/questions/127548: "first
+// error: INVALID_TYPE_ON_FIELD_IN_RECORD, IsAccountManagerRepType: value not of required type: :
+// [IsAccountManagerRepType__c]"; developer forums, HasOptedOutOfEmail, the same code) and an API client
+// updating with "insert null values" (jetstreamapp/jetstream#712: "INVALID_TYPE_ON_FIELD_IN_RECORD:
+// TRIG_RESHIP: value not of required type:"). The SOAP API takes a field to null only when it is
+// nillable (sObject.fieldsToNull), which a Checkbox is not. So: refused, never stored as false — the
+// way to clear a Checkbox is to write false.
 import { SalesforceError } from './errors.ts';
 
 /** A field's value as a record holds it. */
@@ -91,8 +97,8 @@ const NUMERIC = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 /**
  * Checks a value for a field and answers it as stored (a numeric string of a Number field becomes a number,
  * "true" of a Checkbox a boolean). Throws the record's error (STRING_TOO_LONG …) or the request's
- * (JSON_PARSER_ERROR). null always passes here (required fields are the store's business); a Checkbox
- * takes it as false.
+ * (JSON_PARSER_ERROR). null passes here (required fields are the store's business), except for a
+ * Checkbox, which has no empty value: INVALID_TYPE_ON_FIELD_IN_RECORD for that record.
  */
 export function checkFieldValue(
   spec: FieldSpec,
@@ -100,7 +106,16 @@ export function checkFieldValue(
   label: string,
   value: FieldValue,
 ): FieldValue {
-  if (value === null) return spec.kind === 'checkbox' ? false : null;
+  if (value === null) {
+    if (spec.kind !== 'checkbox') return null;
+    throw new SalesforceError(400, [
+      {
+        message: `${label}: value not of required type: `,
+        errorCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD',
+        fields: [field],
+      },
+    ]);
+  }
   switch (spec.kind) {
     case 'any':
       return value;

@@ -272,6 +272,20 @@ export function resolveType(name: string): SObjectType | undefined {
   return SOBJECT_TYPES.find((t) => t.toLowerCase() === name.toLowerCase());
 }
 
+/** One field as describe tells it (describe.ts). `editable`: the integration user's field-level Edit. */
+export interface FieldInfo {
+  name: string;
+  label: string;
+  custom: boolean;
+  spec?: FieldSpec;
+  system: boolean;
+  createOnly: boolean;
+  required: boolean;
+  base64: boolean;
+  default?: FieldValue;
+  editable: boolean;
+}
+
 export interface SObjectRecord {
   type: SObjectType;
   id: string;
@@ -285,6 +299,11 @@ export type ChangeListener = (kind: ChangeKind, record: SObjectRecord, changed: 
 export interface StoreOptions {
   /** The org's 18-char id. Default a fixed sandbox value. */
   orgId?: string;
+  /**
+   * Fields the integration user may read but not edit (field-level security), as `Account.Name__c`:
+   * a write naming one is refused INVALID_FIELD_FOR_INSERT_UPDATE. Also `setFieldEditable`.
+   */
+  readOnlyFields?: readonly string[];
   /** The integration user's id (owner of created records). */
   userId?: string;
   /** Clock, for tests. */
@@ -312,13 +331,51 @@ export class SalesforceStore {
     User: [],
   };
   readonly #listeners: ChangeListener[] = [];
+  /** `type.field` (lower case) the integration user cannot edit: its profile gives Read, not Edit. */
+  readonly #readOnly = new Set<string>();
 
   constructor(options: StoreOptions = {}) {
     const ids = new IdFactory('5g', 0x1a2b3c);
     this.orgId = options.orgId ?? ids.next(KEY_PREFIXES.Organization);
     this.userId = options.userId ?? ids.next(KEY_PREFIXES.User);
     this.#now = options.now ?? (() => new Date());
+    for (const qualified of options.readOnlyFields ?? []) {
+      const [type, field] = qualified.split('.');
+      const resolved = resolveType(type ?? '');
+      if (!resolved || !field) throw new Error(`readOnlyFields: "${qualified}" is not Object.Field`);
+      this.setFieldEditable(resolved, field, false);
+    }
     this.#addIntegrationUser();
+  }
+
+  /**
+   * Field-level security of the integration user for one field (defined now or later): without Edit a
+   * write naming it is refused INVALID_FIELD_FOR_INSERT_UPDATE and describe calls it not updateable.
+   */
+  setFieldEditable(type: SObjectType, field: string, editable: boolean): void {
+    const key = `${type}.${field}`.toLowerCase();
+    if (editable) this.#readOnly.delete(key);
+    else this.#readOnly.add(key);
+  }
+
+  #editable(type: SObjectType, field: string): boolean {
+    return !this.#readOnly.has(`${type}.${field}`.toLowerCase());
+  }
+
+  /** What describe answers of a type's fields (describe.ts): the definitions, with the user's access. */
+  fieldInfo(type: SObjectType): FieldInfo[] {
+    return this.#defs(type).map((def) => ({
+      name: def.name,
+      label: def.label ?? LABELS[def.name] ?? def.name,
+      custom: def.name.endsWith('__c'),
+      ...(def.spec ? { spec: def.spec } : {}),
+      system: def.system === true,
+      createOnly: def.createOnly === true,
+      required: def.required === true,
+      base64: def.base64 === true,
+      ...(def.default !== undefined ? { default: def.default } : {}),
+      editable: this.#editable(type, def.name),
+    }));
   }
 
   /** The user the API acts as (and the default owner of what it creates) is a User of the org too. */
@@ -441,7 +498,7 @@ export class SalesforceStore {
     for (const [key, value] of Object.entries(values)) {
       const def = this.#def(type, key);
       if (!def) throw invalidField(type, key);
-      if (def.system || (update && def.createOnly)) {
+      if (def.system || (update && def.createOnly) || !this.#editable(type, def.name)) {
         readOnly.push(def.name);
         continue;
       }

@@ -133,7 +133,7 @@ describe('typed fields on one record', () => {
 });
 
 describe('Checkbox fields', () => {
-  it('read false, never null: on records from before the field, new records, after a null write, and in SOQL', async () => {
+  it('read false, never null: on records from before the field, new records, and in SOQL', async () => {
     const before = await newAccount();
     const conn = new Connection({ instanceUrl: sf.url, accessToken: sf.accessToken, version: '62.0' });
     await conn.metadata.upsert('CustomField', {
@@ -157,7 +157,8 @@ describe('Checkbox fields', () => {
     expect((await call('GET', `/sobjects/Account/${after}?fields=Flag__c`)).body).toMatchObject({
       Flag__c: true,
     });
-    expect((await call('PATCH', `/sobjects/Account/${after}`, { Flag__c: null, On__c: null })).status).toBe(
+    // Cleared the documented way: false.
+    expect((await call('PATCH', `/sobjects/Account/${after}`, { Flag__c: false, On__c: false })).status).toBe(
       204,
     );
     const q = await call(
@@ -167,6 +168,56 @@ describe('Checkbox fields', () => {
     expect((q.body as { records: unknown[] }).records).toEqual([
       expect.objectContaining({ Flag__c: false, On__c: false }),
     ]);
+  });
+
+  it('refuses null for a Checkbox with INVALID_TYPE_ON_FIELD_IN_RECORD, per record, and keeps the value', async () => {
+    sf.store.defineCustomField('Account', 'Nulled__c', { kind: 'checkbox' }, 'Nulled');
+    const a = await newAccount();
+    const b = await newAccount();
+    const conn = new Connection({ instanceUrl: sf.url, accessToken: sf.accessToken, version: '62.0' });
+    await conn.sobject('Account').update({ Id: a, Nulled__c: true });
+
+    // One record: the save is refused with the record error as the body.
+    const single = await call('PATCH', `/sobjects/Account/${a}`, { Nulled__c: null });
+    expect(single.status).toBe(400);
+    expect(single.body).toEqual([
+      {
+        errorCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD',
+        message: 'Nulled: value not of required type: ',
+        fields: ['Nulled__c'],
+      },
+    ]);
+
+    // A collection, through jsforce: that record fails, the other one is written.
+    const results = await conn.sobject('Account').update(
+      [
+        { Id: a, Nulled__c: null },
+        { Id: b, Nulled__c: true },
+      ] as never[],
+      { allOrNone: false },
+    );
+    expect(results).toEqual([
+      {
+        success: false,
+        errors: [
+          {
+            statusCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD',
+            message: 'Nulled: value not of required type: ',
+            fields: ['Nulled__c'],
+          },
+        ],
+      },
+      { id: b, success: true, errors: [] },
+    ]);
+    const rows = await conn.query<{ Id: string; Nulled__c: boolean }>(
+      `SELECT Id, Nulled__c FROM Account WHERE Id IN ('${a}', '${b}') ORDER BY Id`,
+    );
+    expect(rows.records.map((r) => r.Nulled__c)).toEqual([true, true]);
+
+    // A new record may not carry null either.
+    const created = await call('POST', '/sobjects/Account', { Name: 'Null Flag ISD', Nulled__c: null });
+    expect(created.status).toBe(400);
+    expect(created.body).toEqual([expect.objectContaining({ errorCode: 'INVALID_TYPE_ON_FIELD_IN_RECORD' })]);
   });
 });
 
@@ -334,7 +385,7 @@ describe('smaller rules', () => {
     expect(ok.status).toBe(201);
   });
 
-  it('fails every record of a collection update that names the same id twice, and writes none of them', async () => {
+  it('refuses a whole collection update that names the same id twice (15 and 18 characters), writing none', async () => {
     const id = await newAccount();
     const other = await newAccount();
     const res = await call('PATCH', '/composite/sobjects', {
@@ -345,19 +396,14 @@ describe('smaller rules', () => {
         { attributes: { type: 'Account' }, id: id.slice(0, 15), Code__c: 'c' },
       ],
     });
-    expect(res.status).toBe(200);
-    expect(
-      (res.body as { success: boolean; errors: { statusCode: string }[] }[]).map((r) => [
-        r.success,
-        r.errors[0]?.statusCode,
-      ]),
-    ).toEqual([
-      [false, 'DUPLICATE_VALUE'],
-      [true, undefined],
-      [false, 'DUPLICATE_VALUE'],
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual([
+      { errorCode: 'DUPLICATE_VALUE', message: `Duplicate id specified: ${id.slice(0, 15)}`, fields: [] },
     ]);
-    const read = await call('GET', `/sobjects/Account/${id}?fields=Code__c`);
-    expect((read.body as { Code__c: unknown }).Code__c).toBeNull();
+    for (const written of [id, other]) {
+      const read = await call('GET', `/sobjects/Account/${written}?fields=Code__c`);
+      expect((read.body as { Code__c: unknown }).Code__c).toBeNull();
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 // sObject Collections: POST /composite/sobjects (create) and PATCH /composite/sobjects (update), up to
-// 200 records of `{attributes: {type}, ...fields}` (updates carry `id`). Results in request order:
-// `{id, success: true, errors: []}` or `{success: false, errors: [{statusCode, message, fields}]}`.
+// 200 records of `{attributes: {type}, ...fields}` (updates carry `id`, each id once: refuseDuplicateIds).
+// Results in request order: `{id, success: true, errors: []}` or `{success: false, errors: [{statusCode,
+// message, fields}]}`; an update of an id naming no record is INVALID_CROSS_REFERENCE_KEY.
 // allOrNone: nothing is written when any record fails; the valid ones answer
 // ALL_OR_NONE_OPERATION_ROLLED_BACK. DELETE /composite/sobjects?ids=a,b[&allOrNone=true] deletes up to
 // 200 records of any type: `{id, success: true, errors: []}` or `{id, success: false, errors}` (no id
@@ -64,27 +65,58 @@ function parseItems(body: unknown, update: boolean): { allOrNone: boolean; items
   return { allOrNone: allOrNone === true, items };
 }
 
+/**
+ * The same record twice in one update (its 15- and 18-character ids included) fails the whole call:
+ * 400, nothing written, whatever allOrNone says. The REST guide is silent. Salesforce Help 000384876
+ * says an update naming one id twice in a batch "will fail with 'Duplicate Id Specified' and specify the
+ * duplicate Id" ("Duplicate id specified: 0013000000auCyTAAU"), and Apex's Database.update(list, false)
+ * throws for the whole list, allOrNone false or not ("Duplicate id in list",
+ * salesforce.stackexchange.com/questions/214333). No document gives the REST errorCode: DUPLICATE_VALUE
+ * is the documented code for a value that must be unique, which an Id is.
+ */
+function refuseDuplicateIds(items: readonly (Item | RecordError)[]): void {
+  const seen = new Set<string>();
+  for (const item of items) {
+    if (!('type' in item) || item.id === undefined) continue;
+    const key = isWellFormedId(item.id) ? canonicalId(item.id) : item.id;
+    if (seen.has(key))
+      throw new SalesforceError(400, [
+        { message: `Duplicate id specified: ${item.id}`, errorCode: 'DUPLICATE_VALUE', fields: [] },
+      ]);
+    seen.add(key);
+  }
+}
+
+/**
+ * A record an update names that does not exist (never did, or purged from the recycle bin). A single
+ * PATCH /sobjects/{type}/{id} answers 404 NOT_FOUND for its URL (REST guide, "Status Codes and Error
+ * Responses": the resource was not found); inside a collection no document shows NOT_FOUND as a
+ * record's statusCode, nor says what an unknown id answers. Of the documented record status codes the
+ * one for an id that names no record is INVALID_CROSS_REFERENCE_KEY "invalid cross reference id" (what
+ * this emulator answers for a reference field naming none, too); a record in the recycle bin stays
+ * ENTITY_IS_DELETED "entity is deleted".
+ */
+const MISSING_RECORD: RecordError = {
+  statusCode: 'INVALID_CROSS_REFERENCE_KEY',
+  message: 'invalid cross reference id',
+  fields: [],
+};
+
 function save(ctx: OperationContext, body: unknown, update: boolean): SaveResult[] {
   const { allOrNone, items } = parseItems(body, update);
   // The deserializer reads the whole body first: a value of the wrong type fails the request, not a record.
   for (const item of items) if ('type' in item) ctx.store.checkDeserializable(item.type, item.values);
-  // The same record twice in one update: the REST guide is silent; Apex DML refuses such a list
-  // ("Duplicate id in list"). Stricter than writing one of them: every occurrence fails, none is written.
-  const seen = new Map<string, number>();
-  const key = (id: string) => (isWellFormedId(id) ? canonicalId(id) : id);
-  for (const item of items)
-    if ('type' in item && item.id !== undefined) seen.set(key(item.id), (seen.get(key(item.id)) ?? 0) + 1);
+  if (update) refuseDuplicateIds(items);
   const check = (item: Item | RecordError): RecordError[] => {
     if (!('type' in item)) return [item];
-    if (item.id !== undefined && (seen.get(key(item.id)) ?? 0) > 1)
-      return [{ statusCode: 'DUPLICATE_VALUE', message: `Duplicate id in list: ${item.id}`, fields: [] }];
     try {
       if (item.id !== undefined) ctx.store.validateUpdate(item.type, item.id, item.values);
       else ctx.store.validateCreate(item.type, item.values);
       return [];
     } catch (err) {
-      if (err instanceof SalesforceError) return recordErrors(err);
-      throw err;
+      if (!(err instanceof SalesforceError)) throw err;
+      if (item.id !== undefined && err.errors[0]?.errorCode === 'NOT_FOUND') return [MISSING_RECORD];
+      return recordErrors(err);
     }
   };
   if (allOrNone) {

@@ -1,6 +1,7 @@
 // sObject rows: GET (optional `fields=a,b`), POST create → 201 {id, success, errors}, PATCH → 204,
 // DELETE → 204; GET /sobjects/{type}/{id}/{field} answers a base64 field's bytes (a note's HTML, a
-// file's data).
+// file's data); GET /sobjects/{type}/describe the object's fields (describe.ts).
+import { describeSObject } from '../describe.ts';
 import { notFound, SalesforceError } from '../errors.ts';
 import { isWellFormedId } from '../ids.ts';
 import { apiVersion, type RouteModule } from '../operation.ts';
@@ -40,6 +41,11 @@ function rowId(raw: unknown): string {
 }
 
 export const registerSObjectRoutes: RouteModule = (define, ctx) => {
+  // Before /:type/:id, which would take "describe" for a record id.
+  define('get', '/sobjects/:type/describe', 'sobjects.describe', (req) =>
+    describeSObject(ctx.store, typeOf(req.params.type)),
+  );
+
   define('get', '/sobjects/:type/:id', 'sobjects.retrieve', (req) => {
     const type = typeOf(req.params.type);
     const record = ctx.store.find(type, rowId(req.params.id));
