@@ -15,6 +15,7 @@ import {
 import { checkCrmLimits } from '../doctor/crm-limits.ts';
 import { checkDatabase } from '../doctor/database.ts';
 import type { CheckResult, CheckStatus } from '../doctor/result.ts';
+import { checkWorkers } from '../doctor/workers.ts';
 import { type CommandBody, EXIT_FAILURE, EXIT_OK, numberOption } from './command.ts';
 
 const LABEL: Record<CheckStatus, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', skip: 'SKIP' };
@@ -40,6 +41,8 @@ ${CRMS.map(
   ) => `  ${c.kind.padEnd(24)} one ${c.accountNoun} read with its credentials (when configured), and a read per
                            enabled feature that needs a scope of its own (a missing one: FAIL)`,
 ).join('\n')}
+  workers                  BullMQ's workers on the enrich queues: none with jobs waiting FAIL, none
+                           and nothing waiting WARN
   <crm> <tenant> daily     per tenant, the daily API calls its CRM last reported used and left
                            (WARN at or below CRM_DAILY_HEADROOM: its backfill waits)
   <crm> <tenant> permissions  per tenant whose calls of the last day were refused for a scope or
@@ -104,6 +107,7 @@ Options:
         ...checkCrms(env, timeoutMs),
       ]);
       for (const r of results) print(r);
+      if (!badRedisUrl) print(await checkWorkers(env.REDIS_URL, env.REDIS_PREFIX, timeoutMs));
       if (!badRedisUrl)
         for (const r of await checkCrmLimits(
           env.REDIS_URL,
