@@ -85,6 +85,8 @@ export async function runService(role: Role): Promise<number> {
       service.startWorker();
       // Idempotent: every worker replica may (re)declare the schedules.
       await service.upsertSchedules();
+      // A worker alone serves its metrics and health on METRICS_LISTEN (with HTTP, that tier does).
+      if (!parts.http) url = (await service.startWorkerHttp())?.url;
     }
   } catch (err) {
     await service.close().catch(() => undefined);

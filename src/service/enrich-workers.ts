@@ -16,6 +16,8 @@ import type { ServiceCore } from './core.ts';
 export function startEnrichWorkers(
   core: ServiceCore,
   headroomGate: HeadroomGate,
+  /** Each finished account (the worker's health: work moves inside a long chunk too). */
+  onAccount: () => void = () => undefined,
 ): { enrich: Worker; backfill: Worker } {
   const { settings, queues, metrics, log, store, redis } = core;
   const { prefix } = settings;
@@ -24,7 +26,10 @@ export function startEnrichWorkers(
     connectorFor: core.connector,
     ledgers: core.ledgers,
     writeAccount: core.writes.writeAccount,
-    recordResult: (result: EnrichResult) => metrics.recordResult(result),
+    recordResult: (result: EnrichResult) => {
+      onAccount();
+      metrics.recordResult(result);
+    },
   };
   const jobs = enrichJobs(jobDeps, core.deps, headroomGate, {
     gatherMs: settings.worker.backfillBatchWaitMs,

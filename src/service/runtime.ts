@@ -9,6 +9,8 @@ import { buildCore } from './core.ts';
 import { startHttp } from './http.ts';
 import { upsertSchedules } from './schedules.ts';
 import type { Service, ServiceSettings } from './types.ts';
+import type { WorkerHealth } from './worker-health.ts';
+import { startWorkerHttp } from './worker-http.ts';
 import { startWorkers } from './workers.ts';
 
 export type { Service, ServiceSettings } from './types.ts';
@@ -19,6 +21,7 @@ export function createService(settings: ServiceSettings): Service {
   const workers: { close(): Promise<void> }[] = [];
   const servers: { close(): Promise<void> }[] = [];
   let tenantTimer: NodeJS.Timeout | undefined;
+  let health: WorkerHealth | undefined;
 
   const loadTenants = async () => {
     const { loaded, unreadable } = await core.crms.loadTenants();
@@ -42,9 +45,17 @@ export function createService(settings: ServiceSettings): Service {
     enrich: (ref, options) => enrichAccount(core.deps, ref, options),
     digest: (kind) => runDigestNow(core.digestDeps, kind),
     startWorker() {
-      const { enrich, all } = startWorkers(core);
+      const { enrich, all, health: h } = startWorkers(core);
       workers.push(...all);
+      health = h;
       return enrich;
+    },
+    async startWorkerHttp() {
+      const at = core.settings.security?.metrics.listen;
+      if (!at || !health) return undefined;
+      const server = await startWorkerHttp(core, health, at);
+      servers.push(server);
+      return server;
     },
     upsertSchedules: () => upsertSchedules(core),
     async startHttp(port, host) {

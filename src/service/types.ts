@@ -113,6 +113,11 @@ export interface Service {
   upsertSchedules(): Promise<void>;
   maintenanceQueue: Queue<MaintenanceData>;
   startHttp(port: number, host?: string): Promise<{ url: string; close(): Promise<void> }>;
+  /**
+   * A worker without the HTTP tier: /metrics and /healthz on METRICS_LISTEN (none when it is unset).
+   * After startWorker.
+   */
+  startWorkerHttp(): Promise<{ url: string; close(): Promise<void> } | undefined>;
   /** Adds the CRM connections stored in the database (tenants), drops removed ones. */
   loadTenants(): Promise<{ loaded: string[]; unreadable: string[] }>;
   /** Reloads the stored tenants every `intervalMs`, so a tenant added by the CLI is served soon. */

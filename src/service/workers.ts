@@ -17,10 +17,11 @@ import { sweepPendingWrites } from '../undo/pending-sweep.ts';
 import { undoJob } from '../undo/undo-job.ts';
 import type { ServiceCore } from './core.ts';
 import { startEnrichWorkers } from './enrich-workers.ts';
+import { type WorkerHealth, workerHealth } from './worker-health.ts';
 
 const lockKey = accountLockKey;
 
-export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[] } {
+export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]; health: WorkerHealth } {
   const { settings, queues, log, store, redis } = core;
   const { prefix } = settings;
   // Backfill waits while a tenant's daily CRM allocation is down to what others need.
@@ -30,7 +31,8 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
     headroom: settings.worker.crmDailyHeadroom ?? DEFAULT_DAILY_HEADROOM,
     log,
   });
-  const { enrich, backfill } = startEnrichWorkers(core, headroomGate);
+  let health: WorkerHealth | undefined;
+  const { enrich, backfill } = startEnrichWorkers(core, headroomGate, () => health?.touch());
 
   const all: Worker[] = [enrich, backfill];
   const biWebhooks = settings.buyerIntel.webhooks;
@@ -119,5 +121,7 @@ export function startWorkers(core: ServiceCore): { enrich: Worker; all: Worker[]
       log,
     }),
   );
-  return { enrich, all };
+  // Only the enrich queues: a signal or digest backlog is not a stalled worker's sign.
+  health = workerHealth([enrich, backfill], [queues.enrich, queues.backfill]);
+  return { enrich, all, health };
 }

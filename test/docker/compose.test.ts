@@ -98,7 +98,9 @@ describe('docker-compose.yml', () => {
     expect(worker.ports).toBeUndefined();
     expect(worker.env_file).toBe('.env');
     expect(worker.depends_on?.redis?.condition).toBe('service_healthy');
-    expect(worker.healthcheck?.disable).toBe(true);
+    // Its own /healthz on METRICS_LISTEN: a live worker that consumes nothing is restarted.
+    expect(worker.environment?.METRICS_LISTEN).toBe('0.0.0.0:9464');
+    expect(worker.healthcheck?.test?.join(' ')).toContain('http://127.0.0.1:9464/healthz');
     expect(worker.stop_grace_period).toBeDefined();
     expect(worker.image).toBe(service('app').image);
   });

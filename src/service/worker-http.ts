@@ -1,0 +1,28 @@
+// What a `worker` serves on METRICS_LISTEN (it has no other port): /metrics, the same registry `serve`
+// shows (job durations, upstream calls, 429 waits, outcomes of the jobs this process ran), and
+// /healthz, 200 while its workers consume and 503 naming why not (worker-health.ts). Assembly only.
+import express from 'express';
+import type { ServiceCore } from './core.ts';
+import { metricsHandler } from './http-app.ts';
+import { type Listening, listen } from './listen.ts';
+import type { WorkerHealth } from './worker-health.ts';
+
+export async function startWorkerHttp(
+  core: ServiceCore,
+  health: WorkerHealth,
+  at: { host: string; port: number },
+): Promise<Listening> {
+  const app = express();
+  app.disable('x-powered-by');
+  app.get('/metrics', metricsHandler(core.metrics.registry, core.settings.security?.metrics.token));
+  app.get('/healthz', async (_req, res) => {
+    const verdict = await health.check().catch((err: unknown) => ({
+      ok: false,
+      detail: `cannot read the queues: ${err instanceof Error ? err.message : String(err)}`,
+    }));
+    res
+      .status(verdict.ok ? 200 : 503)
+      .json({ status: verdict.ok ? 'ok' : 'stalled', detail: verdict.detail });
+  });
+  return listen(app, at.port, at.host);
+}
