@@ -77,7 +77,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
     const env = loadEnv();
     const settings = await settingsFromEnv(env);
     const { crm, tenant } = crmConnection(values.crm, settings);
-    await requireRedis(settings.redisUrl);
+    await requireRedis(settings.redisUrl, settings.prefix);
     const service = createService(settings);
     const redis = createRedis(settings.redisUrl, 'worker');
     // Ctrl-C once queueing started: stop after the page being queued (the same command resumes), or

@@ -33,7 +33,7 @@ DIGEST_ORG_CRON, DIGEST_OWNER_CRON; see
       throw new UsageError(
         `${missing.length ? missing.join(', ') : 'no digest'} is not configured: set DIGEST_PER_ACCOUNT_CRON, DIGEST_ORG_CRON and/or DIGEST_OWNER_CRON (see .env.example)`,
       );
-    await requireRedis(settings.redisUrl);
+    await requireRedis(settings.redisUrl, settings.prefix);
     const service = createService(settings);
     let code = 0;
     try {

@@ -29,7 +29,7 @@ nothing is written. Reads the environment (see .env.example).`,
     const accountId = canonicalAccountId(crm, values.account);
     if (accountId === undefined)
       throw new UsageError(`--account: ${values.account.trim().slice(0, 64)} is not a ${crm} account id`);
-    await requireRedis(settings.redisUrl);
+    await requireRedis(settings.redisUrl, settings.prefix);
     const service = createService(settings);
     try {
       const result = await service.enrich(

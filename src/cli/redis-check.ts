@@ -1,8 +1,14 @@
 // Every command that needs Redis asks it first, with a short deadline: an unreachable Redis is one
-// line in a few seconds, not a command waiting forever on ioredis' reconnects and offline queue.
+// line in a few seconds, not a command waiting forever on ioredis' reconnects and offline queue. A
+// Redis that answers but is not what REDIS_URL says (a cluster node named as a plain URL, a replica,
+// a cluster prefix without a hash tag) is one line too, instead of a start that logs "started" and
+// then answers every request with MOVED or CROSSSLOT.
 import { pingRedis, RedisUnavailableError } from '../../queues/redis.ts';
+import { redisClient } from '../../queues/redis-url.ts';
+import { modeCheck } from '../doctor/redis-mode.ts';
+import { endpointOf } from '../shared/network-cause.ts';
 
-export async function requireRedis(url: string): Promise<void> {
+export async function requireRedis(url: string, prefix?: string): Promise<void> {
   try {
     await pingRedis(url);
   } catch (err) {
@@ -12,4 +18,24 @@ export async function requireRedis(url: string): Promise<void> {
       : 'start Redis or set REDIS_URL';
     throw new Error(`${err.message}: ${fix}`, { cause: err });
   }
+  if (prefix === undefined) return;
+  const redis = redisClient(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  let problem: string | undefined;
+  try {
+    await redis.connect();
+    const mode = await modeCheck(redis, url, prefix, 'redis mode');
+    // A cluster state that is not ok is a failover in progress, not a setting to fix: start anyway.
+    if (mode.status === 'fail' && !mode.detail.startsWith('cluster state')) problem = mode.detail;
+  } catch {
+    // It answered PING a moment ago; what cannot be read now the service's own retries deal with.
+  } finally {
+    redis.disconnect();
+  }
+  if (problem) throw new Error(`Redis at ${endpointOf(url)}: ${problem}`);
 }

@@ -71,7 +71,7 @@ worker. Reads the environment (see .env.example).`,
       values.crm === undefined && action !== 'reject' && action !== 'research' && action !== 'clear'
         ? undefined
         : crmConnection(values.crm, settings);
-    await requireRedis(settings.redisUrl);
+    await requireRedis(settings.redisUrl, settings.prefix);
     const service = createService(settings);
     const review = reviewService({
       store: service.store,

@@ -66,7 +66,7 @@ export async function runService(role: Role): Promise<number> {
   jsonLog = log;
   logUnhandled(logger);
   // Redis first: without it no role can do anything, whatever else is missing.
-  await requireRedis(env.REDIS_URL);
+  await requireRedis(env.REDIS_URL, env.REDIS_PREFIX);
   if (role !== 'start' && !env.DATABASE_URL) throw new Error(NEEDS_SHARED_DATABASE);
   const service = createService({ ...(await settingsFromEnv(env)), logger, log });
   // Tenants kept in the database (TOKEN_ENCRYPTION_KEY): load them now, then pick up changes every 30 s.

@@ -18,7 +18,7 @@ to run again. Reads the environment (see .env.example).`,
   async run(values) {
     const settings = await settingsFromEnv(loadEnv());
     const { crm, tenant } = crmConnection(values.crm, settings);
-    await requireRedis(settings.redisUrl);
+    await requireRedis(settings.redisUrl, settings.prefix);
     const service = createService(settings);
     try {
       const applied = await service.store.migrate();

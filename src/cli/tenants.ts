@@ -36,7 +36,7 @@ stored encrypted with TOKEN_ENCRYPTION_KEY (AES-256-GCM); running services pick 
       throw new UsageError(
         'TOKEN_ENCRYPTION_KEY is not set: tenants are stored encrypted with it (openssl rand -base64 32)',
       );
-    await requireRedis(env.REDIS_URL);
+    await requireRedis(env.REDIS_URL, env.REDIS_PREFIX);
     const redis = createRedis(env.REDIS_URL, 'worker');
     // The records are in the database (DATABASE_URL, or the embedded one when no `start` holds it).
     const database = new Store(env.DATABASE_URL ? { url: env.DATABASE_URL } : { pgliteDir: env.PGLITE_DIR });

@@ -93,7 +93,7 @@ same command again), 2 bad usage, 130 interrupted (run the same command to resum
     const settings = await settingsFromEnv(loadEnv());
     // The CRM is checked against the configuration; the tenant comes from the history unless given.
     if (target.kind === 'account') crmConnection(target.crm, settings);
-    await requireRedis(settings.redisUrl);
+    await requireRedis(settings.redisUrl, settings.prefix);
     const service = createService(settings);
     const interrupt = new AbortController();
     const onSigint = () => {

@@ -1,8 +1,9 @@
 // `doctor`'s `redis mode` line against the Redis of the run: standalone here, a 3-master cluster under
 // `npm run test:cluster`. The mistakes that passed before and failed at the first job (MOVED, CROSSSLOT)
-// are FAIL lines that say what to set.
+// are FAIL lines that say what to set; a command that needs Redis refuses them in one line too.
 // @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
 import { describe, expect, it } from 'vitest';
+import { requireRedis } from '../../src/cli/redis-check.ts';
 import { runCli } from '../helpers/cli.ts';
 import { ON_CLUSTER, REDIS_URL } from '../helpers/redis.ts';
 
@@ -29,6 +30,12 @@ describe('doctor: redis mode', () => {
     expect(await doctor(withCluster(false), 'bis')).toMatch(
       /^FAIL .*this Redis is a cluster: add \?cluster=true to REDIS_URL/,
     );
+    // Every command's first check (start logged "started" with a plain URL, then answered 502: MOVED).
+    await expect(requireRedis(withCluster(false), 'bis')).rejects.toThrow(
+      /^Redis at .*: this Redis is a cluster: add \?cluster=true to REDIS_URL/,
+    );
+    await expect(requireRedis(REDIS_URL, 'bis')).rejects.toThrow(/REDIS_PREFIX bis is not a hash tag/);
+    await expect(requireRedis(REDIS_URL, '{bis}')).resolves.toBeUndefined();
   });
 
   it.runIf(!ON_CLUSTER)('passes a standalone Redis, and fails a URL that says cluster', async () => {
@@ -38,5 +45,6 @@ describe('doctor: redis mode', () => {
       REDIS_PREFIX: '{bis}',
     });
     expect(line(wrong.stdout, 'redis')).toMatch(/^FAIL .*no cluster answered at this address/);
+    await expect(requireRedis(REDIS_URL, 'bis')).resolves.toBeUndefined();
   });
 });
