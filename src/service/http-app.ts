@@ -92,6 +92,8 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
           path: req.originalUrl.split('?')[0],
           status: res.statusCode,
           durationMs: Math.round(performance.now() - started),
+          // A webhook's run and the jobs it queued (receiver.ts), linking the delivery to their lines.
+          ...(res.locals.queued ?? {}),
         },
         'http request',
       );

@@ -102,6 +102,9 @@ export function webhookReceiver(
         } catch {
           return send(res, handler.unavailable());
         }
+        // The request's log line names the run and the jobs it queued (http-app.ts): a delivery is
+        // followed to its jobs' lines by their ids. The first 20 ids; the run holds them all.
+        res.locals.queued = { runId, jobIds: [...jobs.keys()].slice(0, 20) };
       }
       send(
         res,

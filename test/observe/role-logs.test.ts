@@ -105,6 +105,14 @@ describe('the start role logs', () => {
       expect(account.status).toBe(400);
       const denied = await fetch(`${url}/api/runs`, { headers: { authorization: 'Bearer wrong-key-value' } });
       expect(denied.status).toBe(401);
+      // A person creates a company; HubSpot delivers its webhook, signed, to the receiver.
+      hs.webhooks.configure({ targetUrl: `${url}/webhooks/hubspot`, propertyChanges: [] });
+      hs.store.createCompany({ name: 'Travis County', state: 'TX' }, { source: 'CRM_UI' });
+      await eventually(
+        async () => hs.webhooks.deliveries.some((d) => d.state === 'delivered'),
+        'the webhook delivered',
+        { timeoutMs: 20_000, intervalMs: 100 },
+      );
     });
     const requests = lines.filter((l) => l.msg === 'http request');
     expect(requests.find((l) => l.requestId === 'req-logs-0001')).toMatchObject({
@@ -124,6 +132,11 @@ describe('the start role logs', () => {
       status: 400,
     });
     expect(requests.find((l) => l.status === 401)).toMatchObject({ requestId: expect.any(String) });
+    // The delivery's line names the run and the job it queued, and the job's own lines carry that id.
+    const delivery = requests.find((l) => l.path === '/webhooks/hubspot');
+    expect(delivery).toMatchObject({ status: 200, runId: expect.any(String), jobIds: [expect.any(String)] });
+    const [jobId] = (delivery?.jobIds ?? []) as string[];
+    expect(lines.some((l) => l.jobId === jobId && l.msg !== 'http request')).toBe(true);
     const all = JSON.stringify(lines);
     for (const secret of ['query-value-secret', API_KEY, 'wrong-key-value', hs.accessToken, bi.token])
       expect(all).not.toContain(secret);
