@@ -8,10 +8,10 @@
 // response, so `res.send`, `res.json`, a bare `res.status(204).end()` and headers given to `writeHead`
 // are all seen once, with the status and headers that went out. Each exchange also leaves one line in
 // the sibling file (exchangesFile) saying what could be checked of its answer and of its request, from
-// every process, for the coverage the teardown prints and holds at 100 % of answers. Not checked, and
-// counted apart: the control plane (/__sandbox, no vendor's), deliberately broken answers (injected
-// faults, `res.locals.injectedFault`), routes outside every document (conformance-allowlist.ts), and a
-// request whose connection closed before any answer.
+// every process, for the coverage the teardown prints and holds at 100 % of answers. Not checked nor
+// counted: the control plane (/__sandbox, no vendor's). Counted apart, as not in scope: deliberately
+// broken answers (injected faults, `res.locals.injectedFault`), routes outside every document
+// (conformance-allowlist.ts), and a request whose connection closed before any answer.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';

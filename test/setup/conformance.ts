@@ -33,7 +33,7 @@ interface Tally {
 }
 
 /** The coverage lines to print, and the answers that went unchecked. */
-export function coverage(lines: readonly ExchangeLine[]): { report: string[]; unchecked: string[] } {
+function coverage(lines: readonly ExchangeLine[]): { report: string[]; unchecked: string[] } {
   const tallies = new Map<string, Tally>();
   const unchecked: string[] = [];
   for (const x of lines) {
