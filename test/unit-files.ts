@@ -62,6 +62,7 @@ export const UNIT_TEST_FILES = [
   'test/resolve/search-plan.test.ts',
   'test/sandbox/buyer-intel-behaviour.test.ts',
   'test/sandbox/buyer-intel-openapi.test.ts',
+  'test/sandbox/conformance-capture.test.ts',
   'test/sandbox/conformance-check.test.ts',
   'test/sandbox/dataset.test.ts',
   'test/sandbox/hubspot-openapi.test.ts',

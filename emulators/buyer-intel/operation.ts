@@ -44,6 +44,20 @@ export type DefineOperation = (
 ) => void;
 export type RouteModule = (define: DefineOperation, ctx: OperationContext) => void;
 
+/**
+ * The code of an injected status, in the family the emulator's own answers of that status use (the
+ * document gives each status one meaning, buyer-intelligence-api.md, Errors): a 415 fault is a media type
+ * refusal, not a server error.
+ */
+const FAULT_CODES: Record<number, string> = {
+  400: 'request.invalid',
+  401: 'auth.token.invalid',
+  403: 'access.denied',
+  404: 'resource.not_found',
+  415: 'request.media_type.unsupported',
+  429: 'rate_limit.exceeded',
+};
+
 function bearer(req: Request): string | undefined {
   const header = req.headers.authorization;
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -83,11 +97,10 @@ export function registerOperations(router: Router, ctx: OperationContext, module
         if (fault?.kind === 'status') {
           if (fault.retryAfterSeconds !== undefined)
             res.setHeader('Retry-After', String(fault.retryAfterSeconds));
-          const code = fault.status === 429 ? 'rate_limit.exceeded' : 'server.error';
           return sendError(
             res,
             fault.status,
-            code,
+            FAULT_CODES[fault.status] ?? 'server.error',
             fault.status === 429 ? 'rate limit exceeded; retry later' : 'injected fault',
           );
         }

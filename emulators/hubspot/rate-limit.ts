@@ -13,7 +13,11 @@ export interface RateLimitOptions {
   oauthTenSecondly?: number;
   /** The rolling window. Default 10,000 ms. */
   windowMs?: number;
-  /** Requests per account per UTC day for private apps; false disables. Default 625,000 (Professional). */
+  /**
+   * Requests per account per UTC day for private apps. Default 625,000 (Professional). `false` enforces
+   * none, but the Daily headers are still sent (as with `rateLimits: false`): a private app's calls always
+   * carry them (usage guidelines), so a test that turns the limit off still sees HubSpot's headers.
+   */
   daily?: number | false;
   /** The search endpoints' limit per account; false disables. Default 5 per 1,000 ms. */
   search?: { requests: number; windowMs: number } | false;
@@ -30,7 +34,7 @@ export class HubSpotRateLimits {
   readonly #private: SlidingWindowLimiter;
   readonly #oauth: SlidingWindowLimiter;
   readonly #search: SlidingWindowLimiter | null;
-  readonly #daily: number | false;
+  readonly #daily: number;
   readonly #dailyCounts = new Map<string, number>();
 
   constructor(options: RateLimitOptions = {}) {
@@ -39,7 +43,7 @@ export class HubSpotRateLimits {
     this.#oauth = new SlidingWindowLimiter(options.oauthTenSecondly ?? 110, this.windowMs);
     const search = options.search ?? { requests: 5, windowMs: 1000 };
     this.#search = search ? new SlidingWindowLimiter(search.requests, search.windowMs) : null;
-    this.#daily = options.daily ?? 625_000;
+    this.#daily = options.daily === false ? Number.MAX_SAFE_INTEGER : (options.daily ?? 625_000);
   }
 
   admit(caller: Caller, options: { search?: boolean } = {}, now = Date.now()): Admission {
@@ -48,7 +52,7 @@ export class HubSpotRateLimits {
     const headers: Record<string, string> = {};
     let blocked: RateLimitPolicy | undefined = verdict.ok ? undefined : 'TEN_SECONDLY_ROLLING';
 
-    if (caller.kind === 'private' && this.#daily !== false) {
+    if (caller.kind === 'private') {
       const key = `${caller.portalId}:${new Date(now).toISOString().slice(0, 10)}`;
       const used = this.#dailyCounts.get(key) ?? 0;
       if (used >= this.#daily) blocked = 'DAILY';

@@ -70,14 +70,21 @@ export const badPicklistValue = (field: string, value: string) =>
 /** An object the API cannot insert or delete directly (ContentDocument, ContentVersion). */
 export const invalidTypeForOperation = (operation: 'inserted' | 'deleted', label: string) =>
   one(400, 'INVALID_TYPE_FOR_OPERATION', `entity type cannot be ${operation}: ${label}`);
+/**
+ * An injected status with an errorCode the REST guide gives it: UNKNOWN_EXCEPTION is the 500's ("an
+ * error has occurred within Lightning Platform"), never a 4xx's; an injected 400 is the transient record
+ * lock integrations retry (UNABLE_TO_LOCK_ROW), which jsforce, unlike a 5xx, does not retry itself.
+ */
 export const faultError = (status: number) =>
   status === 503
     ? one(503, 'SERVER_UNAVAILABLE', 'Server unavailable')
-    : one(
-        status,
-        'UNKNOWN_EXCEPTION',
-        'An unexpected error occurred. Please include this ErrorId if you contact support: 0-0 (sandbox)',
-      );
+    : status === 400
+      ? one(400, 'UNABLE_TO_LOCK_ROW', 'unable to obtain exclusive access to this record or 1 records')
+      : one(
+          status,
+          'UNKNOWN_EXCEPTION',
+          'An unexpected error occurred. Please include this ErrorId if you contact support: 0-0 (sandbox)',
+        );
 
 export function sendJson(res: Response, status: number, body: unknown): void {
   res.status(status).setHeader('Content-Type', 'application/json;charset=UTF-8');

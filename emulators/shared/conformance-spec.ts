@@ -1,9 +1,12 @@
-// The reference documents the conformance check (conformance.ts) validates against, compiled once per
-// process and API: for a method and path, the documented operation; for it, the response schema of a
-// status (else `default`) under whatever media type the document declares it (HubSpot declares its error
-// bodies as `*/*`), the headers it marks required, and the JSON request body schema. Ajv (a
-// devDependency) is loaded only here, so the emulators' image never needs it.
+// The reference documents the conformance check (conformance-check.ts) validates against, compiled once
+// per process and API: for a method and path, the documented operation; for it, the statuses it lists,
+// the response schema of a status or of `default` under whatever media type the document declares it
+// (HubSpot declares its error bodies as `*/*`), the headers it marks required, and the request body's
+// media types and schema (JSON or form-encoded). Ajv (a devDependency) is loaded only here and only in
+// conformance mode, synchronously, so an answer is checked before the emulator's next event and a
+// process that exits leaves no answer unchecked; the emulators' image never needs it.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 export type ConformanceApi = 'hubspot' | 'buyer-intel' | 'salesforce';
 
@@ -41,7 +44,7 @@ interface Response {
 }
 interface Operation {
   responses?: Record<string, Response>;
-  requestBody?: { content?: Media };
+  requestBody?: { required?: boolean; content?: Media };
 }
 interface Spec {
   paths: Record<string, Record<string, Operation>>;
@@ -51,10 +54,27 @@ interface Spec {
   };
 }
 
+export interface DocumentedResponse {
+  /** The body's schema, or null when the document shows none for it. */
+  validate: Validate | null;
+  headers: RequiredHeader[];
+}
+
 export interface Found {
+  /** The document's path template, e.g. `/crm/v3/objects/companies/{companyId}`. */
   route: string;
-  response: (status: number) => { validate: Validate | null; declared: boolean; headers: RequiredHeader[] };
-  request: () => Validate | null;
+  /** Whether the operation lists this status itself (`default` does not count). */
+  lists: (status: number) => boolean;
+  hasDefault: boolean;
+  /** The response of a listed status, else of `default`, else null. */
+  response: (status: number) => DocumentedResponse | null;
+  request: {
+    /** The media types the operation takes a body in (none: it takes no body). */
+    media: string[];
+    required: boolean;
+    /** The schema of a body of this media type, or null when it declares none for it. */
+    validate: (mediaType: string) => Validate | null;
+  };
 }
 export interface RequiredHeader {
   name: string;
@@ -69,13 +89,26 @@ function schemaMedia(content: Media | undefined): string | undefined {
   return keys.find((k) => k.includes('json')) ?? keys[0];
 }
 
-async function build(api: ConformanceApi) {
-  const { Ajv } = await import('ajv');
-  const formats = (await import('ajv-formats')).default as unknown as { default?: (a: unknown) => void };
+interface AjvLike {
+  addSchema(schema: object, key: string): void;
+  addFormat(name: string, format: object): void;
+  compile(schema: object): Validate;
+}
+
+/** One Ajv instance per API; also compiles the rule tables' own schemas (conformance-statuses.ts). */
+export function newAjv(): AjvLike {
+  const require = createRequire(import.meta.url);
+  const { Ajv } = require('ajv') as { Ajv: new (o: object) => AjvLike };
+  const formats = require('ajv-formats') as { default: (a: AjvLike) => void };
   const ajv = new Ajv({ strict: false, allErrors: true, verbose: true });
-  (formats.default ?? (formats as unknown as (a: unknown) => void))(ajv);
+  formats.default(ajv);
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) });
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
+  return ajv;
+}
+
+function build(api: ConformanceApi) {
+  const ajv = newAjv();
   const routes: { spec: string; template: string; regex: RegExp; methods: Record<string, Operation> }[] = [];
   const specs = new Map<string, Spec>();
   for (const file of SPEC_FILES[api]) {
@@ -94,14 +127,12 @@ async function build(api: ConformanceApi) {
   // A literal segment beats a parameter: /batch/read is not /{companyId}.
   routes.sort((a, b) => (a.template.match(/\{/g)?.length ?? 0) - (b.template.match(/\{/g)?.length ?? 0));
   const compiled = new Map<string, Validate | null>();
-  const compile = (id: string, pointer: string, content: Media | undefined): Validate | null => {
+  const compile = (pointer: string, media: string | undefined): Validate | null => {
+    const id = `${pointer} ${media}`;
     if (!compiled.has(id)) {
-      const media = schemaMedia(content);
       compiled.set(
         id,
-        media
-          ? (ajv.compile({ $ref: `${pointer}/content/${pointerEscape(media)}/schema` }) as Validate)
-          : null,
+        media ? ajv.compile({ $ref: `${pointer}/content/${pointerEscape(media)}/schema` }) : null,
       );
     }
     return compiled.get(id) ?? null;
@@ -113,16 +144,16 @@ async function build(api: ConformanceApi) {
     if (!route || !op) return null;
     const spec = specs.get(route.spec);
     const opPointer = `${route.spec}#/paths/${pointerEscape(route.template)}/${method}`;
+    const responses = op.responses ?? {};
+    const requestContent = op.requestBody?.content ?? {};
     return {
       route: route.template,
+      lists: (status) => responses[String(status)] !== undefined,
+      hasDefault: responses.default !== undefined,
       response: (status) => {
-        const key = op.responses?.[String(status)]
-          ? String(status)
-          : op.responses?.default
-            ? 'default'
-            : undefined;
-        if (!key) return { validate: null, declared: false, headers: [] };
-        let response = op.responses?.[key];
+        const key = responses[String(status)] ? String(status) : responses.default ? 'default' : undefined;
+        if (!key) return null;
+        let response = responses[key];
         let pointer = `${opPointer}/responses/${key}`;
         if (response?.$ref) {
           const name = response.$ref.split('/').pop() ?? '';
@@ -134,9 +165,16 @@ async function build(api: ConformanceApi) {
           if (!def?.required) return [];
           return [{ name, ...(def.schema?.pattern ? { pattern: new RegExp(def.schema.pattern) } : {}) }];
         });
-        return { validate: compile(`${pointer}`, pointer, response?.content), declared: true, headers };
+        return { validate: compile(pointer, schemaMedia(response?.content)), headers };
       },
-      request: () => compile(`${opPointer}/requestBody`, `${opPointer}/requestBody`, op.requestBody?.content),
+      request: {
+        media: Object.keys(requestContent),
+        required: op.requestBody?.required === true,
+        validate: (mediaType) =>
+          requestContent[mediaType]?.schema === undefined
+            ? null
+            : compile(`${opPointer}/requestBody`, mediaType),
+      },
     };
   };
 }

@@ -1,264 +1,163 @@
 // Conformance mode (tests only): with EMULATOR_CONFORMANCE_FILE set (test/setup/conformance.ts sets it for
-// the whole suite; a test that starts an emulator process passes it on), the HubSpot, Buyer Intelligence
-// and Salesforce emulators check every answer they send against the reference documents in
-// test/fixtures/reference/ (conformance-spec.ts) and append each divergence to that file as one JSON line;
-// the suite's teardown fails the run listing them. Checked: the body of every answer, errors included, of
-// a documented status (else `default`) whatever its declared media type; a declared JSON body that is no
-// JSON; the headers the document marks required; the JSON body of every request the emulator accepted
-// (a 2xx to a request the document refuses is a divergence too); and any route the documents do not have.
-// Not checked: answers of the control plane (/__sandbox), deliberately broken ones (injected faults),
-// non-JSON answers of operations that declare no body. ALLOWLIST: the only excused divergences, each
-// with its reason and as narrow as it.
-import { appendFileSync } from 'node:fs';
+// the whole suite; an emulator process a test spawns inherits it), the HubSpot, Buyer Intelligence and
+// Salesforce emulators check every exchange against the vendors' documents (conformance-check.ts says
+// what is checked) and append each divergence to that file as one JSON line; the suite's teardown fails
+// the run listing them.
+//
+// Every answer is caught where it leaves: `res.end` (and `res.write`, `res.writeHead`) are wrapped per
+// response, so `res.send`, `res.json`, a bare `res.status(204).end()` and headers given to `writeHead`
+// are all seen once, with the status and headers that went out. Each exchange also leaves one line in
+// the sibling file (exchangesFile) saying what could be checked of its answer and of its request, from
+// every process, for the coverage the teardown prints and holds at 100 % of answers. Not checked nor
+// counted: the control plane (/__sandbox, no vendor's). Counted apart, as not in scope: deliberately
+// broken answers (injected faults, `res.locals.injectedFault`), routes outside every document
+// (conformance-allowlist.ts), and a request whose connection closed before any answer.
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { type ConformanceApi, type ErrorLike, referenceFor } from './conformance-spec.ts';
+import { checkExchange } from './conformance-check.ts';
+import { type ConformanceApi, referenceFor } from './conformance-spec.ts';
 
+export { checkExchange, divergences, type Exchange, type Line } from './conformance-check.ts';
 export type { ConformanceApi } from './conformance-spec.ts';
 
-interface Where {
-  route: string;
-  status: number;
-  part: 'response' | 'request';
-}
+/** Where the exchange lines of a run go, beside its divergences. */
+export const exchangesFile = (file: string) => file.replace(/(\.jsonl)?$/, '.exchanges.jsonl');
 
-/** Divergences where the emulator follows the vendor's real answers, not its spec. Narrow by design. */
-export const ALLOWLIST: {
-  api: ConformanceApi;
-  why: string;
-  matches: (e: ErrorLike, where: Where) => boolean;
-}[] = [
-  {
-    api: 'hubspot',
-    why: 'StandardError requires `errors` and `links`, but HubSpot\'s documented multi-status answer ("Using object APIs" guide) sends neither',
-    matches: (e, w) =>
-      w.status === 207 &&
-      e.keyword === 'required' &&
-      /^\/errors\/\d+$/.test(e.instancePath) &&
-      ['errors', 'links'].includes(String(e.params.missingProperty)),
-  },
-  {
-    api: 'hubspot',
-    why: 'search returns requested properties without a value as null (the SDK types them string | null); the spec says string',
-    matches: (e, w) =>
-      w.part === 'response' &&
-      w.route.endsWith('/search') &&
-      e.keyword === 'type' &&
-      /^\/results\/\d+\/properties\/[^/]+$/.test(e.instancePath) &&
-      e.data === null,
-  },
-  {
-    api: 'hubspot',
-    why: 'unlabelled association types come with label: null (HubSpot answers); the spec says string',
-    matches: (e, w) =>
-      w.route.startsWith('/crm/v4/') &&
-      e.keyword === 'type' &&
-      /\/associationTypes\/\d+\/label$/.test(e.instancePath) &&
-      e.data === null,
-  },
-  {
-    api: 'hubspot',
-    why: 'the documented 429 body (usage guidelines) has errorType/policyName and no category, which the Error schema requires',
-    matches: (e, w) =>
-      w.status === 429 &&
-      e.keyword === 'required' &&
-      e.instancePath === '' &&
-      e.params.missingProperty === 'category',
-  },
-  {
-    api: 'hubspot',
-    why: 'the Companies and Notes guides create records without `associations` (HubSpot accepts it absent); SimplePublicObjectInputForCreate marks it required',
-    matches: (e, w) =>
-      w.part === 'request' &&
-      /^\/crm\/v3\/objects\/[a-z]+(\/batch\/create)?$/.test(w.route) &&
-      e.keyword === 'required' &&
-      /^(\/inputs\/\d+)?$/.test(e.instancePath) &&
-      e.params.missingProperty === 'associations',
-  },
-  {
-    api: 'hubspot',
-    why: 'the CRM search guide makes every member of a search request optional (no filter: all records; limit 10 by default); PublicObjectSearchRequest marks after, filterGroups, limit, properties and sorts required',
-    matches: (e, w) =>
-      w.part === 'request' &&
-      w.route.endsWith('/search') &&
-      e.keyword === 'required' &&
-      e.instancePath === '' &&
-      ['after', 'filterGroups', 'limit', 'properties', 'sorts'].includes(String(e.params.missingProperty)),
-  },
-  {
-    api: 'hubspot',
-    why: 'the CRM search guide sorts with objects {propertyName, direction}; PublicObjectSearchRequest types sorts as strings',
-    matches: (e, w) =>
-      w.part === 'request' &&
-      w.route.endsWith('/search') &&
-      e.keyword === 'type' &&
-      /^\/sorts\/\d+$/.test(e.instancePath) &&
-      typeof e.data === 'object' &&
-      e.data !== null,
-  },
-  {
-    api: 'buyer-intel',
-    why: 'BridgeRowColumnValueResponse.status is typed ["string", "null"] but its enum lists no null: a column not processed yet answers status null, which the type allows',
-    matches: (e) =>
-      e.keyword === 'enum' && /\/columns\/[^/]+\/status$/.test(e.instancePath) && e.data === null,
-  },
-];
-
-/** Routes outside the reference documents that are not REST answers of theirs, each with its reason. */
-export const UNDOCUMENTED_ROUTES: { api: ConformanceApi; path: RegExp; why: string }[] = [
-  {
-    api: 'buyer-intel',
-    path: /^\/api\/external\/buyer\/(schema|search)$/,
-    why: 'getBuyerSchema and searchBuyersByCriteria: named by the provider contract (buyer-intelligence-api.md), shapes "not shown" there and absent from the published OpenAPI; test/buyer-intel/client-operations.test.ts covers them',
-  },
-  {
-    api: 'salesforce',
-    path: /^\/cometd\//,
-    why: 'Streaming API (CometD/Bayeux): not a REST resource; its messages are checked by test/sandbox/salesforce-streaming.test.ts',
-  },
-  {
-    api: 'salesforce',
-    path: /^\/services\/Soap\//,
-    why: 'the Metadata API answers SOAP XML, checked by test/sandbox/salesforce-metadata.test.ts',
-  },
-];
-
-/** What a documented answer to a resource that does not exist looks like, per API (all others: reported). */
-const UNKNOWN_RESOURCE: Partial<Record<ConformanceApi, { why: string; answers: (body: string) => boolean }>> =
-  {
-    salesforce: {
-      why: 'REST guide, "Status Codes and Error Responses": 404 NOT_FOUND "The requested resource does not exist"',
-      answers: (body) => {
-        try {
-          const parsed = JSON.parse(body) as unknown;
-          return (
-            Array.isArray(parsed) &&
-            parsed.length === 1 &&
-            (parsed[0] as { errorCode?: unknown }).errorCode === 'NOT_FOUND' &&
-            typeof (parsed[0] as { message?: unknown }).message === 'string'
-          );
-        } catch {
-          return false;
-        }
-      },
-    },
-  };
-
-interface Line {
+/** One exchange as the coverage report counts it. */
+export interface ExchangeLine {
   api: ConformanceApi;
   method: string;
-  path: string;
-  route?: string;
+  /** The document's path template, else the path. */
+  route: string;
   status: number;
-  errors: string[];
+  answer: string;
+  request: string;
 }
 
-const describeErrors = (errors: ErrorLike[]) =>
-  errors.slice(0, 5).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
-
-/** The divergences of one exchange (empty: it conforms). Exported for the check's own test. */
-export async function divergences(
-  api: ConformanceApi,
-  exchange: {
-    method: string;
-    path: string;
-    status: number;
-    contentType: string;
-    body: string | undefined;
-    headers: Record<string, unknown>;
-    requestBody: unknown;
-  },
-): Promise<Line[]> {
-  const { method, path, status } = exchange;
-  const lines: Line[] = [];
-  const report = (errors: string[], route?: string) =>
-    lines.push({ api, method, path, ...(route ? { route } : {}), status, errors });
-  if (UNDOCUMENTED_ROUTES.some((u) => u.api === api && u.path.test(path))) return lines;
-  const lookup = await referenceFor(api);
-  const found = lookup(method.toLowerCase(), path);
-  if (!found) {
-    const fallback = UNKNOWN_RESOURCE[api];
-    if (status === 404 && fallback && exchange.body !== undefined && fallback.answers(exchange.body))
-      return lines;
-    report(['no operation in the reference documents for this method and path']);
-    return lines;
+// One descriptor per file and process: an O_APPEND write of one line lands whole, whichever process.
+const descriptors = new Map<string, number>();
+function append(file: string, line: object): void {
+  try {
+    let fd = descriptors.get(file);
+    if (fd === undefined) {
+      fd = openSync(file, 'a');
+      descriptors.set(file, fd);
+    }
+    writeSync(fd, `${JSON.stringify(line)}\n`);
+  } catch {
+    // The run's folder is gone (a test's own conformance file after its teardown): nothing to tell.
+    const fd = descriptors.get(file);
+    if (fd !== undefined) closeSync(fd);
+    descriptors.delete(file);
   }
-  const excused = (errors: ErrorLike[], part: Where['part']) =>
-    errors.filter(
-      (e) => !ALLOWLIST.some((a) => a.api === api && a.matches(e, { route: found.route, status, part })),
+}
+
+/** Bodies beyond this are not kept whole (none of the emulators' answers comes near). */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+type AnyFn = (...args: unknown[]) => unknown;
+
+function capture(api: ConformanceApi, file: string, path: string, req: Request, res: Response): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  const keep = (chunk: unknown, encoding: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+    const buffer =
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+        : Buffer.from(chunk as Uint8Array);
+    size += buffer.length;
+    if (size <= MAX_BODY_BYTES) chunks.push(buffer);
+  };
+  const exchange = (answer: string, request: string, route = path, status = res.statusCode) =>
+    append(exchangesFile(file), { api, method: req.method, route, status, answer, request } as ExchangeLine);
+
+  // The three methods as plain functions: their overloads do not admit a wrapper that passes any through.
+  const out = res as unknown as Record<'writeHead' | 'write' | 'end', AnyFn>;
+  const { writeHead, write, end } = out;
+  // Headers given to writeHead are not kept by Node unless they went through setHeader: set them so,
+  // which is what Node itself does once any header was set.
+  out.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    const last = args.at(-1);
+    if (args.length > 1 && last && typeof last === 'object' && !this.headersSent) {
+      if (Array.isArray(last)) {
+        for (let i = 0; i + 1 < last.length; i += 2) this.setHeader(String(last[i]), last[i + 1] as string);
+      } else {
+        for (const [k, v] of Object.entries(last)) if (v !== undefined) this.setHeader(k, v as string);
+      }
+      args.pop();
+    }
+    return writeHead.apply(this, args);
+  };
+  out.write = function (this: ServerResponse, ...args: unknown[]) {
+    keep(args[0], args[1]);
+    return write.apply(this, args);
+  };
+  out.end = function (this: ServerResponse, ...args: unknown[]) {
+    keep(args[0], args[1]);
+    // The answer goes out first; it is checked from what went out (status and headers as sent).
+    const result = end.apply(this, args);
+    if (!done) {
+      done = true;
+      answered();
+    }
+    return result;
+  };
+  res.once('close', () => {
+    if (done) return;
+    done = true;
+    exchange('excluded: the connection closed before an answer', 'excluded: unanswered', path, 0);
+  });
+
+  function answered() {
+    if (res.locals.injectedFault)
+      return exchange('excluded: an injected fault', 'excluded: an injected fault');
+    if (size > MAX_BODY_BYTES) return exchange('unchecked: body over 16 MiB', 'unchecked: body over 16 MiB');
+    const headers = Object.fromEntries(
+      Object.entries(res.getHeaders()).map(([k, v]) => [k.toLowerCase(), v]),
     );
-
-  const response = found.response(status);
-  if (!response.declared) report([`status ${status} is not documented for this operation`], found.route);
-  for (const h of response.headers) {
-    const value = exchange.headers[h.name.toLowerCase()];
-    if (value === undefined) report([`required header ${h.name} missing`], found.route);
-    else if (h.pattern && !h.pattern.test(String(value)))
-      report([`header ${h.name} "${String(value)}" does not match ${h.pattern}`], found.route);
-  }
-  if (response.validate && exchange.body !== undefined) {
-    let data: unknown;
-    let parsed = true;
     try {
-      data = JSON.parse(exchange.body);
-    } catch {
-      parsed = false;
-    }
-    if (!parsed) report([`body is no JSON (${exchange.contentType || 'no content type'})`], found.route);
-    else if (!response.validate(data)) {
-      const errors = excused(response.validate.errors ?? [], 'response');
-      if (errors.length) report(describeErrors(errors), found.route);
+      const verdict = checkExchange(api, {
+        method: req.method,
+        path,
+        status: res.statusCode,
+        contentType: String(headers['content-type'] ?? ''),
+        body: Buffer.concat(chunks).toString('utf8'),
+        headers,
+        requestBody: req.body,
+        request: {
+          contentType: req.headers['content-type'],
+          hasBody:
+            Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined,
+          authorization: req.headers.authorization ?? '',
+        },
+      });
+      for (const line of verdict.lines) append(file, line);
+      exchange(verdict.answer, verdict.request, verdict.route);
+    } catch (err) {
+      append(file, { api, error: `${req.method} ${path}: the check failed: ${String(err)}` });
+      exchange('unchecked: the check failed', 'unchecked: the check failed');
     }
   }
-  const request = status < 400 ? found.request() : null;
-  if (request && exchange.requestBody !== undefined && !request(exchange.requestBody)) {
-    const errors = excused(request.errors ?? [], 'request');
-    if (errors.length)
-      report(
-        describeErrors(errors).map((e) => `accepted a request the reference refuses: ${e}`),
-        found.route,
-      );
-  }
-  return lines;
 }
 
 /**
- * Middleware that checks every answer (and the request it accepted) against the API's reference
- * documents, when conformance mode is on (EMULATOR_CONFORMANCE_FILE); a no-op otherwise.
+ * Middleware that checks every answer (and the request it answers) against the API's reference
+ * documents, when conformance mode is on (EMULATOR_CONFORMANCE_FILE); a no-op otherwise. Mount it
+ * before anything that answers.
  */
 export function conformanceCheck(api: ConformanceApi) {
   const file = process.env.EMULATOR_CONFORMANCE_FILE;
   if (!file) return (_req: Request, _res: Response, next: NextFunction) => next();
-  void referenceFor(api);
+  // Compiled now, not on the first answer.
+  referenceFor(api);
   return (req: Request, res: Response, next: NextFunction) => {
-    const send = res.send.bind(res);
-    res.send = (body?: unknown) => {
-      const path = req.originalUrl.split('?')[0] ?? '';
-      if (!path.startsWith('/__sandbox') && !res.locals.injectedFault) {
-        const text = Buffer.isBuffer(body)
-          ? body.toString('utf8')
-          : typeof body === 'string'
-            ? body
-            : undefined;
-        const contentType = String(res.getHeader('content-type') ?? '');
-        const isJson = req.is('application/json') !== false && req.is('application/json') !== null;
-        void divergences(api, {
-          method: req.method,
-          path,
-          status: res.statusCode,
-          contentType,
-          // A non-JSON answer of an operation that declares none (a blob, a SOAP envelope) is not checked.
-          body:
-            text !== undefined && (contentType.includes('json') || res.statusCode >= 400) ? text : undefined,
-          headers: Object.fromEntries(Object.entries(res.getHeaders()).map(([k, v]) => [k.toLowerCase(), v])),
-          requestBody: isJson && req.body !== undefined ? req.body : undefined,
-        })
-          .then((lines) => {
-            for (const line of lines) appendFileSync(file, `${JSON.stringify(line)}\n`);
-          })
-          .catch((err: unknown) => appendFileSync(file, `${JSON.stringify({ api, error: String(err) })}\n`));
-      }
-      return send(body as Parameters<typeof send>[0]);
-    };
+    // The path the emulator was asked for (req.url: relative to where the app is mounted, before any
+    // router of the app rewrites it).
+    const path = req.url.split('?')[0] ?? '';
+    if (!path.startsWith('/__sandbox')) capture(api, file, path, req, res);
     next();
   };
 }

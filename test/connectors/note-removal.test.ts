@@ -148,7 +148,7 @@ describe('Salesforce', () => {
     const account = sandbox.store.create('Account', { Name: 'Austin' }).id;
     const connector = connectorOf(sandbox, 'task');
     const refs = await noteRefs(connector, [draft(account, 'bi-a')]);
-    // UNKNOWN_EXCEPTION with a 400, which jsforce does not retry on its own (it would a 5xx, for 15 s).
+    // UNABLE_TO_LOCK_ROW with a 400, which jsforce does not retry on its own (it would a 5xx, for 15 s).
     sandbox.faults.inject({ kind: 'status', status: 400, match: 'composite.sobjects.delete' });
     await expect(connector.removeNotes(refs)).rejects.toBeInstanceOf(SalesforceTransientError);
     expect(sandbox.store.list('Task')).toHaveLength(1);
