@@ -179,8 +179,10 @@ export const unknownObjectType = (raw: string) => validationError(`Unable to inf
 // --- Injected faults -------------------------------------------------------------------------------
 
 export function faultError(httpStatus: number, retryAfterSeconds?: number): HubSpotError {
+  // HubSpot documents Retry-After on 477 (crm-facts.md): one is always sent there, 1 s unless scripted.
+  const retryAfter = httpStatus === 477 ? (retryAfterSeconds ?? 1) : retryAfterSeconds;
   const headers: Record<string, string> =
-    retryAfterSeconds !== undefined && httpStatus !== 429 ? { 'Retry-After': String(retryAfterSeconds) } : {};
+    retryAfter !== undefined && httpStatus !== 429 ? { 'Retry-After': String(retryAfter) } : {};
   const message =
     httpStatus === 423
       ? 'The resource is locked; wait at least 2 seconds before retrying'

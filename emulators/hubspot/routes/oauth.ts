@@ -4,9 +4,18 @@
 // HubSpot retires v1 in February 2027 (reference crm-facts.md: "v1 is deprecated Feb 2027"); how a
 // retired endpoint answers is not documented, so with `oauthV1Retired` it answers as a route that no
 // longer exists (404, the unknown-route body) — the strictest reading: nothing is granted there.
+
+import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import express, { type Request, type Response, type Router } from 'express';
-import { faultError, HubSpotError, resourceNotFound, sendHubSpotError, sendJson } from '../errors.ts';
+import {
+  faultError,
+  HubSpotError,
+  rateLimited,
+  resourceNotFound,
+  sendHubSpotError,
+  sendJson,
+} from '../errors.ts';
 import type { OperationContext } from '../operation.ts';
 
 export function registerOAuthRoutes(router: Router, ctx: OperationContext): void {
@@ -20,12 +29,17 @@ export function registerOAuthRoutes(router: Router, ctx: OperationContext): void
       const { latencyMs } = ctx.faults.settings;
       if (latencyMs > 0) await delay(latencyMs);
       const fault = ctx.faults.next(operation);
-      if (fault?.kind === 'status') throw faultError(fault.status, fault.retryAfterSeconds);
+      // A 429 is the documented rate-limit body (usage guidelines), as on the CRM routes.
+      if (fault?.kind === 'status')
+        throw fault.status === 429
+          ? rateLimited('TEN_SECONDLY_ROLLING', randomUUID())
+          : faultError(fault.status, fault.retryAfterSeconds);
       if (fault?.kind === 'delay') await delay(fault.ms);
       if (!req.is('application/x-www-form-urlencoded')) {
         throw new HubSpotError(415, {
           status: 'error',
           message: 'Unsupported Media Type: the token endpoint accepts application/x-www-form-urlencoded',
+          category: 'VALIDATION_ERROR',
         });
       }
       const body = (req.body ?? {}) as Record<string, unknown>;
