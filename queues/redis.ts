@@ -69,19 +69,28 @@ export function redisFailureReason(err: unknown, url: string): string {
 }
 
 /**
+ * A client for one short look (a PING, doctor's checks): it connects when asked, fails instead of
+ * queueing or retrying, and gives up connecting after `connectTimeoutMs`, so a Redis that is not there
+ * is said in seconds. Its 'error' events are the caller's to listen to.
+ */
+export function probeClient(url: string, connectTimeoutMs: number): Redis {
+  return redisClient(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: connectTimeoutMs,
+  });
+}
+
+/**
  * One PING with a short deadline, no reconnects and no offline queue, so an unreachable Redis is said
  * in seconds instead of retried forever. Resolves when Redis answered PONG; rejects with
  * RedisUnavailableError otherwise.
  */
 export async function pingRedis(url: string, timeoutMs = REDIS_PING_TIMEOUT_MS): Promise<void> {
   const endpoint = endpointOf(url);
-  const redis = redisClient(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: timeoutMs,
-  });
+  const redis = probeClient(url, timeoutMs);
   // ioredis rejects with "Connection is closed."; the error event before it says why.
   let reported: Error | undefined;
   redis.on('error', (err: Error) => {

@@ -3,8 +3,7 @@
 // Redis that answers but is not what REDIS_URL says (a cluster node named as a plain URL, a replica,
 // a cluster prefix without a hash tag) is one line too, instead of a start that logs "started" and
 // then answers every request with MOVED or CROSSSLOT.
-import { pingRedis, RedisUnavailableError } from '../../queues/redis.ts';
-import { redisClient } from '../../queues/redis-url.ts';
+import { pingRedis, probeClient, RedisUnavailableError } from '../../queues/redis.ts';
 import { modeCheck } from '../doctor/redis-mode.ts';
 import { endpointOf } from '../shared/network-cause.ts';
 
@@ -19,12 +18,7 @@ export async function requireRedis(url: string, prefix?: string): Promise<void> 
     throw new Error(`${err.message}: ${fix}`, { cause: err });
   }
   if (prefix === undefined) return;
-  const redis = redisClient(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
+  const redis = probeClient(url, 5_000);
   redis.on('error', () => undefined);
   let problem: string | undefined;
   try {

@@ -4,8 +4,8 @@
 // also redacts every secret value from what it prints, as a second line of defence).
 import type { Redis } from 'ioredis';
 import { CRMS } from '../../connectors/registry.ts';
-import { pingRedis, RedisUnavailableError } from '../../queues/redis.ts';
-import { nodesOf, redisClient } from '../../queues/redis-url.ts';
+import { pingRedis, probeClient, RedisUnavailableError } from '../../queues/redis.ts';
+import { nodesOf } from '../../queues/redis-url.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
 import {
   AuthenticationError,
@@ -104,13 +104,7 @@ export async function checkRedis(
       ...skipped('Redis is not reachable'),
     ];
   }
-  const redis = redisClient(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: Math.min(timeoutMs, 5_000),
-  });
+  const redis = probeClient(url, Math.min(timeoutMs, 5_000));
   let lastError: Error | undefined;
   redis.on('error', (err: Error) => {
     lastError = err;

@@ -5,7 +5,7 @@
 
 import { type BudgetState, dailyHeadroom, readBudgets } from '../../connectors/limits.ts';
 import { type PermissionRefusal, readRefusals } from '../../connectors/permission-refusals.ts';
-import { redisClient } from '../../queues/redis-url.ts';
+import { probeClient } from '../../queues/redis.ts';
 import { withTimeout } from '../shared/deadline.ts';
 import type { CheckResult } from './result.ts';
 
@@ -65,13 +65,7 @@ export async function checkCrmLimits(
   headroom: number,
   timeoutMs: number,
 ): Promise<CheckResult[]> {
-  const redis = redisClient(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: Math.min(timeoutMs, 5_000),
-  });
+  const redis = probeClient(url, Math.min(timeoutMs, 5_000));
   redis.on('error', () => undefined);
   try {
     await withTimeout(redis.connect(), timeoutMs, 'connect');

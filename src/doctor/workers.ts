@@ -3,20 +3,14 @@
 // workers with jobs waiting: FAIL (webhooks are queued and nothing runs them); zero with nothing
 // waiting: WARN (fine before the first worker starts, wrong in production).
 import { BACKFILL_QUEUE, createEnrichQueue, ENRICH_QUEUE } from '../../queues/enrich-queue.ts';
-import { redisClient } from '../../queues/redis-url.ts';
+import { probeClient } from '../../queues/redis.ts';
 import { withTimeout } from '../shared/deadline.ts';
 import type { CheckResult } from './result.ts';
 
 const NAME = 'workers';
 
 export async function checkWorkers(url: string, prefix: string, timeoutMs: number): Promise<CheckResult> {
-  const redis = redisClient(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-    connectTimeout: Math.min(timeoutMs, 5_000),
-  });
+  const redis = probeClient(url, Math.min(timeoutMs, 5_000));
   redis.on('error', () => undefined);
   let queues: ReturnType<typeof createEnrichQueue>[] = [];
   try {
