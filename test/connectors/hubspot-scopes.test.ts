@@ -16,8 +16,8 @@ import {
 } from '../../connectors/hubspot/scopes.ts';
 import { readRefusals } from '../../connectors/permission-refusals.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
-import { refusalLines } from '../../src/doctor/crm-limits.ts';
 import { crmFeatures } from '../../src/config/crm-features.ts';
+import { refusalLines } from '../../src/doctor/crm-limits.ts';
 import type { LogPort } from '../../src/shared/log.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
