@@ -7,6 +7,7 @@
 import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { LogPort } from '../src/shared/log.ts';
+import { logConnectionErrors } from './connection-errors.ts';
 import { WORKER_TIMING } from './enrich-worker.ts';
 import { cappedExponentialBackoff } from './failure.ts';
 
@@ -126,5 +127,6 @@ export function startDigestWorker<R>(options: {
   worker.on('failed', (job, err) =>
     options.log?.warn('digest job failed', { jobId: job?.id, name: job?.name, reason: err.message }),
   );
+  logConnectionErrors(worker, 'digest', options.log);
   return worker;
 }

@@ -13,6 +13,7 @@ import type { LogPort } from '../src/shared/log.ts';
 import { runUrgent } from '../src/shared/urgency.ts';
 import { type ExclusiveOptions, releaseLocks, takeLocks } from './account-lock.ts';
 import type { ChunkResult } from './chunk-result.ts';
+import { logConnectionErrors } from './connection-errors.ts';
 import { type ChunkRunner, runChunk } from './enrich-chunk.ts';
 import {
   type ChunkJobData,
@@ -174,7 +175,7 @@ export function startEnrichWorker<R, C = R>(
     },
   );
   load.attach(worker);
-  worker.on('error', (err) => log?.warn('worker connection error; retrying', { reason: err.message }));
+  logConnectionErrors(worker, options.name ?? ENRICH_QUEUE, log);
   worker.on('stalled', (jobId) => log?.warn('job stalled; it will run again', { jobId }));
   worker.on('failed', (job, err) => {
     if (!job) return;

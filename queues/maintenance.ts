@@ -4,6 +4,7 @@
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { LogPort } from '../src/shared/log.ts';
+import { logConnectionErrors } from './connection-errors.ts';
 import { WORKER_TIMING } from './enrich-worker.ts';
 import { cappedExponentialBackoff } from './failure.ts';
 
@@ -82,6 +83,7 @@ export function startMaintenanceWorker(options: {
   worker.on('failed', (job, err) =>
     options.log?.warn('maintenance job failed', { jobId: job?.id, name: job?.name, reason: err.message }),
   );
+  logConnectionErrors(worker, 'maintenance', options.log);
   return worker;
 }
 

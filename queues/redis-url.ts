@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { RememberingCluster } from './redis-cluster.ts';
 
 export interface RedisTarget {
   cluster: boolean;
@@ -95,7 +96,9 @@ export function redisClient(url: string, connection: RedisOptions = {}): Redis {
   if (!target.cluster)
     return new Redis({ ...target.options, host: target.host, port: target.port, ...connection });
   const { lazyConnect, enableOfflineQueue, retryStrategy, ...perNode } = connection;
-  const cluster = new Cluster([{ host: target.host, port: target.port }], {
+  // A RememberingCluster, not a plain Cluster: once connected, any node it has seen can start its
+  // next full reconnect, so the seed may die (redis-cluster.ts).
+  const cluster = new RememberingCluster([{ host: target.host, port: target.port }], {
     redisOptions: { ...target.options, ...perNode },
     ...(lazyConnect !== undefined ? { lazyConnect } : {}),
     ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),

@@ -7,6 +7,7 @@
 import { DelayedError, type Job, type JobsOptions, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { LogPort } from '../src/shared/log.ts';
+import { logConnectionErrors } from './connection-errors.ts';
 import { jobIdOf } from './enrich-queue.ts';
 import { WORKER_TIMING } from './enrich-worker.ts';
 import { cappedExponentialBackoff, classifyFailure } from './failure.ts';
@@ -121,5 +122,6 @@ export function startSignalWorker<R>(options: SignalWorkerOptions<R>): Worker<Si
       reason: err.message,
     });
   });
+  logConnectionErrors(worker, 'signal', log);
   return worker;
 }
