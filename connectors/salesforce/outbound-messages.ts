@@ -5,9 +5,9 @@
 // Notification names an Account, and its notification id makes Salesforce's re-deliveries (it may
 // deliver twice, and retries for 24 h without an ack) the same work. Salesforce never sends a DTD, so
 // any DOCTYPE/ENTITY is refused before parsing (no entity expansion).
-import { timingSafeEqual } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { z } from 'zod';
+import { oneOf } from '../../src/shared/compare.ts';
 import { formatPath } from '../../src/shared/format-path.ts';
 import type { AccountEvent, InboundEventHandler, InboundReply } from '../types.ts';
 import { id15, isSalesforceId, salesforceId18 } from './ids.ts';
@@ -101,17 +101,6 @@ const ATTRIBUTE = /\s[A-Za-z_][\w:.-]*\s*=\s*["']/g;
 
 const ORG_ID = /<(?:[A-Za-z_][\w.-]*:)?OrganizationId>\s*([A-Za-z0-9]{15,18})\s*<\//;
 
-const sameToken = (given: string, tokens: readonly string[]): boolean => {
-  const a = Buffer.from(given);
-  // Every token is compared, so the time taken does not tell which one (or whether one) came close.
-  let match = false;
-  for (const token of tokens) {
-    const b = Buffer.from(token);
-    if (a.length === b.length && timingSafeEqual(a, b)) match = true;
-  }
-  return match;
-};
-
 const tokenOf = (url: string): string | null => new URL(url).searchParams.get('token');
 const missingToken = {
   ok: false as const,
@@ -136,7 +125,7 @@ export function salesforceOutboundHandler(options: OutboundMessageOptions): Inbo
       if (!token) return missingToken;
       if (!options.orgs) return undefined;
       // Every served org's tokens are compared (constant time each): the time tells nothing.
-      const any = options.orgs().some((org) => sameToken(token, options.tokensOf(id15(org))));
+      const any = options.orgs().some((org) => oneOf(token, options.tokensOf(id15(org))));
       return any ? undefined : forbidden('the token is not valid for any org served here');
     },
     parse(request) {
@@ -157,7 +146,7 @@ export function salesforceOutboundHandler(options: OutboundMessageOptions): Inbo
         return bad(`OrganizationId ${stated} is not a Salesforce id (15 or 18 characters, checksum)`);
       // One answer for an unknown org and a wrong token: the reply does not tell which orgs we serve.
       const statedOrg = id15(stated);
-      if (!options.isKnownOrg(statedOrg) || !sameToken(token, options.tokensOf(statedOrg)))
+      if (!options.isKnownOrg(statedOrg) || !oneOf(token, options.tokensOf(statedOrg)))
         return forbidden(`the token is not valid for OrganizationId ${stated}`);
       let attributes = 0;
       for (ATTRIBUTE.lastIndex = 0; ATTRIBUTE.exec(xml) !== null; )

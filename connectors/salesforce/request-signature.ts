@@ -7,7 +7,8 @@
 //   v1=<hex HMAC-SHA256(secret, timestamp + "." + nonce + "." + body)>  (installs not yet upgraded: no user)
 // v1 and v2 name no org: the API takes them only where one Salesforce org is served (src/api/router.ts).
 // The timestamp bounds a replay to 5 minutes and the nonce, remembered for longer than that, closes it.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { sameText } from '../../src/shared/compare.ts';
 import { isSalesforceId } from './ids.ts';
 
 export const HMAC_TOLERANCE_SECONDS = 300;
@@ -118,10 +119,8 @@ export function verifySalesforceRequest(input: {
     return { ok: false, reason: 'X-BuyerIntel-Signature must start with v3=, v2= or v1=' };
   }
 
-  const given = Buffer.from(signature);
   for (const secret of input.secrets) {
-    const expected = Buffer.from(sign(secret));
-    if (given.length === expected.length && timingSafeEqual(given, expected))
+    if (sameText(signature, sign(secret)))
       return {
         ok: true,
         nonce,

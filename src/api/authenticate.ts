@@ -2,9 +2,10 @@
 // HubSpot card, the Salesforce quick action) that signs its requests the way that CRM's descriptor
 // verifies. Each CRM-signed caller may act only on its own CRM (and on its own tenant when the
 // signature names one); see `mayAct`.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { SignedRequests } from '../../connectors/descriptor.ts';
 import type { CrmKind, InboundRequest } from '../../connectors/types.ts';
+import { oneOf } from '../shared/compare.ts';
 
 export type Caller =
   /** `key`: a fingerprint of the key used (never the key), to tell who decided what. */
@@ -25,18 +26,12 @@ export interface ApiAuthOptions {
 
 export type AuthOutcome = { ok: true; caller: Caller } | { ok: false; message: string };
 
-const sameSecret = (a: string, b: string): boolean => {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
-};
-
 export const describeCaller = (caller: Caller): string => (caller.via === 'crm' ? caller.crm : caller.via);
 
 export async function authenticate(request: InboundRequest, options: ApiAuthOptions): Promise<AuthOutcome> {
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1];
   if (bearer) {
-    return options.apiKeys.some((key) => sameSecret(key, bearer))
+    return oneOf(bearer, options.apiKeys)
       ? { ok: true, caller: { via: 'api-key', key: keyFingerprint(bearer) } }
       : { ok: false, message: 'the API key is not valid' };
   }

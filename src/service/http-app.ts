@@ -1,7 +1,7 @@
 // The service's HTTP surface: webhooks and our API in, health, metrics and the operator pages out. Every
 // request gets a request id (X-Request-Id, taken from the caller when it sends a sane one) that is on
 // its log line; every error answer is JSON naming the problem.
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
@@ -12,6 +12,7 @@ import { adminHeaders, boardWritesFromItsPage, nonceOnPages, sameOriginOnly } fr
 import { OPENAPI, renderApiDocs } from '../api/openapi.ts';
 import { basicAuth } from '../observe/admin-auth.ts';
 import type { Logger } from '../observe/logger.ts';
+import { sameText } from '../shared/compare.ts';
 import { firstTextProblem } from '../shared/text.ts';
 
 export interface HttpAppParts {
@@ -35,16 +36,11 @@ export interface HttpAppParts {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
 
-const sameSecret = (given: string, expected: string): boolean => {
-  const a = createHash('sha256').update(given).digest();
-  return timingSafeEqual(a, createHash('sha256').update(expected).digest());
-};
-
 /** /metrics: the registry in Prometheus text format, to the bearer of `token` when one is set. */
 export function metricsHandler(registry: Registry, token: string | undefined): express.RequestHandler {
   return async (req, res, next) => {
     const bearer = /^Bearer\s+(\S+)$/i.exec(req.get('authorization') ?? '')?.[1];
-    if (token !== undefined && !(bearer && sameSecret(bearer, token)))
+    if (token !== undefined && !(bearer && sameText(bearer, token)))
       return void res
         .status(401)
         .set('WWW-Authenticate', 'Bearer realm="metrics"')

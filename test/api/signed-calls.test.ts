@@ -182,6 +182,32 @@ describe('HubSpot: the signed URL names the portal, and a signed change is taken
     }
   });
 
+  it('refuses a replay spelled another way: the signature is compared as the text HubSpot sends', async () => {
+    const route = withPortal(
+      routes('hubspot', String(hs.portalId), hsCompany).find((r) => r.method === 'POST') as Route,
+      hs.portalId,
+    );
+    const headers = hubspot(route, `${base}${route.path}`);
+    const signature = headers['x-hubspot-signature-v3'];
+    expect(signature).toMatch(/=$/); // 32 bytes of HMAC: base64 with one '=' of padding
+    const spellings = [
+      signature.replace(/=+$/, ''),
+      `${signature}=`,
+      `${signature}AAAA`,
+      signature.replaceAll('+', '-').replaceAll('/', '_'),
+      `${signature.slice(0, 8)} ${signature.slice(8)}`,
+    ].filter((v) => v !== signature);
+    for (const variant of spellings) {
+      const res = await send(route, { ...headers, 'x-hubspot-signature-v3': variant });
+      expect([res.status, res.body.message], variant).toEqual([
+        401,
+        'HubSpot signature: signature does not match',
+      ]);
+    }
+    expect((await send(route, headers)).status).not.toBe(401);
+    expect((await send(route, headers)).status).toBe(401);
+  });
+
   it("refuses a signature for another portal acting on this portal's account (403 or 404)", async () => {
     for (const plain of routes('hubspot', String(hs.portalId), hsCompany).filter(
       (r) => r.path !== '/api/runs',
