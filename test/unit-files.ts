@@ -7,6 +7,7 @@ export const UNIT_TEST_FILES = [
   'test/admin/history-page-render.test.ts',
   'test/admin/review-page-render.test.ts',
   'test/api/graceful-close.test.ts',
+  'test/api/json-depth.test.ts',
   'test/architecture/boundaries.test.ts',
   'test/architecture/crm-names.test.ts',
   'test/architecture/folder-cycles.test.ts',

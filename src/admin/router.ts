@@ -9,7 +9,7 @@ import { isCrmKind } from '../../connectors/registry.ts';
 import { ActionProblem, type RefreshActions } from '../api/actions.ts';
 import type { ReviewService } from '../review/service.ts';
 import { formatPath } from '../shared/format-path.ts';
-import { refuseBadText } from '../shared/text.ts';
+import { jsonDepthProblem, refuseBadText } from '../shared/text.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
@@ -58,7 +58,15 @@ export function adminRouter(options: {
     }
   });
 
-  const json = express.json({ limit: '16kb', reviver: refuseBadText });
+  const json = express.json({
+    limit: '16kb',
+    reviver: refuseBadText,
+    // Before the parser spends stack on it (jsonDepthProblem); answered as malformed JSON (400).
+    verify: (_req, _res, buf) => {
+      const deep = jsonDepthProblem(buf.toString('utf8'));
+      if (deep) throw Object.assign(new SyntaxError(deep), { status: 400, type: 'entity.parse.failed' });
+    },
+  });
   const body = <T>(schema: z.ZodType<T>, req: Request): T => {
     if (!req.is('application/json')) throw new ActionProblem(415, 'unsupported_media_type', 'send JSON');
     const parsed = schema.safeParse(req.body);

@@ -25,7 +25,7 @@ import { reviewService } from '../review/service.ts';
 import { contentTypeProblem } from '../shared/content-type.ts';
 import { formatPath } from '../shared/format-path.ts';
 import { UUID } from '../shared/ids.ts';
-import { firstTextProblem } from '../shared/text.ts';
+import { firstTextProblem, jsonDepthProblem } from '../shared/text.ts';
 import type { Actor } from '../store/decisions.ts';
 import { entryOf, type OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
@@ -83,6 +83,8 @@ function parse<T>(schema: z.ZodType<T, unknown>, value: unknown, what: string): 
 
 function jsonBody(raw: string): unknown {
   if (!raw.trim()) return {};
+  const deep = jsonDepthProblem(raw);
+  if (deep) throw new ApiProblem(400, 'malformed_json', deep);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);

@@ -29,6 +29,31 @@ export function firstTextProblem(value: unknown, path = ''): string | undefined 
   return undefined;
 }
 
+/** How deep a JSON body of ours may nest: our own bodies nest 3 levels; a CRM's webhook fewer than 10. */
+export const MAX_JSON_DEPTH = 32;
+
+/**
+ * Why raw JSON text nests too deep to be parsed, or undefined: one pass over the text, counting
+ * brackets outside strings, before any parser or recursive check spends stack on it (a 20-kB body
+ * nested 10,000 levels overflowed the stack of the text check, a 500, before authentication).
+ */
+export function jsonDepthProblem(raw: string, max = MAX_JSON_DEPTH): string | undefined {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c)
+        i++; // a backslash escapes the next character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return `the JSON nests deeper than ${max} levels`;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return undefined;
+}
+
 /** A JSON.parse reviver that throws on text `textProblem` refuses (body parsers turn it into a 400). */
 export function refuseBadText(key: string, value: unknown): unknown {
   const problem = typeof value === 'string' ? textProblem(value) : undefined;

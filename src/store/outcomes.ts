@@ -97,15 +97,18 @@ function encodeCursor(key: number | string, id: string): string {
   return Buffer.from(JSON.stringify([key, id])).toString('base64url');
 }
 
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/;
+
 function decodeCursor(cursor: string, sort: PageRequest['sort']): [number | string, string] {
   try {
     const [key, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown[];
     // A crafted cursor is refused here, not by PostgreSQL (a 500): ids fit a bigint (18 digits), a
-    // confidence is a finite number, a date parses.
+    // confidence is a finite number, a date is an ISO instant of years 0000–9999 as ours are
+    // (Date.parse takes ±275,760 years; PostgreSQL's timestamps start in 4713 BC).
     const keyOk =
       sort === 'confidence'
         ? typeof key === 'number' && Number.isFinite(key)
-        : typeof key === 'string' && key.length <= 40 && Number.isFinite(Date.parse(key));
+        : typeof key === 'string' && ISO_INSTANT.test(key) && Number.isFinite(Date.parse(key));
     if (keyOk && typeof id === 'string' && /^\d{1,18}$/.test(id)) return [key as number | string, id];
   } catch {}
   throw new RangeError('not a cursor of this listing');

@@ -111,6 +111,9 @@ describe('the attacks that answered 500', () => {
       `sort=date&after=${cursorOf(['not a date', '1'])}`,
       `sort=date&after=${cursorOf(['2026-13-45T00:00:00Z', '1'])}`,
       `after=${cursorOf(['0.5', '1'])}`,
+      // Dates Date.parse takes and PostgreSQL's timestamps do not (before 4713 BC, after 294276 AD).
+      `sort=date&after=${cursorOf(['-004714-01-01T00:00:00.000Z', '1'])}`,
+      `sort=date&after=${cursorOf(['+275000-01-01T00:00:00.000Z', '1'])}`,
     ];
     for (const query of cursors) {
       const res = await send('GET', `/api/review?${query}`, withKey);
@@ -118,6 +121,25 @@ describe('the attacks that answered 500', () => {
       expect(res.text).toContain('after');
       expect((await send('GET', `/admin/review?${query}`, asAdmin)).status, query).toBe(400);
     }
+  });
+
+  it('refuses a body nested 10,000 levels deep (20 kB, under the size cap) with a 400, on every API POST', async () => {
+    const deep = `${'['.repeat(10_000)}${']'.repeat(10_000)}`;
+    for (const path of [
+      '/api/refresh',
+      `/api/accounts/hubspot/${companyId}/research`,
+      '/api/review/approve',
+    ]) {
+      for (const headers of [withKey, {}]) {
+        const res = await send('POST', path, headers, deep);
+        expect(res.status, path).toBeLessThan(500);
+        if (headers === withKey)
+          expect([res.status, res.text], path).toEqual([400, expect.stringContaining('deeper than 32')]);
+      }
+    }
+    // The admin API's own cap is 16 kB: 5,000 levels fit under it.
+    const admin = await send('POST', '/admin/api/retry', asAdmin, `${'['.repeat(5_000)}${']'.repeat(5_000)}`);
+    expect([admin.status, admin.text]).toEqual([400, expect.stringContaining('deeper than 32')]);
   });
 
   it("answers 404 for BullMQ's own key names used as job ids", async () => {
