@@ -105,6 +105,10 @@ describe('/webhooks/salesforce authenticates before the expensive work', () => {
     const ownHeavy = await post(`/webhooks/salesforce?token=${tokenOf(ORG_B)}`, heavy(ORG_B));
     expect(ownHeavy.status).toBe(400);
     expect(ownHeavy.text).toContain('more than 2000 XML attributes');
+    // Nor one of 200,000 empty elements (~1 MB): 1.4 s of the event loop before this bound.
+    const elements = `<?xml version="1.0"?><soapenv:Envelope xmlns:soapenv="http://schemas.xmlsoap.org/soap/envelope/"><soapenv:Body><notifications><OrganizationId>${ORG_B}</OrganizationId>${'<e/>'.repeat(200_000)}</notifications></soapenv:Body></soapenv:Envelope>`;
+    const many = await post(`/webhooks/salesforce?token=${tokenOf(ORG_B)}`, elements);
+    expect([many.status, many.text]).toEqual([400, expect.stringContaining('more than 10000 XML elements')]);
     expect(queued).toHaveLength(0);
   });
 
