@@ -51,6 +51,12 @@ describe('documented defaults agree with the config schema', () => {
     expect(expectDefaults('.env.example', values)).toBeGreaterThan(20);
   });
 
+  it('.env.example: names every variable of the schema (it says it lists every one)', () => {
+    const example = read('.env.example');
+    const missing = Object.keys(SHAPE).filter((name) => !new RegExp(`^#?\\s*${name}=`, 'm').test(example));
+    expect(missing).toEqual([]);
+  });
+
   it('config.example.yaml: every key written holds its variable’s default', () => {
     const file = readConfigFile(fileURLToPath(new URL('config.example.yaml', ROOT)));
     expect(file.problems).toEqual([]);
