@@ -41,7 +41,9 @@ beforeAll(async () => {
     async (job) => {
       processed.push(job.name);
     },
-    { connection: client, prefix: '{bis}' },
+    // The enrich worker's own poll (1 s, src/service/enrich-workers.ts): BullMQ's watchdog on the
+    // blocking connection fires within the failover, the case that reconnects from startup nodes.
+    { connection: client, prefix: '{bis}', drainDelay: 1 },
   );
   worker.on('error', (err) => reported.push(err.message));
   await queue.add('before', {});
