@@ -40,6 +40,7 @@ export const UNIT_TEST_FILES = [
   'test/connectors/salesforce-write-rules.test.ts',
   'test/docker/compose.test.ts',
   'test/enrich/crm-reads.test.ts',
+  'test/enrich/final-failure.test.ts',
   'test/map/default-mapping.test.ts',
   'test/map/fit.test.ts',
   'test/map/load-mapping.test.ts',
