@@ -2,10 +2,10 @@
 // The checks of `buyer-intel-sync doctor`: each one talks to one dependency the way the service will
 // and says pass, warn or fail with a line an operator can act on. No check prints a secret (the CLI
 // also redacts every secret value from what it prints, as a second line of defence).
-import type { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { CRMS } from '../../connectors/registry.ts';
 import { pingRedis, probeClient, RedisUnavailableError } from '../../queues/redis.ts';
-import { nodesOf } from '../../queues/redis-url.ts';
+import { nodesOf, redisTarget } from '../../queues/redis-url.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
 import {
   AuthenticationError,
@@ -129,14 +129,61 @@ export async function checkRedis(
     ];
 
     results.push(await modeCheck(redis, url, prefix, names.mode));
-    // On a cluster every master holds keys: each must keep them (the worst node's answer is shown).
-    const nodes = nodesOf(redis);
-    const perNode = await Promise.all(nodes.map((node) => nodeChecks(node, names)));
-    results.push(...worstOf(perNode, nodes));
+    // On a cluster every master holds keys, and each replica becomes a master on a failover: every
+    // one must keep them (the worst node's answer is shown, naming it).
+    const replicas = await replicasOf(redis, url, timeoutMs);
+    try {
+      const nodes = [...nodesOf(redis), ...replicas];
+      const perNode = await Promise.all(nodes.map((node) => nodeChecks(node, names)));
+      results.push(...worstOf(perNode, nodes));
+    } finally {
+      for (const r of replicas) r.disconnect();
+    }
     return results;
   } finally {
     redis.disconnect();
   }
+}
+
+/**
+ * A cluster's replicas, connected one by one (none for a standalone Redis, whose replicas a URL does
+ * not name). From CLUSTER NODES: CLUSTER SLOTS, and so ioredis' pool, leaves out a replica that has
+ * not caught up, and that is the one to look at. A replica that does not answer is left out: the
+ * mode check already says what a failing node does to the cluster.
+ */
+async function replicasOf(redis: Redis, url: string, timeoutMs: number): Promise<Redis[]> {
+  if (!(redis instanceof Cluster)) return [];
+  const listing = String(await (redis as Cluster).call('CLUSTER', 'NODES').catch(() => ''));
+  const { options } = redisTarget(url);
+  const addresses = listing
+    .split('\n')
+    .map((line) => line.split(' '))
+    .filter((f) => f[2]?.split(',').includes('slave') && !f[2].includes('fail'))
+    .map((f) => /^(.+):(\d+)@/.exec(f[1] ?? ''))
+    .filter((m): m is RegExpExecArray => m !== null);
+  const connected = await Promise.all(
+    addresses.map(async ([, host, port]) => {
+      const node = new Redis({
+        ...options,
+        host: host ?? '',
+        port: Number(port),
+        lazyConnect: true,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0,
+        retryStrategy: () => null,
+        connectTimeout: Math.min(timeoutMs, 5_000),
+      });
+      node.on('error', () => undefined);
+      return node.connect().then(
+        () => node,
+        () => {
+          node.disconnect();
+          return undefined;
+        },
+      );
+    }),
+  );
+  return connected.filter((n): n is Redis => n !== undefined);
 }
 
 /** Version, eviction policy and persistence of one Redis node. */
