@@ -2,6 +2,8 @@
 // user and password in the URL (`rediss://user:password@host:6380`), and in the query
 //   cluster=true                   a Redis Cluster: the URL names any node (or a configuration endpoint);
 //                                  the others are discovered (CLUSTER SLOTS)
+//   nodes=host:port,host:port      a cluster's further seeds: a process that starts while the URL's node
+//                                  is down connects through one of these
 //   ssl_ca_certs=<file>            CA bundle to verify the server with (default: Node's trusted CAs)
 //   ssl_certfile=, ssl_keyfile=    a client certificate and its key (mutual TLS)
 //   ssl_servername=<name>          the name the certificate must carry, when the URL names an address
@@ -17,11 +19,25 @@ export interface RedisTarget {
   cluster: boolean;
   host: string;
   port: number;
+  /** A cluster's further seeds (`nodes=`), after the URL's own node. */
+  seeds: { host: string; port: number }[];
   /** Everything but the retry policy: credentials, database, TLS. */
   options: RedisOptions;
 }
 
-const QUERY = ['cluster', 'ssl_ca_certs', 'ssl_certfile', 'ssl_keyfile', 'ssl_servername'] as const;
+const QUERY = ['cluster', 'nodes', 'ssl_ca_certs', 'ssl_certfile', 'ssl_keyfile', 'ssl_servername'] as const;
+
+/** `host:port,host:port` (IPv6 in brackets), each checked. */
+function seedsOf(raw: string | undefined): { host: string; port: number }[] {
+  if (raw === undefined) return [];
+  return raw.split(',').map((item) => {
+    const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(item.trim());
+    const port = Number(m?.[2]);
+    if (!m || port < 1 || port > 65_535)
+      throw new Error(`nodes must be host:port items separated by commas, got ${JSON.stringify(item)}`);
+    return { host: (m[1] ?? '').replace(/^\[|\]$/g, ''), port };
+  });
+}
 
 /** What is wrong with the URL, one problem a line (empty: fine). Reads the certificate files. */
 export function redisUrlProblems(url: string): string[] {
@@ -44,6 +60,8 @@ export function redisTarget(url: string): RedisTarget {
   const cluster = q('cluster') === 'true';
   if (q('cluster') !== undefined && !['true', 'false'].includes(q('cluster') ?? ''))
     throw new Error('cluster must be true or false');
+  const seeds = seedsOf(q('nodes'));
+  if (seeds.length && !cluster) throw new Error('nodes names the seeds of a cluster: add cluster=true');
   const file = (key: (typeof QUERY)[number]) => {
     const path = q(key);
     if (path === undefined) return undefined;
@@ -77,6 +95,7 @@ export function redisTarget(url: string): RedisTarget {
     cluster,
     host: u.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1',
     port: Number(u.port || 6379),
+    seeds,
     options: {
       ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
       ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
@@ -98,7 +117,7 @@ export function redisClient(url: string, connection: RedisOptions = {}): Redis {
   const { lazyConnect, enableOfflineQueue, retryStrategy, ...perNode } = connection;
   // A RememberingCluster, not a plain Cluster: once connected, any node it has seen can start its
   // next full reconnect, so the seed may die (redis-cluster.ts).
-  const cluster = new RememberingCluster([{ host: target.host, port: target.port }], {
+  const cluster = new RememberingCluster([{ host: target.host, port: target.port }, ...target.seeds], {
     redisOptions: { ...target.options, ...perNode },
     ...(lazyConnect !== undefined ? { lazyConnect } : {}),
     ...(enableOfflineQueue !== undefined ? { enableOfflineQueue } : {}),

@@ -44,6 +44,23 @@ describe('REDIS_URL', () => {
     ).toEqual([]);
   });
 
+  it('reads further seeds of a cluster, and refuses them without cluster=true or malformed', () => {
+    expect(redisTarget('redis://a:7100?cluster=true&nodes=b:7101,[::1]:7102')).toMatchObject({
+      host: 'a',
+      port: 7100,
+      seeds: [
+        { host: 'b', port: 7101 },
+        { host: '::1', port: 7102 },
+      ],
+    });
+    expect(problems({ REDIS_URL: 'redis://a:7100?nodes=b:7101' }).join('\n')).toContain(
+      'nodes names the seeds of a cluster: add cluster=true',
+    );
+    expect(
+      problems({ REDIS_URL: 'redis://a?cluster=true&nodes=b', REDIS_PREFIX: '{bis}' }).join('\n'),
+    ).toContain('nodes must be host:port items separated by commas, got "b"');
+  });
+
   it('names each wrong option, and a cluster without a hash-tagged prefix', () => {
     expect(problems({ REDIS_URL: 'redis://h:6379?clustr=true' }).join('\n')).toContain(
       'REDIS_URL unknown option clustr in the query',

@@ -104,12 +104,14 @@ it('keeps serving after the seed master dies and its replica takes over', async 
   );
   const jobsMs = Date.now() - frozenAt;
 
-  // A process starting now knows only the dead seed: it cannot connect, and says so.
+  // A process starting now knows only the dead seed: it cannot connect, and says so; one whose URL
+  // names a second seed (`nodes=`) connects through it.
   const fresh = await pingRedis(seedUrl).then(
     () => undefined,
     (err: unknown) => err,
   );
   expect(fresh).toBeInstanceOf(RedisUnavailableError);
+  await expect(pingRedis(`${seedUrl}&nodes=127.0.0.1:${survivor}`)).resolves.toBeUndefined();
 
   const rawStacks = consoleErrors.mock.calls.filter((args) => String(args[0]).includes('[ioredis]'));
   console.log(
