@@ -2,6 +2,7 @@
 // CRM still holds the value we wrote, leave a field that already holds the value before, and keep — and
 // report — a value somebody changed since. No I/O: the history's rows and the CRM's values come in.
 import type { AccountSnapshot } from '../../connectors/types.ts';
+import { PROVENANCE_FIELDS } from '../map/provenance.ts';
 import type { UndoAccount, UndoField, UndoNote } from '../store/undo.ts';
 import { sameValue } from './compare.ts';
 
@@ -67,9 +68,20 @@ export function planAccounts(
     const snapshot = byId.get(account.accountId);
     const own = fields.filter((f) => f.accountId === account.accountId);
     const ownNotes = notes.filter((n) => n.accountId === account.accountId);
+    const buyerId = own.find((f) => f.buyerId)?.buyerId ?? ownNotes.find((n) => n.buyerId)?.buyerId ?? null;
+    // A later match holds the account when the CRM now names another buyer: what the two buyers share
+    // was not written again (the value was the same), yet it is the later buyer's now. Taking it back
+    // would leave that buyer's name and id over half its data; the fields stay with the later match
+    // (its own undo takes them back) and only the notes of the buyer left are removed.
+    const held = snapshot?.fields[PROVENANCE_FIELDS.buyerId] ?? null;
+    const superseded = buyerId !== null && !!held && !sameValue(held, buyerId);
+    const action = (current: string | null, f: UndoField): FieldAction => {
+      const a = actionOf(current, f);
+      return superseded && a === 'restore' ? 'ours' : a;
+    };
     return {
       ...account,
-      buyerId: own.find((f) => f.buyerId)?.buyerId ?? ownNotes.find((n) => n.buyerId)?.buyerId ?? null,
+      buyerId,
       gone: !snapshot,
       held: snapshot?.fields ?? {},
       fields: snapshot
@@ -83,7 +95,7 @@ export function planAccounts(
               current,
               wrote: f.wrote,
               before: f.before,
-              action: actionOf(current, f),
+              action: action(current, f),
             };
           })
         : [],
