@@ -6,6 +6,7 @@
 // A task id and a note id are both plain numbers in HubSpot: the id we hand back for a task carries
 // the prefix `task:`, so that removing it (undo) and reading its state later know which object it is.
 
+import { clipText } from '../../src/shared/text.ts';
 import type { NoteDraft, TaskPriority, TaskState } from '../types.ts';
 import { HUBSPOT_BATCH_LIMIT, type HubSpotCalls } from './client.ts';
 import { errorContext } from './errors.ts';
@@ -31,7 +32,7 @@ export function taskProperties(draft: NoteDraft): Record<string, string> {
   const task = draft.task;
   if (!task) throw new Error('taskProperties: the draft is no task');
   return {
-    hs_task_subject: draft.title.slice(0, 255),
+    hs_task_subject: clipText(draft.title, 255),
     hs_task_body: renderNoteHtml(draft),
     hs_timestamp: `${task.dueDate}T17:00:00.000Z`,
     hs_task_priority: PRIORITY[task.priority],

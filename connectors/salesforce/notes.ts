@@ -6,6 +6,7 @@
 // calls per batch, its key in BuyerIntel_Key__c of its ContentVersion (a ContentNote takes no custom
 // fields). Either way the keys are read back from Salesforce (note-keys.ts), not from our own state.
 
+import { clipText } from '../../src/shared/text.ts';
 import { createNotesOnce, type NoteOutcome } from '../note-batch.ts';
 import type { NoteDraft, NoteResult, WriteFailure } from '../types.ts';
 import {
@@ -110,7 +111,7 @@ async function createTasks(calls: SalesforceCalls, unique: readonly NoteDraft[])
     const body = draft.body.slice(0, DESCRIPTION_MAX - keyLine.length - 2);
     return {
       WhatId: draft.accountId,
-      Subject: draft.title.slice(0, SUBJECT_MAX),
+      Subject: clipText(draft.title, SUBJECT_MAX),
       Description: body ? `${body}\n\n${keyLine}` : keyLine,
       ...taskState(draft),
       [NOTE_KEY_FIELD]: draft.dedupeKey,
@@ -198,7 +199,7 @@ async function createContentNotes(
 
   // 1. The notes.
   const notes = unique.map((draft) => ({
-    Title: (draft.title.trim() || 'Buyer Intel signal').slice(0, NOTE_TITLE_MAX),
+    Title: clipText(draft.title.trim() || 'Buyer Intel signal', NOTE_TITLE_MAX),
     Content: Buffer.from(noteHtml(draft.body), 'utf8').toString('base64'),
   }));
   let created: SaveResultLike[];

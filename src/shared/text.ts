@@ -70,3 +70,16 @@ export function refuseBadText(key: string, value: unknown): unknown {
 export function storableText(value: string): string {
   return value.replaceAll('\u0000', '\uFFFD').replace(/\p{Cs}/gu, '\uFFFD');
 }
+
+/**
+ * `text` in at most `max` characters for a person to read (a task's subject, a note's title): cut at
+ * the last space of its final stretch when there is one, never mid-word ("…EV char"), and ended with
+ * an ellipsis so the cut shows.
+ */
+export function clipText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  const head = space >= max - 1 - 40 && space > 0 ? cut.slice(0, space).trimEnd() : cut;
+  return `${head}…`;
+}
