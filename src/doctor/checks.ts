@@ -2,10 +2,10 @@
 // The checks of `buyer-intel-sync doctor`: each one talks to one dependency the way the service will
 // and says pass, warn or fail with a line an operator can act on. No check prints a secret (the CLI
 // also redacts every secret value from what it prints, as a second line of defence).
-import { Cluster, Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import { CRMS } from '../../connectors/registry.ts';
 import { pingRedis, probeClient, RedisUnavailableError } from '../../queues/redis.ts';
-import { nodesOf, redisTarget } from '../../queues/redis-url.ts';
+import { nodesOf } from '../../queues/redis-url.ts';
 import { BuyerIntelClient } from '../buyer-intel/client.ts';
 import {
   AuthenticationError,
@@ -145,6 +145,16 @@ export async function checkRedis(
   }
 }
 
+/** REDIS_URL pointed at one node of its cluster: same user, password and TLS, no cluster options. */
+function nodeUrl(url: string, host: string, port: string): string {
+  const u = new URL(url);
+  u.hostname = host.includes(':') ? `[${host}]` : host;
+  u.port = port;
+  u.searchParams.delete('cluster');
+  u.searchParams.delete('nodes');
+  return u.toString();
+}
+
 /**
  * A cluster's replicas, connected one by one (none for a standalone Redis, whose replicas a URL does
  * not name). From CLUSTER NODES: CLUSTER SLOTS, and so ioredis' pool, leaves out a replica that has
@@ -154,7 +164,6 @@ export async function checkRedis(
 async function replicasOf(redis: Redis, url: string, timeoutMs: number): Promise<Redis[]> {
   if (!(redis instanceof Cluster)) return [];
   const listing = String(await (redis as Cluster).call('CLUSTER', 'NODES').catch(() => ''));
-  const { options } = redisTarget(url);
   const addresses = listing
     .split('\n')
     .map((line) => line.split(' '))
@@ -163,16 +172,8 @@ async function replicasOf(redis: Redis, url: string, timeoutMs: number): Promise
     .filter((m): m is RegExpExecArray => m !== null);
   const connected = await Promise.all(
     addresses.map(async ([, host, port]) => {
-      const node = new Redis({
-        ...options,
-        host: host ?? '',
-        port: Number(port),
-        lazyConnect: true,
-        enableOfflineQueue: false,
-        maxRetriesPerRequest: 0,
-        retryStrategy: () => null,
-        connectTimeout: Math.min(timeoutMs, 5_000),
-      });
+      // The URL's credentials and TLS, aimed at the replica alone (not as a cluster).
+      const node = probeClient(nodeUrl(url, host ?? '', port ?? ''), Math.min(timeoutMs, 5_000));
       node.on('error', () => undefined);
       return node.connect().then(
         () => node,

@@ -1,17 +1,32 @@
-// Closing the HTTP server (SIGTERM to `serve`) lets the requests in flight finish: 40 requests waiting
-// on a slow upstream all get their answer, keep-alive ones included, the port stops accepting at once,
-// and a request that outlives the drain deadline is cut then rather than holding the process.
+// Closing the HTTP server (SIGTERM to `serve`) lets the requests in flight finish: 40 requests held by
+// a slow upstream all get their answer, keep-alive ones included, the close completes once they are
+// answered (not at the drain deadline), the port stops accepting at once, and a request that outlives
+// the drain deadline is cut then rather than holding the process.
 import { Agent, request } from 'node:http';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { listen } from '../../src/service/listen.ts';
 
-function slowApp(ms: number) {
+/** An app whose /slow answers wait for `release()`; `arrived(n)` resolves once n requests are in. */
+function heldApp() {
   const app = express();
+  const waiting: (() => void)[] = [];
+  const watchers: { n: number; resolve: () => void }[] = [];
   app.get('/slow', (_req, res) => {
-    setTimeout(() => res.json({ ok: true }), ms);
+    waiting.push(() => res.json({ ok: true }));
+    for (const w of watchers) if (waiting.length >= w.n) w.resolve();
   });
-  return app;
+  return {
+    app,
+    arrived: (n: number) =>
+      new Promise<void>((resolve) => {
+        if (waiting.length >= n) resolve();
+        else watchers.push({ n, resolve });
+      }),
+    release: () => {
+      for (const answer of waiting.splice(0)) answer();
+    },
+  };
 }
 
 function get(url: string, agent?: Agent): Promise<{ status: number; body: string } | { error: string }> {
@@ -32,28 +47,30 @@ function get(url: string, agent?: Agent): Promise<{ status: number; body: string
 
 describe('closing the HTTP server', () => {
   it('answers every request in flight, keep-alive ones too, and refuses new ones', async () => {
-    const server = await listen(slowApp(400));
+    const held = heldApp();
+    const server = await listen(held.app);
     const agent = new Agent({ keepAlive: true, maxSockets: 20 });
     const inFlight = [
       ...Array.from({ length: 20 }, () => get(`${server.url}/slow`, agent)),
       ...Array.from({ length: 20 }, () => get(`${server.url}/slow`)),
     ];
-    await new Promise((r) => setTimeout(r, 100));
-    const closed = server.close();
+    await held.arrived(40);
+    // A deadline far beyond the test's own: the close can only complete because the answers went
+    // out and their keep-alive sockets were then ended, never by cutting them.
+    const closed = server.close(600_000);
+    held.release();
     const answers = await Promise.all(inFlight);
     expect(answers.filter((a) => 'status' in a && a.status === 200)).toHaveLength(40);
-    const started = Date.now();
     await closed;
-    // Not held until the deadline by the keep-alive sockets once their answers went out.
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(await get(`${server.url}/slow`, new Agent())).toEqual({ error: 'ECONNREFUSED' });
     agent.destroy();
   });
 
   it('cuts a request that outlives the drain deadline', async () => {
-    const server = await listen(slowApp(60_000));
+    const held = heldApp();
+    const server = await listen(held.app);
     const pending = get(`${server.url}/slow`);
-    await new Promise((r) => setTimeout(r, 100));
+    await held.arrived(1);
     await server.close(300);
     expect(await pending).toHaveProperty('error');
   });

@@ -64,7 +64,6 @@ afterAll(async () => {
 it('keeps serving after the seed master dies and its replica takes over', async () => {
   const survivor = cluster.ports.find((p) => p !== seed) ?? 0;
   cluster.freeze(seed);
-  const frozenAt = Date.now();
   const promoted = await eventually(
     async () => {
       const master = await cluster.masterOf('{bis}:probe', survivor).catch(() => seed);
@@ -73,7 +72,7 @@ it('keeps serving after the seed master dies and its replica takes over', async 
     "the seed's replica is promoted",
     { timeoutMs: 30_000, intervalMs: 200 },
   );
-  const failoverMs = Date.now() - frozenAt;
+  expect(promoted).not.toBe(seed);
   await cluster.kill(seed);
 
   // (a) The client, and the early duplicate reconnected from scratch as BullMQ would.
@@ -93,7 +92,6 @@ it('keeps serving after the seed master dies and its replica takes over', async 
     timeoutMs: 15_000,
     intervalMs: 200,
   });
-  const recoveredMs = Date.now() - frozenAt;
 
   // (b) Jobs added after the failover are processed by the worker that was there before it.
   for (let i = 0; i < 5; i++) await queue.add(`after-${i}`, {});
@@ -102,7 +100,6 @@ it('keeps serving after the seed master dies and its replica takes over', async 
     'the 5 jobs added after the failover are processed',
     { timeoutMs: 30_000, intervalMs: 100 },
   );
-  const jobsMs = Date.now() - frozenAt;
 
   // A process starting now knows only the dead seed: it cannot connect, and says so; one whose URL
   // names a second seed (`nodes=`) connects through it.
@@ -114,16 +111,5 @@ it('keeps serving after the seed master dies and its replica takes over', async 
   await expect(pingRedis(`${seedUrl}&nodes=127.0.0.1:${survivor}`)).resolves.toBeUndefined();
 
   const rawStacks = consoleErrors.mock.calls.filter((args) => String(args[0]).includes('[ioredis]'));
-  console.log(
-    JSON.stringify({
-      seed,
-      promoted,
-      failoverMs,
-      recoveredMs,
-      jobsMs,
-      reported: [...new Set(reported)],
-      rawStacks: rawStacks.length,
-    }),
-  );
   expect(rawStacks).toEqual([]);
 }, 120_000);
