@@ -6,6 +6,7 @@
 import type { Redis, RedisOptions } from 'ioredis';
 import { IntegrationError } from '../src/shared/errors.ts';
 import { endpointOf, networkCause } from '../src/shared/network-cause.ts';
+import { clusterDownCause } from './cluster-cause.ts';
 import { redisClient } from './redis-url.ts';
 import { writeTogether } from './redis-writes.ts';
 
@@ -110,7 +111,11 @@ export async function pingRedis(url: string, timeoutMs = REDIS_PING_TIMEOUT_MS):
       deadline,
     ]);
   } catch (err) {
-    throw new RedisUnavailableError(endpoint, redisFailureReason(reported ?? err, url));
+    redis.disconnect();
+    // A cluster that lost a master and its replica refuses everything, which reads as a timeout
+    // against a seed that is alive: ask the seeds why before blaming the network (cluster-cause.ts).
+    const down = await clusterDownCause(url, timeoutMs).catch(() => undefined);
+    throw new RedisUnavailableError(endpoint, down ?? redisFailureReason(reported ?? err, url));
   } finally {
     clearTimeout(timer);
     redis.disconnect();

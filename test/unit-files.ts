@@ -49,6 +49,7 @@ export const UNIT_TEST_FILES = [
   'test/match-eval/accounts.test.ts',
   'test/match-eval/evaluate.test.ts',
   'test/queues/account-slots.test.ts',
+  'test/queues/cluster-cause.test.ts',
   'test/queues/connection-errors.test.ts',
   'test/queues/failure.test.ts',
   'test/queues/worker-load.test.ts',
