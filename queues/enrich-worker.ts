@@ -69,7 +69,18 @@ export type EnrichJobResult<R, C = R> = R | ChunkResult<C>;
  * instead of BullMQ's 60. Prioritised jobs pushed back after a rate-limit pause do not wake a blocked
  * worker, so it polls again after drainDelay (seconds) instead of 5.
  */
-export const WORKER_TIMING = { lockDuration: 15_000, stalledInterval: 5_000, drainDelay: 1 } as const;
+export const WORKER_TIMING = {
+  lockDuration: 15_000,
+  stalledInterval: 5_000,
+  drainDelay: 1,
+  /**
+   * BullMQ fails a job for good once it stalls more than this (its default, 1). A Redis outage or
+   * failover longer than the lock stalls every active job at once, and two such in a job's life are
+   * no reason to give up on it (issue 44: three backfill chunks failed for good this way). A job that
+   * kills its worker each time still ends, after 5 recoveries (~2 min); chunks skip what they finished.
+   */
+  maxStalledCount: 5,
+} as const;
 
 /** The accounts a chunk job names (one for an account's job). */
 export const accountsOf = (data: EnrichQueueData): EnrichJobData[] =>

@@ -157,4 +157,29 @@ describe('enrich worker', () => {
     expect(job?.returnvalue).toBe('ok');
     expect(job?.attemptsMade).toBeGreaterThanOrEqual(1);
   });
+
+  it('a job whose lock was lost twice (Redis away longer than the lock) runs again, not failed for good', async () => {
+    let runs = 0;
+    const held: (() => void)[] = [];
+    setup(async () => {
+      runs++;
+      // The first two runs hang until their lock is gone and the job was taken back, as a worker
+      // cut off from Redis would; the third finishes.
+      if (runs <= 2) await new Promise<void>((resolve) => held.push(resolve));
+      return 'ok';
+    });
+    await queue.add('enrich', data('stalls'), enrichJobOptions('webhook', 1, 'stalls'));
+    try {
+      for (let stall = 1; stall <= 2; stall++) {
+        await eventually(() => runs === stall, `run ${stall} started`, { timeoutMs: 15_000 });
+        await redis.del(`${prefix}:${queue.name}:stalls:lock`);
+        await eventually(() => runs > stall, `run ${stall + 1} after the stall`, { timeoutMs: 30_000 });
+      }
+    } finally {
+      for (const release of held) release();
+    }
+    const [job] = await settle(1, 30_000);
+    expect(job?.failedReason).toBeUndefined();
+    expect(job?.returnvalue).toBe('ok');
+  }, 90_000);
 });
