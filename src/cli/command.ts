@@ -1,5 +1,6 @@
 // A tiny command registry on node:util parseArgs: every command has --help and --verbose, exit codes
 // are 0 ok, 1 failure, 2 usage, and a failure is one line on stderr (its stack only with --verbose).
+import { readFileSync } from 'node:fs';
 import { inspect, type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError } from '../config/config-error.ts';
 
@@ -89,9 +90,28 @@ function help(program: string, commands: readonly CommandEntry[]): string {
     'Commands:',
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    `Run \`${program} <command> --help\` for a command’s options. Every command also takes --verbose (a`,
-    'failure’s stack trace, not only its one line).',
+    `Run \`${program} <command> --help\` for a command’s options, \`${program} --version\` for its version.`,
+    'Every command also takes --verbose (a failure’s stack trace, not only its one line).',
   ].join('\n');
+}
+
+/**
+ * The version in our package.json: two folders up in a clone (src/cli/), three in the built package
+ * (dist/src/cli/); the first package.json up the tree that is ours.
+ */
+export function packageVersion(): string {
+  for (let dir = new URL('.', import.meta.url); dir.pathname !== '/'; dir = new URL('..', dir)) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL('package.json', dir), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (pkg.name === 'buyer-intel-sync' && pkg.version) return pkg.version;
+    } catch {
+      // No package.json here (or not JSON): look one folder up.
+    }
+  }
+  return 'unknown';
 }
 
 /** `--verbose` is global: accepted before or after the command name, never passed to a command. */
@@ -140,6 +160,10 @@ export async function runCli(
 ): Promise<number> {
   const { verbose, args } = takeVerbose(argv);
   const [name, ...rest] = args;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`${program} ${packageVersion()}\n`);
+    return 0;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(`${help(program, commands)}\n`);
     return name ? 0 : EXIT_USAGE;

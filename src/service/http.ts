@@ -17,7 +17,7 @@ import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
 import type { ServiceCore } from './core.ts';
 import { createHttpApp, metricsHandler } from './http-app.ts';
-import { listen } from './listen.ts';
+import { listen, METRICS_SETTING } from './listen.ts';
 
 export async function startHttp(core: ServiceCore, port: number, host?: string) {
   const { settings, redis, queues, crms } = core;
@@ -135,7 +135,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
   const metricsApp = express();
   metricsApp.disable('x-powered-by');
   metricsApp.get('/metrics', metricsHandler(core.metrics.registry, security.metrics.token));
-  const metrics = await listen(metricsApp, at.port, at.host).catch(async (err: unknown) => {
+  const metrics = await listen(metricsApp, at.port, at.host, METRICS_SETTING).catch(async (err: unknown) => {
     await main.close();
     throw err;
   });

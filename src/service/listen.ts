@@ -18,8 +18,47 @@ export interface Listening {
  */
 export const HTTP_DRAIN_MS = 25_000;
 
-/** Listens on `host:port` (port 0 = any free port) and resolves with the base URL. */
-export function listen(app: express.Express, port = 0, host = '127.0.0.1'): Promise<Listening> {
+/** The configuration that chose a listening address: its port's and its host's names. */
+export interface AddressSetting {
+  port: string;
+  host: string;
+}
+
+/** METRICS_LISTEN names both (`host:port`). */
+export const METRICS_SETTING: AddressSetting = { port: 'METRICS_LISTEN', host: 'METRICS_LISTEN' };
+
+/**
+ * What a person should change when the port cannot be had, naming the setting that chose it (Node's
+ * own "listen EADDRINUSE: address already in use" names neither); other errors pass unchanged.
+ */
+export function listenProblem(err: unknown, port: number, host: string, setting: AddressSetting): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const where = `${host}:${port}`;
+  if (code === 'EADDRINUSE')
+    return new Error(
+      `${where} is already in use by another process: stop it, or set ${setting.port} to a free port`,
+    );
+  if (code === 'EACCES')
+    return new Error(
+      `${where} needs privileges this process lacks: set ${setting.port} to a port above 1023`,
+    );
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND')
+    return new Error(
+      `${host} is not an address of this machine: set ${setting.host} to one of its addresses`,
+    );
+  return err;
+}
+
+/**
+ * Listens on `host:port` (port 0 = any free port) and resolves with the base URL. `setting` is the
+ * configuration that chose the address, for the one line a refusal becomes.
+ */
+export function listen(
+  app: express.Express,
+  port = 0,
+  host = '127.0.0.1',
+  setting: AddressSetting = { port: 'PORT', host: 'HOST' },
+): Promise<Listening> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
     let draining = false;
@@ -33,9 +72,10 @@ export function listen(app: express.Express, port = 0, host = '127.0.0.1'): Prom
         if (draining) setImmediate(() => server.closeIdleConnections());
       });
     });
-    server.once('error', reject);
+    const refused = (err: unknown) => reject(listenProblem(err, port, host, setting));
+    server.once('error', refused);
     server.once('listening', () => {
-      server.off('error', reject);
+      server.off('error', refused);
       const address = server.address() as AddressInfo;
       const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
       resolve({

@@ -4,7 +4,7 @@
 import express from 'express';
 import type { ServiceCore } from './core.ts';
 import { metricsHandler } from './http-app.ts';
-import { type Listening, listen } from './listen.ts';
+import { type Listening, listen, METRICS_SETTING } from './listen.ts';
 import type { WorkerHealth } from './worker-health.ts';
 
 export async function startWorkerHttp(
@@ -24,5 +24,5 @@ export async function startWorkerHttp(
       .status(verdict.ok ? 200 : 503)
       .json({ status: verdict.ok ? 'ok' : 'stalled', detail: verdict.detail });
   });
-  return listen(app, at.port, at.host);
+  return listen(app, at.port, at.host, METRICS_SETTING);
 }

@@ -1,11 +1,12 @@
 // Closing the HTTP server (SIGTERM to `serve`) lets the requests in flight finish: 40 requests held by
 // a slow upstream all get their answer, keep-alive ones included, the close completes once they are
 // answered (not at the drain deadline), the port stops accepting at once, and a request that outlives
-// the drain deadline is cut then rather than holding the process.
+// the drain deadline is cut then rather than holding the process. A port that cannot be had is one
+// line naming the setting to change (PORT, HOST, METRICS_LISTEN), not Node's EADDRINUSE.
 import { Agent, request } from 'node:http';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
-import { listen } from '../../src/service/listen.ts';
+import { listen, METRICS_SETTING } from '../../src/service/listen.ts';
 
 /** An app whose /slow answers wait for `release()`; `arrived(n)` resolves once n requests are in. */
 function heldApp() {
@@ -73,5 +74,20 @@ describe('closing the HTTP server', () => {
     await held.arrived(1);
     await server.close(300);
     expect(await pending).toHaveProperty('error');
+  });
+});
+
+describe('a port that cannot be had', () => {
+  it('says which setting to change, in one line', async () => {
+    const taken = await listen(express());
+    const port = Number(new URL(taken.url).port);
+    await expect(listen(express(), port)).rejects.toThrow(
+      `127.0.0.1:${port} is already in use by another process: stop it, or set PORT to a free port`,
+    );
+    await expect(listen(express(), port, '127.0.0.1', METRICS_SETTING)).rejects.toThrow(/set METRICS_LISTEN/);
+    await expect(listen(express(), 0, '192.0.2.1')).rejects.toThrow(
+      '192.0.2.1 is not an address of this machine: set HOST to one of its addresses',
+    );
+    await taken.close();
   });
 });

@@ -2,7 +2,7 @@
 // own Node), the same file on whatever `node` their shell finds (one line when it cannot run TypeScript),
 // and the built package, which has dist/ and no src/.
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, sep } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,6 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 const ROOT = new URL('../../', import.meta.url).pathname;
 const LAUNCHER = join(ROOT, 'bin/buyer-intel-sync.js');
 const USAGE = 'Usage: buyer-intel-sync <command> [options]';
+const PACKAGE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string })
+  .version;
 const TOO_OLD =
   'buyer-intel-sync needs Node ≥ 22.18 (the project brings Node 24): run it as `npx buyer-intel-sync …` or `npm run cli -- …` from the project folder\n';
 
@@ -53,6 +55,11 @@ describe('from a clone', () => {
     expect(help.code).toBe(0);
     expect(help.stdout.startsWith(USAGE)).toBe(true);
     expect(help.stdout).toContain('enrich ');
+  });
+
+  it('`npx buyer-intel-sync --version` prints the package’s version', async () => {
+    const version = await run('npx', ['buyer-intel-sync', '--version']);
+    expect(version).toMatchObject({ code: 0, stdout: `buyer-intel-sync ${PACKAGE_VERSION}\n` });
   });
 
   it('passes the CLI’s exit codes through: 2 for an unknown command', async () => {
@@ -107,5 +114,7 @@ describe('from the built package (dist/, no src/)', () => {
     const usage = await run(process.execPath, [join(dir, 'bin/buyer-intel-sync.js'), 'enrich'], dir);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('--account <id> is required');
+    const version = await run(process.execPath, [join(dir, 'bin/buyer-intel-sync.js'), '--version'], dir);
+    expect(version).toMatchObject({ code: 0, stdout: `buyer-intel-sync ${PACKAGE_VERSION}\n` });
   });
 });
