@@ -316,9 +316,11 @@ export function toConnectorError(
     );
   }
   if (status === 401 || status === 403) {
-    return new CrmAuthError(`HubSpot refused the credentials for ${operation}: ${what}`, status, {
-      requestId,
-    });
+    return new CrmAuthError(
+      `HubSpot refused the credentials for ${operation}: ${what} (check HUBSPOT_ACCESS_TOKEN, or install the app again for a portal connected through OAuth)`,
+      status,
+      { requestId },
+    );
   }
   if (status === 429) {
     const { retryAfterMs, policy } = rateLimitDelay(err, now);

@@ -118,7 +118,9 @@ export function errorForStatus(
 ): BuyerIntelError {
   const reason = messageFromBody(details.body);
   const rid = details.requestId ? ` (request id ${details.requestId})` : '';
-  const message = `${details.operation}: HTTP ${status}${details.statusText ? ` ${details.statusText}` : ''}${reason ? ` — ${reason}` : ''}${rid}`;
+  // A refused token is the one thing the person can fix from the message alone: name the setting.
+  const fix = status === 401 ? ': BUYER_INTEL_TOKEN was refused (wrong, revoked or expired token)' : '';
+  const message = `${details.operation}: HTTP ${status}${details.statusText ? ` ${details.statusText}` : ''}${reason ? ` — ${reason}` : ''}${rid}${fix}`;
   const full = { ...details, status };
   if (status === 429) return new RateLimitError(message, full);
   if (status >= 500) return new ServerError(message, full);

@@ -79,6 +79,7 @@ describe('error statuses', () => {
     const err = await failure(client.getBuyerAttributesBulk(buyerId(), ['Name']));
     expect(err).toBeInstanceOf(AuthenticationError);
     expect(err.status).toBe(401);
+    expect(err.message).toContain('BUYER_INTEL_TOKEN was refused');
     expect(JSON.stringify({ message: err.message, body: err.body, stack: err.stack })).not.toContain(secret);
   });
 

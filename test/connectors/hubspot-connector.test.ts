@@ -603,6 +603,7 @@ describe('failures', () => {
       expect(err).toBeInstanceOf(CrmAuthError);
       expect((err as CrmAuthError).status).toBe(401);
       expect(err.message).toContain('EXPIRED_AUTHENTICATION');
+      expect(err.message).toContain('check HUBSPOT_ACCESS_TOKEN');
       expect(err.message).not.toContain(tokens.access_token);
       expect(JSON.stringify(err)).not.toContain(tokens.access_token);
     }
