@@ -179,7 +179,6 @@ describe('Redis loses everything', () => {
     await enrichedByWebhook(accountId);
 
     expect(await admin.flushall()).toBe('OK');
-    expect(await schedulers()).toEqual([]);
     // A write whose CRM answer never reached the store, left pending long enough for the sweep.
     const account = { crm: 'hubspot', tenant: String(hs.portalId), accountId };
     const { writes } = await service.store.open();
