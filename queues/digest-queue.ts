@@ -1,6 +1,6 @@
 // Scheduling the digests: a dedicated `digest` queue, one BullMQ job scheduler per digest kind with a
-// fixed id (`digest:<kind>`), so every worker may upsert them at start and there
-// is still one of each, surviving restarts in Redis. A job's period comes from its *scheduled* time
+// fixed id (`digest:<kind>`), so every worker may upsert them (at start, and again whenever Redis lost
+// them: schedule-keeper.ts) and there is still one of each, surviving restarts in Redis. A job's period comes from its *scheduled* time
 // (the scheduler's `prevMillis`), so retries of one run share its period, window and dedupe keys.
 // What a run does is handed in (the service wires src/digest's runDigest): the queue knows no digest.
 
@@ -10,6 +10,7 @@ import type { LogPort } from '../src/shared/log.ts';
 import { logConnectionErrors } from './connection-errors.ts';
 import { WORKER_TIMING } from './enrich-worker.ts';
 import { cappedExponentialBackoff } from './failure.ts';
+import type { DeclaredScheduler } from './schedule-keeper.ts';
 
 export const DIGEST_QUEUE = 'digest';
 
@@ -41,13 +42,15 @@ export function createDigestQueue(
 
 /**
  * Creates or updates the scheduler of each scheduled kind and removes the one of every other kind of
- * `kinds` (a digest no longer configured). Idempotent: any number of workers may call it at start.
+ * `kinds` (a digest no longer configured). Idempotent: any number of workers may call it at once.
+ * Answers the schedulers it declared.
  */
 export async function registerDigestSchedulers(
   queue: Queue<DigestJobData>,
   kinds: readonly string[],
   schedules: readonly DigestSchedule[],
-): Promise<void> {
+): Promise<DeclaredScheduler[]> {
+  const declared: DeclaredScheduler[] = [];
   for (const kind of kinds) {
     const id = digestSchedulerId(kind);
     const s = schedules.find((x) => x.kind === kind);
@@ -69,7 +72,9 @@ export async function registerDigestSchedulers(
         },
       },
     );
+    declared.push({ queue, id });
   }
+  return declared;
 }
 
 /** The time the job's run was scheduled for: the scheduler's slot, else the job's own data or creation. */

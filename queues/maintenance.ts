@@ -1,12 +1,14 @@
 // The maintenance queue: work that is not one account's enrichment (re-enrichment sweeps, undo runs,
 // signal digests). BullMQ job schedulers with fixed ids make a schedule idempotent: every worker may
-// upsert it at start, there is still one, and it survives restarts because it lives in Redis.
+// upsert it, there is still one, and it survives restarts because it lives in Redis (and is declared
+// again when Redis loses it: schedule-keeper.ts).
 import { type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { LogPort } from '../src/shared/log.ts';
 import { logConnectionErrors } from './connection-errors.ts';
 import { WORKER_TIMING } from './enrich-worker.ts';
 import { cappedExponentialBackoff } from './failure.ts';
+import type { DeclaredScheduler } from './schedule-keeper.ts';
 
 export const MAINTENANCE_QUEUE = 'maintenance';
 
@@ -35,7 +37,10 @@ export interface Schedule {
   data?: MaintenanceData;
 }
 
-export async function upsertSchedule(queue: Queue<MaintenanceData>, schedule: Schedule): Promise<void> {
+export async function upsertSchedule(
+  queue: Queue<MaintenanceData>,
+  schedule: Schedule,
+): Promise<DeclaredScheduler> {
   await queue.upsertJobScheduler(
     schedule.id,
     { pattern: schedule.pattern, tz: schedule.tz },
@@ -50,6 +55,7 @@ export async function upsertSchedule(queue: Queue<MaintenanceData>, schedule: Sc
       },
     },
   );
+  return { queue, id: schedule.id };
 }
 
 /** Runs maintenance jobs by name; an unknown name fails the job with a reason, never silently. */

@@ -81,6 +81,9 @@ export function probeClient(url: string, connectTimeoutMs: number): Redis {
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
     connectTimeout: connectTimeoutMs,
+    // ioredis' ready check is an INFO, which an ACL user may be refused (it then warns on the console
+    // and goes on): a look answers for itself, a Redis still loading says LOADING to its command.
+    enableReadyCheck: false,
   });
 }
 

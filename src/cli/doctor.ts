@@ -28,6 +28,9 @@ Checks, one PASS / WARN / FAIL / SKIP line each:
   redis                    PING at REDIS_URL
   redis mode               standalone, or a cluster (REDIS_URL ?cluster=true, REDIS_PREFIX a hash tag
                            such as {bis}); a cluster the URL does not say, or a replica: FAIL
+  redis permissions        the Redis user may run every command the service needs on REDIS_PREFIX's
+                           keys (an ACL user: each is tried on keys of its own); a refused one: FAIL,
+                           naming the ACL rule to add
   redis version            6.2 or newer (BullMQ)
   redis maxmemory-policy   noeviction (anything else can drop queued jobs: FAIL; CONFIG disabled: WARN)
   redis persistence        AOF or RDB snapshots configured (neither: WARN, jobs are lost on restart)
@@ -92,7 +95,13 @@ Options:
     const badRedisUrl = rawRedisUrl === undefined ? undefined : redisUrlProblem(rawRedisUrl);
     if (badRedisUrl) {
       print({ name: 'redis', status: 'fail', detail: badRedisUrl });
-      for (const name of ['redis mode', 'redis version', 'redis maxmemory-policy', 'redis persistence'])
+      for (const name of [
+        'redis mode',
+        'redis permissions',
+        'redis version',
+        'redis maxmemory-policy',
+        'redis persistence',
+      ])
         print({ name, status: 'skip', detail: 'needs a valid REDIS_URL' });
     } else {
       const redisUrl = env?.REDIS_URL ?? rawRedisUrl ?? 'redis://127.0.0.1:6379';

@@ -18,6 +18,7 @@ import { coreSchema, type Env } from '../config/env.ts';
 import { followUpSettings } from '../follow-ups/settings.ts';
 import { withTimeout } from '../shared/deadline.ts';
 import { modeCheck, parseInfo, worstOf } from './redis-mode.ts';
+import { permissionsCheck } from './redis-permissions.ts';
 import type { CheckResult } from './result.ts';
 
 export { parseInfo, withTimeout };
@@ -63,7 +64,7 @@ function reason(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** CONFIG GET one parameter; undefined when CONFIG is disabled, renamed or not permitted. */
+/** CONFIG GET one parameter; undefined when CONFIG is disabled, renamed or not permitted (NOPERM). */
 async function configGet(redis: Redis, name: string): Promise<string | undefined> {
   try {
     const reply = (await redis.call('CONFIG', 'GET', name)) as string[];
@@ -86,12 +87,13 @@ export async function checkRedis(
   const names = {
     ping: 'redis',
     mode: 'redis mode',
+    permissions: 'redis permissions',
     version: 'redis version',
     eviction: 'redis maxmemory-policy',
     persistence: 'redis persistence',
   };
   const skipped = (detail: string) =>
-    [names.mode, names.version, names.eviction, names.persistence].map(
+    [names.mode, names.permissions, names.version, names.eviction, names.persistence].map(
       (name): CheckResult => ({ name, status: 'skip', detail }),
     );
   // The same PING every command starts with, so doctor and a failing command name the same cause.
@@ -129,6 +131,7 @@ export async function checkRedis(
     ];
 
     results.push(await modeCheck(redis, url, prefix, names.mode));
+    results.push(await permissionsCheck(redis, prefix, names.permissions));
     // On a cluster every master holds keys, and each replica becomes a master on a failover: every
     // one must keep them (the worst node's answer is shown, naming it).
     const replicas = await replicasOf(redis, url, timeoutMs);
@@ -193,9 +196,13 @@ async function nodeChecks(
   names: { version: string; eviction: string; persistence: string },
 ): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
-  const server = parseInfo(await redis.info('server'));
+  // INFO may be refused to an ACL user (`redis permissions` names it): every check below says so.
+  const info = (section: string) => redis.info(section).catch(() => '');
+  const server = parseInfo(await info('server'));
   const version = server.get('redis_version');
-  if (!version) {
+  if (!server.size) {
+    results.push({ name: names.version, status: 'warn', detail: 'cannot check (INFO is not permitted)' });
+  } else if (!version) {
     results.push({ name: names.version, status: 'warn', detail: 'INFO server shows no redis_version' });
   } else {
     const ok = compareVersions(version, MIN_REDIS_VERSION) >= 0;
@@ -207,13 +214,14 @@ async function nodeChecks(
   }
 
   // CONFIG is often disabled on managed Redis; INFO memory shows the policy as well.
-  const memory = parseInfo(await redis.info('memory').catch(() => ''));
+  const memory = parseInfo(await info('memory'));
   const policy = (await configGet(redis, 'maxmemory-policy')) ?? memory.get('maxmemory_policy');
   if (policy === undefined) {
     results.push({
       name: names.eviction,
       status: 'warn',
-      detail: 'cannot check (CONFIG GET is disabled here); BullMQ needs maxmemory-policy noeviction',
+      detail:
+        'cannot check (neither CONFIG GET nor INFO is permitted); BullMQ needs maxmemory-policy noeviction',
     });
   } else if (policy === 'noeviction') {
     results.push({ name: names.eviction, status: 'pass', detail: 'noeviction' });
@@ -241,15 +249,16 @@ async function nodeChecks(
       detail: `RDB snapshots (save ${save.trim()}); jobs queued since the last snapshot are lost on a crash — AOF (--appendonly yes) is safer`,
     });
   } else if (appendonly === undefined && save === undefined) {
-    const persistence = parseInfo(await redis.info('persistence').catch(() => ''));
+    const persistence = parseInfo(await info('persistence'));
     results.push(
       persistence.get('aof_enabled') === '1'
         ? { name: names.persistence, status: 'pass', detail: 'AOF on (INFO persistence)' }
         : {
             name: names.persistence,
             status: 'warn',
-            detail:
-              'cannot check (CONFIG GET is disabled here) and AOF is off; make sure the provider persists data',
+            detail: persistence.size
+              ? 'cannot check (CONFIG GET is disabled here) and AOF is off; make sure the provider persists data'
+              : 'cannot check (neither CONFIG GET nor INFO is permitted); make sure the provider persists data',
           },
     );
   } else {

@@ -7,7 +7,7 @@ import { enrichAccount } from '../enrich/pipeline.ts';
 import { planSignals } from '../enrich/run-signals.ts';
 import { buildCore } from './core.ts';
 import { startHttp } from './http.ts';
-import { upsertSchedules } from './schedules.ts';
+import { keepSchedules } from './schedules.ts';
 import type { Service, ServiceSettings } from './types.ts';
 import type { WorkerHealth } from './worker-health.ts';
 import { startWorkerHttp } from './worker-http.ts';
@@ -22,6 +22,7 @@ export function createService(settings: ServiceSettings): Service {
   const servers: { close(): Promise<void> }[] = [];
   let tenantTimer: NodeJS.Timeout | undefined;
   let health: WorkerHealth | undefined;
+  let schedules: { close(): Promise<void> } | undefined;
 
   const loadTenants = async () => {
     const { loaded, unreadable } = await core.crms.loadTenants();
@@ -57,7 +58,10 @@ export function createService(settings: ServiceSettings): Service {
       servers.push(server);
       return server;
     },
-    upsertSchedules: () => upsertSchedules(core),
+    async upsertSchedules() {
+      await schedules?.close();
+      schedules = await keepSchedules(core);
+    },
     async startHttp(port, host) {
       const server = await startHttp(core, port, host);
       servers.push(server);
@@ -85,6 +89,7 @@ export function createService(settings: ServiceSettings): Service {
     },
     async close() {
       clearInterval(tenantTimer);
+      await schedules?.close();
       // Stop taking work first (event sources, then workers let active jobs finish), flush pending
       // writes (every batch channel), then close servers, queues and connections.
       await Promise.all(sources.map((s) => s.close()));

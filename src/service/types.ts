@@ -109,7 +109,10 @@ export interface Service {
     options?: { dryRun?: boolean; job?: { trigger?: string } },
   ): Promise<EnrichResult>;
   startWorker(): Worker<EnrichQueueData, EnrichJobResult<EnrichResult>>;
-  /** Creates, updates or removes the configured job schedulers (idempotent: every worker may call it). */
+  /**
+   * Creates, updates or removes the configured job schedulers (idempotent: every worker may call it),
+   * and declares them again whenever Redis lost them, until the service closes.
+   */
   upsertSchedules(): Promise<void>;
   maintenanceQueue: Queue<MaintenanceData>;
   startHttp(port: number, host?: string): Promise<{ url: string; close(): Promise<void> }>;

@@ -4,7 +4,9 @@
 // every tenant is still connected, every review decision is still there, a digest already delivered this
 // period is not delivered again and its account is still walked (the index of matched accounts is
 // rebuilt from the outcomes), and a new webhook is enriched. Queued jobs are what Redis may lose
-// (BullMQ keeps them only in Redis); none is queued at the flush.
+// (BullMQ keeps them only in Redis); none is queued at the flush. The schedules are in Redis too: the
+// running worker declares them again by itself (no restart), and a pending history row written after
+// the flush is settled by the settle-pending sweep they bring back.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -14,7 +16,11 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
+import { createDigestQueue, digestSchedulerId } from '../../queues/digest-queue.ts';
+import { FOLLOW_UP_SWEEP_SCHEDULER } from '../../queues/follow-up-sweep.ts';
+import { PENDING_SWEEP_JOB, PENDING_SWEEP_SCHEDULE } from '../../queues/maintenance.ts';
 import { parseDigestSettings } from '../../src/digest/settings.ts';
+import { NO_FOLLOW_UPS } from '../../src/follow-ups/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import type { Service } from '../../src/service/runtime.ts';
@@ -38,6 +44,7 @@ const cipher = new TokenCipher(randomBytes(32));
 let redisServer: ChildProcess | undefined;
 let redisUrl: string;
 let admin: Redis;
+let digestQueue: ReturnType<typeof createDigestQueue>;
 let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
 let sf: RunningSalesforceSandbox;
@@ -62,6 +69,7 @@ beforeAll(async () => {
   admin = new Redis(redisUrl, { maxRetriesPerRequest: null });
   admin.on('error', () => undefined); // until the server listens
   await waitFor('the private redis-server', async () => (await admin.ping().catch(() => '')) === 'PONG');
+  digestQueue = createDigestQueue(admin, { prefix });
   [bi, hs, sf] = await Promise.all([
     startSandbox(),
     startHubSpotSandbox({ rateLimits: false }),
@@ -83,6 +91,8 @@ beforeAll(async () => {
     tenants: { cipher },
     api: { apiKeys: [API_KEY] },
     digest: parseDigestSettings({ perAccount: { pattern: '0 12 * * 1', tz: 'UTC', lookbackDays: 730 } }),
+    // No task is made; only the sweep's schedule matters here.
+    followUps: { ...NO_FOLLOW_UPS, sweepMinutes: 60 },
   });
   await new TenantStore(async () => (await service.store.open()).tenants, admin, prefix, cipher).put({
     crm: 'salesforce',
@@ -94,10 +104,13 @@ beforeAll(async () => {
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   base = (await service.startHttp(0, '127.0.0.1')).url;
   service.startWorker();
+  // As `worker` does at start.
+  await service.upsertSchedules();
 });
 
 afterAll(async () => {
   await service?.close().catch(() => undefined);
+  await digestQueue?.close();
   admin?.disconnect();
   redisServer?.kill('SIGKILL');
   await Promise.all([bi?.close(), hs?.close(), sf?.close()]);
@@ -144,5 +157,64 @@ describe('Redis loses everything', () => {
     // And the service goes on: a new account's webhook is enriched.
     const laterId = company(2);
     await enrichedByWebhook(laterId);
+  });
+
+  it('declares the schedules again without a restart, and the pending sweep settles a row', async () => {
+    const schedulers = async () =>
+      [
+        ...(await service.maintenanceQueue.getJobSchedulers()).map((s) => s.key),
+        ...(await digestQueue.getJobSchedulers()).map((s) => s.key),
+      ].sort();
+    const expected = [
+      digestSchedulerId('per-account'),
+      FOLLOW_UP_SWEEP_SCHEDULER,
+      PENDING_SWEEP_SCHEDULE.id,
+    ].sort();
+    const allThere = async () => (await schedulers()).join() === expected.join();
+    // Declared at start (and, by now, again after the flush of the test before).
+    await waitFor('the schedulers', allThere, 15_000);
+    const accountId = hs.store.createCompany(companyFor(distinctBuyers(bi, 1, 11)[0] as SandboxBuyer), {
+      source: 'CRM_UI',
+    }).id;
+    await enrichedByWebhook(accountId);
+
+    expect(await admin.flushall()).toBe('OK');
+    // A write whose CRM answer never reached the store, left pending long enough for the sweep.
+    const account = { crm: 'hubspot', tenant: String(hs.portalId), accountId };
+    const { writes } = await service.store.open();
+    await writes.recordPendingFieldWrites([
+      {
+        ...account,
+        runId: null,
+        jobId: null,
+        trigger: 'webhook',
+        buyerId: null,
+        field: P.status,
+        attribute: null,
+        kind: 'provenance',
+        policy: null,
+        old: null,
+        new: 'enriched',
+        decision: 'write',
+        result: 'pending',
+        error: null,
+        at: new Date(Date.now() - 20 * 60_000),
+      },
+    ]);
+    expect((await writes.pendingOf(account)).fields).toHaveLength(1);
+
+    // Well within the 30 s the work may be off, the running worker has them all again.
+    await waitFor('the schedulers declared again', allThere, 15_000);
+    // Its next slot comes in minutes: the test brings it forward (the scheduler's own job, promoted).
+    const next = await waitFor('the next settle-pending job', async () =>
+      (await service.maintenanceQueue.getDelayed()).find((j) => j.name === PENDING_SWEEP_JOB),
+    );
+    await next.promote();
+    await waitFor(
+      'the pending row settled',
+      async () => (await writes.pendingOf(account)).fields.length === 0,
+    );
+    const { events } = await writes.forAccount(account);
+    expect(events.some((e) => e.type === 'field' && e.field === P.status && e.result === 'ok')).toBe(true);
   });
 });
