@@ -38,6 +38,7 @@ export const UNIT_TEST_FILES = [
   'test/connectors/salesforce-contract.test.ts',
   'test/connectors/salesforce-request-signature.test.ts',
   'test/connectors/salesforce-write-rules.test.ts',
+  'test/docker/compose-production.test.ts',
   'test/docker/compose.test.ts',
   'test/enrich/crm-reads.test.ts',
   'test/enrich/final-failure.test.ts',
