@@ -49,6 +49,7 @@ export const UNIT_TEST_FILES = [
   'test/map/transforms.test.ts',
   'test/match-eval/accounts.test.ts',
   'test/match-eval/evaluate.test.ts',
+  'test/observe/alerts-example.test.ts',
   'test/queues/account-slots.test.ts',
   'test/queues/connection-errors.test.ts',
   'test/queues/failure.test.ts',
