@@ -2,7 +2,9 @@
 // bis_* metric an alert reads is one the service registers (a renamed metric would leave an alert that
 // never fires), every queue it names is one of ours, and every alert points at a runbook of
 // docs/operations.md that names the same metric.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BACKFILL_QUEUE, ENRICH_QUEUE } from '../../queues/enrich-queue.ts';
@@ -18,6 +20,18 @@ interface Rule {
   labels?: { severity?: string };
   annotations?: { summary?: string; runbook?: string };
 }
+/** Prometheus's promtool (PROMTOOL, else on PATH), or none: its checks are skipped then. */
+function promtool(): string | undefined {
+  const bin = process.env.PROMTOOL ?? 'promtool';
+  try {
+    execFileSync(bin, ['--version'], { stdio: 'ignore' });
+    return bin;
+  } catch {
+    return undefined;
+  }
+}
+const PROMTOOL = promtool();
+
 const rules = (parse(read('docs/alerts.example.yml')) as { groups: { rules: Rule[] }[] }).groups.flatMap(
   (g) => g.rules,
 );
@@ -112,4 +126,16 @@ describe('docs/alerts.example.yml', () => {
     const pointed = new Set(rules.map((r) => r.annotations?.runbook?.split('#')[1]));
     expect([...books.keys()].filter((a) => !pointed.has(a))).toEqual([]);
   });
+
+  it.skipIf(!PROMTOOL)(
+    `parses, and fires as its tests say, for promtool (${PROMTOOL ?? 'not installed'})`,
+    () => {
+      const run = (...args: string[]) =>
+        execFileSync(PROMTOOL as string, args, { cwd: fileURLToPath(ROOT), encoding: 'utf8', stdio: 'pipe' });
+      expect(run('check', 'rules', 'docs/alerts.example.yml')).toContain(
+        `SUCCESS: ${rules.length} rules found`,
+      );
+      expect(run('test', 'rules', 'test/fixtures/alerts/alerts.promtool.yml')).toContain('SUCCESS');
+    },
+  );
 });
