@@ -55,6 +55,9 @@ describe('docker-compose.yml in production (issue 44, item 8)', () => {
     for (const file of ['Dockerfile', 'emulators/Dockerfile']) {
       const froms = readFileSync(join(ROOT, file), 'utf8').match(/^FROM .*$/gm) ?? [];
       expect(froms.length, file).toBeGreaterThan(0);
+      // A `# syntax=` frontend is an image too: none, or pinned.
+      const syntax = readFileSync(join(ROOT, file), 'utf8').match(/^# syntax=(\S+)/m)?.[1];
+      if (syntax) expect(syntax, file).toMatch(/@sha256:[0-9a-f]{64}$/);
       for (const from of froms)
         expect(from, file).toMatch(/^FROM node:24\.\d+\.\d+-slim@sha256:[0-9a-f]{64}\b/);
     }
