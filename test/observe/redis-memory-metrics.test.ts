@@ -1,22 +1,24 @@
 // /metrics carries Redis's memory as INFO says it (used, maxmemory, evictions), read over the queues'
 // own connection at scrape time: the "Redis memory" alert of docs/operations.md needs them, and a managed
 // Redis rarely has an exporter beside it.
-import { randomUUID } from 'node:crypto';
+// @redis-cluster: every master is read, the fullest reported, the evictions summed.
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodesOf } from '../../queues/redis-url.ts';
 import { Metrics } from '../../src/observe/metrics.ts';
-import { infoFields, memoryOf } from '../../src/observe/redis-memory.ts';
+import { infoFields, memoryOf, type RedisMemory } from '../../src/observe/redis-memory.ts';
+import { deleteKeysOf, testPrefix, testRedis } from '../helpers/redis.ts';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const prefix = `test-redis-memory-${randomUUID().slice(0, 8)}`;
+const prefix = testPrefix('test-redis-memory');
 
 let connection: Redis;
 let queue: Queue;
 let metrics: Metrics;
 
 beforeAll(async () => {
-  connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+  connection = testRedis();
+  await connection.ping(); // a cluster client lists its nodes once connected
   queue = new Queue('enrich', { connection, prefix });
   metrics = new Metrics(() => [queue]);
 });
@@ -24,10 +26,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await queue.close();
   // Reading job counts writes nothing, but a key under the prefix would outlive the file otherwise.
-  const keys = await connection.keys(`${prefix}:*`);
-  if (keys.length) await connection.del(...keys);
+  await deleteKeysOf(connection, prefix);
   connection.disconnect();
 });
+
+/** What each master's INFO says now. */
+const readings = async (): Promise<RedisMemory[]> =>
+  (await Promise.all(nodesOf(connection).map(async (node) => memoryOf(await node.info())))).filter(
+    (m): m is RedisMemory => m !== undefined,
+  );
 
 /** The one value of an unlabelled metric, as a scrape would read it (undefined: no sample). */
 async function scraped(name: string): Promise<number | undefined> {
@@ -38,18 +45,19 @@ async function scraped(name: string): Promise<number | undefined> {
 
 describe('Redis memory on /metrics', () => {
   it('reports what INFO says of the Redis the queues use', async () => {
-    const before = memoryOf(await connection.info());
+    const before = await readings();
     const used = await scraped('bis_redis_used_memory_bytes');
     const max = await scraped('bis_redis_maxmemory_bytes');
     const evicted = await scraped('bis_redis_evicted_keys_total');
-    const after = memoryOf(await connection.info());
-    expect(before).toBeDefined();
-    // Used memory moves between two INFO calls; the scrape's figure lies between the two readings' range.
+    const after = await readings();
+    expect(before.length).toBeGreaterThan(0);
+    // Used memory moves between two INFO calls: the scrape's figure is one node's, within their range.
+    const all = [...before, ...after].map((m) => m.usedBytes);
     expect(used).toBeGreaterThan(0);
-    expect(used).toBeGreaterThanOrEqual(Math.min(before?.usedBytes ?? 0, after?.usedBytes ?? 0) * 0.5);
-    expect(used).toBeLessThanOrEqual(Math.max(before?.usedBytes ?? 0, after?.usedBytes ?? 0) * 2);
-    expect(max).toBe(after?.maxBytes);
-    expect(evicted).toBe(after?.evictedKeys);
+    expect(used).toBeGreaterThanOrEqual(Math.min(...all) * 0.5);
+    expect(used).toBeLessThanOrEqual(Math.max(...all) * 2);
+    expect(after.map((m) => m.maxBytes)).toContain(max);
+    expect(evicted).toBe(after.reduce((n, m) => n + m.evictedKeys, 0));
     // In the text a scrape returns, with the names the example alert rules use.
     const text = await metrics.registry.metrics();
     expect(text).toMatch(/^bis_redis_used_memory_bytes \d+$/m);
