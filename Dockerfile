@@ -1,16 +1,21 @@
-# syntax=docker/dockerfile:1
 # Buyer Intel Sync. One image, three roles: `start` (default: HTTP + worker), `serve`, `worker`;
 # `doctor` checks a deployment. Node 24 runs the TypeScript sources directly (type stripping), so the
 # image needs no build step and no dev dependencies.
+# The base is pinned by tag and digest (Docker Hub's multi-arch index of node:24.19.0-slim, Debian
+# bookworm, as github.com/docker-library/repo-info records it: repos/node/remote/24.19.0-slim.md at
+# commit 2534b852): every build starts from the same bytes. Upgrade
+# both together, here and in the sandbox image's Dockerfile (`docker buildx imagetools inspect
+# node:24.x.y-slim`). No `# syntax=` line: the builder's own frontend reads this file, so no floating
+# frontend image (docker/dockerfile:1) is pulled at build time.
 
 # --- production dependencies only --------------------------------------------------------------
-FROM node:24-slim AS deps
+FROM node:24.19.0-slim@sha256:cd84903a12dbd26b46f1f3b8144a2568c41c5d37ddd0c7a80a34c7a19786b35f AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # --- runtime ------------------------------------------------------------------------------------
-FROM node:24-slim
+FROM node:24.19.0-slim@sha256:cd84903a12dbd26b46f1f3b8144a2568c41c5d37ddd0c7a80a34c7a19786b35f
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000

@@ -2,9 +2,11 @@
 // process never share counters. Queue gauges are read from Redis at scrape time; the rest is counted
 // where it happens (upstream call hooks, worker events, enrichment results).
 import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { BudgetState } from '../../connectors/limits.ts';
 import type { EnrichResult } from '../enrich/types.ts';
+import { type RedisMemory, readRedisMemory } from './redis-memory.ts';
 
 const JOB_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'completed', 'failed'] as const;
 
@@ -125,7 +127,56 @@ export class Metrics {
           }
         },
       });
+    this.#registerRedisMemory(queues);
     collectDefaultMetrics({ register: registry, prefix: 'bis_' });
+  }
+
+  /** Redis's memory as INFO says it, through the first queue's connection (redis-memory.ts). */
+  #registerRedisMemory(queues: () => Queue[]): void {
+    let pending: { at: number; memory: Promise<RedisMemory | undefined> } | undefined;
+    const memory = () => {
+      const queue = queues()[0];
+      if (!queue) return Promise.resolve(undefined);
+      if (!pending || Date.now() - pending.at > 500)
+        pending = {
+          at: Date.now(),
+          memory: queue
+            .getBackend()
+            .client // BullMQ's Redis backend is an ioredis client (or cluster) underneath.
+            .then((client) => readRedisMemory(client as unknown as Redis))
+            .catch(() => undefined),
+        };
+      return pending.memory;
+    };
+    const gauges = [
+      [
+        'bis_redis_used_memory_bytes',
+        'Memory Redis uses (INFO used_memory; on a cluster, the fullest master)',
+        'usedBytes',
+      ],
+      ['bis_redis_maxmemory_bytes', 'Redis’s maxmemory (0: no limit) of the same node', 'maxBytes'],
+    ] as const;
+    for (const [name, help, field] of gauges)
+      new Gauge({
+        name,
+        help,
+        registers: [this.registry],
+        async collect() {
+          this.reset();
+          const m = await memory();
+          if (m) this.set(m[field]);
+        },
+      });
+    new Counter({
+      name: 'bis_redis_evicted_keys_total',
+      help: 'Keys Redis evicted since it started (INFO evicted_keys): under noeviction, always 0',
+      registers: [this.registry],
+      async collect() {
+        this.reset();
+        const m = await memory();
+        if (m) this.inc(m.evictedKeys);
+      },
+    });
   }
 
   #crmLimits: (() => Promise<BudgetState[]>) | undefined;
