@@ -108,6 +108,10 @@ Options:
       const prefix = env?.REDIS_PREFIX ?? process.env.REDIS_PREFIX?.trim() ?? 'bis';
       for (const r of await checkRedis(redisUrl, timeoutMs, prefix || 'bis')) print(r);
     }
+    // What is read from Redis (workers, CRM limits) is skipped when Redis failed, rather than each
+    // waiting out its own deadline to say the same thing.
+    const redisFailed =
+      badRedisUrl !== undefined || results.some((r) => r.name === 'redis' && r.status === 'fail');
 
     if (env) {
       const results = await Promise.all([
@@ -116,8 +120,9 @@ Options:
         ...checkCrms(env, timeoutMs),
       ]);
       for (const r of results) print(r);
-      if (!badRedisUrl) print(await checkWorkers(env.REDIS_URL, env.REDIS_PREFIX, timeoutMs));
-      if (!badRedisUrl)
+      if (redisFailed) print({ name: 'workers', status: 'skip', detail: 'Redis is not reachable' });
+      else {
+        print(await checkWorkers(env.REDIS_URL, env.REDIS_PREFIX, timeoutMs));
         for (const r of await checkCrmLimits(
           env.REDIS_URL,
           env.REDIS_PREFIX,
@@ -125,6 +130,7 @@ Options:
           timeoutMs,
         ))
           print(r);
+      }
     } else {
       for (const name of ['database', 'buyer intelligence api', ...crmKinds()])
         print({ name, status: 'skip', detail: 'needs a valid configuration' });

@@ -17,7 +17,9 @@ export async function requireRedis(url: string, prefix?: string): Promise<void> 
     if (!(err instanceof RedisUnavailableError)) throw err;
     const fix = err.reason.startsWith('authentication')
       ? 'fix the user or password in REDIS_URL'
-      : 'start Redis or set REDIS_URL';
+      : err.reason.startsWith('the cluster is down')
+        ? 'bring back a node of those slots (or CLUSTER FAILOVER FORCE on a live replica of them)'
+        : 'start Redis or set REDIS_URL';
     throw new Error(`${err.message}: ${fix}`, { cause: err });
   }
   if (prefix === undefined) return;

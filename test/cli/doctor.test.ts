@@ -188,6 +188,14 @@ describe('buyer-intel-sync doctor', () => {
     60_000,
   );
 
+  it('fails the redis check on a closed port and skips what is read from Redis', async () => {
+    const run = await doctor(env({ REDIS_URL: `redis://127.0.0.1:${await freePort()}` }));
+    expect(status(run.stdout, 'redis')).toBe('FAIL');
+    expect(run.stdout).toMatch(/^FAIL {2}redis {2,}cannot reach .*connection refused/m);
+    expect(status(run.stdout, 'workers')).toBe('SKIP');
+    expect(run.code).toBe(1);
+  }, 60_000);
+
   it('fails with a clear line on a wrong Buyer Intelligence token, and never prints it', async () => {
     const e = env({ BUYER_INTEL_TOKEN: 'wrong-token-0123456789abcdef' });
     const run = await doctor(e);
