@@ -104,7 +104,8 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
     ready: async () =>
       (await redis.producer.ping()) === 'PONG' &&
       !(await queues.enrich.isPaused()) &&
-      !(await queues.maintenance.isPaused()),
+      !(await queues.maintenance.isPaused()) &&
+      (await core.store.answers()),
     // On its own listener when METRICS_LISTEN says so; else here, behind METRICS_TOKEN; else not served.
     ...(!security.metrics.listen && security.metrics.token
       ? { metrics: { registry: core.metrics.registry, token: security.metrics.token } }

@@ -1,6 +1,8 @@
 // What a `worker` serves on METRICS_LISTEN (it has no other port): /metrics, the same registry `serve`
 // shows (job durations, upstream calls, 429 waits, outcomes of the jobs this process ran), and
-// /healthz, 200 while its workers consume and 503 naming why not (worker-health.ts). Assembly only.
+// /healthz, 200 while its workers consume and 503 naming why not (worker-health.ts: liveness, restart
+// on failure), and /readyz, 200 while Redis and the database answer (readiness: nothing to restart for,
+// but jobs cannot finish). Assembly only.
 import express from 'express';
 import type { ServiceCore } from './core.ts';
 import { metricsHandler } from './http-app.ts';
@@ -23,6 +25,23 @@ export async function startWorkerHttp(
     res
       .status(verdict.ok ? 200 : 503)
       .json({ status: verdict.ok ? 'ok' : 'stalled', detail: verdict.detail });
+  });
+  app.get('/readyz', async (_req, res) => {
+    const [redis, database] = await Promise.all([
+      core.redis.producer.ping().then(
+        (pong) => pong === 'PONG',
+        () => false,
+      ),
+      core.store.answers(),
+    ]);
+    const down = [...(redis ? [] : ['Redis']), ...(database ? [] : ['the database'])];
+    res
+      .status(down.length ? 503 : 200)
+      .json(
+        down.length
+          ? { status: 'not ready', detail: `${down.join(' and ')} not answering` }
+          : { status: 'ready' },
+      );
   });
   return listen(app, at.port, at.host, METRICS_SETTING);
 }

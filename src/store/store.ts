@@ -5,7 +5,7 @@
 // embedded PGlite: it serves this process alone, so `start`, `enrich`, the demo and the tests migrate it
 // when they first use it. A shared PostgreSQL (DATABASE_URL) is never migrated behind an operator's
 // back: the service refuses to use it while a migration is pending.
-import { Migrator } from 'kysely';
+import { Migrator, sql } from 'kysely';
 import { IntegrationError } from '../shared/errors.ts';
 import { type DatabaseHandle, type DatabaseSettings, openDatabase } from './db.ts';
 import { Decisions } from './decisions.ts';
@@ -118,6 +118,28 @@ export class Store {
       this.#ready = undefined;
     });
     return this.#ready;
+  }
+
+  /**
+   * Whether the database answers a `select 1` within `timeoutMs`: the readiness checks' question. A
+   * process that cannot reach its system of record may still be alive, but it is not ready.
+   */
+  async answers(timeoutMs = 2_000): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<boolean>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs, false);
+    });
+    try {
+      return await Promise.race([
+        sql`select 1`.execute(this.#handle.db).then(
+          () => true,
+          () => false,
+        ),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Names of the migrations not yet applied. */

@@ -42,6 +42,11 @@ describe('a worker’s own endpoints', () => {
     const health = await fetch(`${workerUrl}/healthz`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({ status: 'ok' });
+    const ready = await fetch(`${workerUrl}/readyz`);
+    expect({ status: ready.status, body: await ready.json() }).toEqual({
+      status: 200,
+      body: { status: 'ready' },
+    });
 
     const { hs, service } = running;
     const id = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
