@@ -11,7 +11,13 @@ export const SANDBOX_WEBHOOK_SECRET = `whsec_${Buffer.from('buyer-intel-sandbox-
 /** Signs the Salesforce quick action's calls to our API (SALESFORCE_REFRESH_SECRETS). */
 export const SANDBOX_REQUEST_SECRET = 'sandbox-request-secret-00000000000000000';
 export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:3000';
+/** The local server's maintenance database, from which the sandbox creates a database of its own. */
 const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
+/**
+ * The sandbox's own database on that server: its runs, outcomes and history never mix with what else
+ * the server holds (the `postgres` database is often where people's own tables live).
+ */
+export const SANDBOX_DATABASE = 'buyer_intel_sandbox';
 
 /** Where each emulator sends its events: the service's receivers under `serviceUrl`. */
 export function eventTargets(serviceUrl: string) {
@@ -31,7 +37,7 @@ export function eventTargets(serviceUrl: string) {
 export async function serviceExports(serviceUrl: string, databaseUrl: string | undefined): Promise<string[]> {
   const url = new URL(serviceUrl);
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  const database = databaseUrl ?? LOCAL_POSTGRES;
+  const database = databaseUrl ?? (await sandboxDatabase());
   const answers = await postgresAnswers(database);
   return [
     `export REDIS_URL=${process.env.REDIS_URL || 'redis://127.0.0.1:6379'}`,
@@ -48,6 +54,31 @@ export async function serviceExports(serviceUrl: string, databaseUrl: string | u
     `export SALESFORCE_REFRESH_SECRETS=${SANDBOX_REQUEST_SECRET}`,
     `export BUYER_INTEL_WEBHOOK_SECRETS=${SANDBOX_WEBHOOK_SECRET}`,
   ];
+}
+
+/**
+ * The sandbox's database on the local server, created when missing; the server's URL as it is when it
+ * cannot be (no server, or a user without CREATEDB): postgresAnswers then says what is left.
+ */
+async function sandboxDatabase(): Promise<string> {
+  const own = new URL(LOCAL_POSTGRES);
+  own.pathname = `/${SANDBOX_DATABASE}`;
+  const client = new pg.Client({ connectionString: LOCAL_POSTGRES, connectionTimeoutMillis: 2_000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [
+      SANDBOX_DATABASE,
+    ]);
+    if (!rowCount) await client.query(`create database ${SANDBOX_DATABASE}`);
+    return own.href;
+  } catch (err) {
+    // Another sandbox created it a moment ago: it is there.
+    if ((err as { code?: string }).code === '42P04') return own.href;
+    return LOCAL_POSTGRES;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 /** True when PostgreSQL answers `select 1`; false when it refuses the login; undefined when unreachable. */

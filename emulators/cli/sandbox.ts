@@ -24,8 +24,8 @@ provider's row webhooks: run \`buyer-intel-sync start\` with the printed environ
 Options:
   --service-url <url>    where the service listens (default ${DEFAULT_SERVICE_URL}, the address
                          \`start\` takes with the printed PORT)
-  --database-url <url>   the PostgreSQL the service and the CLI share (default DATABASE_URL, else
-                         postgres://postgres@127.0.0.1:5432/postgres when it answers)
+  --database-url <url>   the PostgreSQL the service and the CLI share (default DATABASE_URL, else a
+                         database of its own, buyer_intel_sandbox, on 127.0.0.1:5432 when it answers)
   --port <n>             Buyer Intelligence port (default 4010; 0 = any free port)
   --hubspot-port <n>     HubSpot emulator port (default 4020; 0 = any free port)
   --salesforce-port <n>  Salesforce emulator port (default 4030; 0 = any free port)
@@ -152,6 +152,7 @@ Options:
         `Salesforce emulator: ${salesforce.url}  (org ${salesforce.orgId})`,
         ...list('Accounts:', accounts),
         `  try: curl -H 'Authorization: Bearer ${salesforce.accessToken}' '${salesforce.url}/services/data/v${SALESFORCE_API_VERSION}/query?q=SELECT+Id,Name,BillingState+FROM+Account'`,
+        `  create one: curl -X POST -H 'Authorization: Bearer ${salesforce.accessToken}' -H 'Content-Type: application/json' '${salesforce.url}/services/data/v${SALESFORCE_API_VERSION}/sobjects/Account' -d '{"Name": "Travis County", "BillingState": "TX"}'`,
         `Events go to the service at ${serviceUrl}: HubSpot webhooks to ${targets.hubspot}, Salesforce Outbound Messages to ${targets.salesforce.split('?')[0]}, provider row webhooks to ${targets.buyerIntel}`,
         '',
         'Point the service at them: paste these lines into a shell (or into .env):',

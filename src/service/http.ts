@@ -17,7 +17,7 @@ import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
 import type { ServiceCore } from './core.ts';
 import { createHttpApp, metricsHandler } from './http-app.ts';
-import { listen, METRICS_SETTING } from './listen.ts';
+import { listen, METRICS_SETTING, SERVICE_SETTING } from './listen.ts';
 
 export async function startHttp(core: ServiceCore, port: number, host?: string) {
   const { settings, redis, queues, crms } = core;
@@ -130,7 +130,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
         }
       : {}),
   });
-  const main = await listen(app, port, host);
+  const main = await listen(app, port, host, SERVICE_SETTING);
   const at = security.metrics.listen;
   if (!at) return main;
   const metricsApp = express();

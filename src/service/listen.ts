@@ -24,6 +24,9 @@ export interface AddressSetting {
   host: string;
 }
 
+/** The service's own port: PORT and HOST. */
+export const SERVICE_SETTING: AddressSetting = { port: 'PORT', host: 'HOST' };
+
 /** METRICS_LISTEN names both (`host:port`). */
 export const METRICS_SETTING: AddressSetting = { port: 'METRICS_LISTEN', host: 'METRICS_LISTEN' };
 
@@ -57,7 +60,7 @@ export function listen(
   app: express.Express,
   port = 0,
   host = '127.0.0.1',
-  setting: AddressSetting = { port: 'PORT', host: 'HOST' },
+  setting?: AddressSetting,
 ): Promise<Listening> {
   return new Promise((resolve, reject) => {
     const server = app.listen(port, host);
@@ -72,7 +75,8 @@ export function listen(
         if (draining) setImmediate(() => server.closeIdleConnections());
       });
     });
-    const refused = (err: unknown) => reject(listenProblem(err, port, host, setting));
+    // Without a setting (the emulators, tests), Node's own error, code and all, is the caller's to word.
+    const refused = (err: unknown) => reject(setting ? listenProblem(err, port, host, setting) : err);
     server.once('error', refused);
     server.once('listening', () => {
       server.off('error', refused);

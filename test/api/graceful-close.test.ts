@@ -6,7 +6,7 @@
 import { Agent, request } from 'node:http';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
-import { listen, METRICS_SETTING } from '../../src/service/listen.ts';
+import { listen, METRICS_SETTING, SERVICE_SETTING } from '../../src/service/listen.ts';
 
 /** An app whose /slow answers wait for `release()`; `arrived(n)` resolves once n requests are in. */
 function heldApp() {
@@ -81,11 +81,11 @@ describe('a port that cannot be had', () => {
   it('says which setting to change, in one line', async () => {
     const taken = await listen(express());
     const port = Number(new URL(taken.url).port);
-    await expect(listen(express(), port)).rejects.toThrow(
+    await expect(listen(express(), port, '127.0.0.1', SERVICE_SETTING)).rejects.toThrow(
       `127.0.0.1:${port} is already in use by another process: stop it, or set PORT to a free port`,
     );
     await expect(listen(express(), port, '127.0.0.1', METRICS_SETTING)).rejects.toThrow(/set METRICS_LISTEN/);
-    await expect(listen(express(), 0, '192.0.2.1')).rejects.toThrow(
+    await expect(listen(express(), 0, '192.0.2.1', SERVICE_SETTING)).rejects.toThrow(
       '192.0.2.1 is not an address of this machine: set HOST to one of its addresses',
     );
     await taken.close();

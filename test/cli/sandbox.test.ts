@@ -117,6 +117,13 @@ describe('npm run sandbox', () => {
     expect(env.PUBLIC_BASE_URL).toBe(serviceUrl);
     // A PostgreSQL to share is named when one answers; otherwise a comment says the embedded one is used.
     expect(env.DATABASE_URL ?? stdout.match(/^# DATABASE_URL: .+$/m)?.[0]).toBeTruthy();
+    // …a database of the sandbox's own, never the server's `postgres` one people keep their tables in.
+    if (env.DATABASE_URL && !process.env.DATABASE_URL)
+      expect(new URL(env.DATABASE_URL).pathname).toBe('/buyer_intel_sandbox');
+    // The README's calls to the service go where the sandbox said it listens, whatever port that is.
+    const readmeCalls = README.split('\n').filter((l) => /^curl .*\/(api|readyz|healthz)/.test(l));
+    expect(readmeCalls.length).toBeGreaterThan(0);
+    for (const line of readmeCalls) expect(line).toContain('$PUBLIC_BASE_URL');
     expect(stdout).toMatch(/^Salesforce emulator: http:\/\/127\.0\.0\.1:\d+ {2}\(org 00D\w{15}\)$/m);
   });
 
@@ -192,6 +199,10 @@ describe('npm run sandbox', () => {
       expect.objectContaining({ subscriptionType: 'company.creation', objectId: Number(id) }),
     );
 
+    // The create example the sandbox prints is a working request.
+    expect(stdout).toMatch(
+      /^ {2}create one: curl -X POST .*\/sobjects\/Account' -d '\{"Name": "Travis County", "BillingState": "TX"\}'$/m,
+    );
     const account = await fetch(`${env.SALESFORCE_INSTANCE_URL}/services/data/v62.0/sobjects/Account`, {
       method: 'POST',
       headers: {
