@@ -62,6 +62,11 @@ export function planAccounts(
   fields: readonly UndoField[],
   notes: readonly UndoNote[],
   snapshots: readonly AccountSnapshot[],
+  /**
+   * A move's take-back (src/undo/take-back.ts): the later match is the moving job's own, its fields
+   * already left out, so every other field of the old buyer goes back whatever the CRM names now.
+   */
+  options: { move?: boolean } = {},
 ): AccountPlan[] {
   const byId = new Map(snapshots.map((s) => [s.id, s]));
   return accounts.map((account) => {
@@ -76,13 +81,14 @@ export function planAccounts(
     // did not write again (the value was the same) is its own now: taking that back would leave its
     // buyer's name over half its data, or its date over none. The fields stay with the later match
     // (its own undo takes them back), and so do the notes of the buyer it names; other buyers' go.
-    // The buyer the undone writes left: an undo's rows name the buyer of the writes it took back, not
-    // the one it put back, so the buyer id they left comes first.
+    // Which buyer the undone writes were for is the buyer id they left: an undo's rows name the buyer
+    // of the writes it took back, not the one it put back.
     const left = own.find((f) => f.field === PROVENANCE_FIELDS.buyerId);
     const leftBuyer = left ? left.wrote : buyerId;
     const superseded =
-      (!!leftBuyer && !!held && !sameValue(held, leftBuyer)) ||
-      own.some((f, i) => actions[i] === 'ours' && f.field !== PROVENANCE_FIELDS.duplicateOf);
+      !options.move &&
+      ((!!leftBuyer && !!held && !sameValue(held, leftBuyer)) ||
+        own.some((f, i) => actions[i] === 'ours' && f.field !== PROVENANCE_FIELDS.duplicateOf));
     const action = (i: number): FieldAction => {
       const a = actions[i] ?? 'unchanged';
       return superseded && a === 'restore' ? 'ours' : a;

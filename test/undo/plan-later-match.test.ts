@@ -4,7 +4,8 @@
 // the later match, its notes of that buyer too. And a take-back of everything (a rejection) after an
 // undo that put another buyer back: the undo's rows name the buyer it took back, not the one it put
 // back, so the plan took the account for superseded and kept the restored buyer's data under the
-// rejection's no_match; it is the buyer id the writes left that counts.
+// rejection's no_match; it is the buyer id the writes left that counts. And a move's own take-back
+// still clears the old buyer's fields the new match left out, which 4fd8d64 had stopped.
 import { describe, expect, it } from 'vitest';
 import { PROVENANCE_FIELDS as P } from '../../src/map/provenance.ts';
 import type { UndoField } from '../../src/store/undo.ts';
@@ -89,5 +90,19 @@ describe('a take-back of everything after an undo put another buyer back', () =>
     const held = snapshot({ [P.buyerId]: 'city', [P.status]: 'enriched', buyer_intel_type: 'City' });
     const [plan] = planAccounts([account], fields, [], [held]);
     expect(plan?.fields.map((f) => f.action)).toEqual(['restore', 'restore', 'restore']);
+  });
+});
+
+describe('a move’s take-back', () => {
+  it('takes back the old buyer’s fields the new match left out, though the CRM names the new buyer', () => {
+    // What the job that moved the account wrote is left out of the take-back (keepFields): the rest is
+    // the old buyer's, the district's enrollment on a company now the city's.
+    const fields = [field('buyer_intel_total_enrollment', '75143', [], 'district')];
+    const held = snapshot({ [P.buyerId]: 'city', buyer_intel_total_enrollment: '75143' });
+    const [plan] = planAccounts([account], fields, [note('district', 'n1')], [held], { move: true });
+    expect(plan?.fields.map((f) => f.action)).toEqual(['restore']);
+    expect(plan?.notes).toHaveLength(1);
+    const [undo] = planAccounts([account], fields, [note('district', 'n1')], [held]);
+    expect(undo?.fields.map((f) => f.action)).toEqual(['ours']);
   });
 });
