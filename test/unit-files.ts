@@ -93,6 +93,7 @@ export const UNIT_TEST_FILES = [
   'test/ui/hubspot-project.test.ts',
   'test/ui/salesforce-metadata.test.ts',
   'test/undo/compare-retry.test.ts',
+  'test/undo/plan-later-match.test.ts',
   'test/undo/superseded-plan.test.ts',
   'test/webhooks/auth-before-parse.test.ts',
 ];

@@ -62,6 +62,11 @@ export function planAccounts(
   fields: readonly UndoField[],
   notes: readonly UndoNote[],
   snapshots: readonly AccountSnapshot[],
+  /**
+   * A move's take-back (src/undo/take-back.ts): the later match is the moving job's own, its fields
+   * already left out, so every other field of the old buyer goes back whatever the CRM names now.
+   */
+  options: { move?: boolean } = {},
 ): AccountPlan[] {
   const byId = new Map(snapshots.map((s) => [s.id, s]));
   return accounts.map((account) => {
@@ -69,37 +74,44 @@ export function planAccounts(
     const own = fields.filter((f) => f.accountId === account.accountId);
     const ownNotes = notes.filter((n) => n.accountId === account.accountId);
     const buyerId = own.find((f) => f.buyerId)?.buyerId ?? ownNotes.find((n) => n.buyerId)?.buyerId ?? null;
-    // A later match holds the account when the CRM now names another buyer: what the two buyers share
-    // was not written again (the value was the same), yet it is the later buyer's now. Taking it back
-    // would leave that buyer's name and id over half its data; the fields stay with the later match
-    // (its own undo takes them back) and only the notes of the buyer left are removed.
     const held = snapshot?.fields[PROVENANCE_FIELDS.buyerId] ?? null;
-    const superseded = buyerId !== null && !!held && !sameValue(held, buyerId);
-    const action = (current: string | null, f: UndoField): FieldAction => {
-      const a = actionOf(current, f);
+    const actions = own.map((f) => actionOf(snapshot?.fields[f.field] ?? null, f));
+    // A later match of ours holds the account when the CRM names another buyer, or when a later write
+    // of ours holds one of the fields undone (a re-enrichment's date, a confirm's confidence…). What it
+    // did not write again (the value was the same) is its own now: taking that back would leave its
+    // buyer's name over half its data, or its date over none. The fields stay with the later match
+    // (its own undo takes them back), and so do the notes of the buyer it names; other buyers' go.
+    // Which buyer the undone writes were for is the buyer id they left: an undo's rows name the buyer
+    // of the writes it took back, not the one it put back.
+    const left = own.find((f) => f.field === PROVENANCE_FIELDS.buyerId);
+    const leftBuyer = left ? left.wrote : buyerId;
+    const superseded =
+      !options.move &&
+      ((!!leftBuyer && !!held && !sameValue(held, leftBuyer)) ||
+        own.some((f, i) => actions[i] === 'ours' && f.field !== PROVENANCE_FIELDS.duplicateOf));
+    const action = (i: number): FieldAction => {
+      const a = actions[i] ?? 'unchanged';
       return superseded && a === 'restore' ? 'ours' : a;
     };
+    const keepsNote = (n: UndoNote) => superseded && !!held && sameValue(held, n.buyerId);
     return {
       ...account,
       buyerId,
       gone: !snapshot,
       held: snapshot?.fields ?? {},
       fields: snapshot
-        ? own.map((f) => {
-            const current = snapshot.fields[f.field] ?? null;
-            return {
-              field: f.field,
-              kind: f.kind,
-              attribute: f.attribute,
-              policy: f.policy,
-              current,
-              wrote: f.wrote,
-              before: f.before,
-              action: action(current, f),
-            };
-          })
+        ? own.map((f, i) => ({
+            field: f.field,
+            kind: f.kind,
+            attribute: f.attribute,
+            policy: f.policy,
+            current: snapshot.fields[f.field] ?? null,
+            wrote: f.wrote,
+            before: f.before,
+            action: action(i),
+          }))
         : [],
-      notes: ownNotes.filter((n) => !n.removed),
+      notes: ownNotes.filter((n) => !n.removed && !keepsNote(n)),
       notesRemovedBefore: ownNotes.filter((n) => n.removed).length,
     };
   });

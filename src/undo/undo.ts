@@ -75,9 +75,11 @@ async function* batchesOf(
   scope: UndoScope,
   accounts: readonly UndoAccount[],
   lockOwner?: string,
-  keepFields: readonly string[] = [],
+  keepFields?: readonly string[],
 ): AsyncGenerator<Batch> {
   const keep = new Set(keepFields);
+  // Fields to keep are a move's take-back's (src/undo/take-back.ts): what the new match holds.
+  const move = keepFields !== undefined;
   const groups = new Map<string, UndoAccount[]>();
   for (const a of accounts) {
     const key = `${a.crm}\u0000${a.tenant}`;
@@ -108,7 +110,7 @@ async function* batchesOf(
         const snapshots = await withRetries(() => connector.getAccounts(ids, names), deps.retry);
         yield {
           connector,
-          plans: planAccounts(chunk, fields, notes, snapshots),
+          plans: planAccounts(chunk, fields, notes, snapshots, { move }),
           busy,
           release: taken.release,
         };
