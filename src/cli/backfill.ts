@@ -14,12 +14,12 @@ import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { followBackfill, type WaitEnd } from './backfill-follow.ts';
 import { type CommandBody, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
-import { crmChoices, crmConnection } from './crm-option.ts';
+import { crmChoices, crmConnection, TENANT_USAGE, tenantConnection } from './crm-option.ts';
 import { operatorName } from './operator.ts';
 import { requireRedis } from './redis-check.ts';
 
 export const backfillCommand: CommandBody = {
-  usage: `buyer-intel-sync backfill --crm ${crmChoices()} [--filter field=value ...]
+  usage: `buyer-intel-sync backfill --crm ${crmChoices()} [${TENANT_USAGE}] [--filter field=value ...]
                           [--limit N] [--dry-run] [--restart] [--wait [--timeout S]]
 
 Pages through the CRM's accounts, prints what enriching them will cost (accounts, Buyer
@@ -39,6 +39,9 @@ workers go on.
 The backfill is one run in the database (DATABASE_URL, or the embedded one when no \`start\` holds
 it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its accounts' outcomes.
 
+  --tenant   the portal or org to backfill: one the configuration names or one stored with \`tenants
+             add\` or an install (its credentials are read from the database); default: the
+             configuration's. Each tenant is a backfill of its own (its own run, resumed on its own)
   --filter   field=value, field!=value or field= (empty); repeatable; fields: name, state, city,
              website or one of ours, e.g. --filter buyer_intel_status= (never enriched)
   --limit    queue at most N accounts (ends the run)
@@ -51,6 +54,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
              on (default: no limit)`,
   options: {
     crm: { type: 'string' },
+    tenant: { type: 'string' },
     filter: { type: 'string', multiple: true },
     limit: { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
@@ -59,7 +63,8 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
     timeout: { type: 'string' },
   },
   async run(values) {
-    if (values.crm === undefined) throw new UsageError(`--crm ${crmChoices()} is required`);
+    if (values.crm === undefined && values.tenant === undefined)
+      throw new UsageError(`--crm ${crmChoices()} is required`);
     const rawFilters = (values as Record<string, unknown>).filter;
     let filters: AccountFilter[];
     try {
@@ -76,7 +81,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
 
     const env = loadEnv();
     const settings = await settingsFromEnv(env);
-    const { crm, tenant } = crmConnection(values.crm, settings);
+    const configured = values.tenant === undefined ? crmConnection(values.crm, settings) : undefined;
     await requireRedis(settings.redisUrl, settings.prefix);
     const service = createService(settings);
     const redis = createRedis(settings.redisUrl, 'worker');
@@ -88,6 +93,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
       interrupt.abort();
     };
     try {
+      const { crm, tenant } = configured ?? (await tenantConnection(values, settings, service));
       const connector = service.connector(crm, tenant);
       const key = backfillStateKey(settings.prefix, connector, filters);
       const saved = values.restart ? null : await readBackfillState(redis, key);
