@@ -7,8 +7,9 @@
 // URL serves every portal, as api.hubapi.com does (a proxy hands each call to the portal whose token
 // it carries), and each Salesforce org is its own emulator at its own instance URL.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { buffer } from 'node:stream/consumers';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
@@ -47,12 +48,6 @@ const portalOf = new Map<string, RunningHubSpotSandbox>();
 /** The account of the portal stored without its fields (3003). */
 let storedOnly = '';
 
-const body = async (req: IncomingMessage) => {
-  const chunks: Buffer[] = [];
-  for await (const c of req) chunks.push(c as Buffer);
-  return Buffer.concat(chunks);
-};
-
 beforeAll(async () => {
   // Each portal's own private-app token: the proxy routes by it.
   const portal = (portalId: number) =>
@@ -71,7 +66,7 @@ beforeAll(async () => {
   });
   for (const hs of [hsA, hsB, hsC]) portalOf.set(hs.accessToken, hs);
   proxy = createServer(async (req, res) => {
-    const raw = await body(req);
+    const raw = await buffer(req);
     const token = /Bearer (\S+)/.exec(req.headers.authorization ?? '')?.[1] ?? '';
     const target = portalOf.get(token) ?? hsA;
     const headers = Object.fromEntries(
@@ -262,27 +257,24 @@ describe('--tenant on setup, enrich and backfill', () => {
     expect(unknown.stderr).toContain('buyer-intel-sync tenants list');
   }, 120_000);
 
-  it('enrich --tenant writes to the stored portal, not the environment’s', async () => {
+  it('enrich --tenant writes to the stored portal, and undo takes it back', async () => {
     const id = hsB.store.createCompany({ name: 'Travis County', state: 'TX' }, { source: 'CRM_UI' }).id;
     const run = await cli(['enrich', '--tenant', '2002', '--account', id]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('(hubspot 2002)');
     expect(hsB.store.get('companies', id)?.values.get(P.status)).toBe('enriched');
-  }, 60_000);
+    // Its undo reaches the stored portal too (the history names it).
+    const undo = await cli(['undo', '--crm', 'hubspot', '--account', id, '--tenant', '2002', '--yes']);
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(hsB.store.get('companies', id)?.values.get(P.status) || null).toBeNull();
+    expect((await cli(['enrich', '--tenant', '2002', '--account', id])).code).toBe(0);
+  }, 90_000);
 
   it('backfill --tenant queues that tenant’s accounts only, and the workers enrich them', async () => {
     const fresh = hsB.store.createCompany({ name: 'Dallas County', state: 'TX' }, { source: 'CRM_UI' }).id;
     const other = hsA.store.createCompany({ name: 'Dallas County', state: 'TX' }, { source: 'CRM_UI' }).id;
-    const run = await cli([
-      'backfill',
-      '--tenant',
-      '2002',
-      '--filter',
-      'buyer_intel_status=',
-      '--wait',
-      '--timeout',
-      '60',
-    ]);
+    const args = '--tenant 2002 --filter buyer_intel_status= --wait --timeout 60'.split(' ');
+    const run = await cli(['backfill', ...args]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain('Estimate for hubspot 2002: 1 accounts');
     expect(hsB.store.get('companies', fresh)?.values.get(P.status)).toBe('enriched');
