@@ -270,7 +270,7 @@ describe('--tenant on setup, enrich and backfill', () => {
     expect((await cli(['enrich', '--tenant', '2002', '--account', id])).code).toBe(0);
   }, 90_000);
 
-  it('backfill --tenant queues that tenant’s accounts only, and the workers enrich them', async () => {
+  it('backfill --tenant queues that tenant’s accounts only; --all-tenants each tenant’s', async () => {
     const fresh = hsB.store.createCompany({ name: 'Dallas County', state: 'TX' }, { source: 'CRM_UI' }).id;
     const other = hsA.store.createCompany({ name: 'Dallas County', state: 'TX' }, { source: 'CRM_UI' }).id;
     const args = '--tenant 2002 --filter buyer_intel_status= --wait --timeout 60'.split(' ');
@@ -279,6 +279,11 @@ describe('--tenant on setup, enrich and backfill', () => {
     expect(run.stdout).toContain('Estimate for hubspot 2002: 1 accounts');
     expect(hsB.store.get('companies', fresh)?.values.get(P.status)).toBe('enriched');
     expect(hsA.store.get('companies', other)?.values.get(P.status)).toBeUndefined();
+
+    const every = await cli(['backfill', '--all-tenants', '--dry-run']);
+    expect(every.code, every.stderr).toBe(0);
+    for (const t of ['hubspot 1001', 'hubspot 2002', 'hubspot 3003', `salesforce ${ORG_B.slice(0, 15)}`])
+      expect(every.stdout).toContain(`Estimate for ${t}: `);
   }, 120_000);
 });
 
