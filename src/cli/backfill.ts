@@ -1,3 +1,4 @@
+import type { CrmKind } from '../../connectors/types.ts';
 import { createRedis } from '../../queues/redis.ts';
 import {
   type BackfillState,
@@ -14,12 +15,12 @@ import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { followBackfill, type WaitEnd } from './backfill-follow.ts';
 import { type CommandBody, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
-import { crmChoices, crmConnection } from './crm-option.ts';
+import { crmChoices, crmConnection, everyTenant, TENANT_USAGE, tenantConnection } from './crm-option.ts';
 import { operatorName } from './operator.ts';
 import { requireRedis } from './redis-check.ts';
 
 export const backfillCommand: CommandBody = {
-  usage: `buyer-intel-sync backfill --crm ${crmChoices()} [--filter field=value ...]
+  usage: `buyer-intel-sync backfill --crm ${crmChoices()} [${TENANT_USAGE} | --all-tenants] [--filter field=value ...]
                           [--limit N] [--dry-run] [--restart] [--wait [--timeout S]]
 
 Pages through the CRM's accounts, prints what enriching them will cost (accounts, Buyer
@@ -39,6 +40,11 @@ workers go on.
 The backfill is one run in the database (DATABASE_URL, or the embedded one when no \`start\` holds
 it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its accounts' outcomes.
 
+  --tenant   the portal or org to backfill: one the configuration names or one stored with \`tenants
+             add\` or an install (its credentials are read from the database); default: the
+             configuration's. Each tenant is a backfill of its own (its own run, resumed on its own)
+  --all-tenants  every tenant, configured and stored (of --crm when given), one after the other,
+             each its own run; --limit and --wait apply to each; exit 1 when any failed
   --filter   field=value, field!=value or field= (empty); repeatable; fields: name, state, city,
              website or one of ours, e.g. --filter buyer_intel_status= (never enriched)
   --limit    queue at most N accounts (ends the run)
@@ -51,6 +57,8 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
              on (default: no limit)`,
   options: {
     crm: { type: 'string' },
+    tenant: { type: 'string' },
+    'all-tenants': { type: 'boolean', default: false },
     filter: { type: 'string', multiple: true },
     limit: { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
@@ -59,7 +67,10 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
     timeout: { type: 'string' },
   },
   async run(values) {
-    if (values.crm === undefined) throw new UsageError(`--crm ${crmChoices()} is required`);
+    if (values.tenant !== undefined && values['all-tenants'])
+      throw new UsageError('--tenant and --all-tenants: choose one');
+    if (values.crm === undefined && values.tenant === undefined && !values['all-tenants'])
+      throw new UsageError(`--crm ${crmChoices()} is required`);
     const rawFilters = (values as Record<string, unknown>).filter;
     let filters: AccountFilter[];
     try {
@@ -76,7 +87,8 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
 
     const env = loadEnv();
     const settings = await settingsFromEnv(env);
-    const { crm, tenant } = crmConnection(values.crm, settings);
+    const configured =
+      values.tenant === undefined && !values['all-tenants'] ? crmConnection(values.crm, settings) : undefined;
     await requireRedis(settings.redisUrl, settings.prefix);
     const service = createService(settings);
     const redis = createRedis(settings.redisUrl, 'worker');
@@ -87,7 +99,8 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
       if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
       interrupt.abort();
     };
-    try {
+    // One tenant's backfill: its own run, resumed on its own (the saved page is per tenant and filter).
+    const backfillTenant = async ({ crm, tenant }: { crm: CrmKind; tenant: string }): Promise<number> => {
       const connector = service.connector(crm, tenant);
       const key = backfillStateKey(settings.prefix, connector, filters);
       const saved = values.restart ? null : await readBackfillState(redis, key);
@@ -120,6 +133,7 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
           'No worker is running on this Redis: the jobs wait for one (buyer-intel-sync worker or start).\n',
         );
 
+      process.off('SIGINT', onSigint); // one listener, however many tenants
       process.on('SIGINT', onSigint);
       const expected = Math.max(estimate.accounts, saved && !saved.done ? saved.enqueued : 0);
       const followed = followBackfill(
@@ -188,6 +202,19 @@ it), the same run when resumed: \`buyer-intel-sync runs show <id>\` counts its a
         process.stdout.write(`The workers enrich the other ${unfinished} at the lowest priority.\n`);
       }
       return 0;
+    };
+    try {
+      if (!values['all-tenants'])
+        return await backfillTenant(configured ?? (await tenantConnection(values, settings, service)));
+      const targets = await everyTenant(values, service);
+      if (!targets.length) throw new Error('no tenant to backfill: none is configured or stored');
+      let code = 0;
+      for (const target of targets) {
+        const one = await backfillTenant(target);
+        if (one === EXIT_INTERRUPTED) return one;
+        code = Math.max(code, one);
+      }
+      return code;
     } finally {
       process.off('SIGINT', onSigint);
       redis.disconnect();

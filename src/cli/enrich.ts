@@ -1,21 +1,25 @@
 import { canonicalAccountId } from '../../connectors/registry.ts';
+import type { CrmKind } from '../../connectors/types.ts';
 import { loadEnv } from '../config/env.ts';
 import type { EnrichResult } from '../enrich/types.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { type CommandBody, UsageError } from './command.ts';
-import { crmChoices, crmConnection } from './crm-option.ts';
+import { crmChoices, crmConnection, TENANT_USAGE, tenantConnection } from './crm-option.ts';
 import { requireRedis } from './redis-check.ts';
 import { renderTable, wrapParagraph } from './table.ts';
 
 export const enrichCommand: CommandBody = {
-  usage: `buyer-intel-sync enrich --crm ${crmChoices()} --account <id> [--dry-run]
+  usage: `buyer-intel-sync enrich --crm ${crmChoices()} --account <id> [${TENANT_USAGE}] [--dry-run]
 
 Resolves the account to a buyer and prints the plan: the match and why, every mapped field as
 old → new with the policy that allowed or blocked it, and the notes to create. With --dry-run
-nothing is written. Reads the environment (see .env.example).`,
+nothing is written. --tenant names the account's portal or org: one the configuration names or one
+stored with \`tenants add\` or an install (default: the configuration's). Reads the environment (see
+.env.example).`,
   options: {
     crm: { type: 'string' },
+    tenant: { type: 'string' },
     account: { type: 'string' },
     'dry-run': { type: 'boolean', default: false },
   },
@@ -25,13 +29,19 @@ nothing is written. Reads the environment (see .env.example).`,
     if (typeof values.account !== 'string' || !values.account.trim())
       throw new UsageError('--account <id> is required');
     const settings = await settingsFromEnv(loadEnv());
-    const { crm, tenant } = crmConnection(values.crm, settings);
-    const accountId = canonicalAccountId(crm, values.account);
-    if (accountId === undefined)
-      throw new UsageError(`--account: ${values.account.trim().slice(0, 64)} is not a ${crm} account id`);
+    const configured = values.tenant === undefined ? crmConnection(values.crm, settings) : undefined;
+    const idOf = (crm: CrmKind, raw: string) => {
+      const accountId = canonicalAccountId(crm, raw);
+      if (accountId === undefined)
+        throw new UsageError(`--account: ${raw.trim().slice(0, 64)} is not a ${crm} account id`);
+      return accountId;
+    };
+    if (configured) idOf(configured.crm, values.account);
     await requireRedis(settings.redisUrl, settings.prefix);
     const service = createService(settings);
     try {
+      const { crm, tenant } = configured ?? (await tenantConnection(values, settings, service));
+      const accountId = idOf(crm, values.account);
       const result = await service.enrich(
         { crm, tenant, accountId },
         { dryRun: values['dry-run'] === true, job: { trigger: 'cli' } },

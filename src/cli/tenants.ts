@@ -1,12 +1,15 @@
 import { text } from 'node:stream/consumers';
 import { z } from 'zod';
 import { CRMS, crmKinds, crmOf, isCrmKind } from '../../connectors/registry.ts';
+import type { CrmKind } from '../../connectors/types.ts';
 import { createRedis } from '../../queues/redis.ts';
 import { loadEnv } from '../config/env.ts';
+import { createService } from '../service/runtime.ts';
+import { settingsFromEnv } from '../service/settings.ts';
 import { Store } from '../store/store.ts';
 import { TokenCipher } from '../tenants/cipher.ts';
 import { parseTenant, type TenantRecord, TenantStore, tenantIdOf } from '../tenants/store.ts';
-import { type CommandBody, UsageError } from './command.ts';
+import { type CommandBody, failureText, UsageError } from './command.ts';
 import { requireRedis } from './redis-check.ts';
 
 const storable = CRMS.filter((c) => c.tenants);
@@ -46,6 +49,7 @@ stored encrypted with TOKEN_ENCRYPTION_KEY (AES-256-GCM); running services pick 
       env.REDIS_PREFIX,
       TokenCipher.fromBase64(env.TOKEN_ENCRYPTION_KEY),
     );
+    let added: TenantRecord;
     try {
       if (action === 'list') {
         const { tenants, unreadable } = await store.list();
@@ -88,10 +92,39 @@ stored encrypted with TOKEN_ENCRYPTION_KEY (AES-256-GCM); running services pick 
       }
       await store.put(record);
       process.stdout.write(`stored ${record.crm} ${tenantIdOf(record)} (encrypted)\n`);
-      return 0;
+      added = record;
     } finally {
       redis.disconnect();
       await database.close();
     }
+    // Once the database is free again (an embedded one serves one opener at a time).
+    return prepareFields(added);
   },
 };
+
+/**
+ * The new tenant's fields, as `setup` makes them, before its first job: whoever adds it learns now what
+ * its CRM refuses (a scope, a permission). Its jobs would make them before their first write anyway
+ * (src/write/our-fields.ts), so a refusal leaves the tenant stored, and says how to try again.
+ */
+async function prepareFields(record: TenantRecord): Promise<number> {
+  const id = tenantIdOf(record);
+  const crm = record.crm as CrmKind;
+  const settings = await settingsFromEnv(loadEnv());
+  const service = createService(settings);
+  try {
+    await service.loadTenants();
+    const result = await service.prepareFields(crm, id);
+    process.stdout.write(
+      `${crm} ${id}: ${result.created.length} fields created, ${result.existing.length} already there\n`,
+    );
+    return 0;
+  } catch (err) {
+    process.stderr.write(
+      `buyer-intel-sync tenants: stored ${crm} ${id}, but its fields could not be created: ${failureText(err)} (once fixed: buyer-intel-sync setup --tenant ${id})\n`,
+    );
+    return 1;
+  } finally {
+    await service.close();
+  }
+}

@@ -9,7 +9,7 @@ import { isRunId } from '../store/runs.ts';
 import { resolveUndo, type UndoTarget } from '../undo/target.ts';
 import { previewUndo, runUndo } from '../undo/undo.ts';
 import { type CommandBody, EXIT_FAILURE, UsageError } from './command.ts';
-import { crmChoices, crmConnection } from './crm-option.ts';
+import { crmChoices, crmConnection, tenantConnection } from './crm-option.ts';
 import { operatorName } from './operator.ts';
 import { undoProgress } from './progress.ts';
 import { requireRedis } from './redis-check.ts';
@@ -66,7 +66,8 @@ never writes an account twice. An undo of writes already taken back changes noth
   --yes      undo (required to write)
   --wait     another process runs the same undo: wait for it and report the run (without --wait
              the command names that process and exits 1)
-  --tenant   the account's portal or org id, when several share the account id
+  --tenant   the account's portal or org id, when several share the account id (one the
+             configuration names or one stored with \`tenants add\` or an install)
 
 Progress goes to stderr. Exit codes: 0 done, 1 failed (or accounts the CRM refused for now: run the
 same command again), 2 bad usage, 130 interrupted (run the same command to resume).`,
@@ -92,7 +93,7 @@ same command again), 2 bad usage, 130 interrupted (run the same command to resum
 
     const settings = await settingsFromEnv(loadEnv());
     // The CRM is checked against the configuration; the tenant comes from the history unless given.
-    if (target.kind === 'account') crmConnection(target.crm, settings);
+    if (target.kind === 'account' && target.tenant === undefined) crmConnection(target.crm, settings);
     await requireRedis(settings.redisUrl, settings.prefix);
     const service = createService(settings);
     const interrupt = new AbortController();
@@ -102,8 +103,15 @@ same command again), 2 bad usage, 130 interrupted (run the same command to resum
     };
     const progress = target.kind === 'run' ? undoProgress({ planning: dryRun }) : undefined;
     try {
+      // What the history names may be any tenant, stored ones too: every connection is served. A
+      // --tenant is one of them, in its canonical form (the history's).
+      const named =
+        target.kind === 'account' && target.tenant !== undefined
+          ? { ...target, tenant: (await tenantConnection(target, settings, service)).tenant }
+          : undefined;
+      if (!named) await service.loadTenants();
       const repos = await service.store.open();
-      const resolved = await resolveUndo(repos, target);
+      const resolved = await resolveUndo(repos, named ?? target);
       const deps = {
         store: service.store,
         connectorFor: service.connector,

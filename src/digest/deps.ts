@@ -3,6 +3,7 @@
 // the database for watermarks (losing Redis must not repeat or skip a digest), Redis for the run lock,
 // and the settings.
 import type { Redis } from 'ioredis';
+import { crmOf, isCrmKind } from '../../connectors/registry.ts';
 import type { CrmConnector, CrmKind, NoteDraft, NoteResult } from '../../connectors/types.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import { IntegrationError } from '../shared/errors.ts';
@@ -45,6 +46,8 @@ export interface DigestDeps {
     origin?: { trigger?: string; buyerId?: string | null },
   ) => Promise<NoteResult>;
   now?: () => Date;
+  /** Only this tenant's accounts and owners (`digest --now --tenant`); absent: every tenant's. */
+  only?: { crm: CrmKind; tenant: string };
   /** How the per-owner digest reaches a rep (src/digest/owner-channels.ts); absent: no per-owner digest. */
   ownerChannels?: OwnerChannels;
   /** For the Slack webhook (tests); default `globalThis.fetch`. */
@@ -104,6 +107,14 @@ export async function withDigestLock<T>(
   } finally {
     await deps.redis.eval(RELEASE, 1, key, owner).catch(() => undefined);
   }
+}
+
+/** Whether an account of `crm`/`tenant` is in the run (`deps.only`), whatever form its tenant id is in. */
+export function inScope(deps: Pick<DigestDeps, 'only'>, crm: string, tenant: string): boolean {
+  if (!deps.only) return true;
+  if (crm !== deps.only.crm) return false;
+  const canonical = (id: string) => (isCrmKind(crm) ? crmOf(crm).tenantId(id) : undefined) ?? id;
+  return canonical(tenant) === canonical(deps.only.tenant);
 }
 
 export function emptyResult(kind: DigestKind, period: string, windowEnd: Date): DigestRunResult {

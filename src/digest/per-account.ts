@@ -13,7 +13,13 @@ import {
   type NoteDraft,
   type NoteResult,
 } from '../../connectors/types.ts';
-import { type DigestDeps, DigestIncompleteError, type DigestRunResult, emptyResult } from './deps.ts';
+import {
+  type DigestDeps,
+  DigestIncompleteError,
+  type DigestRunResult,
+  emptyResult,
+  inScope,
+} from './deps.ts';
 import { type Period, periodOf, periodUnitOf } from './period.ts';
 import { digestBody, digestTitle, summarizeSignal } from './render.ts';
 import type { PerAccountDigestSettings } from './settings.ts';
@@ -144,7 +150,7 @@ export async function runPerAccountDigest(deps: DigestDeps, scheduledAt: Date): 
     const lane = async () => {
       for (let i = next++; i < page.length; i = next++) {
         const entry = page[i];
-        if (!entry?.buyerId) continue;
+        if (!entry?.buyerId || !inScope(deps, entry.account.crm, entry.account.tenant)) continue;
         // HSCAN may return an account twice: digest it once per run.
         const member = `${entry.account.crm}|${entry.account.tenant}|${entry.account.accountId}`;
         if (seen.has(member)) continue;

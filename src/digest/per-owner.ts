@@ -10,7 +10,13 @@
 // the send and the mark leaves a claim that, once stale, counts as delivered rather than risk a second
 // copy (at most once, logged). The watermark moves only once every channel of the owner is settled.
 import { createHash } from 'node:crypto';
-import { type DigestDeps, DigestIncompleteError, type DigestRunResult, emptyResult } from './deps.ts';
+import {
+  type DigestDeps,
+  DigestIncompleteError,
+  type DigestRunResult,
+  emptyResult,
+  inScope,
+} from './deps.ts';
 import {
   type OwnedAccount,
   type OwnerGroup,
@@ -172,6 +178,7 @@ export async function runPerOwnerDigest(deps: DigestDeps, scheduledAt: Date): Pr
   };
 
   for (const tenant of await tenantsOfMatched(deps.ledgers)) {
+    if (!inScope(deps, tenant.crm, tenant.tenant)) continue;
     let owners: OwnerGroup[];
     try {
       owners = await ownersOfTenant(deps.connectorFor(tenant.crm, tenant.tenant), tenant);

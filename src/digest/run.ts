@@ -56,7 +56,18 @@ export function runDigest(deps: DigestDeps, kind: DigestKind, scheduledAt: Date)
  * One run now, in this process (`buyer-intel-sync digest --now`). Its period is the one holding now, so
  * it writes nothing for an account whose digest of this period is already on the CRM.
  */
-export function runDigestNow(deps: DigestDeps, kind: DigestKind): Promise<DigestRunResult> {
+export function runDigestNow(
+  deps: DigestDeps,
+  kind: DigestKind,
+  options: { tenant?: DigestDeps['only'] } = {},
+): Promise<DigestRunResult> {
   if (!digestSettingsOf(deps.settings, kind)) throw new Error(`the ${kind} digest is not configured`);
-  return runDigest(deps, kind, (deps.now ?? (() => new Date()))());
+  // The org-wide digest is the install's, on its one target record: it has no tenant to narrow to.
+  if (options.tenant && !TENANT_KINDS.includes(kind))
+    throw new Error(`the ${kind} digest is the install's, not a tenant's: it takes no tenant`);
+  const scoped = options.tenant ? { ...deps, only: options.tenant } : deps;
+  return runDigest(scoped, kind, (deps.now ?? (() => new Date()))());
 }
+
+/** The kinds made of each tenant's accounts (or owners): those `digest --now --tenant` can narrow. */
+export const TENANT_KINDS: readonly DigestKind[] = ['per-account', 'per-owner'];

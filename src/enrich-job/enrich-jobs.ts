@@ -14,10 +14,11 @@ import { type EnrichSummary, summarize } from './chunk-summary.ts';
 /**
  * The CRM calls of an account, in the order the pipeline makes them (src/enrich/pipeline.ts): the read
  * (with the note check, when our records are unsure), a late note check (a crash's pending marker), the
- * field write with the notes; then the outcome's record and the duplicate marks, which the accounts of
- * a chunk make together too (chunk-outcomes.ts: one statement for their outcomes).
+ * field write, the notes once the fields went through (write-step.ts); then the outcome's record and
+ * the duplicate marks, which the accounts of a chunk make together too (chunk-outcomes.ts: one
+ * statement for their outcomes).
  */
-const STEP = { read: 0, noteKeys: 1, write: 2, record: 3, marks: 4 } as const;
+const STEP = { read: 0, noteKeys: 1, write: 2, notes: 3, record: 4, marks: 5 } as const;
 type Step = (typeof STEP)[keyof typeof STEP];
 
 /** Waits while the tenant's daily CRM allocation is down to what others need (src/backfill/daily-headroom.ts). */
@@ -87,7 +88,7 @@ export function enrichJobs(
         noteKeysOf: gated(STEP.noteKeys, noteKeysOf, (ref) => ref.accountId),
         noteKeysWithRead: gated(STEP.read, noteKeysOf, (ref) => ref.accountId),
         writeAccount: gated(STEP.write, writeAccount, (_crm, _tenant, update) => update.accountId),
-        createNote: gated(STEP.write, createNote, (_crm, _tenant, note) => note.accountId),
+        createNote: gated(STEP.notes, createNote, (_crm, _tenant, note) => note.accountId),
       };
       return {
         recorded,

@@ -35,6 +35,11 @@ export interface PipelineDeps {
   writeAccount: BatchedWrites['writeAccount'];
   /** Creates one note; batched across jobs (and recorded, with its origin) by the caller. */
   createNote: BatchedWrites['createNote'];
+  /**
+   * Resolves once the tenant has our fields, making them where they are not known to be there (a
+   * stored tenant's first write: src/write/our-fields.ts); unset, the tenant is taken to have them.
+   */
+  ourFieldsReady?: (crm: CrmKind, tenant: string) => Promise<void> | undefined;
   signals: SignalSettings;
   /** A run's signals from the org-wide feed, where the run chose it (run-signals.ts). */
   runSignals?: RunSignals;

@@ -1,5 +1,5 @@
-// The last step: the fields and the notes go to the CRM together, then our records keep what went
-// through (the notes made, the values written, the buyer).
+// The last step: the fields go to the CRM, then (once it took them) the notes, then our records keep
+// what went through (the notes made, the values written, the buyer).
 import type { AccountRef } from '../../connectors/types.ts';
 import type { FieldChange } from '../map/plan.ts';
 import { PermanentWriteError } from '../write/errors.ts';
@@ -18,7 +18,7 @@ export interface Writes {
   notes: PlannedNotes;
 }
 
-/** Write: the fields and the notes, then what our records keep of them. Returns the notes created. */
+/** Write: the fields, then the notes, then what our records keep of them. Returns the notes created. */
 export async function writeStep(
   deps: PipelineDeps,
   ref: AccountRef,
@@ -26,29 +26,37 @@ export async function writeStep(
   job: WriteOrigin | undefined,
 ): Promise<{ key: string; title: string }[]> {
   const origin = { ...job, buyerId: match.buyerId };
+  // A tenant not known to have our fields (one just added) gets them before anything of the job is
+  // written; if the CRM refuses them, nothing is (src/write/our-fields.ts).
+  if (deps.ourFieldsReady && (Object.keys(written).length || notes.create.length))
+    await deps.ourFieldsReady(ref.crm, ref.tenant);
+  // The fields first, the notes only once the CRM took them: a note tells what the fields now say, and
+  // one left on an account whose write was refused (a property the CRM lacks, a value it rejects) reads
+  // as a finished enrichment. The refused write is on the record still: its history row is settled as
+  // an error by the batch that sent it (batched-writes.ts), the job's failure on the account's outcome.
+  const update = Object.keys(written).length
+    ? await deps.writeAccount(
+        ref.crm,
+        ref.tenant,
+        { accountId: ref.accountId, fields: written },
+        writeContextOf(job, match.buyerId, fields, crm.account.fields, written),
+      )
+    : undefined;
+  if (update && !update.ok) {
+    const message = `writing account ${ref.accountId} failed: ${update.error.message}`;
+    throw update.error.permanent ? new PermanentWriteError(message) : new Error(message);
+  }
   // Write-ahead: a crash after the CRM made a note and before we record it leaves the marker behind.
   if (notes.create.length && !notes.markedPending)
     await deps.ledgers.notesPending(
       ref,
       notes.create.map((n) => n.dedupeKey),
     );
-  // The fields and the notes leave together (one step of a chunk, src/enrich-job/enrich-jobs.ts): neither
-  // needs the other's answer, and the pending markers keep a retry from doubling a note either way.
-  const [update, results] = await Promise.all([
-    Object.keys(written).length
-      ? deps.writeAccount(
-          ref.crm,
-          ref.tenant,
-          { accountId: ref.accountId, fields: written },
-          writeContextOf(job, match.buyerId, fields, crm.account.fields, written),
-        )
-      : undefined,
-    Promise.all(
-      notes.create.map((n) =>
-        deps.createNote(ref.crm, ref.tenant, n, { ...origin, signal: notes.signalOf.get(n.dedupeKey) }),
-      ),
+  const results = await Promise.all(
+    notes.create.map((n) =>
+      deps.createNote(ref.crm, ref.tenant, n, { ...origin, signal: notes.signalOf.get(n.dedupeKey) }),
     ),
-  ]);
+  );
   await deps.ledgers.recordNotes(
     ref,
     results.flatMap((r) => (r.ok ? [r.dedupeKey] : [])),
@@ -56,10 +64,6 @@ export async function writeStep(
   const created = results.flatMap((r, i) =>
     r.ok ? [{ key: r.dedupeKey, title: notes.create[i]?.title ?? '' }] : [],
   );
-  if (update && !update.ok) {
-    const message = `writing account ${ref.accountId} failed: ${update.error.message}`;
-    throw update.error.permanent ? new PermanentWriteError(message) : new Error(message);
-  }
   // The buyer, in the index of matches (the values written are in the history already).
   await deps.ledgers.recordMatch(ref, match.buyerId);
   const failed = results.find((r) => !r.ok);

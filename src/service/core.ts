@@ -22,6 +22,7 @@ import { parseTenant, TenantStore, tenantIdOf } from '../tenants/store.ts';
 import { batchedWrites } from '../write/batched-writes.ts';
 import { Ledgers } from '../write/ledgers.ts';
 import { NoteClaims } from '../write/note-claims.ts';
+import { ourFields } from '../write/our-fields.ts';
 import { buyerIntelClients } from './buyer-intel.ts';
 import { CrmConnections } from './crm-connections.ts';
 import { createQueues } from './queues.ts';
@@ -94,6 +95,13 @@ export function buildCore(settings: ServiceSettings) {
       yield* (await store.open()).matched.pages();
     },
   });
+  // Our fields on a tenant: made when a tenant is added, and before a stored tenant's first write.
+  const fields = ourFields({
+    connectorFor: connector,
+    mapping: settings.mapping,
+    redis: redis.worker,
+    prefix,
+  });
   // A search's answer is worth reusing as long as the search cache keeps it.
   const searchTtlMs = settings.buyerIntel.searchCacheTtlMs ?? settings.buyerIntel.cacheTtlMs ?? 0;
   const deps: PipelineDeps = {
@@ -128,6 +136,8 @@ export function buildCore(settings: ServiceSettings) {
     ledgers,
     writeAccount: writes.writeAccount,
     createNote: writes.createNote,
+    // The environment's tenants are set up by their operator's `setup` (src/write/our-fields.ts says why).
+    ourFieldsReady: (crm, tenant) => (crms.isStored(crm, tenant) ? fields.ready(crm, tenant) : undefined),
     signals: settings.signals,
     runSignals: runSignals({
       client: buyerIntel.cached,
@@ -170,6 +180,7 @@ export function buildCore(settings: ServiceSettings) {
     ledgers,
     deps,
     digestDeps,
+    fields,
     store,
     history: new OutcomeHistory(store),
     /** The enrich worker's per-account locks, many at a time (an undo's batch). */
@@ -183,6 +194,13 @@ export function buildCore(settings: ServiceSettings) {
           const id = tenantIdOf(parseTenant(record));
           await clearRefusals(redis.producer, prefix, record.crm, id).catch(() => undefined);
           await crms.loadTenants();
+          // Its fields before its first job (src/write/our-fields.ts): a refusal here is retried then.
+          await fields.prepare(record.crm, id).catch((err: unknown) =>
+            log.warn('could not create our fields on a new tenant', {
+              tenant: `${record.crm}:${id}`,
+              reason: describeError(err),
+            }),
+          );
         }
       : undefined,
   };

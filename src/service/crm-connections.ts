@@ -65,6 +65,12 @@ export class CrmConnections {
     return this.#byKey.has(this.#key(crm, tenant));
   }
 
+  /** A tenant kept in the database (added with `tenants add` or an install), not named by the configuration. */
+  isStored(crm: CrmKind, tenant: string): boolean {
+    const key = this.#key(crm, tenant);
+    return this.#byKey.has(key) && !this.#configured.has(key);
+  }
+
   /** The secrets a tenant's deliveries must carry (its configuration's and its stored record's). */
   inboundSecretsOf(crm: CrmKind, tenant: string): readonly string[] {
     return this.#inboundSecrets.get(this.#key(crm, tenant)) ?? [];

@@ -44,7 +44,8 @@ export function createService(settings: ServiceSettings): Service {
     tenantsOf: (crm) => core.crms.tenantsOf(crm),
     planSignals: (accounts) => planSignals(core.buyerIntel.cached, core.settings.signals, accounts),
     enrich: (ref, options) => enrichAccount(core.deps, ref, options),
-    digest: (kind) => runDigestNow(core.digestDeps, kind),
+    digest: (kind, options) => runDigestNow(core.digestDeps, kind, options),
+    prepareFields: (crm, tenant) => core.fields.prepare(crm, tenant),
     startWorker() {
       const { enrich, all, health: h } = startWorkers(core);
       workers.push(...all);

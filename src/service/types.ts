@@ -2,7 +2,7 @@
 // the tests). CRM settings are opaque here: each CRM's descriptor reads its own section.
 
 import type { Queue, Worker } from 'bullmq';
-import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
+import type { CrmConnector, CrmKind, EnsureFieldsResult } from '../../connectors/types.ts';
 import type { createEnrichQueue, EnrichQueueData } from '../../queues/enrich-queue.ts';
 import type { EnrichJobResult } from '../../queues/enrich-worker.ts';
 import type { MaintenanceData } from '../../queues/maintenance.ts';
@@ -125,8 +125,10 @@ export interface Service {
   loadTenants(): Promise<{ loaded: string[]; unreadable: string[] }>;
   /** Reloads the stored tenants every `intervalMs`, so a tenant added by the CLI is served soon. */
   watchTenants(intervalMs: number): void;
-  /** Runs one digest now, in this process (`digest --now`). */
-  digest(kind: DigestKind): Promise<DigestRunResult>;
+  /** Runs one digest now, in this process (`digest --now`); `tenant`: only that tenant's accounts. */
+  digest(kind: DigestKind, options?: { tenant?: { crm: CrmKind; tenant: string } }): Promise<DigestRunResult>;
+  /** Creates our fields where the tenant lacks them (`setup`, `tenants add`) and remembers it has them. */
+  prepareFields(crm: CrmKind, tenant: string): Promise<EnsureFieldsResult>;
   /** Starts the CRMs' non-HTTP event sources (e.g. Salesforce CDC); their events become enrich jobs. */
   startChangeEvents(): Promise<void>;
   /** Stops taking work, waits for active jobs, flushes pending writes, closes connections. */

@@ -9,6 +9,7 @@ import type { TenantSession } from '../../connectors/descriptor.ts';
 import { crmOf, isCrmKind } from '../../connectors/registry.ts';
 import { importRedisTenants } from '../store/import-redis-durable.ts';
 import type { TenantRows } from '../store/tenants.ts';
+import { ourFieldsKey } from '../write/our-fields.ts';
 import type { TokenCipher } from './cipher.ts';
 
 export type TenantRecord = { crm: string } & Record<string, unknown>;
@@ -81,7 +82,8 @@ export class TenantStore {
     const id = (isCrmKind(crm) ? crmOf(crm).tenantId(tenant) : undefined) ?? tenant;
     await this.importFromRedis();
     const removed = await (await this.#rows()).remove(crm, id);
-    await this.#redis.del(this.session(crm, id).key);
+    // Added again later, its fields are checked again before its first write.
+    await this.#redis.del(this.session(crm, id).key, ourFieldsKey(this.#prefix, crm, id));
     return removed;
   }
 

@@ -1,6 +1,6 @@
 // The HubSpot app's install flow against the emulator's consent page and token endpoint: install →
 // consent → callback stores the portal as a tenant (tokens encrypted) and the service serves it at
-// once; a callback link used twice, or without state, is refused. The consent page asks for exactly
+// once, with our fields made in it; a callback link used twice, or without state, is refused. The consent page asks for exactly
 // the scopes the configuration's features need, and the portal's token can do what they need and no
 // more (the emulator grants what was asked).
 
@@ -11,6 +11,7 @@ import type { HubSpotConfig } from '../../connectors/hubspot/config.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
+import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import type { Service } from '../../src/service/runtime.ts';
 import { TokenCipher } from '../../src/tenants/cipher.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
@@ -78,6 +79,8 @@ describe('HubSpot install flow', () => {
     const done = await go(callback);
     expect(done.status).toBe(200);
     expect(await done.text()).toContain('Portal 3003 is connected');
+    // Its fields are made at install, with the schema scope its consent granted: before its first job.
+    expect(hs.store.property('companies', P.status)).toMatchObject({ groupName: 'buyer_intel' });
 
     const id = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
     const connector = service.connector('hubspot', '3003');

@@ -1,8 +1,11 @@
 // `buyer-intel-sync tenants` as a real process: credentials only from standard input, stored
-// encrypted in the database, listed without any secret, removed; bad input exits 2 naming the field, not the value.
+// encrypted in the database, our fields created in the portal at once, listed without any secret,
+// removed; bad input exits 2 naming the field, not the value.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { Store } from '../../src/store/store.ts';
 import { cliDatabase, runCli } from '../helpers/cli.ts';
 
@@ -10,7 +13,13 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-tenants-cli-${randomUUID().slice(0, 8)}`;
 const KEY = randomBytes(32).toString('base64');
 const redis = new Redis(REDIS_URL);
+const token = `pat-${randomBytes(8).toString('hex')}`;
+let hs: RunningHubSpotSandbox;
+beforeAll(async () => {
+  hs = await startHubSpotSandbox({ portalId: 5150, auth: { privateAppToken: token } });
+});
 afterAll(async () => {
+  await hs?.close();
   const keys = await redis.keys(`${prefix}:*`);
   if (keys.length) await redis.del(...keys);
   await redis.quit();
@@ -25,19 +34,23 @@ const cli = (args: string[], stdin = '') =>
       BUYER_INTEL_BASE_URL: 'http://127.0.0.1:9',
       BUYER_INTEL_TOKEN: 'unused',
       HUBSPOT_CLIENT_SECRET: 'app-secret',
+      HUBSPOT_BASE_PATH: hs.url,
     },
     stdin,
   );
 
 describe('buyer-intel-sync tenants', () => {
-  it('adds from stdin, lists without secrets, removes', async () => {
-    const token = `pat-${randomBytes(8).toString('hex')}`;
+  it('adds from stdin with our fields, lists without secrets, removes', async () => {
     const refresh = `rt-${randomBytes(8).toString('hex')}`;
     const added = await cli(
       ['add', 'hubspot', '--portal-id', '5150'],
       JSON.stringify({ accessToken: token, refreshToken: refresh }),
     );
-    expect(added).toMatchObject({ code: 0, stdout: 'stored hubspot 5150 (encrypted)\n' });
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stdout).toMatch(
+      /^stored hubspot 5150 \(encrypted\)\nhubspot 5150: \d+ fields created, 0 already there\n$/,
+    );
+    expect(hs.store.property('companies', P.status)).toBeDefined();
     // In the database (the CLI has exited, so an embedded one can be opened), encrypted; not in Redis.
     const store = new Store((await cliDatabase()).settings);
     const rows = await (await store.open()).tenants.list().finally(() => store.close());
@@ -49,6 +62,21 @@ describe('buyer-intel-sync tenants', () => {
     expect(list.stdout + list.stderr).not.toContain(token);
     expect((await cli(['remove', 'hubspot', '5150'])).code).toBe(0);
     expect((await cli(['list'])).stdout).toBe('');
+  }, 90_000);
+
+  it('keeps a portal whose fields the CRM refused, and says how to try again', async () => {
+    const refused = await cli(
+      ['add', 'hubspot', '--portal-id', '6160'],
+      JSON.stringify({ accessToken: 'pat-unknown-xyz' }),
+    );
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('stored hubspot 6160 (encrypted)\n');
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect(refused.stderr).toContain('its fields could not be created');
+    expect(refused.stderr).toContain('setup --tenant 6160');
+    expect(refused.stderr).not.toContain('pat-unknown-xyz');
+    expect((await cli(['list'])).stdout).toContain('hubspot\t6160\t');
+    expect((await cli(['remove', 'hubspot', '6160'])).code).toBe(0);
   }, 90_000);
 
   it('exits 2 naming the bad field, never echoing a credential', async () => {
