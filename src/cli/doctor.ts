@@ -2,6 +2,7 @@
 // them, one line each, and exits 0 when nothing failed (warnings allowed), 1 otherwise.
 import { CRMS, crmKinds, crmOf } from '../../connectors/registry.ts';
 import { ConfigError } from '../config/config-error.ts';
+import { crmFeatures } from '../config/crm-features.ts';
 import { type Env, loadEnv } from '../config/env.ts';
 import {
   checkBuyerIntel,
@@ -15,8 +16,41 @@ import {
 import { checkCrmLimits } from '../doctor/crm-limits.ts';
 import { checkDatabase } from '../doctor/database.ts';
 import type { CheckResult, CheckStatus } from '../doctor/result.ts';
+import { checkStoredTenants } from '../doctor/stored-tenants.ts';
 import { checkWorkers } from '../doctor/workers.ts';
+import { followUpSettings } from '../follow-ups/settings.ts';
+import { createService } from '../service/runtime.ts';
+import { settingsFromEnv } from '../service/settings.ts';
 import { type CommandBody, EXIT_FAILURE, EXIT_OK, numberOption } from './command.ts';
+
+/** Every stored tenant's line (stored-tenants.ts), through a service that starts no worker. */
+async function storedTenantLines(env: Env, timeoutMs: number): Promise<CheckResult[]> {
+  const settings = await settingsFromEnv(env);
+  if (!settings.tenants) return [];
+  const service = createService(settings);
+  try {
+    return await checkStoredTenants(
+      service,
+      crmKinds(),
+      (kind) => {
+        const config = env.crms[kind];
+        return config === undefined ? [] : crmOf(kind).configuredTenants(config);
+      },
+      crmFeatures({
+        signals: { maxNotesPerRun: env.SIGNALS_MAX_NOTES_PER_RUN },
+        followUps: followUpSettings(env),
+        digest: env.digest,
+      }),
+      timeoutMs,
+    );
+  } catch (err) {
+    return [
+      { name: 'stored tenants', status: 'fail', detail: `cannot read them: ${(err as Error).message}` },
+    ];
+  } finally {
+    await service.close();
+  }
+}
 
 const LABEL: Record<CheckStatus, string> = { pass: 'PASS', warn: 'WARN', fail: 'FAIL', skip: 'SKIP' };
 
@@ -44,6 +78,10 @@ ${CRMS.map(
   ) => `  ${c.kind.padEnd(24)} one ${c.accountNoun} read with its credentials (when configured), and a read per
                            enabled feature that needs a scope of its own (a missing one: FAIL)`,
 ).join('\n')}
+  <crm> tenant <id>        per tenant kept in the database (tenants add, an install): one page of
+                           accounts, and the owners where a feature reads them, with its own token
+                           (refused, or a scope missing: FAIL); stored ones that cannot be decrypted
+                           with TOKEN_ENCRYPTION_KEY: FAIL as "stored tenants"
   workers                  BullMQ's workers on the enrich queues: none with jobs waiting FAIL, none
                            and nothing waiting WARN
   <crm> <tenant> daily     per tenant, the daily API calls its CRM last reported used and left
@@ -120,6 +158,8 @@ Options:
         ...checkCrms(env, timeoutMs),
       ]);
       for (const r of results) print(r);
+      const databaseOk = results.some((r) => r.name === 'database' && r.status !== 'fail');
+      if (!redisFailed && databaseOk) for (const r of await storedTenantLines(env, timeoutMs)) print(r);
       if (redisFailed) print({ name: 'workers', status: 'skip', detail: 'Redis is not reachable' });
       else {
         print(await checkWorkers(env.REDIS_URL, env.REDIS_PREFIX, timeoutMs));

@@ -2,7 +2,8 @@
 // `tenants add` get our fields at once and their first webhook job writes fields and notes; a portal
 // stored without them (an install whose field creation failed) gets them before its first write;
 // `setup`, `enrich` and `backfill` act on a stored tenant with --tenant (setup on every one with
-// --all-tenants); `digest --now` digests the stored tenants' accounts too, `--tenant` only one's.
+// --all-tenants); `digest --now` digests the stored tenants' accounts too, `--tenant` only one's;
+// `doctor` reads with each stored tenant's token and names a scope one lacks.
 // The real binary and an in-process service share the Redis prefix and the database; one HubSpot base
 // URL serves every portal, as api.hubapi.com does (a proxy hands each call to the portal whose token
 // it carries), and each Salesforce org is its own emulator at its own instance URL.
@@ -315,4 +316,20 @@ describe('digest --now', () => {
     // A stored tenant's account the narrowed run left out: reached through its stored connection.
     expect(hsC.store.notesOf(storedOnly).length).toBe(notesC + 1);
   }, 120_000);
+});
+
+describe('doctor', () => {
+  it('reads with every stored tenant’s own token, and fails naming the scope one lacks', async () => {
+    const ok = await cli(['doctor', '--timeout-ms', '8000']);
+    expect(ok.stdout).toMatch(/^PASS {2}hubspot tenant 2002 +its token reads accounts/m);
+    expect(ok.stdout).toMatch(/^PASS {2}salesforce tenant 00DB\w+ +its token reads accounts/m);
+    // The portal's admin unticks the companies scope of the private app.
+    hsB.auth.setPrivateAppScopes(['crm.objects.contacts.read']);
+    const lacking = await cli(['doctor', '--timeout-ms', '8000']);
+    expect(lacking.stdout).toMatch(
+      /^FAIL {2}hubspot tenant 2002 +its token lacks crm\.objects\.companies\.read/m,
+    );
+    expect(lacking.stdout).toMatch(/^PASS {2}hubspot tenant 3003 /m);
+    expect(lacking.code).toBe(1);
+  }, 60_000);
 });
