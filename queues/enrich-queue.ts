@@ -30,6 +30,8 @@ export interface EnrichJobData extends AccountRef {
   cause?: string;
   /** The run it belongs to in the store (a webhook delivery, a backfill, a refresh, a re-enrichment…). */
   runId?: string;
+  /** The HTTP request that queued it (X-Request-Id), carried into the worker's log lines of the job. */
+  requestId?: string;
   /** A person's review decision the job applies (review-instruction.ts). */
   review?: ReviewInstruction;
   /**
@@ -174,6 +176,8 @@ export interface EnrichRequest {
   attempts: number;
   /** The run in the store that every outcome of the job names. */
   runId?: string | undefined;
+  /** The HTTP request that asked for it (X-Request-Id), for the job's log lines. */
+  requestId?: string | undefined;
   cause?: string | undefined;
   review?: ReviewInstruction | undefined;
 }
@@ -184,7 +188,7 @@ export interface EnrichRequest {
  * through it.
  */
 export function enrichJob(ref: AccountRef, trigger: EnrichTrigger, request: EnrichRequest): EnrichJob {
-  const { key, attempts, runId, cause, review } = request;
+  const { key, attempts, runId, requestId, cause, review } = request;
   return {
     name: 'enrich',
     data: {
@@ -194,6 +198,7 @@ export function enrichJob(ref: AccountRef, trigger: EnrichTrigger, request: Enri
       trigger,
       ...(cause !== undefined ? { cause } : {}),
       ...(runId !== undefined ? { runId } : {}),
+      ...(requestId !== undefined ? { requestId } : {}),
       ...(review ? { review } : {}),
     },
     opts: enrichJobOptions(trigger, attempts, runJobIdOf(ref.crm, ref.tenant, ref.accountId, trigger, key)),

@@ -193,6 +193,8 @@ export function startEnrichWorker<R, C = R>(
     const final = err instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
     log?.warn(final ? 'job failed for good' : 'job failed; will retry', {
       jobId: job.id,
+      ...(job.data.runId ? { runId: job.data.runId } : {}),
+      ...('requestId' in job.data && job.data.requestId ? { requestId: job.data.requestId } : {}),
       reason: err.message,
     });
     if (final && options.onFinalFailure) {

@@ -79,6 +79,9 @@ export function startEnrichWorkers(
           tenant: job.data.tenant,
           accountId: result.account.accountId,
           trigger: job.data.trigger,
+          // What links this line to the request that queued it (its log line names the same run).
+          ...(job.data.runId ? { runId: job.data.runId } : {}),
+          ...('requestId' in job.data && job.data.requestId ? { requestId: job.data.requestId } : {}),
           status: result.status,
           fieldsWritten: Object.keys(result.written).length,
           notesCreated: result.notes.created.length,
