@@ -83,3 +83,18 @@ export function clipText(text: string, max: number): string {
   const head = space >= max - 1 - 40 && space > 0 ? cut.slice(0, space).trimEnd() : cut;
   return `${head}…`;
 }
+
+/** A tag (`<img …>`, `</b>`, `<!-- …`) up to its closing bracket, or to the end when it has none. */
+const TAG = /<[^<>]*(?:>|$)/g;
+/** Control characters (C0, DEL, C1) and the bidi overrides that can make a text read as another. */
+const CONTROL = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu;
+
+/**
+ * Text from a header or a person (a Salesforce user, a rejection's reason) as we write it into a CRM
+ * field, note or task: plain words only. Our pages escape it, but the CRM's own pages and reports,
+ * exports and integrations downstream may not, so a tag is dropped whole, a stray bracket with it, and
+ * control characters become one space.
+ */
+export function plainText(value: string): string {
+  return value.replace(TAG, '').replace(/[<>]/g, '').replace(CONTROL, ' ').replace(/ {2,}/g, ' ').trim();
+}
