@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { PermissionRefusal } from '../../connectors/permission-refusals.ts';
 import { isCrmKind } from '../../connectors/registry.ts';
 import { ActionProblem, type RefreshActions } from '../api/actions.ts';
+import { answerUnavailable, sendUnavailable } from '../api/unavailable.ts';
 import type { ReviewService } from '../review/service.ts';
 import { formatPath } from '../shared/format-path.ts';
 import { jsonDepthProblem, refuseBadText } from '../shared/text.ts';
@@ -118,8 +119,11 @@ export function adminRouter(options: {
     }
   });
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof ActionProblem && err.status === 503)
+      return sendUnavailable(res, err.code, err.message);
     if (err instanceof ActionProblem)
       return void res.status(err.status).json({ error: err.code, message: err.message });
+    if (answerUnavailable(res, err)) return;
     next(err);
   });
   return router;

@@ -35,6 +35,7 @@ import { addHistoryRoutes } from './history-routes.ts';
 import { jobView } from './job-view.ts';
 import { addReviewRoutes } from './review-routes.ts';
 import { addRunRoutes } from './runs-routes.ts';
+import { answerUnavailable, sendUnavailable } from './unavailable.ts';
 import { addUndoRoutes, type UndoRouteOptions } from './undo-routes.ts';
 
 export interface ApiOptions {
@@ -320,6 +321,10 @@ export function apiRouter(options: ApiOptions): express.Router {
     accountId: string,
     fields: readonly string[] = Object.values(P),
   ) {
+    // The CRM's call budget lives in Redis, and a connector's connection waits for Redis to come back
+    // (a worker's must): a read while it is down would hang the request, so it is answered now.
+    if (options.redis.status !== 'ready')
+      throw new ApiProblem(503, 'queue_unavailable', 'Redis is unavailable (not connected); retry later');
     try {
       return await options.connectorFor(crm, tenant).getAccount(accountId, fields);
     } catch (err) {
@@ -330,8 +335,11 @@ export function apiRouter(options: ApiOptions): express.Router {
   }
 
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof ActionProblem && err.status === 503)
+      return sendUnavailable(res, err.code, err.message);
     if (err instanceof ActionProblem)
       return void res.status(err.status).json({ error: err.code, message: err.message });
+    if (answerUnavailable(res, err)) return;
     if ((err as { type?: string }).type === 'entity.too.large')
       return void res
         .status(413)
