@@ -92,4 +92,5 @@ export const UNIT_TEST_FILES = [
   'test/undo/compare-retry.test.ts',
   'test/undo/superseded-plan.test.ts',
   'test/webhooks/auth-before-parse.test.ts',
+  'test/webhooks/bounded-inputs.test.ts',
 ];
