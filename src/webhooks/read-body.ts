@@ -17,7 +17,7 @@ const tooLarge = (max: number): InboundRefusal => ({
   ok: false,
   status: 413,
   error: 'payload_too_large',
-  message: `the body is larger than ${max} bytes`,
+  message: `the body is too large (over ${max} bytes)`,
 });
 
 export function readBody(
