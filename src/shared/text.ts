@@ -101,8 +101,11 @@ export function clipText(text: string, max: number): string {
   return `${head}…`;
 }
 
-/** A tag (`<img …>`, `</b>`, `<!-- …`) up to its closing bracket, or to the end when it has none. */
-const TAG = /<[^<>]*(?:>|$)/g;
+/**
+ * A tag (`<img …>`, `</b>`, `<!-- …`) up to its closing bracket, or to the end when it has none; a `<`
+ * before a space or a digit ("1 < 2") starts none, and only the bracket goes.
+ */
+const TAG = /<[A-Za-z/!?][^<>]*(?:>|$)/g;
 /** Control characters (C0, DEL, C1) and the bidi overrides that can make a text read as another. */
 const CONTROL = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu;
 
@@ -133,6 +136,17 @@ export function xmlShapeProblem(
     const at = xml.indexOf(end, from);
     return at < 0 ? xml.length : at + end.length;
   };
+  // The next '>' and '=' at or after where the scan is, found forward only: a body of `<a` or of
+  // `<a/>` without one '=' is scanned once, never once per element.
+  const NONE = Number.POSITIVE_INFINITY;
+  /** The first `c` at or after `at`, reusing `known` when it is one (or when there is none left). */
+  const nextOf = (c: string, at: number, known: number) => {
+    if (known >= at) return known;
+    const found = xml.indexOf(c, at);
+    return found < 0 ? NONE : found;
+  };
+  let gt = -1;
+  let eq = -1;
   for (let i = xml.indexOf('<'); i >= 0 && i < xml.length; i = xml.indexOf('<', i)) {
     const next = xml.charCodeAt(i + 1);
     if (next === 0x2f /* / */) {
@@ -143,10 +157,11 @@ export function xmlShapeProblem(
     else if (xml.startsWith('<![CDATA[', i)) i = skip(i + 9, ']]>');
     else {
       if (++elements > limits.maxElements) return `more than ${limits.maxElements} XML elements`;
-      const end = xml.indexOf('>', i);
-      if (end < 0) break;
+      gt = nextOf('>', i, gt);
+      if (gt === NONE) break;
+      const end = gt;
       // Each attribute has its '=' (one inside a quoted value counts too: a bound, not a parse).
-      for (let eq = xml.indexOf('=', i); eq >= 0 && eq < end; eq = xml.indexOf('=', eq + 1))
+      for (eq = nextOf('=', i, eq); eq < end; eq = nextOf('=', eq + 1, -1))
         if (++attributes > maxAttributes) return `more than ${maxAttributes} XML attributes`;
       if (xml.charCodeAt(end - 1) !== 0x2f && ++depth > limits.maxDepth)
         return `XML nested deeper than ${limits.maxDepth} levels`;
