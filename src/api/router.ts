@@ -31,6 +31,7 @@ import { entryOf, type OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import { ActionProblem, refreshActions } from './actions.ts';
 import { type ApiAuthOptions, authenticate, type Caller, describeCaller, mayAct } from './authenticate.ts';
+import { refuseDeclaredOver } from './declared-length.ts';
 import { addHistoryRoutes } from './history-routes.ts';
 import { jobView } from './job-view.ts';
 import { addReviewRoutes } from './review-routes.ts';
@@ -151,6 +152,7 @@ export function apiRouter(options: ApiOptions): express.Router {
       if (problem) return void res.status(415).json({ error: 'unsupported_media_type', message: problem });
       next();
     },
+    refuseDeclaredOver(64 * 1024, 'the body is larger than 64 kB'),
     express.raw({ type: () => true, limit: '64kb' }),
     async (req: Request, res: Response, next: NextFunction) => {
       const base = options.publicBaseUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`;
