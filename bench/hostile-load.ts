@@ -4,8 +4,9 @@
 // /healthz p50/p90, the service's longest event-loop block (perf_hooks.monitorEventLoopDelay, in the
 // service's process) and the answers the hostile requests got. Not part of CI or `npm run bench`:
 //   node bench/hostile-load.ts [--seconds 3] [--kinds hubspot-bad-signature,…]
-// The load and the /healthz probe run in processes of their own (this file, forked with --load and
-// --probe), so that building and sending 1 MB bodies never delays the probe or the service.
+// The load, the /healthz probe and the emulators run in processes of their own (this file, forked with
+// --load, --probe and --emulators), so that building and sending 1 MB bodies, or the emulators' heap,
+// never delays the probe or the service. Size: the four roles stay in one file so it can fork itself.
 import { type ChildProcess, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';

@@ -10,3 +10,14 @@ export const rejectedReason = (actor: string, reason: string): string =>
 /** The reason of a confirmed match: who confirmed which buyer, and the score it had as a candidate. */
 export const confirmedReason = (actor: string, buyerName: string, score: number | null | undefined): string =>
   `Confirmed by ${plainText(actor) || 'someone'}: ${plainText(buyerName)}${typeof score === 'number' ? ` (candidate score ${score.toFixed(2)})` : ''}`;
+
+/** The reason of a re-search a person asked for: who, under which name and state, then the resolver's. */
+export const researchedReason = (
+  actor: string,
+  name: string | null | undefined,
+  state: string | null | undefined,
+  explanation: string,
+): string => {
+  const place = state ? ` in ${plainText(state)}` : '';
+  return `Re-searched by ${plainText(actor) || 'someone'} as "${plainText(name ?? '')}"${place}: ${explanation}`;
+};

@@ -1,10 +1,10 @@
-// The one HTTP receiver for every CRM's event deliveries: read the raw bytes, let the CRM's handler
-// (connectors/<crm>/) verify and parse them (read-body.ts: read as they arrive, a streamed signature
-// check refusing a forged delivery before it is held whole or parsed), record the delivery as one run, queue one enrich job per
-// account event (each naming the run), and acknowledge only once the jobs are in Redis, so an
-// acknowledged delivery is never lost. A store or Redis outage gets the CRM's "retry later" answer
-// (nothing queued yet, or nothing acknowledged); the run's key and the job ids make re-deliveries
-// and duplicates the same run and no new jobs.
+// The one HTTP receiver for every CRM's event deliveries: read the raw bytes as they arrive
+// (read-body.ts: a CRM's streamed signature check refuses a forged delivery before it is held whole or
+// parsed), let the CRM's handler (connectors/<crm>/) verify and parse them, record the delivery as one
+// run, queue one enrich job per account event (each naming the run), and acknowledge only once the
+// jobs are in Redis, so an acknowledged delivery is never lost. A store or Redis outage gets the CRM's
+// "retry later" answer (nothing queued yet, or nothing acknowledged); the run's key and the job ids
+// make re-deliveries and duplicates the same run and no new jobs.
 import { createHash } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import type { InboundEventHandler, InboundReply } from '../../connectors/types.ts';

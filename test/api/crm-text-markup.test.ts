@@ -1,6 +1,7 @@
 // Text we write into a CRM from a header or a person's input carries no markup (issue 45, item 5): a
 // Salesforce user header and a rejection's reason with tags end up in the account's "Rejected by …"
-// field as plain words, through the quick action's v3-signed call and the HubSpot card's signed call.
+// field as plain words, through the quick action's v3-signed call and the HubSpot card's signed call,
+// and so does the name a person re-searches with.
 // Our pages escape such text; the CRM's own pages, reports and exports may not.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -91,5 +92,32 @@ describe('a rejection written into the CRM', () => {
     const reason = String(t.hs.store.getCompany(id)?.values.get(P.matchReason));
     expect(reason).not.toMatch(MARKUP);
     expect(reason).toBe(`Rejected by hubspot ${portal} jane@example.com: click me`);
+  });
+
+  it('holds no markup from the name a person re-searches with', async () => {
+    const portal = String(t.hs.portalId);
+    const id = t.hs.store.createCompany({ name: 'Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
+    const path = `/api/accounts/hubspot/${id}/research?portalId=${portal}&userId=7&userEmail=jane%40example.com`;
+    const body = JSON.stringify({
+      tenant: portal,
+      name: 'City of <i>Austin</i><svg/onload=x()>',
+      state: 'TX',
+    });
+    const timestamp = String(Date.now());
+    const res = await post(path, body, {
+      'x-hubspot-signature-v3': hubspotSignatureV3(
+        t.hs.clientSecret,
+        'POST',
+        `${t.base}${path}`,
+        body,
+        timestamp,
+      ),
+      'x-hubspot-request-timestamp': timestamp,
+    });
+    expect(res.status).toBe(202);
+    await completedJob(t.service, String(res.body.jobId));
+    const reason = String(t.hs.store.getCompany(id)?.values.get(P.matchReason));
+    expect(reason).not.toMatch(MARKUP);
+    expect(reason).toMatch(/^Re-searched by hubspot \d+ jane@example.com as "City of Austin" in TX: /);
   });
 });
