@@ -5,6 +5,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { type SignalJob, signalJobFor } from '../../queues/signal-queue.ts';
+import { RETRY_AFTER_SECONDS } from '../api/unavailable.ts';
 import { contentTypeProblem } from '../shared/content-type.ts';
 import type { LogPort } from '../shared/log.ts';
 import { jsonShapeProblem } from '../shared/text.ts';
@@ -130,6 +131,7 @@ export function buyerIntelWebhookRouter(options: BuyerIntelWebhookOptions): expr
         if (job) await options.enqueue(job);
       } catch {
         log?.warn('buyer-intel webhook could not be queued; the provider will retry', { webhookId: id });
+        res.set('Retry-After', String(RETRY_AFTER_SECONDS));
         return reply(res, 503, { error: 'unavailable', message: 'could not queue the event; retry later' });
       }
       // Set only after the job is durable: a crash before this line makes the re-delivery enqueue the

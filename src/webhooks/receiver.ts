@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
 import type { InboundEventHandler, InboundReply } from '../../connectors/types.ts';
 import { type EnrichJob, jobForEvent } from '../../queues/enrich-queue.ts';
+import { RETRY_AFTER_SECONDS } from '../api/unavailable.ts';
 import { contentTypeProblem } from '../shared/content-type.ts';
 import type { Store } from '../store/store.ts';
 import { readBody } from './read-body.ts';
@@ -33,6 +34,12 @@ export interface WebhookReceiverOptions {
 
 function send(res: Response, reply: InboundReply): void {
   res.status(reply.status).type(reply.contentType).send(reply.body);
+}
+
+/** The CRM's "retry later", with the Retry-After every route's 503 carries (src/api/unavailable.ts). */
+function unavailable(res: Response, handler: InboundEventHandler): void {
+  res.set('Retry-After', String(RETRY_AFTER_SECONDS));
+  send(res, handler.unavailable());
 }
 
 /** A refusal before the body was read whole: the rest is dropped with the connection (no waiting). */
@@ -103,12 +110,12 @@ export function webhookReceiver(
         runId = run.id;
       } catch {
         // Nothing queued: the CRM's retry finds the store back and loses nothing.
-        return send(res, handler.unavailable());
+        return unavailable(res, handler);
       }
       try {
         await options.enqueue([...jobs.values()].map((j) => ({ ...j, data: { ...j.data, runId } })));
       } catch {
-        return send(res, handler.unavailable());
+        return unavailable(res, handler);
       }
       // The request's log line names the run and the jobs it queued (http-app.ts): a delivery is
       // followed to its jobs' lines by their ids. The first 20 ids; the run holds them all.

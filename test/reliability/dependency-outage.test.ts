@@ -7,6 +7,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
@@ -90,11 +91,20 @@ afterAll(async () => {
 });
 
 /** Every route of the API and of the admin pages, each with a request its checks let through. */
-function routes(): { method: string; path: string; body?: unknown }[] {
+function routes(): { method: string; path: string; body?: unknown; headers?: Record<string, string> }[] {
   const tenant = String(hs.portalId);
   const account = `/api/accounts/hubspot/${company}`;
   const ref = { crm: 'hubspot', tenant, accountId: company };
   const buyerId = randomUUID();
+  const webhook = [
+    {
+      eventId: Date.now(),
+      subscriptionType: 'company.creation',
+      portalId: hs.portalId,
+      objectId: Number(company),
+      occurredAt: Date.now(),
+    },
+  ];
   return [
     { method: 'POST', path: '/api/refresh', body: { crm: 'hubspot', accountId: company } },
     { method: 'GET', path: `/api/jobs/hubspot.${tenant}.${company}.refresh.1` },
@@ -123,19 +133,37 @@ function routes(): { method: string; path: string; body?: unknown }[] {
     { method: 'GET', path: `/admin/history/hubspot/${company}?tenant=${tenant}` },
     { method: 'GET', path: '/admin/runs/1' },
     { method: 'GET', path: '/admin/queues/api/queues' },
+    // The webhooks did answer 503 already; now with Retry-After too.
+    { method: 'POST', path: '/webhooks/hubspot', body: webhook, headers: hubspotSigned(webhook) },
   ];
+}
+
+/** HubSpot's v3 signature over the body as the test sends it (JSON.stringify). */
+function hubspotSigned(body: unknown): Record<string, string> {
+  const timestamp = String(Date.now());
+  const uri = `${base}/webhooks/hubspot`;
+  return {
+    'x-hubspot-request-timestamp': timestamp,
+    'x-hubspot-signature-v3': hubspotSignatureV3(
+      hs.clientSecret,
+      'POST',
+      uri,
+      JSON.stringify(body),
+      timestamp,
+    ),
+  };
 }
 
 /** Each route's answer: status, Retry-After, and the message of a JSON error body. */
 async function callEvery() {
   const basic = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
   return Promise.all(
-    routes().map(async ({ method, path, body }) => {
+    routes().map(async ({ method, path, body, headers }) => {
       const route = `${method} ${path}`;
       const res = await fetch(`${base}${path}`, {
         method,
         headers: {
-          authorization: path.startsWith('/admin') ? basic : `Bearer ${API_KEY}`,
+          ...(headers ?? { authorization: path.startsWith('/admin') ? basic : `Bearer ${API_KEY}` }),
           ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -161,13 +189,14 @@ function expectOnly503s(answers: Awaited<ReturnType<typeof callEvery>>, down: st
   expect(failures.filter((a) => a.status !== 503)).toEqual([]);
   for (const a of failures) {
     expect([a.route, typeof a.message]).toEqual([a.route, 'string']);
-    expect([a.route, a.error]).toEqual([a.route, down]);
+    // A CRM's webhook answers in its own words (HubSpot: queue_unavailable whichever is down).
+    if (!a.route.includes('/webhooks/')) expect([a.route, a.error]).toEqual([a.route, down]);
     expect([a.route, String(a.message)]).toEqual([a.route, expect.stringMatching(/try again|retry later/)]);
     expect([a.route, Number(a.retryAfter)]).toEqual([a.route, expect.any(Number)]);
     expect(Number(a.retryAfter)).toBeGreaterThan(0);
   }
-  const refresh = answers.find((a) => a.route === 'POST /api/refresh');
-  expect(refresh?.status).toBe(503);
+  for (const needsBoth of ['POST /api/refresh', 'POST /webhooks/hubspot'])
+    expect([needsBoth, answers.find((a) => a.route === needsBoth)?.status]).toEqual([needsBoth, 503]);
 }
 
 describe('every API and admin route while a dependency is down', () => {
