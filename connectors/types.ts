@@ -339,6 +339,12 @@ export type InboundParseResult =
     }
   | InboundRefusal;
 
+/** A check over the body's bytes in the order they arrive: `end` says whether they pass. */
+export interface InboundBodyCheck {
+  update(chunk: Buffer): void;
+  end(): InboundRefusal | undefined;
+}
+
 /** What to answer the CRM: each CRM has its own acknowledgement and fault formats. */
 export interface InboundReply {
   status: number;
@@ -361,6 +367,14 @@ export interface InboundEventHandler {
    * unauthenticated caller costs no body read and no parse; undefined: go on.
    */
   admits?(request: Omit<InboundRequest, 'body'>): InboundRefusal | undefined;
+  /**
+   * A signature check fed the body's bytes as they arrive (an HMAC updated per chunk), so that a
+   * forged delivery is refused without the body ever being held, decoded or parsed; `parse` still
+   * checks it whole. Undefined: the body goes to `parse` alone.
+   */
+  bodyCheck?(request: Omit<InboundRequest, 'body'>): InboundBodyCheck;
+  /** The largest body this CRM sends (its batch limit with room); the receiver's cap when smaller. */
+  readonly maxBodyBytes?: number;
   /** The events are in the queue: acknowledge so the CRM stops re-delivering. */
   accepted(summary: { received: number; enqueued: number; ignored: number }): InboundReply;
   /** The delivery is bad: the CRM's error format, status 4xx. */

@@ -96,4 +96,6 @@ export const UNIT_TEST_FILES = [
   'test/undo/plan-later-match.test.ts',
   'test/undo/superseded-plan.test.ts',
   'test/webhooks/auth-before-parse.test.ts',
+  'test/webhooks/bounded-inputs.test.ts',
+  'test/shared/plain-text-and-outages.test.ts',
 ];

@@ -4,11 +4,25 @@
 // never trigger another enrichment.
 import { z } from 'zod';
 import { formatPath } from '../../src/shared/format-path.ts';
+import { jsonShapeProblem } from '../../src/shared/text.ts';
 import type { AccountEvent, InboundEventHandler, InboundReply } from '../types.ts';
 import { hubspotId } from './ids.ts';
-import { verifyHubSpotRequest } from './webhook-signature.ts';
+import {
+  hubspotHeadersProblem,
+  streamedHubSpotSignature,
+  verifyHubSpotRequest,
+} from './webhook-signature.ts';
 
 export const HUBSPOT_MAX_EVENTS = 100;
+/**
+ * A delivery's size and shape: at most 100 events, each a flat object of a dozen fields (~300 bytes),
+ * so 256 KiB and 8 levels leave room, and 5,000 values (~40 a event) too. Checked in one pass over the
+ * text before JSON.parse, so a signed 1 MB body of 350,000 empty objects or 500,000 nested arrays
+ * costs a scan, not a parse and a schema check of each (0.6-0.8 s of the event loop each).
+ */
+export const HUBSPOT_MAX_BODY_BYTES = 256 * 1024;
+const MAX_DEPTH = 8;
+const MAX_VALUES = 5_000;
 
 /** A HubSpot id: a positive whole number, as a JSON number or a string of digits; kept canonical. */
 const hubspotIdSchema = z.union([z.number(), z.string()]).transform((raw, ctx) => {
@@ -47,6 +61,13 @@ export interface HubSpotEventOptions {
   now?: () => number;
 }
 
+const invalidSignature = (message: string) => ({
+  ok: false as const,
+  status: 401 as const,
+  error: 'invalid_signature',
+  message,
+});
+
 const json = (status: number, body: unknown): InboundReply => ({
   status,
   contentType: 'application/json; charset=utf-8',
@@ -58,9 +79,31 @@ export function hubspotEventHandler(options: HubSpotEventOptions): InboundEventH
   return {
     kind: 'hubspot',
     contentTypes: ['application/json'],
+    maxBodyBytes: HUBSPOT_MAX_BODY_BYTES,
+    admits(request) {
+      const problem = hubspotHeadersProblem(request.headers, options.now?.());
+      return problem ? invalidSignature(problem) : undefined;
+    },
+    bodyCheck(request) {
+      const signature = streamedHubSpotSignature(
+        options.clientSecret,
+        request.method,
+        request.url,
+        request.headers['x-hubspot-request-timestamp'] ?? '',
+      );
+      return {
+        update: signature.update,
+        end: () =>
+          signature.matches(request.headers['x-hubspot-signature-v3'] ?? '')
+            ? undefined
+            : invalidSignature('signature does not match'),
+      };
+    },
     parse(request) {
       const check = verifyHubSpotRequest(request, options.clientSecret, options.now?.());
-      if (!check.ok) return { ok: false, status: 401, error: 'invalid_signature', message: check.reason };
+      if (!check.ok) return invalidSignature(check.reason);
+      const shape = jsonShapeProblem(request.body, { maxDepth: MAX_DEPTH, maxValues: MAX_VALUES });
+      if (shape) return { ok: false, status: 400, error: 'invalid_batch', message: shape };
       let body: unknown;
       try {
         body = JSON.parse(request.body);

@@ -41,6 +41,50 @@ export function hubspotSignatureV3(
 
 export type SignatureCheck = { ok: true } | { ok: false; reason: string };
 
+/** base64 of an HMAC-SHA256, as HubSpot writes it: 43 letters and one '=' of padding. */
+const SIGNATURE_V3 = /^[A-Za-z0-9+/]{43}=$/;
+
+/**
+ * What the headers alone can refuse, before the body is read: a missing or malformed signature, a
+ * timestamp outside the 5-minute window. The signature covers the timestamp, so a forger gains nothing
+ * by one that passes here.
+ */
+export function hubspotHeadersProblem(
+  headers: Readonly<Record<string, string | undefined>>,
+  now = Date.now(),
+): string | undefined {
+  const signature = headers['x-hubspot-signature-v3'];
+  const timestamp = headers['x-hubspot-request-timestamp'];
+  if (!signature || !timestamp) return 'missing X-HubSpot-Signature-v3 or X-HubSpot-Request-Timestamp';
+  if (!SIGNATURE_V3.test(signature)) return 'signature does not match';
+  const ts = Number(timestamp);
+  if (!/^\d{1,16}$/.test(timestamp) || !Number.isFinite(ts))
+    return 'X-HubSpot-Request-Timestamp is not a number';
+  const age = now - ts;
+  if (age > SIGNATURE_TOLERANCE_MS) return 'timestamp older than 5 minutes';
+  if (age < -SIGNATURE_TOLERANCE_MS) return 'timestamp in the future';
+  return undefined;
+}
+
+/**
+ * The v3 signature computed over the body as it arrives, one chunk at a time: `matches()` once the
+ * body is in. The bytes are hashed as sent (HubSpot signs the UTF-8 of its JSON).
+ */
+export function streamedHubSpotSignature(
+  secret: string,
+  method: string,
+  uri: string,
+  timestamp: string,
+): { update(chunk: Buffer): void; matches(signature: string): boolean } {
+  const hmac = createHmac('sha256', secret).update(`${method.toUpperCase()}${hubspotSigningUri(uri)}`);
+  return {
+    update: (chunk) => {
+      hmac.update(chunk);
+    },
+    matches: (signature) => sameText(signature, hmac.update(timestamp).digest('base64')),
+  };
+}
+
 export function verifyHubSpotSignatureV3(input: {
   secret: string;
   method: string;

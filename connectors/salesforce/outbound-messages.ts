@@ -9,6 +9,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { z } from 'zod';
 import { oneOf } from '../../src/shared/compare.ts';
 import { formatPath } from '../../src/shared/format-path.ts';
+import { xmlShapeProblem } from '../../src/shared/text.ts';
 import type { AccountEvent, InboundEventHandler, InboundReply } from '../types.ts';
 import { id15, isSalesforceId, salesforceId18 } from './ids.ts';
 
@@ -97,14 +98,17 @@ export interface OutboundMessageOptions {
  * it is refused before parsing.
  */
 export const SALESFORCE_MAX_ATTRIBUTES = 2_000;
-const ATTRIBUTE = /\s[A-Za-z_][\w:.-]*\s*=\s*["']/g;
 /**
  * The same for elements: a message holds at most 100 Notifications (Salesforce's batch), each its
  * sObject's selected fields (we ask for Id and Name); 10,000 leaves room for ~90 fields each. 200,000
  * empty elements (~1 MB, under the body cap) cost the parser 1.4 s of the event loop.
  */
 export const SALESFORCE_MAX_ELEMENTS = 10_000;
-const ELEMENT = /<[A-Za-z_]/g;
+/**
+ * An Outbound Message nests 6 levels (Envelope, Body, notifications, Notification, sObject, a field);
+ * 9,000 levels under the element cap cost the parser ~0.7 s, so the depth is bounded in the same pass.
+ */
+export const SALESFORCE_MAX_DEPTH = 16;
 
 const ORG_ID = /<(?:[A-Za-z_][\w.-]*:)?OrganizationId>\s*([A-Za-z0-9]{15,18})\s*<\//;
 
@@ -155,14 +159,13 @@ export function salesforceOutboundHandler(options: OutboundMessageOptions): Inbo
       const statedOrg = id15(stated);
       if (!options.isKnownOrg(statedOrg) || !oneOf(token, options.tokensOf(statedOrg)))
         return forbidden(`the token is not valid for OrganizationId ${stated}`);
-      let attributes = 0;
-      for (ATTRIBUTE.lastIndex = 0; ATTRIBUTE.exec(xml) !== null; )
-        if (++attributes > SALESFORCE_MAX_ATTRIBUTES)
-          return bad(`more than ${SALESFORCE_MAX_ATTRIBUTES} XML attributes: not an Outbound Message`);
-      let elements = 0;
-      for (ELEMENT.lastIndex = 0; ELEMENT.exec(xml) !== null; )
-        if (++elements > SALESFORCE_MAX_ELEMENTS)
-          return bad(`more than ${SALESFORCE_MAX_ELEMENTS} XML elements: not an Outbound Message`);
+      // One pass bounds elements, their depth and attributes before the parser builds anything.
+      const shape = xmlShapeProblem(xml, {
+        maxDepth: SALESFORCE_MAX_DEPTH,
+        maxElements: SALESFORCE_MAX_ELEMENTS,
+        maxAttributes: SALESFORCE_MAX_ATTRIBUTES,
+      });
+      if (shape) return bad(`${shape}: not an Outbound Message`);
       let parsed: unknown;
       try {
         parsed = parser.parse(xml, true);

@@ -7,6 +7,8 @@ import { z } from 'zod';
 import type { PermissionRefusal } from '../../connectors/permission-refusals.ts';
 import { isCrmKind } from '../../connectors/registry.ts';
 import { ActionProblem, type RefreshActions } from '../api/actions.ts';
+import { refuseDeclaredOver } from '../api/declared-length.ts';
+import { answerUnavailable, sendUnavailable } from '../api/unavailable.ts';
 import type { ReviewService } from '../review/service.ts';
 import { formatPath } from '../shared/format-path.ts';
 import { jsonDepthProblem, refuseBadText } from '../shared/text.ts';
@@ -58,7 +60,7 @@ export function adminRouter(options: {
     }
   });
 
-  const json = express.json({
+  const parseJson = express.json({
     limit: '16kb',
     reviver: refuseBadText,
     // Before the parser spends stack on it (jsonDepthProblem); answered as malformed JSON (400).
@@ -67,6 +69,9 @@ export function adminRouter(options: {
       if (deep) throw Object.assign(new SyntaxError(deep), { status: 400, type: 'entity.parse.failed' });
     },
   });
+  const declared = refuseDeclaredOver(16 * 1024, 'the body is too large');
+  const json: express.RequestHandler = (req, res, next) =>
+    declared(req, res, (err?: unknown) => (err ? next(err) : parseJson(req, res, next)));
   const body = <T>(schema: z.ZodType<T>, req: Request): T => {
     if (!req.is('application/json')) throw new ActionProblem(415, 'unsupported_media_type', 'send JSON');
     const parsed = schema.safeParse(req.body);
@@ -118,8 +123,11 @@ export function adminRouter(options: {
     }
   });
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof ActionProblem && err.status === 503)
+      return sendUnavailable(res, err.code, err.message);
     if (err instanceof ActionProblem)
       return void res.status(err.status).json({ error: err.code, message: err.message });
+    if (answerUnavailable(res, err)) return;
     next(err);
   });
   return router;

@@ -5,7 +5,7 @@ const DEFAULT_DESCRIPTIONS: Readonly<Record<number, string>> = {
   401: 'Not authenticated',
   403: 'The caller may not do this',
   404: 'Not found',
-  503: 'A store or queue is unavailable; try again',
+  503: 'Redis or the database is unavailable; try again after Retry-After seconds',
 };
 
 /** `{ "400": {…}, "401": {…} }` for the given codes; `said` words a code for this operation. */

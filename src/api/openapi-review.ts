@@ -89,7 +89,7 @@ export const REVIEW_PATHS = {
             },
           },
         },
-        ...err([400, 401, 403]),
+        ...err([400, 401, 403, 503]),
       },
     },
   },
@@ -103,7 +103,7 @@ export const REVIEW_PATHS = {
         q('after', { type: 'string' }),
         q('limit', { type: 'integer', minimum: 1, maximum: 200, default: 50 }),
       ],
-      responses: { '200': { description: 'Groups and the next cursor' }, ...err([400, 401, 403]) },
+      responses: { '200': { description: 'Groups and the next cursor' }, ...err([400, 401, 403, 503]) },
     },
   },
   '/api/review/approve': {
@@ -140,7 +140,7 @@ export const REVIEW_PATHS = {
       responses: {
         '200': { description: 'The preview: { preview: true, count, sample }' },
         '202': { description: 'Approved: { preview: false, runId, approved, skipped }' },
-        ...err([400, 401, 403]),
+        ...err([400, 401, 403, 503]),
       },
     },
   },
@@ -154,14 +154,14 @@ export const REVIEW_PATHS = {
         additionalProperties: false,
         properties: { tenant: { type: 'string' }, reason: { type: 'string', maxLength: 500 } },
       }),
-      responses: { '202': queuedDecision, ...err([400, 401, 403]) },
+      responses: { '202': queuedDecision, ...err([400, 401, 403, 503]) },
     },
   },
   '/api/accounts/{crm}/{accountId}/clear': {
     post: {
       summary: 'Clear a rejection: the account is resolved again',
       parameters: path,
-      responses: { '202': queuedDecision, ...err([400, 401, 403]) },
+      responses: { '202': queuedDecision, ...err([400, 401, 403, 503]) },
     },
   },
   '/api/accounts/{crm}/{accountId}/research': {
@@ -173,7 +173,7 @@ export const REVIEW_PATHS = {
         additionalProperties: false,
         properties: { tenant: { type: 'string' }, name: { type: 'string' }, state: { type: 'string' } },
       }),
-      responses: { '202': queuedDecision, ...err([400, 401, 403]) },
+      responses: { '202': queuedDecision, ...err([400, 401, 403, 503]) },
     },
   },
 } as const;

@@ -20,7 +20,7 @@ const DESCRIPTIONS: Record<number, string> = {
   404: 'Not found',
   413: 'Body too large',
   502: 'The CRM failed',
-  503: 'The queue is unavailable; try again',
+  503: 'Redis or the database is unavailable; try again after Retry-After seconds',
 };
 const signedSchemes = CRMS.flatMap((c) => (c.signedRequestScheme ? [c.signedRequestScheme] : []));
 
@@ -133,7 +133,7 @@ export const OPENAPI = {
               },
             },
           },
-          ...errors(401, 404),
+          ...errors(401, 404, 503),
         },
       },
     },
@@ -180,7 +180,7 @@ export const OPENAPI = {
               },
             },
           },
-          ...errors(400, 401, 403, 404, 502),
+          ...errors(400, 401, 403, 404, 502, 503),
         },
       },
     },

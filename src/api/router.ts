@@ -31,10 +31,12 @@ import { entryOf, type OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import { ActionProblem, refreshActions } from './actions.ts';
 import { type ApiAuthOptions, authenticate, type Caller, describeCaller, mayAct } from './authenticate.ts';
+import { refuseDeclaredOver } from './declared-length.ts';
 import { addHistoryRoutes } from './history-routes.ts';
 import { jobView } from './job-view.ts';
 import { addReviewRoutes } from './review-routes.ts';
 import { addRunRoutes } from './runs-routes.ts';
+import { answerUnavailable, sendUnavailable } from './unavailable.ts';
 import { addUndoRoutes, type UndoRouteOptions } from './undo-routes.ts';
 
 export interface ApiOptions {
@@ -150,6 +152,7 @@ export function apiRouter(options: ApiOptions): express.Router {
       if (problem) return void res.status(415).json({ error: 'unsupported_media_type', message: problem });
       next();
     },
+    refuseDeclaredOver(64 * 1024, 'the body is larger than 64 kB'),
     express.raw({ type: () => true, limit: '64kb' }),
     async (req: Request, res: Response, next: NextFunction) => {
       const base = options.publicBaseUrl?.replace(/\/+$/, '') ?? `${req.protocol}://${req.get('host')}`;
@@ -320,6 +323,10 @@ export function apiRouter(options: ApiOptions): express.Router {
     accountId: string,
     fields: readonly string[] = Object.values(P),
   ) {
+    // The CRM's call budget lives in Redis, and a connector's connection waits for Redis to come back
+    // (a worker's must): a read while it is down would hang the request, so it is answered now.
+    if (options.redis.status !== 'ready')
+      throw new ApiProblem(503, 'queue_unavailable', 'Redis is unavailable (not connected); retry later');
     try {
       return await options.connectorFor(crm, tenant).getAccount(accountId, fields);
     } catch (err) {
@@ -330,8 +337,11 @@ export function apiRouter(options: ApiOptions): express.Router {
   }
 
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
+    if (err instanceof ActionProblem && err.status === 503)
+      return sendUnavailable(res, err.code, err.message);
     if (err instanceof ActionProblem)
       return void res.status(err.status).json({ error: err.code, message: err.message });
+    if (answerUnavailable(res, err)) return;
     if ((err as { type?: string }).type === 'entity.too.large')
       return void res
         .status(413)

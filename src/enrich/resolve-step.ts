@@ -3,6 +3,7 @@
 import type { AccountRef, AccountSnapshot, FieldLimits } from '../../connectors/types.ts';
 import { PROVENANCE_FIELDS as P } from '../map/field-definitions.ts';
 import type { MatchDecision } from '../resolve/types.ts';
+import { researchedReason } from './review-reasons.ts';
 import type { EnrichOptions, EnrichStatus, PipelineDeps } from './types.ts';
 
 /** What the read found: the account as the CRM holds it, and what the CRM's fields take. */
@@ -47,8 +48,7 @@ export async function resolveStep(
       pinnedBuyerId: null,
       ...(account.ids ? { ids: account.ids } : {}),
     });
-    const as = `"${name ?? ''}"${state ? ` in ${state}` : ''}`;
-    return { ...found, explanation: `Re-searched by ${review.actor} as ${as}: ${found.explanation}` };
+    return { ...found, explanation: researchedReason(review.actor, name, state, found.explanation) };
   }
   return deps.resolver.resolve({
     id: account.id,

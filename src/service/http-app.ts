@@ -10,10 +10,12 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Registry } from 'prom-client';
 import { adminHeaders, boardWritesFromItsPage, nonceOnPages, sameOriginOnly } from '../admin/protect.ts';
 import { OPENAPI, renderApiDocs } from '../api/openapi.ts';
+import { answerUnavailable, RETRY_AFTER_SECONDS } from '../api/unavailable.ts';
 import { basicAuth } from '../observe/admin-auth.ts';
 import type { Logger } from '../observe/logger.ts';
 import { sameText } from '../shared/compare.ts';
 import { firstTextProblem } from '../shared/text.ts';
+import { unavailableDependency } from '../shared/unavailable.ts';
 
 export interface HttpAppParts {
   /** Each event source's receiver (a CRM, the provider), served at /webhooks/<source>. */
@@ -35,6 +37,35 @@ export interface HttpAppParts {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+
+/**
+ * Bull Board answers a Redis outage with its own 500 and the driver's words: its error handler is
+ * replaced by one giving the 503 every other route gives (Retry-After set on the way out), and
+ * Bull Board's own answer to anything else.
+ */
+function boardOutagesAre503(board: ExpressAdapter): express.RequestHandler {
+  // Its type lists only the codes Bull Board sends itself; express sends any.
+  type BoardStatus = 500;
+  board.setErrorHandler((err: Error & { statusCode?: number }) => {
+    const down = unavailableDependency(err);
+    if (down) {
+      const message = `${down.dependency} is unavailable (${down.reason}); retry later`;
+      return { status: 503 as BoardStatus, body: { error: down.error, message } };
+    }
+    return {
+      status: (err.statusCode ?? 500) as BoardStatus,
+      body: { error: { key: 'ERRORS.INTERNAL_SERVER_ERROR' }, message: err.message },
+    };
+  });
+  return (_req, res, next) => {
+    const status = res.status.bind(res);
+    res.status = (code: number) => {
+      if (code === 503) res.set('Retry-After', String(RETRY_AFTER_SECONDS));
+      return status(code);
+    };
+    next();
+  };
+}
 
 /** /metrics: the registry in Prometheus text format, to the bearer of `token` when one is set. */
 export function metricsHandler(registry: Registry, token: string | undefined): express.RequestHandler {
@@ -123,6 +154,7 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
       adminHeaders({ thirdPartyUi: true }),
       guard,
       boardWritesFromItsPage(parts.publicBaseUrl),
+      boardOutagesAre503(board),
       board.getRouter(),
     );
     if (parts.admin.pages)
@@ -158,6 +190,8 @@ export function createHttpApp(parts: HttpAppParts): express.Express {
       return void res
         .status(e.status)
         .json({ error: 'bad_request', message: 'the request could not be read' });
+    // A dependency that is down (the Bull Board's Redis, a webhook's store) is a 503, not a bug.
+    if (answerUnavailable(res, err)) return;
     parts.logger?.error({ requestId: res.locals.requestId, err }, 'unhandled error');
     res.status(500).json({ error: 'internal', message: 'internal error', requestId: res.locals.requestId });
   });

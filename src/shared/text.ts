@@ -38,7 +38,22 @@ export const MAX_JSON_DEPTH = 32;
  * nested 10,000 levels overflowed the stack of the text check, a 500, before authentication).
  */
 export function jsonDepthProblem(raw: string, max = MAX_JSON_DEPTH): string | undefined {
+  return jsonShapeProblem(raw, { maxDepth: max });
+}
+
+/**
+ * Why raw JSON text is deeper or holds more values than `maxDepth` / `maxValues`, or undefined: the
+ * same one pass, counting each container and each `,` outside strings as a value (no recursion, no
+ * allocation), so a body is bounded before JSON.parse builds it and a schema walks it.
+ */
+export function jsonShapeProblem(
+  raw: string,
+  limits: { maxDepth: number; maxValues?: number | undefined },
+): string | undefined {
+  const { maxDepth } = limits;
+  const maxValues = limits.maxValues ?? Number.POSITIVE_INFINITY;
   let depth = 0;
+  let values = 0;
   let inString = false;
   for (let i = 0; i < raw.length; i++) {
     const c = raw.charCodeAt(i);
@@ -48,8 +63,10 @@ export function jsonDepthProblem(raw: string, max = MAX_JSON_DEPTH): string | un
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
-      if (++depth > max) return `the JSON nests deeper than ${max} levels`;
+      if (++depth > maxDepth) return `the JSON nests deeper than ${maxDepth} levels`;
+      if (++values > maxValues) return `the JSON holds more than ${maxValues} values`;
     } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c && ++values > maxValues) return `the JSON holds more than ${maxValues} values`;
   }
   return undefined;
 }
@@ -82,4 +99,74 @@ export function clipText(text: string, max: number): string {
   const space = cut.lastIndexOf(' ');
   const head = space >= max - 1 - 40 && space > 0 ? cut.slice(0, space).trimEnd() : cut;
   return `${head}…`;
+}
+
+/**
+ * A tag (`<img …>`, `</b>`, `<!-- …`) up to its closing bracket, or to the end when it has none; a `<`
+ * before a space or a digit ("1 < 2") starts none, and only the bracket goes.
+ */
+const TAG = /<[A-Za-z/!?][^<>]*(?:>|$)/g;
+/** Control characters (C0, DEL, C1) and the bidi overrides that can make a text read as another. */
+const CONTROL = /[\p{Cc}\u200e\u200f\u202a-\u202e\u2066-\u2069]+/gu;
+
+/**
+ * Text from a header or a person (a Salesforce user, a rejection's reason) as we write it into a CRM
+ * field, note or task: plain words only. Our pages escape it, but the CRM's own pages and reports,
+ * exports and integrations downstream may not, so a tag is dropped whole, a stray bracket with it, and
+ * control characters become one space.
+ */
+export function plainText(value: string): string {
+  return value.replace(TAG, '').replace(/[<>]/g, '').replace(CONTROL, ' ').replace(/ {2,}/g, ' ').trim();
+}
+
+/**
+ * Why XML text is deeper or holds more elements than the limits, or undefined: one pass from `<` to
+ * `<` (indexOf, no recursion, no regex backtracking) before a parser builds anything. Comments, CDATA
+ * and processing instructions are skipped whole; a DOCTYPE is the caller's to refuse first.
+ */
+export function xmlShapeProblem(
+  xml: string,
+  limits: { maxDepth: number; maxElements: number; maxAttributes?: number | undefined },
+): string | undefined {
+  const maxAttributes = limits.maxAttributes ?? Number.POSITIVE_INFINITY;
+  let depth = 0;
+  let elements = 0;
+  let attributes = 0;
+  const skip = (from: number, end: string) => {
+    const at = xml.indexOf(end, from);
+    return at < 0 ? xml.length : at + end.length;
+  };
+  // The next '>' and '=' at or after where the scan is, found forward only: a body of `<a` or of
+  // `<a/>` without one '=' is scanned once, never once per element.
+  const NONE = Number.POSITIVE_INFINITY;
+  /** The first `c` at or after `at`, reusing `known` when it is one (or when there is none left). */
+  const nextOf = (c: string, at: number, known: number) => {
+    if (known >= at) return known;
+    const found = xml.indexOf(c, at);
+    return found < 0 ? NONE : found;
+  };
+  let gt = -1;
+  let eq = -1;
+  for (let i = xml.indexOf('<'); i >= 0 && i < xml.length; i = xml.indexOf('<', i)) {
+    const next = xml.charCodeAt(i + 1);
+    if (next === 0x2f /* / */) {
+      depth--;
+      i += 2;
+    } else if (next === 0x3f /* ? */) i = skip(i + 2, '?>');
+    else if (xml.startsWith('<!--', i)) i = skip(i + 4, '-->');
+    else if (xml.startsWith('<![CDATA[', i)) i = skip(i + 9, ']]>');
+    else {
+      if (++elements > limits.maxElements) return `more than ${limits.maxElements} XML elements`;
+      gt = nextOf('>', i, gt);
+      if (gt === NONE) break;
+      const end = gt;
+      // Each attribute has its '=' (one inside a quoted value counts too: a bound, not a parse).
+      for (eq = nextOf('=', i, eq); eq < end; eq = nextOf('=', eq + 1, -1))
+        if (++attributes > maxAttributes) return `more than ${maxAttributes} XML attributes`;
+      if (xml.charCodeAt(end - 1) !== 0x2f && ++depth > limits.maxDepth)
+        return `XML nested deeper than ${limits.maxDepth} levels`;
+      i = end + 1;
+    }
+  }
+  return undefined;
 }

@@ -5,8 +5,10 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import { type SignalJob, signalJobFor } from '../../queues/signal-queue.ts';
+import { RETRY_AFTER_SECONDS } from '../api/unavailable.ts';
 import { contentTypeProblem } from '../shared/content-type.ts';
 import type { LogPort } from '../shared/log.ts';
+import { jsonShapeProblem } from '../shared/text.ts';
 import {
   ROW_EVENT_TYPES,
   type RowEventType,
@@ -82,8 +84,12 @@ export function buyerIntelWebhookRouter(options: BuyerIntelWebhookOptions): expr
       const id = verified.id;
 
       let envelope: ReturnType<typeof webhookEnvelopeSchema.parse>;
+      // Bounded before JSON.parse builds it: a row event is a flat object of a few fields.
+      const text = body.toString('utf8');
+      const shape = jsonShapeProblem(text, { maxDepth: 16, maxValues: 5_000 });
+      if (shape) return reply(res, 400, { error: 'invalid_payload', message: shape });
       try {
-        const parsed = webhookEnvelopeSchema.safeParse(JSON.parse(body.toString('utf8')));
+        const parsed = webhookEnvelopeSchema.safeParse(JSON.parse(text));
         if (!parsed.success)
           return reply(res, 400, {
             error: 'invalid_payload',
@@ -125,6 +131,7 @@ export function buyerIntelWebhookRouter(options: BuyerIntelWebhookOptions): expr
         if (job) await options.enqueue(job);
       } catch {
         log?.warn('buyer-intel webhook could not be queued; the provider will retry', { webhookId: id });
+        res.set('Retry-After', String(RETRY_AFTER_SECONDS));
         return reply(res, 503, { error: 'unavailable', message: 'could not queue the event; retry later' });
       }
       // Set only after the job is durable: a crash before this line makes the re-delivery enqueue the

@@ -1,15 +1,18 @@
-// The one HTTP receiver for every CRM's event deliveries: read the raw bytes, let the CRM's handler
-// (connectors/<crm>/) verify and parse them, record the delivery as one run, queue one enrich job per
-// account event (each naming the run), and acknowledge only once the jobs are in Redis, so an
-// acknowledged delivery is never lost. A store or Redis outage gets the CRM's "retry later" answer
-// (nothing queued yet, or nothing acknowledged); the run's key and the job ids make re-deliveries
-// and duplicates the same run and no new jobs.
+// The one HTTP receiver for every CRM's event deliveries: read the raw bytes as they arrive
+// (read-body.ts: a CRM's streamed signature check refuses a forged delivery before it is held whole or
+// parsed), let the CRM's handler (connectors/<crm>/) verify and parse them, record the delivery as one
+// run, queue one enrich job per account event (each naming the run), and acknowledge only once the
+// jobs are in Redis, so an acknowledged delivery is never lost. A store or Redis outage gets the CRM's
+// "retry later" answer (nothing queued yet, or nothing acknowledged); the run's key and the job ids
+// make re-deliveries and duplicates the same run and no new jobs.
 import { createHash } from 'node:crypto';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import type { InboundEventHandler, InboundReply } from '../../connectors/types.ts';
 import { type EnrichJob, jobForEvent } from '../../queues/enrich-queue.ts';
+import { RETRY_AFTER_SECONDS } from '../api/unavailable.ts';
 import { contentTypeProblem } from '../shared/content-type.ts';
 import type { Store } from '../store/store.ts';
+import { readBody } from './read-body.ts';
 
 export interface WebhookReceiverOptions {
   /** The public URL prefix the CRM calls (scheme and host), when we sit behind a proxy. */
@@ -33,6 +36,18 @@ function send(res: Response, reply: InboundReply): void {
   res.status(reply.status).type(reply.contentType).send(reply.body);
 }
 
+/** The CRM's "retry later", with the Retry-After every route's 503 carries (src/api/unavailable.ts). */
+function unavailable(res: Response, handler: InboundEventHandler): void {
+  res.set('Retry-After', String(RETRY_AFTER_SECONDS));
+  send(res, handler.unavailable());
+}
+
+/** A refusal before the body was read whole: the rest is dropped with the connection (no waiting). */
+function refuse(res: Response, reply: InboundReply): void {
+  res.set('Connection', 'close');
+  send(res, reply);
+}
+
 /** The run's key: the same for a re-delivery (by the handler's delivery id, else by the body). */
 export function webhookRunKey(kind: string, deliveryId: string | undefined, body: string): string {
   const what = deliveryId === undefined ? `body ${body}` : `delivery ${deliveryId}`;
@@ -52,77 +67,68 @@ export function webhookReceiver(
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
     return headers;
   };
-  router.post(
-    '/',
-    (req: Request, res: Response, next: NextFunction) => {
-      const problem = contentTypeProblem(req.get('content-type'), handler.contentTypes);
-      if (problem)
-        return send(
-          res,
-          handler.rejected({ status: 415, error: 'unsupported_media_type', message: problem }),
-        );
-      // Authentication that needs no body comes before reading it: a wrong token costs nothing more.
-      const refused = handler.admits?.({ method: req.method, url: urlOf(req), headers: headersOf(req) });
-      if (refused) {
-        // The unread body is dropped, and the connection with it (no waiting on a slow sender).
-        res.set('Connection', 'close');
-        return send(res, handler.rejected(refused));
-      }
-      next();
-    },
-    express.raw({ type: () => true, limit: options.maxBodyBytes ?? 1024 * 1024 }),
-    async (req: Request, res: Response) => {
-      const body = Buffer.isBuffer(req.body) ? req.body.toString('utf8') : '';
-      const parsed = handler.parse({ method: req.method, url: urlOf(req), headers: headersOf(req), body });
-      if (!parsed.ok) return send(res, handler.rejected(parsed));
+  router.post('/', async (req: Request, res: Response) => {
+    const problem = contentTypeProblem(req.get('content-type'), handler.contentTypes);
+    if (problem)
+      return refuse(
+        res,
+        handler.rejected({ status: 415, error: 'unsupported_media_type', message: problem }),
+      );
+    // Authentication that needs no body comes before reading it: a wrong token costs nothing more.
+    const head = { method: req.method, url: urlOf(req), headers: headersOf(req) };
+    const refused = handler.admits?.(head);
+    if (refused) return refuse(res, handler.rejected(refused));
+    const max = Math.min(
+      options.maxBodyBytes ?? 1024 * 1024,
+      handler.maxBodyBytes ?? Number.POSITIVE_INFINITY,
+    );
+    const read = await readBody(req, max, handler.bodyCheck?.(head));
+    if (!read.ok) {
+      if (read.refusal) refuse(res, handler.rejected(read.refusal));
+      return;
+    }
+    const body = read.body.toString('utf8');
+    const parsed = handler.parse({ method: req.method, url: urlOf(req), headers: headersOf(req), body });
+    if (!parsed.ok) return send(res, handler.rejected(parsed));
 
-      const jobs = new Map<string, EnrichJob>();
-      for (const event of parsed.events) {
-        const job = jobForEvent(event, options.attempts, options.accountWindowMs ?? 0);
-        if (!jobs.has(job.opts.jobId ?? '')) jobs.set(job.opts.jobId ?? '', job);
+    const jobs = new Map<string, EnrichJob>();
+    for (const event of parsed.events) {
+      const job = jobForEvent(event, options.attempts, options.accountWindowMs ?? 0);
+      if (!jobs.has(job.opts.jobId ?? '')) jobs.set(job.opts.jobId ?? '', job);
+    }
+    if (jobs.size) {
+      let runId: string;
+      try {
+        const { runs } = await options.store.open();
+        const n = parsed.received;
+        const run = await runs.create({
+          kind: 'webhook',
+          key: webhookRunKey(handler.kind, parsed.deliveryId, body),
+          label: `${options.crmLabel} webhook: ${n} event${n === 1 ? '' : 's'}`,
+          counts: { received: n, queued: jobs.size },
+        });
+        runId = run.id;
+      } catch {
+        // Nothing queued: the CRM's retry finds the store back and loses nothing.
+        return unavailable(res, handler);
       }
-      if (jobs.size) {
-        let runId: string;
-        try {
-          const { runs } = await options.store.open();
-          const n = parsed.received;
-          const run = await runs.create({
-            kind: 'webhook',
-            key: webhookRunKey(handler.kind, parsed.deliveryId, body),
-            label: `${options.crmLabel} webhook: ${n} event${n === 1 ? '' : 's'}`,
-            counts: { received: n, queued: jobs.size },
-          });
-          runId = run.id;
-        } catch {
-          // Nothing queued: the CRM's retry finds the store back and loses nothing.
-          return send(res, handler.unavailable());
-        }
-        try {
-          await options.enqueue([...jobs.values()].map((j) => ({ ...j, data: { ...j.data, runId } })));
-        } catch {
-          return send(res, handler.unavailable());
-        }
-        // The request's log line names the run and the jobs it queued (http-app.ts): a delivery is
-        // followed to its jobs' lines by their ids. The first 20 ids; the run holds them all.
-        res.locals.queued = { runId, jobIds: [...jobs.keys()].slice(0, 20) };
+      try {
+        await options.enqueue([...jobs.values()].map((j) => ({ ...j, data: { ...j.data, runId } })));
+      } catch {
+        return unavailable(res, handler);
       }
-      send(
-        res,
-        handler.accepted({
-          received: parsed.received,
-          enqueued: jobs.size,
-          ignored: parsed.received - jobs.size,
-        }),
-      );
-    },
-  );
-  router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
-    if ((err as { type?: string }).type === 'entity.too.large')
-      return send(
-        res,
-        handler.rejected({ status: 413, error: 'payload_too_large', message: 'the body is too large' }),
-      );
-    next(err);
+      // The request's log line names the run and the jobs it queued (http-app.ts): a delivery is
+      // followed to its jobs' lines by their ids. The first 20 ids; the run holds them all.
+      res.locals.queued = { runId, jobIds: [...jobs.keys()].slice(0, 20) };
+    }
+    send(
+      res,
+      handler.accepted({
+        received: parsed.received,
+        enqueued: jobs.size,
+        ignored: parsed.received - jobs.size,
+      }),
+    );
   });
   return router;
 }
