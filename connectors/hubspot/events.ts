@@ -16,11 +16,15 @@ import {
 export const HUBSPOT_MAX_EVENTS = 100;
 /**
  * A delivery's size and shape: at most 100 events, each a flat object of a dozen fields (~300 bytes),
- * so 256 KiB and 8 levels leave room, and 5,000 values (~40 a event) too. Checked in one pass over the
- * text before JSON.parse, so a signed 1 MB body of 350,000 empty objects or 500,000 nested arrays
- * costs a scan, not a parse and a schema check of each (0.6-0.8 s of the event loop each).
+ * so 8 levels and 5,000 values (~40 a event) leave room. The size stays at 1 MiB: a property-change
+ * event carries the new value, and a text property holds up to 65,536 characters, so a real batch can
+ * be far larger than its events' count suggests — and one refused is lost once HubSpot's retries end.
+ * What a large hostile body costs is bounded otherwise: the signature is hashed as it arrives, and the
+ * shape is checked in one pass over the text before JSON.parse, so a signed 1 MB body of 350,000 empty
+ * objects or 500,000 nested arrays costs a scan, not a parse and a schema check of each (0.6-0.8 s of
+ * the event loop each).
  */
-export const HUBSPOT_MAX_BODY_BYTES = 256 * 1024;
+export const HUBSPOT_MAX_BODY_BYTES = 1024 * 1024;
 const MAX_DEPTH = 8;
 const MAX_VALUES = 5_000;
 

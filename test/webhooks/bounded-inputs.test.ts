@@ -110,9 +110,8 @@ describe('HubSpot deliveries', () => {
   });
 
   it('refuses a declared length over what HubSpot sends before reading it', async () => {
-    const big = await postUnfinished('/webhooks/hubspot', signed('[]'), 1024 * 1024);
+    const big = await postUnfinished('/webhooks/hubspot', signed('[]'), HUBSPOT_MAX_BODY_BYTES + 1);
     expect([big.status, JSON.parse(big.body).error]).toEqual([413, 'payload_too_large']);
-    expect(HUBSPOT_MAX_BODY_BYTES).toBeLessThan(1024 * 1024);
   });
 
   it('refuses a signed body nested deeper or holding more values than a delivery, naming the bound', async () => {
