@@ -24,7 +24,7 @@ const COMMAND = benchCommand({
       default: '',
       value: '<a,b>',
       describe:
-        'only these route kinds (api, admin, hubspot-signed, salesforce-signed, hubspot-webhook, salesforce-outbound, buyer-intel-webhook)',
+        'only these route kinds, comma-separated (api, admin, hubspot-signed, salesforce-signed, hubspot-webhook, salesforce-outbound, buyer-intel-webhook); none: all of them',
     },
     progress: {
       type: 'string',
