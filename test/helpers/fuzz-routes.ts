@@ -5,7 +5,7 @@
 // never prints a secret, and a signature is made at send time (a replayed seed is not "too old").
 import fc from 'fast-check';
 import { OPENAPI } from '../../src/api/openapi.ts';
-import { BULLMQ_KEYS, crafted, hugeId, nastyJson, nastyString, sometimes } from './fuzz.ts';
+import { BULLMQ_KEYS, crafted, cursorOf, hugeId, nastyJson, nastyString, sometimes } from './fuzz.ts';
 import { deepJson, edgeDate, jsonText, type RawJson, wideJson } from './fuzz-structures.ts';
 
 export type RouteKind =
@@ -62,7 +62,11 @@ export interface Operation {
   body: boolean;
 }
 
-type OpenApiOperation = { parameters?: readonly { name: string; in: string }[]; requestBody?: unknown };
+type ParameterSchema = { type?: string; enum?: readonly unknown[]; format?: string };
+type OpenApiOperation = {
+  parameters?: readonly { name: string; in: string; schema?: ParameterSchema }[];
+  requestBody?: unknown;
+};
 
 export const apiOperations = (): Operation[] =>
   Object.entries(OPENAPI.paths as unknown as Record<string, Record<string, OpenApiOperation>>).flatMap(
@@ -115,6 +119,31 @@ export function propertyNames(doc: unknown, out = new Set<string>()): string[] {
   return [...out];
 }
 
+/**
+ * Valid values of every parameter the API document names, by name: its enum, else a number or a date
+ * for a number or a date-time. A request whose other values all fit reaches the check of the one
+ * that does not (a cursor's date is checked only once sort, limit and the filters pass).
+ */
+export function documentedValues(): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const ops of Object.values(
+    OPENAPI.paths as unknown as Record<string, Record<string, OpenApiOperation>>,
+  ))
+    for (const op of Object.values(ops))
+      for (const p of op.parameters ?? []) {
+        const schema = p.schema ?? {};
+        const values = schema.enum
+          ? schema.enum.map(String)
+          : schema.type === 'number' || schema.type === 'integer'
+            ? ['0', '0.5', '1', '50']
+            : schema.format === 'date-time'
+              ? ['2026-01-01T00:00:00Z']
+              : [];
+        if (values.length) out.set(p.name, [...new Set([...(out.get(p.name) ?? []), ...values])]);
+      }
+  return out;
+}
+
 /** Percent-encodes every byte of the string's UTF-8 (a lone surrogate goes as its replacement). */
 export const encode = (s: string): string =>
   [...Buffer.from(s, 'utf8')]
@@ -124,8 +153,6 @@ export const encode = (s: string): string =>
         : `%${b.toString(16).padStart(2, '0')}`,
     )
     .join('');
-
-const defined = <T>(x: T | undefined): x is T => x !== undefined;
 
 /** JSON values for body fields: nasty ones, and now and then a structure (deep, wide, a huge number). */
 export const bodyValue: fc.Arbitrary<unknown> = fc.oneof(
@@ -171,14 +198,46 @@ export function operationPlans(
     since: date,
     until: date,
     // Keyset cursors of odd keys: a date before 4713 BC in one answered 500.
-    after: crafted,
+    after: fc.oneof(crafted, fc.tuple(edgeDate, fc.constantFrom('1', '42')).map(cursorOf)),
+    q: fc.constantFrom('Austin', 'City of', 'county'),
     id: fc.oneof(fc.constantFrom('1', 'hubspot.1.1.refresh.1', ...BULLMQ_KEYS), hugeId),
   };
+  for (const [name, values] of documentedValues()) {
+    const given = valid[name];
+    const documented = fc.constantFrom(...values);
+    valid[name] = given ? fc.oneof(given, documented) : documented;
+  }
+  // Mostly valid, so that a request often carries one bad value among good ones.
   const value = (name: string): fc.Arbitrary<string> => {
     const v = valid[name];
-    return v ? fc.oneof(v, nastyString) : nastyString;
+    return v ? fc.oneof({ weight: 3, arbitrary: v }, { weight: 2, arbitrary: nastyString }) : nastyString;
   };
-  const pair = (n: string) => value(n).map((v): [string, string] => [n, v]);
+  // A query parameter: sent or not, with a valid value and a nasty one to choose from.
+  const slot = (n: string) =>
+    fc.record({
+      sent: fc.nat(99).map((p) => p < 40),
+      good: valid[n] ?? fc.constant(undefined),
+      any: value(n),
+    });
+  // Mixed: each value of its own. Clean: every sent value valid but one, so that a check behind
+  // all the others (a cursor's date behind sort, limit and the filters) is reached.
+  const queryOf = (names: string[]) =>
+    fc
+      .record({
+        clean: fc.boolean(),
+        focus: fc.nat(),
+        slots: fc.tuple(...names.map(slot)),
+        junk: sometimes(fc.tuple(nastyString, nastyString), 10),
+      })
+      .map(({ clean, focus, slots, junk }) => {
+        const sent = names.flatMap((n, i) => (slots[i]?.sent ? [{ n, ...slots[i] }] : []));
+        const bad = sent.length ? focus % sent.length : -1;
+        const pairs = sent.flatMap(({ n, good, any }, i): [string, string][] => {
+          if (!clean || i === bad) return [[n, any]];
+          return good === undefined ? [] : [[n, good]];
+        });
+        return junk ? [...pairs, junk] : pairs;
+      });
   // Every documented property in ~15% of bodies, so a body gets past "unknown key" into the values.
   const fields = fc
     .record(Object.fromEntries(names.map((n) => [n, sometimes(fc.oneof(value(n), bodyValue), 15)])))
@@ -190,12 +249,7 @@ export function operationPlans(
         params: fc.record(
           Object.fromEntries([...op.path.matchAll(/\{(\w+)\}/g)].map(([, n = '']) => [n, value(n)])),
         ),
-        query: fc
-          .tuple(
-            ...op.query.map((n) => sometimes(pair(n), 40)),
-            sometimes(fc.tuple(nastyString, nastyString), 10),
-          )
-          .map((pairs) => pairs.filter(defined)),
+        query: queryOf(op.query),
         extra: extraQuery,
         body: op.body ? body : op.method === 'GET' ? fc.constant(undefined) : sometimes(body, 5),
         auth,
