@@ -2,6 +2,8 @@
 // what broke before (a NUL, a lone surrogate, a 19-digit id, a keyset cursor of odd JSON, BullMQ's own
 // key names), so those are units the strings are built from, next to fast-check's own code points.
 import fc from 'fast-check';
+import { stringClass } from './fuzz-strings.ts';
+import { edgeDate, hugeNumber } from './fuzz-structures.ts';
 
 /** Keys BullMQ keeps beside the job hashes: as job ids they must answer 404, never another key's data. */
 export const BULLMQ_KEYS = [
@@ -99,6 +101,8 @@ const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String
 
 const unit: fc.Arbitrary<string> = fc.oneof(
   { weight: 12, arbitrary: fc.constantFrom(...PIECES) },
+  { weight: 4, arbitrary: stringClass },
+  { weight: 1, arbitrary: edgeDate },
   { weight: 2, arbitrary: fc.constantFrom(...BULLMQ_KEYS) },
   { weight: 1, arbitrary: loneSurrogate },
   { weight: 1, arbitrary: hugeId },
@@ -121,6 +125,8 @@ export const crafted: fc.Arbitrary<string> = fc.oneof(
     cursorOf([0.5, '9999999999999999999']),
     cursorOf(['not a date', '1']),
     cursorOf(['2026-99-99T00:00:00Z', '1']),
+    cursorOf(['-004714-01-01T00:00:00.000Z', '1']),
+    cursorOf(['+275760-09-13T00:00:00.000Z', '1']),
     cursorOf([1e308, '1']),
     cursorOf(['\u0000', '\u0000', '\u0000']),
     cursorOf({}),
@@ -132,6 +138,7 @@ export const crafted: fc.Arbitrary<string> = fc.oneof(
       fc.oneof(
         fc.double(),
         fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+        edgeDate,
         fc.constantFrom('not a date', '2026-13-45T00:00:00Z', '0.5'),
         attackString,
       ),
@@ -147,7 +154,10 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: crafted },
 );
 
-/** JSON values: mostly nasty strings, sometimes numbers, booleans, null, and small arrays and objects. */
+/**
+ * JSON values: mostly nasty strings, sometimes numbers (huge ones as RawJson: write with jsonText),
+ * edge dates, booleans, null, and small arrays and objects.
+ */
 export const nastyJson: fc.Arbitrary<unknown> = fc.letrec<{ json: unknown }>((tie) => ({
   json: fc.oneof(
     // At maxDepth fast-check takes the first arbitrary, so nesting ends in a string.
@@ -157,6 +167,7 @@ export const nastyJson: fc.Arbitrary<unknown> = fc.letrec<{ json: unknown }>((ti
       weight: 3,
       arbitrary: fc.oneof(fc.constantFrom(0, -1, 1, 0.5, 1e308, -1e308, 2 ** 53 + 1), fc.double()),
     },
+    { weight: 1, arbitrary: fc.oneof(hugeNumber, edgeDate) },
     { weight: 1, arbitrary: fc.constantFrom(true, false, null) },
     { weight: 2, arbitrary: fc.array(tie('json'), { maxLength: 3 }) },
     { weight: 3, arbitrary: fc.dictionary(nastyString, tie('json'), { maxKeys: 3 }) },
