@@ -198,10 +198,24 @@ describe.skipIf(!ON_CLUSTER_RUN || !HAS_SERVER)('serve and 3 workers on a cluste
     const db = new pg.Client({ connectionString: databaseUrl });
     await db.connect();
     try {
-      const { rows } = await db.query<{ account_id: string; status: string }>(
-        'select account_id, status from account_outcomes where crm = $1',
-        ['hubspot'],
-      );
+      // A job records its outcome right after its CRM write: the last ones may trail the CRM by a
+      // moment, never for good.
+      const outcomes = async () =>
+        (
+          await db.query<{ account_id: string; status: string }>(
+            'select account_id, status from account_outcomes where crm = $1',
+            ['hubspot'],
+          )
+        ).rows;
+      const rows = await waitFor(
+        `an outcome for each of the ${ACCOUNTS} accounts`,
+        async () => {
+          const found = await outcomes();
+          return found.length >= ACCOUNTS && found;
+        },
+        30_000,
+        250,
+      ).catch(() => outcomes());
       const stored = new Map(rows.map((r) => [r.account_id, r.status]));
       for (const [id, buyer] of accounts) {
         const company = hs.store.get('companies', id);
