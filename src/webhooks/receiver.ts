@@ -113,7 +113,14 @@ export function webhookReceiver(
         return unavailable(res, handler);
       }
       try {
-        await options.enqueue([...jobs.values()].map((j) => ({ ...j, data: { ...j.data, runId } })));
+        // The delivery's request id rides along into the jobs' log lines (src/service/http-app.ts sets it).
+        const requestId = typeof res.locals.requestId === 'string' ? res.locals.requestId : undefined;
+        await options.enqueue(
+          [...jobs.values()].map((j) => ({
+            ...j,
+            data: { ...j.data, runId, ...(requestId ? { requestId } : {}) },
+          })),
+        );
       } catch {
         return unavailable(res, handler);
       }

@@ -137,6 +137,12 @@ describe('the start role logs', () => {
     expect(delivery).toMatchObject({ status: 200, runId: expect.any(String), jobIds: [expect.any(String)] });
     const [jobId] = (delivery?.jobIds ?? []) as string[];
     expect(lines.some((l) => l.jobId === jobId && l.msg !== 'http request')).toBe(true);
+    // …and the worker's lines of that job name the delivery's request and run.
+    const jobLines = lines.filter((l) => l.jobId === jobId && l.msg !== 'http request');
+    expect(jobLines.find((l) => 'runId' in l)).toMatchObject({
+      requestId: delivery?.requestId,
+      runId: delivery?.runId,
+    });
     const all = JSON.stringify(lines);
     for (const secret of ['query-value-secret', API_KEY, 'wrong-key-value', hs.accessToken, bi.token])
       expect(all).not.toContain(secret);
