@@ -276,6 +276,9 @@ function blocker(best: Scored, state: StateEntry | undefined, contradiction: str
   if (contradiction) return contradiction;
   if (best.result.typeConflict) return 'the name says another kind of buyer';
   if (best.result.numberConflict) return 'the name carries another number';
+  const units = best.result.unitsBeyond;
+  if (units.length)
+    return `the account names ${units.map((u) => `"${u}"`).join(' and ')}, which ${shown(best.candidate)} does not: a part of it or another body, not the buyer itself`;
   if (best.result.otherState && !best.result.independent)
     return `it is in ${best.candidate.stateCode ?? '?'}, not ${state?.code ?? 'the account’s state'}, and only the name says it is the account’s (a website or email domain of the buyer's would)`;
   return null;

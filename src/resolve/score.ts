@@ -24,6 +24,7 @@ import { parentReading } from './parent-reading.ts';
 import { isPlaceName } from './places.ts';
 import { statesWrittenOut } from './queries.ts';
 import { round3 } from './round.ts';
+import { UNIT_WORDS } from './vocabulary.ts';
 import { webSignals } from './web.ts';
 import {
   resolveWeights,
@@ -70,6 +71,11 @@ export interface ScoreResult {
   numberAgrees: boolean;
   /** Every word of the name that names the body (not its kind) is among the buyer's names' words. */
   coversName: boolean;
+  /**
+   * Words of the account's name that name a part of a government (UNIT_WORDS) and none of the buyer's
+   * names carries: the account is that part, or another body, not this buyer.
+   */
+  unitsBeyond: string[];
   /** Points from the account's zip, city and county. */
   placePoints: number;
   /** The name as written equals the buyer's legal name or another of its names, no reading needed. */
@@ -176,6 +182,20 @@ const BARE_NAME_PRIOR_SHARE: Partial<Record<TypeHint, number>> = {
   'school-district': 1 / 3,
 };
 
+const MUNICIPAL_FORMS: Readonly<Record<string, string>> = {
+  township: 'township',
+  village: 'village',
+  borough: 'borough',
+  city: 'city',
+  town: 'city',
+};
+
+/** The municipal form a name's kind words say (township, village, borough, or city for city/town). */
+function municipalForm(typeTokens: readonly string[]): string | undefined {
+  const forms = new Set(typeTokens.flatMap((t) => (MUNICIPAL_FORMS[t] ? [MUNICIPAL_FORMS[t]] : [])));
+  return forms.size === 1 ? [...forms][0] : undefined;
+}
+
 function typeSignal(
   name: NormalizedName | null,
   buyer: ScoringBuyer,
@@ -207,6 +227,30 @@ function typeSignal(
       signal: { signal: 'type', points: 0, detail: `${says}; buyer type ${shownType} not comparable` },
       reason: null,
       conflict: false,
+    };
+  }
+  // A township, a village and a borough are governments of their own beside a city of the same name
+  // ("Shelby Twp" is the Charter Township, not the City of Shelby): when both names say their form
+  // and the forms differ, the kinds conflict though the provider types both as cities. City and town
+  // are read as one form: reps write either for the same municipality; a consolidated government
+  // ("City and Borough of Juneau") is both.
+  const myForm = municipalForm(name?.typeTokens ?? []);
+  const theirForm = municipalForm(buyerName.typeTokens);
+  if (
+    myForm &&
+    theirForm &&
+    myForm !== theirForm &&
+    !consolidated &&
+    !/\bcity and borough\b/i.test(buyer.name)
+  ) {
+    return {
+      signal: {
+        signal: 'type',
+        points: w.typeConflict,
+        detail: `${says}; the buyer's name says a ${theirForm}: never matched automatically`,
+      },
+      reason: `type conflict (a ${myForm} by ${shownEvidence} vs a ${theirForm} by its name)`,
+      conflict: true,
     };
   }
   // The buyer's own name says the account's kind ("Macon-Bibb County Government", typed City; "Borough
@@ -403,6 +447,7 @@ export function scoreCandidate(
     coversName:
       !!baseName?.core.some((t) => !/^\d+$/.test(t)) &&
       [buyerName, ...otherNames].some((n) => wordsWithin(baseName, n, sameWord)),
+    unitsBeyond: baseName ? unitWordsBeyond(baseName, [buyerName, ...otherNames]) : [],
     placePoints: sumOf(['address']),
     nameEqual: sumOf(['name', 'other-name']) >= w.name,
     shortForm: signals.some((s) => s.signal === 'short-form'),
@@ -424,4 +469,12 @@ export function scoreCandidate(
       (!!baseName && !baseName.core.length && !!type.reason && !type.conflict && !state.otherState),
     reasons,
   };
+}
+
+/** The account's words that name a part of a government and no name of the buyer carries. */
+function unitWordsBeyond(account: NormalizedName, names: readonly NormalizedName[]): string[] {
+  const carried = new Set(names.flatMap((n) => n.tokens));
+  const singular = (t: string) => t.replace(/ies$/, 'y').replace(/s$/, '');
+  const has = (t: string) => carried.has(t) || [...carried].some((c) => singular(c) === singular(t));
+  return account.tokens.filter((t) => UNIT_WORDS.has(t) && !has(t));
 }

@@ -35,6 +35,59 @@ export const TYPE_HINT_LABELS: Readonly<Record<TypeHint, string>> = {
   tribal: 'tribal government',
 };
 
+/**
+ * Words that name a part of a government — an office, a service, a utility — rather than the body
+ * itself. An account whose name carries one its candidate's names lack ("Shelby County Health
+ * Department" against Shelby County) names that part or another body, whatever website it gives: a
+ * department often lives on its parent's site (issue 46). Contact and routing words a rep adds
+ * ("Purchasing", "Procurement", "Accounts Payable") are not here: they say who at the buyer, not what.
+ */
+export const UNIT_WORDS: ReadonlySet<string> = new Set([
+  'health',
+  'elections',
+  'election',
+  'utilities',
+  'utility',
+  'works',
+  'water',
+  'wastewater',
+  'sewer',
+  'sanitation',
+  'transit',
+  'transportation',
+  'parks',
+  'recreation',
+  'sheriff',
+  'clerk',
+  'treasurer',
+  'assessor',
+  'court',
+  'courts',
+  'attorney',
+  'prosecutor',
+  'corrections',
+  'jail',
+  'housing',
+  'planning',
+  'airport',
+  'aviation',
+  'hospital',
+  'registrar',
+  'auditor',
+  'recorder',
+  'probate',
+  'juvenile',
+  'coroner',
+  'electric',
+  'power',
+  'light',
+  'zoning',
+  'highway',
+  'highways',
+  'library',
+  'libraries',
+]);
+
 export const STOP_WORDS: ReadonlySet<string> = new Set(['of', 'at', 'the', 'and', 'for', 'in', 'on']);
 
 // Single-token abbreviations. ("st" → "saint", "u of" → "university of", "ed" → "education" and a
