@@ -5,6 +5,7 @@
 // owners, the owners list: the reads every job and follow-up make, with the tenant's own credentials.
 import type { CrmFeatures } from '../../connectors/descriptor.ts';
 import type { CrmConnector, CrmKind } from '../../connectors/types.ts';
+import { withTimeout } from '../shared/deadline.ts';
 import { isIntegrationError } from '../shared/errors.ts';
 import type { CheckResult } from './result.ts';
 
@@ -18,20 +19,6 @@ function reasonOf(err: unknown): string {
   const missing = isIntegrationError(err) ? err.missingPermissions : undefined;
   if (missing?.length) return `its token lacks ${missing.join(', ')}: install the app again or add the scope`;
   return (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? 'failed';
-}
-
-async function within<T>(work: Promise<T>, timeoutMs: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      work,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -59,8 +46,8 @@ export async function checkStoredTenants(
       const name = `${crm} tenant ${tenant}`;
       try {
         const connector = view.connector(crm, tenant);
-        await within(connector.listAccounts([], { limit: 1 }), timeoutMs);
-        if (features.owners) await within(connector.listOwners(), timeoutMs);
+        await withTimeout(connector.listAccounts([], { limit: 1 }), timeoutMs, 'reading accounts');
+        if (features.owners) await withTimeout(connector.listOwners(), timeoutMs, 'reading owners');
         results.push({
           name,
           status: 'pass',

@@ -6,6 +6,7 @@
 // when they first use it. A shared PostgreSQL (DATABASE_URL) is never migrated behind an operator's
 // back: the service refuses to use it while a migration is pending.
 import { Migrator, sql } from 'kysely';
+import { withTimeout } from '../shared/deadline.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import { type DatabaseHandle, type DatabaseSettings, openDatabase } from './db.ts';
 import { Decisions } from './decisions.ts';
@@ -125,21 +126,10 @@ export class Store {
    * process that cannot reach its system of record may still be alive, but it is not ready.
    */
   async answers(timeoutMs = 2_000): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<boolean>((resolve) => {
-      timer = setTimeout(resolve, timeoutMs, false);
-    });
-    try {
-      return await Promise.race([
-        sql`select 1`.execute(this.#handle.db).then(
-          () => true,
-          () => false,
-        ),
-        late,
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return withTimeout(sql`select 1`.execute(this.#handle.db), timeoutMs, 'the database').then(
+      () => true,
+      () => false,
+    );
   }
 
   /** Names of the migrations not yet applied. */
