@@ -28,6 +28,7 @@ export const UNIT_TEST_FILES = [
   'test/cli/table.test.ts',
   'test/config/config-file.test.ts',
   'test/config/defaults-agree.test.ts',
+  'test/config/mapping-doc.test.ts',
   'test/config/env.test.ts',
   'test/config/redis-url.test.ts',
   'test/connectors/hubspot-card-user.test.ts',
