@@ -9,12 +9,14 @@ import { isCrmKind } from '../../connectors/registry.ts';
 import { ActionProblem, type RefreshActions } from '../api/actions.ts';
 import { refuseDeclaredOver } from '../api/declared-length.ts';
 import { answerUnavailable, sendUnavailable } from '../api/unavailable.ts';
+import type { Mapping } from '../map/mapping-schema.ts';
 import type { ReviewService } from '../review/service.ts';
 import { formatPath } from '../shared/format-path.ts';
 import { jsonDepthProblem, refuseBadText } from '../shared/text.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
+import { type CrmFieldNames, renderMappingPage } from './mapping-page.ts';
 import { renderAdminPage, sortRows } from './page.ts';
 import { addAdminReviewRoutes } from './review-routes.ts';
 
@@ -36,6 +38,8 @@ export function adminRouter(options: {
   /** The permissions tenants' calls were refused for lately (connectors/permission-refusals.ts). */
   refusals?: () => Promise<PermissionRefusal[]>;
   limit?: number;
+  /** The mapping in force, where it came from, and each connected CRM's names for its fields. */
+  mapping?: { mapping: Mapping; source: string; crms: () => CrmFieldNames[] };
 }): express.Router {
   const router = express.Router();
   const limit = options.limit ?? 200;
@@ -52,6 +56,11 @@ export function adminRouter(options: {
       next(err);
     }
   });
+  const { mapping } = options;
+  if (mapping)
+    router.get('/mapping', (_req, res) => {
+      res.type('html').send(renderMappingPage(mapping.mapping, mapping.crms(), mapping.source));
+    });
   router.get('/api/recent', async (_req, res, next) => {
     try {
       res.json(sortRows(await options.history.recent(limit)));

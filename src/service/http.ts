@@ -8,6 +8,7 @@ import { readRefusals } from '../../connectors/permission-refusals.ts';
 import { crmOf } from '../../connectors/registry.ts';
 import type { EnrichJob } from '../../queues/enrich-queue.ts';
 import { enqueueInto } from '../../queues/signal-queue.ts';
+import { crmFieldNames } from '../admin/crm-field-names.ts';
 import { adminRouter } from '../admin/router.ts';
 import { refreshActions } from '../api/actions.ts';
 import { apiRouter } from '../api/router.ts';
@@ -125,6 +126,11 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
               store: core.store,
               user: settings.admin.username,
               refusals: () => readRefusals(redis.producer, prefix),
+              mapping: {
+                mapping: settings.mapping,
+                source: settings.mappingFile ?? 'the built-in mapping',
+                crms: () => crmFieldNames(crms),
+              },
             }),
           },
         }

@@ -46,6 +46,7 @@ export async function settingsFromEnv(env: Env): Promise<ServiceSettings> {
       ...(env.REENRICH_CRON ? { reenrich: { pattern: env.REENRICH_CRON, tz: env.SCHEDULE_TZ } } : {}),
     },
     mapping: await mappingFromFile(env.MAPPING_FILE),
+    ...(env.MAPPING_FILE ? { mappingFile: env.MAPPING_FILE } : {}),
     match: { acceptThreshold: env.MATCH_ACCEPT_THRESHOLD, ambiguityMargin: env.MATCH_AMBIGUITY_MARGIN },
     signals: {
       filterType: env.SIGNALS_FILTER_TYPES,

@@ -61,6 +61,8 @@ export interface ServiceSettings {
   /** Scheduled work (cron pattern and IANA time zone); absent = not scheduled. */
   schedules?: { reenrich?: { pattern: string; tz: string } };
   mapping: Mapping;
+  /** The file `mapping` was read from; absent: the built-in mapping. */
+  mappingFile?: string;
   match: { acceptThreshold: number; ambiguityMargin: number };
   signals: SignalSettings;
   /** Signals as tasks for the account's owner, and the sweep closing the loop; default off. */
