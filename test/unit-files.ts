@@ -60,6 +60,7 @@ export const UNIT_TEST_FILES = [
   'test/resolve/domains.test.ts',
   'test/resolve/evidence.test.ts',
   'test/resolve/identity-evidence.test.ts',
+  'test/resolve/import-noise.test.ts',
   'test/resolve/kind-words.test.ts',
   'test/resolve/long-tail.test.ts',
   'test/resolve/memo.test.ts',

@@ -376,13 +376,16 @@ function readName(input: string, options: NormalizeOptions): NormalizedName {
     removed.push(census ? `${kind} (census suffix)` : `${kind} hall`);
   }
 
+  const plainWords = body
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+  // A name an import wrote all in capitals ("DAYTON PUBLIC SCHOOLS") says nothing by its case: only
+  // its short words may be initials there.
+  const shouted = plainWords.filter((t) => /[A-Za-z]{3}/.test(t)).length >= 2 && body === body.toUpperCase();
   const capitals = new Set(
-    body
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .split(/[^A-Za-z0-9]+/)
-      .filter((t) => /^[A-Z]{2,6}$/.test(t))
-      .map((t) => t.toLowerCase()),
+    plainWords.filter((t) => (shouted ? /^[A-Z]{2,4}$/ : /^[A-Z]{2,6}$/).test(t)).map((t) => t.toLowerCase()),
   );
 
   // How each token was written, to show abbreviations as typed ("Univ", "ISD").

@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 import { findState, type StateEntry } from '../buyer-intel/states.ts';
 import { FREE_MAIL, isBareDomain, parseWebAddress } from './domains.ts';
+import { withoutImportNoise } from './import-noise.ts';
 import { type NormalizedName, normalizeName } from './normalize.ts';
 import { isPlaceName } from './places.ts';
 import type { AccountForMatching, MatchDecision } from './types.ts';
@@ -28,7 +29,8 @@ export interface Prepared {
 }
 
 /** Reads the account's name and state; an account with neither a name nor a website is no match. */
-export function prepare(account: AccountForMatching): Prepared | MatchDecision {
+export function prepare(input: AccountForMatching): Prepared | MatchDecision {
+  let account = input;
   let given = account.name?.trim() || null;
   // An account known only by its email domain is known by its organisation's web address.
   const mailOnly = !account.website?.trim() && !!ownDomain(account.emailDomains);
@@ -45,7 +47,12 @@ export function prepare(account: AccountForMatching): Prepared | MatchDecision {
       candidates: [],
     };
   }
-  let name = given ? normalizeName(given) : null;
+  // "Dayton Public Schools 45402 – Attn: Purchasing": the name is what comes before; its zip is
+  // evidence where the account has none of its own.
+  const cleaned = given ? withoutImportNoise(given) : null;
+  if (cleaned?.zip && !account.zip?.trim()) account = { ...account, zip: cleaned.zip };
+  let name = cleaned ? normalizeName(cleaned.name) : null;
+  if (name && cleaned?.removed.length) name = { ...name, removed: [...cleaned.removed, ...name.removed] };
   // A name of type words only ("Police Department") takes its place from the account's city.
   const city = account.city?.trim();
   if (name && !name.core.length && city) {
