@@ -357,7 +357,11 @@ function readName(input: string, options: NormalizeOptions): NormalizedName {
   let consolidated = false;
 
   // "U.S." → "US", "I.S.D." → "ISD" before anything reads the letters.
-  const undotted = input.trim().replace(/\b(?:[A-Za-z]\.){2,}/g, (m) => m.replace(/\./g, ''));
+  const undotted = input
+    .trim()
+    .replace(/\b(?:[A-Za-z]\.){2,}/g, (m) => m.replace(/\./g, ''))
+    // "P&R", "P & R": a parks department's two initials around its ampersand.
+    .replace(/\bP\s*&\s*R\b/g, 'Parks and Recreation');
   const { rest, stateCode, suffix } = stripStateSuffix(undotted);
   if (suffix) removed.push(suffix.trim());
   let body = uninverted(rest);

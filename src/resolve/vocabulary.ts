@@ -136,6 +136,17 @@ export const ABBREVIATIONS: Readonly<Record<string, string>> = {
   doh: 'department of health',
   bd: 'board',
   ofc: 'office',
+  // Words public bodies' names are cut to in CRMs, usually with a period ("Pub. Wks.", "Ct. of Common
+  // Pleas", "Soil & Water Cons. Dist.", "Emerg. Comm. Dist.", "Sheriff's Off."): none is a word of
+  // its own in a public body's name.
+  off: 'office',
+  pub: 'public',
+  wks: 'works',
+  ct: 'court',
+  rec: 'recreation',
+  cons: 'conservation',
+  emerg: 'emergency',
+  hosp: 'hospital',
   // The one city everyone abbreviates.
   nyc: 'new york city',
   // Regional education service agencies: Texas's and Ohio's centers, Washington's and Oregon's districts.
@@ -171,7 +182,7 @@ export const WORD_SHORT_FORMS: Readonly<Record<string, readonly string[]>> = {
   info: ['information'],
   mgmt: ['management'],
   dev: ['development'],
-  comm: ['commission', 'community'],
+  comm: ['commission', 'community', 'communications', 'communication'],
   ed: ['education'],
   // Washington's Educational Service Districts, Oregon's Education Service Districts.
   educational: ['education'],

@@ -1,6 +1,8 @@
-// What an import or a rep leaves in a name comes off before the name is read; what is a name stays.
+// What an import or a rep leaves in a name comes off before the name is read, what is a name stays, and
+// the words names are cut to read as the words they stand for.
 import { describe, expect, it } from 'vitest';
 import { withoutImportNoise } from '../../src/resolve/import-noise.ts';
+import { normalizeName } from '../../src/resolve/normalize.ts';
 
 describe('withoutImportNoise', () => {
   it.each([
@@ -41,5 +43,18 @@ describe('withoutImportNoise', () => {
     'Zzyzx Water District',
   ])('leaves a name that is all name alone: %s', (input) => {
     expect(withoutImportNoise(input)).toEqual({ name: input, zip: null, removed: [] });
+  });
+});
+
+describe('words cut short', () => {
+  it.each([
+    ['Milwaukee Dept. of Pub. Wks.', 'Milwaukee Department of Public Works'],
+    ['Franklin Co. Ct. of Common Pleas', 'Franklin County Court of Common Pleas'],
+    ['Tulsa Soil & Water Cons. Dist.', 'Tulsa Soil and Water Conservation District'],
+    ['Kirkland P&R Dist.', 'Kirkland Parks and Recreation District'],
+    ['Bolingbrook Parks & Rec. Dist.', 'Bolingbrook Parks and Recreation District'],
+    ['Maricopa Co. Sheriff’s Off.', 'Maricopa County Sheriff’s Office'],
+  ])('%s reads as %s', (typed, full) => {
+    expect(normalizeName(typed).tokens).toEqual(normalizeName(full).tokens);
   });
 });
