@@ -62,6 +62,7 @@ export const UNIT_TEST_FILES = [
   'test/resolve/identity-evidence.test.ts',
   'test/resolve/import-noise.test.ts',
   'test/resolve/kind-words.test.ts',
+  'test/resolve/spanish.test.ts',
   'test/resolve/long-tail.test.ts',
   'test/resolve/memo.test.ts',
   'test/resolve/normalize.test.ts',

@@ -13,6 +13,7 @@
 import damerauLevenshtein from 'damerau-levenshtein';
 import { LRUCache } from 'lru-cache';
 import { findState } from '../buyer-intel/states.ts';
+import { englishOfSpanish } from './spanish.ts';
 import {
   ABBREVIATIONS,
   COMPANY_SUFFIXES,
@@ -357,7 +358,8 @@ function readName(input: string, options: NormalizeOptions): NormalizedName {
   let consolidated = false;
 
   // "U.S." → "US", "I.S.D." → "ISD" before anything reads the letters.
-  const undotted = input
+  // "Condado de Hidalgo" is Hidalgo County: a Spanish public body's name in its English form first.
+  const undotted = (englishOfSpanish(input) ?? input)
     .trim()
     .replace(/\b(?:[A-Za-z]\.){2,}/g, (m) => m.replace(/\./g, ''))
     // "P&R", "P & R": a parks department's two initials around its ampersand.
