@@ -62,8 +62,17 @@ const TELLS_APART: readonly (readonly [string, (s: Scored) => number])[] = [
  * Airport Authority). Rivals close by anything else still hold it back.
  */
 const NAME_ITSELF = 'the name itself';
-const toldByName = (best: Scored, close: readonly Scored[]): boolean =>
-  best.result.nameEqual && close.every((s) => s.result.shortForm && !s.result.nameEqual);
+/**
+ * So does a name that says its kind and equals, kind words and all, one of the best's names while
+ * every close rival's only resembles it: "Fresno County Fire Department" is not the city's "Fresno
+ * Fire Department", nor the other way round. A bare place ("Springfield") says no kind, so the city,
+ * its police and its schools stay a person's choice, and so does a number with a kind ("District 65":
+ * several bodies carry it).
+ */
+const saysPlaceAndKind = (name: NormalizedName | null | undefined): boolean =>
+  !!name?.typeTokens.length && name.core.some((t) => !/^\d+$/.test(t));
+const toldByName = (best: Scored, close: readonly Scored[], saysKind: boolean): boolean =>
+  best.result.nameEqual && close.every((s) => !s.result.nameEqual && (s.result.shortForm || saysKind));
 
 /** How surely a web evidence names the buyer, weakest first. */
 const WEB_STRENGTH: readonly ScoreResult['web'][] = [
@@ -136,7 +145,7 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
   // ("Harris County Clerk": the clerk's office, not the county, whose name lacks "clerk"); the address.
   const decider = close.length
     ? (TELLS_APART.find(([, f]) => f(best) > 0 && close.every((s) => f(s) < f(best))) ??
-      (toldByName(best, close) ? [NAME_ITSELF] : undefined))
+      (toldByName(best, close, saysPlaceAndKind(name)) ? [NAME_ITSELF] : undefined))
     : undefined;
   const why = best.result.reasons.join(', ');
   // The account's web address is another candidate's own page, not the best's.

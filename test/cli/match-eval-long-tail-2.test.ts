@@ -40,7 +40,8 @@ describe('match-eval on the second long-tail set', () => {
     // matching their parent or namesake city (4 wrong before); 96 (63 %) once what an import leaves
     // in a name (a contact, a status tag, a zip or phone number, all capitals) was read off it; 106
     // (70 %) with the words names are cut to ("Pub. Wks.", "Ct.", "Cons.", "Emerg.", "P&R"); 117
-    // (77 %) with public bodies named in Spanish read as their English names.
-    expect(scorecard.oneBuyer.matched).toBeGreaterThanOrEqual(117);
+    // (77 %) with public bodies named in Spanish read as their English names; 125 (82 %) once a
+    // name equal to the best's, kind words and all, told it from rivals that only resemble it.
+    expect(scorecard.oneBuyer.matched).toBeGreaterThanOrEqual(125);
   }, 120_000);
 });
