@@ -69,6 +69,18 @@ const NAME_ITSELF = 'the name itself';
  * its police and its schools stay a person's choice, and so does a number with a kind ("District 65":
  * several bodies carry it).
  */
+/** The words a general government's name adds to its place ("City of", "County", "Government"). */
+const GOVERNMENT_WORDS: ReadonlySet<string> = new Set([
+  'city',
+  'county',
+  'town',
+  'village',
+  'borough',
+  'parish',
+  'township',
+  'government',
+  'of',
+]);
 const saysPlaceAndKind = (name: NormalizedName | null | undefined): boolean =>
   !!name?.typeTokens.length && name.core.some((t) => !/^\d+$/.test(t));
 const toldByName = (best: Scored, close: readonly Scored[], saysKind: boolean): boolean =>
@@ -150,8 +162,25 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
   const why = best.result.reasons.join(', ');
   // The account's web address is another candidate's own page, not the best's.
   const webRank = (s: Scored) => WEB_STRENGTH.indexOf(s.result.web);
+  // Not when the account names a part of the site's owner by its whole name: "Tacoma Police
+  // Department" on cityoftacoma.org is the department, filed with the city's address as most are.
+  // The owner's name must be the account's less its part ("City of Tacoma" in "Tacoma Police
+  // Department"), not more ("Harris County" on the sheriff's page is not the sheriff's office).
+  const partOfOwner = (owner: Scored) => {
+    if (!best.result.nameEqual || owner.result.nameEqual || !name || !saysPlaceAndKind(name)) return false;
+    const mine = new Set(name.tokens);
+    const theirs = normalizeName(owner.candidate.name).tokens;
+    return (
+      theirs.every((t) => mine.has(t) || GOVERNMENT_WORDS.has(t)) &&
+      name.tokens.some((t) => !theirs.includes(t))
+    );
+  };
   const siteOf = eligible.find(
-    (s) => s !== best && webRank(s) > webRank(best) && webRank(s) >= WEB_STRENGTH.indexOf('section'),
+    (s) =>
+      s !== best &&
+      webRank(s) > webRank(best) &&
+      webRank(s) >= WEB_STRENGTH.indexOf('section') &&
+      !partOfOwner(s),
   );
   // The web address says another state's buyer while the account's own state has one of that name
   // (the name, not a word of it: "City of Cincinnati" is no namesake of the airport the site names).

@@ -369,6 +369,35 @@ describe('names that span states, offices, numbers written with hyphens', () => 
     if (decision.status === 'matched') expect(decision.buyerId).toBe('tc911');
   });
 
+  it('a department named in full on its city’s site is the department, not the city', async () => {
+    const { client } = server([
+      {
+        id: 'city',
+        name: 'City of Tacoma',
+        stateCode: 'WA',
+        type: 'City',
+        url: 'https://www.cityoftacoma.org',
+      },
+      {
+        id: 'tpd',
+        name: 'Tacoma Police Department',
+        stateCode: 'WA',
+        type: 'PoliceDepartment',
+        url: 'https://www.tacomapd.org',
+      },
+    ]);
+    const police = await new Resolver({ client }).resolve(
+      account('Tacoma Police Department', 'WA', { website: 'https://www.cityoftacoma.org' }),
+    );
+    expect(police.status).toBe('matched');
+    if (police.status === 'matched') expect(police.buyerId).toBe('tpd');
+    // The city by its own name on its own site is still the city.
+    const city = await new Resolver({ client }).resolve(
+      account('City of Tacoma', 'WA', { website: 'https://www.cityoftacoma.org' }),
+    );
+    expect(city.status === 'matched' && city.buyerId).toBe('city');
+  });
+
   it('a government’s name with its sheriff’s page as website: a person chooses between the two', async () => {
     const { client } = server([
       {
