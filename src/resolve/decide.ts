@@ -167,7 +167,7 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
   // The owner's name must be the account's less its part ("City of Tacoma" in "Tacoma Police
   // Department"), not more ("Harris County" on the sheriff's page is not the sheriff's office).
   const partOfOwner = (owner: Scored) => {
-    if (!best.result.nameEqual || owner.result.nameEqual || !name || !saysPlaceAndKind(name)) return false;
+    if (!best.result.nameEqual || owner.result.nameEqual || !name) return false;
     const mine = new Set(name.tokens);
     const theirs = normalizeName(owner.candidate.name).tokens;
     return (

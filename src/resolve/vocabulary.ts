@@ -240,6 +240,9 @@ export const MUNICIPAL_PREFIXES: readonly { words: string[]; type: string[] }[] 
   { words: ['city', 'and', 'county', 'of'], type: ['city', 'county'] },
   { words: ['city', 'of'], type: ['city'] },
   { words: ['town', 'of'], type: ['town'] },
+  // Michigan's charter townships: "Charter Township of Clinton" is what reps call "Clinton Twp".
+  { words: ['charter', 'township', 'of'], type: ['township'] },
+  { words: ['township', 'of'], type: ['township'] },
   { words: ['village', 'of'], type: ['village'] },
 ];
 // Leading "County of X" and the like: the type word moves behind the place ("X county").
@@ -308,6 +311,7 @@ export const TYPE_PHRASES: readonly TypePhrase[] = (
     { words: ['county'], hint: 'county' },
     { words: ['parish'], hint: 'county' },
     { words: ['borough'], hint: 'county' },
+    { words: ['charter', 'township'], hint: 'city' },
     { words: ['township'], hint: 'city' },
     { words: ['municipal', 'utility', 'district'], hint: 'special-district' },
     { words: ['utility', 'district'], hint: 'special-district' },

@@ -42,7 +42,8 @@ describe('match-eval on the second long-tail set', () => {
     // (70 %) with the words names are cut to ("Pub. Wks.", "Ct.", "Cons.", "Emerg.", "P&R"); 117
     // (77 %) with public bodies named in Spanish read as their English names; 125 (82 %) once a
     // name equal to the best's, kind words and all, told it from rivals that only resemble it; 135
-    // (89 %) with a department named in full on its parent's site read as the department.
-    expect(scorecard.oneBuyer.matched).toBeGreaterThanOrEqual(135);
+    // (89 %) with a department named in full on its parent's site read as the department; 142 (93 %)
+    // with Michigan's charter townships read as townships and a part's name without its kind word.
+    expect(scorecard.oneBuyer.matched).toBeGreaterThanOrEqual(142);
   }, 120_000);
 });

@@ -54,6 +54,8 @@ describe('words cut short', () => {
     ['Kirkland P&R Dist.', 'Kirkland Parks and Recreation District'],
     ['Bolingbrook Parks & Rec. Dist.', 'Bolingbrook Parks and Recreation District'],
     ['Maricopa Co. Sheriff’s Off.', 'Maricopa County Sheriff’s Office'],
+    ['Clinton Twp.', 'Charter Township of Clinton'],
+    ['Shelby Charter Township', 'Charter Township of Shelby'],
   ])('%s reads as %s', (typed, full) => {
     expect(normalizeName(typed).tokens).toEqual(normalizeName(full).tokens);
   });
