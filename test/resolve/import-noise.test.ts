@@ -54,9 +54,16 @@ describe('words cut short', () => {
     ['Kirkland P&R Dist.', 'Kirkland Parks and Recreation District'],
     ['Bolingbrook Parks & Rec. Dist.', 'Bolingbrook Parks and Recreation District'],
     ['Maricopa Co. Sheriff’s Off.', 'Maricopa County Sheriff’s Office'],
-    ['Clinton Twp.', 'Charter Township of Clinton'],
-    ['Shelby Charter Township', 'Charter Township of Shelby'],
   ])('%s reads as %s', (typed, full) => {
     expect(normalizeName(typed).tokens).toEqual(normalizeName(full).tokens);
+  });
+
+  it.each([
+    ['Clinton Twp.', 'Charter Township of Clinton'],
+    ['Shelby Charter Township', 'Charter Township of Shelby'],
+  ])('%s names the place and the kind %s does', (typed, full) => {
+    const [a, b] = [normalizeName(typed), normalizeName(full)];
+    expect([a.core, a.typeHint]).toEqual([b.core, b.typeHint]);
+    expect(a.core).toEqual([typed.split(' ')[0]?.toLowerCase()]);
   });
 });
