@@ -28,6 +28,9 @@ export interface Prepared {
   placed: NormalizedName[];
 }
 
+/** State codes that are also an agency's initials when they close a name ("Minneapolis VA"). */
+const AGENCY_CODES: ReadonlySet<string> = new Set(['VA']);
+
 /** Reads the account's name and state; an account with neither a name nor a website is no match. */
 export function prepare(input: AccountForMatching): Prepared | MatchDecision {
   let account = input;
@@ -64,6 +67,13 @@ export function prepare(input: AccountForMatching): Prepared | MatchDecision {
   const fromName = name?.stateCode ? findState(name.stateCode) : undefined;
   const fromZip = !fromField && !fromName ? stateOfZip(account.zip) : undefined;
   const state: StateEntry | undefined = fromField ?? fromName ?? fromZip;
+  // "Reno VA" filed in NV: a closing "VA" that contradicts the account's state is Veterans Affairs,
+  // a word of the name (written "Va" so the reader does not take it for the state again).
+  if (fromField && fromName && fromField.code !== fromName.code && name && AGENCY_CODES.has(fromName.code)) {
+    const word = `${fromName.code.charAt(0)}${fromName.code.charAt(1).toLowerCase()}`;
+    const reread = normalizeName((cleaned?.name ?? '').replace(new RegExp(`\\b${fromName.code}\\s*$`), word));
+    if (!reread.stateCode) return prepare({ ...input, name: reread.input });
+  }
   const contradiction =
     fromField && fromName && fromField.code !== fromName.code
       ? `the account's state is ${fromField.code} and its name says ${fromName.code}`

@@ -369,6 +369,17 @@ describe('names that span states, offices, numbers written with hyphens', () => 
     if (decision.status === 'matched') expect(decision.buyerId).toBe('tc911');
   });
 
+  it('a closing VA that contradicts the account’s state is Veterans Affairs, not Virginia', async () => {
+    const { client } = server([
+      { id: 'city', name: 'City of Minneapolis', stateCode: 'MN', type: 'City' },
+      { id: 'va', name: 'Minneapolis VA Health Care System', stateCode: 'MN', type: 'Federal' },
+    ]);
+    const decision = await new Resolver({ client }).resolve(account('Minneapolis VA', 'MN'));
+    expect(decision.candidates.map((c) => c.buyerId)).toContain('va');
+    expect(decision.status === 'matched' ? decision.buyerId : decision.candidates[0]?.buyerId).toBe('va');
+    expect(decision.explanation).not.toContain('its name says VA');
+  });
+
   it('a department named in full on its city’s site is the department, not the city', async () => {
     const { client } = server([
       {
