@@ -3,6 +3,7 @@
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import { NotFoundError } from '../buyer-intel/errors.ts';
 import type { EvalAccount } from '../match-eval/accounts.ts';
+import { carriedBy } from '../match-eval/carried-by.ts';
 import type { EvalRow, Evaluation, Verdict } from '../match-eval/evaluate.ts';
 import type { ScoredCandidate } from '../resolve/types.ts';
 import { renderTable, TABLE_WIDTH, wrapParagraph } from './table.ts';
@@ -176,6 +177,11 @@ export function reportText(evaluation: Evaluation, buyers: ExpectedBuyers, conte
         `${s.calibration.right} of ${s.calibration.scored}`,
         percent(s.calibration.right, s.calibration.scored),
       ],
+      ...s.automaticBy.map((c) => [
+        `Automatic by ${c.carrier}`,
+        c.matched,
+        `${c.right} right · ${c.wrong} wrong`,
+      ]),
       ['Reviews holding the expected buyer', s.oneBuyer.reviewHolds, 'among their candidates'],
       ['Reviews missing the expected buyer', s.oneBuyer.reviewLacks, ''],
       ['No match where a buyer was expected', s.oneBuyer.noMatch, ''],
@@ -254,6 +260,7 @@ export function reportJson(evaluation: Evaluation, buyers: ExpectedBuyers, conte
         status: d?.status ?? 'error',
         buyerId: d?.status === 'matched' ? d.buyerId : null,
         source: d?.status === 'matched' ? d.source : null,
+        carriedBy: carriedBy(d, a.name),
         confidence: d && d.status !== 'no_match' ? d.confidence : null,
         explanation: d?.explanation ?? null,
         error: row.error,

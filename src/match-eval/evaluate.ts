@@ -3,6 +3,7 @@
 // automatic matches, which cost more than any review.
 import type { AccountForMatching, MatchDecision, ScoredCandidate } from '../resolve/types.ts';
 import type { EvalAccount } from './accounts.ts';
+import { CARRIERS, type Carrier, carriedBy } from './carried-by.ts';
 
 /**
  * How an outcome compares with the expected answer:
@@ -77,6 +78,8 @@ export interface Scorecard {
    * back from a match by a rival or a contradiction), how many had that candidate as their right buyer.
    */
   calibration: { scored: number; right: number };
+  /** The automatic matches by what carried them (carried-by.ts), right and wrong, in CARRIERS order. */
+  automaticBy: { carrier: Carrier; matched: number; right: number; wrong: number }[];
   errors: number;
   /** The rows whose verdict is not `right`, counted by cause, most frequent first. */
   misses: { cause: Cause; count: number }[];
@@ -221,6 +224,15 @@ export function scorecardOf(rows: readonly EvalRow[], acceptThreshold = 0.75): S
     },
     ids: { accounts: withIds.length, matchedById: byId.length },
     calibration: calibrationOf(rows, acceptThreshold),
+    automaticBy: CARRIERS.map((carrier) => {
+      const carried = rows.filter((r) => carriedBy(r.decision, r.account.name) === carrier);
+      return {
+        carrier,
+        matched: carried.length,
+        right: carried.filter((r) => r.verdict === 'right').length,
+        wrong: carried.filter((r) => r.verdict === 'wrong').length,
+      };
+    }).filter((c) => c.matched > 0),
     errors: count((r) => r.verdict === 'error'),
     misses: [...byCause.entries()]
       .map(([cause, n]) => ({ cause, count: n }))

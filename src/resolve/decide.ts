@@ -319,7 +319,38 @@ function blocker(best: Scored, state: StateEntry | undefined, contradiction: str
     return `the account names ${units.map((u) => `"${u}"`).join(' and ')}, which ${shown(best.candidate)} does not: a part of it or another body, not the buyer itself`;
   if (best.result.otherState && !best.result.independent)
     return `it is in ${best.candidate.stateCode ?? '?'}, not ${state?.code ?? 'the account’s state'}, and only the name says it is the account’s (a website or email domain of the buyer's would)`;
+  if (onlyResembles(best))
+    return `the name only resembles ${shown(best.candidate)}'s: no reading makes it one of its names, and nothing independent (an id, the website, an email domain, the address) agrees`;
   return null;
+}
+
+/** The signals that read a name as one of the buyer's names, not merely like it. */
+const READINGS: ReadonlySet<string> = new Set([
+  'acronym',
+  'nickname',
+  'domain-name',
+  'other-name',
+  'short-form',
+  'parent',
+  'consolidated',
+  'placed',
+  'number',
+  'typo',
+]);
+
+/**
+ * Automatic only on a reading, not a resemblance: a name that is not one of the buyer's names (equal
+ * after the readings, or its place words equal with a kind that agrees: "Philadelphia Police" for the
+ * Philadelphia Police Department), with nothing independent agreeing, goes to a person however
+ * similar it is — on kinds of names no set has taught, similarity is where a wrong match comes from.
+ */
+function onlyResembles(best: Scored): boolean {
+  const r = best.result;
+  if (r.nameEqual || r.independent || r.webPoints > 0 || r.placePoints > 0) return false;
+  const signals = best.candidate.signals;
+  if (signals.some((s) => READINGS.has(s.signal) && s.points > 0)) return false;
+  const kindAgrees = signals.some((s) => s.signal === 'type' && s.points > 0);
+  return !(r.sameCore && kindAgrees);
 }
 
 /** "a", "a and b", "a, b and c". */

@@ -166,6 +166,56 @@ describe('scorecardOf', () => {
     expect(s.calibration).toEqual({ scored: 4, right: 2 });
   });
 
+  it('counts the automatic matches by what carried them: website, an equal name, a reading, resemblance', () => {
+    const row = (expected: Expected, decision: MatchDecision): EvalRow => {
+      const a = account(expected);
+      return { account: a, error: null, ...judge(a, decision, 0.75) };
+    };
+    const carried = (
+      buyerId: string,
+      reasons: string,
+      signals: ScoredCandidate['signals'],
+      source: 'search' | 'id' = 'search',
+    ): MatchDecision => ({
+      status: 'matched',
+      buyerId,
+      buyerName: buyerId,
+      confidence: 0.9,
+      source,
+      explanation: `Matched "${buyerId}" (TX) with 0.90: ${reasons}`,
+      candidates: [{ ...candidate(buyerId, 0.9), signals }],
+    });
+    const name = (points: number) => ({ signal: 'name' as const, points, detail: '' });
+    const s = scorecardOf([
+      row(
+        buyer('a'),
+        carried('a', 'name 0.67 similar, website', [
+          name(0.4),
+          { signal: 'website', points: 0.25, detail: '' },
+        ]),
+      ),
+      row(buyer('a'), carried('a', 'name equal, state TX', [name(0.55)])),
+      row(buyer('a'), carried('a', 'name equal after expanding ISD', [name(0.55)])),
+      row(
+        buyer('a'),
+        carried('a', 'name 0.9 similar, a short form', [
+          name(0.5),
+          { signal: 'short-form', points: 0.05, detail: '' },
+        ]),
+      ),
+      row(buyer('a'), carried('b', 'name 0.8 similar, state TX', [name(0.44)])),
+      row(buyer('a'), carried('a', 'NCES id', [], 'id')),
+      row(buyer('a'), review(0.7, 'a')),
+    ]);
+    expect(s.automaticBy).toEqual([
+      { carrier: 'an id', matched: 1, right: 1, wrong: 0 },
+      { carrier: 'website, email or address', matched: 1, right: 1, wrong: 0 },
+      { carrier: 'the name equal', matched: 2, right: 2, wrong: 0 },
+      { carrier: 'a reading of the name', matched: 1, right: 1, wrong: 0 },
+      { carrier: 'resemblance only', matched: 1, right: 0, wrong: 1 },
+    ]);
+  });
+
   it('counts the id-bearing accounts with one buyer, and those matched to it by their id', () => {
     const row = (ids: EvalAccount['ids'], expected: Expected, decision: MatchDecision): EvalRow => {
       const a = { ...account(expected), ids };

@@ -369,6 +369,23 @@ describe('names that span states, offices, numbers written with hyphens', () => 
     if (decision.status === 'matched') expect(decision.buyerId).toBe('tc911');
   });
 
+  it('a name that only resembles the buyer’s, however close, goes to a person', async () => {
+    const { client } = server([
+      {
+        id: 'water',
+        name: 'Northside Regional Water Authority',
+        stateCode: 'TX',
+        type: 'SpecialDistrict',
+      },
+    ]);
+    const decision = await new Resolver({ client }).resolve(
+      account('Northside Regional Water Reclamation Authority', 'TX'),
+    );
+    expect(decision.status).toBe('needs_review');
+    expect(decision.explanation).toContain('only resembles "Northside Regional Water Authority" (TX)');
+    expect(decision.candidates[0]?.buyerId).toBe('water');
+  });
+
   it('a closing VA that contradicts the account’s state is Veterans Affairs, not Virginia', async () => {
     const { client } = server([
       { id: 'city', name: 'City of Minneapolis', stateCode: 'MN', type: 'City' },
