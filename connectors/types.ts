@@ -376,7 +376,13 @@ export interface InboundEventHandler {
   /** The largest body this CRM sends (its batch limit with room); the receiver's cap when smaller. */
   readonly maxBodyBytes?: number;
   /** The events are in the queue: acknowledge so the CRM stops re-delivering. */
-  accepted(summary: { received: number; enqueued: number; ignored: number }): InboundReply;
+  accepted(summary: {
+    received: number;
+    enqueued: number;
+    ignored: number;
+    /** Events whose job was already queued (a re-delivery): not queued again. */
+    duplicates?: number;
+  }): InboundReply;
   /** The delivery is bad: the CRM's error format, status 4xx. */
   rejected(failure: { status: number; error: string; message: string }): InboundReply;
   /** We could not queue the events: an answer that makes the CRM retry later. */

@@ -64,7 +64,11 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
       if (query) {
         const page = await runs.list(query);
         if (!page.runs.length) {
-          out(query.after ? 'no more runs' : 'no runs yet');
+          // An empty embedded database is most often not the service's: say which one was read.
+          const where = env.DATABASE_URL
+            ? ''
+            : ` in the embedded database at ${env.PGLITE_DIR}; set DATABASE_URL to read your service's database`;
+          out(query.after ? 'no more runs' : `no runs yet${where}`);
           return 0;
         }
         out(

@@ -15,6 +15,7 @@ import { apiRouter } from '../api/router.ts';
 import { crmFeatures } from '../config/crm-features.ts';
 import { reviewService } from '../review/service.ts';
 import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
+import { addCountingNew } from '../webhooks/new-jobs.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
 import type { ServiceCore } from './core.ts';
 import { createHttpApp, metricsHandler } from './http-app.ts';
@@ -37,7 +38,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
     publicBaseUrl: settings.publicBaseUrl,
     accountWindowMs: security.inboundAccountWindowMs,
     attempts: settings.worker.attempts,
-    enqueue: (jobs: EnrichJob[]) => queues.enrich.addBulk(jobs),
+    enqueue: (jobs: EnrichJob[]) => addCountingNew(queues.enrich, jobs),
     store: core.store,
   };
   const webhooks: Record<string, Router> = {};

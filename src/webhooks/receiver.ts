@@ -17,7 +17,10 @@ import { readBody } from './read-body.ts';
 export interface WebhookReceiverOptions {
   /** The public URL prefix the CRM calls (scheme and host), when we sit behind a proxy. */
   publicBaseUrl?: string | undefined;
-  /** Adds the jobs to the queue (queue.addBulk); must resolve only once they are in Redis. */
+  /**
+   * Adds the jobs to the queue (queue.addBulk); must resolve only once they are in Redis. Resolving to
+   * `{ added }` (new-jobs.ts) lets the answer tell a re-delivery's duplicates from new work.
+   */
   enqueue: (jobs: EnrichJob[]) => Promise<unknown>;
   attempts: number;
   maxBodyBytes?: number;
@@ -91,6 +94,7 @@ export function webhookReceiver(
     const parsed = handler.parse({ method: req.method, url: urlOf(req), headers: headersOf(req), body });
     if (!parsed.ok) return send(res, handler.rejected(parsed));
 
+    let added: number | undefined;
     const jobs = new Map<string, EnrichJob>();
     for (const event of parsed.events) {
       const job = jobForEvent(event, options.attempts, options.accountWindowMs ?? 0);
@@ -115,12 +119,14 @@ export function webhookReceiver(
       try {
         // The delivery's request id rides along into the jobs' log lines (src/service/http-app.ts sets it).
         const requestId = typeof res.locals.requestId === 'string' ? res.locals.requestId : undefined;
-        await options.enqueue(
+        const outcome = await options.enqueue(
           [...jobs.values()].map((j) => ({
             ...j,
             data: { ...j.data, runId, ...(requestId ? { requestId } : {}) },
           })),
         );
+        if (outcome && typeof (outcome as { added?: unknown }).added === 'number')
+          added = (outcome as { added: number }).added;
       } catch {
         return unavailable(res, handler);
       }
@@ -132,8 +138,9 @@ export function webhookReceiver(
       res,
       handler.accepted({
         received: parsed.received,
-        enqueued: jobs.size,
+        enqueued: added ?? jobs.size,
         ignored: parsed.received - jobs.size,
+        ...(added !== undefined && added < jobs.size ? { duplicates: jobs.size - added } : {}),
       }),
     );
   });

@@ -1,5 +1,8 @@
 // `buyer-intel-sync runs` as a real process against the file's database (test/helpers/cli.ts): a list newest first
 // (by kind, a page at a time), a run's accounts by their latest outcome, and refusals of bad input.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { OutcomeRecord } from '../../src/store/outcome-rows.ts';
 import type { Run } from '../../src/store/runs.ts';
@@ -82,6 +85,19 @@ beforeAll(async () => {
 const runs = (args: string[]) => runCli(['runs', ...args], {});
 
 describe('buyer-intel-sync runs', () => {
+  it('without DATABASE_URL, an empty list names the embedded database it read', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'runs-embedded-')), 'db');
+    try {
+      const empty = await runCli(['runs', 'list'], { PGLITE_DIR: dir });
+      expect(empty.code).toBe(0);
+      expect(empty.stdout.trim()).toBe(
+        `no runs yet in the embedded database at ${dir}; set DATABASE_URL to read your service's database`,
+      );
+    } finally {
+      rmSync(dirname(dir), { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('lists runs newest first, of one kind, a page at a time', async () => {
     const all = await runs(['list']);
     expect(all.stderr).toBe('');

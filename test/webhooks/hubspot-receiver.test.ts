@@ -10,6 +10,7 @@ import { createHttpApp } from '../../src/service/http-app.ts';
 import { type Listening, listen } from '../../src/service/listen.ts';
 import type { Repositories } from '../../src/store/store.ts';
 import { Store } from '../../src/store/store.ts';
+import { addCountingNew } from '../../src/webhooks/new-jobs.ts';
 import { webhookReceiver } from '../../src/webhooks/receiver.ts';
 import { serviceDatabase } from '../helpers/test-database.ts';
 
@@ -43,7 +44,7 @@ beforeAll(async () => {
     maxBodyBytes: 64 * 1024,
     enqueue: async (jobs) => {
       if (enqueueFails) throw new Error('Redis is down');
-      return queue.addBulk(jobs);
+      return addCountingNew(queue, jobs);
     },
     store: {
       open: () => (storeFails ? Promise.reject(new Error('the database is down')) : store.open()),
@@ -155,8 +156,10 @@ describe('POST /webhooks/hubspot', () => {
     const runs = await webhookRuns();
     // HubSpot's retry raises attemptNumber: another body, the same events.
     const again = JSON.stringify([{ ...first, attemptNumber: 1 }]);
-    expect((await post(again)).status).toBe(200);
-    expect((await post(body)).status).toBe(200);
+    // The answer says nothing was queued again.
+    const duplicate = { received: 1, enqueued: 0, ignored: 0, duplicates: 1 };
+    expect(await post(again)).toEqual({ status: 200, body: duplicate });
+    expect(await post(body)).toEqual({ status: 200, body: duplicate });
     const jobs = await waiting();
     expect(jobs).toHaveLength(1);
     expect(await webhookRuns()).toEqual(runs);
