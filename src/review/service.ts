@@ -232,10 +232,12 @@ export function reviewService(options: ReviewServiceOptions) {
     /** Removes a rejection; the account's job searches it again. */
     async clear(account: ReviewAccount, actor: Actor) {
       const key = canonicalAccount(account);
-      const { review } = await options.store.open();
+      const { review, learned } = await options.store.open();
       let was = false;
       const queued = await single(key, 'clear', actor, {}, async () => {
         was = await review.unpin(key);
+        // Clearing a rejection takes back what it taught: the buyer may be matched automatically again.
+        await learned.undoForAccount(key, 'reject');
       });
       return { ...queued, wasPinned: was };
     },

@@ -60,10 +60,15 @@ export class LearnedDecisions {
   }
 
   /** Takes back the rules an account's decisions made (the account's undo). Returns how many. */
-  async undoForAccount(key: { crm: string; tenant: string; accountId: string }): Promise<number> {
+  async undoForAccount(
+    key: { crm: string; tenant: string; accountId: string },
+    verdict?: 'confirm' | 'reject',
+  ): Promise<number> {
     const r = await sql`update learned_decisions set undone_at = now()
       where crm = ${key.crm} and tenant = ${key.tenant} and account_id = ${key.accountId}
-      and undone_at is null`.execute(this.#db);
+      and undone_at is null and (${verdict ?? null}::text is null or verdict = ${verdict ?? null})`.execute(
+      this.#db,
+    );
     return Number(r.numAffectedRows ?? 0);
   }
 
