@@ -74,6 +74,7 @@ async function learnFrom(
   key: AccountRef,
   l: LearnFrom,
   decisionId: string | null,
+  runId: string,
 ): Promise<void> {
   const form = nameFormOf({ name: l.outcome.accountName, state: l.outcome.state });
   if (!form) return;
@@ -87,6 +88,7 @@ async function learnFrom(
     buyerName: l.buyerName,
     verdict: l.verdict,
     decisionId,
+    runId,
   });
 }
 
@@ -133,7 +135,7 @@ export function reviewService(options: ReviewServiceOptions) {
       actor,
       runId: run.id,
     });
-    if (learn) await learnFrom(learned, key, learn, decisionId);
+    if (learn) await learnFrom(learned, key, learn, decisionId, run.id);
     const [jobId = ''] = await enqueue(
       [{ key, ...(review ? { review } : {}) }],
       run.id,
@@ -368,6 +370,7 @@ export function reviewService(options: ReviewServiceOptions) {
           o,
           { outcome: o, buyerId: c.buyerId, buyerName: c.name, verdict: 'confirm' },
           null,
+          run.id,
         );
       await enqueue(
         chosen.map(({ outcome: o, candidate: c }) => ({

@@ -14,6 +14,7 @@ export interface NewLearned extends NameForm {
   buyerName: string | null;
   verdict: 'confirm' | 'reject';
   decisionId: string | null;
+  runId: string | null;
 }
 
 interface Row {
@@ -35,9 +36,9 @@ export class LearnedDecisions {
   /** Records a rule; the same live rule twice is kept once. */
   async record(l: NewLearned): Promise<void> {
     await sql`insert into learned_decisions
-      (crm, tenant, name_form, state, buyer_id, buyer_name, account_name, verdict, decision_id, account_id)
+      (crm, tenant, name_form, state, buyer_id, buyer_name, account_name, verdict, decision_id, account_id, run_id)
       values (${l.crm}, ${l.tenant}, ${l.nameForm}, ${l.state}, ${l.buyerId}, ${l.buyerName},
-        ${l.accountName}, ${l.verdict}, ${l.decisionId}, ${l.accountId})
+        ${l.accountName}, ${l.verdict}, ${l.decisionId}, ${l.accountId}, ${l.runId})
       on conflict (crm, tenant, name_form, state, buyer_id, verdict) where undone_at is null do nothing`.execute(
       this.#db,
     );
@@ -69,6 +70,26 @@ export class LearnedDecisions {
       and undone_at is null and (${verdict ?? null}::text is null or verdict = ${verdict ?? null})`.execute(
       this.#db,
     );
+    return Number(r.numAffectedRows ?? 0);
+  }
+
+  /**
+   * Takes back the rules the decisions an undo undoes made: a run's (a bulk approve, one confirm), or
+   * an account's change that a decision's run made. Returns how many.
+   */
+  async undoFor(
+    scope:
+      | { kind: 'run'; runId: string }
+      | { kind: 'job'; jobId: string }
+      | { kind: 'change'; crm: string; tenant: string; accountId: string; runId: string | null }
+      | { kind: 'all'; crm: string; tenant: string; accountId: string },
+  ): Promise<number> {
+    // A reject's own take-back undoes the account's earlier writes ('all'), not the reject's rule.
+    if (scope.kind === 'job' || scope.kind === 'all' || !scope.runId) return 0;
+    const account = scope.kind === 'change' ? scope.accountId : null;
+    const r = await sql`update learned_decisions set undone_at = now()
+      where run_id = ${scope.runId} and undone_at is null
+      and (${account}::text is null or account_id = ${account})`.execute(this.#db);
     return Number(r.numAffectedRows ?? 0);
   }
 

@@ -63,6 +63,19 @@ async function refreshed(crm: 'hubspot' | 'salesforce', accountId: string, tenan
   await completedJob(service, String(res.body.jobId));
 }
 
+/** Waits for every job of the queue to be done (an undo is a job of its own). */
+async function drained(): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        const c = await service.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed');
+        return Object.values(c).reduce((a, b) => a + b, 0);
+      },
+      { timeout: 30_000 },
+    )
+    .toBe(0);
+}
+
 const reasonOf = (id: string) => String(hsField(id, P.matchReason) ?? '');
 
 describe('learning from decisions', () => {
@@ -108,5 +121,23 @@ describe('learning from decisions', () => {
     await refreshed('hubspot', second);
     expect(hsField(second, P.status)).toBe('needs_review');
     expect(hsField(second, P.buyerId) ?? null).not.toBe(buyer);
+  });
+});
+
+describe('undo of the confirm', () => {
+  it('takes back what it taught: the next same-form account goes to review again', async () => {
+    const first = company({ name: 'Springfield', state: 'MO' });
+    await refreshed('hubspot', first);
+    expect(hsField(first, P.status)).toBe('needs_review');
+    const card = await call('GET', `/api/accounts/hubspot/${first}`);
+    const [pick] = card.body.candidates as { buyerId: string; name: string }[];
+    const res = await call('POST', `/api/accounts/hubspot/${first}/confirm`, { buyerId: pick?.buyerId });
+    await completedJob(service, String(res.body.jobId));
+    const undo = await call('POST', '/api/undo', { account: { crm: 'hubspot', accountId: first } });
+    expect(undo.status, JSON.stringify(undo.body)).toBe(202);
+    await drained();
+    const second = company({ name: 'Springfield', state: 'MO' });
+    await refreshed('hubspot', second);
+    expect(reasonOf(second)).not.toContain('a person matched');
   });
 });

@@ -17,6 +17,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     verdict text not null check (verdict in ('confirm', 'reject')),
     decision_id bigint references decisions (id),
     account_id text not null,
+    run_id text,
     created_at timestamptz not null default now(),
     undone_at timestamptz
   )`.execute(db);
