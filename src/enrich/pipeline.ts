@@ -22,7 +22,7 @@ export async function enrichAccount(
   const dryRun = options.dryRun ?? false;
   const now = (deps.now ?? (() => new Date()))();
   const crm = await readStep(deps, ref);
-  const decision = await resolveStep(deps, crm.account, options);
+  const decision = await resolveStep(deps, crm.account, options, ref);
   const fetched =
     decision.status === 'matched' ? await fetchStep(deps, ref, decision.buyerId, options.job) : null;
   const match = describeMatch(decision, fetched, options.review);

@@ -1,5 +1,6 @@
 // What the pipeline takes (its dependencies, the options of one enrichment) and what it gives back: the
 // shapes every step, the enrich job, the store's record of an outcome and the metrics share.
+
 import type { AccountRef, CrmConnector, CrmKind } from '../../connectors/types.ts';
 import type { ReviewInstruction } from '../../queues/review-instruction.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
@@ -7,6 +8,7 @@ import type { FollowUpSettings } from '../follow-ups/settings.ts';
 import type { FitNote } from '../map/fit.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import type { FieldChange } from '../map/plan.ts';
+import type { LearnedRule, NameForm } from '../resolve/learned.ts';
 import type { Resolver } from '../resolve/resolver.ts';
 import type { BatchedWrites } from '../write/batched-writes.ts';
 import type { WriteOrigin } from '../write/journal.ts';
@@ -29,6 +31,8 @@ export interface PipelineDeps {
    */
   noteKeysWithRead?: CrmReads['noteKeysOf'];
   resolver: Pick<Resolver, 'resolve'>;
+  /** The rules a person's decisions taught for a tenant's name form (src/resolve/learned.ts); unset, none. */
+  learned?: (scope: { crm: string; tenant: string }, form: NameForm) => Promise<LearnedRule[]>;
   mapping: Mapping;
   ledgers: Ledgers;
   /** Writes one account's fields; batched across jobs (and recorded, with its context) by the caller. */

@@ -8,6 +8,7 @@ import type { AccountRef, CrmKind } from '../../connectors/types.ts';
 import { type EnrichQueueData, enqueueEnrich } from '../../queues/enrich-queue.ts';
 import type { ReviewInstruction } from '../../queues/review-instruction.ts';
 import { rejectedReason } from '../enrich/review-reasons.ts';
+import { nameFormOf } from '../resolve/learned.ts';
 import type { Actor } from '../store/decisions.ts';
 import type { CohortCounts, Outcome, OutcomeFilter, PageRequest } from '../store/outcomes.ts';
 import type { DuplicatesGroup } from '../store/review.ts';
@@ -59,6 +60,38 @@ function crmKindOf(crm: string): CrmKind {
   return crm;
 }
 
+/** What a decision teaches: the account as the person saw it and the buyer they judged. */
+interface LearnFrom {
+  outcome: Pick<Outcome, 'accountName' | 'state'>;
+  buyerId: string;
+  buyerName: string | null;
+  verdict: 'confirm' | 'reject';
+}
+
+/** Records the rule a decision teaches (src/resolve/learned.ts), for the tenant of the account only. */
+async function learnFrom(
+  learned: Awaited<ReturnType<ReviewServiceOptions['store']['open']>>['learned'],
+  key: AccountRef,
+  l: LearnFrom,
+  decisionId: string | null,
+  runId: string,
+): Promise<void> {
+  const form = nameFormOf({ name: l.outcome.accountName, state: l.outcome.state });
+  if (!form) return;
+  await learned.record({
+    ...form,
+    crm: key.crm,
+    tenant: key.tenant,
+    accountId: key.accountId,
+    accountName: l.outcome.accountName,
+    buyerId: l.buyerId,
+    buyerName: l.buyerName,
+    verdict: l.verdict,
+    decisionId,
+    runId,
+  });
+}
+
 export function reviewService(options: ReviewServiceOptions) {
   const { queue, attempts } = options;
 
@@ -85,15 +118,16 @@ export function reviewService(options: ReviewServiceOptions) {
     params: Record<string, unknown>,
     before: (runId: string) => Promise<void>,
     review?: ReviewInstruction,
+    learn?: LearnFrom,
   ): Promise<{ jobId: string; runId: string }> {
-    const { runs, decisions } = await options.store.open();
+    const { runs, decisions, learned } = await options.store.open();
     const run = await runs.create({
       kind: action === 'confirm' ? 'confirm' : 'review',
       label: `${action} ${key.crm} ${key.tenant} ${key.accountId}`,
       actor: actor.name,
     });
     await before(run.id);
-    await decisions.append({
+    const decisionId = await decisions.append({
       ...key,
       action,
       buyerId: typeof params.buyerId === 'string' ? params.buyerId : null,
@@ -101,6 +135,7 @@ export function reviewService(options: ReviewServiceOptions) {
       actor,
       runId: run.id,
     });
+    if (learn) await learnFrom(learned, key, learn, decisionId, run.id);
     const [jobId = ''] = await enqueue(
       [{ key, ...(review ? { review } : {}) }],
       run.id,
@@ -172,25 +207,39 @@ export function reviewService(options: ReviewServiceOptions) {
           await review.unpin(key);
         },
         { action: 'confirm', actor: actor.name, buyerId, score: candidate.score },
+        outcome ? { outcome, buyerId, buyerName: candidate.name, verdict: 'confirm' } : undefined,
       );
     },
 
     /** Rejects the account: a pinned `no_match`, never searched again until a person clears it. */
     async reject(account: ReviewAccount, reason: string, actor: Actor) {
       const key = canonicalAccount(account);
-      const { review } = await options.store.open();
-      return single(key, 'reject', actor, { reason }, (runId) =>
-        review.pin(key, rejectedReason(actor.name, reason), { runId }),
+      const { review, outcomes } = await options.store.open();
+      // The buyer the person turned down: the match or the best candidate they were shown.
+      const outcome = await outcomes.get(key);
+      const top = outcome ? topCandidate(outcome) : undefined;
+      const buyerId = outcome?.buyerId ?? top?.buyerId;
+      const buyerName = outcome?.buyerId ? outcome.buyerName : (top?.name ?? null);
+      return single(
+        key,
+        'reject',
+        actor,
+        { reason },
+        (runId) => review.pin(key, rejectedReason(actor.name, reason), { runId }),
+        undefined,
+        outcome && buyerId ? { outcome, buyerId, buyerName, verdict: 'reject' } : undefined,
       );
     },
 
     /** Removes a rejection; the account's job searches it again. */
     async clear(account: ReviewAccount, actor: Actor) {
       const key = canonicalAccount(account);
-      const { review } = await options.store.open();
+      const { review, learned } = await options.store.open();
       let was = false;
       const queued = await single(key, 'clear', actor, {}, async () => {
         was = await review.unpin(key);
+        // Clearing a rejection takes back what it taught: the buyer may be matched automatically again.
+        await learned.undoForAccount(key, 'reject');
       });
       return { ...queued, wasPinned: was };
     },
@@ -230,7 +279,8 @@ export function reviewService(options: ReviewServiceOptions) {
       actor: Actor,
       preview: boolean,
     ): Promise<ApprovePreview | ApproveDone> {
-      const { outcomes, review, runs, decisions } = await options.store.open();
+      const open = await options.store.open();
+      const { outcomes, review, runs, decisions } = open;
       const chosen: { outcome: Outcome; candidate: OutcomeCandidate }[] = [];
       const skipped: { accountId: string; why: string }[] = [];
       let count: number;
@@ -314,6 +364,14 @@ export function reviewService(options: ReviewServiceOptions) {
           runId: run.id,
         })),
       );
+      for (const { outcome: o, candidate: c } of chosen)
+        await learnFrom(
+          open.learned,
+          o,
+          { outcome: o, buyerId: c.buyerId, buyerName: c.name, verdict: 'confirm' },
+          null,
+          run.id,
+        );
       await enqueue(
         chosen.map(({ outcome: o, candidate: c }) => ({
           key: { crm: crmKindOf(o.crm), tenant: o.tenant, accountId: o.accountId },

@@ -109,6 +109,7 @@ export function buildCore(settings: ServiceSettings) {
     connectorFor: connector,
     readAccount: reads.readAccount,
     noteKeysOf: reads.noteKeysOf,
+    learned: async (scope, form) => (await store.open()).learned.rulesFor(scope, form),
     resolver: new Resolver({
       client: buyerIntel.cached,
       cache: redisMatchCache(redis.worker, `${prefix}:match:`),

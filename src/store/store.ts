@@ -12,6 +12,7 @@ import { type DatabaseHandle, type DatabaseSettings, openDatabase } from './db.t
 import { Decisions } from './decisions.ts';
 import { DigestStates } from './digest-state.ts';
 import { FollowUps } from './follow-ups.ts';
+import { LearnedDecisions } from './learned-decisions.ts';
 import { MatchedAccounts } from './matched.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { Outcomes } from './outcomes.ts';
@@ -44,6 +45,8 @@ export function describeError(err: unknown): string {
 export interface Repositories {
   outcomes: Outcomes;
   decisions: Decisions;
+  /** What a person's confirms and rejects teach the resolver (src/resolve/learned.ts). */
+  learned: LearnedDecisions;
   runs: Runs;
   review: ReviewRecords;
   /** Every field write, kept value and note (src/store/write-history.ts). */
@@ -104,6 +107,7 @@ export class Store {
       return {
         outcomes: new Outcomes(db),
         decisions: new Decisions(db),
+        learned: new LearnedDecisions(db),
         runs: new Runs(db),
         review: new ReviewRecords(db),
         writes: new WriteHistory(db),

@@ -221,6 +221,8 @@ export async function runUndo(
 ): Promise<UndoOutcome> {
   const repos = await deps.store.open();
   const { undo } = repos;
+  // What the undone decisions taught the resolver is taken back with them (src/resolve/learned.ts).
+  await repos.learned.undoFor(resolved.scope);
   const opened = await undo.openRun(scopeTarget(resolved.scope), {
     label: `undo of ${resolved.what}`,
     actor: options.actor,

@@ -246,6 +246,10 @@ describe('reject and clear', () => {
     // The take-back is a run of its own on the history (so it can be undone).
     const runs = await call('GET', '/api/runs?kind=undo');
     expect(JSON.stringify(runs.body)).toContain(`account ${id}'s values and notes of ours (rejected)`);
+    // The reject taught the tenant never to match this buyer to "Austin ISD" (TX) automatically
+    // (test/review/learning.test.ts); clearing it takes that back for the tests after this one.
+    const cleared = await call('POST', `/api/accounts/hubspot/${id}/clear`, {});
+    await completedJob(service, String(cleared.body.jobId));
   });
 
   it('a re-enrichment that moves the account to another buyer takes back the old buyer’s notes and values', async () => {

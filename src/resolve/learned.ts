@@ -1,0 +1,71 @@
+// What the resolver learnt from a person's decisions (issue 46, item 7): the name form an account is
+// typed in — the resolver's own normalised tokens (prepare.ts) and its state — and the rules recorded
+// for it. Record and lookup both compute the form here, so a confirm is found by the next account
+// typed the same way. Rules apply to the resolver's final decision, after any cache or pool answer.
+import { prepare } from './prepare.ts';
+import type { AccountForMatching, MatchDecision } from './types.ts';
+
+export interface NameForm {
+  nameForm: string;
+  state: string;
+}
+
+export interface LearnedRule {
+  verdict: 'confirm' | 'reject';
+  buyerId: string;
+  buyerName: string | null;
+  accountName: string | null;
+  state: string;
+  at: Date;
+}
+
+/** The account's name form, or null when it has no name to learn by. */
+export function nameFormOf(
+  account: Pick<AccountForMatching, 'name' | 'state'> & Partial<AccountForMatching>,
+) {
+  const prepared = prepare({ id: '', website: null, ...account });
+  if ('status' in prepared || !prepared.name || !prepared.given) return null;
+  const tokens = prepared.name.tokens.join(' ').trim();
+  if (!tokens) return null;
+  return { nameForm: tokens, state: prepared.state?.code ?? '' } satisfies NameForm;
+}
+
+/** The reason a learned confirm gives, with the name as the person saw it and the decision's date. */
+export function learnedReason(rule: LearnedRule): string {
+  const shown = rule.accountName ?? 'this name';
+  const state = rule.state ? ` (${rule.state})` : '';
+  const day = rule.at.toISOString().slice(0, 10);
+  return `a person matched "${shown}"${state} to ${rule.buyerName ?? `buyer ${rule.buyerId}`} on ${day}`;
+}
+
+/**
+ * The decision with the rules applied: a rejected buyer is never the automatic match (the account goes
+ * to review, the buyer still offered); a confirm matches its buyer unless the account's ids decided
+ * otherwise (source `id`/`pinned`: a later contradiction wins). A different state is a different form.
+ */
+export function applyLearned(decision: MatchDecision, rules: readonly LearnedRule[]): MatchDecision {
+  if (!rules.length) return decision;
+  if (decision.status === 'matched' && decision.source !== 'search') return decision;
+  const rejected = new Set(rules.filter((r) => r.verdict === 'reject').map((r) => r.buyerId));
+  const confirm = rules.find((r) => r.verdict === 'confirm' && !rejected.has(r.buyerId));
+  if (confirm) {
+    return {
+      status: 'matched',
+      buyerId: confirm.buyerId,
+      buyerName: confirm.buyerName,
+      confidence: 1,
+      source: 'search',
+      explanation: learnedReason(confirm),
+      candidates: decision.candidates,
+    };
+  }
+  if (decision.status === 'matched' && rejected.has(decision.buyerId)) {
+    return {
+      status: 'needs_review',
+      confidence: decision.confidence,
+      explanation: `${decision.explanation}; not matched automatically: a person rejected ${decision.buyerName ?? decision.buyerId} for this name`,
+      candidates: decision.candidates,
+    };
+  }
+  return decision;
+}

@@ -1,0 +1,104 @@
+// The rules a person's confirm or reject teaches, per CRM and tenant (no tenant learns from another's):
+// written with the decision that made them, read by the enrichment before it keeps a decision, and
+// marked undone when that decision is undone (src/resolve/learned.ts says what they mean).
+import { type Kysely, sql } from 'kysely';
+import type { LearnedRule, NameForm } from '../resolve/learned.ts';
+import type { Database } from './schema.ts';
+
+export interface NewLearned extends NameForm {
+  crm: string;
+  tenant: string;
+  accountId: string;
+  accountName: string | null;
+  buyerId: string;
+  buyerName: string | null;
+  verdict: 'confirm' | 'reject';
+  decisionId: string | null;
+  runId: string | null;
+}
+
+interface Row {
+  verdict: 'confirm' | 'reject';
+  buyer_id: string;
+  buyer_name: string | null;
+  account_name: string | null;
+  state: string;
+  created_at: Date | string;
+}
+
+export class LearnedDecisions {
+  readonly #db: Kysely<Database>;
+
+  constructor(db: Kysely<Database>) {
+    this.#db = db;
+  }
+
+  /** Records a rule; the same live rule twice is kept once. */
+  async record(l: NewLearned): Promise<void> {
+    await sql`insert into learned_decisions
+      (crm, tenant, name_form, state, buyer_id, buyer_name, account_name, verdict, decision_id, account_id, run_id)
+      values (${l.crm}, ${l.tenant}, ${l.nameForm}, ${l.state}, ${l.buyerId}, ${l.buyerName},
+        ${l.accountName}, ${l.verdict}, ${l.decisionId}, ${l.accountId}, ${l.runId})
+      on conflict (crm, tenant, name_form, state, buyer_id, verdict) where undone_at is null do nothing`.execute(
+      this.#db,
+    );
+  }
+
+  /** The live rules for a name form in one tenant, newest first. */
+  async rulesFor(scope: { crm: string; tenant: string }, form: NameForm): Promise<LearnedRule[]> {
+    const { rows } = await sql<Row>`select verdict, buyer_id, buyer_name, account_name, state, created_at
+      from learned_decisions where crm = ${scope.crm} and tenant = ${scope.tenant}
+      and name_form = ${form.nameForm} and state = ${form.state} and undone_at is null
+      order by created_at desc, id desc`.execute(this.#db);
+    return rows.map((r) => ({
+      verdict: r.verdict,
+      buyerId: r.buyer_id,
+      buyerName: r.buyer_name,
+      accountName: r.account_name,
+      state: r.state,
+      at: new Date(r.created_at),
+    }));
+  }
+
+  /** Takes back the rules an account's decisions made (the account's undo). Returns how many. */
+  async undoForAccount(
+    key: { crm: string; tenant: string; accountId: string },
+    verdict?: 'confirm' | 'reject',
+  ): Promise<number> {
+    const r = await sql`update learned_decisions set undone_at = now()
+      where crm = ${key.crm} and tenant = ${key.tenant} and account_id = ${key.accountId}
+      and undone_at is null and (${verdict ?? null}::text is null or verdict = ${verdict ?? null})`.execute(
+      this.#db,
+    );
+    return Number(r.numAffectedRows ?? 0);
+  }
+
+  /**
+   * Takes back the rules the decisions an undo undoes made: a run's (a bulk approve, one confirm), or
+   * an account's change that a decision's run made. Returns how many.
+   */
+  async undoFor(
+    scope:
+      | { kind: 'run'; runId: string }
+      | { kind: 'job'; jobId: string }
+      | { kind: 'change'; crm: string; tenant: string; accountId: string; runId: string | null }
+      | { kind: 'all'; crm: string; tenant: string; accountId: string },
+  ): Promise<number> {
+    // A reject's own take-back undoes the account's earlier writes ('all'), not the reject's rule.
+    if (scope.kind === 'job' || scope.kind === 'all' || !scope.runId) return 0;
+    const account = scope.kind === 'change' ? scope.accountId : null;
+    const r = await sql`update learned_decisions set undone_at = now()
+      where run_id = ${scope.runId} and undone_at is null
+      and (${account}::text is null or account_id = ${account})`.execute(this.#db);
+    return Number(r.numAffectedRows ?? 0);
+  }
+
+  /** The rules an account's decisions made, for its history. */
+  async forAccount(key: { crm: string; tenant: string; accountId: string }) {
+    const { rows } = await sql<Row & { name_form: string; undone_at: Date | null }>`select verdict, buyer_id,
+      buyer_name, account_name, state, created_at, name_form, undone_at from learned_decisions
+      where crm = ${key.crm} and tenant = ${key.tenant} and account_id = ${key.accountId}
+      order by created_at desc`.execute(this.#db);
+    return rows;
+  }
+}
