@@ -14,6 +14,7 @@ import { formatPath } from '../shared/format-path.ts';
 import { jsonDepthProblem, refuseBadText } from '../shared/text.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
+import { addAdminAccountsRoutes } from './accounts-routes.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
 import { renderAdminPage, sortRows } from './page.ts';
 import { addAdminReviewRoutes } from './review-routes.ts';
@@ -84,6 +85,7 @@ export function adminRouter(options: {
     );
   };
   addAdminHistoryRoutes(router, { store: options.store });
+  addAdminAccountsRoutes(router, { store: options.store });
   addAdminReviewRoutes(router, {
     review: options.review,
     actor: { kind: 'admin', name: options.user },
