@@ -88,7 +88,7 @@ tr.status-needs_review{background:#fffbea}button{cursor:pointer;font-size:12px;m
 </style></head>
 <body>
 <h1>Recent enrichments</h1>
-<p class="summary">${sorted.length} accounts · ${review} need review · <a href="/admin/review">review queue</a> · <a href="/admin/queues">queues</a></p>
+<p class="summary">${sorted.length} accounts · ${review} need review · <a href="/admin/accounts">all accounts</a> · <a href="/admin/review">review queue</a> · <a href="/admin/queues">queues</a></p>
 ${refusalNotice(refusals)}
 <div id="flash" role="status"></div>
 <table><thead><tr><th>Account</th><th>Status</th><th>Buyer</th><th>Confidence</th><th>Fields written (old → new)</th><th>Notes</th><th>When</th></tr></thead>

@@ -15,6 +15,7 @@ import { formatPath } from '../shared/format-path.ts';
 import { jsonDepthProblem, refuseBadText } from '../shared/text.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
+import { addAdminAccountsRoutes } from './accounts-routes.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
 import { type CrmFieldNames, renderMappingPage } from './mapping-page.ts';
 import { renderAdminPage, sortRows } from './page.ts';
@@ -93,6 +94,7 @@ export function adminRouter(options: {
     );
   };
   addAdminHistoryRoutes(router, { store: options.store });
+  addAdminAccountsRoutes(router, { store: options.store });
   addAdminReviewRoutes(router, {
     review: options.review,
     actor: { kind: 'admin', name: options.user },

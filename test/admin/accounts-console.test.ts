@@ -1,0 +1,91 @@
+// The Accounts page in a browser, as a sales-ops lead uses it: search an account by name and read its
+// buyer and date, filter by status, page Next and Previous, follow History; and the console checks.
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addAdminAccountsRoutes } from '../../src/admin/accounts-routes.ts';
+import { Store } from '../../src/store/store.ts';
+import { launchChromium } from '../helpers/browser.ts';
+import { checkConsolePage } from '../helpers/console-check.ts';
+import { releaseTestFile } from '../helpers/release.ts';
+import { serviceDatabase } from '../helpers/test-database.ts';
+
+const tenant = `acc-${Math.random().toString(36).slice(2, 8)}`;
+let store: Store;
+let base: string;
+let server: import('node:http').Server;
+let browser: import('playwright-core').Browser;
+
+beforeAll(async () => {
+  const settings = await serviceDatabase();
+  store = new Store(settings);
+  const { outcomes } = await store.open();
+  for (let i = 0; i < 60; i++)
+    await outcomes.record({
+      crm: i % 2 ? 'hubspot' : 'salesforce',
+      tenant,
+      accountId: `a${i}`,
+      accountName: i === 7 ? '=HYPERLINK("x")' : `County ${i}`,
+      state: 'TX',
+      status: i % 3 ? 'enriched' : 'needs_review',
+      matchedBy: 'name',
+      buyerId: `b${i}`,
+      buyerName: `Buyer ${i}`,
+      buyerType: 'county',
+      confidence: 0.9,
+      reason: 'r',
+      candidates: [],
+      detail: {
+        source: null,
+        fields: [],
+        written: {},
+        notes: { created: [], alreadyPresent: 0, overCap: 0 },
+      },
+      at: new Date(Date.UTC(2026, 0, 1, 0, i)),
+    });
+  const router = express.Router();
+  addAdminAccountsRoutes(router, { store });
+  const app = express().use('/admin', router);
+  server = app.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  browser = await launchChromium();
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  server?.close();
+  await store?.close();
+  await releaseTestFile();
+});
+
+describe('accounts console', () => {
+  it('searches, filters, pages and opens the history', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${base}/admin/accounts?tenant=${tenant}`);
+    await page.getByText('1–50 of 60').waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('County 42');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1–1 of 1').waitFor();
+    expect(await page.locator('td.buyer').first().innerText()).toContain('Buyer 42');
+    expect(await page.locator('time').first().innerText()).toMatch(/1 Jan 2026, 00:42 UTC/);
+    await page.getByLabel('Name', { exact: true }).fill('');
+    await page
+      .getByLabel('Status', { exact: false })
+      .and(page.locator('select'))
+      .selectOption('needs_review');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1–20 of 20').waitFor();
+    await page.getByLabel('Status', { exact: false }).and(page.locator('select')).selectOption('');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1–50 of 60').waitFor();
+    await page.getByRole('link', { name: 'Next' }).click();
+    await page.getByText('51–60 of 60').waitFor();
+    await page.getByRole('link', { name: 'Previous' }).click();
+    await page.getByText('1–50 of 60').waitFor();
+    expect(await checkConsolePage(page, 'accounts')).toEqual([]);
+    const href = await page.getByRole('link', { name: 'History' }).first().getAttribute('href');
+    expect(href).toMatch(/^\/admin\/history\/(hubspot|salesforce)\/a\d+\?tenant=/);
+    await page.close();
+  }, 60_000);
+});
