@@ -14,9 +14,11 @@ import { formatPath } from '../shared/format-path.ts';
 import { jsonDepthProblem, refuseBadText } from '../shared/text.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
+import { addAdminDashboardRoutes } from './dashboard-routes.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
 import { renderAdminPage, sortRows } from './page.ts';
 import { addAdminReviewRoutes } from './review-routes.ts';
+import { addAdminRunsRoutes, type ProviderRate } from './runs-list-routes.ts';
 
 const accountBody = z.strictObject({
   crm: z.string().refine(isCrmKind, 'is not a CRM this service speaks'),
@@ -36,11 +38,15 @@ export function adminRouter(options: {
   /** The permissions tenants' calls were refused for lately (connectors/permission-refusals.ts). */
   refusals?: () => Promise<PermissionRefusal[]>;
   limit?: number;
+  /** The provider's shared pace now, for the run pages' "throttled" state (runs-list-routes.ts). */
+  rate?: ProviderRate | undefined;
 }): express.Router {
   const router = express.Router();
   const limit = options.limit ?? 200;
 
-  router.get('/', async (_req, res, next) => {
+  router.get('/', (_req, res) => res.redirect(302, '/admin/dashboard'));
+  // The page of recent enrichments, which /admin used to be.
+  router.get('/recent', async (_req, res, next) => {
     try {
       const [rows, refusals] = await Promise.all([
         options.history.recent(limit),
@@ -83,7 +89,9 @@ export function adminRouter(options: {
       `body ${formatPath(issue?.path ?? [])}: ${issue?.message ?? 'invalid'}`,
     );
   };
-  addAdminHistoryRoutes(router, { store: options.store });
+  addAdminHistoryRoutes(router, { store: options.store, rate: options.rate });
+  addAdminRunsRoutes(router, { store: options.store, rate: options.rate });
+  addAdminDashboardRoutes(router, { store: options.store, rate: options.rate });
   addAdminReviewRoutes(router, {
     review: options.review,
     actor: { kind: 'admin', name: options.user },

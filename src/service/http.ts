@@ -11,6 +11,7 @@ import { enqueueInto } from '../../queues/signal-queue.ts';
 import { adminRouter } from '../admin/router.ts';
 import { refreshActions } from '../api/actions.ts';
 import { apiRouter } from '../api/router.ts';
+import { readSharedRate } from '../buyer-intel/shared-rate.ts';
 import { crmFeatures } from '../config/crm-features.ts';
 import { reviewService } from '../review/service.ts';
 import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
@@ -125,6 +126,13 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
               store: core.store,
               user: settings.admin.username,
               refusals: () => readRefusals(redis.producer, prefix),
+              rate: () =>
+                readSharedRate(
+                  redis.producer,
+                  prefix,
+                  settings.buyerIntel.token,
+                  settings.buyerIntel.ratePerSecond,
+                ),
             }),
           },
         }
