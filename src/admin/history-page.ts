@@ -167,4 +167,4 @@ ${older}`,
 
 const RUN_CSS = `td.change{white-space:nowrap}tr.kept td{color:#6b5900}tr.refused td{color:#a11}
 .counts{width:auto}.counts td{border:none;padding:2px 12px 2px 0}code{font-size:12px}
-progress{width:100%;max-width:600px;height:18px}a#older{display:inline-block;margin-top:12px}`;
+[hidden]{display:none!important}progress{width:100%;max-width:600px;height:18px}a#older{display:inline-block;margin-top:12px}`;

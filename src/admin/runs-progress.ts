@@ -43,12 +43,10 @@ export function runProgress(
   const done = outcomes.enriched + outcomes.needs_review + outcomes.no_match + outcomes.error;
   const total = runTotal(run);
   const workLeft = total !== null && done < total;
+  // A run that records no total (a refresh, a confirm: one account) is done once it has an outcome.
+  const queueing = run.finishedAt === null && (total !== null || done === 0);
   const state: RunState =
-    run.finishedAt === null || workLeft
-      ? 'running'
-      : outcomes.error > 0 && outcomes.error === done
-        ? 'failed'
-        : 'finished';
+    queueing || workLeft ? 'running' : outcomes.error > 0 && outcomes.error === done ? 'failed' : 'finished';
   const minutes = Math.max(1 / 60, (now - run.startedAt.getTime()) / 60_000);
   const perMinute = state === 'running' ? Math.round((done / minutes) * 10) / 10 : null;
   const etaSeconds =
