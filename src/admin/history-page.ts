@@ -5,6 +5,9 @@ import { type ChangeJson, changeSource, decisionWords } from '../api/history-rou
 import type { OutcomeStatus } from '../store/schema.ts';
 import type { RunChanges } from '../store/write-history.ts';
 import { esc } from './html.ts';
+import { renderConsolePage } from './layout.ts';
+import { type RunFailure, runPageScript, runProgressPanel } from './runs-page.ts';
+import type { RunProgressJson } from './runs-progress.ts';
 
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2433}
 h1{font-size:20px;margin:0 0 4px}p.summary{color:#555;margin:0 0 16px}
@@ -89,7 +92,7 @@ function page(title: string, summary: string, content: string): string {
 <style>${STYLE}</style></head>
 <body>
 <h1>${esc(title)}</h1>
-<p class="summary">${summary} · <a href="/admin">recent enrichments</a> · <a href="/admin/review">review queue</a></p>
+<p class="summary">${summary} · <a href="/admin/recent">recent enrichments</a> · <a href="/admin/review">review queue</a></p>
 ${content}
 </body></html>`;
 }
@@ -125,6 +128,8 @@ export interface RunView {
   writes: RunChanges;
   changes: readonly ChangeJson[];
   next: string | null;
+  /** How far the run is, polled again by the page while it runs. */
+  live?: { progress: RunProgressJson; failures: readonly RunFailure[] } | undefined;
 }
 
 export function renderRunPage(view: RunView): string {
@@ -142,12 +147,24 @@ export function renderRunPage(view: RunView): string {
     ]),
   ];
   const older = view.next ? `<a id="older" href="${esc(runHref(view.id, view.next))}">Older</a>` : '';
-  return page(
-    `Run ${view.id}: ${view.label}`,
-    `${esc(view.kind)} · started ${esc(when(view.startedAt))}${view.finishedAt ? ` · finished ${esc(when(view.finishedAt))}` : ''}${view.actor ? ` · by ${esc(view.actor)}` : ''}`,
-    `<table class="counts"><tbody>${counts.map(([k, n]) => `<tr data-count="${esc(k)}"><td>${esc(k)}</td><td>${n}</td></tr>`).join('')}</tbody></table>
+  const title = `Run ${view.id}: ${view.label}`;
+  const summary = `${esc(view.kind)} · started ${esc(when(view.startedAt))}${view.finishedAt ? ` · queueing ended ${esc(when(view.finishedAt))}` : ''}${view.actor ? ` · by ${esc(view.actor)}` : ''}`;
+  return renderConsolePage({
+    title,
+    active: 'runs',
+    css: RUN_CSS,
+    body: `<p><a href="/admin/runs">All runs</a></p><h1>${esc(title)}</h1>
+<p class="summary">${summary}</p>
+${view.live ? runProgressPanel(view.live.progress, view.live.failures, false) : ''}
+<h2>What it changed</h2>
+<table class="counts"><tbody>${counts.map(([k, n]) => `<tr data-count="${esc(k)}"><td>${esc(k)}</td><td>${n}</td></tr>`).join('')}</tbody></table>
 <h2>Changes, newest first</h2>
-${changesTable(view.changes, true)}
+<div class="scroll">${changesTable(view.changes, true)}</div>
 ${older}`,
-  );
+    ...(view.live ? { script: runPageScript(view.id) } : {}),
+  });
 }
+
+const RUN_CSS = `td.change{white-space:nowrap}tr.kept td{color:#6b5900}tr.refused td{color:#a11}
+.counts{width:auto}.counts td{border:none;padding:2px 12px 2px 0}code{font-size:12px}
+[hidden]{display:none!important}progress{width:100%;max-width:600px;height:18px}a#older{display:inline-block;margin-top:12px}`;

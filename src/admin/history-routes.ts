@@ -9,11 +9,15 @@ import { isRunId } from '../store/runs.ts';
 import type { Store } from '../store/store.ts';
 import { renderAccountHistoryPage, renderRunPage } from './history-page.ts';
 import { queryOf, valid } from './query.ts';
+import { type ProviderRate, runPageProgress } from './runs-list-routes.ts';
 
 /** Events a page shows: a screenful of changes (an enrichment is ~30 fields and notes). */
 const PAGE = 200;
 
-export function addAdminHistoryRoutes(router: express.Router, options: { store: Pick<Store, 'open'> }): void {
+export function addAdminHistoryRoutes(
+  router: express.Router,
+  options: { store: Pick<Store, 'open'>; rate?: ProviderRate | undefined },
+): void {
   const { store } = options;
 
   router.get('/history/:crm/:accountId', async (req, res, next) => {
@@ -55,6 +59,7 @@ export function addAdminHistoryRoutes(router: express.Router, options: { store: 
       const found = isRunId(id) ? await readStore(store, (repos) => runWithChanges(repos, id, query)) : null;
       if (!found) throw new ActionProblem(404, 'not_found', `no run ${id.slice(0, 40)}`);
       const { run } = found;
+      const live = await runPageProgress(store, run, found.outcomes, options.rate);
       res.type('html').send(
         renderRunPage({
           id: run.id,
@@ -67,6 +72,7 @@ export function addAdminHistoryRoutes(router: express.Router, options: { store: 
           writes: found.changed,
           changes: changesOf(found.page.events),
           next: found.page.next,
+          live,
         }),
       );
     } catch (err) {

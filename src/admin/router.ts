@@ -16,10 +16,12 @@ import { jsonDepthProblem, refuseBadText } from '../shared/text.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import { addAdminAccountsRoutes } from './accounts-routes.ts';
+import { addAdminDashboardRoutes } from './dashboard-routes.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
 import { type CrmFieldNames, renderMappingPage } from './mapping-page.ts';
 import { renderAdminPage, sortRows } from './page.ts';
 import { addAdminReviewRoutes } from './review-routes.ts';
+import { addAdminRunsRoutes, type ProviderRate } from './runs-list-routes.ts';
 
 const accountBody = z.strictObject({
   crm: z.string().refine(isCrmKind, 'is not a CRM this service speaks'),
@@ -41,11 +43,15 @@ export function adminRouter(options: {
   limit?: number;
   /** The mapping in force, where it came from, and each connected CRM's names for its fields. */
   mapping?: { mapping: Mapping; source: string; crms: () => CrmFieldNames[] };
+  /** The provider's shared pace now, for the run pages' "throttled" state (runs-list-routes.ts). */
+  rate?: ProviderRate | undefined;
 }): express.Router {
   const router = express.Router();
   const limit = options.limit ?? 200;
 
-  router.get('/', async (_req, res, next) => {
+  router.get('/', (_req, res) => res.redirect(302, '/admin/dashboard'));
+  // The page of recent enrichments, which /admin used to be.
+  router.get('/recent', async (_req, res, next) => {
     try {
       const [rows, refusals] = await Promise.all([
         options.history.recent(limit),
@@ -93,8 +99,10 @@ export function adminRouter(options: {
       `body ${formatPath(issue?.path ?? [])}: ${issue?.message ?? 'invalid'}`,
     );
   };
-  addAdminHistoryRoutes(router, { store: options.store });
   addAdminAccountsRoutes(router, { store: options.store });
+  addAdminHistoryRoutes(router, { store: options.store, rate: options.rate });
+  addAdminRunsRoutes(router, { store: options.store, rate: options.rate });
+  addAdminDashboardRoutes(router, { store: options.store, rate: options.rate });
   addAdminReviewRoutes(router, {
     review: options.review,
     actor: { kind: 'admin', name: options.user },

@@ -12,6 +12,7 @@ import { crmFieldNames } from '../admin/crm-field-names.ts';
 import { adminRouter } from '../admin/router.ts';
 import { refreshActions } from '../api/actions.ts';
 import { apiRouter } from '../api/router.ts';
+import { readSharedRate } from '../buyer-intel/shared-rate.ts';
 import { crmFeatures } from '../config/crm-features.ts';
 import { reviewService } from '../review/service.ts';
 import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
@@ -132,6 +133,13 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
                 source: settings.mappingFile ?? 'the built-in mapping',
                 crms: () => crmFieldNames(crms),
               },
+              rate: () =>
+                readSharedRate(
+                  redis.producer,
+                  prefix,
+                  settings.buyerIntel.token,
+                  settings.buyerIntel.ratePerSecond,
+                ),
             }),
           },
         }

@@ -138,6 +138,66 @@ export class Runs {
     for (const { status, n } of rows) counts[status] = Number(n);
     return counts;
   }
+  /** How many runs there are, of a kind or all (the runs list's total; runs are few beside accounts). */
+  async count(kind?: RunKind): Promise<number> {
+    let q = this.#db.selectFrom('runs').select((eb) => eb.fn.countAll<string>().as('n'));
+    if (kind) q = q.where('kind', '=', kind);
+    return Number((await q.executeTakeFirst())?.n ?? 0);
+  }
+
+  /** outcomeCounts for a page of runs at once (one grouped statement on the outcomes-by-run index). */
+  async outcomeCountsOf(ids: readonly string[]): Promise<Map<string, Record<OutcomeStatus, number>>> {
+    const found = new Map<string, Record<OutcomeStatus, number>>();
+    const valid = ids.filter(isRunId);
+    for (const id of valid) found.set(id, { enriched: 0, needs_review: 0, no_match: 0, error: 0 });
+    if (valid.length === 0) return found;
+    const rows = await this.#db
+      .selectFrom('account_outcomes')
+      .select((eb) => ['run_id', 'status', eb.fn.countAll<string>().as('n')])
+      .where('run_id', 'in', valid)
+      .groupBy(['run_id', 'status'])
+      .execute();
+    for (const { run_id, status, n } of rows) {
+      const counts = run_id === null ? undefined : found.get(String(run_id));
+      if (counts) counts[status] = Number(n);
+    }
+    return found;
+  }
+
+  /** Accounts by CRM, tenant and status (the dashboard; one grouped statement). */
+  async statusByTenant(): Promise<{ crm: string; tenant: string; status: OutcomeStatus; n: number }[]> {
+    const rows = await this.#db
+      .selectFrom('account_outcomes')
+      .select((eb) => ['crm', 'tenant', 'status', eb.fn.countAll<string>().as('n')])
+      .groupBy(['crm', 'tenant', 'status'])
+      .orderBy('crm')
+      .orderBy('tenant')
+      .execute();
+    return rows.map((r) => ({ crm: r.crm, tenant: r.tenant, status: r.status, n: Number(r.n) }));
+  }
+
+  /** The run's accounts whose latest outcome is an error, with the error, newest first. */
+  async failures(
+    id: string,
+    limit = 20,
+  ): Promise<{ crm: string; tenant: string; accountId: string; name: string | null; error: string }[]> {
+    if (!isRunId(id)) return [];
+    const rows = await this.#db
+      .selectFrom('account_outcomes')
+      .select(['crm', 'tenant', 'account_id', 'account_name', 'error', 'reason'])
+      .where('run_id', '=', id)
+      .where('status', '=', 'error')
+      .orderBy('updated_at', 'desc')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      crm: r.crm,
+      tenant: r.tenant,
+      accountId: r.account_id,
+      name: r.account_name,
+      error: r.error ?? r.reason ?? 'no reason recorded',
+    }));
+  }
 }
 
 export interface RunListOptions {

@@ -51,7 +51,7 @@ describe('admin page', () => {
       viewport: { width: 1400, height: 900 },
     });
     const page = await context.newPage();
-    const response = await page.goto(`${base}/admin`);
+    const response = await page.goto(`${base}/admin/recent`);
     expect(response?.status()).toBe(200);
     const rows = page.locator('tbody tr.row');
     expect(await rows.count()).toBe(2);
@@ -87,7 +87,7 @@ describe('admin page', () => {
       await refreshAndWait(service, base, API_KEY, austin).catch(() => undefined);
       const context = await browser.newContext({ httpCredentials: ADMIN });
       const page = await context.newPage();
-      await page.goto(`${base}/admin`);
+      await page.goto(`${base}/admin/recent`);
       const notice = page.getByRole('alert');
       await expect.poll(() => notice.textContent()).toContain(`HubSpot portal ${hs.portalId} lacks`);
       expect(await notice.locator('code').first().textContent()).toBe('crm.objects.contacts.write');

@@ -346,7 +346,7 @@ describe('the admin pages', () => {
         viewport: { width: 1400, height: 900 },
       });
       const page = await context.newPage();
-      expect((await page.goto(`${base}/admin`))?.status()).toBe(200);
+      expect((await page.goto(`${base}/admin/recent`))?.status()).toBe(200);
       await Promise.all([
         page.waitForURL(/\/admin\/history\/hubspot\//),
         page.click(`a.history[href*="/hubspot/${id}?"]`),

@@ -102,6 +102,11 @@ export const adminOperations = (): Operation[] => [
     body: false,
   },
   { method: 'GET', path: '/admin/runs/{id}', query: ['limit', 'after'], body: false },
+  { method: 'GET', path: '/admin/recent', query: [], body: false },
+  { method: 'GET', path: '/admin/runs', query: ['kind', 'after', 'from'], body: false },
+  { method: 'GET', path: '/admin/api/runs/{id}/progress', query: [], body: false },
+  { method: 'GET', path: '/admin/dashboard', query: [], body: false },
+  { method: 'GET', path: '/admin/api/dashboard', query: [], body: false },
   ...['retry', 'confirm', 'review/confirm', 'review/reject', 'review/research', 'review/approve'].map(
     (a): Operation => ({ method: 'POST', path: `/admin/api/${a}`, query: [], body: true }),
   ),

@@ -306,7 +306,7 @@ describe('5. metrics, API docs and the admin pages', () => {
   const basic = `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`;
 
   it('sends a CSP with a nonce, no framing, nosniff and no referrer on the admin page', async () => {
-    const res = await fetch(`${base}/admin`, { headers: { authorization: basic } });
+    const res = await fetch(`${base}/admin/recent`, { headers: { authorization: basic } });
     expect(res.status).toBe(200);
     const csp = res.headers.get('content-security-policy') ?? '';
     expect(csp).toContain("frame-ancestors 'none'");
