@@ -14,7 +14,7 @@ import * as pendingWrites from './0010_pending_writes.ts';
 import * as pendingNotes from './0011_pending_notes.ts';
 import * as followUps from './0012_follow_ups.ts';
 import * as noteRecordedIndex from './0013_note_recorded_index.ts';
-import * as learnedDecisions from './0015_learned_decisions.ts';
+import * as learnedDecisions from './0014_learned_decisions.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -30,5 +30,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0011_pending_notes': pendingNotes,
   '0012_follow_ups': followUps,
   '0013_note_recorded_index': noteRecordedIndex,
-  '0015_learned_decisions': learnedDecisions,
+  '0014_learned_decisions': learnedDecisions,
 };
