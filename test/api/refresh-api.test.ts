@@ -214,7 +214,10 @@ describe('HubSpot card calls (hubspot.fetch, v3 signature)', () => {
       explanation: `Rejected by hubspot ${portal} jane@example.com: a private company`,
     });
 
-    const reviewedId = company({ name: 'Springfield' });
+    // In Illinois: the confirm below teaches this portal that "Springfield" (IL) is the buyer picked
+    // (learned decisions), and the confirm test further down needs a state-less "Springfield" still
+    // ambiguous.
+    const reviewedId = company({ name: 'Springfield', state: 'IL' });
     const queued = await call('POST', '/api/refresh', { crm: 'hubspot', accountId: reviewedId }, withKey);
     expect((await jobResult(String(queued.body.jobId))).status).toBe('needs_review');
     const listed = await call('GET', `/api/accounts/hubspot/${reviewedId}`, undefined, withKey);
