@@ -5,7 +5,7 @@
 // zero wrong rests on taught evidence and where on resemblance.
 import { normalizeName } from '../resolve/normalize.ts';
 import type { MatchDecision } from '../resolve/types.ts';
-import type { SignalKind } from '../resolve/weights.ts';
+import { NAME_READINGS, type SignalKind } from '../resolve/weights.ts';
 
 export const CARRIERS = [
   'an id',
@@ -19,17 +19,6 @@ export const CARRIERS = [
 export type Carrier = (typeof CARRIERS)[number];
 
 const INDEPENDENT: ReadonlySet<SignalKind> = new Set(['website', 'email-domain', 'address', 'domain-name']);
-const READINGS: ReadonlySet<SignalKind> = new Set([
-  'acronym',
-  'nickname',
-  'short-form',
-  'other-name',
-  'parent',
-  'consolidated',
-  'placed',
-  'number',
-  'typo',
-]);
 
 /** What carried a matched decision, or null for a decision that is no automatic match. */
 export function carriedBy(decision: MatchDecision | null, accountName: string | null): Carrier | null {
@@ -42,7 +31,7 @@ export function carriedBy(decision: MatchDecision | null, accountName: string | 
   // The reasons after "Matched "…" (ST) with 0.87:" name how the name compared.
   const reasons = decision.explanation.slice(decision.explanation.indexOf(':') + 1);
   if (/\bname equal\b/.test(reasons)) return 'the name equal';
-  if (signals.some((s) => READINGS.has(s.signal) && s.points > 0)) return 'a reading of the name';
+  if (signals.some((s) => NAME_READINGS.has(s.signal) && s.points > 0)) return 'a reading of the name';
   const kindAgrees = signals.some((s) => s.signal === 'type' && s.points > 0);
   const place = (name: string) => normalizeName(name).core.join(' ');
   if (

@@ -9,6 +9,7 @@ import { isPlaceName } from './places.ts';
 import { round3 } from './round.ts';
 import type { ScoreResult } from './score.ts';
 import type { MatchDecision, ScoredCandidate } from './types.ts';
+import { NAME_READINGS } from './weights.ts';
 
 export interface Scored {
   candidate: ScoredCandidate;
@@ -324,20 +325,6 @@ function blocker(best: Scored, state: StateEntry | undefined, contradiction: str
   return null;
 }
 
-/** The signals that read a name as one of the buyer's names, not merely like it. */
-const READINGS: ReadonlySet<string> = new Set([
-  'acronym',
-  'nickname',
-  'domain-name',
-  'other-name',
-  'short-form',
-  'parent',
-  'consolidated',
-  'placed',
-  'number',
-  'typo',
-]);
-
 /**
  * Automatic only on a reading, not a resemblance: a name that is not one of the buyer's names (equal
  * after the readings, or its place words equal with a kind that agrees: "Philadelphia Police" for the
@@ -348,7 +335,7 @@ function onlyResembles(best: Scored): boolean {
   const r = best.result;
   if (r.nameEqual || r.independent || r.webPoints > 0 || r.placePoints > 0) return false;
   const signals = best.candidate.signals;
-  if (signals.some((s) => READINGS.has(s.signal) && s.points > 0)) return false;
+  if (signals.some((s) => NAME_READINGS.has(s.signal) && s.points > 0)) return false;
   const kindAgrees = signals.some((s) => s.signal === 'type' && s.points > 0);
   return !(r.sameCore && kindAgrees);
 }

@@ -29,14 +29,15 @@ export function withoutImportNoise(input: string): NameWithoutNoise {
   let name = input.trim();
   const removed: string[] = [];
   let zip: string | null = null;
-  const take = (re: RegExp, keep: (m: RegExpExecArray) => boolean = () => true): boolean => {
+  // Takes what `re` finds at the end off the name, unless it would leave no name: the match, or null.
+  const take = (re: RegExp, keep: (m: RegExpExecArray) => boolean = () => true): RegExpExecArray | null => {
     const m = re.exec(name);
-    if (!m || m.index === 0 || !keep(m)) return false;
+    if (!m || m.index === 0 || !keep(m)) return null;
     const rest = name.slice(0, m.index).trim();
-    if (!/[\p{L}]{2}/u.test(rest)) return false;
+    if (!/[\p{L}]{2}/u.test(rest)) return null;
     removed.push(m[0].trim());
     name = rest;
-    return true;
+    return m;
   };
   // "ZZ City of Boston", "XX-Harris County": the prefix a CRM admin puts on a retired record.
   const retired = /^(?:zz+|xx+)\b[\s_-]*/i.exec(name);
@@ -51,8 +52,8 @@ export function withoutImportNoise(input: string): NameWithoutNoise {
     take(BRACKETED, (m) => NOTE_OPENERS.test(m[1] ?? m[2] ?? ''));
     take(SEPARATED, (m) => NOTE_OPENERS.test(m[1] ?? ''));
     take(PHONE);
-    const z = ZIP.exec(name);
-    if (z && take(ZIP)) zip ??= z[1] ?? null;
+    const z = take(ZIP);
+    if (z) zip ??= z[1] ?? null;
     if (name === before) break;
   }
   return { name, zip, removed };

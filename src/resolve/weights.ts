@@ -31,6 +31,24 @@ export type SignalKind =
   /** An id the account carries names the buyer (by-id.ts): the whole score. */
   | 'id';
 
+/**
+ * The signals that read a name as one of the buyer's names, not merely like it: an automatic match
+ * needs one of these, the name equal or independent evidence (decide.ts), and match-eval reports
+ * which carried it (match-eval/carried-by.ts). One list, so the two cannot disagree.
+ */
+export const NAME_READINGS: ReadonlySet<SignalKind> = new Set([
+  'acronym',
+  'nickname',
+  'domain-name',
+  'other-name',
+  'short-form',
+  'parent',
+  'consolidated',
+  'placed',
+  'number',
+  'typo',
+]);
+
 export interface ScoreSignal {
   signal: SignalKind;
   /** What this signal adds to the score (negative: takes away). */
