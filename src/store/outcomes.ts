@@ -257,7 +257,9 @@ export class Outcomes {
     let query = this.#filtered(filter);
     if (page.after) {
       const [value, id] = decodeCursor(page.after, page.sort);
-      const at = page.sort === 'confidence' ? value : new Date(String(value));
+      // The instant as written in the cursor, to the microsecond PostgreSQL keeps: a JavaScript Date
+      // would cut it to the millisecond, and rows within that millisecond would be skipped or repeated.
+      const at = page.sort === 'confidence' ? value : sql`${String(value)}::timestamptz`;
       // A row comparison is an index bound: paging stays as fast on the last page as on the first.
       query = query.where(
         desc ? sql<boolean>`(${key}, id) < (${at}, ${id})` : sql<boolean>`(${key}, id) > (${at}, ${id})`,
@@ -266,18 +268,19 @@ export class Outcomes {
     const dir = desc ? 'desc' : 'asc';
     const rows = await query
       .selectAll()
+      .select(
+        sql<string>`to_char(updated_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('cursor_at'),
+      )
       .orderBy(key, dir)
       .orderBy('id', dir)
       .limit(limit + 1)
       .execute();
     const outcomes = rows.slice(0, limit).map(outcomeOf);
     const last = outcomes.at(-1);
+    const lastAt = rows[limit - 1]?.cursor_at;
     const next =
-      rows.length > limit && last
-        ? encodeCursor(
-            page.sort === 'confidence' ? (last.confidence ?? -1) : last.updatedAt.toISOString(),
-            last.id,
-          )
+      rows.length > limit && last && lastAt
+        ? encodeCursor(page.sort === 'confidence' ? (last.confidence ?? -1) : lastAt, last.id)
         : null;
     return { rows: outcomes, next };
   }
