@@ -139,7 +139,39 @@ end
 return nil
 `;
 
+// KEYS: queue, held, this process's reply list. ARGV: process id, item ids... Which of those items
+// Redis holds nowhere — not queued, not popped by a sender, not answered and unread: lost with Redis's
+// data (a flush, a failover that dropped writes). Nothing else would ever answer them.
+const MISSING = `
+local pid, want = ARGV[1], {}
+for i = 2, #ARGV do want[ARGV[i]] = true end
+for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local ok, item = pcall(cjson.decode, raw)
+  if ok and type(item) == 'table' and item.p == pid then want[item.i] = nil end
+end
+local entries = redis.call('HGETALL', KEYS[2])
+for k = 2, #entries, 2 do
+  local ok, entry = pcall(cjson.decode, entries[k])
+  if ok and type(entry) == 'table' and type(entry.p) == 'table' and type(entry.p[pid]) == 'table' then
+    for _, id in ipairs(entry.p[pid]) do want[id] = nil end
+  end
+end
+for _, raw in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
+  local ok, replies = pcall(cjson.decode, raw)
+  if ok and type(replies) == 'table' then
+    for _, reply in ipairs(replies) do
+      if type(reply) == 'table' and reply[1] then want[reply[1]] = nil end
+    end
+  end
+end
+local gone = {}
+for id in pairs(want) do gone[#gone + 1] = id end
+return gone
+`;
+
 export interface BatchScripts {
+  /** Of this process's waiting items, those Redis holds nowhere (MISSING above). */
+  missing(queue: string, replyList: string, pid: string, ids: string[]): Promise<string[]>;
   renew(queue: string, slots: string, slotId: string, ttlMs: number): Promise<unknown>;
   push(
     queue: string,
@@ -177,6 +209,7 @@ type Scripted = Redis & {
   batchPush(...args: (string | number)[]): Promise<string[] | null>;
   batchNext(...args: (string | number)[]): Promise<string[] | null>;
   batchRenew(...args: (string | number)[]): Promise<unknown>;
+  batchMissing(...args: string[]): Promise<string[]>;
 };
 
 export function batchScripts(redis: Redis): BatchScripts {
@@ -185,8 +218,10 @@ export function batchScripts(redis: Redis): BatchScripts {
     redis.defineCommand('batchPush', { numberOfKeys: 4, lua: PUSH });
     redis.defineCommand('batchNext', { lua: NEXT });
     redis.defineCommand('batchRenew', { numberOfKeys: 2, lua: RENEW });
+    redis.defineCommand('batchMissing', { numberOfKeys: 3, lua: MISSING });
   }
   return {
+    missing: (queue, replyList, pid, ids) => r.batchMissing(queue, `${queue}:held`, replyList, pid, ...ids),
     renew: (queue, slots, slotId, ttlMs) => r.batchRenew(slots, `${queue}:held`, ttlMs, slotId),
     push: (queue, slots, a, lingerFirst, items) =>
       r.batchPush(

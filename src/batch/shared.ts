@@ -11,8 +11,10 @@
 //
 // Nothing is lost silently: a process that pushed while the key was busy retries taking it while its
 // items wait (a dead sender's slot expires), the items a dead sender had popped are answered as lost
-// once it has been silent for 3 slot TTLs (scripts.ts), and an item nobody answers by its deadline
-// rejects with a transient error: their jobs retry. A sender skips items already past their deadline.
+// once it has been silent for 3 slot TTLs (scripts.ts), an item Redis lost (a flush, a failover that
+// dropped writes) rejects once two looks a retake apart find it nowhere, and an item nobody answers by
+// its deadline rejects: all with a transient error, so their jobs retry. A sender skips items already
+// past their deadline.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { DEFAULT_MAX_IN_FLIGHT } from './batcher.ts';
@@ -78,6 +80,12 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
     let flushing = false;
     let retake: NodeJS.Timeout | undefined;
     let draining = false;
+    /** This process's items of the key not yet answered, with when each was submitted. */
+    const waiting = new Map<string, number>();
+    /** Items the last look found nowhere in Redis. */
+    const suspect = new Set<string>();
+    /** This process's items in a batch it is sending itself. */
+    const inHand = new Set<string>();
     const slotArgs = () => ({ ttlMs: slotTtlMs, maxBatch: spec.maxBatch, slotId: `${pid}:${++seq}` });
 
     async function push(items: string[], linger: boolean): Promise<void> {
@@ -151,7 +159,12 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
         batch = [];
       }
       while (batch) {
-        const answers = await sendBatch(batch, spec.send, pid, waiters, replyList);
+        // This process's own items of the batch are answered here, whatever Redis still holds.
+        const own = batch.map(decodeItem).flatMap((item) => (item?.p === pid ? [item.i] : []));
+        for (const id of own) inHand.add(id);
+        const answers = await sendBatch(batch, spec.send, pid, waiters, replyList).finally(() => {
+          for (const id of own) inHand.delete(id);
+        });
         batch = await scripts.next(
           queue,
           slots,
@@ -170,7 +183,12 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
       }
     }
 
-    /** While this process has items waiting, it retries taking the key (a dead sender's slot expires). */
+    /**
+     * While this process has items waiting, it retries taking the key (a dead sender's slot expires)
+     * and asks which of them Redis no longer holds: an item seen missing twice, a tick apart (an answer
+     * read meanwhile settles it), was lost with Redis's data and fails now, transient, instead of
+     * holding its job — and a worker's shutdown — until the item's deadline.
+     */
     function watch(): void {
       retake ??= setInterval(() => {
         if (!mine.size) {
@@ -179,8 +197,31 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
           return;
         }
         if (!senders.size) void push([], false);
+        void lookForLost();
       }, retakeMs);
       retake.unref();
+    }
+
+    let looking = false;
+    async function lookForLost(): Promise<void> {
+      const ids = [...waiting]
+        .filter(([id, at]) => Date.now() - at >= retakeMs && !inHand.has(id))
+        .map(([id]) => id);
+      if (looking || !ids.length) return;
+      looking = true;
+      try {
+        const gone = new Set(await scripts.missing(queue, replyList(pid), pid, ids));
+        for (const id of ids) {
+          if (!gone.has(id)) suspect.delete(id);
+          else if (suspect.has(id))
+            waiters.get(id)?.reject(new SharedBatchUnavailable(key, 'Redis lost the queued item'));
+          else suspect.add(id);
+        }
+      } catch (err) {
+        onError(err, `looking for lost items of ${key}`);
+      } finally {
+        looking = false;
+      }
     }
 
     function submit(item: I): Promise<O> {
@@ -212,7 +253,12 @@ export function sharedChannels(options: SharedChannelOptions): OpenChannels {
         () => undefined,
       );
       mine.add(tracked);
-      void tracked.finally(() => mine.delete(tracked));
+      waiting.set(id, Date.now());
+      void tracked.finally(() => {
+        mine.delete(tracked);
+        waiting.delete(id);
+        suspect.delete(id);
+      });
       buffer.push(encodeItem({ p: pid, i: id, d: Date.now() + deadlineMs, v: item }));
       // One push per tick: the items of jobs resumed by one answer travel in one command.
       if (!flushing) {

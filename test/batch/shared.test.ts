@@ -221,6 +221,31 @@ describe('shared batch channels', () => {
     expect(await second).toBe('sent b1 by a');
   });
 
+  it('an item Redis lost (a flush) fails at once as transient; one in a sender’s hands is still answered', async () => {
+    const timing = { deadlineMs: 60_000, retakeMs: 50 };
+    const { calls, sendOf } = manualSends();
+    const a = processChannels('a', timing)('k7', { maxBatch: 100, send: sendOf('a') });
+    const b = processChannels('b', timing)('k7', { maxBatch: 100, send: sendOf('b') });
+    const first = a.submit('a1');
+    await eventually(() => calls.length === 1, 'the first batch');
+    const second = b.submit('b1');
+    await eventually(async () => (await waiting('k7')) === 1, 'b1 queued behind a1');
+    // What a FLUSHALL does to this key (the shared Redis of the test run cannot be flushed).
+    await probe.del(`${prefix}:batch:k7:q`, `${prefix}:batch:k7:q:held`);
+    const started = Date.now();
+    const err = await second.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(isIntegrationError(err) && !err.permanent, String(err)).toBe(true);
+    expect(String(err)).toMatch(/Redis lost the queued item/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // a1 was in a's own batch: its answer still comes, through the call.
+    calls[0]?.release();
+    expect(await first).toBe('sent a1 by a');
+    expect(calls).toHaveLength(1);
+  });
+
   it('drain sends what waits', async () => {
     const a = processChannels('a', { maxWaitMs: 60_000 });
     const sent: string[][] = [];
