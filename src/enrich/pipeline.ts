@@ -15,10 +15,12 @@ import { writeStep } from './write-step.ts';
  * found; nothing is carried between them otherwise.
  */
 export async function enrichAccount(
-  deps: PipelineDeps,
+  given: PipelineDeps,
   ref: AccountRef,
   options: EnrichOptions = {},
 ): Promise<EnrichResult> {
+  // One mapping for the whole job, read at its start: a version saved meanwhile applies to the next.
+  const deps = given.activeMapping ? { ...given, mapping: await given.activeMapping() } : given;
   const dryRun = options.dryRun ?? false;
   const now = (deps.now ?? (() => new Date()))();
   const crm = await readStep(deps, ref);

@@ -33,7 +33,10 @@ export interface PipelineDeps {
   resolver: Pick<Resolver, 'resolve'>;
   /** The rules a person's decisions taught for a tenant's name form (src/resolve/learned.ts); unset, none. */
   learned?: (scope: { crm: string; tenant: string }, form: NameForm) => Promise<LearnedRule[]>;
+  /** The mapping a job uses when `activeMapping` is unset (tests, a one-off with the file's). */
   mapping: Mapping;
+  /** The mapping in force at the job's start (saved versions change it without a restart). */
+  activeMapping?: () => Promise<Mapping>;
   ledgers: Ledgers;
   /** Writes one account's fields; batched across jobs (and recorded, with its context) by the caller. */
   writeAccount: BatchedWrites['writeAccount'];

@@ -11,6 +11,7 @@ import { ownerChannelsFrom } from '../digest/owner-channels.ts';
 import { crmReads } from '../enrich/crm-reads.ts';
 import { runSignals } from '../enrich/run-signals.ts';
 import type { PipelineDeps } from '../enrich/types.ts';
+import { activeMapping } from '../mapping-versions/active.ts';
 import { createLogger, workerLog } from '../observe/logger.ts';
 import { Metrics } from '../observe/metrics.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
@@ -95,10 +96,20 @@ export function buildCore(settings: ServiceSettings) {
       yield* (await store.open()).matched.pages();
     },
   });
+  // The mapping in force: the newest version saved from the console, else the file's.
+  const mappings = activeMapping({
+    file: settings.mapping,
+    versions: async () => (await store.open()).mappings,
+    onError: (err) =>
+      log.warn('could not check the mapping in force; the one last read is used', {
+        reason: describeError(err),
+      }),
+  });
+  const mappingNow = async () => (await mappings.current()).mapping;
   // Our fields on a tenant: made when a tenant is added, and before a stored tenant's first write.
   const fields = ourFields({
     connectorFor: connector,
-    mapping: settings.mapping,
+    mapping: { current: mappingNow, latest: () => mappings.latest().mapping },
     redis: redis.worker,
     prefix,
   });
@@ -134,6 +145,7 @@ export function buildCore(settings: ServiceSettings) {
       options: { ...settings.match, sharedAnswerTtlSeconds: searchTtlMs / 1000 },
     }),
     mapping: settings.mapping,
+    activeMapping: mappingNow,
     ledgers,
     writeAccount: writes.writeAccount,
     createNote: writes.createNote,
@@ -182,6 +194,7 @@ export function buildCore(settings: ServiceSettings) {
     deps,
     digestDeps,
     fields,
+    mappings,
     store,
     history: new OutcomeHistory(store),
     /** The enrich worker's per-account locks, many at a time (an undo's batch). */
