@@ -49,6 +49,7 @@ export const UNIT_TEST_FILES = [
   'test/map/load-mapping.test.ts',
   'test/map/plan.test.ts',
   'test/map/transforms.test.ts',
+  'test/mapping-versions/edit-preview.test.ts',
   'test/match-eval/accounts.test.ts',
   'test/match-eval/evaluate.test.ts',
   'test/observe/alerts-example.test.ts',
