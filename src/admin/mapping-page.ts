@@ -1,4 +1,4 @@
-// /admin/mapping: the mapping in force as a form a sales-ops lead edits instead of a YAML file — each
+// /admin/mapping: the mapping and match thresholds in force as a form a sales-ops lead edits instead of a YAML file — each
 // provider attribute, the field it lands in (under each connected CRM's own name: HubSpot's
 // `buyer_intel_type`, Salesforce's `BuyerIntel_Type__c`), its transform and its write policy; rows
 // added or removed. A change is previewed on recent accounts (mapping-preview-view.ts) before it can be
@@ -8,6 +8,7 @@
 import { BUYER_FIELDS } from '../buyer-intel/fields.ts';
 import { type MappingField, TRANSFORMS, WRITE_POLICIES } from '../map/mapping-schema.ts';
 import type { ActiveVersion } from '../mapping-versions/active.ts';
+import type { MatchThresholds } from '../resolve/thresholds.ts';
 import type { MappingVersion } from '../store/mapping-versions.ts';
 import { esc } from './html.ts';
 import { readableTime, renderConsolePage } from './layout.ts';
@@ -31,6 +32,8 @@ export interface MappingPageView {
   crms: readonly CrmFieldNames[];
   /** Where the file's mapping came from (version 1). */
   source: string;
+  /** The configured thresholds (a version without its own has these). */
+  configured: MatchThresholds;
   /** The version just saved (the page after a save or a revert). */
   saved?: number | undefined;
 }
@@ -74,7 +77,7 @@ export function renderMappingPage(view: MappingPageView): string {
   return renderConsolePage({
     title: 'Mapping',
     css: `tbody th{background:none;font-weight:normal}td small,th small{display:block}code{overflow-wrap:anywhere}
-.problem{color:#a3141c;font-weight:600}[aria-invalid=true]{border-color:#a3141c;border-width:2px}
+.problem{color:#a3141c;font-weight:600}fieldset.thresholds{display:flex;gap:24px;flex-wrap:wrap;border:1px solid #dfe3ea;border-radius:6px;margin:12px 0}fieldset.thresholds label{display:flex;flex-direction:column;max-width:320px}fieldset.thresholds input{width:7em}[aria-invalid=true]{border-color:#a3141c;border-width:2px}
 .actions{display:flex;gap:8px;flex-wrap:wrap;align-items:end;margin:12px 0}.actions label{display:flex;flex-direction:column;font-size:12px;color:#4a5263}
 #form-problems{color:#a3141c}#form-problems:empty{display:none}
 td.differs{background:#fff4d6}button:disabled{cursor:not-allowed;color:#5c6373;border-color:#aab1bf}`,
@@ -88,6 +91,10 @@ ${view.saved === undefined ? '' : `<p id="flash" role="status">Version ${view.sa
 <tbody>
 ${rows}
 </tbody></table></div>
+<fieldset class="thresholds"><legend>Matching thresholds</legend>
+<label>Auto-match floor <small>a candidate is matched automatically from this score up (0–1)</small><input type="number" name="acceptThreshold" step="0.01" min="0.01" max="1" value="${active.thresholds.acceptThreshold}">${problem('acceptThreshold')}</label>
+<label>Review margin <small>a runner-up within this of the best sends the account to review (0–1)</small><input type="number" name="ambiguityMargin" step="0.01" min="0" max="0.99" value="${active.thresholds.ambiguityMargin}">${problem('ambiguityMargin')}</label>
+</fieldset>
 <template id="new-row">${row(undefined, undefined, crms)}</template>
 <datalist id="buyer-fields">${BUYER_FIELDS.map((f) => `<option value="${esc(f)}"></option>`).join('')}</datalist>
 <div class="actions">
@@ -99,7 +106,7 @@ ${rows}
 <div id="form-problems" role="alert"></div>
 </form>
 <section id="preview" aria-live="polite"></section>
-${renderVersions(view.versions, active.version)}`,
+${renderVersions(view.versions, active.version, view.configured)}`,
     script: SCRIPT.replace('__WORDS__', JSON.stringify(POLICY_WORDS)),
   });
 }
@@ -124,6 +131,8 @@ const fieldsOf = () => rows().map((tr) => {
   if (tr.dataset.from !== undefined) r.from = Number(tr.dataset.from);
   return r;
 });
+const number = (name) => { const v = form.querySelector('[name=' + name + ']').value.trim(); return v === '' ? null : Number(v); };
+const thresholdsOf = () => ({ acceptThreshold: number('acceptThreshold'), ambiguityMargin: number('ambiguityMargin') });
 const post = async (path, payload) => {
   const res = await fetch('/admin/api/mapping' + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
   const json = await res.json().catch(() => ({ message: 'the service answered ' + res.status }));
@@ -139,7 +148,7 @@ const show = (json) => {
   const list = document.createElement('ul');
   for (const p of json.problems || [{ row: null, message: json.message || 'failed' }]) {
     const tr = p.row === null ? undefined : rows()[p.row];
-    const slot = tr && (tr.querySelector('.problem[data-key="' + p.key + '"]') || tr.querySelector('.problem'));
+    const slot = tr ? tr.querySelector('.problem[data-key="' + p.key + '"]') || tr.querySelector('.problem') : p.key && form.querySelector('fieldset .problem[data-key="' + p.key + '"]');
     if (slot) {
       slot.textContent = p.message;
       slot.id = slot.id || 'problem-' + ++ids;
@@ -177,18 +186,18 @@ document.getElementById('add-row').addEventListener('click', (e) => {
 });
 document.getElementById('preview-button').addEventListener('click', async () => {
   clear();
-  const fields = fieldsOf();
-  const r = await post('/preview', { base, fields });
+  const edit = { base, fields: fieldsOf(), thresholds: thresholdsOf() };
+  const r = await post('/preview', edit);
   if (!r.ok) { out.replaceChildren(); return show(r.json); }
   out.innerHTML = r.json.html;
-  previewed = JSON.stringify(fields);
+  previewed = JSON.stringify(edit);
   save.disabled = r.json.changes === 0;
 });
 save.addEventListener('click', async () => {
-  const fields = fieldsOf();
-  if (JSON.stringify(fields) !== previewed) { save.disabled = true; return; }
+  const edit = { base, fields: fieldsOf(), thresholds: thresholdsOf() };
+  if (JSON.stringify(edit) !== previewed) { save.disabled = true; return; }
   clear();
-  const r = await post('', { base, fields, reason: reason.value });
+  const r = await post('', { ...edit, reason: reason.value });
   if (!r.ok) return show(r.json);
   location.assign('/admin/mapping?saved=' + r.json.version);
 });

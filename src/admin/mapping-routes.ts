@@ -7,6 +7,7 @@ import type express from 'express';
 import { z } from 'zod';
 import { type MappingEdit, mappingEditSchema } from '../mapping-versions/edit.ts';
 import { EditProblem, type MappingConsole } from '../mapping-versions/service.ts';
+import type { MatchThresholds } from '../resolve/thresholds.ts';
 import { type CrmFieldNames, renderMappingPage } from './mapping-page.ts';
 import { renderPreview } from './mapping-versions-view.ts';
 import { queryOf, valid } from './query.ts';
@@ -21,6 +22,8 @@ const revertBody = z.strictObject({
 export interface MappingRoutesOptions {
   console: MappingConsole;
   source: string;
+  /** The configured thresholds (MATCH_ACCEPT_THRESHOLD, MATCH_AMBIGUITY_MARGIN). */
+  configured: MatchThresholds;
   crms: () => CrmFieldNames[];
   /** Who a saved version is recorded as. */
   actor: string;
@@ -41,9 +44,16 @@ export function addAdminMappingRoutes(router: express.Router, options: MappingRo
     try {
       const { saved } = valid(pageQuery, queryOf(req.query), 'query');
       const [active, versions] = await Promise.all([mappings.active(), mappings.versions()]);
-      res
-        .type('html')
-        .send(renderMappingPage({ active, versions, crms: options.crms(), source: options.source, saved }));
+      res.type('html').send(
+        renderMappingPage({
+          active,
+          versions,
+          crms: options.crms(),
+          source: options.source,
+          configured: options.configured,
+          saved,
+        }),
+      );
     } catch (err) {
       next(err);
     }
@@ -55,6 +65,7 @@ export function addAdminMappingRoutes(router: express.Router, options: MappingRo
         version: active.version,
         fromFile: active.fromFile,
         mapping: active.mapping,
+        thresholds: active.thresholds,
         versions: versions.map((v) => ({ ...v, mapping: undefined, fields: v.mapping.fields.length })),
       });
     } catch (err) {
@@ -67,7 +78,7 @@ export function addAdminMappingRoutes(router: express.Router, options: MappingRo
       const { preview } = await mappings.preview(edit(req));
       const active = await mappings.active();
       res.json({
-        changes: preview.changes.length,
+        changes: preview.changes.length + (preview.thresholds ? 1 : 0),
         differing: preview.rows.filter((r) => r.differs).length,
         html: renderPreview(preview, active.version),
         preview,

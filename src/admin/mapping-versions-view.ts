@@ -3,8 +3,9 @@
 // account and each field the change touches: the value now → what the mapping in force does → what
 // the new one would), returned to the page's script as HTML so every value is escaped here.
 
-import { describeChange, diffMappings } from '../mapping-versions/diff.ts';
+import { describeChange, diffMappings, thresholdChanges } from '../mapping-versions/diff.ts';
 import type { MappingPreview, PreviewCell } from '../mapping-versions/preview.ts';
+import type { MatchThresholds } from '../resolve/thresholds.ts';
 import type { MappingVersion } from '../store/mapping-versions.ts';
 import { esc } from './html.ts';
 import { readableTime } from './layout.ts';
@@ -28,13 +29,31 @@ function cell(c: PreviewCell | null, differs: boolean): string {
   return `<td${differs ? ' class="differs"' : ''} title="${esc(c.reason)}">${shown}<small>${esc(c.reason)}</small></td>`;
 }
 
+function thresholdLines(preview: MappingPreview): string[] {
+  const t = preview.thresholds;
+  if (!t) return [];
+  const lines = thresholdChanges(t.from, t.to).map((l) => esc(l));
+  if (t.reviewReaching !== undefined)
+    lines.push(
+      `${t.reviewReaching.toLocaleString('en-US')} accounts waiting for review have a best candidate scoring ${t.to.acceptThreshold} or more: their next enrichment can match them automatically (unless a rival within the margin holds it back)`,
+    );
+  if (t.matchedBelow !== undefined)
+    lines.push(
+      `${t.matchedBelow.toLocaleString('en-US')} accounts matched by name scored below ${t.to.acceptThreshold}: they keep their buyer (its id is on the record), but a new account that scores as they did goes to review instead`,
+    );
+  return lines;
+}
+
 export function renderPreview(preview: MappingPreview, activeVersion: number): string {
-  if (!preview.changes.length)
+  const thresholds = thresholdLines(preview);
+  if (!preview.changes.length && !thresholds.length)
     return '<h2>Preview</h2><p>The form is the mapping in force: there is nothing to save.</p>';
   const differing = new Set(
     preview.rows.filter((r) => r.differs).map((r) => `${r.crm}/${r.tenant}/${r.accountId}`),
   );
-  const changes = preview.changes.map((c) => `<li>${esc(describeChange(c))}</li>`).join('');
+  const changes = [...preview.changes.map((c) => esc(describeChange(c))), ...thresholds]
+    .map((line) => `<li>${line}</li>`)
+    .join('');
   const rows = preview.rows
     .map(
       (
@@ -49,7 +68,7 @@ export function renderPreview(preview: MappingPreview, activeVersion: number): s
         .join('; ')}</p>`
     : '';
   return `<h2 id="preview-heading">Preview</h2>
-<p class="summary" id="preview-summary">${differing.size} of ${preview.sampled} recently enriched accounts would end up with a different value. Nothing is written until you save; the accounts get the new mapping at their next enrichment.</p>
+<p class="summary" id="preview-summary">${preview.changes.length ? `${differing.size} of ${preview.sampled} recently enriched accounts would end up with a different value. ` : ''}Nothing is written until you save; the accounts get the change at their next enrichment.</p>
 <ul>${changes}</ul>${unavailable}
 ${
   preview.rows.length
@@ -57,16 +76,25 @@ ${
 <tbody>
 ${rows}
 </tbody></table></div>`
-    : '<p>No recently enriched account to try it on.</p>'
+    : preview.changes.length
+      ? '<p>No recently enriched account to try it on.</p>'
+      : ''
 }`;
 }
 
-export function renderVersions(versions: readonly MappingVersion[], active: number): string {
+export function renderVersions(
+  versions: readonly MappingVersion[],
+  active: number,
+  configured: MatchThresholds,
+): string {
   const rows = versions
     .map((v, i) => {
       const older = versions[i + 1];
       const changed = older
-        ? diffMappings(older.mapping, v.mapping).map((c) => `<li>${esc(describeChange(c))}</li>`)
+        ? [
+            ...diffMappings(older.mapping, v.mapping).map(describeChange),
+            ...thresholdChanges(older.thresholds ?? configured, v.thresholds ?? configured),
+          ].map((line) => `<li>${esc(line)}</li>`)
         : [];
       const what = v.reverts
         ? `<p>Reverts to version ${v.reverts}.</p>`

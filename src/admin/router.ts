@@ -10,6 +10,7 @@ import { ActionProblem, type RefreshActions } from '../api/actions.ts';
 import { refuseDeclaredOver } from '../api/declared-length.ts';
 import { answerUnavailable, sendUnavailable } from '../api/unavailable.ts';
 import type { MappingConsole } from '../mapping-versions/service.ts';
+import type { MatchThresholds } from '../resolve/thresholds.ts';
 import type { ReviewService } from '../review/service.ts';
 import { formatPath } from '../shared/format-path.ts';
 import { jsonDepthProblem, refuseBadText } from '../shared/text.ts';
@@ -43,7 +44,12 @@ export function adminRouter(options: {
   refusals?: () => Promise<PermissionRefusal[]>;
   limit?: number;
   /** The mapping in force and its versions, where the file came from, each connected CRM's field names. */
-  mapping?: { console: MappingConsole; source: string; crms: () => CrmFieldNames[] };
+  mapping?: {
+    console: MappingConsole;
+    source: string;
+    configured: MatchThresholds;
+    crms: () => CrmFieldNames[];
+  };
   /** The provider's shared pace now, for the run pages' "throttled" state (runs-list-routes.ts). */
   rate?: ProviderRate | undefined;
 }): express.Router {

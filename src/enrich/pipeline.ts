@@ -10,6 +10,17 @@ import { readStep, resolveStep, statusOf } from './resolve-step.ts';
 import type { EnrichOptions, EnrichResult, PipelineDeps } from './types.ts';
 import { writeStep } from './write-step.ts';
 
+/** One mapping and one set of thresholds for the whole job, read at its start: a version saved meanwhile applies to the next. */
+async function inForce(given: PipelineDeps): Promise<PipelineDeps> {
+  if (!given.inForce) return given;
+  const now = await given.inForce();
+  return {
+    ...given,
+    mapping: now.mapping,
+    ...(given.resolverFor ? { resolver: given.resolverFor(now.thresholds) } : {}),
+  };
+}
+
 /**
  * One account, step by step: each step takes what the ones before it found and returns what it
  * found; nothing is carried between them otherwise.
@@ -19,8 +30,7 @@ export async function enrichAccount(
   ref: AccountRef,
   options: EnrichOptions = {},
 ): Promise<EnrichResult> {
-  // One mapping for the whole job, read at its start: a version saved meanwhile applies to the next.
-  const deps = given.activeMapping ? { ...given, mapping: await given.activeMapping() } : given;
+  const deps = await inForce(given);
   const dryRun = options.dryRun ?? false;
   const now = (deps.now ?? (() => new Date()))();
   const crm = await readStep(deps, ref);

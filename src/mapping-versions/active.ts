@@ -1,8 +1,10 @@
-// The mapping in force, as every worker and page reads it: the newest version saved from the console,
-// or the mapping file (version 1) while none is saved. A job asks at its start; the answer is the
+// The mapping and match thresholds in force, as every worker and page reads them: the newest version
+// saved from the console, or the mapping file and the configured thresholds (version 1) while none is
+// saved. A job asks at its start; the answer is the
 // cached document unless the stored version number moved, so a saved change reaches the next job of
 // every worker without a restart, at the price of one `max(version)` a second per process.
 import type { Mapping } from '../map/mapping-schema.ts';
+import type { MatchThresholds } from '../resolve/thresholds.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import type { MappingVersions } from '../store/mapping-versions.ts';
 
@@ -10,6 +12,8 @@ export interface ActiveVersion {
   /** 1 for the file while nothing is stored; else the stored version's number. */
   version: number;
   mapping: Mapping;
+  /** The version's thresholds, or the configuration's where it has none. */
+  thresholds: MatchThresholds;
   /** True while the mapping is the file's (nothing saved from the console yet). */
   fromFile: boolean;
 }
@@ -25,6 +29,8 @@ export interface ActiveMapping {
 
 export function activeMapping(options: {
   file: Mapping;
+  /** The configured thresholds (MATCH_ACCEPT_THRESHOLD, MATCH_AMBIGUITY_MARGIN). */
+  thresholds: MatchThresholds;
   versions: () => Promise<Pick<MappingVersions, 'latestNumber' | 'latest'>>;
   /** How long a checked answer is reused; a backfill's jobs share one check. Default 1 s. */
   checkEveryMs?: number;
@@ -33,17 +39,29 @@ export function activeMapping(options: {
 }): ActiveMapping {
   const checkEveryMs = options.checkEveryMs ?? 1_000;
   const now = options.now ?? Date.now;
-  let known: ActiveVersion = { version: 1, mapping: options.file, fromFile: true };
+  const fromFile: ActiveVersion = {
+    version: 1,
+    mapping: options.file,
+    thresholds: options.thresholds,
+    fromFile: true,
+  };
+  let known = fromFile;
   let checkedAt = Number.NEGATIVE_INFINITY;
   let inFlight: Promise<ActiveVersion> | undefined;
 
   const check = async (): Promise<ActiveVersion> => {
     const versions = await options.versions();
     const number = await versions.latestNumber();
-    if (number === 0) known = { version: 1, mapping: options.file, fromFile: true };
+    if (number === 0) known = fromFile;
     else if (number !== known.version || known.fromFile) {
       const stored = await versions.latest();
-      if (stored) known = { version: stored.version, mapping: stored.mapping, fromFile: false };
+      if (stored)
+        known = {
+          version: stored.version,
+          mapping: stored.mapping,
+          thresholds: stored.thresholds ?? options.thresholds,
+          fromFile: false,
+        };
     }
     checkedAt = now();
     return known;

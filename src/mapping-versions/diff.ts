@@ -1,6 +1,7 @@
 // What changed between two mappings, row by row, as a person reads it in the versions list and above
 // a preview: a row is a CRM field (each takes one attribute), so rows are matched by their property.
 import type { Mapping, MappingField } from '../map/mapping-schema.ts';
+import type { MatchThresholds } from '../resolve/thresholds.ts';
 
 export type RowChange =
   | { kind: 'added'; property: string; field: MappingField }
@@ -49,4 +50,14 @@ export function describeChange(c: RowChange): string {
     return `${c.property}: added (${c.field.attribute}, ${c.field.transform}, ${c.field.policy})`;
   if (c.kind === 'removed') return `${c.property}: removed (was ${c.field.attribute})`;
   return `${c.property}: ${c.keys.map((k) => `${k.key} ${k.from} → ${k.to}`).join(', ')}`;
+}
+
+/** The thresholds' changes in words: "auto-match floor 0.75 → 0.8". */
+export function thresholdChanges(before: MatchThresholds, after: MatchThresholds): string[] {
+  const out: string[] = [];
+  if (before.acceptThreshold !== after.acceptThreshold)
+    out.push(`auto-match floor ${before.acceptThreshold} → ${after.acceptThreshold}`);
+  if (before.ambiguityMargin !== after.ambiguityMargin)
+    out.push(`review margin ${before.ambiguityMargin} → ${after.ambiguityMargin}`);
+  return out;
 }

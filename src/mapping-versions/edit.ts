@@ -4,6 +4,7 @@
 // through the mapping file's own schema, and each problem comes back located by row and input.
 import { z } from 'zod';
 import { MAPPING_VERSION, type Mapping, type MappingIssue, validateMapping } from '../map/mapping-schema.ts';
+import { type MatchThresholds, matchThresholdsSchema } from '../resolve/thresholds.ts';
 
 const text = (max: number) => z.string().max(max, { error: `must be at most ${max} characters` });
 
@@ -22,6 +23,8 @@ export const mappingEditSchema = z.strictObject({
       }),
     )
     .max(1_000, { error: 'at most 1000 rows' }),
+  /** Checked by matchThresholdsSchema, each problem beside its input; absent: the version's own. */
+  thresholds: z.unknown().optional(),
 });
 export type MappingEdit = z.infer<typeof mappingEditSchema>;
 
@@ -61,11 +64,30 @@ function problemOf(issue: MappingIssue): FormProblem {
   return { row: null, key: null, message: issue.message };
 }
 
-/** The form's mapping, validated as a mapping file is; each problem located in the form. */
+/**
+ * The form's mapping, validated as a mapping file is, and its thresholds (the base's when the form
+ * sends none); every problem located in the form.
+ */
 export function mappingOfEdit(
   edit: MappingEdit,
   base: Mapping,
-): { ok: true; mapping: Mapping } | { ok: false; problems: FormProblem[] } {
+  baseThresholds: MatchThresholds,
+): { ok: true; mapping: Mapping; thresholds: MatchThresholds } | { ok: false; problems: FormProblem[] } {
   const result = validateMapping(documentOf(edit, base));
-  return result.ok ? result : { ok: false, problems: result.issues.map(problemOf) };
+  const problems = result.ok ? [] : result.issues.map(problemOf);
+  const thresholds =
+    edit.thresholds === undefined
+      ? ({ success: true, data: baseThresholds } as const)
+      : matchThresholdsSchema.safeParse(edit.thresholds);
+  if (!thresholds.success)
+    for (const issue of thresholds.error.issues) {
+      const key = issue.path[0];
+      problems.push({
+        row: null,
+        key: typeof key === 'string' ? key : 'thresholds',
+        message: issue.code === 'unrecognized_keys' ? `unknown key ${issue.keys.join(', ')}` : issue.message,
+      });
+    }
+  if (!result.ok || !thresholds.success) return { ok: false, problems };
+  return { ok: true, mapping: result.mapping, thresholds: thresholds.data };
 }

@@ -7,7 +7,8 @@
 import type { BuyerField } from '../buyer-intel/fields.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
 import { type FieldChange, type FieldDecision, planFieldWrites } from '../map/plan.ts';
-import type { Outcome, Outcomes } from '../store/outcomes.ts';
+import type { MatchThresholds } from '../resolve/thresholds.ts';
+import type { Outcome, OutcomeFilter, Outcomes } from '../store/outcomes.ts';
 import { diffMappings, type RowChange } from './diff.ts';
 
 export interface PreviewDeps {
@@ -20,6 +21,22 @@ export interface PreviewDeps {
   ): Promise<Map<string, Record<string, string>>>;
   /** The buyer's attributes (the provider's cache first). */
   attributesOf(buyerId: string, keys: readonly BuyerField[]): Promise<Partial<Record<BuyerField, unknown>>>;
+  /** How many accounts a filter shows; needs review with a best score from `floor` up. */
+  count?(filter: OutcomeFilter): Promise<number>;
+  countApprovable?(floor: number): Promise<number>;
+}
+
+/** A change of thresholds, and the accounts whose next enrichment it may decide otherwise. */
+export interface ThresholdEffect {
+  from: MatchThresholds;
+  to: MatchThresholds;
+  /** Lowered floor: accounts waiting for review whose best candidate reaches the new one. */
+  reviewReaching?: number;
+  /**
+   * Raised floor: accounts matched by name with a confidence below the new one. They keep their buyer
+   * (its id on the record pins it at the next enrichment); new accounts like them go to review.
+   */
+  matchedBelow?: number;
 }
 
 /** What a mapping does with one field of one account. */
@@ -51,6 +68,32 @@ export interface MappingPreview {
   rows: PreviewRow[];
   /** Accounts whose buyer could not be read now (the provider unreachable): left out, with why. */
   unavailable: { accountName: string | null; accountId: string; reason: string }[];
+  /** Set when the thresholds change too. */
+  thresholds?: ThresholdEffect;
+}
+
+/**
+ * What a change of the floor may do at the accounts' next enrichment, counted in the store: a rival
+ * within the margin, a contradiction or a person's decision can still hold a match back, so these are
+ * the accounts it can reach, not a promise.
+ */
+export async function thresholdEffect(
+  deps: PreviewDeps,
+  from: MatchThresholds,
+  to: MatchThresholds,
+): Promise<ThresholdEffect | undefined> {
+  if (from.acceptThreshold === to.acceptThreshold && from.ambiguityMargin === to.ambiguityMargin)
+    return undefined;
+  const effect: ThresholdEffect = { from, to };
+  if (to.acceptThreshold < from.acceptThreshold && deps.countApprovable)
+    effect.reviewReaching = await deps.countApprovable(to.acceptThreshold);
+  // Confidences are kept to two decimals: below the new floor is at most a hundredth under it.
+  if (to.acceptThreshold > from.acceptThreshold && deps.count)
+    effect.matchedBelow = await deps.count({
+      cohort: 'matched_by_name',
+      maxConfidence: Math.round(to.acceptThreshold * 100 - 1) / 100,
+    });
+  return effect;
 }
 
 export const PREVIEW_SAMPLE = 20;

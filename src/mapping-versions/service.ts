@@ -2,6 +2,7 @@
 // an edit, save it as the next version, revert to an older one. Bad input is an EditProblem the page
 // shows beside its input (400), a stale edit a 409; the routes only translate.
 import type { Mapping } from '../map/mapping-schema.ts';
+import type { MatchThresholds } from '../resolve/thresholds.ts';
 import {
   type MappingVersion,
   MappingVersionConflict,
@@ -9,7 +10,7 @@ import {
 } from '../store/mapping-versions.ts';
 import type { ActiveMapping, ActiveVersion } from './active.ts';
 import { type FormProblem, type MappingEdit, mappingOfEdit } from './edit.ts';
-import { type MappingPreview, type PreviewDeps, previewMappingChange } from './preview.ts';
+import { type MappingPreview, type PreviewDeps, previewMappingChange, thresholdEffect } from './preview.ts';
 
 /** Who the file's mapping is recorded as when it is stored as version 1. */
 export const FILE_ACTOR = 'the mapping file';
@@ -30,7 +31,9 @@ export interface MappingConsole {
   active(): Promise<ActiveVersion>;
   /** Stored versions, newest first; the file as version 1 while none is. */
   versions(): Promise<MappingVersion[]>;
-  preview(edit: MappingEdit): Promise<{ mapping: Mapping; preview: MappingPreview }>;
+  preview(
+    edit: MappingEdit,
+  ): Promise<{ mapping: Mapping; thresholds: MatchThresholds; preview: MappingPreview }>;
   save(edit: MappingEdit, actor: string): Promise<MappingVersion>;
   revert(version: number, base: number, actor: string, reason?: string): Promise<MappingVersion>;
 }
@@ -38,6 +41,8 @@ export interface MappingConsole {
 export function mappingConsole(options: {
   active: ActiveMapping;
   file: Mapping;
+  /** The configured thresholds, version 1's. */
+  thresholds: MatchThresholds;
   /** Where the file's mapping came from, recorded with version 1. */
   source: string;
   versions: () => Promise<MappingVersions>;
@@ -50,12 +55,15 @@ export function mappingConsole(options: {
   const fileVersion = (): MappingVersion => ({
     version: 1,
     mapping: options.file,
+    thresholds: options.thresholds,
     actor: FILE_ACTOR,
     reason: options.source,
     reverts: null,
     at: new Date(0),
   });
-  const checked = async (edit: MappingEdit): Promise<{ active: ActiveVersion; mapping: Mapping }> => {
+  const checked = async (
+    edit: MappingEdit,
+  ): Promise<{ active: ActiveVersion; mapping: Mapping; thresholds: MatchThresholds }> => {
     const active = await fresh();
     if (edit.base !== active.version)
       throw new EditProblem(
@@ -63,7 +71,7 @@ export function mappingConsole(options: {
         'mapping_changed',
         `the mapping changed since version ${edit.base} (now version ${active.version}); reload the page and edit it again`,
       );
-    const result = mappingOfEdit(edit, active.mapping);
+    const result = mappingOfEdit(edit, active.mapping, active.thresholds);
     if (!result.ok) {
       const n = result.problems.length;
       throw new EditProblem(
@@ -73,12 +81,13 @@ export function mappingConsole(options: {
         result.problems,
       );
     }
-    return { active, mapping: result.mapping };
+    return { active, mapping: result.mapping, thresholds: result.thresholds };
   };
   const store = async (base: number, next: Parameters<MappingVersions['save']>[1]) => {
     try {
       const saved = await (await options.versions()).save(base, next, {
         mapping: options.file,
+        thresholds: options.thresholds,
         actor: FILE_ACTOR,
         reason: options.source,
       });
@@ -97,12 +106,14 @@ export function mappingConsole(options: {
       return stored.length ? stored : [fileVersion()];
     },
     async preview(edit) {
-      const { active, mapping } = await checked(edit);
-      return { mapping, preview: await previewMappingChange(options.preview, active.mapping, mapping) };
+      const { active, mapping, thresholds } = await checked(edit);
+      const preview = await previewMappingChange(options.preview, active.mapping, mapping);
+      const effect = await thresholdEffect(options.preview, active.thresholds, thresholds);
+      return { mapping, thresholds, preview: { ...preview, ...(effect ? { thresholds: effect } : {}) } };
     },
     async save(edit, actor) {
-      const { active, mapping } = await checked(edit);
-      return store(active.version, { mapping, actor, reason: edit.reason || null });
+      const { active, mapping, thresholds } = await checked(edit);
+      return store(active.version, { mapping, thresholds, actor, reason: edit.reason || null });
     },
     async revert(version, base, actor, reason) {
       if (version === base)
@@ -111,6 +122,7 @@ export function mappingConsole(options: {
       if (!older) throw new EditProblem(404, 'unknown_version', `there is no mapping version ${version}`);
       return store(base, {
         mapping: older.mapping,
+        thresholds: older.thresholds ?? options.thresholds,
         actor,
         reason: reason || `revert to version ${version}`,
         reverts: version,

@@ -132,6 +132,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
               mapping: {
                 console: mappingConsoleOf(core),
                 source: settings.mappingFile ?? 'the built-in mapping',
+                configured: settings.match,
                 crms: () => crmFieldNames(crms),
               },
               rate: () =>

@@ -10,12 +10,15 @@ export function mappingConsoleOf(core: ServiceCore) {
   return mappingConsole({
     active: core.mappings,
     file: settings.mapping,
+    thresholds: settings.match,
     source: settings.mappingFile ?? 'the built-in mapping',
     versions: async () => (await store.open()).mappings,
     preview: {
       recentEnriched: recentEnrichedFrom(async () => (await store.open()).outcomes),
       lastWrittenMany: async (crm, tenant, ids) =>
         (await store.open()).writes.lastWrittenMany(crm, tenant, ids),
+      count: async (filter) => (await store.open()).outcomes.count(filter),
+      countApprovable: async (floor) => (await store.open()).outcomes.countApprovable({}, floor),
       attributesOf: async (buyerId, keys) =>
         (await core.buyerIntel.cached.getBuyerAttributesBulk(buyerId, keys)).buyerData ?? {},
     },

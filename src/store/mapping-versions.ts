@@ -4,12 +4,15 @@
 // at once cannot overwrite each other's change unseen (the second is told to reload).
 import { type Kysely, sql } from 'kysely';
 import { type Mapping, validateMapping } from '../map/mapping-schema.ts';
+import { type MatchThresholds, matchThresholdsSchema } from '../resolve/thresholds.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import type { Database } from './schema.ts';
 
 export interface MappingVersion {
   version: number;
   mapping: Mapping;
+  /** The match thresholds of this version; null: the configuration's. */
+  thresholds: MatchThresholds | null;
   actor: string;
   reason: string | null;
   /** The older version this one restores, when it is a revert. */
@@ -19,6 +22,7 @@ export interface MappingVersion {
 
 export interface NewMappingVersion {
   mapping: Mapping;
+  thresholds?: MatchThresholds | null | undefined;
   actor: string;
   reason?: string | null | undefined;
   reverts?: number | null | undefined;
@@ -38,6 +42,7 @@ export class MappingVersionConflict extends IntegrationError {
 interface Row {
   version: number;
   document: unknown;
+  thresholds: unknown;
   actor: string;
   reason: string | null;
   reverts: number | null;
@@ -54,9 +59,16 @@ function versionOf(r: Row): MappingVersion {
       `mapping version ${r.version} in the database is invalid: ${checked.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
       { permanent: true },
     );
+  const raw = typeof r.thresholds === 'string' ? JSON.parse(r.thresholds) : r.thresholds;
+  const thresholds = raw === null || raw === undefined ? null : matchThresholdsSchema.safeParse(raw);
+  if (thresholds && !thresholds.success)
+    throw new IntegrationError(`mapping version ${r.version} in the database has invalid thresholds`, {
+      permanent: true,
+    });
   return {
     version: Number(r.version),
     mapping: checked.mapping,
+    thresholds: thresholds ? thresholds.data : null,
     actor: r.actor,
     reason: r.reason,
     reverts: r.reverts === null ? null : Number(r.reverts),
@@ -80,20 +92,20 @@ export class MappingVersions {
   }
 
   async get(version: number): Promise<MappingVersion | null> {
-    const { rows } = await sql<Row>`select version, document, actor, reason, reverts, created_at
+    const { rows } = await sql<Row>`select version, document, thresholds, actor, reason, reverts, created_at
       from mapping_versions where version = ${version}`.execute(this.#db);
     return rows[0] ? versionOf(rows[0]) : null;
   }
 
   async latest(): Promise<MappingVersion | null> {
-    const { rows } = await sql<Row>`select version, document, actor, reason, reverts, created_at
+    const { rows } = await sql<Row>`select version, document, thresholds, actor, reason, reverts, created_at
       from mapping_versions order by version desc limit 1`.execute(this.#db);
     return rows[0] ? versionOf(rows[0]) : null;
   }
 
   /** Every version, newest first (a mapping changes by hand: tens of versions, not thousands). */
   async list(limit = 200): Promise<MappingVersion[]> {
-    const { rows } = await sql<Row>`select version, document, actor, reason, reverts, created_at
+    const { rows } = await sql<Row>`select version, document, thresholds, actor, reason, reverts, created_at
       from mapping_versions order by version desc limit ${limit}`.execute(this.#db);
     return rows.map(versionOf);
   }
@@ -123,9 +135,11 @@ export class MappingVersions {
 }
 
 async function insert(db: Kysely<Database>, version: number, v: NewMappingVersion): Promise<Row> {
-  const { rows } = await sql<Row>`insert into mapping_versions (version, document, actor, reason, reverts)
-    values (${version}, ${JSON.stringify(v.mapping)}::jsonb, ${v.actor}, ${v.reason ?? null}, ${v.reverts ?? null})
-    returning version, document, actor, reason, reverts, created_at`.execute(db);
+  const thresholds = v.thresholds ? JSON.stringify(matchThresholdsSchema.parse(v.thresholds)) : null;
+  const { rows } =
+    await sql<Row>`insert into mapping_versions (version, document, thresholds, actor, reason, reverts)
+    values (${version}, ${JSON.stringify(v.mapping)}::jsonb, ${thresholds}::jsonb, ${v.actor}, ${v.reason ?? null}, ${v.reverts ?? null})
+    returning version, document, thresholds, actor, reason, reverts, created_at`.execute(db);
   const row = rows[0];
   if (!row) throw new Error('the mapping version was not stored');
   return row;

@@ -21,6 +21,7 @@ const PERSONS_PHONE = '(512) 555-0100';
 let running: TestService;
 let browser: Browser;
 let austin: string;
+let travis: string;
 let jobs = 0;
 
 const tenant = () => String(running.hs.portalId);
@@ -44,6 +45,7 @@ async function activeMapping() {
     version: number;
     fromFile: boolean;
     mapping: typeof DEFAULT_MAPPING;
+    thresholds: { acceptThreshold: number; ambiguityMargin: number };
     versions: { version: number; actor: string; reverts: number | null }[];
   };
 }
@@ -61,6 +63,8 @@ beforeAll(async () => {
     { source: 'CRM_UI' },
   ).id;
   await enrichNow(austin);
+  travis = running.hs.store.createCompany({ name: 'Travis County', state: 'TX' }, { source: 'CRM_UI' }).id;
+  await enrichNow(travis);
   browser = await launchChromium();
 }, 90_000);
 afterAll(async () => {
@@ -111,7 +115,7 @@ describe('the mapping page', () => {
     await preview.locator('table').waitFor();
     expect(await preview.textContent()).toContain(`${PHONE}: policy fill-empty → overwrite`);
     expect(await page.locator('#preview-summary').textContent()).toMatch(
-      /^1 of 1 recently enriched accounts would end up with a different value/,
+      /^1 of 2 recently enriched accounts would end up with a different value/,
     );
     const cells = await preview
       .locator('tbody tr', { hasText: 'City of Austin' })
@@ -191,4 +195,51 @@ describe('the mapping page', () => {
     ]);
     await context.close();
   }, 60_000);
+
+  it('raises the auto-match floor after previewing it; a bad floor is named beside its input; the next new account is decided by it', async () => {
+    const outcome = async (id: string) =>
+      (await running.service.store.open()).outcomes.get({ crm: 'hubspot', tenant: tenant(), accountId: id });
+    const before = await outcome(travis);
+    expect(before?.status).toBe('enriched');
+    expect(before?.confidence ?? 1).toBeLessThan(1);
+    const context = await browser.newContext({
+      httpCredentials: ADMIN,
+      viewport: { width: 1440, height: 900 },
+    });
+    const page = await context.newPage();
+    await page.goto(`${running.base}/admin/mapping`);
+    const floor = page.getByLabel('Auto-match floor');
+    expect(await floor.inputValue()).toBe('0.75');
+    await floor.fill('0');
+    await page.getByRole('button', { name: 'Preview the change' }).click();
+    const beside = page.locator('fieldset .problem[data-key=acceptThreshold]');
+    await expect.poll(() => beside.textContent()).toBe('must be above 0 (a score of 0 would match anything)');
+    expect(await floor.getAttribute('aria-invalid')).toBe('true');
+
+    await floor.fill('1');
+    await page.getByRole('button', { name: 'Preview the change' }).click();
+    await page.locator('#preview li', { hasText: 'auto-match floor 0.75 → 1' }).waitFor();
+    expect(await page.locator('#preview').textContent()).toMatch(
+      /[12] accounts matched by name scored below 1: they keep their buyer \(its id is on the record\), but a new account that scores as they did goes to review instead/,
+    );
+    expect(await checkConsolePage(page, 'mapping-thresholds')).toEqual([]);
+    await page.getByRole('button', { name: 'Save as version 4' }).click();
+    await page.getByText('Version 4 saved').waitFor();
+    expect(
+      await page.locator('table[aria-labelledby=versions-heading] tbody tr').first().textContent(),
+    ).toContain('auto-match floor 0.75 → 1');
+    expect((await activeMapping()).thresholds).toEqual({ acceptThreshold: 1, ambiguityMargin: 0.1 });
+
+    // The running worker resolves the next job with the new floor: an account scoring as Travis County
+    // did waits for review (Travis County itself keeps its buyer: its id is on the record).
+    const again = running.hs.store.createCompany(
+      { name: 'Travis County', state: 'TX' },
+      { source: 'CRM_UI' },
+    ).id;
+    await enrichNow(again);
+    const after = await outcome(again);
+    expect(after?.status).toBe('needs_review');
+    expect(after?.reason).toContain('below the 1.00 needed');
+    await context.close();
+  }, 90_000);
 });

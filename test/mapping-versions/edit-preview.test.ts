@@ -31,6 +31,7 @@ const BASE: Mapping = {
   ],
 };
 
+const T = { acceptThreshold: 0.75, ambiguityMargin: 0.1 };
 const rowsOf = (m: Mapping): MappingEdit['fields'] =>
   m.fields.map((f, i) => ({
     from: i,
@@ -42,8 +43,8 @@ const rowsOf = (m: Mapping): MappingEdit['fields'] =>
 
 describe('an edit of the form', () => {
   it('keeps a row’s label and enum labels, and drops the enum labels when the transform leaves enum', () => {
-    const same = mappingOfEdit({ base: 1, fields: rowsOf(BASE) }, BASE);
-    expect(same).toEqual({ ok: true, mapping: BASE });
+    const same = mappingOfEdit({ base: 1, fields: rowsOf(BASE) }, BASE, T);
+    expect(same).toEqual({ ok: true, mapping: BASE, thresholds: T });
     const fields = rowsOf(BASE);
     fields[0] = { ...fields[0], transform: 'text' } as MappingEdit['fields'][number];
     fields.push({
@@ -66,7 +67,7 @@ describe('an edit of the form', () => {
       transform: 'integer',
       policy: 'ours',
     });
-    expect(mappingOfEdit({ base: 1, fields }, BASE).ok).toBe(true);
+    expect(mappingOfEdit({ base: 1, fields }, BASE, T).ok).toBe(true);
   });
 
   it('locates each problem by row and input, with the mapping file’s messages', () => {
@@ -77,7 +78,11 @@ describe('an edit of the form', () => {
       transform: 'integer',
       policy: 'keep',
     });
-    const result = mappingOfEdit({ base: 1, fields }, BASE);
+    const result = mappingOfEdit(
+      { base: 1, fields, thresholds: { acceptThreshold: 0, ambiguityMargin: 'wide' } },
+      BASE,
+      T,
+    );
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.problems).toEqual(
@@ -226,6 +231,7 @@ describe('the mapping in force', () => {
     const stored = { ...BASE, fields: [BASE.fields[1]] } as Mapping;
     const active = activeMapping({
       file: BASE,
+      thresholds: T,
       now: () => clock,
       versions: async () => {
         if (!up) throw new Error('connection refused');
@@ -234,6 +240,7 @@ describe('the mapping in force', () => {
           latest: async () => ({
             version: 4,
             mapping: stored,
+            thresholds: null,
             actor: 'ops',
             reason: null,
             reverts: null,
@@ -246,7 +253,7 @@ describe('the mapping in force', () => {
     expect(first).toBeInstanceOf(IntegrationError);
     expect(first).toMatchObject({ permanent: false });
     up = true;
-    expect(await active.current()).toEqual({ version: 4, mapping: stored, fromFile: false });
+    expect(await active.current()).toEqual({ version: 4, mapping: stored, thresholds: T, fromFile: false });
     up = false;
     clock += 5_000;
     expect((await active.current()).version).toBe(4);
