@@ -6,8 +6,9 @@
 // by a revert. The page's script only gathers the form and places the server's answers: every rule is
 // the mapping file's schema, applied by the server.
 import { BUYER_FIELDS } from '../buyer-intel/fields.ts';
-import { type MappingField, TRANSFORMS, WRITE_POLICIES } from '../map/mapping-schema.ts';
+import { type Mapping, type MappingField, TRANSFORMS, WRITE_POLICIES } from '../map/mapping-schema.ts';
 import type { ActiveVersion } from '../mapping-versions/active.ts';
+import { describeChange, diffMappings, thresholdChanges } from '../mapping-versions/diff.ts';
 import type { MatchThresholds } from '../resolve/thresholds.ts';
 import type { MappingVersion } from '../store/mapping-versions.ts';
 import { esc } from './html.ts';
@@ -34,6 +35,8 @@ export interface MappingPageView {
   source: string;
   /** The configured thresholds (a version without its own has these). */
   configured: MatchThresholds;
+  /** The mapping file as this process read it at start, to tell when it moved on from version 1. */
+  file?: Mapping | undefined;
   /** The version just saved (the page after a save or a revert). */
   saved?: number | undefined;
 }
@@ -69,6 +72,21 @@ function summary(view: MappingPageView): string {
   return `${active.mapping.fields.length} attributes written (${policies}) · ${origin}`;
 }
 
+/**
+ * Once a version is saved, the file is no longer read: an operator who edits it and restarts would
+ * see nothing change. Said on the page, with what differs.
+ */
+function fileNotice(view: MappingPageView): string {
+  const first = view.versions.find((v) => v.version === 1);
+  if (view.active.fromFile || !first || !view.file) return '';
+  const changes = [
+    ...diffMappings(first.mapping, view.file).map(describeChange),
+    ...thresholdChanges(first.thresholds ?? view.configured, view.configured),
+  ];
+  if (!changes.length) return '';
+  return `<div class="notice" role="note"><p><strong>${esc(view.source)} (or MATCH_ACCEPT_THRESHOLD / MATCH_AMBIGUITY_MARGIN) changed since it was stored as version 1</strong>; version ${view.active.version}, saved here, stays in force. To use what the file says, make the same change in this form: ${changes.map((c) => esc(c)).join('; ')}.</p></div>`;
+}
+
 export function renderMappingPage(view: MappingPageView): string {
   const { active, crms } = view;
   const head = crms.map((c) => `<th scope="col">${esc(c.label)} name</th>`).join('');
@@ -79,12 +97,12 @@ export function renderMappingPage(view: MappingPageView): string {
     css: `tbody th{background:none;font-weight:normal}td small,th small{display:block}code{overflow-wrap:anywhere}
 .problem{color:#a3141c;font-weight:600}fieldset.thresholds{display:flex;gap:24px;flex-wrap:wrap;border:1px solid #dfe3ea;border-radius:6px;margin:12px 0}fieldset.thresholds label{display:flex;flex-direction:column;max-width:320px}fieldset.thresholds input{width:7em}[aria-invalid=true]{border-color:#a3141c;border-width:2px}
 .actions{display:flex;gap:8px;flex-wrap:wrap;align-items:end;margin:12px 0}.actions label{display:flex;flex-direction:column;font-size:12px;color:#4a5263}
-#form-problems{color:#a3141c}#form-problems:empty{display:none}
+.notice{border:1px solid #d9a400;background:#fff8e1;border-radius:6px;padding:0 12px;margin:0 0 12px}#form-problems{color:#a3141c}#form-problems:empty{display:none}
 td.differs{background:#fff4d6}button:disabled{cursor:not-allowed;color:#5c6373;border-color:#aab1bf}`,
     active: 'mapping',
     body: `<h1>Field mapping</h1>
 <p class="summary">${summary(view)}</p>
-${view.saved === undefined ? '' : `<p id="flash" role="status">Version ${view.saved} saved: it is the mapping in force, for every job from now on.</p>`}
+${fileNotice(view)}${view.saved === undefined ? '' : `<p id="flash" role="status">Version ${view.saved} saved: it is the mapping in force, for every job from now on.</p>`}
 <form id="mapping-form" data-base="${active.version}" novalidate>
 <div class="scroll"><table><caption class="muted">Each Buyer Intelligence attribute, the CRM field it is written to, how it is converted and when it is written. Edit a row, add or remove one, then preview the change.</caption>
 <thead><tr><th scope="col">Provider attribute</th><th scope="col">CRM field</th>${head}<th scope="col">Transform</th><th scope="col">Write policy</th><th scope="col"><span class="muted">Row</span></th></tr></thead>

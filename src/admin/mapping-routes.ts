@@ -5,6 +5,7 @@
 // version was saved since the form was opened.
 import type express from 'express';
 import { z } from 'zod';
+import type { Mapping } from '../map/mapping-schema.ts';
 import { type MappingEdit, mappingEditSchema } from '../mapping-versions/edit.ts';
 import { EditProblem, type MappingConsole } from '../mapping-versions/service.ts';
 import type { MatchThresholds } from '../resolve/thresholds.ts';
@@ -24,6 +25,8 @@ export interface MappingRoutesOptions {
   source: string;
   /** The configured thresholds (MATCH_ACCEPT_THRESHOLD, MATCH_AMBIGUITY_MARGIN). */
   configured: MatchThresholds;
+  /** The mapping file as read at start (the page says when it no longer matches version 1). */
+  file?: Mapping | undefined;
   crms: () => CrmFieldNames[];
   /** Who a saved version is recorded as. */
   actor: string;
@@ -51,6 +54,7 @@ export function addAdminMappingRoutes(router: express.Router, options: MappingRo
           crms: options.crms(),
           source: options.source,
           configured: options.configured,
+          file: options.file,
           saved,
         }),
       );

@@ -9,6 +9,7 @@ import { isCrmKind } from '../../connectors/registry.ts';
 import { ActionProblem, type RefreshActions } from '../api/actions.ts';
 import { refuseDeclaredOver } from '../api/declared-length.ts';
 import { answerUnavailable, sendUnavailable } from '../api/unavailable.ts';
+import type { Mapping } from '../map/mapping-schema.ts';
 import type { MappingConsole } from '../mapping-versions/service.ts';
 import type { MatchThresholds } from '../resolve/thresholds.ts';
 import type { ReviewService } from '../review/service.ts';
@@ -48,6 +49,7 @@ export function adminRouter(options: {
     console: MappingConsole;
     source: string;
     configured: MatchThresholds;
+    file?: Mapping | undefined;
     crms: () => CrmFieldNames[];
   };
   /** The provider's shared pace now, for the run pages' "throttled" state (runs-list-routes.ts). */

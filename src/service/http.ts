@@ -133,6 +133,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
                 console: mappingConsoleOf(core),
                 source: settings.mappingFile ?? 'the built-in mapping',
                 configured: settings.match,
+                file: settings.mapping,
                 crms: () => crmFieldNames(crms),
               },
               rate: () =>
