@@ -5,6 +5,7 @@
 // them, and clears TEST_DATABASE_URL, so its CLI runs use the embedded database.
 export const UNIT_TEST_FILES = [
   'test/admin/history-page-render.test.ts',
+  'test/admin/mapping-page-render.test.ts',
   'test/admin/runs-progress.test.ts',
   'test/admin/review-page-render.test.ts',
   'test/api/graceful-close.test.ts',
@@ -49,6 +50,7 @@ export const UNIT_TEST_FILES = [
   'test/map/load-mapping.test.ts',
   'test/map/plan.test.ts',
   'test/map/transforms.test.ts',
+  'test/mapping-versions/edit-preview.test.ts',
   'test/match-eval/accounts.test.ts',
   'test/match-eval/evaluate.test.ts',
   'test/observe/alerts-example.test.ts',

@@ -10,6 +10,8 @@ import { ActionProblem, type RefreshActions } from '../api/actions.ts';
 import { refuseDeclaredOver } from '../api/declared-length.ts';
 import { answerUnavailable, sendUnavailable } from '../api/unavailable.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
+import type { MappingConsole } from '../mapping-versions/service.ts';
+import type { MatchThresholds } from '../resolve/thresholds.ts';
 import type { ReviewService } from '../review/service.ts';
 import { formatPath } from '../shared/format-path.ts';
 import { jsonDepthProblem, refuseBadText } from '../shared/text.ts';
@@ -18,7 +20,8 @@ import type { Store } from '../store/store.ts';
 import { addAdminAccountsRoutes } from './accounts-routes.ts';
 import { addAdminDashboardRoutes } from './dashboard-routes.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
-import { type CrmFieldNames, renderMappingPage } from './mapping-page.ts';
+import type { CrmFieldNames } from './mapping-page.ts';
+import { addAdminMappingRoutes } from './mapping-routes.ts';
 import { renderAdminPage, sortRows } from './page.ts';
 import { addAdminReviewRoutes } from './review-routes.ts';
 import { addAdminRunsRoutes, type ProviderRate } from './runs-list-routes.ts';
@@ -41,8 +44,14 @@ export function adminRouter(options: {
   /** The permissions tenants' calls were refused for lately (connectors/permission-refusals.ts). */
   refusals?: () => Promise<PermissionRefusal[]>;
   limit?: number;
-  /** The mapping in force, where it came from, and each connected CRM's names for its fields. */
-  mapping?: { mapping: Mapping; source: string; crms: () => CrmFieldNames[] };
+  /** The mapping in force and its versions, where the file came from, each connected CRM's field names. */
+  mapping?: {
+    console: MappingConsole;
+    source: string;
+    configured: MatchThresholds;
+    file?: Mapping | undefined;
+    crms: () => CrmFieldNames[];
+  };
   /** The provider's shared pace now, for the run pages' "throttled" state (runs-list-routes.ts). */
   rate?: ProviderRate | undefined;
 }): express.Router {
@@ -63,11 +72,6 @@ export function adminRouter(options: {
       next(err);
     }
   });
-  const { mapping } = options;
-  if (mapping)
-    router.get('/mapping', (_req, res) => {
-      res.type('html').send(renderMappingPage(mapping.mapping, mapping.crms(), mapping.source));
-    });
   router.get('/api/recent', async (_req, res, next) => {
     try {
       res.json(sortRows(await options.history.recent(limit)));
@@ -99,6 +103,7 @@ export function adminRouter(options: {
       `body ${formatPath(issue?.path ?? [])}: ${issue?.message ?? 'invalid'}`,
     );
   };
+  if (options.mapping) addAdminMappingRoutes(router, { ...options.mapping, actor: options.user, json, body });
   addAdminAccountsRoutes(router, { store: options.store });
   addAdminHistoryRoutes(router, { store: options.store, rate: options.rate });
   addAdminRunsRoutes(router, { store: options.store, rate: options.rate });

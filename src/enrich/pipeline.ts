@@ -10,15 +10,27 @@ import { readStep, resolveStep, statusOf } from './resolve-step.ts';
 import type { EnrichOptions, EnrichResult, PipelineDeps } from './types.ts';
 import { writeStep } from './write-step.ts';
 
+/** One mapping and one set of thresholds for the whole job, read at its start: a version saved meanwhile applies to the next. */
+async function inForce(given: PipelineDeps): Promise<PipelineDeps> {
+  if (!given.inForce) return given;
+  const now = await given.inForce();
+  return {
+    ...given,
+    mapping: now.mapping,
+    ...(given.resolverFor ? { resolver: given.resolverFor(now.thresholds) } : {}),
+  };
+}
+
 /**
  * One account, step by step: each step takes what the ones before it found and returns what it
  * found; nothing is carried between them otherwise.
  */
 export async function enrichAccount(
-  deps: PipelineDeps,
+  given: PipelineDeps,
   ref: AccountRef,
   options: EnrichOptions = {},
 ): Promise<EnrichResult> {
+  const deps = await inForce(given);
   const dryRun = options.dryRun ?? false;
   const now = (deps.now ?? (() => new Date()))();
   const crm = await readStep(deps, ref);

@@ -10,6 +10,7 @@ import type { Mapping } from '../map/mapping-schema.ts';
 import type { FieldChange } from '../map/plan.ts';
 import type { LearnedRule, NameForm } from '../resolve/learned.ts';
 import type { Resolver } from '../resolve/resolver.ts';
+import type { MatchThresholds } from '../resolve/thresholds.ts';
 import type { BatchedWrites } from '../write/batched-writes.ts';
 import type { WriteOrigin } from '../write/journal.ts';
 import type { Ledgers } from '../write/ledgers.ts';
@@ -33,7 +34,14 @@ export interface PipelineDeps {
   resolver: Pick<Resolver, 'resolve'>;
   /** The rules a person's decisions taught for a tenant's name form (src/resolve/learned.ts); unset, none. */
   learned?: (scope: { crm: string; tenant: string }, form: NameForm) => Promise<LearnedRule[]>;
+  /** The mapping a job uses when `inForce` is unset (tests, a one-off with the file's). */
   mapping: Mapping;
+  /**
+   * The mapping and match thresholds in force at the job's start (a version saved in the admin
+   * console changes them without a restart); the thresholds pick the resolver through `resolverFor`.
+   */
+  inForce?: () => Promise<{ mapping: Mapping; thresholds: MatchThresholds }>;
+  resolverFor?: (thresholds: MatchThresholds) => Pick<Resolver, 'resolve'>;
   ledgers: Ledgers;
   /** Writes one account's fields; batched across jobs (and recorded, with its context) by the caller. */
   writeAccount: BatchedWrites['writeAccount'];

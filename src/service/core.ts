@@ -11,10 +11,12 @@ import { ownerChannelsFrom } from '../digest/owner-channels.ts';
 import { crmReads } from '../enrich/crm-reads.ts';
 import { runSignals } from '../enrich/run-signals.ts';
 import type { PipelineDeps } from '../enrich/types.ts';
+import { activeMapping } from '../mapping-versions/active.ts';
 import { createLogger, workerLog } from '../observe/logger.ts';
 import { Metrics } from '../observe/metrics.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
 import { redisPoolFeed } from '../resolve/shared-pool.ts';
+import type { MatchThresholds } from '../resolve/thresholds.ts';
 import { accountLockKey, redisAccountLocks } from '../signals/account-lock.ts';
 import { OutcomeHistory } from '../store/history.ts';
 import { describeError, Store } from '../store/store.ts';
@@ -95,45 +97,73 @@ export function buildCore(settings: ServiceSettings) {
       yield* (await store.open()).matched.pages();
     },
   });
+  // The mapping in force: the newest version saved from the console, else the file's.
+  const mappings = activeMapping({
+    file: settings.mapping,
+    thresholds: settings.match,
+    versions: async () => (await store.open()).mappings,
+    onError: (err) =>
+      log.warn('could not check the mapping in force; the one last read is used', {
+        reason: describeError(err),
+      }),
+  });
+  const mappingNow = async () => (await mappings.current()).mapping;
+  // A search's answer is worth reusing as long as the search cache keeps it.
+  const searchTtlMs = settings.buyerIntel.searchCacheTtlMs ?? settings.buyerIntel.cacheTtlMs ?? 0;
+  const matchCache = redisMatchCache(redis.worker, `${prefix}:match:`);
+  // The pool's answers are the provider's, asked with the install's token: one stream per install,
+  // as the Buyer Intelligence cache is shared (shared-pool.ts).
+  const poolFeed =
+    searchTtlMs > 0
+      ? redisPoolFeed({
+          redis: redis.worker,
+          key: `${prefix}:pool`,
+          ttlMs: searchTtlMs,
+          onError: (err, what) =>
+            log.warn('the shared answer pool could not go through Redis', {
+              what,
+              reason: describeError(err),
+            }),
+        })
+      : undefined;
+  const resolverWith = (thresholds: MatchThresholds) =>
+    new Resolver({
+      client: buyerIntel.cached,
+      cache: matchCache,
+      ...(poolFeed ? { poolFeed } : {}),
+      // The candidates one account was matched with are offered to the next of the same name as long
+      // as a search's answer is reused: both are the same knowledge of who the API finds by that name.
+      options: { ...thresholds, sharedAnswerTtlSeconds: searchTtlMs / 1000 },
+    });
+  // A version's thresholds get a resolver of their own; the last two are kept (the one in force and
+  // the one before, for jobs still running on it).
+  const resolvers = new Map<string, Resolver>();
+  const resolverOf = (thresholds: MatchThresholds): Resolver => {
+    const key = `${thresholds.acceptThreshold}/${thresholds.ambiguityMargin}`;
+    const kept = resolvers.get(key);
+    if (kept) return kept;
+    const made = resolverWith(thresholds);
+    resolvers.set(key, made);
+    for (const old of [...resolvers.keys()].slice(0, -2)) resolvers.delete(old);
+    return made;
+  };
   // Our fields on a tenant: made when a tenant is added, and before a stored tenant's first write.
   const fields = ourFields({
     connectorFor: connector,
-    mapping: settings.mapping,
+    mapping: { current: mappingNow, latest: () => mappings.latest().mapping },
     redis: redis.worker,
     prefix,
   });
-  // A search's answer is worth reusing as long as the search cache keeps it.
-  const searchTtlMs = settings.buyerIntel.searchCacheTtlMs ?? settings.buyerIntel.cacheTtlMs ?? 0;
   const deps: PipelineDeps = {
     buyerIntel: buyerIntel.cached,
     connectorFor: connector,
     readAccount: reads.readAccount,
     noteKeysOf: reads.noteKeysOf,
     learned: async (scope, form) => (await store.open()).learned.rulesFor(scope, form),
-    resolver: new Resolver({
-      client: buyerIntel.cached,
-      cache: redisMatchCache(redis.worker, `${prefix}:match:`),
-      // The pool's answers are the provider's, asked with the install's token: one stream per install,
-      // as the Buyer Intelligence cache is shared (shared-pool.ts).
-      ...(searchTtlMs > 0
-        ? {
-            poolFeed: redisPoolFeed({
-              redis: redis.worker,
-              key: `${prefix}:pool`,
-              ttlMs: searchTtlMs,
-              onError: (err, what) =>
-                log.warn('the shared answer pool could not go through Redis', {
-                  what,
-                  reason: describeError(err),
-                }),
-            }),
-          }
-        : {}),
-      // The candidates one account was matched with are offered to the next of the same name as long
-      // as a search's answer is reused: both are the same knowledge of who the API finds by that name.
-      options: { ...settings.match, sharedAnswerTtlSeconds: searchTtlMs / 1000 },
-    }),
+    resolver: resolverOf(settings.match),
+    resolverFor: resolverOf,
     mapping: settings.mapping,
+    inForce: () => mappings.current(),
     ledgers,
     writeAccount: writes.writeAccount,
     createNote: writes.createNote,
@@ -182,6 +212,7 @@ export function buildCore(settings: ServiceSettings) {
     deps,
     digestDeps,
     fields,
+    mappings,
     store,
     history: new OutcomeHistory(store),
     /** The enrich worker's per-account locks, many at a time (an undo's batch). */

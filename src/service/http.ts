@@ -21,6 +21,7 @@ import { webhookReceiver } from '../webhooks/receiver.ts';
 import type { ServiceCore } from './core.ts';
 import { createHttpApp, metricsHandler } from './http-app.ts';
 import { listen, METRICS_SETTING, SERVICE_SETTING } from './listen.ts';
+import { mappingConsoleOf } from './mapping-console.ts';
 
 export async function startHttp(core: ServiceCore, port: number, host?: string) {
   const { settings, redis, queues, crms } = core;
@@ -129,8 +130,10 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
               user: settings.admin.username,
               refusals: () => readRefusals(redis.producer, prefix),
               mapping: {
-                mapping: settings.mapping,
+                console: mappingConsoleOf(core),
                 source: settings.mappingFile ?? 'the built-in mapping',
+                configured: settings.match,
+                file: settings.mapping,
                 crms: () => crmFieldNames(crms),
               },
               rate: () =>

@@ -13,6 +13,7 @@ import { Decisions } from './decisions.ts';
 import { DigestStates } from './digest-state.ts';
 import { FollowUps } from './follow-ups.ts';
 import { LearnedDecisions } from './learned-decisions.ts';
+import { MappingVersions } from './mapping-versions.ts';
 import { MatchedAccounts } from './matched.ts';
 import { MIGRATIONS } from './migrations/index.ts';
 import { Outcomes } from './outcomes.ts';
@@ -61,6 +62,8 @@ export interface Repositories {
   matched: MatchedAccounts;
   /** Follow-up tasks and the provider row statuses they set (src/follow-ups/). */
   followUps: FollowUps;
+  /** The mapping's versions saved from the admin console (src/mapping-versions/). */
+  mappings: MappingVersions;
 }
 
 export class Store {
@@ -116,6 +119,7 @@ export class Store {
         digests: new DigestStates(db),
         matched: new MatchedAccounts(db),
         followUps: new FollowUps(db),
+        mappings: new MappingVersions(db),
       };
     })();
     // A failed check (database down, migrations pending) is asked again next time.

@@ -48,7 +48,11 @@ export const ourFieldsKey = (prefix: string, crm: string, tenant: string) =>
 
 export function ourFields(options: {
   connectorFor: (crm: CrmKind, tenant: string) => CrmConnector;
-  mapping: Mapping;
+  /**
+   * The mapping in force (it changes from the admin console): `current` asks for it, `latest` is the
+   * one the running job started with, so `ready` stays a memory look-up.
+   */
+  mapping: { current(): Promise<Mapping>; latest(): Mapping };
   /** Where the memory is kept, shared by every process of the install (a cache: losing it costs a check). */
   redis: Redis;
   prefix: string;
@@ -59,7 +63,7 @@ export function ourFields(options: {
 
   const prepare = async (crm: CrmKind, tenant: string): Promise<EnsureFieldsResult> => {
     const connector = options.connectorFor(crm, tenant);
-    const definitions = ourFieldDefinitions(connector, options.mapping);
+    const definitions = ourFieldDefinitions(connector, await options.mapping.current());
     const result = await connector.ensureFields(definitions);
     const fingerprint = fingerprintOf(definitions);
     const key = ourFieldsKey(options.prefix, crm, tenant);
@@ -73,7 +77,7 @@ export function ourFields(options: {
     ready(crm, tenant) {
       const connector = options.connectorFor(crm, tenant);
       const key = ourFieldsKey(options.prefix, crm, tenant);
-      const fingerprint = fingerprintOf(ourFieldDefinitions(connector, options.mapping));
+      const fingerprint = fingerprintOf(ourFieldDefinitions(connector, options.mapping.latest()));
       if (known.get(key) === fingerprint) return Promise.resolve();
       let check = inFlight.get(key);
       if (!check) {

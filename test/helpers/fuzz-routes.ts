@@ -107,6 +107,11 @@ export const adminOperations = (): Operation[] => [
   { method: 'GET', path: '/admin/api/runs/{id}/progress', query: [], body: false },
   { method: 'GET', path: '/admin/dashboard', query: [], body: false },
   { method: 'GET', path: '/admin/api/dashboard', query: [], body: false },
+  { method: 'GET', path: '/admin/mapping', query: ['saved'], body: false },
+  { method: 'GET', path: '/admin/api/mapping', query: [], body: false },
+  ...['mapping', 'mapping/preview', 'mapping/revert'].map(
+    (a): Operation => ({ method: 'POST', path: `/admin/api/${a}`, query: [], body: true }),
+  ),
   ...['retry', 'confirm', 'review/confirm', 'review/reject', 'review/research', 'review/approve'].map(
     (a): Operation => ({ method: 'POST', path: `/admin/api/${a}`, query: [], body: true }),
   ),
