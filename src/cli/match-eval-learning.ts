@@ -5,6 +5,7 @@ import { type Changed, changedRows, type PassSummary, summaryOf } from '../match
 import type { PastDecision } from '../match-eval/decisions-file.ts';
 import type { Evaluation } from '../match-eval/evaluate.ts';
 import type { Learning } from '../match-eval/learning.ts';
+import type { LearningPassReport } from '../match-eval/learning-pass.ts';
 import { renderTable, wrapParagraph } from './table.ts';
 
 /** The one tenant a decisions file teaches (the accounts file is one tenant's accounts). */
@@ -94,5 +95,61 @@ export function learningText(plain: PassSummary, learning: LearningReport | null
         ),
       );
   }
+  return `${out.join('\n')}\n`;
+}
+
+/** The learning pass in the text report. */
+export function learningPassText(p: LearningPassReport): string {
+  const c = p.confirms;
+  const r = p.rejects;
+  const out = [
+    '',
+    'Learning pass (a person decides each review once; a second account typed the same way follows)',
+    renderTable(
+      [
+        [
+          'Reviews confirmed once (right buyer among the candidates)',
+          c.taught,
+          `not learnable ${c.notLearnable}`,
+        ],
+        [
+          'Second accounts matched to the confirmed buyer',
+          `${c.matchedToBuyer} of ${c.second}`,
+          `${pct(c.rate)} · wrong ${c.wrong}`,
+        ],
+        ...c.byTyping.map((t) => [`  typed: ${t.typing}`, `${t.matched} of ${t.second}`, `wrong ${t.wrong}`]),
+        [
+          'Rejects (a wrong candidate · a match turned down)',
+          `${r.taught.wrongCandidate} · ${r.taught.automaticMatch}`,
+          '',
+        ],
+        [
+          'Second accounts matched to the rejected buyer',
+          `${r.automaticToRejected} of ${r.second}`,
+          `by an id ${r.byId}`,
+        ],
+        [
+          'Another tenant: decisions changed',
+          `${p.otherTenant.changed.length} of ${p.otherTenant.accounts}`,
+          '',
+        ],
+        [
+          'Buyer Intelligence calls per account (file, before → after)',
+          `${p.file.before.biCallsPerAccount} → ${p.file.after.biCallsPerAccount}`,
+          '',
+        ],
+        [
+          'Matched automatically (file, before → after)',
+          `${p.file.before.automatic} → ${p.file.after.automatic} of ${p.file.after.oneBuyer}`,
+          `wrong ${p.file.before.wrong} → ${p.file.after.wrong}`,
+        ],
+      ],
+      { head: ['', 'accounts', ''] },
+    ),
+  ];
+  for (const m of c.misses)
+    out.push(
+      wrapParagraph(`line ${m.line} "${m.typed}" (${m.typing}): ${m.got}${m.why ? ` — ${m.why}` : ''}`),
+    );
   return `${out.join('\n')}\n`;
 }

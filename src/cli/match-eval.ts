@@ -11,6 +11,7 @@ import { summaryOf } from '../match-eval/compare.ts';
 import { parseDecisions } from '../match-eval/decisions-file.ts';
 import { evaluate, type MatchResolver } from '../match-eval/evaluate.ts';
 import { openLearning } from '../match-eval/learning.ts';
+import { type LearningPassReport, learningPass } from '../match-eval/learning-pass.ts';
 import { Resolver } from '../resolve/resolver.ts';
 import { buyerIntelClient } from '../service/buyer-intel.ts';
 import { type CommandBody, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
@@ -18,6 +19,7 @@ import {
   DECISIONS_TENANT,
   decisionsReport,
   type LearningReport,
+  learningPassText,
   learningText,
   teachDecisions,
 } from './match-eval-learning.ts';
@@ -67,8 +69,8 @@ function shownUrl(url: string): string {
 }
 
 export const matchEvalCommand: CommandBody = {
-  usage: `buyer-intel-sync match-eval <accounts.csv> [--decisions FILE] [--json] [--fail-on-wrong]
-       [--concurrency N]
+  usage: `buyer-intel-sync match-eval <accounts.csv> [--decisions FILE] [--learning-pass] [--json]
+       [--fail-on-wrong] [--concurrency N]
 
 Resolves every account of the file against the configured Buyer Intelligence API, as enrichment
 would (BUYER_INTEL_BASE_URL, BUYER_INTEL_TOKEN, MATCH_ACCEPT_THRESHOLD, MATCH_AMBIGUITY_MARGIN;
@@ -88,6 +90,10 @@ The file's first line names its columns (any order):
   --decisions FILE past decisions (CSV or JSON: name, state, website, buyer_id, buyer_name,
                    verdict confirm|reject; docs/matching.md) applied as the tenant's learned rules
                    before the accounts are evaluated; the report says what they change
+  --learning-pass  confirm once each review holding its right buyer, reject a wrong candidate or a
+                   match, then evaluate a second account typed the same way in that tenant and in
+                   another (docs/matching.md): the share matched to the confirmed buyer, automatic
+                   matches of a rejected buyer, the other tenant's changes, calls per account
   --json           the same figures and every account's outcome as JSON on stdout
   --fail-on-wrong  exit 1 when any automatic match is wrong (for CI)
   --concurrency    accounts resolved at once (default 4, 1–32); BUYER_INTEL_RATE_PER_SECOND paces
@@ -97,6 +103,7 @@ The file's first line names its columns (any order):
     'fail-on-wrong': { type: 'boolean', default: false },
     concurrency: { type: 'string' },
     decisions: { type: 'string' },
+    'learning-pass': { type: 'boolean', default: false },
   },
   async run(values, positionals) {
     const [path, ...extra] = positionals;
@@ -177,6 +184,15 @@ The file's first line names its columns (any order):
         await learnt.close();
       }
     }
+    let pass2: LearningPassReport | null = null;
+    if (values['learning-pass'] === true) {
+      const learnt = await openLearning();
+      try {
+        pass2 = await learningPass(plain, learnt, pass, freshResolver);
+      } finally {
+        await learnt.close();
+      }
+    }
     const { scorecard } = evaluation;
     if (scorecard.errors === scorecard.accounts) {
       const first = evaluation.rows.find((r) => r.error)?.error ?? 'failed';
@@ -187,8 +203,8 @@ The file's first line names its columns (any order):
     const biCalls = summaryOf(plain.evaluation, plain.calls);
     process.stdout.write(
       values.json === true
-        ? `${JSON.stringify({ ...reportJson(evaluation, buyers, context), biCalls: { total: biCalls.biCalls, perAccount: biCalls.biCallsPerAccount }, ...(learning ? { decisions: learning } : {}) }, null, 2)}\n`
-        : `${reportText(evaluation, buyers, context)}${learningText(biCalls, learning)}`,
+        ? `${JSON.stringify({ ...reportJson(evaluation, buyers, context), biCalls: { total: biCalls.biCalls, perAccount: biCalls.biCallsPerAccount }, ...(learning ? { decisions: learning } : {}), ...(pass2 ? { learningPass: pass2 } : {}) }, null, 2)}\n`
+        : `${reportText(evaluation, buyers, context)}${learningText(biCalls, learning)}${pass2 ? learningPassText(pass2) : ''}`,
     );
     return values['fail-on-wrong'] === true && scorecard.wrong.total > 0 ? EXIT_FAILURE : 0;
   },

@@ -79,14 +79,22 @@ export function applyLearned(decision: MatchDecision, rules: readonly LearnedRul
  * `match-eval` both decide this way. `rulesFor` is the tenant's lookup (null: nothing learnt applies,
  * as for an account a person pinned). A learned confirm costs no search, unless the account carries
  * ids, which decide first; every other decision is the resolver's with the rules applied after it.
+ *
+ * The form looked up is the one a review records: the name and the state field, as the outcome holds
+ * them. Where the account's address says more — a zip's state where the field is empty, a city that
+ * places a name of kind words — the account is read otherwise than the person read it: a reject still
+ * holds, a confirm does not (the zip may be another state's "City of Springfield").
  */
 export async function decideWithLearned(
   account: Pick<AccountForMatching, 'name' | 'state' | 'ids'> & Partial<AccountForMatching>,
   rulesFor: ((form: NameForm) => Promise<LearnedRule[]>) | null,
   resolve: () => Promise<MatchDecision>,
 ): Promise<MatchDecision> {
-  const form = rulesFor ? nameFormOf(account) : null;
-  const rules = form && rulesFor ? await rulesFor(form) : [];
+  const typed = rulesFor ? nameFormOf({ name: account.name, state: account.state }) : null;
+  let rules = typed && rulesFor ? await rulesFor(typed) : [];
+  const read = typed ? nameFormOf(account) : null;
+  if (read?.nameForm !== typed?.nameForm || read?.state !== typed?.state)
+    rules = rules.filter((r) => r.verdict === 'reject');
   const carriesIds = !!account.ids && Object.values(account.ids).some((v) => !!v);
   if (!carriesIds && rules.some((r) => r.verdict === 'confirm')) {
     const learnt = applyLearned(
