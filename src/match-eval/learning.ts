@@ -4,7 +4,7 @@
 // enrichment's lookup (src/resolve/learned.ts), so the figures are those of the rules the service keeps.
 import { decideWithLearned } from '../resolve/learned.ts';
 import type { AccountForMatching, MatchDecision } from '../resolve/types.ts';
-import { learnFrom } from '../review/learn.ts';
+import { learnedRowOf } from '../review/learn.ts';
 import { Store } from '../store/store.ts';
 import type { MatchResolver } from './evaluate.ts';
 
@@ -31,12 +31,12 @@ export interface Learning {
 
 export async function openLearning(): Promise<Learning> {
   const store = new Store({ pgliteDir: 'memory' });
-  const { learned } = await store.open();
+  const { learned, decisions } = await store.open();
   return {
-    teach: (tenant, t) =>
-      learnFrom(
-        learned,
-        { crm: CRM, tenant, accountId: t.accountId },
+    async teach(tenant, t) {
+      const key = { crm: CRM, tenant, accountId: t.accountId };
+      const rule = learnedRowOf(
+        key,
         {
           outcome: { accountName: t.name, state: t.state },
           buyerId: t.buyerId,
@@ -44,8 +44,19 @@ export async function openLearning(): Promise<Learning> {
           verdict: t.verdict,
         },
         null,
-        null,
-      ),
+      );
+      // The decision and its rule, as the review service records them (one transaction).
+      await decisions.append(
+        {
+          ...key,
+          action: t.verdict,
+          buyerId: t.buyerId,
+          actor: { kind: 'cli', name: 'match-eval' },
+        },
+        rule,
+      );
+      return rule !== null;
+    },
     resolverFor: (tenant, resolver) => ({
       resolve: (account: AccountForMatching): Promise<MatchDecision> =>
         decideWithLearned(

@@ -4,7 +4,7 @@
 // as the outcome holds it (src/resolve/learned.ts).
 import type { AccountRef } from '../../connectors/types.ts';
 import { nameFormOf } from '../resolve/learned.ts';
-import type { LearnedDecisions } from '../store/learned-decisions.ts';
+import type { NewLearned } from '../store/learned-decisions.ts';
 import type { Outcome } from '../store/outcomes.ts';
 
 /** What a decision teaches: the account as the person saw it and the buyer they judged. */
@@ -31,17 +31,18 @@ export function rejectedBuyer(o: {
   return top ? { buyerId: top.buyerId, buyerName: top.name } : null;
 }
 
-/** Records the rule a decision teaches, for the tenant of the account only. False: nothing to learn by. */
-export async function learnFrom(
-  learned: Pick<LearnedDecisions, 'record'>,
+/**
+ * The rule a decision teaches, for the tenant of the account only; null when the name gives no form to
+ * learn by. Recorded with the decision, in its transaction (Decisions.append), which gives its id.
+ */
+export function learnedRowOf(
   key: Pick<AccountRef, 'crm' | 'tenant' | 'accountId'>,
   l: LearnFrom,
-  decisionId: string | null,
   runId: string | null,
-): Promise<boolean> {
+): Omit<NewLearned, 'decisionId'> | null {
   const form = nameFormOf({ name: l.outcome.accountName, state: l.outcome.state });
-  if (!form) return false;
-  await learned.record({
+  if (!form) return null;
+  return {
     ...form,
     crm: key.crm,
     tenant: key.tenant,
@@ -50,8 +51,6 @@ export async function learnFrom(
     buyerId: l.buyerId,
     buyerName: l.buyerName,
     verdict: l.verdict,
-    decisionId,
     runId,
-  });
-  return true;
+  };
 }

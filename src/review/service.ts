@@ -14,7 +14,7 @@ import type { DuplicatesGroup } from '../store/review.ts';
 import type { OutcomeCandidate } from '../store/schema.ts';
 import type { Store } from '../store/store.ts';
 import { recommendedOf } from './duplicates.ts';
-import { type LearnFrom, learnFrom, rejectedBuyer, topCandidate } from './learn.ts';
+import { type LearnFrom, learnedRowOf, rejectedBuyer, topCandidate } from './learn.ts';
 import { ActionProblem } from './problem.ts';
 import { canonicalAccount } from './schemas.ts';
 
@@ -83,22 +83,24 @@ export function reviewService(options: ReviewServiceOptions) {
     review?: ReviewInstruction,
     learn?: LearnFrom,
   ): Promise<{ jobId: string; runId: string }> {
-    const { runs, decisions, learned } = await options.store.open();
+    const { runs, decisions } = await options.store.open();
     const run = await runs.create({
       kind: action === 'confirm' ? 'confirm' : 'review',
       label: `${action} ${key.crm} ${key.tenant} ${key.accountId}`,
       actor: actor.name,
     });
     await before(run.id);
-    const decisionId = await decisions.append({
-      ...key,
-      action,
-      buyerId: typeof params.buyerId === 'string' ? params.buyerId : null,
-      params,
-      actor,
-      runId: run.id,
-    });
-    if (learn) await learnFrom(learned, key, learn, decisionId, run.id);
+    await decisions.append(
+      {
+        ...key,
+        action,
+        buyerId: typeof params.buyerId === 'string' ? params.buyerId : null,
+        params,
+        actor,
+        runId: run.id,
+      },
+      learn ? learnedRowOf(key, learn, run.id) : null,
+    );
     const [jobId = ''] = await enqueue(
       [{ key, ...(review ? { review } : {}) }],
       run.id,
@@ -324,15 +326,11 @@ export function reviewService(options: ReviewServiceOptions) {
           actor,
           runId: run.id,
         })),
+        // What each approve teaches, in the decisions' transaction.
+        chosen.map(({ outcome: o, candidate: c }) =>
+          learnedRowOf(o, { outcome: o, buyerId: c.buyerId, buyerName: c.name, verdict: 'confirm' }, run.id),
+        ),
       );
-      for (const { outcome: o, candidate: c } of chosen)
-        await learnFrom(
-          open.learned,
-          o,
-          { outcome: o, buyerId: c.buyerId, buyerName: c.name, verdict: 'confirm' },
-          null,
-          run.id,
-        );
       await enqueue(
         chosen.map(({ outcome: o, candidate: c }) => ({
           key: { crm: crmKindOf(o.crm), tenant: o.tenant, accountId: o.accountId },

@@ -97,6 +97,29 @@ describe('learning from decisions', () => {
       new RegExp(`^a person matched "Springfield" to ${pick?.name} on \\d{4}-\\d{2}-\\d{2}`),
     );
 
+    // On the record: the confirmed account's history holds the rule it taught, the second's the
+    // match the rule carried, with its reason.
+    const taught = await call('GET', `/api/accounts/hubspot/${first}/history`);
+    expect(taught.status).toBe(200);
+    expect(taught.body.learned).toMatchObject([
+      {
+        verdict: 'confirm',
+        buyerId: pick?.buyerId,
+        accountName: 'Springfield',
+        nameForm: 'springfield',
+        undoneAt: null,
+      },
+    ]);
+    expect((taught.body.learned as { rule: string }[])[0]?.rule).toMatch(
+      new RegExp(`^a person matched "Springfield" to ${pick?.name} on \\d{4}-\\d{2}-\\d{2}$`),
+    );
+    const carried = await call('GET', `/api/accounts/hubspot/${second}/history`);
+    expect(carried.body.learned).toEqual([]);
+    const written = (carried.body.changes as { fields: { field: string; new: string | null }[] }[]).flatMap(
+      (c) => c.fields,
+    );
+    expect(written.find((f) => f.field === P.matchReason)?.new).toMatch(/^a person matched "Springfield"/);
+
     // Another state is another name form.
     const elsewhere = company({ name: 'Springfield', state: 'IL' });
     await refreshed('hubspot', elsewhere);
@@ -136,6 +159,8 @@ describe('undo of the confirm', () => {
     const undo = await call('POST', '/api/undo', { account: { crm: 'hubspot', accountId: first } });
     expect(undo.status, JSON.stringify(undo.body)).toBe(202);
     await drained();
+    const history = await call('GET', `/api/accounts/hubspot/${first}/history`);
+    expect((history.body.learned as { undoneAt: string | null }[])[0]?.undoneAt).toEqual(expect.any(String));
     const second = company({ name: 'Springfield', state: 'MO' });
     await refreshed('hubspot', second);
     expect(reasonOf(second)).not.toContain('a person matched');
