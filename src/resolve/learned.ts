@@ -61,6 +61,7 @@ export function applyLearned(decision: MatchDecision, rules: readonly LearnedRul
       source: 'search',
       explanation: learnedReason(confirm),
       candidates: decision.candidates,
+      learned: true,
     };
   }
   if (decision.status === 'matched' && rejected.has(decision.buyerId)) {

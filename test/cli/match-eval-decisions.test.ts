@@ -38,7 +38,11 @@ afterAll(async () => {
 });
 
 interface Report {
-  scorecard: { wrong: { total: number }; oneBuyer: { matched: number } };
+  scorecard: {
+    wrong: { total: number };
+    oneBuyer: { matched: number };
+    automaticBy: { carrier: string; matched: number; right: number }[];
+  };
   accounts: { name: string; status: string; buyerId: string | null; explanation: string }[];
   biCalls: { total: number; perAccount: number };
   decisions: {
@@ -77,6 +81,13 @@ Police Department,KY,ec00d5b4-6f49-4ef1-90e2-b7bc2570b906,,confirm
       ['King County Elections', 'needs_review', `matched ${KING_ELECTIONS}`],
       ['City of Tucson – Attn: J. Smith', `matched ${TUCSON}`, 'needs_review'],
     ]);
+    // Calibration by evidence names the rule as what carried the match, not a resemblance.
+    expect(report.scorecard.automaticBy).toContainEqual({
+      carrier: 'a learned decision',
+      matched: 1,
+      right: 1,
+      wrong: 0,
+    });
     expect(report.decisions.changed[0]?.why).toMatch(
       /^a person matched "KING COUNTY ELECTIONS" \(WA\) to King County Elections on \d{4}-\d{2}-\d{2}$/,
     );
