@@ -1,7 +1,7 @@
 // The write history as pages: per account (/admin/history/:crm/:accountId) what we changed, newest first,
 // by which run and from which buyer; per run (/admin/runs/:id) what it changed, counted, then its
 // changes account by account. Rendered on the server, every value escaped; "Older" follows the keyset.
-import { type ChangeJson, changeSource, decisionWords } from '../api/history-routes.ts';
+import { type ChangeJson, changeSource, decisionWords, type learnedJson } from '../api/history-routes.ts';
 import type { OutcomeStatus } from '../store/schema.ts';
 import type { RunChanges } from '../store/write-history.ts';
 import { esc } from './html.ts';
@@ -10,7 +10,7 @@ import { type RunFailure, runPageScript, runProgressPanel } from './runs-page.ts
 import type { RunProgressJson } from './runs-progress.ts';
 
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2433}
-h1{font-size:20px;margin:0 0 4px}p.summary{color:#555;margin:0 0 16px}
+h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:16px 0 6px}tr.undone td{color:#666}p.summary{color:#555;margin:0 0 16px}
 table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #e3e6ec;padding:6px 8px;vertical-align:top;text-align:left}
 th{background:#f5f7fa;font-weight:600}small{color:#666}code{font-size:12px}
 td.change{white-space:nowrap}tr.kept td{color:#6b5900}tr.refused td{color:#a11}
@@ -104,6 +104,25 @@ export interface AccountHistoryView {
   accountName?: string | null | undefined;
   changes: readonly ChangeJson[];
   next: string | null;
+  /** The rules this account's decisions taught its tenant (docs/matching.md, learning). */
+  learned?: readonly ReturnType<typeof learnedJson>[] | undefined;
+}
+
+/** What a person's decisions on the account taught: each rule in words, and whether it still holds. */
+function learnedTable(rules: readonly ReturnType<typeof learnedJson>[]): string {
+  if (!rules.length) return '';
+  const rows = rules
+    .map(
+      (r) =>
+        `<tr class="learned ${r.undoneAt ? 'undone' : 'live'}" data-verdict="${esc(r.verdict)}"><td><time>${esc(when(r.at))}</time></td><td>${esc(r.rule)}</td><td>${r.undoneAt ? `taken back ${esc(when(r.undoneAt))}` : 'holds for the next account typed this way'}</td></tr>`,
+    )
+    .join('\n');
+  return `<h2>What a person's decisions taught</h2>
+<table class="learned"><thead><tr><th>When</th><th>Rule</th><th>Now</th></tr></thead>
+<tbody>
+${rows}
+</tbody></table>
+<h2>What we changed</h2>`;
 }
 
 export function renderAccountHistoryPage(view: AccountHistoryView): string {
@@ -113,7 +132,7 @@ export function renderAccountHistoryPage(view: AccountHistoryView): string {
   return page(
     `History of ${view.accountName ?? view.accountId}`,
     `${esc(view.crm)}${view.tenant ? ` ${esc(view.tenant)}` : ''} · ${esc(view.accountId)} · what we wrote, what a policy kept, the notes we created`,
-    `${changesTable(view.changes, false)}\n${older}`,
+    `${learnedTable(view.learned ?? [])}${changesTable(view.changes, false)}\n${older}`,
   );
 }
 

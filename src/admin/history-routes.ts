@@ -1,7 +1,13 @@
 // /admin/history/:crm/:accountId and /admin/runs/:id: the write history as pages (history-page.ts),
 // read from the store; the query goes through the API's schemas.
 import type express from 'express';
-import { accountHistoryQuerySchema, changesOf, historyPageSchema, readStore } from '../api/history-routes.ts';
+import {
+  accountHistoryQuerySchema,
+  changesOf,
+  historyPageSchema,
+  learnedJson,
+  readStore,
+} from '../api/history-routes.ts';
 import { runWithChanges } from '../api/runs-routes.ts';
 import { ActionProblem } from '../review/problem.ts';
 import { canonicalAccount, crmSchema, recordIdSchema } from '../review/schemas.ts';
@@ -28,14 +34,15 @@ export function addAdminHistoryRoutes(
         accountId: valid(recordIdSchema, req.params.accountId, 'accountId'),
       });
       const query = valid(accountHistoryQuerySchema, { limit: PAGE, ...queryOf(req.query) }, 'query');
-      const { page, name } = await readStore(store, async ({ writes, outcomes }) => {
+      const { page, name, learned } = await readStore(store, async ({ writes, outcomes, learned }) => {
         const found = await writes.forAccount(
           { crm, tenant: query.tenant, accountId },
           { limit: query.limit, after: query.after },
         );
         const tenant = query.tenant ?? found.events[0]?.tenant;
         const outcome = tenant === undefined ? null : await outcomes.get({ crm, tenant, accountId });
-        return { page: found, name: outcome?.accountName ?? null };
+        const rules = tenant === undefined ? [] : await learned.forAccount({ crm, tenant, accountId });
+        return { page: found, name: outcome?.accountName ?? null, learned: rules.map(learnedJson) };
       });
       res.type('html').send(
         renderAccountHistoryPage({
@@ -45,6 +52,7 @@ export function addAdminHistoryRoutes(
           accountName: name,
           changes: changesOf(page.events),
           next: page.next,
+          learned,
         }),
       );
     } catch (err) {

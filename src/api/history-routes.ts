@@ -5,6 +5,7 @@
 import type express from 'express';
 import { z } from 'zod';
 import type { CrmKind } from '../../connectors/types.ts';
+import { learnedReason } from '../resolve/learned.ts';
 import { ActionProblem } from '../review/problem.ts';
 import { canonicalAccount } from '../review/schemas.ts';
 import type { Repositories, Store } from '../store/store.ts';
@@ -124,6 +125,29 @@ export function changesOf(events: readonly HistoryEvent[]): ChangeJson[] {
   return changes;
 }
 
+/** A rule the account's decisions taught, in the words its matches give (src/resolve/learned.ts). */
+export function learnedJson(r: Awaited<ReturnType<Repositories['learned']['forAccount']>>[number]) {
+  const rule = {
+    verdict: r.verdict,
+    buyerId: r.buyer_id,
+    buyerName: r.buyer_name,
+    accountName: r.account_name,
+    state: r.state,
+    at: new Date(r.created_at),
+  };
+  const shown = `"${r.account_name ?? r.name_form}"${r.state ? ` (${r.state})` : ''}`;
+  return {
+    ...rule,
+    nameForm: r.name_form,
+    at: rule.at.toISOString(),
+    undoneAt: r.undone_at ? new Date(r.undone_at).toISOString() : null,
+    rule:
+      r.verdict === 'confirm'
+        ? learnedReason(rule)
+        : `a person rejected ${r.buyer_name ?? `buyer ${r.buyer_id}`} for ${shown} on ${rule.at.toISOString().slice(0, 10)}: never its automatic match`,
+  };
+}
+
 export const historyJson = (page: HistoryPage) => ({ changes: changesOf(page.events), next: page.next });
 
 /** A store that is down is a 503 naming what could not be read, like every other read of the store. */
@@ -160,10 +184,13 @@ export function addHistoryRoutes(
       const { accountId } = canonicalAccount({ crm, accountId: raw });
       // An account we never wrote has an empty history, not a 404: asking costs no CRM call, and
       // "nothing changed yet" is the answer a card shows.
-      const page = await readStore(store, ({ writes }) =>
-        writes.forAccount({ crm, tenant, accountId }, { limit: query.limit, after: query.after }),
+      const [page, learned] = await readStore(store, ({ writes, learned }) =>
+        Promise.all([
+          writes.forAccount({ crm, tenant, accountId }, { limit: query.limit, after: query.after }),
+          learned.forAccount({ crm, tenant, accountId }),
+        ]),
       );
-      res.json({ crm, tenant, accountId, ...historyJson(page) });
+      res.json({ crm, tenant, accountId, learned: learned.map(learnedJson), ...historyJson(page) });
     }),
   );
 }

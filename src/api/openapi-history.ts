@@ -90,6 +90,26 @@ export const CHANGE_SCHEMA = {
   },
 } as const;
 
+/** A rule a person's decision on the account taught its tenant (docs/matching.md, learning). */
+const LEARNED_SCHEMA = {
+  type: 'object',
+  required: ['verdict', 'buyerId', 'buyerName', 'accountName', 'state', 'nameForm', 'at', 'undoneAt', 'rule'],
+  properties: {
+    verdict: { type: 'string', enum: ['confirm', 'reject'] },
+    buyerId: { type: 'string' },
+    buyerName: nullable('string'),
+    accountName: nullable('string', 'The name as the person saw it'),
+    state: { type: 'string', description: 'The state code of the name form; empty: none' },
+    nameForm: { type: 'string', description: 'The normalised name the next account is looked up by' },
+    at: { type: 'string', format: 'date-time' },
+    undoneAt: nullable('string', 'When an undo or a clear took the rule back; null while it holds'),
+    rule: {
+      type: 'string',
+      description: 'The rule in words: the reason a later match it carries gives, or what a reject forbids',
+    },
+  },
+} as const;
+
 /** A page of history: changes newest first, and the cursor of the older page. */
 export const HISTORY_PAGE_SCHEMA = {
   type: 'object',
@@ -147,11 +167,12 @@ export const HISTORY_PATHS = {
             'application/json': {
               schema: {
                 ...HISTORY_PAGE_SCHEMA,
-                required: ['crm', 'tenant', 'accountId', ...HISTORY_PAGE_SCHEMA.required],
+                required: ['crm', 'tenant', 'accountId', 'learned', ...HISTORY_PAGE_SCHEMA.required],
                 properties: {
                   crm: { type: 'string', enum: crmKinds() },
                   tenant: { type: 'string' },
                   accountId: { type: 'string' },
+                  learned: { type: 'array', items: LEARNED_SCHEMA },
                   ...HISTORY_PAGE_SCHEMA.properties,
                 },
               },

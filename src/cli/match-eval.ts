@@ -6,11 +6,23 @@ import cliProgress from 'cli-progress';
 import { cachedBuyerIntel } from '../buyer-intel/cache.ts';
 import { AuthenticationError, ConnectionError, PermissionDeniedError } from '../buyer-intel/errors.ts';
 import { loadCoreVariables } from '../config/env.ts';
-import { AccountsFileError, parseAccounts } from '../match-eval/accounts.ts';
-import { evaluate } from '../match-eval/evaluate.ts';
+import { AccountsFileError, type EvalAccount, parseAccounts } from '../match-eval/accounts.ts';
+import { summaryOf } from '../match-eval/compare.ts';
+import { parseDecisions } from '../match-eval/decisions-file.ts';
+import { evaluate, type MatchResolver } from '../match-eval/evaluate.ts';
+import { openLearning } from '../match-eval/learning.ts';
+import { type LearningPassReport, learningPass } from '../match-eval/learning-pass.ts';
 import { Resolver } from '../resolve/resolver.ts';
 import { buyerIntelClient } from '../service/buyer-intel.ts';
 import { type CommandBody, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
+import {
+  DECISIONS_TENANT,
+  decisionsReport,
+  type LearningReport,
+  learningPassText,
+  learningText,
+  teachDecisions,
+} from './match-eval-learning.ts';
 import { expectedBuyers, reportJson, reportText } from './match-eval-report.ts';
 
 const VARIABLES = [
@@ -32,6 +44,24 @@ const isFatal = (err: unknown) =>
   err instanceof PermissionDeniedError ||
   err instanceof ConnectionError;
 
+/** Reads and parses a file of the command; a problem is one line naming the file (exit 2). */
+function readFile<T>(path: string, parse: (text: string) => T): T {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+    );
+  }
+  try {
+    return parse(text);
+  } catch (err) {
+    if (err instanceof AccountsFileError) throw new UsageError(`${path} ${err.message}`);
+    throw err;
+  }
+}
+
 /** The API's address without credentials or query, for the report's first line. */
 function shownUrl(url: string): string {
   const u = new URL(url);
@@ -39,7 +69,8 @@ function shownUrl(url: string): string {
 }
 
 export const matchEvalCommand: CommandBody = {
-  usage: `buyer-intel-sync match-eval <accounts.csv> [--json] [--fail-on-wrong] [--concurrency N]
+  usage: `buyer-intel-sync match-eval <accounts.csv> [--decisions FILE] [--learning-pass] [--json]
+       [--fail-on-wrong] [--concurrency N]
 
 Resolves every account of the file against the configured Buyer Intelligence API, as enrichment
 would (BUYER_INTEL_BASE_URL, BUYER_INTEL_TOKEN, MATCH_ACCEPT_THRESHOLD, MATCH_AMBIGUITY_MARGIN;
@@ -56,6 +87,13 @@ The file's first line names its columns (any order):
   city, county, zip, street, email_domain  optional: the account's address and email domain
   id, note               optional: a label for the account, and why it is in the file
 
+  --decisions FILE past decisions (CSV or JSON: name, state, website, buyer_id, buyer_name,
+                   verdict confirm|reject; docs/matching.md) applied as the tenant's learned rules
+                   before the accounts are evaluated; the report says what they change
+  --learning-pass  confirm once each review holding its right buyer, reject a wrong candidate or a
+                   match, then evaluate a second account typed the same way in that tenant and in
+                   another (docs/matching.md): the share matched to the confirmed buyer, automatic
+                   matches of a rejected buyer, the other tenant's changes, calls per account
   --json           the same figures and every account's outcome as JSON on stdout
   --fail-on-wrong  exit 1 when any automatic match is wrong (for CI)
   --concurrency    accounts resolved at once (default 4, 1–32); BUYER_INTEL_RATE_PER_SECOND paces
@@ -64,6 +102,8 @@ The file's first line names its columns (any order):
     json: { type: 'boolean', default: false },
     'fail-on-wrong': { type: 'boolean', default: false },
     concurrency: { type: 'string' },
+    decisions: { type: 'string' },
+    'learning-pass': { type: 'boolean', default: false },
   },
   async run(values, positionals) {
     const [path, ...extra] = positionals;
@@ -72,42 +112,43 @@ The file's first line names its columns (any order):
     const concurrency = numberOption(values, 'concurrency', 4);
     if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32)
       throw new UsageError('--concurrency must be a whole number from 1 to 32');
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (err) {
-      throw new UsageError(
-        `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      );
-    }
-    let accounts: ReturnType<typeof parseAccounts>;
-    try {
-      accounts = parseAccounts(text);
-    } catch (err) {
-      if (err instanceof AccountsFileError) throw new UsageError(`${path} ${err.message}`);
-      throw err;
-    }
+    const accounts = readFile(path, parseAccounts);
+    const decisionsPath = typeof values.decisions === 'string' ? values.decisions : null;
+    if (values.decisions !== undefined && !decisionsPath)
+      throw new UsageError('--decisions needs a file: --decisions past-decisions.csv');
+    const decisions = decisionsPath ? readFile(decisionsPath, parseDecisions) : null;
 
     const env = loadCoreVariables(VARIABLES);
-    const client = buyerIntelClient({
-      baseUrl: env.BUYER_INTEL_BASE_URL,
-      token: env.BUYER_INTEL_TOKEN,
-      timeoutMs: env.BUYER_INTEL_TIMEOUT_MS,
-      maxAttempts: env.BUYER_INTEL_MAX_ATTEMPTS,
-      ratePerSecond: env.BUYER_INTEL_RATE_PER_SECOND,
-      burst: env.BUYER_INTEL_BURST,
-    });
-    // In-process only: the same name asked twice in the file costs one call, as in the service.
-    const cached = cachedBuyerIntel(client, {
-      ttlMs: env.BUYER_INTEL_CACHE_TTL_MS,
-      searchTtlMs: env.BUYER_INTEL_SEARCH_CACHE_TTL_MS,
-      maxEntries: 10_000,
-    });
+    let calls = 0;
+    const client = buyerIntelClient(
+      {
+        baseUrl: env.BUYER_INTEL_BASE_URL,
+        token: env.BUYER_INTEL_TOKEN,
+        timeoutMs: env.BUYER_INTEL_TIMEOUT_MS,
+        maxAttempts: env.BUYER_INTEL_MAX_ATTEMPTS,
+        ratePerSecond: env.BUYER_INTEL_RATE_PER_SECOND,
+        burst: env.BUYER_INTEL_BURST,
+      },
+      // Every request the provider sees, retries too: the calls per account the report gives.
+      () => {
+        calls++;
+      },
+    );
     const match = {
       acceptThreshold: env.MATCH_ACCEPT_THRESHOLD,
       ambiguityMargin: env.MATCH_AMBIGUITY_MARGIN,
     };
-    const resolver = new Resolver({ client: cached, options: match });
+    // A fresh resolver each pass: in-process cache only, so the same name asked twice in a pass costs
+    // one call, as in the service, and each pass's calls are those of a run on its own.
+    const freshResolver = () =>
+      new Resolver({
+        client: cachedBuyerIntel(client, {
+          ttlMs: env.BUYER_INTEL_CACHE_TTL_MS,
+          searchTtlMs: env.BUYER_INTEL_SEARCH_CACHE_TTL_MS,
+          maxEntries: 10_000,
+        }),
+        options: match,
+      });
 
     const bar = process.stderr.isTTY
       ? new cliProgress.SingleBar(
@@ -115,16 +156,42 @@ The file's first line names its columns (any order):
           cliProgress.Presets.shades_classic,
         )
       : null;
-    bar?.start(accounts.length, 0);
-    let evaluation: Awaited<ReturnType<typeof evaluate>>;
-    try {
-      evaluation = await evaluate(accounts, resolver, match.acceptThreshold, {
-        concurrency,
-        isFatal,
-        onResolved: (done) => bar?.update(done),
-      });
-    } finally {
-      bar?.stop();
+    const pass = async (resolver: MatchResolver, list: readonly EvalAccount[] = accounts) => {
+      bar?.start(list.length, 0);
+      const from = calls;
+      try {
+        const evaluation = await evaluate(list, resolver, match.acceptThreshold, {
+          concurrency,
+          isFatal,
+          onResolved: (done) => bar?.update(done),
+        });
+        return { evaluation, calls: calls - from };
+      } finally {
+        bar?.stop();
+      }
+    };
+    const plain = await pass(freshResolver());
+    let evaluation = plain.evaluation;
+    let learning: LearningReport | null = null;
+    if (decisions && decisionsPath) {
+      const learnt = await openLearning();
+      try {
+        const taught = await teachDecisions(learnt, decisions);
+        const after = await pass(learnt.resolverFor(DECISIONS_TENANT, freshResolver()));
+        learning = decisionsReport(decisionsPath, taught, plain, after);
+        evaluation = after.evaluation;
+      } finally {
+        await learnt.close();
+      }
+    }
+    let pass2: LearningPassReport | null = null;
+    if (values['learning-pass'] === true) {
+      const learnt = await openLearning();
+      try {
+        pass2 = await learningPass(plain, learnt, pass, freshResolver);
+      } finally {
+        await learnt.close();
+      }
     }
     const { scorecard } = evaluation;
     if (scorecard.errors === scorecard.accounts) {
@@ -133,10 +200,11 @@ The file's first line names its columns (any order):
     }
     const buyers = await expectedBuyers(client, evaluation.rows);
     const context = { file: path, api: shownUrl(env.BUYER_INTEL_BASE_URL), match };
+    const biCalls = summaryOf(plain.evaluation, plain.calls);
     process.stdout.write(
       values.json === true
-        ? `${JSON.stringify(reportJson(evaluation, buyers, context), null, 2)}\n`
-        : reportText(evaluation, buyers, context),
+        ? `${JSON.stringify({ ...reportJson(evaluation, buyers, context), biCalls: { total: biCalls.biCalls, perAccount: biCalls.biCallsPerAccount }, ...(learning ? { decisions: learning } : {}), ...(pass2 ? { learningPass: pass2 } : {}) }, null, 2)}\n`
+        : `${reportText(evaluation, buyers, context)}${learningText(biCalls, learning)}${pass2 ? learningPassText(pass2) : ''}`,
     );
     return values['fail-on-wrong'] === true && scorecard.wrong.total > 0 ? EXIT_FAILURE : 0;
   },

@@ -4,9 +4,10 @@
 
 import type { z } from 'zod';
 import { loadEnv } from '../config/env.ts';
+import { topCandidate } from '../review/learn.ts';
 import { ActionProblem } from '../review/problem.ts';
 import { outcomeFilterOf, recordIdSchema, reviewFilterSchema, reviewPageSchema } from '../review/schemas.ts';
-import { reviewService, topCandidate } from '../review/service.ts';
+import { reviewService } from '../review/service.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import type { Actor } from '../store/decisions.ts';

@@ -2,7 +2,7 @@
 // person's review, or the resolver with the account's ids, name, place and web presence).
 import type { AccountRef, AccountSnapshot, FieldLimits } from '../../connectors/types.ts';
 import { PROVENANCE_FIELDS as P } from '../map/field-definitions.ts';
-import { applyLearned, nameFormOf } from '../resolve/learned.ts';
+import { decideWithLearned } from '../resolve/learned.ts';
 import type { MatchDecision } from '../resolve/types.ts';
 import { researchedReason } from './review-reasons.ts';
 import type { EnrichOptions, EnrichStatus, PipelineDeps } from './types.ts';
@@ -53,28 +53,18 @@ export async function resolveStep(
     return { ...found, explanation: researchedReason(review.actor, name, state, found.explanation) };
   }
   const pinned = review?.action === 'confirm' ? review.buyerId : (account.fields[P.buyerId] ?? null);
-  const form = ref && deps.learned && !pinned ? nameFormOf(account) : null;
-  const rules = form && ref && deps.learned ? await deps.learned(ref, form) : [];
-  const carriesIds = !!account.ids && Object.values(account.ids).some((v) => !!v);
-  // A learned confirm costs no search: only the buyer's attributes are read (an id still decides first).
-  if (!carriesIds && rules.some((r) => r.verdict === 'confirm')) {
-    const learnt = applyLearned(
-      { status: 'needs_review', confidence: 0, explanation: '', candidates: [] },
-      rules,
-    );
-    if (learnt.status === 'matched') return learnt;
-  }
-  const found = await deps.resolver.resolve({
-    id: account.id,
-    name: account.name,
-    state: account.state,
-    ...placeOf(account),
-    pinnedBuyerId: pinned,
-    // The ids a person keeps on the account decide before its name (src/resolve/by-id.ts).
-    ...(account.ids ? { ids: account.ids } : {}),
-  });
-  // After every cache and pool answer, on the final decision: a reject always holds.
-  return applyLearned(found, rules);
+  const rulesFor = ref && deps.learned && !pinned ? deps.learned.bind(null, ref) : null;
+  return decideWithLearned(account, rulesFor, () =>
+    deps.resolver.resolve({
+      id: account.id,
+      name: account.name,
+      state: account.state,
+      ...placeOf(account),
+      pinnedBuyerId: pinned,
+      // The ids a person keeps on the account decide before its name (src/resolve/by-id.ts).
+      ...(account.ids ? { ids: account.ids } : {}),
+    }),
+  );
 }
 
 /** Where the account is and its web presence, as the resolver weighs them. */

@@ -10,6 +10,7 @@ import { NAME_READINGS, type SignalKind } from '../resolve/weights.ts';
 export const CARRIERS = [
   'an id',
   'a person',
+  'a learned decision',
   'website, email or address',
   'the name equal',
   'a reading of the name',
@@ -25,6 +26,7 @@ export function carriedBy(decision: MatchDecision | null, accountName: string | 
   if (decision?.status !== 'matched') return null;
   if (decision.source === 'id') return 'an id';
   if (decision.source === 'pinned') return 'a person';
+  if (decision.learned) return 'a learned decision';
   const chosen = decision.candidates.find((c) => c.buyerId === decision.buyerId);
   const signals = chosen?.signals ?? [];
   if (signals.some((s) => INDEPENDENT.has(s.signal) && s.points > 0)) return 'website, email or address';

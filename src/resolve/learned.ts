@@ -25,6 +25,10 @@ export function nameFormOf(
 ) {
   const prepared = prepare({ id: '', website: null, ...account });
   if ('status' in prepared || !prepared.name || !prepared.given) return null;
+  // "Police Department", "School District 65": kind words and numbers say which buyer only with the
+  // account's place, which the form does not hold (the outcome a review records from keeps no city):
+  // learnt, one town's department would be every town's in the state.
+  if (!prepared.name.core.some((t) => !/^\d+$/.test(t))) return null;
   const tokens = prepared.name.tokens.join(' ').trim();
   if (!tokens) return null;
   return { nameForm: tokens, state: prepared.state?.code ?? '' } satisfies NameForm;
@@ -57,6 +61,7 @@ export function applyLearned(decision: MatchDecision, rules: readonly LearnedRul
       source: 'search',
       explanation: learnedReason(confirm),
       candidates: decision.candidates,
+      learned: true,
     };
   }
   if (decision.status === 'matched' && rejected.has(decision.buyerId)) {
@@ -68,4 +73,37 @@ export function applyLearned(decision: MatchDecision, rules: readonly LearnedRul
     };
   }
   return decision;
+}
+
+/**
+ * The decision for an account with what its tenant learnt: the enrichment's resolve step and
+ * `match-eval` both decide this way. `rulesFor` is the tenant's lookup (null: nothing learnt applies,
+ * as for an account a person pinned). A learned confirm costs no search, unless the account carries
+ * ids, which decide first; every other decision is the resolver's with the rules applied after it.
+ *
+ * The form looked up is the one a review records: the name and the state field, as the outcome holds
+ * them. Where the account's address says more — a zip's state where the field is empty, a city that
+ * places a name of kind words — the account is read otherwise than the person read it: a reject still
+ * holds, a confirm does not (the zip may be another state's "City of Springfield").
+ */
+export async function decideWithLearned(
+  account: Pick<AccountForMatching, 'name' | 'state' | 'ids'> & Partial<AccountForMatching>,
+  rulesFor: ((form: NameForm) => Promise<LearnedRule[]>) | null,
+  resolve: () => Promise<MatchDecision>,
+): Promise<MatchDecision> {
+  const typed = rulesFor ? nameFormOf({ name: account.name, state: account.state }) : null;
+  let rules = typed && rulesFor ? await rulesFor(typed) : [];
+  const read = typed ? nameFormOf(account) : null;
+  if (read?.nameForm !== typed?.nameForm || read?.state !== typed?.state)
+    rules = rules.filter((r) => r.verdict === 'reject');
+  const carriesIds = !!account.ids && Object.values(account.ids).some((v) => !!v);
+  if (!carriesIds && rules.some((r) => r.verdict === 'confirm')) {
+    const learnt = applyLearned(
+      { status: 'needs_review', confidence: 0, explanation: '', candidates: [] },
+      rules,
+    );
+    if (learnt.status === 'matched') return learnt;
+  }
+  // After every cache and pool answer, on the final decision: a reject always holds.
+  return applyLearned(await resolve(), rules);
 }

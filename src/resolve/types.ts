@@ -42,6 +42,8 @@ export type MatchDecision =
       source: 'pinned' | 'search' | 'id';
       explanation: string;
       candidates: ScoredCandidate[];
+      /** Matched by what a person's earlier decision taught the tenant (src/resolve/learned.ts). */
+      learned?: true;
     }
   | { status: 'needs_review'; confidence: number; explanation: string; candidates: ScoredCandidate[] }
   | { status: 'no_match'; explanation: string; candidates: ScoredCandidate[] };

@@ -8,13 +8,13 @@ import type { AccountRef, CrmKind } from '../../connectors/types.ts';
 import { type EnrichQueueData, enqueueEnrich } from '../../queues/enrich-queue.ts';
 import type { ReviewInstruction } from '../../queues/review-instruction.ts';
 import { rejectedReason } from '../enrich/review-reasons.ts';
-import { nameFormOf } from '../resolve/learned.ts';
 import type { Actor } from '../store/decisions.ts';
 import type { CohortCounts, Outcome, OutcomeFilter, PageRequest } from '../store/outcomes.ts';
 import type { DuplicatesGroup } from '../store/review.ts';
 import type { OutcomeCandidate } from '../store/schema.ts';
 import type { Store } from '../store/store.ts';
 import { recommendedOf } from './duplicates.ts';
+import { type LearnFrom, learnedRowOf, rejectedBuyer, topCandidate } from './learn.ts';
 import { ActionProblem } from './problem.ts';
 import { canonicalAccount } from './schemas.ts';
 
@@ -47,49 +47,12 @@ export interface ApproveDone {
   skipped: { accountId: string; why: string }[];
 }
 
-/** The candidate a bulk approve confirms: the best-scored one. */
-export function topCandidate(o: Pick<Outcome, 'candidates'>): OutcomeCandidate | undefined {
-  return [...o.candidates].sort((a, b) => b.score - a.score)[0];
-}
-
 const PAGE = 500;
 
 function crmKindOf(crm: string): CrmKind {
   if (!isCrmKind(crm))
     throw new ActionProblem(500, 'unknown_crm', `the store holds an account of an unknown CRM ${crm}`);
   return crm;
-}
-
-/** What a decision teaches: the account as the person saw it and the buyer they judged. */
-interface LearnFrom {
-  outcome: Pick<Outcome, 'accountName' | 'state'>;
-  buyerId: string;
-  buyerName: string | null;
-  verdict: 'confirm' | 'reject';
-}
-
-/** Records the rule a decision teaches (src/resolve/learned.ts), for the tenant of the account only. */
-async function learnFrom(
-  learned: Awaited<ReturnType<ReviewServiceOptions['store']['open']>>['learned'],
-  key: AccountRef,
-  l: LearnFrom,
-  decisionId: string | null,
-  runId: string,
-): Promise<void> {
-  const form = nameFormOf({ name: l.outcome.accountName, state: l.outcome.state });
-  if (!form) return;
-  await learned.record({
-    ...form,
-    crm: key.crm,
-    tenant: key.tenant,
-    accountId: key.accountId,
-    accountName: l.outcome.accountName,
-    buyerId: l.buyerId,
-    buyerName: l.buyerName,
-    verdict: l.verdict,
-    decisionId,
-    runId,
-  });
 }
 
 export function reviewService(options: ReviewServiceOptions) {
@@ -120,22 +83,24 @@ export function reviewService(options: ReviewServiceOptions) {
     review?: ReviewInstruction,
     learn?: LearnFrom,
   ): Promise<{ jobId: string; runId: string }> {
-    const { runs, decisions, learned } = await options.store.open();
+    const { runs, decisions } = await options.store.open();
     const run = await runs.create({
       kind: action === 'confirm' ? 'confirm' : 'review',
       label: `${action} ${key.crm} ${key.tenant} ${key.accountId}`,
       actor: actor.name,
     });
     await before(run.id);
-    const decisionId = await decisions.append({
-      ...key,
-      action,
-      buyerId: typeof params.buyerId === 'string' ? params.buyerId : null,
-      params,
-      actor,
-      runId: run.id,
-    });
-    if (learn) await learnFrom(learned, key, learn, decisionId, run.id);
+    await decisions.append(
+      {
+        ...key,
+        action,
+        buyerId: typeof params.buyerId === 'string' ? params.buyerId : null,
+        params,
+        actor,
+        runId: run.id,
+      },
+      learn ? learnedRowOf(key, learn, run.id) : null,
+    );
     const [jobId = ''] = await enqueue(
       [{ key, ...(review ? { review } : {}) }],
       run.id,
@@ -217,9 +182,7 @@ export function reviewService(options: ReviewServiceOptions) {
       const { review, outcomes } = await options.store.open();
       // The buyer the person turned down: the match or the best candidate they were shown.
       const outcome = await outcomes.get(key);
-      const top = outcome ? topCandidate(outcome) : undefined;
-      const buyerId = outcome?.buyerId ?? top?.buyerId;
-      const buyerName = outcome?.buyerId ? outcome.buyerName : (top?.name ?? null);
+      const turnedDown = outcome ? rejectedBuyer(outcome) : null;
       return single(
         key,
         'reject',
@@ -227,7 +190,7 @@ export function reviewService(options: ReviewServiceOptions) {
         { reason },
         (runId) => review.pin(key, rejectedReason(actor.name, reason), { runId }),
         undefined,
-        outcome && buyerId ? { outcome, buyerId, buyerName, verdict: 'reject' } : undefined,
+        outcome && turnedDown ? { outcome, ...turnedDown, verdict: 'reject' } : undefined,
       );
     },
 
@@ -363,15 +326,11 @@ export function reviewService(options: ReviewServiceOptions) {
           actor,
           runId: run.id,
         })),
+        // What each approve teaches, in the decisions' transaction.
+        chosen.map(({ outcome: o, candidate: c }) =>
+          learnedRowOf(o, { outcome: o, buyerId: c.buyerId, buyerName: c.name, verdict: 'confirm' }, run.id),
+        ),
       );
-      for (const { outcome: o, candidate: c } of chosen)
-        await learnFrom(
-          open.learned,
-          o,
-          { outcome: o, buyerId: c.buyerId, buyerName: c.name, verdict: 'confirm' },
-          null,
-          run.id,
-        );
       await enqueue(
         chosen.map(({ outcome: o, candidate: c }) => ({
           key: { crm: crmKindOf(o.crm), tenant: o.tenant, accountId: o.accountId },

@@ -95,8 +95,10 @@ export class LearnedDecisions {
 
   /** The rules an account's decisions made, for its history. */
   async forAccount(key: { crm: string; tenant: string; accountId: string }) {
-    const { rows } = await sql<Row & { name_form: string; undone_at: Date | null }>`select verdict, buyer_id,
-      buyer_name, account_name, state, created_at, name_form, undone_at from learned_decisions
+    const { rows } = await sql<
+      Row & { name_form: string; undone_at: Date | null; decision_id: string | null }
+    >`select verdict, buyer_id, buyer_name, account_name, state, created_at, name_form, undone_at,
+      decision_id::text as decision_id from learned_decisions
       where crm = ${key.crm} and tenant = ${key.tenant} and account_id = ${key.accountId}
       order by created_at desc`.execute(this.#db);
     return rows;

@@ -80,6 +80,36 @@ describe('history pages', () => {
     expect(html).toContain('<td rowspan="4"><time>2026-03-01 12:00:00 UTC</time>');
   });
 
+  it('say what a person’s decisions taught, escaped, and whether it still holds', () => {
+    const rule = (verdict: 'confirm' | 'reject', undoneAt: string | null) => ({
+      verdict,
+      buyerId: 'b1',
+      buyerName: hostile,
+      accountName: 'HCPSS',
+      state: 'MD',
+      nameForm: 'hcpss',
+      at: '2026-12-03T09:00:00.000Z',
+      undoneAt,
+      rule: `a person matched "HCPSS" (MD) to ${hostile} on 2026-12-03`,
+    });
+    const html = renderAccountHistoryPage({
+      crm: 'hubspot',
+      accountId: '42',
+      changes: [change],
+      next: null,
+      learned: [rule('confirm', null), rule('reject', '2026-12-04T10:00:00.000Z')],
+    });
+    expect(html).not.toContain(hostile);
+    expect(html).toContain('to &lt;img src=x onerror=&quot;alert(1)&quot;&gt;&#39;&amp; on 2026-12-03');
+    expect(html).toContain('<tr class="learned live" data-verdict="confirm">');
+    expect(html).toContain('holds for the next account typed this way');
+    expect(html).toContain('taken back 2026-12-04 10:00:00 UTC');
+    // An account that taught nothing shows no such table.
+    expect(
+      renderAccountHistoryPage({ crm: 'hubspot', accountId: '42', changes: [change], next: null }),
+    ).not.toContain('table class="learned"');
+  });
+
   it('show a run’s counts and link each change to its account', () => {
     const html = renderRunPage({
       id: '7',

@@ -10,12 +10,15 @@ import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import type { Service } from '../../src/service/runtime.ts';
+import { launchChromium } from '../helpers/browser.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { accessibilityProblems } from '../helpers/console-check.ts';
 import { closeService, completedJob, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-learn-${randomUUID().slice(0, 8)}`;
 const API_KEY = `key-${randomBytes(16).toString('hex')}`;
+const ADMIN = { username: 'ops', password: randomBytes(12).toString('hex') };
 
 let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
@@ -30,7 +33,7 @@ beforeAll(async () => {
     { redisUrl: REDIS_URL, prefix },
     { worker: { concurrency: 4, writeBatchWaitMs: 20 } },
   );
-  service = await createTestService({ ...settings, api: { apiKeys: [API_KEY] } });
+  service = await createTestService({ ...settings, api: { apiKeys: [API_KEY] }, admin: ADMIN });
   await service.connector('hubspot', String(hs.portalId)).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   base = (await service.startHttp(0, '127.0.0.1')).url;
@@ -97,6 +100,48 @@ describe('learning from decisions', () => {
       new RegExp(`^a person matched "Springfield" to ${pick?.name} on \\d{4}-\\d{2}-\\d{2}`),
     );
 
+    // On the record: the confirmed account's history holds the rule it taught, the second's the
+    // match the rule carried, with its reason.
+    const taught = await call('GET', `/api/accounts/hubspot/${first}/history`);
+    expect(taught.status).toBe(200);
+    expect(taught.body.learned).toMatchObject([
+      {
+        verdict: 'confirm',
+        buyerId: pick?.buyerId,
+        accountName: 'Springfield',
+        nameForm: 'springfield',
+        undoneAt: null,
+      },
+    ]);
+    expect((taught.body.learned as { rule: string }[])[0]?.rule).toMatch(
+      new RegExp(`^a person matched "Springfield" to ${pick?.name} on \\d{4}-\\d{2}-\\d{2}$`),
+    );
+    const carried = await call('GET', `/api/accounts/hubspot/${second}/history`);
+    expect(carried.body.learned).toEqual([]);
+    const written = (carried.body.changes as { fields: { field: string; new: string | null }[] }[]).flatMap(
+      (c) => c.fields,
+    );
+    expect(written.find((f) => f.field === P.matchReason)?.new).toMatch(/^a person matched "Springfield"/);
+
+    // The admin page of the confirmed account, in a real Chromium: the rule in words, holding.
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext({
+        httpCredentials: ADMIN,
+        viewport: { width: 1440, height: 900 },
+      });
+      const page = await context.newPage();
+      const url = `${base}/admin/history/hubspot/${first}?tenant=${hs.portalId}`;
+      expect((await page.goto(url))?.status()).toBe(200);
+      const rule = page.locator('table.learned tr.learned.live[data-verdict="confirm"]');
+      expect(await rule.count()).toBe(1);
+      expect(await rule.textContent()).toContain(`a person matched "Springfield" to ${pick?.name} on`);
+      expect(await rule.textContent()).toContain('holds for the next account typed this way');
+      expect(await accessibilityProblems(page)).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+
     // Another state is another name form.
     const elsewhere = company({ name: 'Springfield', state: 'IL' });
     await refreshed('hubspot', elsewhere);
@@ -136,6 +181,8 @@ describe('undo of the confirm', () => {
     const undo = await call('POST', '/api/undo', { account: { crm: 'hubspot', accountId: first } });
     expect(undo.status, JSON.stringify(undo.body)).toBe(202);
     await drained();
+    const history = await call('GET', `/api/accounts/hubspot/${first}/history`);
+    expect((history.body.learned as { undoneAt: string | null }[])[0]?.undoneAt).toEqual(expect.any(String));
     const second = company({ name: 'Springfield', state: 'MO' });
     await refreshed('hubspot', second);
     expect(reasonOf(second)).not.toContain('a person matched');
