@@ -102,4 +102,5 @@ export const UNIT_TEST_FILES = [
   'test/webhooks/auth-before-parse.test.ts',
   'test/webhooks/bounded-inputs.test.ts',
   'test/shared/plain-text-and-outages.test.ts',
+  'test/shared/retry-after.test.ts',
 ];

@@ -52,13 +52,3 @@ export function decideRetry(
   const delayMs = backoffDelay(attempt, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, random);
   return { retry: true, delayMs };
 }
-
-/** `Retry-After` is either delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
-}

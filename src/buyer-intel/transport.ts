@@ -4,6 +4,7 @@
 import type { z } from 'zod';
 import { formatPath } from '../shared/format-path.ts';
 import { describeNetworkFailure, endpointOf } from '../shared/network-cause.ts';
+import { parseRetryAfter } from '../shared/retry-after.ts';
 import {
   type BuyerIntelError,
   ConnectionError,
@@ -12,7 +13,7 @@ import {
   TimeoutError,
 } from './errors.ts';
 import type { HttpAnswer, HttpCall } from './http.ts';
-import { type AttemptOutcome, decideRetry, parseRetryAfter, type RetryPolicy } from './retry.ts';
+import { type AttemptOutcome, decideRetry, type RetryPolicy } from './retry.ts';
 import type { RateGate } from './shared-rate.ts';
 
 export type HttpMethod = 'GET' | 'PUT' | 'PATCH' | 'POST';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_RETRY_POLICY, decideRetry, parseRetryAfter } from '../../src/buyer-intel/retry.ts';
+import { DEFAULT_RETRY_POLICY, decideRetry } from '../../src/buyer-intel/retry.ts';
 
 const policy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 5, baseDelayMs: 100, maxDelayMs: 1_000 };
 
@@ -46,15 +46,5 @@ describe('decideRetry', () => {
     expect(decideRetry(1, { kind: 'status', status: 429, retryAfterMs: 120_000 }, policy)).toEqual({
       retry: false,
     });
-  });
-});
-
-describe('parseRetryAfter', () => {
-  it('reads seconds and HTTP dates', () => {
-    expect(parseRetryAfter('3')).toBe(3_000);
-    expect(parseRetryAfter(null)).toBeUndefined();
-    expect(parseRetryAfter('soon')).toBeUndefined();
-    const now = Date.parse('2026-11-21T10:00:00Z');
-    expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:05 GMT', now)).toBe(5_000);
   });
 });
