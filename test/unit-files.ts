@@ -12,6 +12,7 @@ export const UNIT_TEST_FILES = [
   'test/architecture/boundaries.test.ts',
   'test/architecture/crm-names.test.ts',
   'test/architecture/folder-cycles.test.ts',
+  'test/architecture/one-retry.test.ts',
   'test/backfill/pace.test.ts',
   'test/batch/batcher.test.ts',
   'test/batch/lockstep.test.ts',
@@ -103,4 +104,5 @@ export const UNIT_TEST_FILES = [
   'test/webhooks/bounded-inputs.test.ts',
   'test/shared/plain-text-and-outages.test.ts',
   'test/shared/retry-after.test.ts',
+  'test/shared/retry.test.ts',
 ];

@@ -10,6 +10,7 @@
 // the send and the mark leaves a claim that, once stale, counts as delivered rather than risk a second
 // copy (at most once, logged). The watermark moves only once every channel of the owner is settled.
 import { createHash } from 'node:crypto';
+import { failureFacts } from '../shared/errors.ts';
 import {
   type DigestDeps,
   DigestIncompleteError,
@@ -98,7 +99,7 @@ export async function runPerOwnerDigest(deps: DigestDeps, scheduledAt: Date): Pr
       await channel(message);
       await deps.state.update(scope, { [mark]: 'sent' });
     } catch (err) {
-      const permanent = err instanceof ChannelError && err.permanent;
+      const permanent = failureFacts(err)?.permanent === true;
       // A permanent refusal is settled for this period; anything else gives the claim back for the retry.
       if (permanent) await deps.state.update(scope, { [mark]: 'unreachable' });
       else await deps.state.update(scope, {}, [mark]);
