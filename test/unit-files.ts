@@ -12,6 +12,7 @@ export const UNIT_TEST_FILES = [
   'test/architecture/boundaries.test.ts',
   'test/architecture/crm-names.test.ts',
   'test/architecture/folder-cycles.test.ts',
+  'test/architecture/one-lock-one-compare.test.ts',
   'test/architecture/one-retry.test.ts',
   'test/backfill/pace.test.ts',
   'test/batch/batcher.test.ts',

@@ -14,12 +14,11 @@
 // A class decision is `instanceof SomeError` (not `Error` itself), `err.name ===`/`!==`, or
 // `constructor.name`, where the statement or the function around it speaks of permanent, retry,
 // final, fatal, transient or giving up.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = resolve(import.meta.dirname, '../..');
+import { productionSources, ROOT } from '../helpers/source-files.ts';
 
 /** Where a hand-made retry or a class decision is allowed, and why. */
 const ALLOWED: { file: string; what: string; why: string }[] = [
@@ -54,14 +53,6 @@ const ALLOWED: { file: string; what: string; why: string }[] = [
     why: 'which failure ends an evaluation early: a refused connection and a timeout state the same facts (no status, transient), but only the first says the address is wrong',
   })),
 ];
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return tsFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
 
 // A for-of, for-in or counted for walks items: its catch moves on to the next one, it does not repeat
 // a call. Only a loop that could run the same call again is looked into.
@@ -186,11 +177,8 @@ function classDecisions(source: string): { line: number; what: string }[] {
   return found;
 }
 
-const production = () =>
-  ['src', 'connectors', 'queues']
-    .flatMap((d) => tsFiles(join(ROOT, d)))
-    .map((path) => ({ path: relative(ROOT, path), source: readFileSync(path, 'utf8') }))
-    .filter((f) => !f.path.startsWith('src/shared/'));
+/** Production code outside src/shared/, where the executor and the error root live. */
+const production = () => productionSources().filter((f) => !f.path.startsWith('src/shared/'));
 
 const allowed = (path: string, what: string) => ALLOWED.some((a) => a.file === path && a.what === what);
 
