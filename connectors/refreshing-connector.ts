@@ -1,7 +1,8 @@
-// A connector whose credentials can expire: on CrmAuthError (401) it asks for a new access token once,
+// A connector whose credentials can expire: on a 401 (the failure's status, not its class) it asks for a new access token once,
 // rebuilds the inner connector with it and repeats the call. SDK clients keep their token inside, so
 // a new inner connector is simpler and safer than mutating one.
-import { CrmAuthError, type CrmConnector } from './types.ts';
+import { failureFacts } from '../src/shared/errors.ts';
+import type { CrmConnector } from './types.ts';
 
 export function refreshingConnector(options: {
   initialToken: string;
@@ -17,7 +18,7 @@ export function refreshingConnector(options: {
     try {
       return await call(inner);
     } catch (err) {
-      if (!(err instanceof CrmAuthError) || err.status !== 401) throw err;
+      if (failureFacts(err)?.status !== 401) throw err;
       if (token === used) {
         token = await options.refresh(used);
         inner = options.build(token);

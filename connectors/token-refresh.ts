@@ -1,13 +1,14 @@
 // One session refresh at a time across workers, for every CRM whose tokens expire (Salesforce
 // sessions, HubSpot OAuth installs). jsforce refreshes once per Connection; with several processes
 // (or several connectors) on one org every one of them would refresh on the same expiry, and with
-// rotating refresh tokens all but the first would present a revoked token. `lockedRefresh` takes a
-// Redis lock (SET NX PX, released only by its owner); a worker that finds the lock held waits (polling,
+// rotating refresh tokens all but the first would present a revoked token. `lockedRefresh` takes the
+// project's one Redis lock (src/shared/redis-lock.ts: a unique owner, released only by it); a worker that finds the lock held waits (polling,
 // bounded) for the token the holder stores under `key` (JSON) instead of refreshing again.
 
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { IntegrationError } from '../src/shared/errors.ts';
+import { releaseLocks, takeLock } from '../src/shared/redis-lock.ts';
 
 export interface StoredToken {
   accessToken: string;
@@ -54,8 +55,6 @@ export class TokenRefreshTimeoutError extends IntegrationError {
     });
   }
 }
-
-const RELEASE_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -125,8 +124,7 @@ export async function lockedRefresh(
     if (isFresh(before)) return before;
 
     const owner = randomUUID();
-    const acquired = await redis.set(lockKey, owner, 'PX', lockTtlMs, 'NX');
-    if (acquired === 'OK') {
+    if (await takeLock(redis, lockKey, owner, lockTtlMs)) {
       try {
         // Another worker may have stored a token between our read and our lock.
         const current = await readStoredToken(redis, key, codec);
@@ -134,7 +132,7 @@ export async function lockedRefresh(
         const token = await refresh(current);
         return await storeToken(redis, key, token, current, codec);
       } finally {
-        await redis.eval(RELEASE_SCRIPT, 1, lockKey, owner).catch(() => undefined);
+        await releaseLocks(redis, [lockKey], owner);
       }
     }
 

@@ -12,7 +12,8 @@
 // deferred or retried whole, and enrich-worker.ts decides as for any job.
 import type { Job, Queue } from 'bullmq';
 import type { LogPort } from '../src/shared/log.ts';
-import { type ExclusiveOptions, lockReleaser, takeLocks } from './account-lock.ts';
+import { lockReleaser, takeLocks } from '../src/shared/redis-lock.ts';
+import type { ExclusiveOptions } from './account-lock.ts';
 import type { ChunkAccount, ChunkResult } from './chunk-result.ts';
 import {
   type ChunkJobData,

@@ -1,12 +1,14 @@
 // What to do with a job that threw: wait out a rate limit without spending an attempt (the whole queue
 // for a limit every job shares, like the Buyer Intelligence API's; only the job for one CRM tenant's
 // limit, so one org out of API calls does not stall the others), fail at once when retrying cannot
-// help, or retry with backoff. It reads only the facts of the error root (src/shared/errors.ts), never
-// a class name, so a new upstream's errors are handled the day they extend IntegrationError. Pure, so
-// every branch is testable.
+// help, or retry with backoff. It reads only the facts of the error root (`failureFacts` in
+// src/shared/errors.ts, which the in-call executor src/shared/retry.ts reads too), never a class name,
+// so a new upstream's errors are handled the day they extend IntegrationError. Pure, so every branch
+// is testable.
 
 import { backoffDelay } from '../src/shared/backoff.ts';
-import { type IntegrationError, isIntegrationError } from '../src/shared/errors.ts';
+import { failureFacts, type RetryFacts } from '../src/shared/errors.ts';
+import { askedWaitMs } from '../src/shared/retry.ts';
 
 export type FailureAction =
   /** A limit shared by every job (the Buyer Intelligence API) was hit: park the whole queue. */
@@ -24,21 +26,22 @@ const JOB_BACKOFF = { baseMs: 2_000, maxMs: 5 * 60_000 } as const;
 
 export function classifyFailure(err: unknown): FailureAction {
   const message = err instanceof Error ? err.message : String(err);
-  if (!isIntegrationError(err)) return { action: 'retry', reason: message };
-  const waitMs = err.retryAfterMs ?? (err.status === 429 ? DEFAULT_RATE_LIMIT_DELAY_MS : undefined);
+  const facts = failureFacts(err);
+  if (!facts) return { action: 'retry', reason: message };
+  const waitMs = askedWaitMs(facts, DEFAULT_RATE_LIMIT_DELAY_MS);
   if (waitMs !== undefined) {
     const delayMs = Math.max(1, waitMs);
-    return err.limit === 'shared'
+    return facts.limit === 'shared'
       ? { action: 'rate-limit', delayMs, reason: message }
       : { action: 'defer', delayMs, reason: message };
   }
-  if (err.permanent) return { action: 'fail', reason: failReason(err, message) };
+  if (facts.permanent) return { action: 'fail', reason: failReason(facts, message) };
   return { action: 'retry', reason: message };
 }
 
 /** The failed job's reason, which the account's status field shows: says what a person must fix. */
-function failReason(err: IntegrationError, message: string): string {
-  if (err.status === 401 || err.status === 403) return `credentials refused: ${message}`;
+function failReason(facts: RetryFacts, message: string): string {
+  if (facts.status === 401 || facts.status === 403) return `credentials refused: ${message}`;
   return message;
 }
 

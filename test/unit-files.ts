@@ -13,6 +13,8 @@ export const UNIT_TEST_FILES = [
   'test/architecture/boundaries.test.ts',
   'test/architecture/crm-names.test.ts',
   'test/architecture/folder-cycles.test.ts',
+  'test/architecture/one-lock-one-compare.test.ts',
+  'test/architecture/one-retry.test.ts',
   'test/backfill/pace.test.ts',
   'test/batch/batcher.test.ts',
   'test/batch/lockstep.test.ts',
@@ -43,6 +45,7 @@ export const UNIT_TEST_FILES = [
   'test/connectors/salesforce-write-rules.test.ts',
   'test/docker/compose-production.test.ts',
   'test/docker/compose.test.ts',
+  'test/digest/owner-output.test.ts',
   'test/enrich/crm-reads.test.ts',
   'test/enrich/final-failure.test.ts',
   'test/map/default-mapping.test.ts',
@@ -104,4 +107,6 @@ export const UNIT_TEST_FILES = [
   'test/webhooks/auth-before-parse.test.ts',
   'test/webhooks/bounded-inputs.test.ts',
   'test/shared/plain-text-and-outages.test.ts',
+  'test/shared/retry-after.test.ts',
+  'test/shared/retry.test.ts',
 ];

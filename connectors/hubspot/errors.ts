@@ -7,6 +7,7 @@
 
 import { IntegrationError } from '../../src/shared/errors.ts';
 import { describeNetworkFailure, endpointOf } from '../../src/shared/network-cause.ts';
+import { parseRetryAfter } from '../../src/shared/retry-after.ts';
 import { CrmAuthError, CrmRateLimitError } from '../types.ts';
 
 /**
@@ -203,20 +204,6 @@ export function msUntilNextUtcMidnight(now: number): number {
   const d = new Date(now);
   const next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
   return Math.max(1_000, next - now);
-}
-
-/** Retry-After as milliseconds (delta-seconds or an HTTP date), when present and positive. */
-export function parseRetryAfter(value: string | undefined, now: number): number | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) {
-    const ms = Math.ceil(Number(trimmed) * 1000);
-    return ms > 0 ? ms : undefined;
-  }
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return undefined;
-  const ms = at - now;
-  return ms > 0 ? ms : undefined;
 }
 
 /**

@@ -2,6 +2,7 @@
 // an undo checks what the CRM holds) and pages for backfill (SOQL keyset paging), each as an
 // AccountSnapshot with the requested fields under our names and the account's ids.
 
+import { AT_ONCE, retrying } from '../../src/shared/retry.ts';
 import { readIds } from '../account-ids.ts';
 import { batchIds } from '../read-batch.ts';
 import {
@@ -68,21 +69,30 @@ export class IdFieldReads {
 
   /** Runs `read` with the id fields not known to be missing, again without one Salesforce refuses. */
   async run<T>(read: (fields: readonly AccountIdField[]) => Promise<T>): Promise<T> {
-    for (;;) {
-      const now = this.#now();
-      const present = this.#fields.filter((f) => {
-        const since = this.#missing.get(f.name.toLowerCase());
-        return since === undefined || now - since >= RECHECK_MS;
-      });
-      try {
-        return await read(present);
-      } catch (err) {
-        const lacking = missingField(err, present);
-        if (!lacking) throw err;
-        const gone = lacking.ours ? present.filter((f) => f.ours) : [lacking];
-        for (const f of gone) this.#missing.set(f.name.toLowerCase(), now);
-      }
-    }
+    let present: readonly AccountIdField[] = [];
+    let at = 0;
+    return retrying(
+      () => {
+        at = this.#now();
+        present = this.#fields.filter((f) => {
+          const since = this.#missing.get(f.name.toLowerCase());
+          return since === undefined || at - since >= RECHECK_MS;
+        });
+        return read(present);
+      },
+      {
+        // Each refusal drops a field, so the tries end with the fields; nothing is waited for.
+        tries: Number.POSITIVE_INFINITY,
+        backoff: AT_ONCE,
+        classify: (err) => {
+          const lacking = missingField(err, present);
+          if (!lacking) return { permanent: true };
+          const gone = lacking.ours ? present.filter((f) => f.ours) : [lacking];
+          for (const f of gone) this.#missing.set(f.name.toLowerCase(), at);
+          return { permanent: false };
+        },
+      },
+    );
   }
 }
 

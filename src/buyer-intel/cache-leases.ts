@@ -12,13 +12,12 @@
 // takes it.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { releaseLocks } from '../shared/redis-lock.ts';
 
 /** A key holding this, then the holder's id and a token, is a lease: that process is calling upstream. */
 export const LEASE = '~lease:';
 
 /** Deletes the lease only when it is still the one given. */
-const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0`;
-type Releasing = Redis & { bisLeaseRelease(key: string, lease: string): Promise<unknown> };
 
 export interface CacheLeases {
   /** Takes the lease in `key` (SET NX): its value when this process holds it now, else null. */
@@ -40,8 +39,6 @@ export function cacheLeases(options: {
   holdMs: number;
 }): CacheLeases {
   const { client, prefix, leaseMs, holdMs } = options;
-  if (typeof (client as Releasing).bisLeaseRelease !== 'function')
-    client.defineCommand('bisLeaseRelease', { numberOfKeys: 1, lua: RELEASE });
   const holder = randomUUID();
   const aliveKey = (id: string) => `${prefix}~alive:${id}`;
   let held = 0;
@@ -92,14 +89,14 @@ export function cacheLeases(options: {
     },
     async done(key, lease, stored) {
       unhold();
-      if (!stored) await (client as Releasing).bisLeaseRelease(key, lease).catch(() => undefined);
+      if (!stored) await releaseLocks(client, [key], lease);
     },
     holderKeyOf(lease) {
       const id = lease.slice(LEASE.length, lease.lastIndexOf(':'));
       return aliveKey(id);
     },
     async drop(key, lease) {
-      await (client as Releasing).bisLeaseRelease(key, lease).catch(() => undefined);
+      await releaseLocks(client, [key], lease);
     },
   };
 }

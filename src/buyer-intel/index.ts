@@ -4,7 +4,7 @@ export * from './errors.ts';
 export * from './fields.ts';
 export type { HttpAnswer, HttpCall } from './http.ts';
 export { paginate } from './paginate.ts';
-export { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry.ts';
+export { DEFAULT_RETRY_POLICY, type RetryPolicy, requestRetryPlan } from './retry.ts';
 export type {
   Bridge,
   BridgeColumn,

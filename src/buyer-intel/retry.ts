@@ -1,6 +1,9 @@
-// The retry decision is a pure function so it can be tested without a clock or a network.
+// How the Buyer Intelligence client retries one request, as a plan for the one retry executor
+// (src/shared/retry.ts): the client's settings (BUYER_INTEL_MAX_ATTEMPTS and the delays) become the
+// executor's plan, so the decision itself is the one every loop shares.
 
-import { backoffDelay } from '../shared/backoff.ts';
+import { failureFacts, type RetryFacts } from '../shared/errors.ts';
+import type { RetryPlan } from '../shared/retry.ts';
 
 export interface RetryPolicy {
   /** Total attempts including the first; 1 disables retries. */
@@ -21,44 +24,26 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   maxRetryAfterMs: 30_000,
 };
 
-export type AttemptOutcome =
-  | { kind: 'status'; status: number; retryAfterMs?: number | undefined }
-  | { kind: 'network' }
-  | { kind: 'timeout' };
-
-export type RetryDecision = { retry: false } | { retry: true; delayMs: number };
-
-export function isRetryableOutcome(outcome: AttemptOutcome): boolean {
-  if (outcome.kind !== 'status') return true;
-  return outcome.status === 429 || outcome.status >= 500;
-}
+/**
+ * A 2xx answer that failed the contract is transient for the job (the next attempt rarely meets it
+ * again) but not asked again within the call: the provider answered, and asking at once would most
+ * likely get the same answer. Everything else is read as the error says (429, 5xx, network errors
+ * and timeouts transient; every other 4xx permanent).
+ */
+const classify = (err: unknown): RetryFacts | undefined => {
+  const facts = failureFacts(err);
+  const answered = facts?.status !== undefined && facts.status >= 200 && facts.status < 300;
+  return answered ? { ...facts, permanent: true } : facts;
+};
 
 /**
- * Decide whether attempt number `attempt` (1-based) should be followed by another.
- * Retries 429, 5xx, network errors and timeouts, never other 4xx. Waits for `Retry-After` when the
- * server sent one; otherwise the project's one backoff (src/shared/backoff.ts) within the policy.
+ * The executor's plan for one request: `maxAttempts` tries in all, a Retry-After's wait spending one;
+ * a Retry-After longer than `maxRetryAfterMs` ends the call; otherwise the one backoff.
  */
-export function decideRetry(
-  attempt: number,
-  outcome: AttemptOutcome,
-  policy: RetryPolicy,
-  random: () => number = Math.random,
-): RetryDecision {
-  if (attempt >= policy.maxAttempts || !isRetryableOutcome(outcome)) return { retry: false };
-  if (outcome.kind === 'status' && outcome.retryAfterMs !== undefined) {
-    if (outcome.retryAfterMs > policy.maxRetryAfterMs) return { retry: false };
-    return { retry: true, delayMs: outcome.retryAfterMs };
-  }
-  const delayMs = backoffDelay(attempt, { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs }, random);
-  return { retry: true, delayMs };
-}
-
-/** `Retry-After` is either delay-seconds or an HTTP date (RFC 9110 §10.2.3). */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | undefined {
-  if (value === null) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
-}
+export const requestRetryPlan = (policy: RetryPolicy): RetryPlan => ({
+  tries: policy.maxAttempts,
+  backoff: { baseMs: policy.baseDelayMs, maxMs: policy.maxDelayMs },
+  maxRetryAfterMs: policy.maxRetryAfterMs,
+  unknown: 'permanent',
+  classify,
+});

@@ -1,9 +1,11 @@
 // HTTP transport of the Buyer Intelligence client: bearer auth, JSON bodies, a timeout per attempt,
-// retries decided by `decideRetry`, the client-side token bucket, and typed errors. It reads no
+// retries by the one executor (src/shared/retry.ts) with the client's plan (retry.ts), the client-side token bucket, and typed errors. It reads no
 // environment variables; everything comes in through options.
 import type { z } from 'zod';
 import { formatPath } from '../shared/format-path.ts';
 import { describeNetworkFailure, endpointOf } from '../shared/network-cause.ts';
+import { retrying } from '../shared/retry.ts';
+import { parseRetryAfter } from '../shared/retry-after.ts';
 import {
   type BuyerIntelError,
   ConnectionError,
@@ -12,7 +14,7 @@ import {
   TimeoutError,
 } from './errors.ts';
 import type { HttpAnswer, HttpCall } from './http.ts';
-import { type AttemptOutcome, decideRetry, parseRetryAfter, type RetryPolicy } from './retry.ts';
+import { type RetryPolicy, requestRetryPlan } from './retry.ts';
 import type { RateGate } from './shared-rate.ts';
 
 export type HttpMethod = 'GET' | 'PUT' | 'PATCH' | 'POST';
@@ -84,21 +86,20 @@ export class Transport {
 
   async request<S extends z.ZodType>(spec: RequestSpec<S>): Promise<z.output<S>> {
     const { retry, sleep, random } = this.#opts;
-    for (let attempt = 1; ; attempt++) {
-      const result = await this.#attempt(spec, attempt);
-      if (result.ok) return result.value;
-      const decision = decideRetry(attempt, result.outcome, retry, random);
-      if (!decision.retry) throw result.error;
-      await sleep(decision.delayMs, spec.signal);
-    }
+    return retrying(
+      async (attempt) => {
+        const result = await this.#attempt(spec, attempt);
+        if (result.ok) return result.value;
+        throw result.error;
+      },
+      { ...requestRetryPlan(retry), sleep, random, signal: spec.signal },
+    );
   }
 
   async #attempt<S extends z.ZodType>(
     spec: RequestSpec<S>,
     attempt: number,
-  ): Promise<
-    { ok: true; value: z.output<S> } | { ok: false; outcome: AttemptOutcome; error: BuyerIntelError }
-  > {
+  ): Promise<{ ok: true; value: z.output<S> } | { ok: false; error: BuyerIntelError }> {
     const { operation, method } = spec;
     const opts = this.#opts;
     const reservedAt = opts.limiter ? await opts.limiter.take(spec.signal) : undefined;
@@ -139,7 +140,6 @@ export class Transport {
         report('timeout');
         return {
           ok: false,
-          outcome: { kind: 'timeout' },
           error: new TimeoutError(
             `${operation}: no answer from the Buyer Intelligence API at ${endpointOf(this.#base)} within ${opts.timeoutMs} ms`,
             { operation },
@@ -152,7 +152,6 @@ export class Transport {
         `${endpointOf(this.#base)}: ${err instanceof Error ? (err.cause instanceof Error ? err.cause.message : err.message) : String(err)}`;
       return {
         ok: false,
-        outcome: { kind: 'network' },
         error: new ConnectionError(`${operation}: could not reach the Buyer Intelligence API at ${where}`, {
           operation,
           cause: err,
@@ -167,7 +166,6 @@ export class Transport {
       if (!read.isJson) {
         return {
           ok: false,
-          outcome: { kind: 'status', status: res.status },
           error: new ResponseValidationError(
             `${operation}: the response is not JSON (content-type ${res.headers.get('content-type') ?? 'none'})`,
             { operation, status: res.status, requestId, body: read.text.slice(0, 500), path: '(root)' },
@@ -180,7 +178,6 @@ export class Transport {
         const path = formatPath(issue?.path ?? []);
         return {
           ok: false,
-          outcome: { kind: 'status', status: res.status },
           error: new ResponseValidationError(
             `${operation}: unexpected response at ${path}: ${issue?.message ?? 'invalid'}`,
             { operation, status: res.status, requestId, body: read.parsed, path },
@@ -199,6 +196,6 @@ export class Transport {
       statusText: res.statusText,
       retryAfterMs,
     });
-    return { ok: false, outcome: { kind: 'status', status: res.status, retryAfterMs }, error };
+    return { ok: false, error };
   }
 }

@@ -1,11 +1,29 @@
 import { loadEnv } from '../config/env.ts';
-import { DIGEST_KINDS, DigestBusyError, DigestIncompleteError, type DigestKind } from '../digest/deps.ts';
+import {
+  DIGEST_KINDS,
+  DigestBusyError,
+  DigestIncompleteError,
+  type DigestKind,
+  type DigestRunResult,
+} from '../digest/deps.ts';
 import { digestSettingsOf, TENANT_KINDS } from '../digest/run.ts';
 import { createService } from '../service/runtime.ts';
 import { settingsFromEnv } from '../service/settings.ts';
 import { type CommandBody, UsageError } from './command.ts';
 import { crmChoices, TENANT_USAGE, tenantConnection } from './crm-option.ts';
 import { requireRedis } from './redis-check.ts';
+
+/**
+ * One line per rep the per-owner digest could not reach for good (no Slack user by their email, no
+ * email at all): the run did what it could, but a person has something to fix, so the command says
+ * whom and what, and exits 1. A retry fixes none of these (they are `permanent`).
+ */
+export function unreachedLines(result: DigestRunResult): string[] {
+  if (result.kind !== 'per-owner') return [];
+  return result.failures
+    .filter((f) => f.permanent)
+    .map((f) => `digest per-owner: ${f.account.replace(/:owner /, ': rep ')} was not reached: ${f.reason}`);
+}
 
 export const digestCommand: CommandBody = {
   usage: `buyer-intel-sync digest --now [--kind per-account|org-wide|per-owner] [--crm ${crmChoices()}] [${TENANT_USAGE}]
@@ -16,7 +34,9 @@ record and/or to the Slack-compatible webhook. Per owner: each rep gets one emai
 message of the new signals on the accounts they own in the CRM. A second run in the same period
 writes or sends nothing. Without --kind, every configured kind runs (DIGEST_PER_ACCOUNT_CRON,
 DIGEST_ORG_CRON, DIGEST_OWNER_CRON; see
-.env.example). Prints one JSON line per run.
+.env.example). Prints one JSON line per run. Exits 1 when a run is incomplete (a retry will finish
+it), another is running, or a rep could not be reached for good (each named on stderr with what to
+fix, e.g. no Slack user with their email).
 
 Every tenant's accounts and owners are digested: the configuration's and those stored with
 \`tenants add\` or an install (their credentials read from the database). --tenant narrows the
@@ -64,12 +84,15 @@ run then).`,
       if (!only) await service.loadTenants();
       for (const kind of kinds) {
         try {
-          process.stdout.write(
-            `${JSON.stringify(await service.digest(kind, only ? { tenant: only } : {}))}\n`,
-          );
+          const result = await service.digest(kind, only ? { tenant: only } : {});
+          process.stdout.write(`${JSON.stringify(result)}\n`);
+          const unreached = unreachedLines(result);
+          for (const line of unreached) process.stderr.write(`${line}\n`);
+          if (unreached.length) code = 1;
         } catch (err) {
           if (err instanceof DigestIncompleteError) {
             process.stdout.write(`${JSON.stringify({ ...err.result, incomplete: true })}\n`);
+            for (const line of unreachedLines(err.result)) process.stderr.write(`${line}\n`);
           } else if (err instanceof DigestBusyError) {
             process.stderr.write(`digest ${kind} is already running elsewhere; try again later\n`);
           } else throw err;

@@ -8,6 +8,7 @@ import type { CrmConnector, CrmKind, NoteDraft, NoteResult } from '../../connect
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
 import { IntegrationError } from '../shared/errors.ts';
 import type { LogPort } from '../shared/log.ts';
+import { releaseLocks, takeLock } from '../shared/redis-lock.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 import type { OwnerChannels } from './owner-message.ts';
 import type { DigestSettings } from './settings.ts';
@@ -89,9 +90,7 @@ export class DigestBusyError extends IntegrationError {
   }
 }
 
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-
-/** One run of a digest kind at a time across workers and the CLI (a Redis lock with a TTL). */
+/** One run of a digest kind at a time across workers and the CLI (the one Redis lock, with a TTL). */
 export async function withDigestLock<T>(
   deps: Pick<DigestDeps, 'redis' | 'prefix'>,
   kind: DigestKind,
@@ -100,12 +99,11 @@ export async function withDigestLock<T>(
 ): Promise<T> {
   const key = `${deps.prefix}:digest:lock:${kind}`;
   const owner = `${process.pid}:${Math.random().toString(36).slice(2)}`;
-  const taken = await deps.redis.set(key, owner, 'PX', ttlMs, 'NX');
-  if (taken !== 'OK') throw new DigestBusyError(kind);
+  if (!(await takeLock(deps.redis, key, owner, ttlMs))) throw new DigestBusyError(kind);
   try {
     return await run();
   } finally {
-    await deps.redis.eval(RELEASE, 1, key, owner).catch(() => undefined);
+    await releaseLocks(deps.redis, [key], owner);
   }
 }
 

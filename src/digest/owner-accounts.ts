@@ -8,6 +8,8 @@ import type { Ledgers } from '../write/ledgers.ts';
 export interface OwnedAccount {
   accountId: string;
   name: string | null;
+  /** As the CRM holds it: what tells two accounts of one name apart ("City of Austin (TX)"). */
+  state: string | null;
   buyerId: string;
 }
 
@@ -41,6 +43,21 @@ export async function tenantsOfMatched(ledgers: Pick<Ledgers, 'matchedAccounts'>
   return [...tenants.values()];
 }
 
+/**
+ * How a rep's digest names an account: its name, with its state where another of the rep's accounts
+ * has the same name (`City of Austin (TX)`, `City of Austin (MN)`), and its id as well where even the
+ * state does not tell them apart.
+ */
+export function shownName(account: OwnedAccount, all: readonly OwnedAccount[]): string {
+  const name = account.name ?? account.accountId;
+  const key = (a: OwnedAccount) => (a.name ?? a.accountId).trim().toLowerCase();
+  const namesakes = all.filter((a) => key(a) === key(account));
+  if (namesakes.length < 2) return name;
+  const state = account.state?.trim() || 'state unknown';
+  const sameState = namesakes.filter((a) => (a.state?.trim() || 'state unknown') === state);
+  return sameState.length < 2 ? `${name} (${state})` : `${name} (${state}, ${account.accountId})`;
+}
+
 /** The tenant's owners that own at least one matched account, each with those accounts (in id order). */
 export async function ownersOfTenant(connector: CrmConnector, tenant: TenantAccounts): Promise<OwnerGroup[]> {
   const active = new Map((await connector.listOwners()).filter((o) => o.active).map((o) => [o.id, o]));
@@ -56,7 +73,7 @@ export async function ownersOfTenant(connector: CrmConnector, tenant: TenantAcco
         group = { id: owner.id, email: owner.email, name: owner.name, accounts: [] };
         groups.set(owner.id, group);
       }
-      group.accounts.push({ accountId: account.id, name: account.name, buyerId });
+      group.accounts.push({ accountId: account.id, name: account.name, state: account.state, buyerId });
     }
   }
   return [...groups.values()];

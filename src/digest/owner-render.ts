@@ -2,7 +2,6 @@
 // signals first; within one, the provider's hotness order), as a plain-text email and as a Slack
 // message. Slack allows 50 blocks and 3,000 characters a section: long digests are cut with a count of
 // what was left out; the subject's count always covers every new signal.
-import type { Period } from './period.ts';
 import { type SignalLine, type SlackMessage, slackEscape } from './render.ts';
 
 export interface OwnerSection {
@@ -16,22 +15,22 @@ const MAX_SLACK_SECTIONS = 45;
 const MAX_SECTION_CHARS = 2_900;
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-export function ownerSubject(period: Period, sections: readonly OwnerSection[]): string {
+/** `window` is what windowLabel (period.ts) says: the text names the same days. */
+export function ownerSubject(window: string, sections: readonly OwnerSection[]): string {
   const total = sections.reduce((n, s) => n + s.total, 0);
-  return `Buyer intel — ${period.label}: ${plural(total, 'new signal')} on ${sections.length} of your accounts`;
+  return `Buyer intel — ${window}: ${plural(total, 'new signal')} on ${sections.length} of your accounts`;
 }
 
 export function ownerText(input: {
   name: string | null;
   sections: readonly OwnerSection[];
-  since: Date;
-  until: Date;
+  /** The days covered, as the subject names them (windowLabel). */
+  window: string;
 }): string {
-  const day = (d: Date) => d.toISOString().slice(0, 10);
   const out = [
     `Hi ${input.name ?? 'there'},`,
     '',
-    `New buyer signals on the accounts you own, ${day(input.since)} to ${day(input.until)}, hottest first:`,
+    `New buyer signals on the accounts you own, ${input.window}, hottest first:`,
   ];
   for (const s of input.sections) {
     out.push('', `${s.accountName} (${s.total})`);

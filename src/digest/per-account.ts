@@ -7,12 +7,8 @@
 //     whose digest is on the account: the fast path) and, while a write is in flight, `pendingPeriod` /
 //     `pendingEnd` so that a recovered run advances the watermark to the window that note covered;
 //   - the watermark moves only after the note is written (or when the window held nothing new).
-import {
-  AccountNotFoundError,
-  type AccountRef,
-  type NoteDraft,
-  type NoteResult,
-} from '../../connectors/types.ts';
+import type { AccountRef, NoteDraft, NoteResult } from '../../connectors/types.ts';
+import { failureFacts } from '../shared/errors.ts';
 import {
   type DigestDeps,
   DigestIncompleteError,
@@ -131,7 +127,7 @@ export async function runPerAccountDigest(deps: DigestDeps, scheduledAt: Date): 
     try {
       outcome = await digestAccount(entry.account, entry.buyerId);
     } catch (err) {
-      const permanent = err instanceof AccountNotFoundError;
+      const permanent = failureFacts(err)?.permanent === true;
       outcome = { status: 'failed', reason: (err as Error).message, permanent };
     }
     result.counts[outcome.status]++;

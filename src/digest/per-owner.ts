@@ -10,6 +10,7 @@
 // the send and the mark leaves a claim that, once stale, counts as delivered rather than risk a second
 // copy (at most once, logged). The watermark moves only once every channel of the owner is settled.
 import { createHash } from 'node:crypto';
+import { failureFacts } from '../shared/errors.ts';
 import {
   type DigestDeps,
   DigestIncompleteError,
@@ -21,12 +22,13 @@ import {
   type OwnedAccount,
   type OwnerGroup,
   ownersOfTenant,
+  shownName,
   type TenantAccounts,
   tenantsOfMatched,
 } from './owner-accounts.ts';
 import { ChannelError, type OwnerChannelKind, type OwnerMessage } from './owner-message.ts';
 import { type OwnerSection, ownerSlack, ownerSubject, ownerText } from './owner-render.ts';
-import { type Period, periodOf, periodUnitOf } from './period.ts';
+import { type Period, periodOf, periodUnitOf, windowLabel } from './period.ts';
 import { summarizeSignal } from './render.ts';
 import type { PerOwnerDigestSettings } from './settings.ts';
 import { buyerFeeds, inWindow } from './signals.ts';
@@ -63,7 +65,7 @@ export async function runPerOwnerDigest(deps: DigestDeps, scheduledAt: Date): Pr
       const fresh = inWindow(await feedOf(a.buyerId, since), since, until);
       if (fresh.length)
         sections.push({
-          accountName: a.name ?? a.accountId,
+          accountName: shownName(a, accounts),
           total: fresh.length,
           lines: fresh.slice(0, settings.maxSignals).map(summarizeSignal),
         });
@@ -98,7 +100,7 @@ export async function runPerOwnerDigest(deps: DigestDeps, scheduledAt: Date): Pr
       await channel(message);
       await deps.state.update(scope, { [mark]: 'sent' });
     } catch (err) {
-      const permanent = err instanceof ChannelError && err.permanent;
+      const permanent = failureFacts(err)?.permanent === true;
       // A permanent refusal is settled for this period; anything else gives the claim back for the retry.
       if (permanent) await deps.state.update(scope, { [mark]: 'unreachable' });
       else await deps.state.update(scope, {}, [mark]);
@@ -122,11 +124,12 @@ export async function runPerOwnerDigest(deps: DigestDeps, scheduledAt: Date): Pr
       await deps.state.update(scope, { watermark: until.toISOString() }, ['pendingPeriod', 'pendingEnd']);
       return { status: 'nothingNew' };
     }
-    const subject = ownerSubject(period, sections);
+    const window = windowLabel(since, until, settings.tz);
+    const subject = ownerSubject(window, sections);
     const message: OwnerMessage = {
       to: { email: owner.email, name: owner.name },
       subject,
-      text: ownerText({ name: owner.name, sections, since, until }),
+      text: ownerText({ name: owner.name, sections, window }),
       slack: ownerSlack(subject, sections),
       messageId: `<digest.${createHash('sha256').update(`${scope}|${period.id}`).digest('hex').slice(0, 32)}@buyer-intel-sync>`,
     };

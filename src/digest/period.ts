@@ -46,6 +46,19 @@ export function periodOf(at: Date, tz: string, unit: PeriodUnit): Period {
 }
 
 /**
+ * The days a digest covers, for people, in the schedule's time zone: `2026-11-09 to 2026-11-16`, or
+ * one date when the window starts and ends on the same day. The subject and the text both say this,
+ * so they never name two different spans (a first digest looks back further than one period).
+ */
+export function windowLabel(since: Date, until: Date, tz: string): string {
+  const day = (at: Date) => {
+    const { year, month, day: d } = localDate(at, tz);
+    return `${year}-${pad(month)}-${pad(d)}`;
+  };
+  return day(since) === day(until) ? day(until) : `${day(since)} to ${day(until)}`;
+}
+
+/**
  * The largest calendar unit that never holds two scheduled runs: a weekly cron gives weeks, a daily or
  * twice-weekly one days, a monthly one months. (A cron firing more than daily still gives days: the
  * day's first run writes the digest, the later ones find it written.)

@@ -64,7 +64,12 @@ export function slackChannel(options: SlackChannelOptions): OwnerChannel {
       const e = err as { code?: unknown; data?: { error?: unknown }; retryAfter?: unknown };
       if (e.code === ErrorCode.PlatformError) {
         const reason = String(e.data?.error ?? 'unknown');
-        throw new ChannelError(`Slack refused (${reason})`, PERMANENT.has(reason));
+        // The one refusal a person fixes per rep: say whom and how.
+        const fix =
+          reason === 'users_not_found'
+            ? `: no Slack user has the email ${message.to.email}; add them to the workspace under that email, or correct their email in the CRM`
+            : '';
+        throw new ChannelError(`Slack refused (${reason})${fix}`, PERMANENT.has(reason));
       }
       if (e.code === ErrorCode.RateLimitedError)
         throw new ChannelError(`Slack rate limited (retry after ${String(e.retryAfter)} s)`, false);

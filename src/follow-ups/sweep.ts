@@ -6,7 +6,7 @@
 // the write history.
 import type { CrmConnector, CrmKind, TaskState } from '../../connectors/types.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
-import { IntegrationError } from '../shared/errors.ts';
+import { failureFacts } from '../shared/errors.ts';
 import type { FollowUpRecords, OpenFollowUp, RowOutcome } from './records.ts';
 
 export interface SweepDeps {
@@ -99,8 +99,8 @@ async function send(
     await deps.buyerIntel.setBridgeRowStatus(f.bridgeId, f.rowId, outcome);
   } catch (err) {
     // A row the provider no longer has (or refuses for good) can never take the status: closed, noted.
-    if (err instanceof IntegrationError && err.permanent) {
-      await deps.followUps.close(f, outcome, crmState, `not set: ${err.message}`.slice(0, 500));
+    if (failureFacts(err)?.permanent) {
+      await deps.followUps.close(f, outcome, crmState, `not set: ${(err as Error).message}`.slice(0, 500));
       return true;
     }
     return false;

@@ -16,16 +16,10 @@
 // criteria search at all with every other caller (criteria-search.ts). An account with no name or web
 // address to search by and a registry id no search takes goes to a person, who is told so.
 import type { BuyerCriteria, BuyerIntelClient } from '../buyer-intel/client.ts';
-import {
-  AuthenticationError,
-  BadRequestError,
-  NotFoundError,
-  PermissionDeniedError,
-  RateLimitError,
-  ResponseValidationError,
-} from '../buyer-intel/errors.ts';
+import { NotFoundError } from '../buyer-intel/errors.ts';
 import type { BuyerField } from '../buyer-intel/fields.ts';
 import { findState } from '../buyer-intel/states.ts';
+import { failureFacts } from '../shared/errors.ts';
 import { CriteriaSearch } from './criteria-search.ts';
 import { type AccountId, likelyHolder, parseAccountIds, sameId, shownId } from './ids.ts';
 import { normalizeName } from './normalize.ts';
@@ -67,16 +61,16 @@ const idText = (id: AccountId) => `${id.label} ${id.value}`;
  * (An operation it does not have at all is criteria-search.ts's to learn.)
  */
 function refused(err: unknown): boolean {
-  return err instanceof BadRequestError || err instanceof ResponseValidationError;
+  // 400, or a 2xx answer that failed the contract: read from the failure's status, not its class.
+  const status = failureFacts(err)?.status;
+  return status === 400 || (status !== undefined && status >= 200 && status < 300);
 }
 
 /** Failures every other call would meet too: the account's job fails and is retried. */
 function fatal(err: unknown): boolean {
-  return (
-    err instanceof AuthenticationError ||
-    err instanceof PermissionDeniedError ||
-    err instanceof RateLimitError
-  );
+  // The token refused (401), not allowed (403), or the provider's rate limit (429).
+  const status = failureFacts(err)?.status;
+  return status === 401 || status === 403 || status === 429;
 }
 
 export class IdMatcher {

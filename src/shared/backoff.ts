@@ -1,6 +1,6 @@
 // The one backoff of the project: capped exponential growth with "equal jitter" — half of the step is
 // fixed, half random — so retries of many clients spread out while none retries almost at once.
-// Used by in-call retries (Buyer Intelligence client) and by BullMQ job retries alike.
+// Used by in-call retries (the executor, src/shared/retry.ts) and by BullMQ job retries alike.
 
 export interface BackoffPolicy {
   /** The first retry's ceiling. */

@@ -46,3 +46,28 @@ export class IntegrationError extends Error {
 }
 
 export const isIntegrationError = (err: unknown): err is IntegrationError => err instanceof IntegrationError;
+
+/** What a failure says about trying again: the facts a retry or give-up decision may read. */
+export type RetryFacts = Pick<FailureFacts, 'permanent' | 'retryAfterMs' | 'status' | 'limit'>;
+
+/**
+ * The facts of any failure, or undefined when it states none. The root's errors carry them; an error
+ * of another root that states the same fields (`permanent` a boolean: a delivery channel's, one
+ * carried across the shared batch wire) is read the same way. A RangeError is the caller's own
+ * mistake (a batch over the limit a connector names, a value out of bounds): no retry can fix it.
+ * This is the one place that looks at a failure's class to decide; every retry and give-up reads
+ * what this returns.
+ */
+export function failureFacts(err: unknown): RetryFacts | undefined {
+  if (isIntegrationError(err))
+    return { permanent: err.permanent, retryAfterMs: err.retryAfterMs, status: err.status, limit: err.limit };
+  if (err instanceof RangeError) return { permanent: true };
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { permanent?: unknown; retryAfterMs?: unknown; status?: unknown };
+  if (typeof e.permanent !== 'boolean') return undefined;
+  return {
+    permanent: e.permanent,
+    retryAfterMs: typeof e.retryAfterMs === 'number' ? e.retryAfterMs : undefined,
+    status: typeof e.status === 'number' ? e.status : undefined,
+  };
+}

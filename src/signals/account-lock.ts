@@ -1,14 +1,14 @@
 // One writer per CRM account at a time. The enrich worker holds `${prefix}:lock:<crm>:<tenant>:<id>`
 // while it runs an account; a real-time note for the same account takes the same lock (or the two could
 // both find a note missing and both write it), and so does an undo's batch (or an enrichment could
-// write between the undo's read of the CRM and its restore). Same protocol as queues/enrich-worker.ts: SET PX with a
-// unique owner, released only by its owner.
+// write between the undo's read of the CRM and its restore). The lock is the project's one
+// (src/shared/redis-lock.ts), the enrich worker's too: a unique owner, released only by its owner.
 
 import { randomUUID } from 'node:crypto';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { AccountRef } from '../../connectors/types.ts';
 import { IntegrationError } from '../shared/errors.ts';
+import { releaseLocks, waitForLocks } from '../shared/redis-lock.ts';
 
 export type AccountLock = <T>(account: AccountRef, fn: () => Promise<T>) => Promise<T>;
 
@@ -29,11 +29,6 @@ export interface AccountLocks {
   ): Promise<{ held: A[]; release(): Promise<void> }>;
 }
 
-const ACQUIRE = `local v = redis.call('GET', KEYS[1])
-if v == false or v == ARGV[1] then return redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
-return false`;
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
-
 /** The account is busy for longer than we wait: the job retries later. */
 export class AccountBusyError extends IntegrationError {
   constructor(message: string) {
@@ -50,20 +45,16 @@ export function redisAccountLock(options: {
   pollMs?: number;
 }): AccountLock {
   const ttlMs = options.ttlMs ?? 60_000;
-  const waitMs = options.waitMs ?? 30_000;
-  const pollMs = options.pollMs ?? 250;
+  const wait = { waitMs: options.waitMs ?? 30_000, pollMs: options.pollMs ?? 250 };
   return async (account, fn) => {
     const key = options.keyOf(account);
     const owner = `signal:${randomUUID()}`;
-    const deadline = Date.now() + waitMs;
-    while ((await options.redis.eval(ACQUIRE, 1, key, owner, String(ttlMs))) !== 'OK') {
-      if (Date.now() >= deadline) throw new AccountBusyError(`account ${account.accountId} stayed locked`);
-      await delay(pollMs);
-    }
+    const [held] = await waitForLocks(options.redis, [key], owner, ttlMs, wait);
+    if (!held) throw new AccountBusyError(`account ${account.accountId} stayed locked`);
     try {
       return await fn();
     } finally {
-      await options.redis.eval(RELEASE, 1, key, owner).catch(() => undefined);
+      await releaseLocks(options.redis, [key], owner);
     }
   };
 }
@@ -76,32 +67,20 @@ export function redisAccountLocks(options: {
   pollMs?: number;
 }): AccountLocks {
   const ttlMs = options.ttlMs ?? 120_000;
-  const waitMs = options.waitMs ?? 30_000;
-  const pollMs = options.pollMs ?? 250;
+  const wait = { waitMs: options.waitMs ?? 30_000, pollMs: options.pollMs ?? 250 };
   return {
     async take(accounts, owner) {
-      const held: (typeof accounts)[number][] = [];
-      let waiting = [...accounts];
-      const deadline = Date.now() + waitMs;
-      for (;;) {
-        const pipe = options.redis.pipeline();
-        for (const a of waiting) pipe.eval(ACQUIRE, 1, options.keyOf(a), owner, String(ttlMs));
-        const answers = (await pipe.exec()) ?? [];
-        const still: typeof waiting = [];
-        waiting.forEach((a, i) => {
-          (answers[i]?.[1] === 'OK' ? held : still).push(a);
-        });
-        waiting = still;
-        if (!waiting.length || Date.now() >= deadline) break;
-        await delay(pollMs);
-      }
+      const keys = accounts.map(options.keyOf);
+      const taken = await waitForLocks(options.redis, keys, owner, ttlMs, wait);
+      const held = accounts.filter((_, i) => taken[i]);
       return {
         held,
-        async release() {
-          const pipe = options.redis.pipeline();
-          for (const a of held) pipe.eval(RELEASE, 1, options.keyOf(a), owner);
-          await pipe.exec().catch(() => undefined);
-        },
+        release: () =>
+          releaseLocks(
+            options.redis,
+            keys.filter((_, i) => taken[i]),
+            owner,
+          ),
       };
     },
   };

@@ -11,8 +11,8 @@ import {
   sign as edSign,
   verify as edVerify,
   type KeyObject,
-  timingSafeEqual,
 } from 'node:crypto';
+import { oneOfBytes } from '../shared/compare.ts';
 
 /** The provider rejects nothing older, and says so: 5 minutes, either side of our clock. */
 export const DEFAULT_TOLERANCE_SECONDS = 5 * 60;
@@ -146,9 +146,8 @@ export function createStandardWebhookVerifier(options: VerifierOptions): Standar
     const content = signedContent(id, timestamp, body);
     for (const key of hmacKeys) {
       const expected = createHmac('sha256', key).update(content).digest();
-      // Compare every candidate in constant time; a length mismatch reveals nothing about the key.
-      if (v1.some((sig) => sig.length === expected.length && timingSafeEqual(sig, expected)))
-        return { ok: true, id, timestamp: ts, scheme: 'v1' };
+      // Every listed signature compared in constant time (the one compare, src/shared/compare.ts).
+      if (oneOfBytes(expected, v1)) return { ok: true, id, timestamp: ts, scheme: 'v1' };
     }
     for (const key of publicKeys) {
       if (v1a.some((sig) => sig.length === 64 && edVerify(null, content, key, sig)))

@@ -47,7 +47,7 @@ const alive = (pid: number): boolean => {
 function lockDir(dir: string): () => void {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, '.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
+  const take = (): (() => void) | undefined => {
     try {
       const fd = openSync(path, 'wx');
       writeSync(fd, String(process.pid));
@@ -55,12 +55,22 @@ function lockDir(dir: string): () => void {
       return () => rmSync(path, { force: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const holder = Number(readFileSync(path, 'utf8').trim());
-      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder))
-        throw new EmbeddedDatabaseBusy(dir, holder);
-      rmSync(path, { force: true });
+      return undefined;
     }
-  }
+  };
+  // Refused: a live holder is named; a stale lock (its process is gone) is taken over, once.
+  const refuseIfHeld = () => {
+    const holder = Number(readFileSync(path, 'utf8').trim());
+    if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && alive(holder))
+      throw new EmbeddedDatabaseBusy(dir, holder);
+    rmSync(path, { force: true });
+  };
+  const taken = take();
+  if (taken) return taken;
+  refuseIfHeld();
+  const again = take();
+  if (again) return again;
+  refuseIfHeld();
   throw new Error(`could not lock the embedded database in ${dir}`);
 }
 

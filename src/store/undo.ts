@@ -6,6 +6,7 @@
 // (a rerun resumes it), its accounts `started` and `done`; and, in one transaction per batch, its field
 // writes, its note removals, its done accounts and its counts.
 import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { AT_ONCE, retrying } from '../shared/retry.ts';
 import type { FieldWriteEntry } from '../write/journal.ts';
 import { insertFieldWrites } from './field-rows.ts';
 import { type Run, Runs } from './runs.ts';
@@ -130,6 +131,8 @@ export interface NoteRemovalEntry extends UndoAccount {
 
 /** Decisions whose recorded value before is not known (see src/enrich-job/final-failure.ts's mark). */
 const OLD_UNKNOWN = ['failure-mark'];
+
+const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505';
 
 const accountKey = (a: UndoAccount) => `${a.crm}\u0000${a.tenant}\u0000${a.accountId}`;
 
@@ -347,9 +350,9 @@ export class UndoRecords {
     target: string,
     run: { label: string; actor?: string | undefined },
   ): Promise<{ run: Run; resumed: boolean }> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await this.#db.transaction().execute(async (trx) => {
+    return retrying(
+      () =>
+        this.#db.transaction().execute(async (trx) => {
           const open = await trx
             .selectFrom('undo_runs')
             .select('run_id')
@@ -364,13 +367,10 @@ export class UndoRecords {
           const created = await runs.create({ kind: 'undo', label: run.label, actor: run.actor });
           await trx.insertInto('undo_runs').values({ run_id: created.id, target }).execute();
           return { run: created, resumed: false };
-        });
-      } catch (err) {
-        // Another caller opened one between our read and our insert: read it.
-        if (attempt < 2 && (err as { code?: string }).code === '23505') continue;
-        throw err;
-      }
-    }
+        }),
+      // Another caller opened one between our read and our insert (a unique violation): read it, at once.
+      { tries: 3, backoff: AT_ONCE, classify: (err) => ({ permanent: !isUniqueViolation(err) }) },
+    );
   }
 
   /**

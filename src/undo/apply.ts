@@ -2,7 +2,6 @@
 // accounts, and the notes to remove, one call per `maxNoteRemovalBatch`. A call that fails as a whole is
 // retried (retry.ts); records the CRM refused for now (a batch refused for another record's sake) are
 // sent again on their own, a couple of times, before they count as failed.
-import { setTimeout as delay } from 'node:timers/promises';
 import type {
   AccountUpdate,
   CrmConnector,
@@ -10,7 +9,7 @@ import type {
   NoteRemovalResult,
   UpdateResult,
 } from '../../connectors/types.ts';
-import { backoffDelay } from '../shared/backoff.ts';
+import { retrying } from '../shared/retry.ts';
 import type { AccountPlan } from './plan.ts';
 import { type RetryOptions, withRetries } from './retry.ts';
 
@@ -23,6 +22,7 @@ export interface AppliedBatch {
 
 /** Rounds of sending again what the CRM refused for now, after the first. */
 const AGAIN = 2;
+const AGAIN_BACKOFF = { baseMs: 1_000, maxMs: 10_000 };
 
 const chunks = <T>(items: readonly T[], size: number): T[][] =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
@@ -37,15 +37,29 @@ async function sendAll<I, R>(
 ): Promise<R[]> {
   const results: R[] = [];
   for (const batch of chunks(items, size)) results.push(...(await withRetries(() => send(batch), retry)));
-  const sleep = retry.sleep ?? ((ms: number) => delay(ms));
-  for (let round = 1; round <= AGAIN; round++) {
-    const again = results.flatMap((r, i) => (failedForNow(r) ? [i] : []));
-    if (!again.length) break;
-    await sleep(backoffDelay(round, { baseMs: 1_000, maxMs: 10_000 }));
-    for (const i of again) {
-      const [result] = await withRetries(() => send([items[i] as I]), retry);
-      if (result) results[i] = result;
-    }
+  const pending = () => results.flatMap((r, i) => (failedForNow(r) ? [i] : []));
+  // Records the CRM refused for now are a failure the one executor waits out, a round a try; a call
+  // that fails as a whole was retried by withRetries already and ends the batch.
+  const stillRefused = new Error('records refused for now');
+  try {
+    await retrying(
+      async (round) => {
+        if (round > 1)
+          for (const i of pending()) {
+            const [result] = await withRetries(() => send([items[i] as I]), retry);
+            if (result) results[i] = result;
+          }
+        if (pending().length) throw stillRefused;
+      },
+      {
+        tries: AGAIN + 1,
+        backoff: AGAIN_BACKOFF,
+        classify: (err) => ({ permanent: err !== stillRefused }),
+        sleep: retry.sleep,
+      },
+    );
+  } catch (err) {
+    if (err !== stillRefused) throw err;
   }
   return results;
 }

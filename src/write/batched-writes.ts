@@ -24,8 +24,8 @@ import type {
 } from '../../connectors/types.ts';
 import type { BatchChannel, BatchChannels, ChannelSpec } from '../batch/channel.ts';
 import { localChannels } from '../batch/local.ts';
-import { backoffDelay } from '../shared/backoff.ts';
 import { IntegrationError } from '../shared/errors.ts';
+import { retrying } from '../shared/retry.ts';
 import { storableText } from '../shared/text.ts';
 import {
   fieldEntriesOf,
@@ -88,13 +88,10 @@ export function batchedWrites(options: {
   }
 
   async function record(what: string, write: () => Promise<void>): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await write();
-      } catch (err) {
-        if (attempt >= RECORD_RETRIES) return options.onJournalError?.(err, what);
-        await new Promise((r) => setTimeout(r, backoffDelay(attempt + 1, RECORD_BACKOFF)));
-      }
+    try {
+      await retrying(write, { tries: RECORD_RETRIES + 1, backoff: RECORD_BACKOFF });
+    } catch (err) {
+      options.onJournalError?.(err, what);
     }
   }
 

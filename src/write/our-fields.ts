@@ -14,7 +14,7 @@ import type { Redis } from 'ioredis';
 import type { CrmConnector, CrmKind, EnsureFieldsResult, FieldDefinition } from '../../connectors/types.ts';
 import { fieldDefinitions, idFieldDefinitions } from '../map/field-definitions.ts';
 import type { Mapping } from '../map/mapping-schema.ts';
-import { IntegrationError } from '../shared/errors.ts';
+import { failureFacts, IntegrationError } from '../shared/errors.ts';
 
 /** Every field of ours the tenant needs; throws naming an id field that clashes with a mapped one. */
 export function ourFieldDefinitions(connector: CrmConnector, mapping: Mapping): FieldDefinition[] {
@@ -89,14 +89,15 @@ export function ourFields(options: {
           try {
             await prepare(crm, tenant);
           } catch (err) {
-            const permanent = err instanceof IntegrationError ? err.permanent : false;
+            const facts = failureFacts(err);
+            const permanent = facts?.permanent ?? false;
             throw new IntegrationError(
               `our fields could not be created on ${crm} ${tenant}, so nothing was written: ${(err as Error).message}` +
                 (permanent ? ` (once fixed: buyer-intel-sync setup --tenant ${tenant})` : ''),
               {
                 permanent,
-                ...(err instanceof IntegrationError
-                  ? { retryAfterMs: err.retryAfterMs, limit: err.limit, status: err.status }
+                ...(facts
+                  ? { retryAfterMs: facts.retryAfterMs, limit: facts.limit, status: facts.status }
                   : {}),
                 cause: err,
               },

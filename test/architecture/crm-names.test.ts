@@ -1,21 +1,12 @@
 // The core never names a CRM: outside connectors/, no string literal equals a registered CRM kind, so
 // no code branches on one and a new CRM needs no edit there. Comments may mention CRMs (they explain).
 import '../helpers/memory-crm.ts'; // first: registers the test double before the registry is read
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { crmKinds } from '../../connectors/registry.ts';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) return tsFiles(path);
-    return entry.name.endsWith('.ts') ? [path] : [];
-  });
-}
+import { ROOT, tsFiles } from '../helpers/source-files.ts';
 
 /** Every string literal (and template text) that equals one of `names`, with its line. */
 function crmLiterals(source: string, names: readonly string[]): { text: string; line: number }[] {

@@ -84,7 +84,12 @@ describe('Slack channel', () => {
     const unknown = await failure(
       slackChannel({ botToken: slack.token, apiUrl: slack.apiUrl })(message('bob@rep.example')),
     );
-    expect(unknown).toMatchObject({ permanent: true, message: 'Slack refused (users_not_found)' });
+    expect(unknown).toMatchObject({
+      permanent: true,
+      message: expect.stringMatching(
+        /^Slack refused \(users_not_found\): no Slack user has the email \S+; add them to the workspace/,
+      ),
+    });
     const badToken = await failure(
       slackChannel({ botToken: 'xoxb-wrong-SECRET', apiUrl: slack.apiUrl })(message('ann@rep.example')),
     );

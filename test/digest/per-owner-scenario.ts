@@ -36,6 +36,7 @@ export interface OwnerCrm {
 const S1 = mondayNoon(Date.now() - 14 * DAY);
 const S2 = S1 + 7 * DAY;
 const week = (t: number) => `week-${new Date(t).toISOString().slice(0, 10)}`;
+const day = (t: number) => new Date(t).toISOString().slice(0, 10);
 
 export function describeOwnerDigest(crm: OwnerCrm): void {
   const prefix = `test-digest-po-${crm.kind}-${randomUUID().slice(0, 8)}`;
@@ -157,9 +158,12 @@ export function describeOwnerDigest(crm: OwnerCrm): void {
 
       const [annMail, ...annMore] = mailTo('ann');
       expect(annMore).toHaveLength(0);
+      // The subject and the text name the same days: the week looked back over, up to the run.
+      const window1 = `${day(S1 - 7 * DAY)} to ${day(S1)}`;
       expect(annMail?.subject).toBe(
-        `Buyer intel — week of ${week(S1).slice(5)}: ${expected.ann.w1.length} new signals on 2 of your accounts`,
+        `Buyer intel — ${window1}: ${expected.ann.w1.length} new signals on 2 of your accounts`,
       );
+      expect(annMail?.text).toContain(`on the accounts you own, ${window1}, hottest first:`);
       const listed = (text: string) => text.split('\n').filter((l) => /^ {2}\d+\. \[/.test(l));
       expect(listed(annMail?.text ?? '')).toHaveLength(expected.ann.w1.length);
       for (const name of expected.ann.w1) expect(annMail?.text).toContain(`] ${name} — `);
@@ -208,6 +212,9 @@ export function describeOwnerDigest(crm: OwnerCrm): void {
       expect(mailTo('ann')).toHaveLength(2);
       expect(dmsTo('ann')).toHaveLength(2);
       const week2 = mailTo('ann')[1]?.text ?? '';
+      // A later digest covers what is new since the last one, and both its subject and text say so.
+      expect(mailTo('ann')[1]?.subject).toContain(`Buyer intel — ${day(S1)} to ${day(S2)}:`);
+      expect(week2).toContain(`on the accounts you own, ${day(S1)} to ${day(S2)}, hottest first:`);
       for (const name of expected.ann.w2) expect(week2).toContain(`] ${name} — `);
       for (const name of expected.ann.w1.filter((n) => !expected.ann.w2.includes(n)))
         expect(week2).not.toContain(`] ${name} — `);

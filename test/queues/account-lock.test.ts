@@ -2,7 +2,7 @@
 // only the keys still their own; a key another job took after it lapsed stays that job's.
 // @redis-cluster: a release is one script over many keys, which share the prefix's hash tag (one slot).
 import { afterAll, describe, expect, it } from 'vitest';
-import { lockReleaser, takeLocks } from '../../queues/account-lock.ts';
+import { lockReleaser, takeLocks } from '../../src/shared/redis-lock.ts';
 import { deleteKeysOf, testPrefix, testRedis } from '../helpers/redis.ts';
 
 const redis = testRedis();

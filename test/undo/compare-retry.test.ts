@@ -7,6 +7,7 @@ import { CrmRateLimitError } from '../../connectors/types.ts';
 import { IntegrationError } from '../../src/shared/errors.ts';
 import { sameValue } from '../../src/undo/compare.ts';
 import { withRetries } from '../../src/undo/retry.ts';
+import { failing } from '../helpers/failing.ts';
 
 describe('sameValue', () => {
   it('reads empty, numbers, date-times and line breaks the way CRMs hand them back', () => {
@@ -30,18 +31,6 @@ describe('sameValue', () => {
 });
 
 describe('withRetries', () => {
-  const failing = (errors: unknown[]) => {
-    let calls = 0;
-    return {
-      call: async () => {
-        const err = errors[calls++];
-        if (err) throw err;
-        return 'ok';
-      },
-      calls: () => calls,
-    };
-  };
-
   it('waits out rate limits without spending an attempt, then succeeds', async () => {
     const sleeps: number[] = [];
     const limited = () => new CrmRateLimitError('429', 2_000);
