@@ -105,6 +105,7 @@ export function adminRouter(options: {
   addAdminDashboardRoutes(router, { store: options.store, rate: options.rate });
   addAdminReviewRoutes(router, {
     review: options.review,
+    store: options.store,
     actor: { kind: 'admin', name: options.user },
     json,
     body,
