@@ -5,6 +5,7 @@
 // them, and clears TEST_DATABASE_URL, so its CLI runs use the embedded database.
 export const UNIT_TEST_FILES = [
   'test/admin/history-page-render.test.ts',
+  'test/admin/record-link.test.ts',
   'test/admin/runs-progress.test.ts',
   'test/admin/review-page-render.test.ts',
   'test/api/graceful-close.test.ts',

@@ -9,6 +9,7 @@ import type { CohortCounts, Outcome } from '../store/outcomes.ts';
 import { COHORTS } from '../store/schema.ts';
 import { esc } from './html.ts';
 import { rangeLabel, renderConsolePage } from './layout.ts';
+import { type RecordUrl, recordLink } from './record-link.ts';
 import { type GroupView, renderGroups } from './review-groups.ts';
 import { REVIEW_SCRIPT } from './review-script.ts';
 
@@ -30,6 +31,8 @@ export interface ReviewView {
   after?: string | undefined;
   /** The duplicates tab: groups instead of rows (the filters do not apply to them). */
   groups?: readonly GroupView[];
+  /** Each row's link to its record in its CRM. */
+  recordUrl?: RecordUrl | undefined;
 }
 
 const TABS = [...COHORTS, 'duplicates'] as const;
@@ -64,7 +67,7 @@ const sortedCandidates = (o: Outcome) => [...o.candidates].sort((a, b) => b.scor
 const place = (c: { stateCode: string | null; type: string | null }) =>
   [c.stateCode, c.type].filter(Boolean).join(', ');
 
-function row(o: Outcome, i: number): string {
+function row(o: Outcome, i: number, recordUrl: RecordUrl | undefined): string {
   const data = esc(JSON.stringify({ crm: o.crm, tenant: o.tenant, accountId: o.accountId }));
   const name = o.accountName ?? o.accountId;
   const [best, ...others] = sortedCandidates(o);
@@ -82,7 +85,7 @@ function row(o: Outcome, i: number): string {
   const reason = o.error ?? o.reason ?? '';
   return `<tr class="row cohort-${esc(o.cohort)}" data-account-id="${esc(o.accountId)}" data-updated="${esc(o.updatedAt.toISOString())}" data-score="${best ? esc(best.score.toFixed(2)) : ''}">
   <td><input type="checkbox" class="pick" data-account="${data}" aria-label="select ${esc(name)}"${best && o.status === 'needs_review' ? '' : ' disabled'}></td>
-  <td><strong class="name">${esc(name)}</strong>${o.state ? ` <span class="state">${esc(o.state)}</span>` : ''}<br><small>${esc(o.crm)} ${esc(o.tenant)} · ${esc(o.accountId)}</small></td>
+  <td><strong class="name">${esc(name)}</strong>${o.state ? ` <span class="state">${esc(o.state)}</span>` : ''}<br><small>${esc(o.crm)} ${esc(o.tenant)} · ${esc(o.accountId)}</small> ${recordLink(recordUrl, o)}</td>
   <td class="status"><span class="badge ${esc(o.status)}">${esc(o.status.replace('_', ' '))}</span>${o.pinned ? ' <small>pinned</small>' : ''}</td>
   <td class="best">${bestCell}</td>
   <td class="reason"><small>${esc(reason.length > 140 ? `${reason.slice(0, 139)}…` : reason)}</small></td>
@@ -145,7 +148,7 @@ function rowsView(view: ReviewView): string {
 <div id="flash" role="status"></div>
 <div class="scroll"><table class="review"><thead><tr><th><input type="checkbox" id="pick-all" aria-label="select all on this page"></th><th>Account</th><th>Status</th><th>Best candidate</th><th>Reason</th><th>Actions</th></tr></thead>
 <tbody>
-${view.rows.map((o, i) => row(o, i)).join('\n') || '<tr><td colspan="6">Nothing here.</td></tr>'}
+${view.rows.map((o, i) => row(o, i, view.recordUrl)).join('\n') || '<tr><td colspan="6">Nothing here.</td></tr>'}
 </tbody></table></div>
 ${pager(view)}
 <dialog id="approve-dialog" aria-labelledby="approve-title" aria-describedby="approve-what">
@@ -164,7 +167,7 @@ td.acts button{margin:0 4px 4px 0}tr.more td{background:#f8f9fb}tr.more ol{margi
 .research{display:flex;gap:8px;align-items:end;flex-wrap:wrap}.research label{display:flex;flex-direction:column;font-size:12px;color:#4a5263}
 .research .r-name{width:320px;max-width:100%}.score{font-variant-numeric:tabular-nums;font-weight:600}
 tr.done td{opacity:.75}dialog{border:1px solid #8a93a6;border-radius:8px;max-width:560px}dialog::backdrop{background:rgba(29,36,51,.4)}
-.dialog-actions{display:flex;gap:8px;justify-content:flex-end}
+.dialog-actions{display:flex;gap:8px;justify-content:flex-end}a.crm-link{font-size:12px;white-space:nowrap}
 section.group{margin:0 0 16px;border:1px solid #dfe3ea;border-radius:6px;padding:8px}section.group h2{font-size:15px;margin:0 0 6px}
 section.group table{table-layout:fixed}section.group th:first-child{width:24%}section.group th:nth-child(5){width:26%}section.group th:last-child{width:24%}
 tr.recommended{background:#f1faf4}.badge.keep{background:#1d7a46;color:#fff}p.about{color:#4a5263;max-width:900px}`;

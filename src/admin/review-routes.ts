@@ -20,6 +20,7 @@ import type { ReviewService } from '../review/service.ts';
 import type { Actor } from '../store/decisions.ts';
 import type { Store } from '../store/store.ts';
 import { queryOf, valid } from './query.ts';
+import type { RecordUrl } from './record-link.ts';
 import { groupViewOf } from './review-groups.ts';
 import { renderReviewPage } from './review-page.ts';
 
@@ -78,6 +79,7 @@ export function addAdminReviewRoutes(
     /** The page's total and one account's outcome (a re-search shown in place) are read from it. */
     store: Pick<Store, 'open'>;
     actor: Actor;
+    recordUrl?: RecordUrl | undefined;
     json: express.RequestHandler;
     body: <T>(schema: z.ZodType<T>, req: express.Request) => T;
   },
@@ -110,6 +112,7 @@ export function addAdminReviewRoutes(
       ]);
       res.type('html').send(
         renderReviewPage({
+          recordUrl: options.recordUrl,
           limit,
           total,
           offset: after ? (trail.length + 1) * limit : 0,

@@ -20,6 +20,7 @@ import { addAdminDashboardRoutes } from './dashboard-routes.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
 import { type CrmFieldNames, renderMappingPage } from './mapping-page.ts';
 import { renderAdminPage, sortRows } from './page.ts';
+import type { RecordUrl } from './record-link.ts';
 import { addAdminReviewRoutes } from './review-routes.ts';
 import { addAdminRunsRoutes, type ProviderRate } from './runs-list-routes.ts';
 
@@ -45,6 +46,8 @@ export function adminRouter(options: {
   mapping?: { mapping: Mapping; source: string; crms: () => CrmFieldNames[] };
   /** The provider's shared pace now, for the run pages' "throttled" state (runs-list-routes.ts). */
   rate?: ProviderRate | undefined;
+  /** Where each account opens in its CRM (record-link.ts), for the review and accounts rows. */
+  recordUrl?: RecordUrl | undefined;
 }): express.Router {
   const router = express.Router();
   const limit = options.limit ?? 200;
@@ -99,13 +102,14 @@ export function adminRouter(options: {
       `body ${formatPath(issue?.path ?? [])}: ${issue?.message ?? 'invalid'}`,
     );
   };
-  addAdminAccountsRoutes(router, { store: options.store });
+  addAdminAccountsRoutes(router, { store: options.store, recordUrl: options.recordUrl });
   addAdminHistoryRoutes(router, { store: options.store, rate: options.rate });
   addAdminRunsRoutes(router, { store: options.store, rate: options.rate });
   addAdminDashboardRoutes(router, { store: options.store, rate: options.rate });
   addAdminReviewRoutes(router, {
     review: options.review,
     store: options.store,
+    recordUrl: options.recordUrl,
     actor: { kind: 'admin', name: options.user },
     json,
     body,

@@ -107,6 +107,11 @@ describe('review console', () => {
     // Compact: one short row per account, its best candidate and score shown, the others folded away.
     const first = page.locator('tbody tr.row').first();
     expect((await first.boundingBox())?.height).toBeLessThan(90);
+    // The record in its CRM, one click away.
+    const firstId = await first.getAttribute('data-account-id');
+    expect(
+      await first.getByRole('link', { name: /^Open in HubSpot: Review Account \d+ / }).getAttribute('href'),
+    ).toBe(`https://app.hubspot.com/contacts/${tenant}/company/${firstId}`);
     expect(await first.locator('td.best .score').textContent()).toMatch(/^0\.\d\d$/);
     expect(await page.locator('tr.more:visible').count()).toBe(0);
     expect(await page.locator('tbody button.confirm:visible').count()).toBe(50);
@@ -128,11 +133,11 @@ describe('review console', () => {
     // candidates, Space folds them again.
     await page.locator('#pick-all').focus();
     const order: string[] = [];
-    for (let i = 0; i < 4; i++) {
+    for (let i = 0; i < 5; i++) {
       await page.keyboard.press('Tab');
       order.push(await page.evaluate(() => (document.activeElement as HTMLElement).className));
     }
-    expect(order).toEqual(['pick', 'confirm top', 'reject', 'expand']);
+    expect(order).toEqual(['pick', 'crm-link', 'confirm top', 'reject', 'expand']);
     await page.keyboard.press('Enter');
     const more = page.locator('tr.more').first();
     await more.waitFor({ state: 'visible' });
