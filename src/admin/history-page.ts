@@ -23,6 +23,8 @@ export const accountHistoryHref = (crm: string, accountId: string, tenant?: stri
   const query = params.toString();
   return `/admin/history/${encodeURIComponent(crm)}/${encodeURIComponent(accountId)}${query ? `?${query}` : ''}`;
 };
+const historyExportHref = (q: Record<string, string>) =>
+  `/admin/export/history.csv?${new URLSearchParams(q).toString()}`;
 const runHref = (id: string, after?: string) =>
   `/admin/runs/${encodeURIComponent(id)}${after ? `?after=${encodeURIComponent(after)}` : ''}`;
 
@@ -100,7 +102,7 @@ export function renderAccountHistoryPage(view: AccountHistoryView): string {
     active: 'accounts',
     css: HISTORY_CSS,
     body: `<p><a href="/admin/accounts">All accounts</a> · <a href="/admin/review">Review queue</a></p><h1>${esc(title)}</h1>
-<p class="summary">${esc(view.crm)}${view.tenant ? ` ${esc(view.tenant)}` : ''} · ${esc(view.accountId)} · what we wrote, what a policy kept, the notes we created, newest first</p>
+<p class="summary">${esc(view.crm)}${view.tenant ? ` ${esc(view.tenant)}` : ''} · ${esc(view.accountId)} · what we wrote, what a policy kept, the notes we created, newest first · <a id="export-history" href="${esc(historyExportHref({ crm: view.crm, accountId: view.accountId, ...(view.tenant ? { tenant: view.tenant } : {}) }))}" download>history.csv</a></p>
 ${changesTable(view.changes, false)}
 ${older}`,
   });
@@ -152,7 +154,7 @@ export function renderRunPage(view: RunView): string {
     active: 'runs',
     css: RUN_CSS,
     body: `<p><a href="/admin/runs">All runs</a></p><h1>${esc(title)}</h1>
-<p class="summary">${summary}</p>
+<p class="summary">${summary} · <a id="export-history" href="${esc(historyExportHref({ run: view.id }))}" download>history.csv</a></p>
 ${view.live ? runProgressPanel(view.live.progress, view.live.failures, false) : ''}
 ${undone}
 <h2>What it changed</h2>

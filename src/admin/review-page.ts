@@ -63,6 +63,21 @@ function href(view: ReviewView, change: Record<string, string | undefined>): str
   return `/admin/review?${params.toString()}`;
 }
 
+/** The export of what the page lists: its cohort and filter, every page of it. */
+function exportHref(view: ReviewView): string {
+  const params = new URLSearchParams();
+  const f = view.filter;
+  for (const [k, v] of Object.entries({
+    cohort: f.cohort,
+    q: f.q,
+    state: f.state,
+    minConfidence: f.minConfidence?.toString(),
+  }))
+    if (v !== undefined && v !== '') params.set(k, v);
+  const query = params.toString();
+  return `/admin/export/review.csv${query ? `?${query}` : ''}`;
+}
+
 const sortedCandidates = (o: Outcome) => [...o.candidates].sort((a, b) => b.score - a.score).slice(0, 5);
 const place = (c: { stateCode: string | null; type: string | null }) =>
   [c.stateCode, c.type].filter(Boolean).join(', ');
@@ -178,7 +193,7 @@ export function renderReviewPage(view: ReviewView): string {
     return `<a class="tab${current ? ' current' : ''}" data-cohort="${c}" href="${esc(href(view, { cohort: c, limit: undefined }))}"${current ? ' aria-current="true"' : ''}>${esc(LABEL[c])} <span class="count">${esc(view.counts[c])}</span></a>`;
   }).join('');
   const body = `<h1>Review queue</h1>
-<p class="summary">Accounts a person decides: confirm the best candidate, pick another, reject, or search again with a better name.</p>
+<p class="summary">Accounts a person decides: confirm the best candidate, pick another, reject, or search again with a better name.${view.groups ? '' : ` Export this list: <a id="export-review" href="${esc(exportHref(view))}" download>review.csv</a>`}</p>
 <nav class="tabs" aria-label="Cohorts">${tabs}</nav>
 ${view.groups ? `<div id="flash" role="status"></div>\n${renderGroups(view.groups, view.next ? href(view, { after: view.next }) : null)}` : rowsView(view)}`;
   return renderConsolePage({ title: 'Review', active: 'review', body, css: CSS, script: REVIEW_SCRIPT });

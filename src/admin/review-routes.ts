@@ -7,6 +7,7 @@ import { ActionProblem } from '../review/problem.ts';
 import {
   approveFilterSchema,
   approveSelectionSchema,
+  canonicalAccount,
   crmSchema,
   decodeGroupCursor,
   encodeGroupCursor,
@@ -137,7 +138,8 @@ export function addAdminReviewRoutes(
   router.get('/api/review/outcome', async (req, res, next) => {
     try {
       const a = valid(account, queryOf(req.query), 'query');
-      const o = await readStore(store, ({ outcomes }) => outcomes.get(key(a)), 'the account');
+      const one = canonicalAccount(key(a));
+      const o = await readStore(store, ({ outcomes }) => outcomes.get(one), 'the account');
       if (!o)
         throw new ActionProblem(404, 'not_found', `no outcome recorded for ${a.crm} account ${a.accountId}`);
       res.set('cache-control', 'no-store').json({

@@ -17,6 +17,7 @@ import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import { addAdminAccountsRoutes } from './accounts-routes.ts';
 import { addAdminDashboardRoutes } from './dashboard-routes.ts';
+import { addAdminExportRoutes } from './export-routes.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
 import { type CrmFieldNames, renderMappingPage } from './mapping-page.ts';
 import { renderAdminPage, sortRows } from './page.ts';
@@ -103,6 +104,7 @@ export function adminRouter(options: {
     );
   };
   addAdminAccountsRoutes(router, { store: options.store, recordUrl: options.recordUrl });
+  addAdminExportRoutes(router, { store: options.store, recordUrl: options.recordUrl });
   addAdminHistoryRoutes(router, { store: options.store, rate: options.rate });
   addAdminRunsRoutes(router, { store: options.store, rate: options.rate });
   addAdminDashboardRoutes(router, { store: options.store, rate: options.rate });

@@ -3,10 +3,12 @@
 // "kept the person's 1,400,000; ours (1,250,000) not written", an undo run's page says its counts in
 // words (no `gone 0, ours 0, notesGone 0`), and both pages pass the console checks at both widths.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addAdminExportRoutes } from '../../src/admin/export-routes.ts';
 import { addAdminHistoryRoutes } from '../../src/admin/history-routes.ts';
 import { Store } from '../../src/store/store.ts';
 import type { FieldWriteEntry } from '../../src/write/journal.ts';
@@ -116,6 +118,7 @@ beforeAll(async () => {
   });
   const router = express.Router();
   addAdminHistoryRoutes(router, { store });
+  addAdminExportRoutes(router, { store });
   const app = express().use('/admin', router);
   server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
@@ -145,7 +148,7 @@ const fits = (page: Page) =>
 
 describe('history console', () => {
   it("fits 1440 px, says a person's kept edit in words, and an undo's counts in sentences", async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });
     await page.goto(`${base}/admin/history/hubspot/9001?tenant=${tenant}`);
     expect(await page.locator('h1').textContent()).toBe('History of City of Austin');
     for (const width of [1440, 1024]) {
@@ -167,6 +170,12 @@ describe('history console', () => {
     expect(await page.locator('body').textContent()).not.toContain('∅');
     expect(await page.getByText('1 Mar 2026, 12:00 UTC').count()).toBeGreaterThan(0);
     expect(await checkConsolePage(page, 'history-account')).toEqual([]);
+    // The same history as a file, one click away.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-history')]);
+    expect(download.suggestedFilename()).toBe('history-9001.csv');
+    const file = readFileSync((await download.path()) ?? '', 'utf8');
+    expect(file.trim().split('\r\n')).toHaveLength(1 + 5);
+    expect(file).toContain('"kept the person’s 1,400,000; ours (1,250,000) not written"');
 
     await page.goto(`${base}/admin/runs/${undoRunId}`);
     expect(await page.locator('#undo-counts li').allTextContents()).toEqual([

@@ -5,6 +5,7 @@
 // dialog) shrinks the queue by 10 and writes the 10 companies; a dismissed approve-all approves
 // nothing; a re-search shows its new candidates without leaving the page; the console checks pass.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROVENANCE_FIELDS as P } from '../../src/map/provenance.ts';
@@ -201,6 +202,16 @@ describe('review console', () => {
     );
     expect(await page.locator('#range').textContent()).toBe(`1–10 of ${QUEUE - 10}`);
     for (const id of await rowIds(page)) expect(chosen).not.toContain(id);
+
+    // Export the review queue: one click on the page's link downloads every page of it.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-review')]);
+    expect(download.suggestedFilename()).toBe('review.csv');
+    const exported = readFileSync((await download.path()) ?? '', 'utf8')
+      .trim()
+      .split('\r\n');
+    expect(exported).toHaveLength(1 + QUEUE - 10);
+    for (const id of chosen) expect(exported.join('\n')).not.toContain(`"${id}"`);
+    expect(exported.join('\n')).toContain(`https://app.hubspot.com/contacts/${tenant}/company/`);
 
     // Re-search in place: a better name in the row's own box; the answer appears in the same page.
     const buyer = sharedDataset().buyers.find(
