@@ -40,9 +40,10 @@ export async function* keysetPages<T>(
 }
 
 /**
- * Sends a CSV download: the header, then each page's lines as it comes. Once the first byte is sent a
- * failure can only cut the download short (the socket is destroyed, so the file is visibly incomplete
- * rather than silently short); the caller checks its input before.
+ * Sends a CSV download: the header, then each page's lines as it comes. The first page is read before
+ * anything is sent, so a store that cannot be read is still the caller's error to answer (503); once
+ * the first byte is out a failure can only cut the download short (the socket is destroyed, so the
+ * file is visibly incomplete rather than silently short).
  */
 export async function streamCsv<T>(
   res: Response,
@@ -51,15 +52,22 @@ export async function streamCsv<T>(
   pages: AsyncIterable<readonly T[]>,
   cells: (row: T) => readonly unknown[],
 ): Promise<void> {
+  const iterator = pages[Symbol.asyncIterator]();
+  const first = await iterator.next();
   res.status(200);
   res.setHeader('content-type', 'text/csv; charset=utf-8');
   res.setHeader('content-disposition', `attachment; filename="${filename}"`);
   res.setHeader('cache-control', 'no-store');
+  const lines = (rows: readonly T[]) => rows.map((r) => csvLine(cells(r))).join('');
   try {
-    await writeWithBackpressure(res, csvLine(header));
-    for await (const rows of pages) {
-      if (res.destroyed) return;
-      const chunk = rows.map((r) => csvLine(cells(r))).join('');
+    await writeWithBackpressure(res, csvLine(header) + (first.done ? '' : lines(first.value)));
+    for (let page = first; !page.done; ) {
+      page = await iterator.next();
+      if (res.destroyed) {
+        await iterator.return?.();
+        return;
+      }
+      const chunk = page.done ? '' : lines(page.value);
       if (chunk) await writeWithBackpressure(res, chunk);
     }
     res.end();

@@ -162,9 +162,13 @@ export function addAdminExportRoutes(
     try {
       const query = valid(reviewFilterSchema, { cohort: 'needs_review', ...queryOf(req.query) }, 'query');
       const filter = outcomeFilterOf(query);
-      const { outcomes } = await readStore(store, async (repos) => repos, 'the review queue');
+      // Each page through readStore: a store that stops answering is a 503 before the first byte.
       const pages = keysetPages((after) =>
-        outcomes.list(filter, { sort: 'date', direction: 'desc', limit: PAGE, after }),
+        readStore(
+          store,
+          ({ outcomes }) => outcomes.list(filter, { sort: 'date', direction: 'desc', limit: PAGE, after }),
+          'the review queue',
+        ),
       );
       await streamCsv(res, 'review.csv', REVIEW_HEADER, pages, (o) => reviewCells(o, recordUrl));
     } catch (err) {
@@ -175,17 +179,18 @@ export function addAdminExportRoutes(
   router.get('/export/history.csv', async (req, res, next) => {
     try {
       const q = valid(historyQuery, queryOf(req.query), 'query');
-      const { writes } = await readStore(store, async (repos) => repos);
       const account =
         q.accountId !== undefined && q.crm !== undefined
           ? canonicalAccount({ crm: q.crm, tenant: q.tenant, accountId: q.accountId })
           : null;
       const read = (after: string | undefined): Promise<HistoryPage> =>
-        q.run !== undefined
-          ? writes.ofRun(q.run, { limit: PAGE, after })
-          : account
-            ? writes.forAccount(account, { limit: PAGE, after })
-            : writes.all({ limit: PAGE, after });
+        readStore(store, ({ writes }) =>
+          q.run !== undefined
+            ? writes.ofRun(q.run, { limit: PAGE, after })
+            : account
+              ? writes.forAccount(account, { limit: PAGE, after })
+              : writes.all({ limit: PAGE, after }),
+        );
       const pages = keysetPages(async (after) => {
         const page = await read(after);
         return { rows: page.events, next: page.next };

@@ -195,6 +195,8 @@ describe('review and history exports', () => {
     expect(run.lines[1]).toMatch(
       new RegExp(`^"2026-03-01T12:00:00.000Z","hubspot","${tenant}","10[12]","${runId}","backfill",`),
     );
+    // Without a scope: every account's history (this file's database holds these three).
+    expect((await csv('/admin/export/history.csv')).lines).toHaveLength(1 + 3);
     for (const [query, says] of [
       ['accountId=101', 'query crm: give the crm of the account'],
       ['run=abc', 'query run: must be a run id (digits)'],
