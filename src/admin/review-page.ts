@@ -177,7 +177,7 @@ const CSS = `nav.tabs{display:flex;gap:4px;margin:0 0 12px;flex-wrap:wrap}.tab{p
 .tab.current{background:#1d2433;color:#fff}.count{font-weight:600}
 .bulk{display:flex;gap:8px;align-items:center;flex-wrap:wrap;margin:8px 0}.bulk label{font-size:13px}
 table.review{table-layout:fixed}table.review th:first-child{width:36px}table.review th:nth-child(2){width:20%}
-table.review th:nth-child(3){width:100px}table.review th:nth-child(4){width:22%}table.review th:last-child{width:190px}
+table.review th:nth-child(3){width:112px}td.status .badge{white-space:nowrap}table.review th:nth-child(4){width:22%}table.review th:last-child{width:190px}
 td.acts button{margin:0 4px 4px 0}tr.more td{background:#f8f9fb}tr.more ol{margin:0 0 8px}tr.more li{margin:2px 0}
 .research{display:flex;gap:8px;align-items:end;flex-wrap:wrap}.research label{display:flex;flex-direction:column;font-size:12px;color:#4a5263}
 .research .r-name{width:320px;max-width:100%}.score{font-variant-numeric:tabular-nums;font-weight:600}
