@@ -37,6 +37,8 @@ export function refreshingConnector(options: {
     maxNoteKeyBatch: inner.maxNoteKeyBatch,
     maxTaskStateBatch: inner.maxTaskStateBatch,
     ...(inner.fieldName ? { fieldName: (field: string) => inner.fieldName?.(field) ?? field } : {}),
+    // Where a record opens does not depend on the token: the inner connector of the moment says.
+    ...(inner.recordUrl ? { recordUrl: (id: string) => inner.recordUrl?.(id) ?? '' } : {}),
     getAccount: (id, fields) => withRefresh((c) => c.getAccount(id, fields)),
     getAccounts: (ids, fields) => withRefresh((c) => c.getAccounts(ids, fields)),
     listAccounts: (fields, page) => withRefresh((c) => c.listAccounts(fields, page)),

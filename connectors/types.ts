@@ -196,6 +196,11 @@ export interface CrmConnector {
    * name (`BuyerIntel_Population__c`) for `buyer_intel_population`. Absent: the name itself.
    */
   fieldName?(field: string): string;
+  /**
+   * Where a person opens the account in the CRM's own screens (HubSpot's company page, Salesforce's
+   * Lightning record page), for the links on the admin console. Absent: the CRM has no such page.
+   */
+  recordUrl?(accountId: string): string;
 
   /** Reads one account with the given CRM fields. Throws AccountNotFoundError for an unknown id. */
   getAccount(accountId: string, fieldNames: readonly string[]): Promise<AccountSnapshot>;

@@ -6,6 +6,7 @@
 export const UNIT_TEST_FILES = [
   'test/admin/history-page-render.test.ts',
   'test/admin/mapping-page-render.test.ts',
+  'test/admin/record-link.test.ts',
   'test/admin/runs-progress.test.ts',
   'test/admin/review-page-render.test.ts',
   'test/api/graceful-close.test.ts',

@@ -61,6 +61,8 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     maxNoteKeyBatch: NOTE_KEY_BATCH,
     maxTaskStateBatch: HUBSPOT_BATCH_LIMIT,
     fieldLimits: HUBSPOT_FIELD_LIMITS,
+    recordUrl: (accountId) =>
+      `https://app.hubspot.com/contacts/${encodeURIComponent(options.portalId)}/company/${encodeURIComponent(accountId)}`,
     getAccount: (accountId, fieldNames) => getAccount(calls, accountId, fieldNames, idFields),
     getAccounts: (accountIds, fieldNames) => getAccounts(calls, accountIds, fieldNames, idFields),
     listAccounts: (fieldNames, page) => listAccounts(calls, fieldNames, page, idFields),

@@ -101,6 +101,9 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     maxTaskStateBatch: SALESFORCE_COLLECTION_LIMIT,
     fieldLimits: SALESFORCE_FIELD_LIMITS,
     fieldName,
+    // The org's My Domain answers Lightning record URLs (it redirects to its lightning.force.com host).
+    recordUrl: (accountId) =>
+      `${options.instanceUrl.replace(/\/+$/, '')}/lightning/r/Account/${encodeURIComponent(accountId)}/view`,
     getAccount: (accountId, fieldNames) =>
       afterLoad(() => getAccount(calls, fieldName, accountId, fieldNames, idReads)),
     getAccounts: (accountIds, fieldNames) =>

@@ -3,6 +3,7 @@
 import type { Outcome } from '../store/outcomes.ts';
 import { esc } from './html.ts';
 import { rangeLabel, readableTime, renderConsolePage } from './layout.ts';
+import { type RecordUrl, recordLink } from './record-link.ts';
 
 export interface AccountsFilterView {
   q?: string | undefined;
@@ -33,7 +34,7 @@ export function filterQuery(f: AccountsFilterView, extra: Record<string, string>
 const historyHref = (o: Outcome) =>
   `/admin/history/${encodeURIComponent(o.crm)}/${encodeURIComponent(o.accountId)}?tenant=${encodeURIComponent(o.tenant)}`;
 
-function row(o: Outcome): string {
+function row(o: Outcome, recordUrl: RecordUrl | undefined): string {
   const ref = esc(JSON.stringify({ crm: o.crm, tenant: o.tenant, accountId: o.accountId }));
   return `<tr class="account">
 <td><strong class="name">${esc(o.accountName ?? o.accountId)}</strong><br><small>${esc(o.crm)} ${esc(o.tenant)} · ${esc(o.accountId)}</small></td>
@@ -42,7 +43,7 @@ function row(o: Outcome): string {
 <td>${esc(o.state ?? '')}</td>
 <td class="num">${o.confidence === null ? '' : esc(o.confidence.toFixed(2))}</td>
 <td>${readableTime(o.updatedAt)}</td>
-<td><a class="history" href="${esc(historyHref(o))}">History</a> <button class="retry" data-account="${ref}">Retry</button></td>
+<td><a class="history" href="${esc(historyHref(o))}">History</a> ${recordLink(recordUrl, o)} <button class="retry" data-account="${ref}">Retry</button></td>
 </tr>`;
 }
 
@@ -57,6 +58,7 @@ export function renderAccountsPage(view: {
   offset: number;
   next: string | null;
   prev: string | null;
+  recordUrl?: RecordUrl | undefined;
 }): string {
   const f = view.filter;
   const cohorts = ['', ...Object.keys(COHORT_LABELS)]
@@ -84,7 +86,7 @@ ${field('crm', 'CRM', f.crm)}${field('tenant', 'Tenant', f.tenant)}${field('buye
 <p class="summary">Export: <a href="/admin/export/accounts.csv${esc(filterQuery(f))}">accounts.csv</a></p>
 <div id="flash" role="status"></div>
 <div class="scroll"><table><thead><tr><th>Account</th><th>Status</th><th>Buyer</th><th>State</th><th class="num">Confidence</th><th>Updated</th><th>Actions</th></tr></thead>
-<tbody>${view.rows.map(row).join('\n') || '<tr><td colspan="7">No accounts match.</td></tr>'}</tbody></table></div>
+<tbody>${view.rows.map((o) => row(o, view.recordUrl)).join('\n') || '<tr><td colspan="7">No accounts match.</td></tr>'}</tbody></table></div>
 <nav class="pager" aria-label="Pages">${pager}</nav>`;
   const script = `document.addEventListener('click', async (e) => {
   const b = e.target.closest('button.retry');

@@ -10,6 +10,7 @@ import type { Store } from '../store/store.ts';
 import { type AccountsFilterView, filterQuery, renderAccountsPage } from './accounts-page.ts';
 import { csvLine, writeWithBackpressure } from './csv.ts';
 import { queryOf, valid } from './query.ts';
+import type { RecordUrl } from './record-link.ts';
 
 const PAGE = 50;
 const short = z.string().trim().min(1).max(100);
@@ -58,7 +59,7 @@ const HEADER = [
 
 export function addAdminAccountsRoutes(
   router: express.Router,
-  options: { store: Pick<Store, 'open'> },
+  options: { store: Pick<Store, 'open'>; recordUrl?: RecordUrl | undefined },
 ): void {
   const { store } = options;
 
@@ -87,6 +88,7 @@ export function addAdminAccountsRoutes(
         `/admin/accounts${filterQuery(filter, { ...(a ? { after: a } : {}), ...(t.length ? { trail: t.join('.') } : {}) })}`;
       res.type('html').send(
         renderAccountsPage({
+          recordUrl: options.recordUrl,
           filter,
           rows,
           total,

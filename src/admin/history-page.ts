@@ -4,21 +4,17 @@
 import { type ChangeJson, changeSource, decisionWords, type learnedJson } from '../api/history-routes.ts';
 import type { OutcomeStatus } from '../store/schema.ts';
 import type { RunChanges } from '../store/write-history.ts';
+import { changeWords, undoCountsWords } from './history-words.ts';
 import { esc } from './html.ts';
-import { renderConsolePage } from './layout.ts';
+import { readableTime, renderConsolePage } from './layout.ts';
 import { type RunFailure, runPageScript, runProgressPanel } from './runs-page.ts';
 import type { RunProgressJson } from './runs-progress.ts';
 
-const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#1d2433}
-h1{font-size:20px;margin:0 0 4px}h2{font-size:16px;margin:16px 0 6px}tr.undone td{color:#666}p.summary{color:#555;margin:0 0 16px}
-table{border-collapse:collapse;width:100%}th,td{border-bottom:1px solid #e3e6ec;padding:6px 8px;vertical-align:top;text-align:left}
-th{background:#f5f7fa;font-weight:600}small{color:#666}code{font-size:12px}
-td.change{white-space:nowrap}tr.kept td{color:#6b5900}tr.refused td{color:#a11}
-.counts td{border:none;padding:2px 12px 2px 0}
-a#older{display:inline-block;margin-top:12px}`;
-
-const when = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`;
-const shown = (v: string | null) => (v === null ? '∅' : v.length > 120 ? `${v.slice(0, 119)}…` : v);
+// Fixed columns that wrap their text: the whole table, the Decision column included, fits 1440 px and
+// 1024 px; a long value or a buyer's UUID breaks inside its cell instead of widening the table.
+const HISTORY_CSS = `table.history{table-layout:fixed}table.history td{overflow-wrap:anywhere}
+th.when{width:128px}th.run{width:14%}th.account{width:11%}th.buyer{width:11%}th.field{width:17%}th.decision{width:18%}
+tr.kept td{color:#6b5900}tr.undone td{color:#666}h2{font-size:16px;margin:16px 0 6px}tr.refused td{color:#a11}code{font-size:12px}a#older{display:inline-block;margin-top:12px}`;
 
 export const accountHistoryHref = (crm: string, accountId: string, tenant?: string, after?: string) => {
   const params = new URLSearchParams();
@@ -27,6 +23,8 @@ export const accountHistoryHref = (crm: string, accountId: string, tenant?: stri
   const query = params.toString();
   return `/admin/history/${encodeURIComponent(crm)}/${encodeURIComponent(accountId)}${query ? `?${query}` : ''}`;
 };
+const historyExportHref = (q: Record<string, string>) =>
+  `/admin/export/history.csv?${new URLSearchParams(q).toString()}`;
 const runHref = (id: string, after?: string) =>
   `/admin/runs/${encodeURIComponent(id)}${after ? `?after=${encodeURIComponent(after)}` : ''}`;
 
@@ -46,7 +44,7 @@ function changeRows(c: ChangeJson, withAccount: boolean): string {
         : '';
       return {
         attrs: `class="field ${cls}" data-field="${esc(f.field)}"`,
-        cells: `<td><code>${esc(f.field)}</code>${about}</td><td class="change">${esc(shown(f.old))} → ${esc(shown(f.new))}</td><td>${esc(decisionWords(f))}</td>`,
+        cells: `<td><code>${esc(f.field)}</code>${about}</td><td class="change">${esc(changeWords(f))}</td><td>${esc(decisionWords(f))}</td>`,
       };
     }),
     ...c.notes.map((n) => ({
@@ -56,7 +54,7 @@ function changeRows(c: ChangeJson, withAccount: boolean): string {
   ];
   const span = lines.length;
   const lead = [
-    `<td rowspan="${span}"><time>${esc(when(c.at))}</time>${c.jobId ? `<br><small>job ${esc(c.jobId)}</small>` : ''}</td>`,
+    `<td rowspan="${span}">${readableTime(c.at)}${c.jobId ? `<br><small>job ${esc(c.jobId)}</small>` : ''}</td>`,
     `<td rowspan="${span}">${source(c)}</td>`,
     ...(withAccount
       ? [
@@ -69,32 +67,20 @@ function changeRows(c: ChangeJson, withAccount: boolean): string {
 }
 
 function changesTable(changes: readonly ChangeJson[], withAccount: boolean): string {
-  const head = [
-    'When',
-    'Run',
-    ...(withAccount ? ['Account'] : []),
-    'Buyer',
-    'Field',
-    'Old → new',
-    'Decision',
+  const head: [string, string][] = [
+    ['when', 'When'],
+    ['run', 'Run'],
+    ...(withAccount ? ([['account', 'Account']] as [string, string][]) : []),
+    ['buyer', 'Buyer'],
+    ['field', 'Field'],
+    ['change', 'Change'],
+    ['decision', 'Decision'],
   ];
   const body = changes.map((c) => changeRows(c, withAccount)).join('\n');
-  return `<table class="history"><thead><tr>${head.map((h) => `<th>${h}</th>`).join('')}</tr></thead>
+  return `<div class="scroll"><table class="history"><thead><tr>${head.map(([k, h]) => `<th class="${k}">${h}</th>`).join('')}</tr></thead>
 <tbody>
 ${body || `<tr><td colspan="${head.length}">Nothing recorded.</td></tr>`}
-</tbody></table>`;
-}
-
-function page(title: string, summary: string, content: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${esc(title)} — Buyer Intel Sync</title>
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>${STYLE}</style></head>
-<body>
-<h1>${esc(title)}</h1>
-<p class="summary">${summary} · <a href="/admin/recent">recent enrichments</a> · <a href="/admin/review">review queue</a></p>
-${content}
-</body></html>`;
+</tbody></table></div>`;
 }
 
 export interface AccountHistoryView {
@@ -114,7 +100,7 @@ function learnedTable(rules: readonly ReturnType<typeof learnedJson>[]): string 
   const rows = rules
     .map(
       (r) =>
-        `<tr class="learned ${r.undoneAt ? 'undone' : 'live'}" data-verdict="${esc(r.verdict)}"><td><time>${esc(when(r.at))}</time></td><td>${esc(r.rule)}</td><td>${r.undoneAt ? `taken back ${esc(when(r.undoneAt))}` : 'holds for the next account typed this way'}</td></tr>`,
+        `<tr class="learned ${r.undoneAt ? 'undone' : 'live'}" data-verdict="${esc(r.verdict)}"><td>${readableTime(r.at)}</td><td>${esc(r.rule)}</td><td>${r.undoneAt ? `taken back ${readableTime(r.undoneAt)}` : 'holds for the next account typed this way'}</td></tr>`,
     )
     .join('\n');
   return `<h2>What a person's decisions taught</h2>
@@ -129,11 +115,16 @@ export function renderAccountHistoryPage(view: AccountHistoryView): string {
   const older = view.next
     ? `<a id="older" href="${esc(accountHistoryHref(view.crm, view.accountId, view.tenant, view.next))}">Older</a>`
     : '';
-  return page(
-    `History of ${view.accountName ?? view.accountId}`,
-    `${esc(view.crm)}${view.tenant ? ` ${esc(view.tenant)}` : ''} · ${esc(view.accountId)} · what we wrote, what a policy kept, the notes we created`,
-    `${learnedTable(view.learned ?? [])}${changesTable(view.changes, false)}\n${older}`,
-  );
+  const title = `History of ${view.accountName ?? view.accountId}`;
+  return renderConsolePage({
+    title,
+    active: 'accounts',
+    css: HISTORY_CSS,
+    body: `<p><a href="/admin/accounts">All accounts</a> · <a href="/admin/review">Review queue</a></p><h1>${esc(title)}</h1>
+<p class="summary">${esc(view.crm)}${view.tenant ? ` ${esc(view.tenant)}` : ''} · ${esc(view.accountId)} · what we wrote, what a policy kept, the notes we created, newest first · <a id="export-history" href="${esc(historyExportHref({ crm: view.crm, accountId: view.accountId, ...(view.tenant ? { tenant: view.tenant } : {}) }))}" download>history.csv</a></p>
+${learnedTable(view.learned ?? [])}${changesTable(view.changes, false)}
+${older}`,
+  });
 }
 
 export interface RunView {
@@ -147,6 +138,8 @@ export interface RunView {
   writes: RunChanges;
   changes: readonly ChangeJson[];
   next: string | null;
+  /** The run's own counts (an undo's: accounts done, fields put back, kept, notes removed…). */
+  counts?: Record<string, number> | undefined;
   /** How far the run is, polled again by the page while it runs. */
   live?: { progress: RunProgressJson; failures: readonly RunFailure[] } | undefined;
 }
@@ -167,23 +160,31 @@ export function renderRunPage(view: RunView): string {
   ];
   const older = view.next ? `<a id="older" href="${esc(runHref(view.id, view.next))}">Older</a>` : '';
   const title = `Run ${view.id}: ${view.label}`;
-  const summary = `${esc(view.kind)} · started ${esc(when(view.startedAt))}${view.finishedAt ? ` · queueing ended ${esc(when(view.finishedAt))}` : ''}${view.actor ? ` · by ${esc(view.actor)}` : ''}`;
+  const summary = `${esc(view.kind)} · started ${readableTime(view.startedAt)}${view.finishedAt ? ` · queueing ended ${readableTime(view.finishedAt)}` : ''}${view.actor ? ` · by ${esc(view.actor)}` : ''}`;
+  // Run kinds, not CRMs: an undo's counts are its own (src/undo/record.ts), said in words.
+  const undone =
+    view.kind === 'undo' && view.counts
+      ? `<h2>What the undo did</h2>\n<ul id="undo-counts">${undoCountsWords(view.counts)
+          .map((line) => `<li>${esc(line)}</li>`)
+          .join('')}</ul>`
+      : '';
   return renderConsolePage({
     title,
     active: 'runs',
     css: RUN_CSS,
     body: `<p><a href="/admin/runs">All runs</a></p><h1>${esc(title)}</h1>
-<p class="summary">${summary}</p>
+<p class="summary">${summary} · <a id="export-history" href="${esc(historyExportHref({ run: view.id }))}" download>history.csv</a></p>
 ${view.live ? runProgressPanel(view.live.progress, view.live.failures, false) : ''}
+${undone}
 <h2>What it changed</h2>
 <table class="counts"><tbody>${counts.map(([k, n]) => `<tr data-count="${esc(k)}"><td>${esc(k)}</td><td>${n}</td></tr>`).join('')}</tbody></table>
 <h2>Changes, newest first</h2>
-<div class="scroll">${changesTable(view.changes, true)}</div>
+${changesTable(view.changes, true)}
 ${older}`,
     ...(view.live ? { script: runPageScript(view.id) } : {}),
   });
 }
 
-const RUN_CSS = `td.change{white-space:nowrap}tr.kept td{color:#6b5900}tr.refused td{color:#a11}
-.counts{width:auto}.counts td{border:none;padding:2px 12px 2px 0}code{font-size:12px}
-[hidden]{display:none!important}progress{width:100%;max-width:600px;height:18px}a#older{display:inline-block;margin-top:12px}`;
+const RUN_CSS = `${HISTORY_CSS}
+.counts{width:auto}.counts td{border:none;padding:2px 12px 2px 0}
+[hidden]{display:none!important}progress{width:100%;max-width:600px;height:18px}`;

@@ -80,6 +80,7 @@ export function addAdminHistoryRoutes(
           writes: found.changed,
           changes: changesOf(found.page.events),
           next: found.page.next,
+          counts: run.counts,
           live,
         }),
       );

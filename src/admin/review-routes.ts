@@ -2,10 +2,12 @@
 // actor. The page's query goes through the same schema as the API's; bodies must be JSON.
 import type express from 'express';
 import { z } from 'zod';
+import { readStore } from '../api/history-routes.ts';
 import { ActionProblem } from '../review/problem.ts';
 import {
   approveFilterSchema,
   approveSelectionSchema,
+  canonicalAccount,
   crmSchema,
   decodeGroupCursor,
   encodeGroupCursor,
@@ -17,7 +19,9 @@ import {
 } from '../review/schemas.ts';
 import type { ReviewService } from '../review/service.ts';
 import type { Actor } from '../store/decisions.ts';
-import { queryOf } from './query.ts';
+import type { Store } from '../store/store.ts';
+import { queryOf, valid } from './query.ts';
+import type { RecordUrl } from './record-link.ts';
 import { groupViewOf } from './review-groups.ts';
 import { renderReviewPage } from './review-page.ts';
 
@@ -30,6 +34,13 @@ const researchBody = account
     state: z.string().trim().min(1).max(64).optional(),
   })
   .refine((b) => b.name !== undefined || b.state !== undefined, 'give a name or a state to search with');
+// Previous goes back through the cursors of the pages before (keyset paging has no offsets).
+const trailSchema = z
+  .string()
+  .max(20_000)
+  .regex(/^[A-Za-z0-9_.-]*$/, 'must be the trail of a previous page')
+  .optional();
+
 // The page always names the tenant of each account it shows.
 const approveBody = z.union([
   approveSelectionSchema.extend({
@@ -66,16 +77,22 @@ export function addAdminReviewRoutes(
   router: express.Router,
   options: {
     review: ReviewService;
+    /** The page's total and one account's outcome (a re-search shown in place) are read from it. */
+    store: Pick<Store, 'open'>;
     actor: Actor;
+    recordUrl?: RecordUrl | undefined;
     json: express.RequestHandler;
     body: <T>(schema: z.ZodType<T>, req: express.Request) => T;
   },
 ): void {
-  const { review, actor, json, body } = options;
+  const { review, store, actor, json, body } = options;
+  const key = (a: z.infer<typeof account>) => ({ crm: a.crm, tenant: a.tenant, accountId: a.accountId });
 
   router.get('/review', async (req, res, next) => {
     try {
-      const parsed = reviewQuerySchema.safeParse({ cohort: 'needs_review', ...queryOf(req.query) });
+      const { trail: trailText, ...query } = queryOf(req.query);
+      const trail = (valid(trailSchema, trailText, 'query trail') ?? '').split('.').filter(Boolean);
+      const parsed = reviewQuerySchema.safeParse({ cohort: 'needs_review', ...query });
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         throw new ActionProblem(
@@ -89,9 +106,19 @@ export function addAdminReviewRoutes(
         res.type('html').send(await groupsPage(review, sort, after, limit));
         return;
       }
-      const listed = await review.list(outcomeFilterOf(filter), pageOf({ sort, direction, after, limit }));
+      const outcomeFilter = outcomeFilterOf(filter);
+      const [listed, total] = await Promise.all([
+        review.list(outcomeFilter, pageOf({ sort, direction, after, limit })),
+        readStore(store, ({ outcomes }) => outcomes.count(outcomeFilter), 'the review queue'),
+      ]);
       res.type('html').send(
         renderReviewPage({
+          recordUrl: options.recordUrl,
+          limit,
+          total,
+          offset: after ? (trail.length + 1) * limit : 0,
+          trail,
+          after,
           filter: {
             cohort: filter.cohort,
             q: filter.q,
@@ -107,6 +134,29 @@ export function addAdminReviewRoutes(
     }
   });
 
+  // One account's outcome as the review page shows it: the page polls it after a re-search.
+  router.get('/api/review/outcome', async (req, res, next) => {
+    try {
+      const a = valid(account, queryOf(req.query), 'query');
+      const one = canonicalAccount(key(a));
+      const o = await readStore(store, ({ outcomes }) => outcomes.get(one), 'the account');
+      if (!o)
+        throw new ActionProblem(404, 'not_found', `no outcome recorded for ${a.crm} account ${a.accountId}`);
+      res.set('cache-control', 'no-store').json({
+        status: o.status,
+        cohort: o.cohort,
+        updatedAt: o.updatedAt.toISOString(),
+        reason: o.reason,
+        error: o.error,
+        buyerName: o.buyerName,
+        confidence: o.confidence,
+        candidates: [...o.candidates].sort((x, y) => y.score - x.score).slice(0, 5),
+      });
+    } catch (err) {
+      next(err);
+    }
+  });
+
   const act =
     (fn: (req: express.Request) => Promise<unknown>): express.RequestHandler =>
     async (req, res, next) => {
@@ -117,7 +167,6 @@ export function addAdminReviewRoutes(
         next(err);
       }
     };
-  const key = (a: z.infer<typeof account>) => ({ crm: a.crm, tenant: a.tenant, accountId: a.accountId });
 
   router.post(
     '/api/review/confirm',

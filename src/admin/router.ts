@@ -19,10 +19,12 @@ import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
 import { addAdminAccountsRoutes } from './accounts-routes.ts';
 import { addAdminDashboardRoutes } from './dashboard-routes.ts';
+import { addAdminExportRoutes } from './export-routes.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
 import type { CrmFieldNames } from './mapping-page.ts';
 import { addAdminMappingRoutes } from './mapping-routes.ts';
 import { renderAdminPage, sortRows } from './page.ts';
+import type { RecordUrl } from './record-link.ts';
 import { addAdminReviewRoutes } from './review-routes.ts';
 import { addAdminRunsRoutes, type ProviderRate } from './runs-list-routes.ts';
 
@@ -54,6 +56,8 @@ export function adminRouter(options: {
   };
   /** The provider's shared pace now, for the run pages' "throttled" state (runs-list-routes.ts). */
   rate?: ProviderRate | undefined;
+  /** Where each account opens in its CRM (record-link.ts), for the review and accounts rows. */
+  recordUrl?: RecordUrl | undefined;
 }): express.Router {
   const router = express.Router();
   const limit = options.limit ?? 200;
@@ -104,12 +108,15 @@ export function adminRouter(options: {
     );
   };
   if (options.mapping) addAdminMappingRoutes(router, { ...options.mapping, actor: options.user, json, body });
-  addAdminAccountsRoutes(router, { store: options.store });
+  addAdminAccountsRoutes(router, { store: options.store, recordUrl: options.recordUrl });
+  addAdminExportRoutes(router, { store: options.store, recordUrl: options.recordUrl });
   addAdminHistoryRoutes(router, { store: options.store, rate: options.rate });
   addAdminRunsRoutes(router, { store: options.store, rate: options.rate });
   addAdminDashboardRoutes(router, { store: options.store, rate: options.rate });
   addAdminReviewRoutes(router, {
     review: options.review,
+    store: options.store,
+    recordUrl: options.recordUrl,
     actor: { kind: 'admin', name: options.user },
     json,
     body,

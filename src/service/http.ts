@@ -9,6 +9,7 @@ import { crmOf } from '../../connectors/registry.ts';
 import type { EnrichJob } from '../../queues/enrich-queue.ts';
 import { enqueueInto } from '../../queues/signal-queue.ts';
 import { crmFieldNames } from '../admin/crm-field-names.ts';
+import { recordUrlOf } from '../admin/record-link.ts';
 import { adminRouter } from '../admin/router.ts';
 import { refreshActions } from '../api/actions.ts';
 import { apiRouter } from '../api/router.ts';
@@ -128,6 +129,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
               review: reviewService(actionOptions),
               store: core.store,
               user: settings.admin.username,
+              recordUrl: recordUrlOf(core.connector),
               refusals: () => readRefusals(redis.producer, prefix),
               mapping: {
                 console: mappingConsoleOf(core),

@@ -230,6 +230,11 @@ export class WriteHistory {
     return this.#page({ crm, tenant, accountId, jobId: page.jobId }, page);
   }
 
+  /** Every account's history, newest first, a page at a time (the console's history export). */
+  all(page: PageOptions = {}): Promise<HistoryPage> {
+    return this.#page({}, page);
+  }
+
   /** A run's history, newest first, a page at a time. */
   ofRun(runId: string, page: PageOptions = {}): Promise<HistoryPage> {
     if (!isHistoryCursor(runId)) return Promise.resolve({ events: [], next: null });
@@ -333,7 +338,7 @@ export class WriteHistory {
       ...(scope.jobId !== undefined ? [sql`job_id = ${scope.jobId}`] : []),
       ...(after !== undefined ? [sql`id < ${after}`] : []),
     ];
-    const where = sql.join(conditions, sql` and `);
+    const where = conditions.length ? sql.join(conditions, sql` and `) : sql`true`;
     // A closure belongs to no run or job: a page of one shows none.
     const closureWhere = scope.runId !== undefined || scope.jobId !== undefined ? sql`false` : where;
     // Each side reads its own index newest first and stops at the page's size; the merge keeps a page.

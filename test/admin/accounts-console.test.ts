@@ -3,7 +3,10 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHubSpotConnector } from '../../connectors/hubspot/connector.ts';
+import { createSalesforceConnector } from '../../connectors/salesforce/connector.ts';
 import { addAdminAccountsRoutes } from '../../src/admin/accounts-routes.ts';
+import { recordUrlOf } from '../../src/admin/record-link.ts';
 import { Store } from '../../src/store/store.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { checkConsolePage } from '../helpers/console-check.ts';
@@ -44,7 +47,18 @@ beforeAll(async () => {
       at: new Date(Date.UTC(2026, 0, 1, 0, i)),
     });
   const router = express.Router();
-  addAdminAccountsRoutes(router, { store });
+  // Real connectors (nothing is called): each says where its records open.
+  const hubspot = createHubSpotConnector({ portalId: tenant, accessToken: 'not-used' });
+  const salesforce = createSalesforceConnector({
+    instanceUrl: 'https://acme.my.salesforce.com',
+    orgId: tenant,
+    apiVersion: '62.0',
+    accessToken: 'not-used',
+    clientId: 'not-used',
+    clientSecret: 'not-used',
+  });
+  const recordUrl = recordUrlOf((crm) => (crm === 'hubspot' ? hubspot : salesforce));
+  addAdminAccountsRoutes(router, { store, recordUrl });
   const app = express().use('/admin', router);
   server = app.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
@@ -69,6 +83,16 @@ describe('accounts console', () => {
     await page.getByText('1–1 of 1').waitFor();
     expect(await page.locator('td.buyer').first().innerText()).toContain('Buyer 42');
     expect(await page.locator('time').first().innerText()).toMatch(/1 Jan 2026, 00:42 UTC/);
+    // An even account is a Salesforce one: its link opens the Lightning record page.
+    expect(
+      await page.getByRole('link', { name: 'Open in Salesforce: County 42 (new tab)' }).getAttribute('href'),
+    ).toBe('https://acme.my.salesforce.com/lightning/r/Account/a42/view');
+    await page.getByLabel('Name', { exact: true }).fill('County 43');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.getByText('1–1 of 1').waitFor();
+    expect(
+      await page.getByRole('link', { name: 'Open in HubSpot: County 43 (new tab)' }).getAttribute('href'),
+    ).toBe(`https://app.hubspot.com/contacts/${tenant}/company/a43`);
     await page.getByLabel('Name', { exact: true }).fill('');
     await page
       .getByLabel('Status', { exact: false })

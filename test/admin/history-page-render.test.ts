@@ -3,6 +3,7 @@
 // carries the cursor (and the tenant) of the next page.
 import { describe, expect, it } from 'vitest';
 import { renderAccountHistoryPage, renderRunPage } from '../../src/admin/history-page.ts';
+import { changeWords, undoCountsWords, valueWords } from '../../src/admin/history-words.ts';
 import type { ChangeJson } from '../../src/api/history-routes.ts';
 
 const hostile = `<img src=x onerror="alert(1)">'&`;
@@ -77,7 +78,14 @@ describe('history pages', () => {
     );
     // The change's when, run and buyer span its field and note rows.
     expect(html).toContain('removed by an undo <small>(n0)</small>');
-    expect(html).toContain('<td rowspan="4"><time>2026-03-01 12:00:00 UTC</time>');
+    expect(html).toContain(
+      '<td rowspan="4"><time datetime="2026-03-01T12:00:00.000Z">1 Mar 2026, 12:00 UTC</time>',
+    );
+    // A kept value says whose it is and that ours was not written.
+    expect(html).toContain(
+      '<td class="change">kept the person’s &lt;img src=x onerror=&quot;alert(1)&quot;&gt;&#39;&amp;; ours (931,830) not written</td>',
+    );
+    expect(html).toContain('<td class="change">empty → &lt;img');
   });
 
   it('say what a person’s decisions taught, escaped, and whether it still holds', () => {
@@ -138,6 +146,52 @@ describe('history pages', () => {
     expect(html).toContain('<a href="/admin/history/hubspot/42?tenant=123">42</a>');
     expect(html).not.toContain('id="older"');
     expect(renderRunPage({ ...runEmpty(), changes: [] })).toContain('Nothing recorded.');
+  });
+});
+
+describe('history in words', () => {
+  it('says what a policy or an undo kept, with readable numbers and ids left as they are', () => {
+    const kept = { attribute: 'Population', result: 'not_sent' as const };
+    expect(changeWords({ ...kept, old: '1400000', new: null, decision: 'blocked-edited-by-person' })).toBe(
+      'kept the person’s 1,400,000; ours not written',
+    );
+    expect(changeWords({ ...kept, old: '1400000', new: null, decision: 'undo-kept-edit' })).toBe(
+      'kept the person’s 1,400,000; the value before (empty) not put back',
+    );
+    expect(changeWords({ ...kept, old: 'x', new: 'y', decision: 'blocked-not-empty' })).toBe(
+      'kept x, the field had a value; ours (y) not written',
+    );
+    expect(
+      changeWords({ attribute: 'Population', result: 'ok', old: null, new: '931830', decision: 'write' }),
+    ).toBe('empty → 931,830');
+    expect(valueWords('0612345', 'NcesId')).toBe('0612345');
+    expect(valueWords('123456', 'CensusId')).toBe('123456');
+    expect(valueWords('2026', 'FoundedYear')).toBe('2,026');
+  });
+
+  it('says an undo’s counts in sentences, zeros left out', () => {
+    const words = undoCountsWords({
+      accounts: 3,
+      restored: 12,
+      unchanged: 0,
+      skipped: 1,
+      ours: 0,
+      notesRemoved: 4,
+      notesGone: 0,
+      failed: 0,
+      gone: 0,
+    });
+    expect(words).toEqual([
+      '3 accounts done',
+      '12 fields put back to the value before',
+      '1 field kept: a person changed it after we wrote it',
+      '4 notes removed',
+    ]);
+    expect(words.join(' ')).not.toMatch(/notesGone|gone 0|ours 0/);
+    expect(undoCountsWords({ accounts: 1 })).toEqual([
+      '1 account done',
+      'nothing of ours was left to take back',
+    ]);
   });
 });
 

@@ -109,7 +109,11 @@ describe('review page: duplicates groups', () => {
     expect((await page.goto(`${base}/admin/review?cohort=needs_review`))?.status()).toBe(200);
     const hostileRow = page.locator(`tr.row[data-account-id="${hostile}"]`);
     expect(await hostileRow.locator('.name').textContent()).toBe(HOSTILE);
-    await hostileRow.locator(`button.confirm[data-buyer="${travis}"]`).click();
+    // Its candidates fold under the row; a person opens them and chooses.
+    await hostileRow.locator('button.expand').click();
+    await page
+      .locator(`tr.more[data-account-id="${hostile}"] button.confirm[data-buyer="${travis}"]`)
+      .click();
     await queuedJob();
 
     for (const id of [byName, hostile, wrong, byId])

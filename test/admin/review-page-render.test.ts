@@ -55,7 +55,7 @@ describe('renderReviewPage', () => {
     expect(html).not.toContain('<img');
     expect(html).toContain('&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&#39;&amp;');
     expect(html).toMatch(
-      /<a id="next" href="\/admin\/review\?cohort=needs_review&amp;q=[^"]+&amp;sort=confidence&amp;after=abc_DEF-1">Next<\/a>/,
+      /<a id="next" rel="next" href="\/admin\/review\?cohort=needs_review&amp;q=[^"]+&amp;sort=confidence&amp;after=abc_DEF-1">Next<\/a>/,
     );
     expect(html).toContain('Needs review <span class="count">3</span>');
   });

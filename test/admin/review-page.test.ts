@@ -184,19 +184,21 @@ describe('review queue page', () => {
     for (const name of await page.locator('tbody tr.row .name').allTextContents())
       expect(name.toLowerCase()).toContain((target?.accountName ?? '').toLowerCase());
 
-    // "Approve all shown ≥ floor" asks first, with the count it would approve; dismissed, nothing moves.
+    // "Approve all ≥ floor" asks first in the page, with the count it would approve and the floor;
+    // dismissed, nothing moves.
     await page.goto(`${base}/admin/review`);
     const approvable = await outcomes.countApprovable({ cohort: 'needs_review', minConfidence: 0.5 }, 0.5);
     expect(approvable).toBeGreaterThan(0);
-    const asked = new Promise<string>((resolve) =>
-      page.once('dialog', (d) => {
-        resolve(d.message());
-        void d.dismiss();
-      }),
-    );
+    const dialog = page.locator('dialog#approve-dialog');
     await page.click('#approve-floor');
-    expect(await asked).toBe(`approve ${approvable} accounts?`);
-    await expect.poll(() => page.locator('#flash').textContent()).toBe('Nothing approved');
+    await dialog.waitFor({ state: 'visible' });
+    expect(await dialog.locator('#approve-what').textContent()).toContain(
+      `of ${approvable} accounts whose best score is at least 0.50 (the confidence floor)`,
+    );
+    await dialog.locator('#approve-cancel').click();
+    await expect
+      .poll(() => page.locator('#flash').textContent(), { timeout: 15_000 })
+      .toBe('Nothing approved');
     expect((await needsReviewIds()).size).toBe(expected.size);
 
     // Approve the 50 rows of the first page.
@@ -204,7 +206,14 @@ describe('review queue page', () => {
     expect(chosen).toHaveLength(50);
     await page.check('#pick-all');
     await page.click('#approve-selected');
-    await expect.poll(() => page.locator('#flash').textContent()).toMatch(/^Approved 50 accounts/);
+    await dialog.waitFor({ state: 'visible' });
+    expect(await dialog.locator('#approve-what').textContent()).toMatch(
+      /^Approve the top candidate of 50 selected accounts/,
+    );
+    await dialog.locator('#approve-ok').click();
+    await expect
+      .poll(() => page.locator('#flash').textContent(), { timeout: 15_000 })
+      .toMatch(/^Approved 50 accounts/);
     await drained(60_000);
 
     for (const id of chosen) {
@@ -221,7 +230,9 @@ describe('review queue page', () => {
     await page.reload();
     const [rejected, researched] = await rowIds(page);
     const jobOf = async () => {
-      await expect.poll(() => page.locator('#flash').textContent()).toMatch(/^Queued job /);
+      await expect
+        .poll(() => page.locator('#flash').textContent(), { timeout: 15_000 })
+        .toMatch(/^Queued job /);
       const jobId = ((await page.locator('#flash').textContent()) ?? '').replace('Queued job ', '');
       await completedJob(service, jobId);
       // Cleared, so the next action's job id is not mistaken for this one's.
@@ -229,9 +240,10 @@ describe('review queue page', () => {
         (el as unknown as { textContent: string }).textContent = '';
       });
     };
-    await page.locator(`tr[data-account-id="${rejected}"] button.reject`).click();
+    await page.locator(`tr.row[data-account-id="${rejected}"] button.reject`).click();
     await jobOf();
-    const researchRow = page.locator(`tr[data-account-id="${researched}"]`);
+    const researchRow = page.locator(`tr.more[data-account-id="${researched}"]`);
+    await page.locator(`tr.row[data-account-id="${researched}"] button.expand`).click();
     const better = (
       await outcomes.get({ crm: 'hubspot', tenant, accountId: researched ?? '' })
     )?.candidates.sort((a, b) => b.score - a.score)[0];

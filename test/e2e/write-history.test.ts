@@ -354,10 +354,12 @@ describe('the admin pages', () => {
       expect(await page.locator('h1').textContent()).toBe('History of City of Austin');
       // Newest first: the re-pin to Travis County, which kept the person's population.
       const kept = page.locator(`tr.field.kept[data-field="${POPULATION}"]`).first();
-      expect(await kept.locator('td.change').textContent()).toMatch(/^1000001 → \d+$/);
+      expect(await kept.locator('td.change').textContent()).toMatch(
+        /^kept the person’s 1,000,001; ours \([\d,]+\) not written$/,
+      );
       expect(await kept.textContent()).toContain('kept (a person’s edit)');
       const first = page.locator(`tr.field.written[data-field="${POPULATION}"]`).last();
-      expect(await first.locator('td.change').textContent()).toMatch(/^∅ → \d+$/);
+      expect(await first.locator('td.change').textContent()).toMatch(/^empty → [\d,]+$/);
       // The notes on the company: those created, less those the move to Travis County took back.
       const notes = async (action: string) => page.locator(`tr.note.${action}`).count();
       expect((await notes('created')) - (await notes('removed'))).toBe(hs.store.notesOf(id).length);

@@ -94,7 +94,20 @@ const REVIEW_QUERY = [
 export const adminOperations = (): Operation[] => [
   { method: 'GET', path: '/admin', query: [], body: false },
   { method: 'GET', path: '/admin/api/recent', query: [], body: false },
-  { method: 'GET', path: '/admin/review', query: REVIEW_QUERY, body: false },
+  { method: 'GET', path: '/admin/review', query: [...REVIEW_QUERY, 'trail'], body: false },
+  { method: 'GET', path: '/admin/api/review/outcome', query: ['crm', 'tenant', 'accountId'], body: false },
+  {
+    method: 'GET',
+    path: '/admin/export/review.csv',
+    query: REVIEW_QUERY.filter((q) => !['sort', 'after', 'limit'].includes(q)),
+    body: false,
+  },
+  {
+    method: 'GET',
+    path: '/admin/export/history.csv',
+    query: ['run', 'crm', 'accountId', 'tenant'],
+    body: false,
+  },
   {
     method: 'GET',
     path: '/admin/history/{crm}/{accountId}',

@@ -131,6 +131,9 @@ function routes(): { method: string; path: string; body?: unknown; headers?: Rec
     { method: 'POST', path: '/admin/api/review/research', body: { ...ref, name: 'Austin' } },
     { method: 'POST', path: '/admin/api/review/approve', body: { accounts: [ref] } },
     { method: 'GET', path: `/admin/history/hubspot/${company}?tenant=${tenant}` },
+    { method: 'GET', path: `/admin/api/review/outcome?crm=hubspot&tenant=${tenant}&accountId=${company}` },
+    { method: 'GET', path: '/admin/export/review.csv' },
+    { method: 'GET', path: '/admin/export/history.csv?run=1' },
     { method: 'GET', path: '/admin/runs/1' },
     { method: 'GET', path: '/admin/queues/api/queues' },
     // The webhooks did answer 503 already; now with Retry-After too.
