@@ -138,7 +138,7 @@ async function insert(db: Kysely<Database>, version: number, v: NewMappingVersio
   const thresholds = v.thresholds ? JSON.stringify(matchThresholdsSchema.parse(v.thresholds)) : null;
   const { rows } =
     await sql<Row>`insert into mapping_versions (version, document, thresholds, actor, reason, reverts)
-    values (${version}, ${JSON.stringify(v.mapping)}::jsonb, ${thresholds}::jsonb, ${v.actor}, ${v.reason ?? null}, ${v.reverts ?? null})
+    values (${version}, ${JSON.stringify(v.mapping)}::json, ${thresholds}::jsonb, ${v.actor}, ${v.reason ?? null}, ${v.reverts ?? null})
     returning version, document, thresholds, actor, reason, reverts, created_at`.execute(db);
   const row = rows[0];
   if (!row) throw new Error('the mapping version was not stored');

@@ -8,7 +8,9 @@ import { type Kysely, sql } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create table mapping_versions (
     version integer primary key check (version >= 1),
-    document jsonb not null,
+    -- json, not jsonb: jsonb reorders an object's keys, and the order of enumLabels is the order of
+    -- the CRM dropdown's options (setup creates them in it).
+    document json not null,
     thresholds jsonb,
     actor text not null,
     reason text,
