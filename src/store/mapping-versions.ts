@@ -1,4 +1,4 @@
-// The mapping's versions as saved from the admin console (migration 0015): appended, never changed, so
+// The mapping's versions as saved from the admin console (migrations 0015, 0016): appended, never changed, so
 // the list is the record of who changed what, and a revert is one more version equal to an older one.
 // A version is saved only as the next number after the one its editor started from: two people saving
 // at once cannot overwrite each other's change unseen (the second is told to reload).

@@ -8,9 +8,7 @@ import { type Kysely, sql } from 'kysely';
 export async function up(db: Kysely<unknown>): Promise<void> {
   await sql`create table mapping_versions (
     version integer primary key check (version >= 1),
-    -- json, not jsonb: jsonb reorders an object's keys, and the order of enumLabels is the order of
-    -- the CRM dropdown's options (setup creates them in it).
-    document json not null,
+    document jsonb not null,
     thresholds jsonb,
     actor text not null,
     reason text,
