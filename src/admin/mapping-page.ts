@@ -97,6 +97,8 @@ export function renderMappingPage(view: MappingPageView): string {
     css: `tbody th{background:none;font-weight:normal}td small,th small{display:block}code{overflow-wrap:anywhere}
 .problem{color:#a3141c;font-weight:600}fieldset.thresholds{display:flex;gap:24px;flex-wrap:wrap;border:1px solid #dfe3ea;border-radius:6px;margin:12px 0}fieldset.thresholds label{display:flex;flex-direction:column;max-width:320px}fieldset.thresholds input{width:7em}[aria-invalid=true]{border-color:#a3141c;border-width:2px}
 .actions{display:flex;gap:8px;flex-wrap:wrap;align-items:end;margin:12px 0}.actions label{display:flex;flex-direction:column;font-size:12px;color:#4a5263}
+#mapping-form input[name=attribute]{width:13em}#mapping-form input[name=property]{width:15em}
+@media (max-width:1280px){#mapping-form input[name=attribute]{width:11.5em}#mapping-form input[name=property]{width:13em}}
 .notice{border:1px solid #d9a400;background:#fff8e1;border-radius:6px;padding:0 12px;margin:0 0 12px}#form-problems{color:#a3141c}#form-problems:empty{display:none}
 td.differs{background:#fff4d6}button:disabled{cursor:not-allowed;color:#5c6373;border-color:#aab1bf}`,
     active: 'mapping',

@@ -18,7 +18,14 @@ const COMPARED: (keyof MappingField)[] = ['attribute', 'transform', 'policy', 'l
 
 function shown(value: unknown): string {
   if (value === undefined) return '(none)';
-  return typeof value === 'string' ? value : JSON.stringify(value);
+  if (typeof value === 'string') return value;
+  // enumLabels: compared with their order (the dropdown's), named by their count.
+  const entries = Object.entries(value as Record<string, string>);
+  return `${entries.length} labels (${entries.map(([k, v]) => `${k}=${v}`).join(', ')})`;
+}
+
+function short(text: string): string {
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 /** The rows of `after` that differ from `before` (in `after`'s order), then the rows it dropped. */
@@ -49,7 +56,7 @@ export function describeChange(c: RowChange): string {
   if (c.kind === 'added')
     return `${c.property}: added (${c.field.attribute}, ${c.field.transform}, ${c.field.policy})`;
   if (c.kind === 'removed') return `${c.property}: removed (was ${c.field.attribute})`;
-  return `${c.property}: ${c.keys.map((k) => `${k.key} ${k.from} → ${k.to}`).join(', ')}`;
+  return `${c.property}: ${c.keys.map((k) => `${k.key} ${short(k.from)} → ${short(k.to)}`).join(', ')}`;
 }
 
 /** The thresholds' changes in words: "auto-match floor 0.75 → 0.8". */

@@ -1,4 +1,4 @@
-// The mapping's versions as saved from the admin console (migration 0015): appended, never changed, so
+// The mapping's versions as saved from the admin console (migrations 0015, 0016): appended, never changed, so
 // the list is the record of who changed what, and a revert is one more version equal to an older one.
 // A version is saved only as the next number after the one its editor started from: two people saving
 // at once cannot overwrite each other's change unseen (the second is told to reload).
@@ -138,7 +138,7 @@ async function insert(db: Kysely<Database>, version: number, v: NewMappingVersio
   const thresholds = v.thresholds ? JSON.stringify(matchThresholdsSchema.parse(v.thresholds)) : null;
   const { rows } =
     await sql<Row>`insert into mapping_versions (version, document, thresholds, actor, reason, reverts)
-    values (${version}, ${JSON.stringify(v.mapping)}::jsonb, ${thresholds}::jsonb, ${v.actor}, ${v.reason ?? null}, ${v.reverts ?? null})
+    values (${version}, ${JSON.stringify(v.mapping)}::json, ${thresholds}::jsonb, ${v.actor}, ${v.reason ?? null}, ${v.reverts ?? null})
     returning version, document, thresholds, actor, reason, reverts, created_at`.execute(db);
   const row = rows[0];
   if (!row) throw new Error('the mapping version was not stored');

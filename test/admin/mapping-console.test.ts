@@ -137,6 +137,8 @@ describe('the mapping page', () => {
       new RegExp(`^2.*UTC${ADMIN.username}.*${PHONE}: policy fill-empty → overwrite.*in force`),
     );
     expect(await versions.nth(1).textContent()).toContain('The starting point: the mapping file.');
+    // Version 1 is the file as it is: no "the file changed" notice (its enum labels kept in order).
+    expect(await page.locator('.notice').count()).toBe(0);
     expect(await rowOf(page, PHONE).locator('select[name=policy]').inputValue()).toBe('overwrite');
     expect(await checkConsolePage(page, 'mapping-versions')).toEqual([]);
 

@@ -67,6 +67,11 @@ describeEachDatabase('mapping versions', (variant) => {
         [1, 'mapping file', null],
       ]);
       expect(list[1]?.mapping).toEqual(FILE);
+      // In the file's order: enumLabels' order is the CRM dropdown's (jsonb would sort the keys).
+      const trend = (m: Mapping | undefined) =>
+        Object.keys(m?.fields.find((f) => f.attribute === 'PopulationTrend')?.enumLabels ?? {});
+      expect(trend(list[1]?.mapping)).toEqual(trend(FILE));
+      expect(trend(FILE)[0]).toBe('Very Strongly Decreasing');
       expect(list[1]?.thresholds).toEqual(CONFIGURED);
       expect(list[0]?.thresholds).toEqual({ acceptThreshold: 0.8, ambiguityMargin: 0.05 });
 

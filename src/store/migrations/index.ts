@@ -16,6 +16,7 @@ import * as followUps from './0012_follow_ups.ts';
 import * as noteRecordedIndex from './0013_note_recorded_index.ts';
 import * as learnedDecisions from './0014_learned_decisions.ts';
 import * as mappingVersions from './0015_mapping_versions.ts';
+import * as mappingDocumentJson from './0016_mapping_document_json.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -33,4 +34,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0013_note_recorded_index': noteRecordedIndex,
   '0014_learned_decisions': learnedDecisions,
   '0015_mapping_versions': mappingVersions,
+  '0016_mapping_document_json': mappingDocumentJson,
 };
