@@ -51,6 +51,11 @@ export interface CrmOwner {
   name: string | null;
   /** False for a deactivated user (HubSpot: archived; Salesforce: IsActive false). */
   active: boolean;
+  /**
+   * The CRM connection's own user (the integration user the sync signs in as): it owns what the
+   * sync creates, but it is no rep, so it gets no digest. Unset: not known to be.
+   */
+  integration?: boolean;
 }
 
 /**

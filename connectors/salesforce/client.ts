@@ -66,6 +66,8 @@ export interface SalesforceCalls {
   recordFailure: (errors: unknown, subject: string, context?: RecordFailureContext) => WriteFailure;
   /** Removes the tokens and the client secret from a text that may end up in a log. */
   redact: (text: string) => string;
+  /** The user the session signs in as, once a token response named it (its identity URL). */
+  ownUserId: () => string | undefined;
 }
 
 /** The whole collection call was refused: every record fails with the reason. */
@@ -206,7 +208,7 @@ export function createSalesforceCalls(options: SalesforceClientOptions): {
     recordFailureOf(errors, subject, redact, context);
 
   return {
-    calls: { conn, call, queryAll, recordFailure, redact },
+    calls: { conn, call, queryAll, recordFailure, redact, ownUserId: session.ownUserId },
     session: {
       accessToken: session.accessToken,
       reauthenticate: () =>

@@ -3,6 +3,7 @@
 // name a Queue (an id starting 00G), which is no User: such accounts have no owner to tell.
 import type { CrmOwner } from '../types.ts';
 import type { SalesforceCalls } from './client.ts';
+import { id15 } from './ids.ts';
 
 const SOQL = 'SELECT Id, Name, Email, IsActive FROM User WHERE IsActive = true ORDER BY Id';
 
@@ -11,11 +12,14 @@ const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : nul
 export async function listOwners(calls: SalesforceCalls): Promise<CrmOwner[]> {
   const owners: CrmOwner[] = [];
   await calls.queryAll('query.User', SOQL, (row) => {
+    // Asked after the query: the query itself may have refreshed the session that names the user.
+    const own = calls.ownUserId();
     owners.push({
       id: String(row.Id),
       email: text(row.Email),
       name: text(row.Name),
       active: row.IsActive === true,
+      ...(own !== undefined && id15(String(row.Id)) === id15(own) ? { integration: true } : {}),
     });
   });
   return owners;

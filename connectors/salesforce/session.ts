@@ -47,6 +47,8 @@ export interface SessionHandler {
   /** The Connection's 'refresh' listener. */
   onRefresh: (accessToken: string, res: unknown) => void;
   rotatedRefreshToken: () => string | undefined;
+  /** The user id of the token responses' identity URL (`…/id/<org>/<user>`), once one came. */
+  ownUserId: () => string | undefined;
   /**
    * The failure behind jsforce's "Unable to refresh session due to: …" when it may pass on a retry,
    * else undefined (not a refresh failure, or a refused grant).
@@ -128,6 +130,7 @@ export function createSessionHandler(
     refreshed.then(
       (res) => {
         lastRefreshFailure = undefined;
+        ownUserId = userOfIdentity(res.id) ?? ownUserId;
         callback(undefined, res.access_token, res);
       },
       (err: unknown) => {
@@ -164,7 +167,9 @@ export function createSessionHandler(
   };
 
   let rotatedRefreshToken: string | undefined;
+  let ownUserId: string | undefined;
   const onRefresh = (accessToken: string, res: unknown): void => {
+    ownUserId = userOfIdentity(isRecord(res) ? res.id : undefined) ?? ownUserId;
     const refreshToken =
       isRecord(res) && typeof res.refresh_token === 'string' ? res.refresh_token : undefined;
     if (refreshToken) {
@@ -193,6 +198,8 @@ export function createSessionHandler(
     refreshFn,
     onRefresh,
     rotatedRefreshToken: () => rotatedRefreshToken,
+    // jsforce's own refresh (no refreshFn of ours) records the user on the connection instead.
+    ownUserId: () => ownUserId ?? connection().userInfo?.id ?? undefined,
     transientRefreshFailure,
     loadStoredToken,
     accessToken: async () => {
@@ -201,4 +208,11 @@ export function createSessionHandler(
     },
     reauthenticate,
   };
+}
+
+/** The user id at the end of an identity URL (`https://login…/id/00D…/005…`), when it is one. */
+export function userOfIdentity(id: unknown): string | undefined {
+  if (typeof id !== 'string') return undefined;
+  const user = /\/id\/[^/]+\/([a-zA-Z0-9]{15}(?:[a-zA-Z0-9]{3})?)$/.exec(id)?.[1];
+  return user;
 }

@@ -1,7 +1,8 @@
 // Who owns what, for the per-owner digest: the matched accounts (the ledgers) by CRM tenant, then per
 // tenant the account's owner as the CRM holds it now (a batch read of the accounts: HubSpot
 // `hubspot_owner_id`, Salesforce `OwnerId`) and the owners' emails and names (`listOwners`). An account
-// without an owner, or owned by someone the CRM does not list as an active user, reaches nobody.
+// without an owner, or owned by someone the CRM does not list as an active user, reaches nobody; nor
+// does one owned by the connection's own user (`integration`: the user the sync signs in as).
 import type { CrmConnector } from '../../connectors/types.ts';
 import type { Ledgers } from '../write/ledgers.ts';
 
@@ -60,7 +61,8 @@ export function shownName(account: OwnedAccount, all: readonly OwnedAccount[]): 
 
 /** The tenant's owners that own at least one matched account, each with those accounts (in id order). */
 export async function ownersOfTenant(connector: CrmConnector, tenant: TenantAccounts): Promise<OwnerGroup[]> {
-  const active = new Map((await connector.listOwners()).filter((o) => o.active).map((o) => [o.id, o]));
+  const reps = (await connector.listOwners()).filter((o) => o.active && !o.integration);
+  const active = new Map(reps.map((o) => [o.id, o]));
   const groups = new Map<string, OwnerGroup>();
   const ids = [...tenant.buyers.keys()].sort();
   for (let i = 0; i < ids.length; i += connector.maxReadBatch) {

@@ -2,9 +2,14 @@
 // days, two accounts of one name are told apart by their states, and the `digest` command names each
 // rep it could not reach for good (and exits 1 for them).
 import { describe, expect, it } from 'vitest';
+import { createMemoryConnector } from '../../connectors/memory/connector.ts';
+import { memoryCrm } from '../../connectors/memory/store.ts';
+import type { SalesforceCalls } from '../../connectors/salesforce/client.ts';
+import { listOwners } from '../../connectors/salesforce/owners.ts';
+import { userOfIdentity } from '../../connectors/salesforce/session.ts';
 import { unreachedLines } from '../../src/cli/digest.ts';
 import { emptyResult } from '../../src/digest/deps.ts';
-import { type OwnedAccount, shownName } from '../../src/digest/owner-accounts.ts';
+import { type OwnedAccount, ownersOfTenant, shownName } from '../../src/digest/owner-accounts.ts';
 import { ownerSubject, ownerText } from '../../src/digest/owner-render.ts';
 import { windowLabel } from '../../src/digest/period.ts';
 
@@ -77,5 +82,64 @@ describe('digest --now on reps it could not reach', () => {
     ]);
     expect(unreachedLines({ ...result, kind: 'per-account' })).toEqual([]);
     expect(unreachedLines(emptyResult('per-owner', 'p', new Date()))).toEqual([]);
+  });
+});
+
+describe('the integration user', () => {
+  it('gets no digest: the accounts it owns reach nobody', async () => {
+    const store = memoryCrm(`owners-${Date.now()}`);
+    store.owners.push(
+      { id: 'u-ann', email: 'ann@rep.example', name: 'Ann', active: true },
+      {
+        id: 'u-sync',
+        email: 'integration@org.example',
+        name: 'Integration',
+        active: true,
+        integration: true,
+      },
+    );
+    const ann = store.createAccount({ name: 'City of Austin', state: 'TX' });
+    const synced = store.createAccount({ name: 'City of Dallas', state: 'TX' });
+    const annAccount = store.accounts.get(ann);
+    const syncedAccount = store.accounts.get(synced);
+    if (annAccount) annAccount.ownerId = 'u-ann';
+    if (syncedAccount) syncedAccount.ownerId = 'u-sync';
+    const tenant = {
+      crm: 'memory-crm',
+      tenant: store.workspace,
+      buyers: new Map([
+        [ann, 'b1'],
+        [synced, 'b2'],
+      ]),
+    };
+    const groups = await ownersOfTenant(createMemoryConnector(store), tenant);
+    expect(groups.map((g) => g.id)).toEqual(['u-ann']);
+    expect(groups[0]?.accounts.map((a) => a.name)).toEqual(['City of Austin']);
+  });
+
+  it('is the Salesforce session’s own user, as its token response names it', async () => {
+    expect(userOfIdentity('https://login.salesforce.com/id/00D000000000001EAA/005000000000001AAA')).toBe(
+      '005000000000001AAA',
+    );
+    expect(userOfIdentity('')).toBeUndefined();
+    const rows = [
+      { Id: '005000000000001AAA', Name: 'Integration', Email: 'integration@org.example', IsActive: true },
+      { Id: '005000000000002AAA', Name: 'Ann Archer', Email: 'ann@rep.example', IsActive: true },
+    ];
+    const calls = (own: string | undefined) =>
+      ({
+        queryAll: async (_op: string, _soql: string, onRow: (row: Record<string, unknown>) => void) => {
+          for (const row of rows) onRow(row);
+        },
+        ownUserId: () => own,
+      }) as unknown as SalesforceCalls;
+    // 15 or 18 characters: the same user.
+    const owners = await listOwners(calls('005000000000001'));
+    expect(owners.map((o) => [o.name, o.integration === true])).toEqual([
+      ['Integration', true],
+      ['Ann Archer', false],
+    ]);
+    // Before any token response named the user, nobody is taken for it.
+    expect((await listOwners(calls(undefined))).some((o) => o.integration)).toBe(false);
   });
 });
