@@ -42,6 +42,7 @@ export const UNIT_TEST_FILES = [
   'test/connectors/salesforce-write-rules.test.ts',
   'test/docker/compose-production.test.ts',
   'test/docker/compose.test.ts',
+  'test/docker/static-check.test.ts',
   'test/enrich/crm-reads.test.ts',
   'test/enrich/final-failure.test.ts',
   'test/map/default-mapping.test.ts',

@@ -90,6 +90,16 @@ describe('docker-compose.yml', () => {
       ...EMULATORS.map((e) => `127.0.0.1:${e.port}:${e.port}`),
     ]);
     expect(sandbox.image).not.toBe(service('app').image);
+    // Its webhooks go to the service that receives them, over a network both are on (not to the
+    // sandbox container's own 127.0.0.1:3000).
+    const target = new URL(sandbox.command?.[(sandbox.command?.indexOf('--service-url') ?? -2) + 1] ?? '');
+    expect(target.hostname).toBe('app');
+    expect(target.port).toBe('3000');
+    expect(service('app').command).toContain('serve');
+    expect(service('app').networks?.some((n) => sandbox.networks?.includes(n))).toBe(true);
+    // The sandbox image exposes the same ports.
+    const sandboxfile = readFileSync(join(ROOT, 'emulators/Dockerfile'), 'utf8');
+    expect(sandboxfile).toContain(`EXPOSE ${['4010', ...EMULATORS.map((e) => String(e.port))].join(' ')}`);
     for (const name of ['redis', 'postgres', 'app', 'worker']) expect(service(name).profiles).toBeUndefined();
   });
 
