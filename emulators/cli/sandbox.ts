@@ -5,7 +5,11 @@ import { EMULATORS } from '../registry.ts';
 import { DEFAULT_SERVICE_URL } from './sandbox-env.ts';
 import { portOption, startSandboxes } from './sandbox-start.ts';
 
-const crmNames = () => EMULATORS.map((e) => e.label.replace(/ emulator$/, '')).join(', ');
+/** "the Buyer Intelligence API, HubSpot and Salesforce", from the registry. */
+const apiNames = () => {
+  const names = ['the Buyer Intelligence API', ...EMULATORS.map((e) => e.label.replace(/ emulator$/, ''))];
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names.at(-1)}` : (names[0] ?? '');
+};
 const portLines = () =>
   EMULATORS.map(
     (e) =>
@@ -15,7 +19,7 @@ const portLines = () =>
 export const sandboxCommand: Command = {
   name: 'sandbox',
   get summary() {
-    return `Run the local emulators of the Buyer Intelligence API and ${crmNames()} (no credentials needed)`;
+    return `Run the local emulators of ${apiNames()} (no credentials needed)`;
   },
   // Read when asked for, so that an emulator a test registered is listed and takes its port option.
   get usage() {
