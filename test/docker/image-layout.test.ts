@@ -90,6 +90,8 @@ async function productionDependencies(deps: string): Promise<void> {
   };
   const entries = Object.entries(lock.packages).filter(([path]) => path.startsWith('node_modules/'));
   const top = (path: string) => !path.slice('node_modules/'.length).includes('/node_modules/');
+  // Grouped by the folder they go into (node_modules/, node_modules/@scope/): one `cp` per folder.
+  const byParent = new Map<string, string[]>();
   for (const [path, entry] of entries) {
     if (entry.dev || !top(path)) continue;
     if (!existsSync(join(ROOT, path))) {
@@ -97,8 +99,22 @@ async function productionDependencies(deps: string): Promise<void> {
       if (entry.optional) continue;
       throw new Error(`${path} is in the lockfile but not installed: run npm ci`);
     }
-    mkdirSync(dirname(join(deps, path)), { recursive: true });
-    execFileSync('cp', ['-al', join(ROOT, path), join(deps, path)]);
+    const parent = dirname(path);
+    byParent.set(parent, [...(byParent.get(parent) ?? []), path]);
+  }
+  for (const [parent, paths] of byParent) {
+    mkdirSync(join(deps, parent), { recursive: true });
+    try {
+      execFileSync('cp', ['-al', ...paths.map((p) => join(ROOT, p)), join(deps, parent)], {
+        stdio: 'ignore',
+      });
+    } catch {
+      // Another file system (a tmpfs /tmp): no hard links across it, so a copy.
+      for (const path of paths) {
+        rmSync(join(deps, path), { recursive: true, force: true });
+        cpSync(join(ROOT, path), join(deps, path), { recursive: true, verbatimSymlinks: true });
+      }
+    }
   }
   // A dev-only package nested under a production one is not installed by --omit=dev either.
   for (const [path, entry] of entries)
