@@ -1,10 +1,10 @@
 // Service settings that point at the local sandboxes: what the demo, the benchmark and the end-to-end
-// tests run, so all three exercise the same wiring as production.
-import type { HubSpotConfig } from '../connectors/hubspot/config.ts';
-import type { SalesforceConfig } from '../connectors/salesforce/config.ts';
+// tests run, so all three exercise the same wiring as production. Each CRM's section comes from its
+// emulator's descriptor (emulators/registry.ts).
 import { coreSchema } from '../src/config/env.ts';
 import { DEFAULT_MAPPING } from '../src/map/default-mapping.ts';
 import type { ServiceSettings } from '../src/service/runtime.ts';
+import { EMULATORS } from './registry.ts';
 
 /**
  * The provider pace a deployment gets when it sets nothing (BUYER_INTEL_RATE_PER_SECOND, _BURST), read
@@ -15,26 +15,13 @@ export const SERVICE_PROVIDER_RATE = {
   burst: coreSchema.shape.BUYER_INTEL_BURST.parse(undefined),
 } as const;
 
-/** The sandbox org's Outbound Message token (a sandbox value: no secret). */
-export const SANDBOX_OUTBOUND_TOKEN = 'sandbox-outbound-token-0000000000000000';
-
+/**
+ * The provider's endpoint, and under each CRM kind the emulator (or its plain data) to point that CRM
+ * at: what emulators/registry.ts's descriptor of the kind reads. A kind left out is not configured.
+ */
 export interface SandboxEndpoints {
   buyerIntel: { url: string; token: string };
-  hubspot?: {
-    url: string;
-    accessToken: string;
-    portalId: string | number;
-    clientSecret: string;
-    appId: string | number;
-  };
-  salesforce?: {
-    url: string;
-    orgId: string;
-    clientId: string;
-    clientSecret: string;
-    accessToken: string;
-    refreshToken: string;
-  };
+  [kind: string]: unknown;
 }
 
 export function sandboxSettings(
@@ -58,43 +45,12 @@ export function sandboxSettings(
     },
     redisUrl: base.redisUrl,
     prefix: base.prefix,
-    crms: {
-      ...(endpoints.hubspot
-        ? {
-            hubspot: {
-              app: {
-                clientSecret: endpoints.hubspot.clientSecret,
-                appId: String(endpoints.hubspot.appId),
-                basePath: endpoints.hubspot.url,
-              },
-              portal: {
-                portalId: String(endpoints.hubspot.portalId),
-                accessToken: endpoints.hubspot.accessToken,
-              },
-            } satisfies HubSpotConfig,
-          }
-        : {}),
-      ...(endpoints.salesforce
-        ? {
-            salesforce: {
-              app: {
-                clientId: endpoints.salesforce.clientId,
-                clientSecret: endpoints.salesforce.clientSecret,
-                loginUrl: endpoints.salesforce.url,
-                apiVersion: '62.0',
-              },
-              org: {
-                orgId: endpoints.salesforce.orgId,
-                instanceUrl: endpoints.salesforce.url,
-                accessToken: endpoints.salesforce.accessToken,
-                refreshToken: endpoints.salesforce.refreshToken,
-                // Outbound Messages must carry it: point the emulator at `…/webhooks/salesforce?token=`.
-                outboundTokens: [SANDBOX_OUTBOUND_TOKEN],
-              },
-            } satisfies SalesforceConfig,
-          }
-        : {}),
-    },
+    crms: Object.fromEntries(
+      EMULATORS.flatMap((emulator) => {
+        const endpoint = endpoints[emulator.kind];
+        return endpoint ? [[emulator.kind, emulator.settings(endpoint)]] : [];
+      }),
+    ),
     mapping: DEFAULT_MAPPING,
     match: { acceptThreshold: 0.75, ambiguityMargin: 0.1 },
     signals: {

@@ -47,6 +47,7 @@ export const UNIT_TEST_FILES = [
   'test/docker/compose-production.test.ts',
   'test/docker/compose.test.ts',
   'test/digest/owner-output.test.ts',
+  'test/docker/static-check.test.ts',
   'test/enrich/crm-reads.test.ts',
   'test/enrich/final-failure.test.ts',
   'test/map/default-mapping.test.ts',

@@ -10,6 +10,7 @@ import { CallStats, FaultPlan, type FaultSettings, TokenBucketLimiter } from '..
 import { buildDataset, type SandboxDataset } from './data/dataset.ts';
 import { HttpError, sendError } from './http-error.ts';
 import { type OperationContext, type RowStatusChange, registerOperations } from './operation.ts';
+import { BUYER_INTEL_REFERENCE } from './reference.ts';
 import { registerBridgeRoutes } from './routes/bridges.ts';
 import { registerBuyerRoutes } from './routes/buyers.ts';
 import { registerFeedRoutes } from './routes/feeds.ts';
@@ -85,7 +86,7 @@ export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}):
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(conformanceCheck('buyer-intel'));
+  app.use(conformanceCheck(BUYER_INTEL_REFERENCE));
   app.use((_req, res, next) => {
     res.setHeader('X-Request-Id', randomUUID());
     next();

@@ -1,35 +1,49 @@
 // The demo's follow-up part: one account per CRM has an owner (a sales rep), so its signals land in
 // that rep's task queue instead of as notes; the rep completes one, and one sweep turns the provider's
-// row `Actioned` — as the provider's own feed of the buyer's signals then shows it.
+// row `Actioned` — as the provider's own feed of the buyer's signals then shows it. Each CRM acts
+// through its emulator's descriptor (emulators/descriptor.ts).
+import { crmOf } from '../../connectors/registry.ts';
 import { FOLLOW_UP_SWEEP_JOB } from '../../queues/follow-up-sweep.ts';
 import { SIGNAL_FILTER_TYPES } from '../../src/buyer-intel/enums.ts';
 import { renderTable } from '../../src/cli/table.ts';
 import type { FollowUpSettings } from '../../src/follow-ups/settings.ts';
 import type { Service } from '../../src/service/runtime.ts';
 import type { RunningBuyerIntelSandbox } from '../buyer-intel/server.ts';
-import type { RunningHubSpotSandbox } from '../hubspot/server.ts';
-import type { RunningSalesforceSandbox } from '../salesforce/server.ts';
+import type { EmulatedPerson, RunningEmulator } from '../descriptor.ts';
+import type { AnyEmulator } from '../registry.ts';
+
+/** One CRM in the demo: its emulator, running, and the accounts a person created in it. */
+export interface DemoCrm {
+  emulator: AnyEmulator;
+  running: RunningEmulator;
+  /** The tenant the service serves it as. */
+  tenant: string;
+  ids: string[];
+}
+
+/** The reps who own one account each, a CRM each in registry order (cycled past the fourth). */
+const FOLLOW_UP_REPS: EmulatedPerson[] = [
+  { email: 'rita.vance@demo.example', firstName: 'Rita', lastName: 'Vance' },
+  { email: 'omar.bell@demo.example', firstName: 'Omar', lastName: 'Bell' },
+  { email: 'lena.park@demo.example', firstName: 'Lena', lastName: 'Park' },
+  { email: 'ivo.grant@demo.example', firstName: 'Ivo', lastName: 'Grant' },
+];
+
+/** A rep for the `i`th CRM: the list's, numbered once the list runs out (each address unique). */
+export function repFor(reps: readonly EmulatedPerson[], i: number): EmulatedPerson {
+  const rep = reps[i % reps.length] as EmulatedPerson;
+  const round = Math.floor(i / reps.length);
+  return round === 0 ? rep : { ...rep, email: rep.email.replace('@', `.${round + 1}@`) };
+}
 
 /**
- * The reps who own one account each, added as an admin would (a HubSpot owner, a Salesforce User): both
- * CRMs refuse an owner id that names no user.
+ * Adds each CRM's rep as an admin would (a HubSpot owner, a Salesforce User, …): every CRM refuses an
+ * owner id that names no user. Their ids by CRM kind.
  */
-export function addDemoOwners(
-  hs: RunningHubSpotSandbox,
-  sf: RunningSalesforceSandbox,
-): { hubspot: string; salesforce: string } {
-  const hubspot = hs.store.owners.add({
-    email: 'rita.vance@demo.example',
-    firstName: 'Rita',
-    lastName: 'Vance',
-  });
-  const salesforce = sf.store.create('User', {
-    Username: 'omar.bell@demo.example',
-    Email: 'omar.bell@demo.example',
-    FirstName: 'Omar',
-    LastName: 'Bell',
-  });
-  return { hubspot: hubspot.id, salesforce: salesforce.id };
+export function addDemoOwners(crms: readonly DemoCrm[]): Record<string, string> {
+  return Object.fromEntries(
+    crms.map((crm, i) => [crm.emulator.kind, crm.emulator.addOwner(crm.running, repFor(FOLLOW_UP_REPS, i))]),
+  );
 }
 
 /** Every signal of an owned account becomes a task for its owner; unowned accounts keep notes. */
@@ -42,67 +56,35 @@ export const DEMO_FOLLOW_UPS: FollowUpSettings = {
   dismissed: ['deleted'],
 };
 
-interface Task {
-  id: string;
-  subject: string;
-  owner: string;
-  due: string;
-  priority: string;
-}
-
 export async function showFollowUps(options: {
   service: Service;
   bi: RunningBuyerIntelSandbox;
-  hs: RunningHubSpotSandbox;
-  sf: RunningSalesforceSandbox;
-  /** The owned company and Account, and their buyer. */
-  hubspotId: string;
-  salesforceId: string;
-  owners: { hubspot: string; salesforce: string };
+  /** The first account of each is the owned one. */
+  crms: readonly DemoCrm[];
+  owners: Record<string, string>;
   out: (line?: string) => void;
 }): Promise<void> {
-  const { service, hs, sf, out } = options;
-  const hsTasks = (id: string): Task[] =>
-    hs.store.associations('companies', id, 'tasks').map(({ toId }) => {
-      const v = (p: string) => hs.store.get('tasks', toId)?.values.get(p) ?? '';
-      return {
-        id: toId,
-        subject: v('hs_task_subject'),
-        owner: v('hubspot_owner_id'),
-        due: v('hs_timestamp').slice(0, 10),
-        priority: v('hs_task_priority'),
-      };
-    });
-  const sfTasks = (id: string): Task[] =>
-    sf.store
-      .list('Task')
-      .filter((t) => t.values.get('WhatId') === id && t.values.get('OwnerId') === options.owners.salesforce)
-      .map((t) => ({
-        id: t.id,
-        subject: String(t.values.get('Subject') ?? ''),
-        owner: String(t.values.get('OwnerId') ?? ''),
-        due: String(t.values.get('ActivityDate') ?? ''),
-        priority: String(t.values.get('Priority') ?? ''),
-      }));
-  const queue = [
-    ...hsTasks(options.hubspotId).map((t) => ['HubSpot', t.owner, t.subject.slice(0, 40), t.due, t.priority]),
-    ...sfTasks(options.salesforceId).map((t) => [
-      'Salesforce',
+  const { service, crms, out } = options;
+  const tasksOf = (crm: DemoCrm) =>
+    crm.emulator.tasksOf(crm.running, crm.ids[0] ?? '', options.owners[crm.emulator.kind] ?? '');
+  const queue = crms.flatMap((crm) =>
+    tasksOf(crm).map((t) => [
+      crmOf(crm.emulator.kind).label,
       t.owner,
       t.subject.slice(0, 40),
       t.due,
       t.priority,
     ]),
-  ];
+  );
   out();
   out('follow-ups: signals on an owned account land in its owner’s task queue (others stay notes):');
   out(renderTable(queue, { head: ['CRM', 'owner', 'task', 'due', 'priority'] }));
 
-  // The HubSpot rep completes a task; Salesforce's rep completes one too.
-  const done = hsTasks(options.hubspotId)[0];
-  if (done) hs.store.update('tasks', done.id, { hs_task_status: 'COMPLETED' }, { source: 'CRM_UI' });
-  const sfDone = sfTasks(options.salesforceId)[0];
-  if (sfDone) sf.store.update('Task', sfDone.id, { Status: 'Completed' });
+  // Each CRM's rep completes one task.
+  for (const crm of crms) {
+    const done = tasksOf(crm)[0];
+    if (done) crm.emulator.completeTask(crm.running, done.id);
+  }
   const job = await service.maintenanceQueue.add(FOLLOW_UP_SWEEP_JOB, {}, { attempts: 1 });
   const deadline = Date.now() + 20_000;
   while ((await service.maintenanceQueue.getJobState(job.id ?? '')) !== 'completed') {

@@ -1,14 +1,16 @@
 // The demo's per-owner digest: a local SMTP sink and the Slack stand-in receive what reps would; one
-// rep per CRM owns the matched accounts there (HubSpot owner → company `hubspot_owner_id`; Salesforce
-// User → Account OwnerId), then one per-owner digest runs and the demo prints who received which signals.
-
-import { renderTable } from '../../src/cli/table.ts';
+// rep per CRM owns the accounts there (each emulator's setOwner: a HubSpot owner on the company, a
+// Salesforce User as the Account's OwnerId), then one per-owner digest runs and the demo prints who
+// received which signals.
+import { crmOf } from '../../connectors/registry.ts';
+import { renderTable, wrapParagraph } from '../../src/cli/table.ts';
 import type { DigestSettings } from '../../src/digest/settings.ts';
 import type { Service } from '../../src/service/types.ts';
-import type { RunningHubSpotSandbox } from '../hubspot/server.ts';
-import type { RunningSalesforceSandbox } from '../salesforce/server.ts';
+import type { EmulatedPerson } from '../descriptor.ts';
 import { type RunningSlackStandIn, startSlackStandIn } from '../slack/server.ts';
 import { type RunningSmtpSink, startSmtpSink } from '../smtp/sink.ts';
+import type { DemoCrm } from './demo-follow-ups.ts';
+import { repFor } from './demo-follow-ups.ts';
 
 export interface OwnerDigestStandIns {
   smtp: RunningSmtpSink;
@@ -43,38 +45,39 @@ export async function startOwnerDigestStandIns(): Promise<OwnerDigestStandIns> {
   };
 }
 
+/** Each CRM's rep for the digest, in registry order; the first is in Slack, the others are not. */
+const DIGEST_REPS: EmulatedPerson[] = [
+  { email: 'hana.reyes@demo.example', firstName: 'Hana', lastName: 'Reyes' },
+  { email: 'sam.ortiz@demo.example', firstName: 'Sam', lastName: 'Ortiz' },
+  { email: 'noor.haddad@demo.example', firstName: 'Noor', lastName: 'Haddad' },
+];
+
 /** Gives each CRM's accounts to a rep, runs one per-owner digest and prints what each rep received. */
 export async function showOwnerDigest(
   out: (line?: string) => void,
   parts: {
     service: Pick<Service, 'digest'>;
-    hs: RunningHubSpotSandbox;
-    sf: RunningSalesforceSandbox;
-    companies: readonly string[];
-    accounts: readonly string[];
+    crms: readonly DemoCrm[];
     standIns: OwnerDigestStandIns;
   },
 ): Promise<void> {
-  const { hs, sf, standIns } = parts;
-  const hubspotRep = hs.store.owners.add({
-    email: 'hana.reyes@demo.example',
-    firstName: 'Hana',
-    lastName: 'Reyes',
+  const { crms, standIns } = parts;
+  const reps = crms.map((crm, i) => {
+    const rep = repFor(DIGEST_REPS, i);
+    const id = crm.emulator.addOwner(crm.running, rep);
+    for (const account of crm.ids) crm.emulator.setOwner(crm.running, account, id);
+    return { rep, crm };
   });
-  for (const id of parts.companies)
-    hs.store.updateCompany(id, { hubspot_owner_id: hubspotRep.id }, { source: 'CRM_UI' });
-  const sfRep = sf.store.create('User', {
-    Username: 'sam.ortiz@demo.example',
-    Email: 'sam.ortiz@demo.example',
-    FirstName: 'Sam',
-    LastName: 'Ortiz',
-  });
-  for (const id of parts.accounts) sf.store.update('Account', id, { OwnerId: sfRep.id });
-  // Hana is in Slack; Sam is not (his digest goes by email only).
-  standIns.slack.addUser('hana.reyes@demo.example', 'hana');
+  // The first rep is in Slack; the others are not (their digest goes by email only).
+  const [inSlack] = reps;
+  if (inSlack) standIns.slack.addUser(inSlack.rep.email, inSlack.rep.firstName.toLowerCase());
 
   out();
-  out('per-owner digest: Hana owns the HubSpot companies, Sam the Salesforce Accounts; running it now...');
+  out(
+    wrapParagraph(
+      `per-owner digest: ${reps.map(({ rep, crm }) => `${rep.firstName} owns the ${crmOf(crm.emulator.kind).label} accounts`).join(', ')}; running it now...`,
+    ),
+  );
   const result = await parts.service.digest('per-owner');
   const rows = standIns.smtp.messages.map((m) => {
     const dm = standIns.slack.messages.some((s) => m.to.includes(s.email));

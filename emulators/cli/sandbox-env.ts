@@ -2,14 +2,11 @@
 // first hour, the review flow of docs/review-and-undo.md), and where the emulators send their events.
 // Sandbox values are fixed, not secrets, so an .env written from them keeps working after a restart.
 import pg from 'pg';
-import { SANDBOX_OUTBOUND_TOKEN } from '../settings.ts';
 
 export const SANDBOX_API_KEY = 'sandbox-api-key-000000000000000000000000';
 export const SANDBOX_ADMIN = { username: 'admin', password: 'sandbox-admin-password' };
 /** Signs the Buyer Intelligence sandbox's row webhooks (Standard Webhooks `v1`). */
 export const SANDBOX_WEBHOOK_SECRET = `whsec_${Buffer.from('buyer-intel-sandbox-webhook-secret-0000').toString('base64')}`;
-/** Signs the Salesforce quick action's calls to our API (SALESFORCE_REFRESH_SECRETS). */
-export const SANDBOX_REQUEST_SECRET = 'sandbox-request-secret-00000000000000000';
 export const DEFAULT_SERVICE_URL = 'http://127.0.0.1:3000';
 /** The local server's maintenance database, from which the sandbox creates a database of its own. */
 const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -19,19 +16,9 @@ const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
  */
 export const SANDBOX_DATABASE = 'buyer_intel_sandbox';
 
-/** Where each emulator sends its events: the service's receivers under `serviceUrl`. */
-export function eventTargets(serviceUrl: string) {
-  const base = serviceUrl.replace(/\/+$/, '');
-  return {
-    hubspot: `${base}/webhooks/hubspot`,
-    salesforce: `${base}/webhooks/salesforce?token=${SANDBOX_OUTBOUND_TOKEN}`,
-    buyerIntel: `${base}/webhooks/buyer-intel`,
-  };
-}
-
 /**
  * The service's own lines: Redis, the database, its port and public URL, API key, admin, and the
- * secrets the emulators sign with. DATABASE_URL only when a PostgreSQL answers there; otherwise a
+ * secret the provider's sandbox signs with (each CRM emulator adds its own: serviceExports). DATABASE_URL only when a PostgreSQL answers there; otherwise a
  * comment says what the embedded database allows.
  */
 export async function serviceExports(serviceUrl: string, databaseUrl: string | undefined): Promise<string[]> {
@@ -50,8 +37,6 @@ export async function serviceExports(serviceUrl: string, databaseUrl: string | u
     `export API_KEYS=${SANDBOX_API_KEY}`,
     `export ADMIN_USERNAME=${SANDBOX_ADMIN.username}`,
     `export ADMIN_PASSWORD=${SANDBOX_ADMIN.password}`,
-    `export SALESFORCE_OUTBOUND_TOKENS=${SANDBOX_OUTBOUND_TOKEN}`,
-    `export SALESFORCE_REFRESH_SECRETS=${SANDBOX_REQUEST_SECRET}`,
     `export BUYER_INTEL_WEBHOOK_SECRETS=${SANDBOX_WEBHOOK_SECRET}`,
   ];
 }

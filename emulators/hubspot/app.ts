@@ -18,6 +18,7 @@ import {
 } from './errors.ts';
 import { type OperationContext, registerOperations } from './operation.ts';
 import { HubSpotRateLimits, type RateLimitOptions } from './rate-limit.ts';
+import { HUBSPOT_REFERENCE } from './reference.ts';
 import { registerAssociationRoutes } from './routes/associations.ts';
 import { registerCompanyRoutes } from './routes/companies.ts';
 import { registerNoteRoutes } from './routes/notes.ts';
@@ -76,7 +77,7 @@ export function createHubSpotSandbox(options: HubSpotSandboxOptions = {}): HubSp
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(conformanceCheck('hubspot'));
+  app.use(conformanceCheck(HUBSPOT_REFERENCE));
   app.use((_req, res, next) => {
     res.setHeader(CORRELATION_HEADER, randomUUID());
     next();

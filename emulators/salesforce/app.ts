@@ -12,6 +12,7 @@ import { jsonParserError, notFound, SalesforceError, sendSalesforceError } from 
 import { registerMetadataRoutes } from './metadata.ts';
 import { LIMIT_INFO_HEADER, type OperationContext, registerOperations } from './operation.ts';
 import { OutboundSender, type OutboundSettings } from './outbound.ts';
+import { SALESFORCE_REFERENCE } from './reference.ts';
 import { registerCompositeRoutes } from './routes/composite.ts';
 import { registerOAuthRoutes } from './routes/oauth.ts';
 import { registerQueryRoutes } from './routes/query.ts';
@@ -67,7 +68,7 @@ export function createSalesforceSandbox(options: SalesforceSandboxOptions = {}):
   app.set('etag', false);
 
   app.use('/__sandbox', controlPlane({ store, auth, faults, stats, outbound, streaming }));
-  app.use(conformanceCheck('salesforce'));
+  app.use(conformanceCheck(SALESFORCE_REFERENCE));
 
   const ctx: OperationContext = {
     store,

@@ -7,8 +7,10 @@
 // process that exits leaves no answer unchecked; the emulators' image never needs it.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { ConformanceReference } from '../descriptor.ts';
 
-export type ConformanceApi = 'hubspot' | 'buyer-intel' | 'salesforce';
+/** An API's name, as its emulator's reference names it (emulators/descriptor.ts). */
+export type ConformanceApi = string;
 
 export interface ErrorLike {
   keyword: string;
@@ -20,21 +22,19 @@ export interface ErrorLike {
 
 export type Validate = ((data: unknown) => boolean) & { errors?: ErrorLike[] | null };
 
-/** Files under test/fixtures/reference/ (SOURCES.md says where each comes from). */
-const SPEC_FILES: Record<ConformanceApi, string[]> = {
-  hubspot: [
-    'hubspot-openapi/companies-v3.json',
-    'hubspot-openapi/notes-v3.json',
-    'hubspot-openapi/tasks-v3.json',
-    'hubspot-openapi/properties-v3.json',
-    'hubspot-openapi/associations-v4.json',
-    'hubspot-openapi/oauth-v3.json',
-    'hubspot-openapi/owners-v3.json',
-    'hubspot-oauth-v1.json',
-  ],
-  'buyer-intel': ['buyer-intelligence-openapi.json'],
-  salesforce: ['salesforce/rest-shapes.json'],
-};
+/**
+ * Each API's files under test/fixtures/reference/ (SOURCES.md says where each comes from), as its
+ * emulator declares them (emulators/<kind>/reference.ts): registered when its app mounts the check.
+ */
+const SPEC_FILES = new Map<ConformanceApi, readonly string[]>();
+
+/** Makes an API's documents known to the check; the same API again must name the same documents. */
+export function registerReference(reference: ConformanceReference): void {
+  const known = SPEC_FILES.get(reference.api);
+  if (known && known.join('\n') !== reference.documents.join('\n'))
+    throw new Error(`conformance: two different reference lists for "${reference.api}"`);
+  SPEC_FILES.set(reference.api, reference.documents);
+}
 
 type Media = Record<string, { schema?: unknown }>;
 interface Response {
@@ -111,7 +111,9 @@ function build(api: ConformanceApi) {
   const ajv = newAjv();
   const routes: { spec: string; template: string; regex: RegExp; methods: Record<string, Operation> }[] = [];
   const specs = new Map<string, Spec>();
-  for (const file of SPEC_FILES[api]) {
+  const files = SPEC_FILES.get(api);
+  if (!files) throw new Error(`conformance: no reference documents registered for "${api}"`);
+  for (const file of files) {
     const spec = JSON.parse(
       readFileSync(new URL(`../../test/fixtures/reference/${file}`, import.meta.url), 'utf8'),
     ) as Spec;

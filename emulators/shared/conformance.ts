@@ -15,11 +15,12 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
+import type { ConformanceReference } from '../descriptor.ts';
 import { checkExchange } from './conformance-check.ts';
-import { type ConformanceApi, referenceFor } from './conformance-spec.ts';
+import { type ConformanceApi, referenceFor, registerReference } from './conformance-spec.ts';
 
 export { checkExchange, divergences, type Exchange, type Line } from './conformance-check.ts';
-export type { ConformanceApi } from './conformance-spec.ts';
+export { type ConformanceApi, registerReference } from './conformance-spec.ts';
 
 /** Where the exchange lines of a run go, beside its divergences. */
 export const exchangesFile = (file: string) => file.replace(/(\.jsonl)?$/, '.exchanges.jsonl');
@@ -148,7 +149,9 @@ function capture(api: ConformanceApi, file: string, path: string, req: Request, 
  * documents, when conformance mode is on (EMULATOR_CONFORMANCE_FILE); a no-op otherwise. Mount it
  * before anything that answers.
  */
-export function conformanceCheck(api: ConformanceApi) {
+export function conformanceCheck(reference: ConformanceReference) {
+  const { api } = reference;
+  registerReference(reference);
   const file = process.env.EMULATOR_CONFORMANCE_FILE;
   if (!file) return (_req: Request, _res: Response, next: NextFunction) => next();
   // Compiled now, not on the first answer.

@@ -43,6 +43,11 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
     attempts: settings.worker.attempts,
     enqueue: (jobs: EnrichJob[]) => addCountingNew(queues.enrich, jobs),
     store: core.store,
+    onMisaddressed: ({ publicBaseUrl, arrivedAt }: { publicBaseUrl: string; arrivedAt: string }) =>
+      core.log.warn(
+        `a webhook's signature holds for ${new URL(arrivedAt).origin}, not PUBLIC_BASE_URL=${publicBaseUrl}: set PUBLIC_BASE_URL to the address the CRM posts to, or every signed delivery is refused (401)`,
+        { publicBaseUrl, arrivedAt: new URL(arrivedAt).origin },
+      ),
   };
   const webhooks: Record<string, Router> = {};
   const routes: { path: string; router: Router }[] = [];

@@ -7,7 +7,12 @@
 // make re-deliveries and duplicates the same run and no new jobs.
 import { createHash } from 'node:crypto';
 import express, { type Request, type Response } from 'express';
-import type { InboundEventHandler, InboundReply } from '../../connectors/types.ts';
+import type {
+  InboundBodyCheck,
+  InboundEventHandler,
+  InboundReply,
+  InboundRequest,
+} from '../../connectors/types.ts';
 import { type EnrichJob, jobForEvent } from '../../queues/enrich-queue.ts';
 import { RETRY_AFTER_SECONDS } from '../api/unavailable.ts';
 import { contentTypeProblem } from '../shared/content-type.ts';
@@ -17,6 +22,12 @@ import { readBody } from './read-body.ts';
 export interface WebhookReceiverOptions {
   /** The public URL prefix the CRM calls (scheme and host), when we sit behind a proxy. */
   publicBaseUrl?: string | undefined;
+  /**
+   * A delivery's signature failed against `publicBaseUrl` but holds for the address it arrived at
+   * (scheme and Host as received): PUBLIC_BASE_URL is not where the CRM posts, and every signed delivery
+   * fails. Called once per such delivery; the delivery is still refused.
+   */
+  onMisaddressed?: (detail: { publicBaseUrl: string; arrivedAt: string }) => void;
   /**
    * Adds the jobs to the queue (queue.addBulk); must resolve only once they are in Redis. Resolving to
    * `{ added }` (new-jobs.ts) lets the answer tell a re-delivery's duplicates from new work.
@@ -70,6 +81,31 @@ export function webhookReceiver(
       headers[name] = Array.isArray(value) ? value.join(', ') : value;
     return headers;
   };
+  const arrivedAt = (req: Request) => `${req.protocol}://${req.get('host')}${req.originalUrl}`;
+  /**
+   * The handler's streamed check against PUBLIC_BASE_URL; with one set that differs from where the
+   * request arrived, a second check against the arrival address runs beside it, only to say which
+   * address the signature was made for when the first refuses (a signature covers the URL).
+   */
+  const bodyCheck = (head: Omit<InboundRequest, 'body'>, req: Request): InboundBodyCheck | undefined => {
+    const check = handler.bodyCheck?.(head);
+    const { onMisaddressed, publicBaseUrl } = options;
+    const arrived = arrivedAt(req);
+    if (!check || !onMisaddressed || !publicBaseUrl || arrived === head.url) return check;
+    const other = handler.bodyCheck?.({ ...head, url: arrived });
+    if (!other) return check;
+    return {
+      update(chunk) {
+        check.update(chunk);
+        other.update(chunk);
+      },
+      end() {
+        const refused = check.end();
+        if (refused && !other.end()) onMisaddressed({ publicBaseUrl, arrivedAt: arrived });
+        return refused;
+      },
+    };
+  };
   router.post('/', async (req: Request, res: Response) => {
     const problem = contentTypeProblem(req.get('content-type'), handler.contentTypes);
     if (problem)
@@ -85,7 +121,7 @@ export function webhookReceiver(
       options.maxBodyBytes ?? 1024 * 1024,
       handler.maxBodyBytes ?? Number.POSITIVE_INFINITY,
     );
-    const read = await readBody(req, max, handler.bodyCheck?.(head));
+    const read = await readBody(req, max, bodyCheck(head, req));
     if (!read.ok) {
       if (read.refusal) refuse(res, handler.rejected(read.refusal));
       return;

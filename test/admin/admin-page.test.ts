@@ -25,7 +25,7 @@ let browser: Browser;
 beforeAll(async () => {
   running = await startTestService({
     name: 'admin',
-    salesforce: false,
+    without: ['salesforce'],
     worker: { writeBatchWaitMs: 20 },
     settings: (s) => ({ ...s, api: { apiKeys: [API_KEY] }, admin: ADMIN }),
     fields: true,

@@ -20,7 +20,7 @@ let browser: Browser;
 beforeAll(async () => {
   running = await startTestService({
     name: 'board',
-    salesforce: false,
+    without: ['salesforce'],
     settings: (s) => ({ ...s, admin: ADMIN }),
   });
   ({ service, base } = running);

@@ -35,7 +35,7 @@ const rowIds = (page: Page) =>
 beforeAll(async () => {
   t = await startTestService({
     name: 'review-console',
-    salesforce: false,
+    without: ['salesforce'],
     fields: true,
     startWorker: true,
     worker: { writeBatchWaitMs: 20 },

@@ -33,7 +33,7 @@ beforeAll(async () => {
   database = await concurrentDatabase();
   t = await startTestService({
     name: 'run-progress',
-    salesforce: false,
+    without: ['salesforce'],
     fields: true,
     startWorker: true,
     settings: (s) => ({ ...s, database: database.settings, api: { apiKeys: [API_KEY] } }),

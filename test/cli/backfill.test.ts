@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CrmConnector } from '../../connectors/types.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
-import { DEMO_COMPANIES } from '../../emulators/cli/demo.ts';
+import { hubspotEmulator } from '../../emulators/hubspot/index.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { BACKFILL_QUEUE, isChunk } from '../../queues/enrich-queue.ts';
 import {
@@ -20,6 +20,9 @@ import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { CLI_PATH as CLI, runCli, sandboxCliEnv } from '../helpers/cli.ts';
 import { eventually } from '../helpers/poll.ts';
 import { concurrentDatabase } from '../helpers/test-database.ts';
+
+/** The demo's companies, as a person creates them in HubSpot. */
+const DEMO_COMPANIES = hubspotEmulator.demoAccounts;
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-backfill-${randomUUID().slice(0, 8)}`;
@@ -143,7 +146,7 @@ describe('buyer-intel-sync backfill', () => {
           name: c.name,
           city,
           ...(c.state ? { state: c.state } : {}),
-          ...(c.domain ? { domain: c.domain } : {}),
+          ...(c.website ? { domain: new URL(c.website).hostname } : {}),
         },
         { source: 'CRM_UI' },
       );

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WORKER_ENV, WORKER_NODE_FLAGS } from '../../bench/workers.ts';
+import { EMULATORS } from '../../emulators/registry.ts';
 import { COMPOSE_FILE, compose, ROOT, SECRETS, service } from './compose-file.ts';
 
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
@@ -83,9 +84,22 @@ describe('docker-compose.yml', () => {
     expect(sandbox.profiles).toEqual(['sandbox']);
     expect(sandbox.command?.slice(0, 3)).toEqual(['node', 'emulators/cli.ts', 'sandbox']);
     expect(sandbox.build).toEqual({ context: '.', dockerfile: 'emulators/Dockerfile' });
-    // Buyer Intelligence, HubSpot and Salesforce, each published on the host's loopback only.
-    expect(sandbox.ports).toEqual(['127.0.0.1:4010:4010', '127.0.0.1:4020:4020', '127.0.0.1:4030:4030']);
+    // Buyer Intelligence and every registered CRM emulator on its port, each on the host's loopback only.
+    expect(sandbox.ports).toEqual([
+      '127.0.0.1:4010:4010',
+      ...EMULATORS.map((e) => `127.0.0.1:${e.port}:${e.port}`),
+    ]);
     expect(sandbox.image).not.toBe(service('app').image);
+    // Its webhooks go to the service that receives them, over a network both are on (not to the
+    // sandbox container's own 127.0.0.1:3000).
+    const target = new URL(sandbox.command?.[(sandbox.command?.indexOf('--service-url') ?? -2) + 1] ?? '');
+    expect(target.hostname).toBe('app');
+    expect(target.port).toBe('3000');
+    expect(service('app').command).toContain('serve');
+    expect(service('app').networks?.some((n) => sandbox.networks?.includes(n))).toBe(true);
+    // The sandbox image exposes the same ports.
+    const sandboxfile = readFileSync(join(ROOT, 'emulators/Dockerfile'), 'utf8');
+    expect(sandboxfile).toContain(`EXPOSE ${['4010', ...EMULATORS.map((e) => String(e.port))].join(' ')}`);
     for (const name of ['redis', 'postgres', 'app', 'worker']) expect(service(name).profiles).toBeUndefined();
   });
 

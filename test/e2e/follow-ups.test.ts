@@ -145,7 +145,7 @@ for (const crm of [hubspot, salesforce]) {
     beforeAll(async () => {
       running = await startTestService({
         name: 'e2e-followups',
-        salesforce: crm.kind === 'salesforce',
+        without: crm.kind === 'salesforce' ? [] : ['salesforce'],
         fields: true,
         startWorker: true,
         worker: { concurrency: 4, writeBatchWaitMs: 20 },

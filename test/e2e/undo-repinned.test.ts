@@ -21,7 +21,7 @@ let running: TestService;
 beforeAll(async () => {
   running = await startTestService({
     name: 'e2e-undo-repinned',
-    salesforce: false,
+    without: ['salesforce'],
     fields: true,
     startWorker: true,
     worker: { concurrency: 2, writeBatchWaitMs: 10 },

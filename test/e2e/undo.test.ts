@@ -104,7 +104,7 @@ for (const crm of [hubspot, salesforce('task'), salesforce('content-note')]) {
     beforeAll(async () => {
       running = await startTestService({
         name: 'e2e-undo',
-        salesforce: crm.kind === 'salesforce',
+        without: crm.kind === 'salesforce' ? [] : ['salesforce'],
         fields: true,
         startWorker: true,
         worker: { concurrency: 4, writeBatchWaitMs: 20 },

@@ -10,7 +10,7 @@ let t: TestService;
 
 beforeAll(async () => {
   // Signal notes on (the default cap): a matched account has notes to write.
-  t = await startTestService({ name: 'fields-before-notes', salesforce: false, http: false });
+  t = await startTestService({ name: 'fields-before-notes', without: ['salesforce'], http: false });
 });
 afterAll(async () => {
   await t?.close();

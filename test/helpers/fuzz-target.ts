@@ -6,7 +6,7 @@ import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.ts';
 import { salesforceId18 } from '../../connectors/salesforce/ids.ts';
 import { salesforceRequestSignatureV3 } from '../../connectors/salesforce/request-signature.ts';
-import { SANDBOX_OUTBOUND_TOKEN } from '../../emulators/settings.ts';
+import { SANDBOX_OUTBOUND_TOKEN } from '../../emulators/salesforce/index.ts';
 import type { Service } from '../../src/service/runtime.ts';
 import {
   formatPublicKey,

@@ -1,11 +1,14 @@
-// The one start-up of a service under test: the emulators it talks to, the service on its own Redis
-// prefix and store, optionally its HTTP server, worker, our CRM fields and stored Salesforce orgs; and
-// the one close that removes all of it. Test files vary only in what they pass.
+// The one start-up of a service under test: the emulators it talks to (the provider's and every CRM
+// emulator of emulators/registry.ts), the service on its own Redis prefix and store, optionally its HTTP
+// server, worker, our CRM fields and stored Salesforce orgs; and the one close that removes all of it.
+// Test files vary only in what they pass.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
-import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
-import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
+import type { RunningEmulator } from '../../emulators/descriptor.ts';
+import type { RunningHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { EMULATORS } from '../../emulators/registry.ts';
+import type { RunningSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
@@ -20,8 +23,8 @@ export const TEST_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export interface TestServiceOptions {
   /** Names the Redis prefix (`test-<name>-<random>`), so a left-over key says which file left it. */
   name: string;
-  /** Start the Salesforce emulator too (the HubSpot one always runs). Default true. */
-  salesforce?: boolean;
+  /** CRM kinds whose emulators not to start (every registered one runs by default). */
+  without?: readonly string[];
   worker?: Partial<ServiceSettings['worker']>;
   /** Changes to the settings the emulators give, before the service is created. */
   settings?: (base: ServiceSettings) => ServiceSettings;
@@ -37,8 +40,11 @@ export interface TestServiceOptions {
 
 export interface TestService {
   bi: RunningBuyerIntelSandbox;
+  /** Every CRM emulator started, by kind. */
+  emulators: Record<string, RunningEmulator>;
+  /** The HubSpot emulator, typed (undefined when left out: `without`). */
   hs: RunningHubSpotSandbox;
-  /** Undefined when started with `salesforce: false`. */
+  /** The Salesforce emulator, typed; undefined when left out (`without: ['salesforce']`). */
   sf: RunningSalesforceSandbox | undefined;
   service: Service;
   /** The HTTP server's URL ('' without `http`). */
@@ -50,19 +56,19 @@ export interface TestService {
 
 export async function startTestService(options: TestServiceOptions): Promise<TestService> {
   const prefix = `test-${options.name}-${randomUUID().slice(0, 8)}`;
-  const [bi, hs, sf] = await Promise.all([
-    startSandbox(),
-    startHubSpotSandbox(),
-    options.salesforce === false ? undefined : startSalesforceSandbox({}),
-  ]);
-  const closeEmulators = () => Promise.all([bi.close(), hs.close(), sf?.close()]);
+  const wanted = EMULATORS.filter((e) => !options.without?.includes(e.kind));
+  const [bi, ...crms] = await Promise.all([startSandbox(), ...wanted.map((e) => e.start())]);
+  const emulators = Object.fromEntries(wanted.map((e, i) => [e.kind, crms[i] as RunningEmulator]));
+  const hs = emulators.hubspot as RunningHubSpotSandbox;
+  const sf = emulators.salesforce as RunningSalesforceSandbox | undefined;
+  const closeEmulators = () => Promise.all([bi.close(), ...crms.map((c) => c.close())]);
   let service: Service | undefined;
   try {
     const cipher = options.storedOrgs
       ? TokenCipher.fromBase64(randomBytes(32).toString('base64'))
       : undefined;
     let settings = sandboxSettings(
-      { buyerIntel: bi, hubspot: hs, ...(sf ? { salesforce: sf } : {}) },
+      { buyerIntel: bi, ...emulators },
       { redisUrl: TEST_REDIS_URL, prefix },
       options.worker ? { worker: options.worker } : {},
     );
@@ -72,14 +78,17 @@ export async function startTestService(options: TestServiceOptions): Promise<Tes
     if (cipher && sf) await storeOrgs(service, cipher, prefix, sf.url, options.storedOrgs ?? []);
     if (options.fields) {
       const fields = fieldDefinitions(DEFAULT_MAPPING);
-      await service.connector('hubspot', String(hs.portalId)).ensureFields(fields);
-      if (sf) await service.connector('salesforce', sf.orgId).ensureFields(fields);
+      for (const [i, emulator] of wanted.entries()) {
+        const running = crms[i] as RunningEmulator;
+        await service.connector(emulator.kind, emulator.tenantOf(running)).ensureFields(fields);
+      }
     }
     const base = options.http === false ? '' : (await service.startHttp(0, '127.0.0.1')).url;
     if (options.startWorker) service.startWorker();
     const running = service;
     return {
       bi,
+      emulators,
       hs,
       sf,
       service: running,

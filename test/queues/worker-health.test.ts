@@ -16,7 +16,7 @@ beforeAll(async () => {
   const port = await freePort();
   running = await startTestService({
     name: 'worker-health',
-    salesforce: false,
+    without: ['salesforce'],
     worker: { writeBatchWaitMs: 20 },
     settings: (s) => ({
       ...s,

@@ -17,8 +17,9 @@ import { hubspotSignatureV3 } from '../../connectors/hubspot/webhook-signature.t
 import { defaultFieldName } from '../../connectors/salesforce/fields.ts';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { SANDBOX_OUTBOUND_TOKEN } from '../../emulators/salesforce/index.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
-import { SANDBOX_OUTBOUND_TOKEN, sandboxSettings } from '../../emulators/settings.ts';
+import { sandboxSettings } from '../../emulators/settings.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import type { Service } from '../../src/service/runtime.ts';

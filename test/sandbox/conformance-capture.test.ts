@@ -14,10 +14,12 @@ import { join } from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBuyerIntelSandbox } from '../../emulators/buyer-intel/app.ts';
+import { BUYER_INTEL_REFERENCE } from '../../emulators/buyer-intel/reference.ts';
 import { createHubSpotSandbox, type HubSpotSandbox } from '../../emulators/hubspot/app.ts';
+import { HUBSPOT_REFERENCE } from '../../emulators/hubspot/reference.ts';
 import { createSalesforceSandbox, type SalesforceSandbox } from '../../emulators/salesforce/app.ts';
+import { SALESFORCE_REFERENCE } from '../../emulators/salesforce/reference.ts';
 import {
-  type ConformanceApi,
   conformanceCheck,
   type ExchangeLine,
   exchangesFile,
@@ -96,10 +98,16 @@ function bent(emulator: express.Express, bends: Record<string, Bend>): express.E
   return app;
 }
 
+const REFERENCES = {
+  hubspot: HUBSPOT_REFERENCE,
+  salesforce: SALESFORCE_REFERENCE,
+  'buyer-intel': BUYER_INTEL_REFERENCE,
+};
+
 /** A stand-in that answers what the vendor would refuse, behind the real check. */
-function standIn(api: ConformanceApi, routes: (app: express.Express) => void): express.Express {
+function standIn(api: keyof typeof REFERENCES, routes: (app: express.Express) => void): express.Express {
   const app = express();
-  app.use(privately(() => conformanceCheck(api)));
+  app.use(privately(() => conformanceCheck(REFERENCES[api])));
   routes(app);
   return app;
 }

@@ -6,13 +6,17 @@
 // the coverage per API.
 import { appendFileSync, readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BUYER_INTEL_REFERENCE } from '../../emulators/buyer-intel/reference.ts';
+import { HUBSPOT_REFERENCE } from '../../emulators/hubspot/reference.ts';
+import { SALESFORCE_REFERENCE } from '../../emulators/salesforce/reference.ts';
 import {
   type ConformanceApi,
   divergences,
   type ExchangeLine,
   exchangesFile,
+  registerReference,
 } from '../../emulators/shared/conformance.ts';
-import setup from '../setup/conformance.ts';
+import setup, { referenceProblems } from '../setup/conformance.ts';
 
 const PRIVATE_APP = 'Bearer pat-na1-sandbox';
 const HUBSPOT_LIMITS = {
@@ -23,11 +27,14 @@ const HUBSPOT_LIMITS = {
   'x-hubspot-ratelimit-daily-remaining': '624999',
 };
 const LIMIT = { 'sforce-limit-info': 'api-usage=1/15000' };
-const HEADERS: Record<ConformanceApi, Record<string, string>> = {
+const HEADERS: Record<string, Record<string, string>> = {
   hubspot: HUBSPOT_LIMITS,
   salesforce: LIMIT,
   'buyer-intel': {},
 };
+// The documents each API is checked against, as its emulator registers them when its app mounts the check.
+for (const reference of [HUBSPOT_REFERENCE, SALESFORCE_REFERENCE, BUYER_INTEL_REFERENCE])
+  registerReference(reference);
 
 const check = (
   api: ConformanceApi,
@@ -48,7 +55,7 @@ const check = (
     status,
     contentType: 'application/json;charset=UTF-8',
     body: body === undefined ? undefined : extra.raw ? String(body) : JSON.stringify(body),
-    headers: extra.headers ?? HEADERS[api],
+    headers: extra.headers ?? HEADERS[api] ?? {},
     requestBody: extra.requestBody,
     request: {
       hasBody: extra.requestBody !== undefined,
@@ -353,6 +360,18 @@ describe('the suite teardown', () => {
     expect(printed.mock.calls.join('')).toContain(
       'hubspot: 2 answers seen, 1 validated (100.0 % of 1 in scope)',
     );
+    // Every registered emulator's API is in the report, reached in this run or not.
+    expect(printed.mock.calls.join('')).toContain('salesforce: no answers in this run');
+  });
+
+  it('finds every registered emulator’s reference documents, and names one that is missing or unsourced', () => {
+    expect(referenceProblems()).toEqual([]);
+    expect(
+      referenceProblems([{ api: 'newcrm', documents: ['newcrm.json', 'hubspot-openapi/companies-v3.json'] }]),
+    ).toEqual(['newcrm: its reference document newcrm.json is not in test/fixtures/reference/']);
+    expect(referenceProblems([{ api: 'newcrm', documents: ['SOURCES.md'] }])).toEqual([
+      'newcrm: SOURCES.md has no row in SOURCES.md',
+    ]);
   });
 
   it('throws listing a divergence, and sets a failing exit code', () => {

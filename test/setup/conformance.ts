@@ -4,12 +4,37 @@
 // documents in test/fixtures/reference/ and the sourced rules beside them (emulators/README.md); a
 // divergence is a line in a file shared by every test worker and every emulator process a test starts
 // (through the environment), and each exchange a line in a sibling file. The teardown prints what share
-// of answers and requests the check saw and validated, per API, and fails the run listing the
-// divergences, or when any answer went unchecked (below 100 %).
+// of answers and requests the check saw and validated, per API — every registered emulator's
+// (emulators/registry.ts), so an API this run never reached says so — and fails the run listing the
+// divergences, or when any answer went unchecked (below 100 %). Before the run it checks that each
+// registered emulator's reference documents are there and sourced (test/fixtures/reference/SOURCES.md).
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BUYER_INTEL_REFERENCE } from '../../emulators/buyer-intel/reference.ts';
+import type { ConformanceReference } from '../../emulators/descriptor.ts';
+import { EMULATORS } from '../../emulators/registry.ts';
 import { type ExchangeLine, exchangesFile } from '../../emulators/shared/conformance.ts';
+
+const REFERENCE_DIR = new URL('../fixtures/reference/', import.meta.url);
+
+/** The APIs checked: the provider's and each registered CRM emulator's. */
+const references = (): ConformanceReference[] => [
+  BUYER_INTEL_REFERENCE,
+  ...EMULATORS.map((e) => e.conformance),
+];
+
+/** What is wrong with the registered references: a document missing, or without its row in SOURCES.md. */
+export function referenceProblems(list: readonly ConformanceReference[] = references()): string[] {
+  const sources = readFileSync(new URL('SOURCES.md', REFERENCE_DIR), 'utf8');
+  return list.flatMap((r) =>
+    r.documents.flatMap((doc) => {
+      if (!existsSync(new URL(doc, REFERENCE_DIR)))
+        return [`${r.api}: its reference document ${doc} is not in test/fixtures/reference/`];
+      return sources.includes(`\`${doc}\``) ? [] : [`${r.api}: ${doc} has no row in SOURCES.md`];
+    }),
+  );
+}
 
 const readLines = (file: string) =>
   existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
@@ -63,6 +88,9 @@ function coverage(lines: readonly ExchangeLine[]): { report: string[]; unchecked
       count(t.requestsUnchecked, `${x.request} (${x.method} ${x.route})`);
     else count(t.requestsChecked, x.request);
   }
+  const unseen = references()
+    .filter((r) => r.documents.length && !tallies.has(r.api))
+    .map((r) => `  ${r.api}: no answers in this run`);
   const report = [...tallies].flatMap(([api, t]) => {
     const inScope = t.answers - [...t.answersExcluded.values()].reduce((a, b) => a + b, 0);
     const requestsChecked = [...t.requestsChecked.values()].reduce((a, b) => a + b, 0);
@@ -74,10 +102,15 @@ function coverage(lines: readonly ExchangeLine[]): { report: string[]; unchecked
         (t.requestsUnchecked.size ? `; not validated: ${listed(t.requestsUnchecked)}` : ''),
     ];
   });
-  return { report, unchecked };
+  return { report: tallies.size ? [...report, ...unseen] : [], unchecked };
 }
 
 export default function setup(): () => void {
+  const missing = referenceProblems();
+  if (missing.length)
+    throw new Error(
+      `Emulator reference documents (emulators/<crm>/reference.ts):\n  ${missing.join('\n  ')}`,
+    );
   const dir = mkdtempSync(join(tmpdir(), 'emulator-conformance-'));
   const file = join(dir, 'divergences.jsonl');
   writeFileSync(file, '');

@@ -68,7 +68,7 @@ const tally = new Map<string, number>();
 beforeAll(async () => {
   running = await startTestService({
     name: 'undo-interleavings',
-    salesforce: false,
+    without: ['salesforce'],
     fields: true,
     startWorker: true,
     worker: { concurrency: 2, writeBatchWaitMs: 5 },

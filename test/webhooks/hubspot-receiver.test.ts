@@ -23,6 +23,8 @@ let redis: Redis;
 let queue: Queue<EnrichQueueData>;
 let server: Listening;
 let enqueueFails = false;
+/** What the receiver said about deliveries signed for another address than PUBLIC_BASE_URL. */
+const misaddressed: { publicBaseUrl: string; arrivedAt: string }[] = [];
 let storeFails = false;
 let store: Store;
 let repos: Repositories;
@@ -50,6 +52,7 @@ beforeAll(async () => {
       open: () => (storeFails ? Promise.reject(new Error('the database is down')) : store.open()),
     },
     crmLabel: 'HubSpot',
+    onMisaddressed: (detail) => misaddressed.push(detail),
   });
   server = await listen(createHttpApp({ webhooks: { hubspot: router } }));
 });
@@ -67,8 +70,8 @@ afterAll(async () => {
 });
 
 /** Signs as HubSpot does (v3), computed here independently of the code under test. */
-function sign(body: string, timestamp = Date.now(), secret = SECRET) {
-  const uri = `${PUBLIC}/webhooks/hubspot`;
+function sign(body: string, timestamp = Date.now(), secret = SECRET, base = PUBLIC) {
+  const uri = `${base}/webhooks/hubspot`;
   return {
     'X-HubSpot-Signature-v3': createHmac('sha256', secret)
       .update(`POST${uri}${body}${timestamp}`)
@@ -189,6 +192,20 @@ describe('POST /webhooks/hubspot', () => {
     const tampered = await post(body.replace('1001', '1009'), sign(body));
     expect(tampered.status).toBe(401);
     expect(await waiting()).toHaveLength(0);
+  });
+
+  it('401 for a delivery signed for the address it arrived at, not PUBLIC_BASE_URL, saying which', async () => {
+    misaddressed.length = 0;
+    const body = JSON.stringify([event({ objectId: 1201 })]);
+    // As the compose sandbox posts to http://app:3000 while PUBLIC_BASE_URL names a proxy's address.
+    const res = await post(body, sign(body, Date.now(), SECRET, server.url));
+    expect(res.status).toBe(401);
+    expect(await waiting()).toEqual([]);
+    expect(misaddressed).toEqual([{ publicBaseUrl: PUBLIC, arrivedAt: `${server.url}/webhooks/hubspot` }]);
+    // A delivery signed for PUBLIC_BASE_URL, or with another secret, says nothing of the kind.
+    expect((await post(body)).status).toBe(200);
+    expect((await post(body, sign(body, Date.now(), 'another-secret', server.url))).status).toBe(401);
+    expect(misaddressed).toHaveLength(1);
   });
 
   it('400 names the problem for malformed JSON and an invalid batch', async () => {

@@ -1,0 +1,7 @@
+// The provider's published OpenAPI document the Buyer Intelligence sandbox is checked against.
+import type { ConformanceReference } from '../descriptor.ts';
+
+export const BUYER_INTEL_REFERENCE: ConformanceReference = {
+  api: 'buyer-intel',
+  documents: ['buyer-intelligence-openapi.json'],
+};

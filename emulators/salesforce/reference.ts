@@ -1,0 +1,8 @@
+// The document the Salesforce emulator's answers are checked against (conformance mode): a
+// transcription of Salesforce's REST shapes under test/fixtures/reference/ (its sources in SOURCES.md).
+import type { ConformanceReference } from '../descriptor.ts';
+
+export const SALESFORCE_REFERENCE: ConformanceReference = {
+  api: 'salesforce',
+  documents: ['salesforce/rest-shapes.json'],
+};
