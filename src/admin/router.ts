@@ -15,7 +15,9 @@ import { formatPath } from '../shared/format-path.ts';
 import { jsonDepthProblem, refuseBadText } from '../shared/text.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
+import type { ConnectionsView } from '../tenants/connections.ts';
 import { addAdminAccountsRoutes } from './accounts-routes.ts';
+import { renderConnectionsPage } from './connections-page.ts';
 import { addAdminDashboardRoutes } from './dashboard-routes.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
 import { type CrmFieldNames, renderMappingPage } from './mapping-page.ts';
@@ -45,6 +47,8 @@ export function adminRouter(options: {
   mapping?: { mapping: Mapping; source: string; crms: () => CrmFieldNames[] };
   /** The provider's shared pace now, for the run pages' "throttled" state (runs-list-routes.ts). */
   rate?: ProviderRate | undefined;
+  /** Each tenant's connection: token state, permissions lacking, last refusal (src/tenants/connections.ts). */
+  connections?: () => Promise<ConnectionsView>;
 }): express.Router {
   const router = express.Router();
   const limit = options.limit ?? 200;
@@ -67,6 +71,18 @@ export function adminRouter(options: {
   if (mapping)
     router.get('/mapping', (_req, res) => {
       res.type('html').send(renderMappingPage(mapping.mapping, mapping.crms(), mapping.source));
+    });
+  const { connections } = options;
+  if (connections)
+    router.get('/connections', async (_req, res, next) => {
+      try {
+        res
+          .set('cache-control', 'no-store')
+          .type('html')
+          .send(renderConnectionsPage(await connections()));
+      } catch (err) {
+        next(err);
+      }
     });
   router.get('/api/recent', async (_req, res, next) => {
     try {

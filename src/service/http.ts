@@ -15,6 +15,7 @@ import { apiRouter } from '../api/router.ts';
 import { readSharedRate } from '../buyer-intel/shared-rate.ts';
 import { crmFeatures } from '../config/crm-features.ts';
 import { reviewService } from '../review/service.ts';
+import { tenantConnections } from '../tenants/connections.ts';
 import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
 import { addCountingNew } from '../webhooks/new-jobs.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
@@ -133,6 +134,14 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
                 source: settings.mappingFile ?? 'the built-in mapping',
                 crms: () => crmFieldNames(crms),
               },
+              connections: () =>
+                tenantConnections({
+                  served: crms,
+                  store: core.tenantStore,
+                  redis: redis.producer,
+                  features: crmFeatures(settings),
+                  refusals: () => readRefusals(redis.producer, prefix),
+                }),
               rate: () =>
                 readSharedRate(
                   redis.producer,

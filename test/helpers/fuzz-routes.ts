@@ -107,6 +107,7 @@ export const adminOperations = (): Operation[] => [
   { method: 'GET', path: '/admin/api/runs/{id}/progress', query: [], body: false },
   { method: 'GET', path: '/admin/dashboard', query: [], body: false },
   { method: 'GET', path: '/admin/api/dashboard', query: [], body: false },
+  { method: 'GET', path: '/admin/connections', query: [], body: false },
   ...['retry', 'confirm', 'review/confirm', 'review/reject', 'review/research', 'review/approve'].map(
     (a): Operation => ({ method: 'POST', path: `/admin/api/${a}`, query: [], body: true }),
   ),
