@@ -24,6 +24,7 @@ import { type CrmFieldNames, renderMappingPage } from './mapping-page.ts';
 import { renderAdminPage, sortRows } from './page.ts';
 import { addAdminReviewRoutes } from './review-routes.ts';
 import { addAdminRunsRoutes, type ProviderRate } from './runs-list-routes.ts';
+import { type AdminUndoOptions, addAdminUndoRoutes } from './undo-routes.ts';
 
 const accountBody = z.strictObject({
   crm: z.string().refine(isCrmKind, 'is not a CRM this service speaks'),
@@ -49,6 +50,8 @@ export function adminRouter(options: {
   rate?: ProviderRate | undefined;
   /** Each tenant's connection: token state, permissions lacking, last refusal (src/tenants/connections.ts). */
   connections?: () => Promise<ConnectionsView>;
+  /** The run page's undo (undo-routes.ts); without it the page offers none. */
+  undo?: AdminUndoOptions;
 }): express.Router {
   const router = express.Router();
   const limit = options.limit ?? 200;
@@ -116,7 +119,9 @@ export function adminRouter(options: {
     );
   };
   addAdminAccountsRoutes(router, { store: options.store });
-  addAdminHistoryRoutes(router, { store: options.store, rate: options.rate });
+  addAdminHistoryRoutes(router, { store: options.store, rate: options.rate, undoable: !!options.undo });
+  if (options.undo)
+    addAdminUndoRoutes(router, { ...options.undo, store: options.store, user: options.user, json, body });
   addAdminRunsRoutes(router, { store: options.store, rate: options.rate });
   addAdminDashboardRoutes(router, { store: options.store, rate: options.rate });
   addAdminReviewRoutes(router, {

@@ -134,6 +134,7 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
                 source: settings.mappingFile ?? 'the built-in mapping',
                 crms: () => crmFieldNames(crms),
               },
+              undo: { maintenanceQueue: queues.maintenance, connectorFor: core.connector },
               connections: () =>
                 tenantConnections({
                   served: crms,
