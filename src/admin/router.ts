@@ -18,6 +18,7 @@ import type { Store } from '../store/store.ts';
 import type { ConnectionsView } from '../tenants/connections.ts';
 import { addAdminAccountsRoutes } from './accounts-routes.ts';
 import { renderConnectionsPage } from './connections-page.ts';
+import type { BudgetSources } from './dashboard-data.ts';
 import { addAdminDashboardRoutes } from './dashboard-routes.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
 import { type CrmFieldNames, renderMappingPage } from './mapping-page.ts';
@@ -50,6 +51,8 @@ export function adminRouter(options: {
   rate?: ProviderRate | undefined;
   /** Each tenant's connection: token state, permissions lacking, last refusal (src/tenants/connections.ts). */
   connections?: () => Promise<ConnectionsView>;
+  /** The dashboard's budget use: the CRM tenants' limits, the usage per hour, the configured rate. */
+  budgets?: BudgetSources;
   /** The run page's undo (undo-routes.ts); without it the page offers none. */
   undo?: AdminUndoOptions;
 }): express.Router {
@@ -123,7 +126,7 @@ export function adminRouter(options: {
   if (options.undo)
     addAdminUndoRoutes(router, { ...options.undo, store: options.store, user: options.user, json, body });
   addAdminRunsRoutes(router, { store: options.store, rate: options.rate });
-  addAdminDashboardRoutes(router, { store: options.store, rate: options.rate });
+  addAdminDashboardRoutes(router, { store: options.store, rate: options.rate, budgets: options.budgets });
   addAdminReviewRoutes(router, {
     review: options.review,
     actor: { kind: 'admin', name: options.user },

@@ -13,6 +13,7 @@ import { runSignals } from '../enrich/run-signals.ts';
 import type { PipelineDeps } from '../enrich/types.ts';
 import { createLogger, workerLog } from '../observe/logger.ts';
 import { Metrics } from '../observe/metrics.ts';
+import { UsageCounts } from '../observe/usage.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
 import { redisPoolFeed } from '../resolve/shared-pool.ts';
 import { accountLockKey, redisAccountLocks } from '../signals/account-lock.ts';
@@ -39,6 +40,8 @@ export function buildCore(settings: ServiceSettings) {
   });
   const queues = createQueues(redis, prefix, logger);
   const metrics = new Metrics(() => queues.observed);
+  const usage = new UsageCounts(redis.producer, prefix);
+  metrics.shareUsageIn(usage);
   const buyerIntel = buyerIntelClients(settings.buyerIntel, redis.producer, prefix, metrics, log);
   const tenantStore = settings.tenants
     ? new TenantStore(async () => (await store.open()).tenants, redis.worker, prefix, settings.tenants.cipher)
@@ -171,6 +174,7 @@ export function buildCore(settings: ServiceSettings) {
     redis,
     queues,
     metrics,
+    usage,
     buyerIntel,
     tenantStore,
     runtime,

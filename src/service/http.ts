@@ -14,6 +14,7 @@ import { refreshActions } from '../api/actions.ts';
 import { apiRouter } from '../api/router.ts';
 import { readSharedRate } from '../buyer-intel/shared-rate.ts';
 import { crmFeatures } from '../config/crm-features.ts';
+import { readUsage } from '../observe/usage.ts';
 import { reviewService } from '../review/service.ts';
 import { tenantConnections } from '../tenants/connections.ts';
 import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
@@ -133,6 +134,11 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
                 mapping: settings.mapping,
                 source: settings.mappingFile ?? 'the built-in mapping',
                 crms: () => crmFieldNames(crms),
+              },
+              budgets: {
+                crmLimits: () => readBudgets(redis.producer, prefix),
+                usage: () => readUsage(redis.producer, prefix, 24),
+                configuredRate: settings.buyerIntel.ratePerSecond,
               },
               undo: { maintenanceQueue: queues.maintenance, connectorFor: core.connector },
               connections: () =>

@@ -212,6 +212,14 @@ export interface OutcomeCountsTable {
   n: ColumnType<string, never, never>;
 }
 
+/** Notes recorded per tenant and week (Monday, UTC), kept by a trigger on notes_created (0015). */
+export interface NotesByWeekTable {
+  crm: string;
+  tenant: string;
+  week: ColumnType<Date | string, never, never>;
+  n: ColumnType<string, never, never>;
+}
+
 /** Accounts per buyer per tenant (more than one: a duplicates group), kept by the same triggers. */
 export interface BuyerAccountsTable {
   crm: string;
@@ -278,6 +286,7 @@ export interface Database {
   decisions: DecisionsTable;
   field_writes: FieldWritesTable;
   notes_created: NotesCreatedTable;
+  notes_by_week: NotesByWeekTable;
   notes_pending: NotesPendingTable;
   notes_removed: NotesRemovedTable;
   undo_runs: UndoRunsTable;

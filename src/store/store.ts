@@ -8,6 +8,7 @@
 import { Migrator, sql } from 'kysely';
 import { withTimeout } from '../shared/deadline.ts';
 import { IntegrationError } from '../shared/errors.ts';
+import { DashboardQueries } from './dashboard.ts';
 import { type DatabaseHandle, type DatabaseSettings, openDatabase } from './db.ts';
 import { Decisions } from './decisions.ts';
 import { DigestStates } from './digest-state.ts';
@@ -61,6 +62,8 @@ export interface Repositories {
   matched: MatchedAccounts;
   /** Follow-up tasks and the provider row statuses they set (src/follow-ups/). */
   followUps: FollowUps;
+  /** The console dashboard's counts and ages, cheap at any size (src/store/dashboard.ts). */
+  dashboard: DashboardQueries;
 }
 
 export class Store {
@@ -116,6 +119,7 @@ export class Store {
         digests: new DigestStates(db),
         matched: new MatchedAccounts(db),
         followUps: new FollowUps(db),
+        dashboard: new DashboardQueries(db),
       };
     })();
     // A failed check (database down, migrations pending) is asked again next time.

@@ -108,6 +108,8 @@ export const adminOperations = (): Operation[] => [
   { method: 'GET', path: '/admin/dashboard', query: [], body: false },
   { method: 'GET', path: '/admin/api/dashboard', query: [], body: false },
   { method: 'GET', path: '/admin/connections', query: [], body: false },
+  { method: 'GET', path: '/admin/assets/chart.umd.min.js', query: [], body: false },
+  { method: 'GET', path: '/admin/assets/dashboard.js', query: [], body: false },
   { method: 'POST', path: '/admin/api/runs/{id}/undo', query: [], body: true },
   ...['retry', 'confirm', 'review/confirm', 'review/reject', 'review/research', 'review/approve'].map(
     (a): Operation => ({ method: 'POST', path: `/admin/api/${a}`, query: [], body: true }),
