@@ -69,15 +69,15 @@ ${table('by-tenant', 'Accounts by their latest outcome', ['Tenant', ...STATUSES.
 function backlogPanel(d: DashboardData, now: Date): string {
   const b = d.backlog;
   const ages: [string, number][] = [
-    ['under a day', b.ages.underDay],
-    ['1–7 days', b.ages.underWeek],
-    ['7–30 days', b.ages.underMonth],
-    ['over 30 days', b.ages.older],
+    ['since today', b.ages.today],
+    ['1–6 days', b.ages.underWeek],
+    ['7–29 days', b.ages.underMonth],
+    ['30 days or more', b.ages.older],
   ];
   const age = (at: Date | null) =>
     at ? `${readableTime(at)} (${spanOf(now.getTime() - at.getTime())} ago)` : '—';
   return `<section class="panel" aria-labelledby="backlog-h"><h2 id="backlog-h">Review backlog and its age</h2>
-<p><strong id="backlog-waiting">${n(b.waiting)}</strong> accounts wait for a person. Oldest: <span id="backlog-oldest">${age(b.oldest)}</span>; median: <span id="backlog-median">${age(b.median)}</span>. <a href="/admin/review">Review them</a></p>
+<p><strong id="backlog-waiting">${n(b.waiting)}</strong> accounts wait for a person. Oldest: <span id="backlog-oldest">${age(b.oldest)}</span>; half of them since <span id="backlog-median">${b.medianDay ? esc(new Date(`${b.medianDay}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })) : '—'}</span> or later (the median, in UTC days). <a href="/admin/review">Review them</a></p>
 ${chart(
   'chart-backlog',
   `Bars of accounts waiting for review by how long: ${ages.map(([k, v]) => `${k} ${v}`).join(', ')}`,
@@ -88,7 +88,7 @@ ${chart(
     datasets: [{ label: 'accounts waiting', data: ages.map(([, v]) => v), color: COLOURS.needs_review }],
   },
 )}
-${table('backlog-ages', 'Accounts waiting since their outcome', ['Waiting', 'accounts'], ages)}</section>`;
+${table('backlog-ages', 'Accounts waiting, by the UTC day of their outcome', ['Waiting', 'accounts'], ages)}</section>`;
 }
 
 function signalsPanel(d: DashboardData): string {

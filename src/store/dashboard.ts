@@ -1,7 +1,7 @@
 // What the console's dashboard reads, each cheap whatever the number of accounts: the accounts per
 // CRM, tenant and status from the counters the outcome triggers keep (0004: a few rows), the review
-// backlog's size and age from the cohort-by-date index (one index-only range scan of the accounts
-// waiting, no sort of the table), and the notes written per week from their weekly counters (0015).
+// backlog's size and age from its counters per day (0015: a row per day with accounts waiting) and
+// the first entry of the cohort-by-date index, and the notes per week from their counters (0015).
 import { type Kysely, sql } from 'kysely';
 import type { Database, OutcomeStatus } from './schema.ts';
 
@@ -9,9 +9,10 @@ export interface BacklogAge {
   waiting: number;
   /** When the longest-waiting account got its outcome; null when none waits. */
   oldest: Date | null;
-  median: Date | null;
-  /** Accounts waiting under a day, 1–7 days, 7–30 days, over 30 days. */
-  ages: { underDay: number; underWeek: number; underMonth: number; older: number };
+  /** The day (UTC, YYYY-MM-DD) by which half of the accounts waiting had their outcome. */
+  medianDay: string | null;
+  /** Accounts waiting since today, 1–6 days, 7–29 days, 30 days or more (UTC days). */
+  ages: { today: number; underWeek: number; underMonth: number; older: number };
 }
 
 const DAY_MS = 86_400_000;
@@ -46,32 +47,38 @@ export class DashboardQueries {
   }
 
   async reviewBacklog(now = new Date()): Promise<BacklogAge> {
-    const at = (days: number) => new Date(now.getTime() - days * DAY_MS);
-    const row = await this.#db
-      .selectFrom('account_outcomes')
-      .where('cohort', '=', 'needs_review')
-      .select([
-        sql<string>`count(*)`.as('waiting'),
-        sql<Date | null>`min(updated_at)`.as('oldest'),
-        sql<Date | null>`percentile_disc(0.5) within group (order by updated_at)`.as('median'),
-        sql<string>`count(*) filter (where updated_at >= ${at(1)})`.as('d1'),
-        sql<string>`count(*) filter (where updated_at >= ${at(7)})`.as('d7'),
-        sql<string>`count(*) filter (where updated_at >= ${at(30)})`.as('d30'),
-      ])
-      .executeTakeFirstOrThrow();
-    const [waiting, d1, d7, d30] = [row.waiting, row.d1, row.d7, row.d30].map(Number) as [
-      number,
-      number,
-      number,
-      number,
-    ];
-    const date = (v: Date | string | null) => (v === null ? null : new Date(v));
-    return {
-      waiting,
-      oldest: date(row.oldest),
-      median: date(row.median),
-      ages: { underDay: d1, underWeek: d7 - d1, underMonth: d30 - d7, older: waiting - d30 },
-    };
+    const [days, first] = await Promise.all([
+      this.#db
+        .selectFrom('review_waiting_by_day')
+        .select([sql<string>`to_char(day, 'YYYY-MM-DD')`.as('day'), sql<string>`sum(n)`.as('n')])
+        .groupBy('day')
+        .having(sql`sum(n)`, '>', sql`0`)
+        .orderBy('day')
+        .execute(),
+      // The first entry of the cohort-by-date index: one index probe.
+      this.#db
+        .selectFrom('account_outcomes')
+        .where('cohort', '=', 'needs_review')
+        .select(sql<Date | string | null>`min(updated_at)`.as('oldest'))
+        .executeTakeFirst(),
+    ]);
+    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const ages = { today: 0, underWeek: 0, underMonth: 0, older: 0 };
+    const waiting = days.reduce((a, d) => a + Number(d.n), 0);
+    let seen = 0;
+    let medianDay: string | null = null;
+    for (const d of days) {
+      const n = Number(d.n);
+      const age = Math.round((today - Date.parse(`${d.day}T00:00:00Z`)) / DAY_MS);
+      if (age <= 0) ages.today += n;
+      else if (age < 7) ages.underWeek += n;
+      else if (age < 30) ages.underMonth += n;
+      else ages.older += n;
+      seen += n;
+      if (medianDay === null && seen * 2 >= waiting) medianDay = d.day;
+    }
+    const oldest = first?.oldest ?? null;
+    return { waiting, oldest: oldest === null ? null : new Date(oldest), medianDay, ages };
   }
 
   /** Notes written per week (Monday, UTC) for the `weeks` weeks up to this one, oldest first, zeros kept. */

@@ -220,6 +220,14 @@ export interface NotesByWeekTable {
   n: ColumnType<string, never, never>;
 }
 
+/** Accounts waiting for review per tenant and day (UTC) of their outcome, kept by triggers (0015). */
+export interface ReviewWaitingByDayTable {
+  crm: string;
+  tenant: string;
+  day: ColumnType<Date | string, never, never>;
+  n: ColumnType<string, never, never>;
+}
+
 /** Accounts per buyer per tenant (more than one: a duplicates group), kept by the same triggers. */
 export interface BuyerAccountsTable {
   crm: string;
@@ -287,6 +295,7 @@ export interface Database {
   field_writes: FieldWritesTable;
   notes_created: NotesCreatedTable;
   notes_by_week: NotesByWeekTable;
+  review_waiting_by_day: ReviewWaitingByDayTable;
   notes_pending: NotesPendingTable;
   notes_removed: NotesRemovedTable;
   undo_runs: UndoRunsTable;

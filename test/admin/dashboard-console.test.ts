@@ -133,9 +133,17 @@ describe('dashboard console', () => {
       expect.arrayContaining(['enriched: 1', 'needs review: 1']),
     );
 
-    // The review backlog: one account, waiting under a day, its age readable.
+    // The review backlog: one account, waiting since today, its age readable.
     expect(await page.locator('#backlog-waiting').textContent()).toBe('1');
-    expect(await cells(page, 'backlog-ages', 'under a day')).toEqual(['1']);
+    expect(await cells(page, 'backlog-ages', 'since today')).toEqual(['1']);
+    expect(await page.locator('#backlog-median').textContent()).toBe(
+      new Date().toLocaleDateString('en-GB', {
+        day: 'numeric',
+        month: 'short',
+        year: 'numeric',
+        timeZone: 'UTC',
+      }),
+    );
     expect(await page.locator('#backlog-oldest').textContent()).toMatch(/UTC \(1 min ago\)$/);
     expect(await hoverFirst(page, 'chart-backlog')).toEqual(['accounts waiting: 1']);
 

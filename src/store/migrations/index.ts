@@ -15,7 +15,7 @@ import * as pendingNotes from './0011_pending_notes.ts';
 import * as followUps from './0012_follow_ups.ts';
 import * as noteRecordedIndex from './0013_note_recorded_index.ts';
 import * as learnedDecisions from './0014_learned_decisions.ts';
-import * as notesByWeek from './0015_notes_by_week.ts';
+import * as dashboardCounters from './0015_dashboard_counters.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -32,5 +32,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0012_follow_ups': followUps,
   '0013_note_recorded_index': noteRecordedIndex,
   '0014_learned_decisions': learnedDecisions,
-  '0015_notes_by_week': notesByWeek,
+  '0015_dashboard_counters': dashboardCounters,
 };
