@@ -60,6 +60,9 @@ export function renderConnectionsPage(view: ConnectionsView, now = Date.now()): 
     )
     .join('');
   const links = view.connect;
+  const unreadable = view.unreadable.length
+    ? `<p class="summary" id="unreadable"><strong>${view.unreadable.length} stored tenant${view.unreadable.length === 1 ? '' : 's'} cannot be read</strong> and ${view.unreadable.length === 1 ? 'is' : 'are'} not served: ${view.unreadable.map((u) => `<code>${esc(u)}</code>`).join(', ')}. Check TOKEN_ENCRYPTION_KEY, or add ${view.unreadable.length === 1 ? 'it' : 'them'} again.</p>`
+    : '';
   const connect = links.length
     ? `<h2>Connect a tenant</h2><ul id="connect">${links.map((l) => `<li><a href="${esc(l.href)}">${esc(l.label)}</a> <small>(also reinstalls one, with the permissions asked afresh)</small></li>`).join('')}</ul>`
     : '<h2>Connect a tenant</h2><p id="connect">No install flow is configured: tenants are added with <code>buyer-intel-sync tenants add</code> (docs/crm-setup.md).</p>';
@@ -70,6 +73,7 @@ export function renderConnectionsPage(view: ConnectionsView, now = Date.now()): 
     css: '#connections code{overflow-wrap:anywhere}',
     body: `<h1>Connections</h1>
 ${summary}
+${unreadable}
 <div class="scroll"><table id="connections"><thead><tr><th scope="col">Tenant</th><th scope="col">Credential</th><th scope="col">Token</th><th scope="col">Permissions</th><th scope="col">Last error</th></tr></thead>
 <tbody>${rows || '<tr><td colspan="5">No tenant is connected yet.</td></tr>'}</tbody></table></div>
 ${connect}`,

@@ -26,6 +26,8 @@ export interface ConnectionsView {
   tenants: TenantConnection[];
   /** Where a person connects a tenant (or reinstalls one), per CRM that has an install flow. */
   connect: { crmLabel: string; href: string; label: string }[];
+  /** Stored tenants that cannot be decrypted or read (`crm:tenant`): not served, so not listed above. */
+  unreadable: string[];
 }
 
 export interface ServedTenants {
@@ -50,11 +52,12 @@ export async function tenantConnections(options: {
   refusals: () => Promise<PermissionRefusal[]>;
 }): Promise<ConnectionsView> {
   const { served, store, redis, features } = options;
-  const [records, refusals] = await Promise.all([
-    store ? store.list().then((l) => l.tenants) : [],
+  const [listed, refusals] = await Promise.all([
+    store ? store.list() : { tenants: [], unreadable: [] },
     // What Redis cannot say is left out: the connections still show.
     options.refusals().catch(() => []),
   ]);
+  const records = listed.tenants;
   const out: TenantConnection[] = [];
   const links: ConnectionsView['connect'] = [];
   for (const crm of served.kinds()) {
@@ -92,7 +95,7 @@ export async function tenantConnections(options: {
       });
     }
   }
-  return { tenants: out, connect: links };
+  return { tenants: out, connect: links, unreadable: listed.unreadable.map((u) => u.field) };
 }
 
 function dedupe<T extends { scope: string }>(items: T[]): T[] {

@@ -33,8 +33,12 @@ describe('connections page', () => {
           }),
         ],
         connect: [],
+        unreadable: ['hubspot:9009'],
       },
       NOW,
+    );
+    expect(html).toContain(
+      '1 stored tenant cannot be read</strong> and is not served: <code>hubspot:9009</code>',
     );
     expect(html).toContain('data-token="expired">expired 31 min ago');
     expect(html).toContain('renews itself on the next call');
@@ -58,6 +62,7 @@ describe('connections page', () => {
           }),
         ],
         connect: [{ crmLabel: 'HubSpot', href: '/oauth/hubspot/install', label: 'Install' }],
+        unreadable: [],
       },
       NOW,
     );
