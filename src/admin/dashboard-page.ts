@@ -17,6 +17,8 @@ const PALETTE = ['#1a55b8', '#2e7d4f', '#c98a00', '#8e44ad', '#c0392b', '#16808a
 const n = (v: number) => v.toLocaleString('en-US');
 const words = (s: string) => s.replace('_', ' ');
 const labelOf = (crm: string) => (isCrmKind(crm) ? crmOf(crm).label : crm);
+/** An upstream API as metrics name it (`buyer_intel`, or a CRM's kind), for people. */
+const apiLabel = (api: string) => (api === 'buyer_intel' ? 'Buyer Intelligence' : labelOf(api));
 
 interface ChartSpec {
   type: 'bar' | 'line' | 'doughnut';
@@ -77,7 +79,7 @@ function backlogPanel(d: DashboardData, now: Date): string {
   const age = (at: Date | null) =>
     at ? `${readableTime(at)} (${spanOf(now.getTime() - at.getTime())} ago)` : '—';
   return `<section class="panel" aria-labelledby="backlog-h"><h2 id="backlog-h">Review backlog and its age</h2>
-<p><strong id="backlog-waiting">${n(b.waiting)}</strong> accounts wait for a person. Oldest: <span id="backlog-oldest">${age(b.oldest)}</span>; half of them since <span id="backlog-median">${b.medianDay ? esc(new Date(`${b.medianDay}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })) : '—'}</span> or later (the median, in UTC days). <a href="/admin/review">Review them</a></p>
+<p><strong id="backlog-waiting">${n(b.waiting)}</strong> ${b.waiting === 1 ? 'account waits' : 'accounts wait'} for a person. Oldest: <span id="backlog-oldest">${age(b.oldest)}</span>; half of them since <span id="backlog-median">${b.medianDay ? esc(new Date(`${b.medianDay}T00:00:00Z`).toLocaleDateString('en-GB', { day: 'numeric', month: 'short', year: 'numeric', timeZone: 'UTC' })) : '—'}</span> or later (the median, in UTC days). <a href="/admin/review">Review them</a></p>
 ${chart(
   'chart-backlog',
   `Bars of accounts waiting for review by how long: ${ages.map(([k, v]) => `${k} ${v}`).join(', ')}`,
@@ -149,14 +151,14 @@ function budgetPanel(d: DashboardData): string {
 <p>Buyer Intelligence pace now: <span id="provider-pace">${pace}</span>. Last 24 hours, every process: <span id="provider-waits">${n(waits)}</span> provider requests waited for their slot (${waits ? `${n(Math.round(sum('wait-ms:buyer_intel') / waits))} ms on average` : 'none'}); queues parked for a limit ${n(hours.reduce((a, h) => a + parked(h), 0))} times.</p>
 <div class="pair">${chart(
     'chart-calls',
-    `Upstream calls per hour over 24 hours by API: ${apis.map((a) => `${a} ${sum(`calls:${a}`)}`).join(', ') || 'none'}`,
+    `Upstream calls per hour over 24 hours by API: ${apis.map((a) => `${apiLabel(a)} ${sum(`calls:${a}`)}`).join(', ') || 'none'}`,
     {
       type: 'bar',
       labels: hourLabels,
       stacked: true,
       yTitle: 'calls per hour',
       datasets: apis.map((a, i) => ({
-        label: a,
+        label: apiLabel(a),
         data: hours.map((h) => h.counts[`calls:${a}`] ?? 0),
         color: PALETTE[i % PALETTE.length] ?? '#1a55b8',
       })),
@@ -168,7 +170,7 @@ ${chart('chart-throttling', 'Lines of 429 answers, provider waits and queue park
   yTitle: 'per hour',
   datasets: [
     ...apis.map((a, i) => ({
-      label: `429s ${a}`,
+      label: `429s ${apiLabel(a)}`,
       data: hours.map((h) => h.counts[`429:${a}`] ?? 0),
       color: PALETTE[(i + 3) % PALETTE.length] ?? '#c0392b',
     })),
@@ -180,7 +182,7 @@ ${table(
   'usage-24h',
   'Last 24 hours per API',
   ['API', 'calls', '429 answers'],
-  apis.map((a) => [a, sum(`calls:${a}`), sum(`429:${a}`)]),
+  apis.map((a) => [apiLabel(a), sum(`calls:${a}`), sum(`429:${a}`)]),
 )}
 ${table('crm-limits', "Each CRM tenant's limits at its last answer", ['Tenant', 'short window left', 'daily allocation left'], limits.length ? limits : [['no CRM has reported its limits yet', '—', '—']])}</section>`;
 }
