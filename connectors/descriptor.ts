@@ -96,6 +96,13 @@ export interface TenantSupport<T extends { crm: string }, C = unknown> {
     runtime: CrmRuntime,
   ): Promise<CrmConnector>;
   /** `tenants add <kind>`: its options (option → record member) and the credentials read from stdin. */
+  /** The console's view of a stored tenant's connection, from its record and its cached session. */
+  state?(
+    record: T,
+    session: TenantSession,
+    runtime: Pick<CrmRuntime, 'redis'>,
+    features: CrmFeatures,
+  ): Promise<ConnectionState>;
   cli: {
     /** The usage lines of `tenants add|remove <kind>`. */
     usage: string;
@@ -137,6 +144,25 @@ export interface DoctorCheck {
   detail: string;
   /** Further lines under it (e.g. each missing permission and what needs it). */
   more?: string[];
+}
+
+/**
+ * How one tenant's connection stands, for the console's Connections page. Never a token or a secret:
+ * only what a person needs to act (reinstall, grant a scope).
+ */
+export interface ConnectionState {
+  /** `connected`: no expiry that matters; `expiring`: valid until `expiresAt`; `expired`. */
+  token: 'connected' | 'expiring' | 'expired';
+  /** The kind of credential, for people: "OAuth install", "private-app token". */
+  credential: string;
+  /** When the access token expires (ms since epoch), when the CRM said. */
+  expiresAt?: number;
+  /** A refresh token is kept: an expired access token renews itself on the next call. */
+  renews: boolean;
+  /** What the grant holds, when the CRM said; undefined when it does not (refusals show what lacks). */
+  granted?: readonly string[];
+  /** Needed permissions the grant lacks, each with what needs it (for people). */
+  missing: readonly { scope: string; neededFor: string }[];
 }
 
 export interface CrmDescriptor<C = unknown, T extends { crm: string } = { crm: string }> {
@@ -198,6 +224,10 @@ export interface CrmDescriptor<C = unknown, T extends { crm: string } = { crm: s
    * enabled features need.
    */
   doctor?(config: C, timeoutMs: number, features: CrmFeatures): Promise<DoctorCheck>;
+  /** The console's view of a tenant the configuration names (its credential is the environment's). */
+  configuredState?(config: C, tenant: string, features: CrmFeatures): ConnectionState;
+  /** Where a person connects another tenant or reinstalls one (one of `routes`), when configured. */
+  connectLink?(config: C): { href: string; label: string } | undefined;
   /** Request headers that carry a secret or signature: redacted from every log line. */
   secretHeaders?: readonly string[];
   /** For the OpenAPI document: what POST /webhooks/<kind> accepts. */

@@ -16,11 +16,17 @@ export interface StoredToken {
   refreshToken?: string;
   /** When it was stored (ms since epoch). */
   storedAt: number;
+  /** When the access token expires (ms since epoch), when the CRM said; for the console. */
+  expiresAt?: number;
+  /** The permissions the grant holds, when the CRM said; for the console. */
+  scopes?: string[];
 }
 
 export interface RefreshedToken {
   accessToken: string;
   refreshToken?: string;
+  expiresAt?: number;
+  scopes?: string[];
 }
 
 /** How a stored token is written to and read from Redis, e.g. encrypted. Default: plain JSON. */
@@ -75,6 +81,8 @@ export async function readStoredToken(
       accessToken: value.accessToken,
       ...(typeof value.refreshToken === 'string' ? { refreshToken: value.refreshToken } : {}),
       storedAt: typeof value.storedAt === 'number' ? value.storedAt : 0,
+      ...(typeof value.expiresAt === 'number' ? { expiresAt: value.expiresAt } : {}),
+      ...(Array.isArray(value.scopes) ? { scopes: value.scopes.filter((x) => typeof x === 'string') } : {}),
     };
   } catch {
     return null;
@@ -94,6 +102,9 @@ export async function storeToken(
     accessToken: token.accessToken,
     ...(refreshToken ? { refreshToken } : {}),
     storedAt: Date.now(),
+    ...(token.expiresAt !== undefined ? { expiresAt: token.expiresAt } : {}),
+    // A refresh that does not restate the grant keeps the one known before.
+    ...((token.scopes ?? previous?.scopes) ? { scopes: token.scopes ?? previous?.scopes ?? [] } : {}),
   };
   await redis.set(key, codec.encode(JSON.stringify(stored)));
   return stored;

@@ -4,6 +4,7 @@
 // file listed here that reaches for one of them fails in every run, not only on a machine without
 // them, and clears TEST_DATABASE_URL, so its CLI runs use the embedded database.
 export const UNIT_TEST_FILES = [
+  'test/admin/connections-page-render.test.ts',
   'test/admin/history-page-render.test.ts',
   'test/admin/mapping-page-render.test.ts',
   'test/admin/record-link.test.ts',

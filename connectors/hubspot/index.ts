@@ -4,6 +4,7 @@ import type { CrmDescriptor } from '../descriptor.ts';
 import { hubspotCardUser } from './card-user.ts';
 import { type HubSpotConfig, hubspotVariables, readHubSpotConfig } from './config.ts';
 import { hubspotConnection } from './connection.ts';
+import { hubspotConfiguredState } from './connection-state.ts';
 import { hubspotDoctor } from './doctor.ts';
 import { hubspotEventHandler } from './events.ts';
 import { hubspotId } from './ids.ts';
@@ -107,6 +108,12 @@ export const hubspot: CrmDescriptor<HubSpotConfig, HubSpotTenant> = {
     },
   },
   doctor: hubspotDoctor,
+  configuredState: hubspotConfiguredState,
+  // The install route exists only with the app's client id (routes above).
+  connectLink: (config) =>
+    config.app.clientId
+      ? { href: '/oauth/hubspot/install', label: 'Install in a HubSpot portal' }
+      : undefined,
   secretHeaders: ['x-hubspot-signature-v3', 'x-hubspot-signature'],
   webhookSummary: 'HubSpot company events (v3 signature)',
 };

@@ -15,6 +15,7 @@ const tokenAnswer = z.object({
   refresh_token: z.string().min(1),
   hub_id: z.union([z.number().int().positive(), z.string().regex(/^\d+$/)]).transform(String),
   scopes: z.array(z.string()).optional(),
+  expires_in: z.number().int().positive().optional(),
 });
 
 export interface HubSpotInstallOptions {
@@ -36,6 +37,8 @@ export interface HubSpotInstallOptions {
     portalId: string;
     accessToken: string;
     refreshToken: string;
+    scopes?: string[];
+    accessTokenExpiresAt?: number;
   }) => Promise<void>;
   fetch?: typeof globalThis.fetch;
 }
@@ -121,6 +124,10 @@ export function hubspotInstallRouter(options: HubSpotInstallOptions): express.Ro
         portalId: tokens.data.hub_id,
         accessToken: tokens.data.access_token,
         refreshToken: tokens.data.refresh_token,
+        ...(tokens.data.scopes ? { scopes: tokens.data.scopes } : {}),
+        ...(tokens.data.expires_in
+          ? { accessTokenExpiresAt: Date.now() + tokens.data.expires_in * 1000 }
+          : {}),
       });
       // HubSpot grants what the consent page asked for; a grant that names fewer scopes is said here
       // rather than found on the first refused call.

@@ -12,6 +12,9 @@ import { HubSpotTransientError } from './errors.ts';
 const tokenAnswer = z.object({
   access_token: z.string().min(1),
   refresh_token: z.string().min(1).optional(),
+  // Kept beside the session for the console's Connections page (connection-state.ts).
+  expires_in: z.number().int().positive().optional(),
+  scopes: z.array(z.string()).optional(),
 });
 
 export interface HubSpotRefreshOptions {
@@ -69,6 +72,8 @@ export function hubspotTokenRefresher(options: HubSpotRefreshOptions) {
           return {
             accessToken: body.access_token,
             ...(body.refresh_token ? { refreshToken: body.refresh_token } : {}),
+            ...(body.expires_in ? { expiresAt: Date.now() + body.expires_in * 1000 } : {}),
+            ...(body.scopes ? { scopes: body.scopes } : {}),
           };
         },
         { staleAccessToken, codec: options.codec },

@@ -6,6 +6,7 @@ import { refreshingConnector } from '../refreshing-connector.ts';
 import { CrmAuthError, type CrmConnector } from '../types.ts';
 import type { HubSpotConfig } from './config.ts';
 import { hubspotConnection } from './connection.ts';
+import { hubspotTenantState } from './connection-state.ts';
 import { hubspotTokenRefresher } from './oauth.ts';
 
 export const hubspotTenantSchema = z.object({
@@ -14,6 +15,9 @@ export const hubspotTenantSchema = z.object({
   accessToken: z.string().min(1),
   /** OAuth installs: refreshed under a lock when the access token expires. Private apps have none. */
   refreshToken: z.string().min(1).optional(),
+  /** What the install's grant held and when its first access token expires: for the console only. */
+  scopes: z.array(z.string()).optional(),
+  accessTokenExpiresAt: z.number().int().optional(),
 });
 export type HubSpotTenant = z.output<typeof hubspotTenantSchema>;
 
@@ -49,6 +53,7 @@ export const hubspotTenants: TenantSupport<HubSpotTenant, HubSpotConfig> = {
       },
     });
   },
+  state: hubspotTenantState,
   cli: {
     usage: 'tenants add hubspot --portal-id <id> < {"accessToken": "...", "refreshToken": "..."}',
     idOption: 'portal-id',

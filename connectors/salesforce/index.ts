@@ -5,6 +5,7 @@ import { CrmAuthError } from '../types.ts';
 import { accountChangeSource } from './account-changes.ts';
 import { readSalesforceConfig, type SalesforceConfig, salesforceVariables } from './config.ts';
 import { salesforceConnection } from './connection.ts';
+import { salesforceConfiguredState } from './connection-state.ts';
 import { id15, isSalesforceId, salesforceId18 } from './ids.ts';
 import { salesforceOutboundHandler } from './outbound-messages.ts';
 import { HMAC_TOLERANCE_SECONDS, verifySalesforceRequest } from './request-signature.ts';
@@ -137,6 +138,7 @@ export const salesforce: CrmDescriptor<SalesforceConfig, SalesforceTenant> = {
       };
     }
   },
+  configuredState: salesforceConfiguredState,
   secretHeaders: ['x-buyerintel-signature'],
   webhookSummary: 'Salesforce Outbound Messages (SOAP, answered with an Ack)',
 };

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { TenantSupport } from '../descriptor.ts';
 import { OUTBOUND_TOKEN_PROBLEM, outboundTokensSchema, type SalesforceConfig } from './config.ts';
 import { salesforceConnection } from './connection.ts';
+import { salesforceTenantState } from './connection-state.ts';
 import { id15, isSalesforceId } from './ids.ts';
 
 export const salesforceTenantSchema = z.object({
@@ -54,6 +55,7 @@ export const salesforceTenants: TenantSupport<SalesforceTenant, SalesforceConfig
       budget: { redis: runtime.redis, prefix: runtime.prefix },
     });
   },
+  state: salesforceTenantState,
   cli: {
     usage:
       'tenants add salesforce --org-id <00D…> --instance-url <https://…> < {"refreshToken": "...", "outboundTokens": ["<32+ characters>"], "requestSecrets": ["<32+ characters>"]}',

@@ -1,87 +1,55 @@
-// /admin/dashboard and /admin/api/dashboard: how the accounts stand per CRM and tenant and the
-// automatic-match rate, from one grouped count (fast at 250,000 accounts), and whether the provider
-// holds us back now — the first page a sales-ops lead opens.
+// /admin/dashboard and /admin/api/dashboard (dashboard-data.ts, dashboard-page.ts), and the two
+// scripts the page loads from our own origin — the CSP allows 'self' and no CDN: chart.js's UMD build,
+// sent from node_modules as installed (resolved through the package, so its version is the lockfile's),
+// and our script that draws the charts (dashboard-script.ts).
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type express from 'express';
-import { readStore } from '../api/history-routes.ts';
 import type { Store } from '../store/store.ts';
-import { esc } from './html.ts';
-import { renderConsolePage } from './layout.ts';
+import { type BudgetSources, dashboardData } from './dashboard-data.ts';
+import { renderDashboard } from './dashboard-page.ts';
+import { DASHBOARD_SCRIPT } from './dashboard-script.ts';
 import type { ProviderRate } from './runs-list-routes.ts';
 
-const STATUSES = ['enriched', 'needs_review', 'no_match', 'error'] as const;
-
-async function dashboardData(store: Pick<Store, 'open'>, rate?: ProviderRate) {
-  const [rows, shared] = await Promise.all([
-    readStore(store, ({ runs }) => runs.statusByTenant(), 'the accounts'),
-    rate?.().catch(() => null) ?? null,
-  ]);
-  const tenants = new Map<
-    string,
-    { crm: string; tenant: string } & Record<(typeof STATUSES)[number], number>
-  >();
-  for (const r of rows) {
-    const key = `${r.crm}\u0000${r.tenant}`;
-    const t = tenants.get(key) ?? {
-      crm: r.crm,
-      tenant: r.tenant,
-      enriched: 0,
-      needs_review: 0,
-      no_match: 0,
-      error: 0,
-    };
-    t[r.status] = r.n;
-    tenants.set(key, t);
-  }
-  const total = Object.fromEntries(
-    STATUSES.map((s) => [s, rows.filter((r) => r.status === s).reduce((a, r) => a + r.n, 0)]),
-  ) as Record<(typeof STATUSES)[number], number>;
-  const decided = total.enriched + total.needs_review + total.no_match;
-  return {
-    byTenant: [...tenants.values()],
-    total,
-    automaticMatchRate: decided === 0 ? null : Math.round((total.enriched / decided) * 1000) / 10,
-    provider: shared,
-  };
-}
+const CHART_JS = join(dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
 
 export function addAdminDashboardRoutes(
   router: express.Router,
-  options: { store: Pick<Store, 'open'>; rate?: ProviderRate | undefined },
+  options: {
+    store: Pick<Store, 'open'>;
+    rate?: ProviderRate | undefined;
+    budgets?: BudgetSources | undefined;
+  },
 ): void {
+  const budgets = options.budgets ?? {};
   router.get('/api/dashboard', async (_req, res, next) => {
     try {
-      res.set('cache-control', 'no-store').json(await dashboardData(options.store, options.rate));
+      res.set('cache-control', 'no-store').json(await dashboardData(options.store, options.rate, budgets));
     } catch (err) {
       next(err);
     }
   });
   router.get('/dashboard', async (_req, res, next) => {
     try {
-      const d = await dashboardData(options.store, options.rate);
-      const cards = STATUSES.map(
-        (s) =>
-          `<div class="card"><div class="value" data-status="${s}">${d.total[s].toLocaleString('en-US')}</div>${esc(s.replace('_', ' '))}</div>`,
-      ).join('');
-      const rows = d.byTenant
-        .map(
-          (t) =>
-            `<tr><td>${esc(t.crm)}</td><td>${esc(t.tenant)}</td>${STATUSES.map((s) => `<td class="num">${t[s].toLocaleString('en-US')}</td>`).join('')}</tr>`,
-        )
-        .join('');
-      res.type('html').send(
-        renderConsolePage({
-          title: 'Dashboard',
-          active: 'dashboard',
-          body: `<h1>Dashboard</h1>
-<p class="summary">Accounts by their latest outcome. Automatic-match rate: accounts enriched without a person, out of those matched, sent to review or without a match: <strong id="match-rate">${d.automaticMatchRate === null ? '—' : `${d.automaticMatchRate}%`}</strong>.
-Provider: ${d.provider === null ? 'pace unknown' : d.provider.throttled ? `throttling us, ${esc(String(d.provider.ratePerSecond))} req/s shared by every worker` : `full rate, ${esc(String(d.provider.ratePerSecond))} req/s`}.</p>
-<div class="cards">${cards}</div>
-<h2>By CRM and tenant</h2>
-<div class="scroll"><table id="by-tenant"><thead><tr><th>CRM</th><th>Tenant</th>${STATUSES.map((s) => `<th class="num">${esc(s.replace('_', ' '))}</th>`).join('')}</tr></thead><tbody>${rows || '<tr><td colspan="6">No accounts yet.</td></tr>'}</tbody></table></div>`,
-        }),
-      );
+      const now = new Date();
+      res
+        .set('cache-control', 'no-store')
+        .type('html')
+        .send(renderDashboard(await dashboardData(options.store, options.rate, budgets, now), now));
     } catch (err) {
       next(err);
     }
+  });
+  router.get('/assets/chart.umd.min.js', (_req, res, next) => {
+    res.sendFile(
+      CHART_JS,
+      { maxAge: '1d', headers: { 'content-type': 'text/javascript; charset=utf-8' } },
+      (err) => {
+        if (err) next(err);
+      },
+    );
+  });
+  router.get('/assets/dashboard.js', (_req, res) => {
+    res.set('cache-control', 'private, max-age=300').type('text/javascript').send(DASHBOARD_SCRIPT);
   });
 }

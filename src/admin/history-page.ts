@@ -142,6 +142,8 @@ export interface RunView {
   counts?: Record<string, number> | undefined;
   /** How far the run is, polled again by the page while it runs. */
   live?: { progress: RunProgressJson; failures: readonly RunFailure[] } | undefined;
+  /** Offer the undo button (the console serves the undo and the run wrote something). */
+  undoable?: boolean | undefined;
 }
 
 export function renderRunPage(view: RunView): string {
@@ -174,7 +176,7 @@ export function renderRunPage(view: RunView): string {
     css: RUN_CSS,
     body: `<p><a href="/admin/runs">All runs</a></p><h1>${esc(title)}</h1>
 <p class="summary">${summary} · <a id="export-history" href="${esc(historyExportHref({ run: view.id }))}" download>history.csv</a></p>
-${view.live ? runProgressPanel(view.live.progress, view.live.failures, false) : ''}
+${view.live ? runProgressPanel(view.live.progress, view.live.failures, view.undoable === true) : ''}
 ${undone}
 <h2>What it changed</h2>
 <table class="counts"><tbody>${counts.map(([k, n]) => `<tr data-count="${esc(k)}"><td>${esc(k)}</td><td>${n}</td></tr>`).join('')}</tbody></table>
@@ -187,4 +189,5 @@ ${older}`,
 
 const RUN_CSS = `${HISTORY_CSS}
 .counts{width:auto}.counts td{border:none;padding:2px 12px 2px 0}
+dialog{max-width:560px;border:1px solid #8a93a6;border-radius:6px;padding:16px 20px}dialog::backdrop{background:rgba(29,36,51,.4)}
 [hidden]{display:none!important}progress{width:100%;max-width:600px;height:18px}`;

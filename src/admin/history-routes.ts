@@ -22,7 +22,12 @@ const PAGE = 200;
 
 export function addAdminHistoryRoutes(
   router: express.Router,
-  options: { store: Pick<Store, 'open'>; rate?: ProviderRate | undefined },
+  options: {
+    store: Pick<Store, 'open'>;
+    rate?: ProviderRate | undefined;
+    /** The console can undo a run (POST /admin/api/runs/:id/undo is served). */
+    undoable?: boolean;
+  },
 ): void {
   const { store } = options;
 
@@ -82,6 +87,9 @@ export function addAdminHistoryRoutes(
           next: found.page.next,
           counts: run.counts,
           live,
+          // Only a run that wrote something has anything to take back.
+          undoable:
+            options.undoable === true && (found.changed.accounts > 0 || found.changed.notesCreated > 0),
         }),
       );
     } catch (err) {

@@ -17,7 +17,10 @@ import { formatPath } from '../shared/format-path.ts';
 import { jsonDepthProblem, refuseBadText } from '../shared/text.ts';
 import type { OutcomeHistory } from '../store/history.ts';
 import type { Store } from '../store/store.ts';
+import type { ConnectionsView } from '../tenants/connections.ts';
 import { addAdminAccountsRoutes } from './accounts-routes.ts';
+import { renderConnectionsPage } from './connections-page.ts';
+import type { BudgetSources } from './dashboard-data.ts';
 import { addAdminDashboardRoutes } from './dashboard-routes.ts';
 import { addAdminExportRoutes } from './export-routes.ts';
 import { addAdminHistoryRoutes } from './history-routes.ts';
@@ -27,6 +30,7 @@ import { renderAdminPage, sortRows } from './page.ts';
 import type { RecordUrl } from './record-link.ts';
 import { addAdminReviewRoutes } from './review-routes.ts';
 import { addAdminRunsRoutes, type ProviderRate } from './runs-list-routes.ts';
+import { type AdminUndoOptions, addAdminUndoRoutes } from './undo-routes.ts';
 
 const accountBody = z.strictObject({
   crm: z.string().refine(isCrmKind, 'is not a CRM this service speaks'),
@@ -58,6 +62,12 @@ export function adminRouter(options: {
   rate?: ProviderRate | undefined;
   /** Where each account opens in its CRM (record-link.ts), for the review and accounts rows. */
   recordUrl?: RecordUrl | undefined;
+  /** Each tenant's connection: token state, permissions lacking, last refusal (src/tenants/connections.ts). */
+  connections?: () => Promise<ConnectionsView>;
+  /** The dashboard's budget use: the CRM tenants' limits, the usage per hour, the configured rate. */
+  budgets?: BudgetSources;
+  /** The run page's undo (undo-routes.ts); without it the page offers none. */
+  undo?: AdminUndoOptions;
 }): express.Router {
   const router = express.Router();
   const limit = options.limit ?? 200;
@@ -76,6 +86,18 @@ export function adminRouter(options: {
       next(err);
     }
   });
+  const { connections } = options;
+  if (connections)
+    router.get('/connections', async (_req, res, next) => {
+      try {
+        res
+          .set('cache-control', 'no-store')
+          .type('html')
+          .send(renderConnectionsPage(await connections()));
+      } catch (err) {
+        next(err);
+      }
+    });
   router.get('/api/recent', async (_req, res, next) => {
     try {
       res.json(sortRows(await options.history.recent(limit)));
@@ -110,9 +132,11 @@ export function adminRouter(options: {
   if (options.mapping) addAdminMappingRoutes(router, { ...options.mapping, actor: options.user, json, body });
   addAdminAccountsRoutes(router, { store: options.store, recordUrl: options.recordUrl });
   addAdminExportRoutes(router, { store: options.store, recordUrl: options.recordUrl });
-  addAdminHistoryRoutes(router, { store: options.store, rate: options.rate });
+  addAdminHistoryRoutes(router, { store: options.store, rate: options.rate, undoable: !!options.undo });
+  if (options.undo)
+    addAdminUndoRoutes(router, { ...options.undo, store: options.store, user: options.user, json, body });
   addAdminRunsRoutes(router, { store: options.store, rate: options.rate });
-  addAdminDashboardRoutes(router, { store: options.store, rate: options.rate });
+  addAdminDashboardRoutes(router, { store: options.store, rate: options.rate, budgets: options.budgets });
   addAdminReviewRoutes(router, {
     review: options.review,
     store: options.store,

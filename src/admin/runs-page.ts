@@ -88,16 +88,25 @@ export function runProgressPanel(
 <div class="scroll"><table id="run-failures"><thead><tr><th>Account</th><th>Reason</th></tr></thead><tbody>${failureRows || '<tr><td colspan="2">None.</td></tr>'}</tbody></table></div>
 ${
   undoable
-    ? `<h3>Undo</h3><p>Takes back what this run wrote: fields return to their old values, its notes are removed.</p>
-<button type="button" id="undo">Undo this run</button>
-<span id="undo-confirm" hidden>Undo every change of this run? <button type="button" class="primary" id="undo-yes">Yes, undo</button> <button type="button" id="undo-no">Cancel</button></span>
-<p id="flash" role="status"></p>`
+    ? `<h3>Undo</h3><p>Takes back what this run wrote: fields return to their value before it, its notes are removed; a value somebody changed since is kept. You see what it would do before it starts.</p>
+<button type="button" id="undo">Undo this run…</button>
+<p id="flash" role="status"></p>
+<dialog id="undo-dialog" aria-labelledby="undo-title">
+<h2 id="undo-title">Undo?</h2>
+<ul id="undo-plan"></ul>
+<p id="undo-more" hidden></p>
+<ul id="undo-remarks"></ul>
+<p><button type="button" class="primary" id="undo-yes">Yes, undo</button> <button type="button" id="undo-no">Cancel</button></p>
+</dialog>`
     : ''
 }
 </section>`;
 }
 
-/** Polls the run's progress every 3 s while it runs; the undo asks in the page before it POSTs. */
+/**
+ * Polls the run's progress every 3 s while it runs. The undo first asks for its dry run and names it in
+ * a <dialog> (accounts, values going back, values kept, notes removed); only "Yes, undo" starts it.
+ */
 export function runPageScript(id: string): string {
   const url = JSON.stringify(`/admin/api/runs/${encodeURIComponent(id)}/progress`);
   const undoUrl = JSON.stringify(`/admin/api/runs/${encodeURIComponent(id)}/undo`);
@@ -116,14 +125,32 @@ function show(p){
 }
 function poll(){fetch(${url},{headers:{accept:'application/json'}}).then(function(r){return r.ok?r.json():null}).then(function(p){if(p){show(p);if(p.state==='running')setTimeout(poll,3000)}else setTimeout(poll,5000)}).catch(function(){setTimeout(poll,5000)})}
 if($('run-state').firstElementChild.getAttribute('data-state')==='running')setTimeout(poll,3000);
-var u=$('undo');if(u){
-  u.addEventListener('click',function(){$('undo-confirm').hidden=false;$('undo-yes').focus()});
-  $('undo-no').addEventListener('click',function(){$('undo-confirm').hidden=true;u.focus()});
-  $('undo-yes').addEventListener('click',function(){$('undo-confirm').hidden=true;
-    fetch(${undoUrl},{method:'POST',headers:{'content-type':'application/json'},body:'{}'}).then(function(r){return r.json().then(function(j){return {ok:r.ok,j:j}})}).then(function(x){
-      if(x.ok&&x.j.runId){$('flash').innerHTML='';var a=document.createElement('a');a.href='/admin/runs/'+encodeURIComponent(x.j.runId);a.textContent='Undo started: follow run '+x.j.runId;$('flash').appendChild(a)}
-      else $('flash').textContent='Undo refused: '+((x.j&&x.j.message)||'try again');
-    }).catch(function(){$('flash').textContent='Undo failed; try again'})});
+var u=$('undo'),d=$('undo-dialog');if(u&&d){
+  function say(t){$('flash').textContent=t}
+  function item(list,t){var li=document.createElement('li');li.textContent=t;$(list).appendChild(li)}
+  function post(body){return fetch(${undoUrl},{method:'POST',headers:{'content-type':'application/json',accept:'application/json'},body:JSON.stringify(body)}).then(function(r){return r.json().catch(function(){return {}}).then(function(j){return {ok:r.ok,j:j}})})}
+  u.addEventListener('click',function(){
+    u.disabled=true;say('Reading what the undo would change…');
+    post({dryRun:true}).then(function(x){u.disabled=false;
+      if(!x.ok){say('Cannot undo: '+((x.j&&x.j.message)||'try again'));return}
+      var p=x.j,t=p.totals;say('');
+      $('undo-title').textContent='Undo '+p.what+'?';
+      $('undo-plan').textContent='';$('undo-remarks').textContent='';
+      item('undo-plan',fmt(p.total)+' account'+(p.total===1?'':'s')+' it changed');
+      item('undo-plan',fmt(t.restore)+' field value'+(t.restore===1?'':'s')+' go back to the value before');
+      item('undo-plan',fmt(t.skip)+' kept: somebody changed them since');
+      item('undo-plan',fmt(t.notes)+' note'+(t.notes===1?'':'s')+' removed');
+      if(t.gone)item('undo-plan',fmt(t.gone)+' no longer in the CRM');
+      $('undo-more').hidden=p.complete;$('undo-more').textContent=p.complete?'':'Counted over the first '+fmt(p.planned)+' accounts; the undo covers all '+fmt(p.total)+'.';
+      (p.remarks||[]).forEach(function(r){item('undo-remarks',r)});
+      d.showModal();$('undo-no').focus();
+    }).catch(function(){u.disabled=false;say('Could not read the plan; try again')})});
+  $('undo-no').addEventListener('click',function(){d.close();u.focus()});
+  $('undo-yes').addEventListener('click',function(){$('undo-yes').disabled=true;
+    post({}).then(function(x){$('undo-yes').disabled=false;d.close();
+      if(x.ok&&x.j.runId){say('');var a=document.createElement('a');a.href='/admin/runs/'+encodeURIComponent(x.j.runId);a.id='undo-run';a.textContent='Undo started as run '+x.j.runId+': follow it';$('flash').appendChild(a);a.focus()}
+      else say('Undo refused: '+((x.j&&x.j.message)||'try again'));
+    }).catch(function(){$('undo-yes').disabled=false;d.close();say('Undo failed; try again')})});
 }
 })();`;
 }

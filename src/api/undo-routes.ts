@@ -12,7 +12,7 @@ import { enqueueUndo, type MaintenanceData } from '../../queues/maintenance.ts';
 import { ActionProblem } from '../review/problem.ts';
 import { isIntegrationError } from '../shared/errors.ts';
 import { isRunId } from '../store/runs.ts';
-import type { Store } from '../store/store.ts';
+import type { Repositories, Store } from '../store/store.ts';
 import { scopeTarget } from '../store/undo.ts';
 import type { AccountPlan } from '../undo/plan.ts';
 import { type Resolved, resolveUndo, type UndoTarget } from '../undo/target.ts';
@@ -71,6 +71,53 @@ const accountJson = (a: AccountPlan) => ({
   notesRemovedBefore: a.notesRemovedBefore,
 });
 
+/** A dry run's answer: the plan of the first `limit` accounts and the counts it covers. */
+export async function undoPreviewJson(
+  ctx: Pick<UndoRouteOptions, 'store' | 'connectorFor'>,
+  resolved: Resolved,
+  limit: number,
+) {
+  const preview = await previewUndo({ store: ctx.store, connectorFor: ctx.connectorFor }, resolved, {
+    limit,
+  }).catch((err: unknown) => {
+    if (!isIntegrationError(err)) throw err;
+    throw new ActionProblem(502, 'crm_unavailable', 'could not read the accounts from the CRM; try again');
+  });
+  return {
+    dryRun: true,
+    what: preview.what,
+    remarks: preview.remarks,
+    total: preview.total,
+    planned: preview.accounts.length,
+    complete: preview.accounts.length === preview.total,
+    totals: preview.totals,
+    fields: preview.fields,
+    accounts: preview.accounts.map(accountJson),
+  };
+}
+
+/**
+ * A real undo: opens the undo run (or finds the one already open for the same target) and queues it
+ * on the maintenance queue, where a worker runs it. The API's POST /api/undo and the console's
+ * POST /admin/api/runs/:id/undo both come here, so an undo is one implementation.
+ */
+export async function queueUndoRun(
+  repos: Repositories,
+  queue: Queue<MaintenanceData> | undefined,
+  resolved: Resolved,
+  actor: string,
+) {
+  if (!queue) throw new ActionProblem(503, 'queue_unavailable', 'undo needs the work queue; try again');
+  const { run, resumed } = await repos.undo.openRun(scopeTarget(resolved.scope), {
+    label: `undo of ${resolved.what}`,
+    actor,
+  });
+  const jobId = await enqueueUndo(queue, run.id, { resolved, actor }).catch(() => {
+    throw new ActionProblem(503, 'queue_unavailable', 'could not queue the undo; try again');
+  });
+  return { runId: run.id, jobId, resumed, what: resolved.what, remarks: resolved.remarks };
+}
+
 export function addUndoRoutes(
   router: express.Router,
   ctx: Pick<ReviewRouteContext, 'parse' | 'handle' | 'jsonBody' | 'tenantFor' | 'actorOf'> &
@@ -100,42 +147,14 @@ export function addUndoRoutes(
       });
       const resolved: Resolved = await resolveUndo(repos, target);
       if (body.dryRun) {
-        const preview = await previewUndo({ store: ctx.store, connectorFor: ctx.connectorFor }, resolved, {
-          limit: body.limit,
-        }).catch((err: unknown) => {
-          if (!isIntegrationError(err)) throw err;
-          throw new ActionProblem(
-            502,
-            'crm_unavailable',
-            'could not read the accounts from the CRM; try again',
-          );
-        });
-        res.json({
-          dryRun: true,
-          what: preview.what,
-          remarks: preview.remarks,
-          total: preview.total,
-          planned: preview.accounts.length,
-          complete: preview.accounts.length === preview.total,
-          totals: preview.totals,
-          fields: preview.fields,
-          accounts: preview.accounts.map(accountJson),
-        });
+        res.json(await undoPreviewJson(ctx, resolved, body.limit));
         return;
       }
-      const queue = ctx.maintenanceQueue;
-      if (!queue) throw new ActionProblem(503, 'queue_unavailable', 'undo needs the work queue; try again');
       // Named as every other run names who started it (`hubspot 4242 jane@example.com`, `key:1a2b3c4d`),
       // which is what the cards' history strips to the person.
-      const actor = ctx.actorOf(caller).name;
-      const { run, resumed } = await repos.undo.openRun(scopeTarget(resolved.scope), {
-        label: `undo of ${resolved.what}`,
-        actor,
-      });
-      const jobId = await enqueueUndo(queue, run.id, { resolved, actor }).catch(() => {
-        throw new ActionProblem(503, 'queue_unavailable', 'could not queue the undo; try again');
-      });
-      res.status(202).json({ runId: run.id, jobId, resumed, what: resolved.what, remarks: resolved.remarks });
+      res
+        .status(202)
+        .json(await queueUndoRun(repos, ctx.maintenanceQueue, resolved, ctx.actorOf(caller).name));
     }),
   );
 }

@@ -7,6 +7,7 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { BudgetState } from '../../connectors/limits.ts';
 import type { EnrichResult } from '../enrich/types.ts';
 import { type RedisMemory, readRedisMemory } from './redis-memory.ts';
+import type { UsageCounts } from './usage.ts';
 
 const JOB_STATES = ['waiting', 'prioritized', 'active', 'delayed', 'completed', 'failed'] as const;
 
@@ -186,9 +187,35 @@ export class Metrics {
     this.#crmLimits = source;
   }
 
+  #usage: UsageCounts | undefined;
+
+  /** Where the counts the dashboard shows across processes go too (usage.ts). */
+  shareUsageIn(usage: UsageCounts): void {
+    this.#usage = usage;
+  }
+
   recordCall(api: string, operation: string, status: number | string, durationMs: number): void {
     this.upstreamCalls.inc({ api, operation, status: String(status) });
     this.upstreamDuration.observe({ api }, durationMs / 1000);
+    this.#usage?.add(`calls:${api}`);
+    if (String(status) === '429') this.#usage?.add(`429:${api}`);
+  }
+
+  /** A Buyer Intelligence request waited `ms` for its slot of the shared pace. */
+  recordProviderWait(ms: number): void {
+    this.providerWaitSeconds.inc(ms / 1000);
+    if (ms > 0) {
+      this.#usage?.add('waits:buyer_intel');
+      this.#usage?.add('wait-ms:buyer_intel', ms);
+    }
+  }
+
+  /** A queue was parked `delayMs` because an upstream answered 429 (or its equivalent). */
+  recordParked(queue: string, delayMs: number): void {
+    this.rateLimitWaits.inc({ queue });
+    this.rateLimitWaitSeconds.inc({ queue }, delayMs / 1000);
+    this.#usage?.add(`parked:${queue}`);
+    this.#usage?.add(`parked-ms:${queue}`, delayMs);
   }
 
   recordResult(result: EnrichResult): void {

@@ -50,7 +50,7 @@ export function buyerIntelClients(
     ...(log ? { log } : {}),
     observe: {
       rate: (r) => metrics.providerRate.set(r),
-      waited: (ms) => metrics.providerWaitSeconds.inc(ms / 1000),
+      waited: (ms) => metrics.recordProviderWait(ms),
     },
   });
   const client = buyerIntelClient(

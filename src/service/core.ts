@@ -14,6 +14,7 @@ import type { PipelineDeps } from '../enrich/types.ts';
 import { activeMapping } from '../mapping-versions/active.ts';
 import { createLogger, workerLog } from '../observe/logger.ts';
 import { Metrics } from '../observe/metrics.ts';
+import { UsageCounts } from '../observe/usage.ts';
 import { Resolver, redisMatchCache } from '../resolve/resolver.ts';
 import { redisPoolFeed } from '../resolve/shared-pool.ts';
 import type { MatchThresholds } from '../resolve/thresholds.ts';
@@ -41,6 +42,8 @@ export function buildCore(settings: ServiceSettings) {
   });
   const queues = createQueues(redis, prefix, logger);
   const metrics = new Metrics(() => queues.observed);
+  const usage = new UsageCounts(redis.producer, prefix);
+  metrics.shareUsageIn(usage);
   const buyerIntel = buyerIntelClients(settings.buyerIntel, redis.producer, prefix, metrics, log);
   const tenantStore = settings.tenants
     ? new TenantStore(async () => (await store.open()).tenants, redis.worker, prefix, settings.tenants.cipher)
@@ -201,6 +204,7 @@ export function buildCore(settings: ServiceSettings) {
     redis,
     queues,
     metrics,
+    usage,
     buyerIntel,
     tenantStore,
     runtime,

@@ -56,10 +56,7 @@ export function startEnrichWorkers(
         retryDelayMs: 1_000,
       },
       log,
-      onRateLimit: (delayMs) => {
-        metrics.rateLimitWaits.inc({ queue: queue.name });
-        metrics.rateLimitWaitSeconds.inc({ queue: queue.name }, delayMs / 1000);
-      },
+      onRateLimit: (delayMs) => metrics.recordParked(queue.name, delayMs),
     });
     const timeJob =
       (outcome: string) =>

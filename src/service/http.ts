@@ -15,7 +15,9 @@ import { refreshActions } from '../api/actions.ts';
 import { apiRouter } from '../api/router.ts';
 import { readSharedRate } from '../buyer-intel/shared-rate.ts';
 import { crmFeatures } from '../config/crm-features.ts';
+import { readUsage } from '../observe/usage.ts';
 import { reviewService } from '../review/service.ts';
+import { tenantConnections } from '../tenants/connections.ts';
 import { buyerIntelWebhookRouter } from '../webhooks/buyer-intel.ts';
 import { addCountingNew } from '../webhooks/new-jobs.ts';
 import { webhookReceiver } from '../webhooks/receiver.ts';
@@ -143,6 +145,20 @@ export async function startHttp(core: ServiceCore, port: number, host?: string) 
                 file: settings.mapping,
                 crms: () => crmFieldNames(crms),
               },
+              budgets: {
+                crmLimits: () => readBudgets(redis.producer, prefix),
+                usage: () => readUsage(redis.producer, prefix, 24),
+                configuredRate: settings.buyerIntel.ratePerSecond,
+              },
+              undo: { maintenanceQueue: queues.maintenance, connectorFor: core.connector },
+              connections: () =>
+                tenantConnections({
+                  served: crms,
+                  store: core.tenantStore,
+                  redis: redis.producer,
+                  features: crmFeatures(settings),
+                  refusals: () => readRefusals(redis.producer, prefix),
+                }),
               rate: () =>
                 readSharedRate(
                   redis.producer,

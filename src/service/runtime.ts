@@ -100,6 +100,7 @@ export function createService(settings: ServiceSettings): Service {
       await core.channels.close();
       await Promise.all(servers.map((s) => s.close()));
       await core.queues.close();
+      await core.usage.close();
       core.redis.close();
       await core.store.close();
     },

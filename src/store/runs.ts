@@ -164,18 +164,6 @@ export class Runs {
     return found;
   }
 
-  /** Accounts by CRM, tenant and status (the dashboard; one grouped statement). */
-  async statusByTenant(): Promise<{ crm: string; tenant: string; status: OutcomeStatus; n: number }[]> {
-    const rows = await this.#db
-      .selectFrom('account_outcomes')
-      .select((eb) => ['crm', 'tenant', 'status', eb.fn.countAll<string>().as('n')])
-      .groupBy(['crm', 'tenant', 'status'])
-      .orderBy('crm')
-      .orderBy('tenant')
-      .execute();
-    return rows.map((r) => ({ crm: r.crm, tenant: r.tenant, status: r.status, n: Number(r.n) }));
-  }
-
   /** The run's accounts whose latest outcome is an error, with the error, newest first. */
   async failures(
     id: string,

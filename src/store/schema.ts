@@ -212,6 +212,22 @@ export interface OutcomeCountsTable {
   n: ColumnType<string, never, never>;
 }
 
+/** Notes recorded per tenant and week (Monday, UTC), kept by a trigger on notes_created (0015). */
+export interface NotesByWeekTable {
+  crm: string;
+  tenant: string;
+  week: ColumnType<Date | string, never, never>;
+  n: ColumnType<string, never, never>;
+}
+
+/** Accounts waiting for review per tenant and day (UTC) of their outcome, kept by triggers (0015). */
+export interface ReviewWaitingByDayTable {
+  crm: string;
+  tenant: string;
+  day: ColumnType<Date | string, never, never>;
+  n: ColumnType<string, never, never>;
+}
+
 /** Accounts per buyer per tenant (more than one: a duplicates group), kept by the same triggers. */
 export interface BuyerAccountsTable {
   crm: string;
@@ -278,6 +294,8 @@ export interface Database {
   decisions: DecisionsTable;
   field_writes: FieldWritesTable;
   notes_created: NotesCreatedTable;
+  notes_by_week: NotesByWeekTable;
+  review_waiting_by_day: ReviewWaitingByDayTable;
   notes_pending: NotesPendingTable;
   notes_removed: NotesRemovedTable;
   undo_runs: UndoRunsTable;

@@ -8,6 +8,7 @@
 import { Migrator, sql } from 'kysely';
 import { withTimeout } from '../shared/deadline.ts';
 import { IntegrationError } from '../shared/errors.ts';
+import { DashboardQueries } from './dashboard.ts';
 import { type DatabaseHandle, type DatabaseSettings, openDatabase } from './db.ts';
 import { Decisions } from './decisions.ts';
 import { DigestStates } from './digest-state.ts';
@@ -64,6 +65,8 @@ export interface Repositories {
   followUps: FollowUps;
   /** The mapping's versions saved from the admin console (src/mapping-versions/). */
   mappings: MappingVersions;
+  /** The console dashboard's counts and ages, cheap at any size (src/store/dashboard.ts). */
+  dashboard: DashboardQueries;
 }
 
 export class Store {
@@ -120,6 +123,7 @@ export class Store {
         matched: new MatchedAccounts(db),
         followUps: new FollowUps(db),
         mappings: new MappingVersions(db),
+        dashboard: new DashboardQueries(db),
       };
     })();
     // A failed check (database down, migrations pending) is asked again next time.

@@ -5,9 +5,11 @@ import { randomBytes } from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import type { Service } from '../../src/service/runtime.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { checkConsolePage } from '../helpers/console-check.ts';
+import { eventually } from '../helpers/poll.ts';
 import { refreshAndWait } from '../helpers/service.ts';
 import { startTestService, type TestService } from '../helpers/start-service.ts';
 
@@ -74,4 +76,77 @@ describe('runs console', () => {
     expect(await checkConsolePage(page, 'run')).toEqual([]);
     await context.close();
   }, 60_000);
+
+  it('undoes a run from its page after a dialog naming what goes back; the undo run is listed', async () => {
+    const boston = hs.store.createCompany({ name: 'City of Boston', state: 'MA' }, { source: 'CRM_UI' }).id;
+    await refreshAndWait(service, base, API_KEY, boston);
+    expect(hs.store.getCompany(boston)?.values.get(P.status)).toBe('enriched');
+
+    const context = await browser.newContext({
+      httpCredentials: ADMIN,
+      viewport: { width: 1440, height: 900 },
+    });
+    const page = await context.newPage();
+    await page.goto(`${base}/admin/runs`);
+    // The newest run is Boston's refresh.
+    await page.locator('tbody tr.run').first().locator('a').first().click();
+    await page.waitForURL(/\/admin\/runs\/\d+$/);
+    const runId = page.url().split('/').pop() ?? '';
+
+    // A cross-site page holding the credentials cannot start it (same-origin check, as every admin POST).
+    const forged = await fetch(`${base}/admin/api/runs/${runId}/undo`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`,
+        'content-type': 'application/json',
+        'sec-fetch-site': 'cross-site',
+      },
+      body: '{}',
+    });
+    expect(forged.status).toBe(403);
+
+    await page.getByRole('button', { name: 'Undo this run…' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.waitFor();
+    expect(await dialog.getByRole('heading').textContent()).toMatch(
+      new RegExp(`^Undo run ${runId} \\(refresh`),
+    );
+    const plan = (await dialog.locator('#undo-plan').textContent()) ?? '';
+    expect(plan).toContain('1 account it changed');
+    expect(plan).toMatch(/[1-9]\d* field values? go back to the value before/);
+    expect(plan).toContain('0 kept: somebody changed them since');
+    expect(await checkConsolePage(page, 'run-undo-dialog')).toEqual([]);
+    // Cancel leaves everything as it was.
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await dialog.isVisible()).toBe(false);
+    expect(hs.store.getCompany(boston)?.values.get(P.status)).toBe('enriched');
+
+    await page.getByRole('button', { name: 'Undo this run…' }).click();
+    await dialog.getByRole('button', { name: 'Yes, undo' }).click();
+    const started = page.locator('#undo-run');
+    await started.waitFor();
+    const undoRun = (await started.textContent())?.match(/run (\d+)/)?.[1];
+    expect(undoRun).toBeDefined();
+    await started.click();
+    await page.waitForURL(new RegExp(`/admin/runs/${undoRun}$`));
+    expect(await page.locator('h1').textContent()).toBe(
+      `Run ${undoRun}: undo of run ${runId} (refresh: ${await labelOf(runId)})`,
+    );
+    // The worker takes the values back in the CRM.
+    await eventually(
+      () => (hs.store.getCompany(boston)?.values.get(P.status) ?? null) === null || undefined,
+      'the undo cleared what the refresh wrote',
+    );
+
+    await page.getByRole('link', { name: 'Runs', exact: true }).click();
+    const listed = page.locator(`tbody tr.run[data-run="${undoRun}"]`);
+    expect(await listed.locator('td').nth(1).textContent()).toBe('undo');
+    expect(await listed.locator('td').nth(2).textContent()).toBe(ADMIN.username);
+    await context.close();
+  }, 90_000);
 });
+
+async function labelOf(runId: string): Promise<string> {
+  const run = await (await service.store.open()).runs.get(runId);
+  return run?.label ?? '';
+}

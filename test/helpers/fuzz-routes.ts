@@ -125,6 +125,10 @@ export const adminOperations = (): Operation[] => [
   ...['mapping', 'mapping/preview', 'mapping/revert'].map(
     (a): Operation => ({ method: 'POST', path: `/admin/api/${a}`, query: [], body: true }),
   ),
+  { method: 'GET', path: '/admin/connections', query: [], body: false },
+  { method: 'GET', path: '/admin/assets/chart.umd.min.js', query: [], body: false },
+  { method: 'GET', path: '/admin/assets/dashboard.js', query: [], body: false },
+  { method: 'POST', path: '/admin/api/runs/{id}/undo', query: [], body: true },
   ...['retry', 'confirm', 'review/confirm', 'review/reject', 'review/research', 'review/approve'].map(
     (a): Operation => ({ method: 'POST', path: `/admin/api/${a}`, query: [], body: true }),
   ),

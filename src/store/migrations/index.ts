@@ -17,6 +17,7 @@ import * as noteRecordedIndex from './0013_note_recorded_index.ts';
 import * as learnedDecisions from './0014_learned_decisions.ts';
 import * as mappingVersions from './0015_mapping_versions.ts';
 import * as mappingDocumentJson from './0016_mapping_document_json.ts';
+import * as dashboardCounters from './0017_dashboard_counters.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -35,4 +36,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0014_learned_decisions': learnedDecisions,
   '0015_mapping_versions': mappingVersions,
   '0016_mapping_document_json': mappingDocumentJson,
+  '0017_dashboard_counters': dashboardCounters,
 };
