@@ -1,7 +1,7 @@
 // What the console's dashboard reads, each cheap whatever the number of accounts: the accounts per
 // CRM, tenant and status from the counters the outcome triggers keep (0004: a few rows), the review
-// backlog's size and age from its counters per day (0015: a row per day with accounts waiting) and
-// the first entry of the cohort-by-date index, and the notes per week from their counters (0015).
+// backlog's size and age from its counters per day (0017: a row per day with accounts waiting) and
+// the first entry of the cohort-by-date index, and the notes per week from their counters (0017).
 import { type Kysely, sql } from 'kysely';
 import type { Database, OutcomeStatus } from './schema.ts';
 
