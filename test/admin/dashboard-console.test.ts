@@ -3,43 +3,16 @@
 // from our own origin under the CSP, each chart's numbers are in the table beside it and in its tooltip
 // on hover, and the counts are what the CRM was written: statuses per tenant, the match rate, the
 // review backlog and its age, signal notes this week, and the calls the workers made this hour.
-import { randomBytes } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import type { Service } from '../../src/service/runtime.ts';
-import { launchChromium } from '../helpers/browser.ts';
 import { checkConsolePage } from '../helpers/console-check.ts';
+import { consoleTestService } from '../helpers/console-service.ts';
 import { eventually } from '../helpers/poll.ts';
 import { refreshAndWait } from '../helpers/service.ts';
-import { startTestService, type TestService } from '../helpers/start-service.ts';
 
-const ADMIN = { username: 'ops', password: randomBytes(12).toString('hex') };
-const API_KEY = `key-${randomBytes(16).toString('hex')}`;
-
-let running: TestService;
-let hs: RunningHubSpotSandbox;
-let service: Service;
-let base: string;
-let browser: Browser;
-
-beforeAll(async () => {
-  running = await startTestService({
-    name: 'dashboard-console',
-    without: ['salesforce'],
-    worker: { writeBatchWaitMs: 20 },
-    settings: (s) => ({ ...s, api: { apiKeys: [API_KEY] }, admin: ADMIN }),
-    fields: true,
-    startWorker: true,
-  });
-  ({ hs, service, base } = running);
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await running?.close();
-});
+const env = consoleTestService('dashboard-console');
+const { ADMIN, API_KEY } = env;
 
 const cells = (page: Page, table: string, row: string) =>
   page
@@ -75,18 +48,18 @@ async function hoverFirst(page: Page, id: string, dataset = 0): Promise<string[]
 describe('dashboard console', () => {
   it('draws each chart from our origin with its numbers beside it and on hover', async () => {
     const ids = [
-      hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id,
-      hs.store.createCompany({ name: 'Springfield' }, { source: 'CRM_UI' }).id,
-      hs.store.createCompany({ name: 'Qwertyuiop Zxcv Holdings', state: 'NV' }, { source: 'CRM_UI' }).id,
+      env.hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id,
+      env.hs.store.createCompany({ name: 'Springfield' }, { source: 'CRM_UI' }).id,
+      env.hs.store.createCompany({ name: 'Qwertyuiop Zxcv Holdings', state: 'NV' }, { source: 'CRM_UI' }).id,
     ];
-    for (const id of ids) await refreshAndWait(service, base, API_KEY, id);
-    const statuses = ids.map((id) => hs.store.getCompany(id)?.values.get(P.status));
+    for (const id of ids) await refreshAndWait(env.service, env.base, API_KEY, id);
+    const statuses = ids.map((id) => env.hs.store.getCompany(id)?.values.get(P.status));
     const count = (s: string) => statuses.filter((x) => x === s).length;
     expect(count('enriched')).toBe(1);
     expect(count('needs_review')).toBe(1);
-    const notes = (await (await service.store.open()).writes.runChanges('1')).notesCreated;
+    const notes = (await (await env.service.store.open()).writes.runChanges('1')).notesCreated;
 
-    const context = await browser.newContext({
+    const context = await env.browser.newContext({
       httpCredentials: ADMIN,
       viewport: { width: 1440, height: 900 },
     });
@@ -100,11 +73,11 @@ describe('dashboard console', () => {
     page.on('response', (r) => {
       if (r.status() >= 400 && !r.url().endsWith('/favicon.ico')) blocked.push(`${r.status()} ${r.url()}`);
     });
-    const tenant = `HubSpot ${hs.portalId}`;
+    const tenant = `HubSpot ${env.hs.portalId}`;
     // The workers' calls reach the dashboard with their next flush (every 10 s, every process).
     await eventually(
       async () => {
-        await page.goto(`${base}/admin/dashboard`);
+        await page.goto(`${env.base}/admin/dashboard`);
         return (
           Number((await cells(page, 'usage-24h', 'HubSpot'))[0]?.replace(/,/g, '') ?? 0) > 0 || undefined
         );
@@ -113,7 +86,7 @@ describe('dashboard console', () => {
       { timeoutMs: 30_000, intervalMs: 2_000 },
     );
 
-    const response = await page.request.get(`${base}/admin/dashboard`);
+    const response = await page.request.get(`${env.base}/admin/dashboard`);
     expect(response.headers()['content-security-policy']).toMatch(/script-src 'self' 'nonce-/);
     const sources = await page.locator('script[src]').evaluateAll((s) => s.map((e) => e.getAttribute('src')));
     expect(sources).toEqual(['/admin/assets/chart.umd.min.js', '/admin/assets/dashboard.js']);

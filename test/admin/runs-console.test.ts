@@ -1,58 +1,33 @@
 // The console's Runs list, run page and Dashboard in a real Chromium against a running service on the
 // emulators: refreshes make runs, the list shows them, clicking one opens its page with its progress
 // read as finished once its account has an outcome, and the dashboard's counts are the store's.
-import { randomBytes } from 'node:crypto';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningHubSpotSandbox } from '../../emulators/hubspot/server.ts';
+import { describe, expect, it } from 'vitest';
 import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
-import type { Service } from '../../src/service/runtime.ts';
-import { launchChromium } from '../helpers/browser.ts';
 import { checkConsolePage } from '../helpers/console-check.ts';
+import { consoleTestService } from '../helpers/console-service.ts';
 import { eventually } from '../helpers/poll.ts';
 import { refreshAndWait } from '../helpers/service.ts';
-import { startTestService, type TestService } from '../helpers/start-service.ts';
 
-const ADMIN = { username: 'ops', password: randomBytes(12).toString('hex') };
-const API_KEY = `key-${randomBytes(16).toString('hex')}`;
-
-let running: TestService;
-let hs: RunningHubSpotSandbox;
-let service: Service;
-let base: string;
-let browser: Browser;
-
-beforeAll(async () => {
-  running = await startTestService({
-    name: 'runs-console',
-    without: ['salesforce'],
-    worker: { writeBatchWaitMs: 20 },
-    settings: (s) => ({ ...s, api: { apiKeys: [API_KEY] }, admin: ADMIN }),
-    fields: true,
-    startWorker: true,
-  });
-  ({ hs, service, base } = running);
-  browser = await launchChromium();
-}, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await running?.close();
-});
+const env = consoleTestService('runs-console');
+const { ADMIN, API_KEY } = env;
 
 describe('runs console', () => {
   it('lists runs, opens one with its progress, and the dashboard counts what the store holds', async () => {
-    const austin = hs.store.createCompany({ name: 'City of Austin', state: 'TX' }, { source: 'CRM_UI' }).id;
-    await refreshAndWait(service, base, API_KEY, austin);
+    const austin = env.hs.store.createCompany(
+      { name: 'City of Austin', state: 'TX' },
+      { source: 'CRM_UI' },
+    ).id;
+    await refreshAndWait(env.service, env.base, API_KEY, austin);
 
-    const context = await browser.newContext({
+    const context = await env.browser.newContext({
       httpCredentials: ADMIN,
       viewport: { width: 1400, height: 900 },
     });
     const page = await context.newPage();
-    const response = await page.goto(`${base}/admin`);
+    const response = await page.goto(`${env.base}/admin`);
     expect(page.url()).toMatch(/\/admin\/dashboard$/);
     expect(response?.status()).toBe(200);
-    const api = await (await page.request.get(`${base}/admin/api/dashboard`)).json();
+    const api = await (await page.request.get(`${env.base}/admin/api/dashboard`)).json();
     const enriched = await page.locator('[data-status="enriched"]').textContent();
     expect(Number(enriched)).toBe(api.total.enriched);
     expect(
@@ -78,23 +53,26 @@ describe('runs console', () => {
   }, 60_000);
 
   it('undoes a run from its page after a dialog naming what goes back; the undo run is listed', async () => {
-    const boston = hs.store.createCompany({ name: 'City of Boston', state: 'MA' }, { source: 'CRM_UI' }).id;
-    await refreshAndWait(service, base, API_KEY, boston);
-    expect(hs.store.getCompany(boston)?.values.get(P.status)).toBe('enriched');
+    const boston = env.hs.store.createCompany(
+      { name: 'City of Boston', state: 'MA' },
+      { source: 'CRM_UI' },
+    ).id;
+    await refreshAndWait(env.service, env.base, API_KEY, boston);
+    expect(env.hs.store.getCompany(boston)?.values.get(P.status)).toBe('enriched');
 
-    const context = await browser.newContext({
+    const context = await env.browser.newContext({
       httpCredentials: ADMIN,
       viewport: { width: 1440, height: 900 },
     });
     const page = await context.newPage();
-    await page.goto(`${base}/admin/runs`);
+    await page.goto(`${env.base}/admin/runs`);
     // The newest run is Boston's refresh.
     await page.locator('tbody tr.run').first().locator('a').first().click();
     await page.waitForURL(/\/admin\/runs\/\d+$/);
     const runId = page.url().split('/').pop() ?? '';
 
     // A cross-site page holding the credentials cannot start it (same-origin check, as every admin POST).
-    const forged = await fetch(`${base}/admin/api/runs/${runId}/undo`, {
+    const forged = await fetch(`${env.base}/admin/api/runs/${runId}/undo`, {
       method: 'POST',
       headers: {
         authorization: `Basic ${Buffer.from(`${ADMIN.username}:${ADMIN.password}`).toString('base64')}`,
@@ -119,7 +97,7 @@ describe('runs console', () => {
     // Cancel leaves everything as it was.
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect(await dialog.isVisible()).toBe(false);
-    expect(hs.store.getCompany(boston)?.values.get(P.status)).toBe('enriched');
+    expect(env.hs.store.getCompany(boston)?.values.get(P.status)).toBe('enriched');
 
     await page.getByRole('button', { name: 'Undo this run…' }).click();
     await dialog.getByRole('button', { name: 'Yes, undo' }).click();
@@ -134,7 +112,7 @@ describe('runs console', () => {
     );
     // The worker takes the values back in the CRM.
     await eventually(
-      () => (hs.store.getCompany(boston)?.values.get(P.status) ?? null) === null || undefined,
+      () => (env.hs.store.getCompany(boston)?.values.get(P.status) ?? null) === null || undefined,
       'the undo cleared what the refresh wrote',
     );
 
@@ -147,6 +125,6 @@ describe('runs console', () => {
 });
 
 async function labelOf(runId: string): Promise<string> {
-  const run = await (await service.store.open()).runs.get(runId);
+  const run = await (await env.service.store.open()).runs.get(runId);
   return run?.label ?? '';
 }
