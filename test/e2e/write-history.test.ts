@@ -267,6 +267,7 @@ describe('GET /api/accounts/:crm/:id/history', () => {
       crm: 'hubspot',
       tenant: String(hs.portalId),
       accountId: '424242',
+      learned: [],
       changes: [],
       next: null,
     });
