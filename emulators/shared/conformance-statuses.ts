@@ -291,6 +291,12 @@ const salesforce: StatusRule[] = [
     route: /^\/services\/oauth2\/token$/,
     why: `the login server's own failures, as the REST guide's 5xx (${SF_ERRORS})`,
   },
+  {
+    api: 'salesforce',
+    statuses: [403],
+    route: /^\/services\/oauth2\/userinfo$/,
+    why: 'Identity URLs (Salesforce Help), its error codes: "403 (forbidden) — Bad_OAuth_Token" for a token that is no session; the UserInfo endpoint answers for the same identity service',
+  },
 ];
 
 // The provider's document lists 400, 401, 403, 404, 415, 429 and 500 on every operation, so these rules
