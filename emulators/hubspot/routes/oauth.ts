@@ -11,6 +11,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import {
   faultError,
   HubSpotError,
+  notAnAccessToken,
   rateLimited,
   resourceNotFound,
   sendHubSpotError,
@@ -72,12 +73,13 @@ export function registerOAuthRoutes(router: Router, ctx: OperationContext): void
   };
 
   // Access token metadata (HubSpot OAuth guide, "Retrieve access token metadata"): the installing
-  // user's email (`user`) and id. A private-app token is no OAuth token: it has no user, like an unknown
-  // or expired one it answers 404.
+  // user's email (`user`) and id. A private-app token is no OAuth token and has no user: HubSpot answers
+  // it 400 "The access token must have the correct format" (hubspot-api-nodejs#530); an unknown or
+  // expired token, for which nothing is documented, the same.
   router.get('/oauth/v1/access-tokens/:token', (req: Request, res: Response) => {
     res.on('finish', () => ctx.stats.record('oauth.accessTokensApi.get', res.statusCode));
     const info = ctx.auth.accessTokenInfo(String(req.params.token));
-    if (!info) return sendHubSpotError(res, resourceNotFound());
+    if (!info) return sendHubSpotError(res, notAnAccessToken());
     return sendJson(res, 200, info);
   });
   router.post('/oauth/v1/token', form, token('v1'));
