@@ -88,6 +88,7 @@ export const UNIT_TEST_FILES = [
   'test/sandbox/hubspot-sdk.test.ts',
   'test/sandbox/hubspot-strictness.test.ts',
   'test/sandbox/hubspot-webhooks.test.ts',
+  'test/sandbox/own-user-endpoints.test.ts',
   'test/sandbox/salesforce-field-types.test.ts',
   'test/sandbox/salesforce-jsforce.test.ts',
   'test/sandbox/salesforce-metadata.test.ts',

@@ -71,7 +71,15 @@ export interface HubSpotCalls {
   call<T>(operation: string, send: () => Promise<HttpAnswer<T>>): Promise<{ status: number; data: T }>;
   /** Removes the access token from a text HubSpot sent back (it may end up in a log). */
   redact(text: string): string;
+  /**
+   * The OAuth access token's metadata, its user among it (GET /oauth/v1/access-tokens/{token});
+   * undefined for a private-app token, which belongs to no user (HubSpot's private-app tokens begin
+   * `pat-`, as its private-apps guide shows them).
+   */
+  readonly tokenInfo?: () => Promise<HttpAnswer<TokenInfo>>;
 }
+
+type TokenInfo = Awaited<ReturnType<Client['oauth']['accessTokensApi']['getWithHttpInfo']>>['data'];
 
 class DeadlineExceeded extends Error {}
 
@@ -94,6 +102,10 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
   const associations = client.crm.associations.v4;
   const properties = client.crm.properties;
   const owners = client.crm.owners;
+  const accessTokens = client.oauth.accessTokensApi;
+  const tokenInfo = options.accessToken.startsWith('pat-')
+    ? undefined
+    : () => accessTokens.getWithHttpInfo(options.accessToken);
 
   const report = (event: HubSpotCallEvent) => {
     try {
@@ -156,5 +168,15 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
     }
   }
 
-  return { companies, notes, tasks, associations, properties, owners, call, redact };
+  return {
+    companies,
+    notes,
+    tasks,
+    associations,
+    properties,
+    owners,
+    call,
+    redact,
+    ...(tokenInfo ? { tokenInfo } : {}),
+  };
 }

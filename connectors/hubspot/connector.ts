@@ -16,6 +16,7 @@ import { ensureFields, HUBSPOT_FIELD_LIMITS } from './fields.ts';
 import { existingNoteKeysOf, existingNotesOf, NOTE_KEY_BATCH } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, existingNoteKeys } from './notes.ts';
+import { ownUserOf } from './own-user.ts';
 import { listOwners } from './owners.ts';
 import { getAccount, getAccounts, listAccounts } from './read.ts';
 import { taskStates } from './tasks.ts';
@@ -48,7 +49,8 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
   const idFields = idFieldList(options.idProperties ?? DEFAULT_ID_FIELD_NAMES, (name) =>
     name.startsWith('buyer_intel_'),
   );
-  const owners = cachedOwners(() => listOwners(calls));
+  const ownUser = ownUserOf(calls);
+  const owners = cachedOwners(() => listOwners(calls, ownUser));
 
   return {
     kind: 'hubspot',

@@ -70,6 +70,8 @@ export const HUBSPOT_CALL_SCOPES: Readonly<Record<string, CallScopes>> = {
     source: 'tasks-v3',
   },
   'crm.owners.ownersApi.getPage': { scopes: [OWNERS_READ], feature: 'owners', source: 'owners-v3' },
+  // An OAuth token's own user (own-user.ts): the token is its own credential, no scope is named for it.
+  'oauth.accessTokensApi.get': { scopes: [], feature: 'owners', source: 'hubspot-oauth-v1' },
 };
 
 const FEATURE_LABEL: Record<HubSpotFeature, string> = {

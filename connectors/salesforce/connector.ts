@@ -22,6 +22,7 @@ import { defaultFieldName, ensureFields, FIELD_PREFIX, SALESFORCE_FIELD_LIMITS }
 import { existingNoteKeys, existingNoteKeysOf, existingNotesOf } from './note-keys.ts';
 import { removeNotes } from './note-removal.ts';
 import { createNotes, type NoteMode } from './notes.ts';
+import { ownUserOf } from './own-user.ts';
 import { listOwners } from './owners.ts';
 import { getAccount, getAccounts, IdFieldReads, listAccounts } from './read.ts';
 import type { SalesforceSession } from './session.ts';
@@ -84,7 +85,8 @@ export function createSalesforceConnector(options: SalesforceConnectorOptions): 
     return send();
   };
 
-  const owners = cachedOwners(() => afterLoad(() => listOwners(calls)));
+  const ownUser = ownUserOf(calls);
+  const owners = cachedOwners(() => afterLoad(() => listOwners(calls, ownUser)));
   // Which Account fields are Checkboxes (a clear of one writes false): described on the first clear.
   const accountCheckboxes = new CheckboxFields(calls, 'Account');
 

@@ -9,18 +9,22 @@ const SOQL = 'SELECT Id, Name, Email, IsActive FROM User WHERE IsActive = true O
 
 const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
 
-export async function listOwners(calls: SalesforceCalls): Promise<CrmOwner[]> {
-  const owners: CrmOwner[] = [];
+/** `ownUser`: the connection's own user (own-user.ts), marked `integration`: it gets no digest. */
+export async function listOwners(
+  calls: SalesforceCalls,
+  ownUser: () => Promise<string | undefined>,
+): Promise<CrmOwner[]> {
+  const rows: Record<string, unknown>[] = [];
   await calls.queryAll('query.User', SOQL, (row) => {
-    // Asked after the query: the query itself may have refreshed the session that names the user.
-    const own = calls.ownUserId();
-    owners.push({
-      id: String(row.Id),
-      email: text(row.Email),
-      name: text(row.Name),
-      active: row.IsActive === true,
-      ...(own !== undefined && id15(String(row.Id)) === id15(own) ? { integration: true } : {}),
-    });
+    rows.push(row);
   });
-  return owners;
+  // Asked after the query: the query itself may have refreshed the session that names the user.
+  const own = await ownUser();
+  return rows.map((row) => ({
+    id: String(row.Id),
+    email: text(row.Email),
+    name: text(row.Name),
+    active: row.IsActive === true,
+    ...(own !== undefined && id15(String(row.Id)) === id15(own) ? { integration: true } : {}),
+  }));
 }

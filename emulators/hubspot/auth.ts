@@ -27,6 +27,21 @@ export interface AuthOptions {
    * routes/oauth.ts). Default false: today it still answers.
    */
   oauthV1Retired?: boolean;
+  /** The email of the user who installed the OAuth app (its tokens' `user`). */
+  userEmail?: string;
+}
+
+/** GET /oauth/v1/access-tokens/{token}: what HubSpot's OAuth guide lists for an access token. */
+export interface AccessTokenInfo {
+  token: string;
+  user: string;
+  hub_domain: string;
+  scopes: string[];
+  hub_id: number;
+  app_id: number;
+  expires_in: number;
+  user_id: number;
+  token_type: 'access';
 }
 
 export interface Caller {
@@ -73,6 +88,7 @@ export class AuthRegistry {
   readonly clientSecret: string;
   readonly portalId: number;
   readonly userId: number;
+  readonly userEmail: string;
   accessTokenTtlSeconds: number;
   /** Whether `POST /oauth/v1/token` answers as retired (settable while the sandbox runs). */
   oauthV1Retired: boolean;
@@ -86,6 +102,7 @@ export class AuthRegistry {
   constructor(portalId: number, userId: number, options: AuthOptions = {}) {
     this.portalId = portalId;
     this.userId = userId;
+    this.userEmail = options.userEmail ?? 'integration@buyer-intel.sandbox';
     this.privateAppToken = options.privateAppToken ?? DEFAULT_PRIVATE_APP_TOKEN;
     this.privateAppId = options.privateAppId ?? 3_914_227;
     this.appId = options.appId ?? 4_127_839;
@@ -144,6 +161,27 @@ export class AuthRegistry {
     const refreshToken = randomUUID();
     this.#refreshTokens.set(refreshToken, { scopes: [...scopes], userId: this.userId });
     return this.#accessTokenFor(refreshToken, now);
+  }
+
+  /**
+   * An OAuth access token's metadata: the user who installed the app, its portal and grant; undefined
+   * for a private-app token (it belongs to no user), an unknown or an expired one.
+   */
+  accessTokenInfo(token: string, now = Date.now()): AccessTokenInfo | undefined {
+    const access = this.#accessTokens.get(token);
+    if (!access || access.expiresAt <= now) return undefined;
+    const grant = this.#refreshTokens.get(access.refreshToken);
+    return {
+      token,
+      user: this.userEmail,
+      hub_domain: `portal-${this.portalId}.sandbox.hubspot.example`,
+      scopes: grant?.scopes ?? [],
+      hub_id: this.portalId,
+      app_id: this.appId,
+      expires_in: Math.floor((access.expiresAt - now) / 1000),
+      user_id: grant?.userId ?? this.userId,
+      token_type: 'access',
+    };
   }
 
   /** Makes an OAuth access token expired as of now (or every one, without an argument). */

@@ -165,6 +165,9 @@ export const objectNotFound = (id: string) =>
 
 export const notFound = (message: string) => error(404, message, { category: 'OBJECT_NOT_FOUND' });
 
+/** GET /oauth/v1/access-tokens/{token} for what is no OAuth access token (hubspot-api-nodejs#530). */
+export const notAnAccessToken = () => error(400, 'The access token must have the correct format');
+
 /** An unknown route on api.hubapi.com. */
 export const resourceNotFound = () => error(404, 'resource not found');
 

@@ -23,6 +23,8 @@ export interface NewOwner {
   firstName?: string;
   lastName?: string;
   archived?: boolean;
+  /** The user's own id; default a new one (the installing user's, to add them as an owner). */
+  userId?: number;
 }
 
 export class OwnerDirectory {
@@ -43,7 +45,7 @@ export class OwnerDirectory {
     if (this.#owners.some((o) => o.email?.toLowerCase() === email.toLowerCase()))
       throw new Error(`an owner with email ${email} exists`);
     const at = this.#now().toISOString();
-    const userId = this.#nextUserId++;
+    const userId = input.userId ?? this.#nextUserId++;
     const owner: PublicOwner = {
       id: String(this.#nextId++),
       email,

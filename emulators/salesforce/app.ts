@@ -17,6 +17,7 @@ import { registerCompositeRoutes } from './routes/composite.ts';
 import { registerOAuthRoutes } from './routes/oauth.ts';
 import { registerQueryRoutes } from './routes/query.ts';
 import { registerSObjectRoutes } from './routes/sobjects.ts';
+import { registerUserInfoRoutes } from './routes/userinfo.ts';
 import { SalesforceStore, type StoreOptions } from './store.ts';
 import { StreamingServer, type StreamingSettings } from './streaming.ts';
 
@@ -80,6 +81,7 @@ export function createSalesforceSandbox(options: SalesforceSandboxOptions = {}):
   };
   const oauth = express.Router();
   registerOAuthRoutes(oauth, ctx);
+  registerUserInfoRoutes(oauth, ctx);
   app.use(oauth);
 
   const maxBodyBytes = options.maxBodyBytes ?? 50 * 1024 * 1024;

@@ -48,6 +48,18 @@ const hubspot: StatusRule[] = [
   {
     api: 'hubspot',
     statuses: [400],
+    route: /^\/oauth\/v1\/access-tokens\/\{token\}$/,
+    methods: ['get'],
+    body: {
+      type: 'object',
+      required: ['status', 'message'],
+      properties: { status: { const: 'error' }, message: { type: 'string' } },
+    },
+    why: 'a token that is no OAuth access token (a private-app `pat-…` token): {"status":"error","message":"The access token must have the correct format"} (hubspot-api-nodejs#530, a HubSpot maintainer: "not OAuth access token, but private access token")',
+  },
+  {
+    api: 'hubspot',
+    statuses: [400],
     route: CRM,
     body: category('VALIDATION_ERROR'),
     why: `endpoint-specific 400 VALIDATION_ERROR ("Using object APIs", properties and associations guides; crm-facts.md: "unknown or read-only property → 400"); example body on ${HUBSPOT_ERRORS}`,
@@ -290,6 +302,12 @@ const salesforce: StatusRule[] = [
     statuses: [500, 502, 503],
     route: /^\/services\/oauth2\/token$/,
     why: `the login server's own failures, as the REST guide's 5xx (${SF_ERRORS})`,
+  },
+  {
+    api: 'salesforce',
+    statuses: [403],
+    route: /^\/services\/oauth2\/userinfo$/,
+    why: 'Identity URLs (Salesforce Help), its error codes: "403 (forbidden) — Bad_OAuth_Token" for a token that is no session; the UserInfo endpoint answers for the same identity service',
   },
 ];
 

@@ -1,10 +1,14 @@
 // What a rep and an operator read from the per-owner digest: the subject and the text name the same
 // days, two accounts of one name are told apart by their states, and the `digest` command names each
-// rep it could not reach for good (and exits 1 for them).
+// rep it could not reach for good (and exits 1 for them); the connection's own user (Salesforce: a token
+// response or UserInfo; HubSpot: the OAuth token's user) is no rep.
 import { describe, expect, it } from 'vitest';
+import type { HubSpotCalls } from '../../connectors/hubspot/client.ts';
+import { ownUserOf as hubspotOwnUser, isOwnUser } from '../../connectors/hubspot/own-user.ts';
 import { createMemoryConnector } from '../../connectors/memory/connector.ts';
 import { memoryCrm } from '../../connectors/memory/store.ts';
 import type { SalesforceCalls } from '../../connectors/salesforce/client.ts';
+import { ownUserOf as salesforceOwnUser } from '../../connectors/salesforce/own-user.ts';
 import { listOwners } from '../../connectors/salesforce/owners.ts';
 import { userOfIdentity } from '../../connectors/salesforce/session.ts';
 import { unreachedLines } from '../../src/cli/digest.ts';
@@ -117,7 +121,7 @@ describe('the integration user', () => {
     expect(groups[0]?.accounts.map((a) => a.name)).toEqual(['City of Austin']);
   });
 
-  it('is the Salesforce session’s own user, as its token response names it', async () => {
+  it('is the Salesforce session’s own user, as a token response or UserInfo names it', async () => {
     expect(userOfIdentity('https://login.salesforce.com/id/00D000000000001EAA/005000000000001AAA')).toBe(
       '005000000000001AAA',
     );
@@ -134,12 +138,56 @@ describe('the integration user', () => {
         ownUserId: () => own,
       }) as unknown as SalesforceCalls;
     // 15 or 18 characters: the same user.
-    const owners = await listOwners(calls('005000000000001'));
+    const owners = await listOwners(calls(undefined), async () => '005000000000001');
     expect(owners.map((o) => [o.name, o.integration === true])).toEqual([
       ['Integration', true],
       ['Ann Archer', false],
     ]);
-    // Before any token response named the user, nobody is taken for it.
-    expect((await listOwners(calls(undefined))).some((o) => o.integration)).toBe(false);
+    // While neither a token response nor UserInfo named the user, nobody is taken for it.
+    expect((await listOwners(calls(undefined), async () => undefined)).some((o) => o.integration)).toBe(
+      false,
+    );
+  });
+
+  it('asks Salesforce’s UserInfo once a connection, and not at all when a token response named the user', async () => {
+    let named: string | undefined;
+    const asked: string[] = [];
+    const calls = {
+      ownUserId: () => named,
+      call: async (op: string, send: () => Promise<unknown>) => {
+        asked.push(op);
+        return send();
+      },
+      conn: { request: async () => ({ user_id: '005000000000009AAA', sub: 'https://x/id/00D/005' }) },
+    } as unknown as SalesforceCalls;
+    const own = salesforceOwnUser(calls);
+    expect([await own(), await own()]).toEqual(['005000000000009AAA', '005000000000009AAA']);
+    expect(asked).toEqual(['oauth2.userinfo']);
+    named = '005000000000001AAA';
+    const fresh = salesforceOwnUser(calls);
+    expect(await fresh()).toBe('005000000000001AAA');
+    expect(asked).toHaveLength(1);
+  });
+
+  it('is the HubSpot OAuth token’s user, asked once; a private-app token names no one and asks nothing', async () => {
+    const asked: string[] = [];
+    const calls = {
+      call: async (op: string, send: () => Promise<{ data: unknown }>) => {
+        asked.push(op);
+        return { status: 200, data: (await send()).data };
+      },
+      tokenInfo: async () => ({ httpStatusCode: 200, data: { userId: 77, user: 'Sync@Example.com' } }),
+    } as unknown as HubSpotCalls;
+    const own = hubspotOwnUser(calls);
+    expect(await own()).toEqual({ userId: 77, email: 'Sync@Example.com' });
+    await own();
+    expect(asked).toEqual(['oauth.accessTokensApi.get']);
+    expect(isOwnUser({ userId: 77, email: 'other@example.com' }, await own())).toBe(true);
+    expect(isOwnUser({ userId: 78, email: 'sync@example.com' }, await own())).toBe(false);
+    // An owner without a user id (deactivated) is matched by email, in any case.
+    expect(isOwnUser({ email: 'sync@example.com' }, await own())).toBe(true);
+    const privateApp = hubspotOwnUser({ call: calls.call } as unknown as HubSpotCalls);
+    expect(await privateApp()).toBeUndefined();
+    expect(asked).toHaveLength(1);
   });
 });

@@ -39,4 +39,9 @@ describeOwnerDigest({
   async deactivateOwner(ownerId) {
     sf.store.update('User', ownerId, { IsActive: false });
   },
+  // Started from a configured access token, the connector saw no token response: UserInfo names it.
+  async integrationOwner() {
+    const email = sf.store.find('User', sf.store.userId).values.get('Email');
+    return { id: sf.store.userId, email: String(email) };
+  },
 });

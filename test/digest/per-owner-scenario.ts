@@ -4,7 +4,8 @@
 // Ann owns two matched accounts with new signals, Bob one, Cy one whose buyer was quiet; one matched
 // account with signals has no owner we can reach. Runs are pinned to scheduled times two weeks and one
 // week ago, so their windows hold the sandbox's (real-time relative) signals. Dee owns an account with
-// new signals but has left (deactivated): nobody can be reached for it.
+// new signals but has left (deactivated): nobody can be reached for it. The connection's own user (the
+// integration user the sync signs in as) owns an account with new signals too: it is no rep, it gets none.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,6 +32,11 @@ export interface OwnerCrm {
   addAccount(name: string, ownerId: string): Promise<string>;
   /** The user leaves: deactivated in the CRM, their accounts still theirs. */
   deactivateOwner(ownerId: string): Promise<void>;
+  /**
+   * The user the connector signs in as, as the CRM lists it among its users (an owner id and email):
+   * it owns what the sync creates, and must get no digest.
+   */
+  integrationOwner(): Promise<{ id: string; email: string }>;
 }
 
 const S1 = mondayNoon(Date.now() - 14 * DAY);
@@ -59,6 +65,7 @@ export function describeOwnerDigest(crm: OwnerCrm): void {
   /** Per owner, the names of the rows each window should list. */
   const expected = { ann: { w1: [] as string[], w2: [] as string[] }, bob: { w1: [] as string[] } };
   let unownedRows: SandboxRow[] = [];
+  let integration = { id: '', email: '' };
 
   const deps = (): DigestDeps => {
     const settings = parseDigestSettings({
@@ -100,6 +107,7 @@ export function describeOwnerDigest(crm: OwnerCrm): void {
     const bobs = pick((c) => c.w1.length >= 1 && c.w2.length === 0);
     const quiet = pick((c) => c.all > 0 && c.w1.length === 0 && c.w2.length === 0);
     const unowned = pick((c) => c.w1.length >= 1);
+    const synced = pick((c) => c.w1.length >= 1);
     expected.ann.w1 = [...annHot.w1, ...annOnce.w1].map((r) => r.name ?? '');
     expected.ann.w2 = annHot.w2.map((r) => r.name ?? '');
     expected.bob.w1 = bobs.w1.map((r) => r.name ?? '');
@@ -119,6 +127,8 @@ export function describeOwnerDigest(crm: OwnerCrm): void {
       ['Cy Quiet College', quiet.buyerId, owners.cy],
       ['Dee Left Township', unowned.buyerId, owners.dee],
     ];
+    integration = await crm.integrationOwner();
+    accounts.push(['Sync Made Borough', synced.buyerId, integration.id]);
     for (const [name, buyerId, ownerId] of accounts) {
       const accountId = await crm.addAccount(name, ownerId);
       await ledgers.recordMatch({ crm: crm.kind, tenant, accountId }, buyerId);
@@ -189,6 +199,15 @@ export function describeOwnerDigest(crm: OwnerCrm): void {
       expect(dmsTo('cy')).toHaveLength(0);
       expect(mailTo('dee')).toHaveLength(0);
       expect(smtp.messages).toHaveLength(2);
+    });
+
+    it("sends the connection's own user no digest of the accounts it owns, and names it no rep", async () => {
+      // The CRM lists it as an active user with an email: only knowing who the connection is tells it apart.
+      const listed = (await connector.listOwners()).find((o) => o.id === integration.id);
+      expect(listed).toMatchObject({ active: true, integration: true });
+      expect(smtp.messages.filter((m) => m.to.includes(integration.email))).toHaveLength(0);
+      expect(slack.messages.filter((m) => m.email === integration.email)).toHaveLength(0);
+      expect(smtp.messages.every((m) => !m.text.includes('Sync Made Borough'))).toBe(true);
     });
 
     it('sends nothing twice when the slot runs again', async () => {

@@ -1,4 +1,4 @@
-// OAuth token endpoints. `POST /oauth/v1/token` is what @hubspot/api-client's tokensApi.create calls;
+// OAuth token endpoints, and an access token's metadata (its user). `POST /oauth/v1/token` is what @hubspot/api-client's tokensApi.create calls;
 // `POST /oauth/v3/token` is the one in oauth-v3.json (its answer adds token_use, hub_id, user_id and
 // scopes). Both take application/x-www-form-urlencoded only; a JSON body answers 415.
 // HubSpot retires v1 in February 2027 (reference crm-facts.md: "v1 is deprecated Feb 2027"); how a
@@ -11,6 +11,7 @@ import express, { type Request, type Response, type Router } from 'express';
 import {
   faultError,
   HubSpotError,
+  notAnAccessToken,
   rateLimited,
   resourceNotFound,
   sendHubSpotError,
@@ -71,6 +72,16 @@ export function registerOAuthRoutes(router: Router, ctx: OperationContext): void
     }
   };
 
+  // Access token metadata (HubSpot OAuth guide, "Retrieve access token metadata"): the installing
+  // user's email (`user`) and id. A private-app token is no OAuth token and has no user: HubSpot answers
+  // it 400 "The access token must have the correct format" (hubspot-api-nodejs#530); an unknown or
+  // expired token, for which nothing is documented, the same.
+  router.get('/oauth/v1/access-tokens/:token', (req: Request, res: Response) => {
+    res.on('finish', () => ctx.stats.record('oauth.accessTokensApi.get', res.statusCode));
+    const info = ctx.auth.accessTokenInfo(String(req.params.token));
+    if (!info) return sendHubSpotError(res, notAnAccessToken());
+    return sendJson(res, 200, info);
+  });
   router.post('/oauth/v1/token', form, token('v1'));
   router.post('/oauth/v3/token', form, token('v3'));
 }
