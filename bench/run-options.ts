@@ -130,6 +130,24 @@ export const RUN_COMMAND = benchCommand({
       value: '<list>',
       describe: 'which customer runs (1: burst 1 ×1 worker, 2: burst 10 ×2, 3: burst 20 ×4, 4: a 429 storm)',
     },
+    'console-accounts': {
+      type: 'string',
+      default: '250000',
+      value: '<n>',
+      describe: "accounts in the store of the console section (the review bench's data)",
+    },
+    'console-writes': {
+      type: 'string',
+      default: '500000',
+      value: '<n>',
+      describe: 'rows of write history in the console section',
+    },
+    'console-runs': {
+      type: 'string',
+      default: '30',
+      value: '<n>',
+      describe: 'renders timed per console page',
+    },
     'pg-growth-accounts': {
       type: 'string',
       default: '20000',
@@ -141,7 +159,7 @@ export const RUN_COMMAND = benchCommand({
       default: 'customer,backfill,pg-growth,ingest,latency,client,review',
       value: '<sections>',
       describe:
-        'sections to run, of customer, backfill (the CPU probe, provider limit lifted), pg-growth, ingest, latency, client, review, heap-curve',
+        'sections to run, of customer, backfill (the CPU probe, provider limit lifted), pg-growth, ingest, latency, client, review, heap-curve, console (the console pages at 250,000 accounts)',
     },
   },
 });

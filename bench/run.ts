@@ -9,6 +9,7 @@ import { renderRecords } from '../src/cli/table.ts';
 import { benchArgs } from './args.ts';
 import { runBackfills } from './backfill-runs.ts';
 import { runClientBench } from './client.ts';
+import { consolePagesBench, printConsolePages } from './console-pages.ts';
 import { CUSTOMER_SCENARIOS, runCustomerBench } from './customer.ts';
 import { goalRows, waitOf } from './goals.ts';
 import { printHeapCurve, runHeapCurve } from './heap-curve.ts';
@@ -213,6 +214,17 @@ try {
     );
     report.review = review;
     printReviewBench(review);
+    save();
+  }
+
+  if (sections.has('console')) {
+    const pages = await consolePagesBench({
+      accounts: num('console-accounts'),
+      writes: num('console-writes'),
+      runs: Math.max(1, num('console-runs')),
+    });
+    report.consolePages = pages;
+    printConsolePages(pages);
     save();
   }
 

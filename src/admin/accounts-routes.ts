@@ -1,6 +1,6 @@
 // /admin/accounts (accounts-page.ts) and /admin/export/accounts.csv: the outcomes table through the
 // store's keyset listing and count, so a page costs one limited query and one count at any size, and an
-// export streams 500 rows a query with backpressure (constant memory however many accounts).
+// export streams 500 rows a query with backpressure, its first page read before the first byte (constant memory however many accounts).
 import type express from 'express';
 import { z } from 'zod';
 import { readStore } from '../api/history-routes.ts';
@@ -8,7 +8,7 @@ import type { OutcomeFilter } from '../store/outcomes.ts';
 import { COHORTS } from '../store/schema.ts';
 import type { Store } from '../store/store.ts';
 import { type AccountsFilterView, filterQuery, renderAccountsPage } from './accounts-page.ts';
-import { csvLine, writeWithBackpressure } from './csv.ts';
+import { keysetPages, streamCsv } from './csv.ts';
 import { queryOf, valid } from './query.ts';
 import type { RecordUrl } from './record-link.ts';
 
@@ -103,44 +103,33 @@ export function addAdminAccountsRoutes(
   });
 
   router.get('/export/accounts.csv', async (req, res, next) => {
-    let started = false;
     try {
       const filter = outcomeFilter(valid(filterSchema, queryOf(req.query), 'query'));
-      const { outcomes } = await readStore(store, async (repos) => repos, 'the accounts');
-      res.status(200);
-      res.setHeader('content-type', 'text/csv; charset=utf-8');
-      res.setHeader('content-disposition', 'attachment; filename="accounts.csv"');
-      started = true;
-      await writeWithBackpressure(res, csvLine(HEADER));
-      let after: string | undefined;
-      do {
-        if (res.destroyed) return;
-        const page = await outcomes.list(filter, { sort: 'date', direction: 'desc', limit: 500, after });
-        const chunk = page.rows
-          .map((o) =>
-            csvLine([
-              o.crm,
-              o.tenant,
-              o.accountId,
-              o.accountName,
-              o.status,
-              o.cohort,
-              o.buyerId,
-              o.buyerName,
-              o.buyerType,
-              o.state,
-              o.confidence,
-              o.updatedAt.toISOString(),
-            ]),
-          )
-          .join('');
-        if (chunk) await writeWithBackpressure(res, chunk);
-        after = page.next ?? undefined;
-      } while (after);
-      res.end();
+      // Each page through readStore, the first before any byte is sent: a store that stops answering
+      // is a 503 naming it, not a 200 cut off after the header (streamCsv, as review.csv does).
+      const pages = keysetPages((after) =>
+        readStore(
+          store,
+          ({ outcomes }) => outcomes.list(filter, { sort: 'date', direction: 'desc', limit: 500, after }),
+          'the accounts',
+        ),
+      );
+      await streamCsv(res, 'accounts.csv', HEADER, pages, (o) => [
+        o.crm,
+        o.tenant,
+        o.accountId,
+        o.accountName,
+        o.status,
+        o.cohort,
+        o.buyerId,
+        o.buyerName,
+        o.buyerType,
+        o.state,
+        o.confidence,
+        o.updatedAt.toISOString(),
+      ]);
     } catch (err) {
-      if (started) res.destroy(err instanceof Error ? err : undefined);
-      else next(err);
+      next(err);
     }
   });
 }

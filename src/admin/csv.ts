@@ -53,15 +53,16 @@ export async function streamCsv<T>(
   cells: (row: T) => readonly unknown[],
 ): Promise<void> {
   const iterator = pages[Symbol.asyncIterator]();
-  const first = await iterator.next();
+  // One variable for every page, so the first is let go once written, like the others.
+  let page = await iterator.next();
   res.status(200);
   res.setHeader('content-type', 'text/csv; charset=utf-8');
   res.setHeader('content-disposition', `attachment; filename="${filename}"`);
   res.setHeader('cache-control', 'no-store');
   const lines = (rows: readonly T[]) => rows.map((r) => csvLine(cells(r))).join('');
   try {
-    await writeWithBackpressure(res, csvLine(header) + (first.done ? '' : lines(first.value)));
-    for (let page = first; !page.done; ) {
+    await writeWithBackpressure(res, csvLine(header) + (page.done ? '' : lines(page.value)));
+    while (!page.done) {
       page = await iterator.next();
       if (res.destroyed) {
         await iterator.return?.();

@@ -14,7 +14,8 @@ import { type GroupView, renderGroups } from './review-groups.ts';
 import { REVIEW_SCRIPT } from './review-script.ts';
 
 export interface ReviewView {
-  filter: Pick<ReviewFilterInput, 'cohort' | 'q' | 'state' | 'minConfidence'>;
+  /** Every filter of the query: paging, the tabs, the form and the export keep them all. */
+  filter: ReviewFilterInput;
   sort: 'confidence' | 'date';
   /** Rows a page shows (the page's "Show" choice). */
   limit?: number;
@@ -47,36 +48,47 @@ const LABEL: Record<(typeof TABS)[number], string> = {
 const PAGE_SIZES = [10, 25, 50, 100] as const;
 const DEFAULT_LIMIT = 50;
 
+/** The filter as query parameters (dates as ISO), in one order for every link the page makes. */
+function filterParams(f: ReviewFilterInput): Record<string, string | undefined> {
+  return {
+    cohort: f.cohort,
+    crm: f.crm,
+    tenant: f.tenant,
+    q: f.q,
+    state: f.state,
+    buyerType: f.buyerType,
+    minConfidence: f.minConfidence?.toString(),
+    maxConfidence: f.maxConfidence?.toString(),
+    since: f.since?.toISOString(),
+    until: f.until?.toISOString(),
+  };
+}
+
+function queryString(values: Record<string, string | undefined>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) if (v !== undefined && v !== '') params.set(k, v);
+  return params.toString();
+}
+
 /** The page's query string with some parameters changed (undefined drops one). */
 function href(view: ReviewView, change: Record<string, string | undefined>): string {
-  const params = new URLSearchParams();
-  const base: Record<string, string | undefined> = {
-    cohort: view.filter.cohort,
-    q: view.filter.q,
-    state: view.filter.state,
-    minConfidence: view.filter.minConfidence?.toString(),
+  return `/admin/review?${queryString({
+    ...filterParams(view.filter),
     sort: view.sort,
     limit: view.limit && view.limit !== DEFAULT_LIMIT ? String(view.limit) : undefined,
     ...change,
-  };
-  for (const [k, v] of Object.entries(base)) if (v !== undefined && v !== '') params.set(k, v);
-  return `/admin/review?${params.toString()}`;
+  })}`;
 }
 
 /** The export of what the page lists: its cohort and filter, every page of it. */
 function exportHref(view: ReviewView): string {
-  const params = new URLSearchParams();
-  const f = view.filter;
-  for (const [k, v] of Object.entries({
-    cohort: f.cohort,
-    q: f.q,
-    state: f.state,
-    minConfidence: f.minConfidence?.toString(),
-  }))
-    if (v !== undefined && v !== '') params.set(k, v);
-  const query = params.toString();
+  const query = queryString(filterParams(view.filter));
   return `/admin/export/review.csv${query ? `?${query}` : ''}`;
 }
+
+// Filters the form has no field for (set by a link, e.g. the accounts page's or a tenant's) ride along
+// as hidden inputs, so pressing Filter narrows within them instead of dropping them.
+const HIDDEN = ['crm', 'tenant', 'buyerType', 'maxConfidence', 'since', 'until'] as const;
 
 const sortedCandidates = (o: Outcome) => [...o.candidates].sort((a, b) => b.score - a.score).slice(0, 5);
 const place = (c: { stateCode: string | null; type: string | null }) =>
@@ -138,18 +150,19 @@ ${next ? `<a id="next" rel="next" href="${esc(next)}">Next</a>` : '<span id="end
 function rowsView(view: ReviewView): string {
   const f = view.filter;
   const limit = view.limit ?? DEFAULT_LIMIT;
-  const filterJson = esc(
-    JSON.stringify({
-      ...(f.q ? { q: f.q } : {}),
-      ...(f.state ? { state: f.state } : {}),
-      ...(f.minConfidence !== undefined ? { minConfidence: f.minConfidence } : {}),
-    }),
-  );
+  // Approve-by-floor takes the page's filter but never its cohort (the floor applies to needs_review);
+  // JSON writes its dates as ISO, which the approve body's schema reads back.
+  const { cohort: _cohort, ...scope } = f;
+  const filterJson = esc(JSON.stringify(scope));
+  const params = filterParams(f);
+  const hidden = HIDDEN.map((k) =>
+    params[k] === undefined ? '' : `\n<input type="hidden" name="${k}" value="${esc(params[k])}">`,
+  ).join('');
   const sizes = PAGE_SIZES.map(
     (n) => `<option value="${n}"${n === limit ? ' selected' : ''}>${n}</option>`,
   ).join('');
   return `<form class="filter filters" method="get" action="/admin/review">
-<input type="hidden" name="cohort" value="${esc(f.cohort ?? 'needs_review')}">
+<input type="hidden" name="cohort" value="${esc(f.cohort ?? 'needs_review')}">${hidden}
 <label>Account name<input name="q" type="search" value="${esc(f.q ?? '')}"></label>
 <label>State<input name="state" size="6" value="${esc(f.state ?? '')}"></label>
 <label>Min score<input name="minConfidence" type="number" min="0" max="1" step="0.01" value="${esc(f.minConfidence ?? '')}"></label>

@@ -119,12 +119,7 @@ export function addAdminReviewRoutes(
           offset: after ? (trail.length + 1) * limit : 0,
           trail,
           after,
-          filter: {
-            cohort: filter.cohort,
-            q: filter.q,
-            state: filter.state,
-            minConfidence: filter.minConfidence,
-          },
+          filter,
           sort,
           ...listed,
         }),

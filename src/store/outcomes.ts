@@ -50,6 +50,12 @@ export interface OutcomeFilter {
   duplicates?: boolean | undefined;
 }
 
+/** Whether a filter narrows by nothing but what outcome_counts is keyed by (crm, tenant, cohort). */
+function onlyCounted(f: OutcomeFilter): boolean {
+  const { cohort: _cohort, crm: _crm, tenant: _tenant, name, duplicates, ...rest } = f;
+  return !name?.trim() && !duplicates && Object.values(rest).every((v) => v === undefined);
+}
+
 export interface PageRequest {
   sort: 'confidence' | 'date';
   direction: 'asc' | 'desc';
@@ -287,6 +293,18 @@ export class Outcomes {
 
   /** How many accounts the filter shows (what a bulk action over it would act on). */
   async count(filter: OutcomeFilter): Promise<number> {
+    // A filter of CRM, tenant and cohort alone (the console's first pages: all accounts, a cohort, the
+    // review queue) is summed from the counters migration 0004's triggers keep in each change's own
+    // transaction: as exact as counting, but a few rows however many accounts (counting 250,000 took
+    // ~200 ms of the accounts page's first render, bench/README.md).
+    if (onlyCounted(filter)) {
+      let q = this.#db.selectFrom('outcome_counts').select((eb) => eb.fn.sum<string>('n').as('n'));
+      if (filter.cohort !== undefined) q = q.where('cohort', '=', filter.cohort);
+      if (filter.crm !== undefined) q = q.where('crm', '=', filter.crm);
+      if (filter.tenant !== undefined) q = q.where('tenant', '=', filter.tenant);
+      const counted = await q.executeTakeFirst();
+      return Number(counted?.n ?? 0);
+    }
     const row = await this.#filtered(filter)
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .executeTakeFirst();

@@ -4,6 +4,7 @@
 // reviews in ≤ 5 interactions" (show 10, Filter, select all, Approve selected, Approve in the page's
 // dialog) shrinks the queue by 10 and writes the 10 companies; a dismissed approve-all approves
 // nothing; a re-search shows its new candidates without leaving the page; the console checks pass.
+// Then with a second portal's accounts waiting: one tenant's queue pages and filters within that tenant.
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -237,4 +238,52 @@ describe('review console', () => {
     expect(shown).toContain(buyer?.name);
     await context.close();
   }, 240_000);
+
+  it("pages one tenant's queue with Next and Previous without falling back to every tenant's", async () => {
+    // Another portal's accounts waiting too: a page of one tenant must not page into them.
+    const { outcomes } = await t.service.store.open();
+    for (let i = 0; i < 30; i++)
+      await outcomes.record({
+        crm: 'hubspot',
+        tenant: 'other-portal',
+        accountId: String(900_000 + i),
+        accountName: `Other Portal Account ${i}`,
+        state: 'TX',
+        status: 'needs_review',
+        matchedBy: null,
+        buyerId: null,
+        buyerName: null,
+        buyerType: null,
+        confidence: 0.99,
+        reason: 'Needs review: another portal',
+        candidates: [],
+        detail: {
+          source: null,
+          fields: [],
+          written: {},
+          notes: { created: [], alreadyPresent: 0, overCap: 0 },
+        },
+      });
+    const mine = await needsReview();
+    const context = await browser.newContext({
+      httpCredentials: ADMIN,
+      viewport: { width: 1440, height: 900 },
+    });
+    const page = await context.newPage();
+    await page.goto(`${t.base}/admin/review?crm=hubspot&tenant=${tenant}&limit=25`);
+    expect(await page.locator('#range').textContent()).toBe(`1–25 of ${mine}`);
+    await page.getByRole('link', { name: 'Next' }).click();
+    await page.getByText(`26–50 of ${mine}`).waitFor();
+    await page.getByRole('link', { name: 'Next' }).click();
+    await page.getByText(`51–75 of ${mine}`).waitFor();
+    expect(await page.locator('tbody tr.row', { hasText: 'Other Portal' }).count()).toBe(0);
+    await page.getByRole('link', { name: 'Previous' }).click();
+    await page.getByText(`26–50 of ${mine}`).waitFor();
+    // Filtering by name from there keeps the tenant too.
+    await page.getByLabel('Account name').fill('Account');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByText(`1–25 of ${mine}`).waitFor();
+    expect(new URL(page.url()).searchParams.get('tenant')).toBe(tenant);
+    await context.close();
+  }, 120_000);
 });

@@ -44,6 +44,56 @@ const counts = {
 };
 
 describe('renderReviewPage', () => {
+  it('keeps every filter (crm, tenant, buyer type, dates) in Next, Previous, the tabs, the form and the export', () => {
+    const since = new Date('2026-01-02T00:00:00.000Z');
+    const html = renderReviewPage({
+      filter: {
+        cohort: 'needs_review',
+        crm: 'salesforce',
+        tenant: '00D5g000004Xyz',
+        buyerType: 'City',
+        since,
+        q: 'Austin',
+      },
+      sort: 'date',
+      counts,
+      rows: [outcome],
+      next: 'n2',
+      after: 'n1',
+      trail: ['n0'],
+      total: 337,
+      offset: 100,
+      limit: 50,
+    });
+    const links = ['next', 'prev', 'export-review'].map((id) => {
+      const href = html.match(new RegExp(`id="${id}"[^>]*href="([^"]+)"|href="([^"]+)"[^>]*id="${id}"`));
+      return new URL((href?.[1] ?? href?.[2] ?? '').replaceAll('&amp;', '&'), 'http://x').searchParams;
+    });
+    const tab = html.match(/<a class="tab[^"]*" data-cohort="no_match" href="([^"]+)"/)?.[1] ?? '';
+    links.push(new URL(tab.replaceAll('&amp;', '&'), 'http://x').searchParams);
+    for (const params of links) {
+      expect(params.get('crm')).toBe('salesforce');
+      expect(params.get('tenant')).toBe('00D5g000004Xyz');
+      expect(params.get('buyerType')).toBe('City');
+      expect(params.get('since')).toBe(since.toISOString());
+      expect(params.get('q')).toBe('Austin');
+    }
+    expect(links[0]?.get('after')).toBe('n2');
+    expect(links[1]?.get('after')).toBe('n0');
+    expect(links[3]?.get('cohort')).toBe('no_match');
+    // Pressing Filter keeps what the form has no field for; approve-by-floor is scoped the same way.
+    expect(html).toContain('<input type="hidden" name="crm" value="salesforce">');
+    expect(html).toContain('<input type="hidden" name="tenant" value="00D5g000004Xyz">');
+    const scope = JSON.parse((html.match(/data-filter="([^"]+)"/)?.[1] ?? '{}').replaceAll('&quot;', '"'));
+    expect(scope).toEqual({
+      crm: 'salesforce',
+      tenant: '00D5g000004Xyz',
+      buyerType: 'City',
+      since: since.toISOString(),
+      q: 'Austin',
+    });
+  });
+
   it('escapes names, reasons, candidates and the search text', () => {
     const html = renderReviewPage({
       filter: { cohort: 'needs_review', q: hostile },

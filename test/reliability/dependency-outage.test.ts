@@ -133,6 +133,7 @@ function routes(): { method: string; path: string; body?: unknown; headers?: Rec
     { method: 'GET', path: `/admin/history/hubspot/${company}?tenant=${tenant}` },
     { method: 'GET', path: `/admin/api/review/outcome?crm=hubspot&tenant=${tenant}&accountId=${company}` },
     { method: 'GET', path: '/admin/export/review.csv' },
+    { method: 'GET', path: '/admin/export/accounts.csv' },
     { method: 'GET', path: '/admin/export/history.csv?run=1' },
     { method: 'GET', path: '/admin/runs/1' },
     { method: 'GET', path: '/admin/queues/api/queues' },

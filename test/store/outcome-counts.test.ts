@@ -135,4 +135,30 @@ describeEachDatabase('outcome counts', (variant) => {
     );
     expect(await outcomes.counts()).toEqual(await counted(handle.db));
   });
+
+  it('count() of a CRM, tenant and cohort filter (read from the counters) equals counting the table', async () => {
+    const table = async (where: ReturnType<typeof sql>) =>
+      Number(
+        (
+          await sql<{ n: string }>`select count(*) as n from account_outcomes where ${where}`.execute(
+            handle.db,
+          )
+        ).rows[0]?.n,
+      );
+    expect(await outcomes.count({})).toBe(await table(sql`true`));
+    expect(await outcomes.count({ cohort: 'needs_review' })).toBe(await table(sql`cohort = 'needs_review'`));
+    expect(await outcomes.count({ crm: 'hubspot', tenant: 'p1', cohort: 'matched_by_name', name: ' ' })).toBe(
+      await table(sql`tenant = 'p1' and cohort = 'matched_by_name'`),
+    );
+    expect(await outcomes.count({ tenant: 'p2' })).toBe(await table(sql`tenant = 'p2'`));
+    expect(await outcomes.count({ crm: 'salesforce' })).toBe(0);
+    // Any other narrowing still counts the rows themselves.
+    await sql`update account_outcomes set state = 'NM' where account_id in ('a2', 'a4')`.execute(handle.db);
+    expect(await outcomes.count({ tenant: 'p2', state: 'NM' })).toBe(
+      await table(sql`tenant = 'p2' and state = 'NM'`),
+    );
+    expect(await outcomes.count({ name: 'Account 1' })).toBe(
+      await table(sql`account_name ilike '%Account 1%'`),
+    );
+  });
 });
