@@ -2,7 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 // Two projects, told apart by the file's name so no list has to be kept: `unit` (`*.unit.test.ts`)
 // needs Node alone; `integration`, every other `*.test.ts`, needs a Redis, PostgreSQL and Chromium.
-// `npm test` runs both; `npm run test:unit` runs on a bare machine.
+// `npm test` runs both; `npm run test:unit` runs on a bare machine. A unit file that imports a helper
+// needing one of those fails test/architecture/unit-files.unit.test.ts.
 const UNIT_FILES = 'test/**/*.unit.test.ts';
 const shared = {
   testTimeout: 30_000,
