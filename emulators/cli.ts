@@ -6,4 +6,8 @@ import { runCli } from '../src/cli/command.ts';
 import { demoCommand } from './cli/demo.ts';
 import { sandboxCommand } from './cli/sandbox.ts';
 
-process.exitCode = await runCli('buyer-intel-sync', [demoCommand, sandboxCommand], process.argv.slice(2));
+const code = await runCli('buyer-intel-sync', [demoCommand, sandboxCommand], process.argv.slice(2));
+// A failure that escaped a command's awaits settles the run with 1 while the command may still hold
+// servers open: exit then rather than wait on them.
+if (code !== 0) process.exit(code);
+process.exitCode = code;
