@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /**
- * The worker's heap settings, as docker-compose.yml runs it (test/docker/compose.test.ts keeps the two
+ * The worker's heap settings, as docker-compose.yml runs it (test/docker/compose.unit.test.ts keeps the two
  * equal), picked from the heap curve (`--only heap-curve`, bench/README.md): a 384-MB old generation
  * and 16-MB semi-spaces cost ~30 % less worker CPU per account than the former 144 MB / 4 MB (the young
  * generation collected 4× as often, the old one kept near its cap) for ~40 MB more RSS. The least CPU

@@ -21,7 +21,7 @@ async function loadDemo(): Promise<CommandBody> {
   }
 }
 
-process.exitCode = await runCli(
+const code = await runCli(
   'buyer-intel-sync',
   [
     lazy('demo', 'Run the whole product on the local sandboxes and print what it did', loadDemo),
@@ -29,3 +29,7 @@ process.exitCode = await runCli(
   ],
   process.argv.slice(2),
 );
+// A failure that escaped a command's awaits settles the run with 1 while the command may still hold
+// servers open: exit then rather than wait on them.
+if (code !== 0) process.exit(code);
+process.exitCode = code;

@@ -1,7 +1,7 @@
 // Which OAuth scopes each emulated CRM operation needs, as the `security` sections of HubSpot's
 // published documents say (test/fixtures/reference/hubspot-openapi/*.json; each section lists
 // alternatives, any one of which is enough). A call whose token holds none of a need's alternatives
-// answers HubSpot's 403 MISSING_SCOPES (errors.ts). test/sandbox/hubspot-scopes.test.ts checks every
+// answers HubSpot's 403 MISSING_SCOPES (errors.ts). test/sandbox/hubspot-scopes.unit.test.ts checks every
 // alternative accepted here against the documents, so the emulator never admits what they do not.
 //
 // Where the documents are broader than one object type, the rule is narrowed to the type in the path:

@@ -90,19 +90,19 @@ export const UNDOCUMENTED_ROUTES: { api: ConformanceApi; path: RegExp; name: str
     api: 'buyer-intel',
     name: 'getBuyerSchema and searchBuyersByCriteria',
     path: /^\/api\/external\/buyer\/(schema|search)$/,
-    why: 'getBuyerSchema and searchBuyersByCriteria: named by the provider contract (buyer-intelligence-api.md), shapes "not shown" there and absent from the published OpenAPI; test/buyer-intel/client-operations.test.ts covers them',
+    why: 'getBuyerSchema and searchBuyersByCriteria: named by the provider contract (buyer-intelligence-api.md), shapes "not shown" there and absent from the published OpenAPI; test/buyer-intel/client-operations.unit.test.ts covers them',
   },
   {
     api: 'salesforce',
     name: 'the Streaming API (CometD)',
     path: /^\/cometd\//,
-    why: 'Streaming API (CometD/Bayeux): not a REST resource; its messages are checked by test/sandbox/salesforce-streaming.test.ts',
+    why: 'Streaming API (CometD/Bayeux): not a REST resource; its messages are checked by test/sandbox/salesforce-streaming.unit.test.ts',
   },
   {
     api: 'salesforce',
     name: 'the Metadata API (SOAP)',
     path: /^\/services\/Soap\//,
-    why: 'the Metadata API answers SOAP XML, checked by test/sandbox/salesforce-metadata.test.ts',
+    why: 'the Metadata API answers SOAP XML, checked by test/sandbox/salesforce-metadata.unit.test.ts',
   },
 ];
 

@@ -175,13 +175,16 @@ export async function runCli(
     );
     return EXIT_USAGE;
   }
-  // Whatever escapes the command's own awaits (an 'error' event, a stray rejection) still ends as one line.
-  const escaped = (err: unknown) => {
-    reportFailure(`${program} ${name}`, err, verbose);
-    process.exit(EXIT_FAILURE);
-  };
-  process.on('uncaughtException', escaped);
-  process.on('unhandledRejection', escaped);
+  // Whatever escapes the command's own awaits (an 'error' event, a stray rejection) still ends as one
+  // line and exit 1: it settles the run as a failure instead of exiting here, so a caller that runs the
+  // CLI in its own process (the tests) gets the code back; the binary exits with it (src/cli.ts).
+  let settleEscaped: (err: unknown) => void = () => {};
+  const escaped = new Promise<never>((_, reject) => {
+    settleEscaped = reject;
+  });
+  escaped.catch(() => {});
+  process.on('uncaughtException', settleEscaped);
+  process.on('unhandledRejection', settleEscaped);
   try {
     const command: Command =
       'load' in entry ? { name, summary: entry.summary, ...(await entry.load()) } : entry;
@@ -190,9 +193,12 @@ export async function runCli(
       process.stdout.write(`${command.usage}\n`);
       return 0;
     }
-    return await runWithin(command, () =>
-      command.run(values as Record<string, string | boolean | undefined>, positionals),
-    );
+    return await Promise.race([
+      runWithin(command, () =>
+        command.run(values as Record<string, string | boolean | undefined>, positionals),
+      ),
+      escaped,
+    ]);
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(`${program} ${name}: ${failureText(err)} (see ${program} ${name} --help)\n`);
@@ -202,7 +208,7 @@ export async function runCli(
     reportFailure(`${program} ${name}`, err, verbose);
     return EXIT_FAILURE;
   } finally {
-    process.off('uncaughtException', escaped);
-    process.off('unhandledRejection', escaped);
+    process.off('uncaughtException', settleEscaped);
+    process.off('unhandledRejection', settleEscaped);
   }
 }

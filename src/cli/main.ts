@@ -1,4 +1,4 @@
-// The CLI's commands and their run (src/cli.ts loads this once Node's compile cache is on). Each
+// The CLI's commands and `main`, which runs one (src/cli.ts loads this once Node's compile cache is on). Each
 // command's module, and the libraries it needs (the CRMs' SDKs, BullMQ, the database), is imported
 // only when that command runs: a start pays for one command, not for all of them (1.8 → 0.9–1.6 s of
 // CPU here).
@@ -85,8 +85,8 @@ const COMMANDS: CommandEntry[] = [
   ),
 ];
 
-const code = await runCli('buyer-intel-sync', COMMANDS, process.argv.slice(2));
-// A failed command has said why and closed what it opened; a retry timer left in a library (jsforce
-// retries a refused connection for 15 s) must not keep the process, and its exit code, waiting.
-if (code !== 0) process.exit(code);
-process.exitCode = code;
+/**
+ * Runs one command line and resolves with its exit code; it never exits the process itself, so a test
+ * can run it in its own (test/helpers/cli.ts runCliInProcess). The binary exits with the code (src/cli.ts).
+ */
+export const main = (argv: string[]): Promise<number> => runCli('buyer-intel-sync', COMMANDS, argv);

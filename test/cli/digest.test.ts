@@ -1,4 +1,4 @@
-// `buyer-intel-sync digest --now` as a real process on the sandboxes: one digest note on a matched
+// `buyer-intel-sync digest --now` in process (runCliInProcess) on the sandboxes: one digest note on a matched
 // account with new signals, none on a second run in the same period; usage errors exit 2.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions } from '../../src/map/field-definitions.ts';
 import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { runCli, sandboxCliEnv } from '../helpers/cli.ts';
+import { runCliInProcess, sandboxCliEnv } from '../helpers/cli.ts';
 import { closeService, createTestService } from '../helpers/service.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 const cli = (args: string[], extra: Record<string, string> = {}) =>
-  runCli(args, {
+  runCliInProcess(args, {
     REDIS_PREFIX: prefix,
     ...sandboxCliEnv(bi, hs),
     DIGEST_PER_ACCOUNT_CRON: '0 8 * * 1',

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCliInProcess } from '../helpers/cli.ts';
 
 let bi: RunningBuyerIntelSandbox;
 let sf: RunningSalesforceSandbox;
@@ -29,10 +29,10 @@ const env = () => ({
 
 describe('buyer-intel-sync enrich --crm salesforce --dry-run', () => {
   it('names every planned field by its Salesforce API name', async () => {
-    const setup = await runCli(['setup', '--crm', 'salesforce'], env());
+    const setup = await runCliInProcess(['setup', '--crm', 'salesforce'], env());
     expect(setup.code, setup.stderr).toBe(0);
     const id = sf.store.create('Account', { Name: 'Travis County', BillingState: 'TX' }).id;
-    const { code, stdout, stderr } = await runCli(
+    const { code, stdout, stderr } = await runCliInProcess(
       ['enrich', '--crm', 'salesforce', '--account', id, '--dry-run'],
       env(),
     );

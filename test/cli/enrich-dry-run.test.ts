@@ -1,16 +1,13 @@
-// `buyer-intel-sync enrich --dry-run` as a real process against the sandboxes: prints the plan, writes nothing.
-import { execFile } from 'node:child_process';
+// `buyer-intel-sync enrich --dry-run` in process (runCliInProcess) against the sandboxes: prints the plan,
+// writes nothing.
 import { randomUUID } from 'node:crypto';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { cliDatabase, sandboxCliEnv } from '../helpers/cli.ts';
+import { cliDatabase, runCliInProcess, sandboxCliEnv } from '../helpers/cli.ts';
 
-const run = promisify(execFile);
-const CLI = new URL('../../src/cli.ts', import.meta.url).pathname;
 let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
 
@@ -20,22 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([bi.close(), hs.close()]));
 
-function cli(args: string[], env: Record<string, string>) {
-  return run(process.execPath, [CLI, ...args], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-      ...env,
-    },
-  }).then(
-    (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
-    (e: { code: number; stdout: string; stderr: string }) => ({
-      code: e.code,
-      stdout: e.stdout,
-      stderr: e.stderr,
-    }),
-  );
-}
+const cli = runCliInProcess;
 
 const sandboxEnv = async () => ({
   ...sandboxCliEnv(bi, hs),

@@ -1,10 +1,10 @@
-// `buyer-intel-sync history` as a real process against the file's database (test/helpers/cli.ts): an account's
+// `buyer-intel-sync history` in process (runCliInProcess) on the file's database: an account's
 // changes newest first (old → new, the decision, the run), a page at a time; `history prune` counting
 // first and deleting only with --yes; and refusals of bad input.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.ts';
 import type { FieldWriteEntry } from '../../src/write/journal.ts';
-import { cliDatabase, runCli } from '../helpers/cli.ts';
+import { cliDatabase, runCliInProcess } from '../helpers/cli.ts';
 
 let runId: string;
 
@@ -91,7 +91,7 @@ beforeAll(async () => {
   await store.close();
 }, 60_000);
 
-const history = (args: string[]) => runCli(['history', ...args], {});
+const history = (args: string[]) => runCliInProcess(['history', ...args], {});
 
 /** The table's rows as cells, a wrapped cell joined back into one line. */
 function rowsOf(stdout: string): string[][] {

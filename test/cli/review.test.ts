@@ -1,4 +1,4 @@
-// `buyer-intel-sync review` as a real process against the file's database and the sandboxes:
+// `buyer-intel-sync review` in process (runCliInProcess) against the file's database and the sandboxes:
 // a list prints the counts and a page; approve without --yes only previews and changes nothing.
 
 import { randomUUID } from 'node:crypto';
@@ -9,7 +9,7 @@ import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators
 import { createEnrichQueue } from '../../queues/enrich-queue.ts';
 import { Store } from '../../src/store/store.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { cliDatabase, runCli, sandboxCliEnv } from '../helpers/cli.ts';
+import { cliDatabase, runCliInProcess, sandboxCliEnv } from '../helpers/cli.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-cli-review-${randomUUID().slice(0, 8)}`;
@@ -59,7 +59,10 @@ afterAll(async () => {
 
 describe('buyer-intel-sync review', () => {
   it('lists the counts and a page of a cohort', async () => {
-    const r = await runCli(['review', 'list', '--cohort', 'needs_review', '--crm', 'hubspot'], env());
+    const r = await runCliInProcess(
+      ['review', 'list', '--cohort', 'needs_review', '--crm', 'hubspot'],
+      env(),
+    );
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/│ needs_review\s+│\s+3 │/);
@@ -67,7 +70,7 @@ describe('buyer-intel-sync review', () => {
   }, 60_000);
 
   it('approve without --yes prints the preview and changes nothing', async () => {
-    const r = await runCli(['review', 'approve', '--floor', '0.7', '--crm', 'hubspot'], env());
+    const r = await runCliInProcess(['review', 'approve', '--floor', '0.7', '--crm', 'hubspot'], env());
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('approve 2 accounts? run again with --yes');
@@ -84,9 +87,9 @@ describe('buyer-intel-sync review', () => {
   }, 60_000);
 
   it('refuses a bad floor or account id with a usage error', async () => {
-    const floor = await runCli(['review', 'approve', '--floor', 'lots'], env());
+    const floor = await runCliInProcess(['review', 'approve', '--floor', 'lots'], env());
     expect(floor.code).toBe(2);
-    const account = await runCli(
+    const account = await runCliInProcess(
       ['review', 'reject', '--crm', 'hubspot', '--account', 'a b', '--reason', 'x'],
       env(),
     );

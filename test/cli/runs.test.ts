@@ -1,4 +1,4 @@
-// `buyer-intel-sync runs` as a real process against the file's database (test/helpers/cli.ts): a list newest first
+// `buyer-intel-sync runs` in process (runCliInProcess) on the file's database: a list newest first
 // (by kind, a page at a time), a run's accounts by their latest outcome, and refusals of bad input.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { OutcomeRecord } from '../../src/store/outcome-rows.ts';
 import type { Run } from '../../src/store/runs.ts';
 import { Store } from '../../src/store/store.ts';
-import { cliDatabase, runCli } from '../helpers/cli.ts';
+import { cliDatabase, runCliInProcess } from '../helpers/cli.ts';
 
 let backfill: Run;
 let webhook: Run;
@@ -82,13 +82,13 @@ beforeAll(async () => {
   await store.close();
 }, 60_000);
 
-const runs = (args: string[]) => runCli(['runs', ...args], {});
+const runs = (args: string[]) => runCliInProcess(['runs', ...args], {});
 
 describe('buyer-intel-sync runs', () => {
   it('without DATABASE_URL, an empty list names the embedded database it read', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'runs-embedded-')), 'db');
     try {
-      const empty = await runCli(['runs', 'list'], { PGLITE_DIR: dir });
+      const empty = await runCliInProcess(['runs', 'list'], { PGLITE_DIR: dir });
       expect(empty.code).toBe(0);
       expect(empty.stdout.trim()).toBe(
         `no runs yet in the embedded database at ${dir}; set DATABASE_URL to read your service's database`,

@@ -1,4 +1,4 @@
-// `buyer-intel-sync setup` as a real process against the HubSpot emulator: it creates the id properties
+// `buyer-intel-sync setup` in process (runCliInProcess) against the HubSpot emulator: it creates the id properties
 // a person types an account's ids in (ours only), and refuses an id property that enrichment writes.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { runCli, sandboxCliEnv } from '../helpers/cli.ts';
+import { runCliInProcess, sandboxCliEnv } from '../helpers/cli.ts';
 
 const ID_PROPERTIES = [
   'buyer_intel_match_nces_id',
@@ -39,26 +39,26 @@ const env = (extra: Record<string, string> = {}) => ({
 
 describe('buyer-intel-sync setup', () => {
   it('creates our id properties as text, and nothing on a second run', async () => {
-    const first = await runCli(['setup', '--crm', 'hubspot'], env());
+    const first = await runCliInProcess(['setup', '--crm', 'hubspot'], env());
     expect(first.code, first.stderr).toBe(0);
     for (const name of ID_PROPERTIES) {
       expect(first.stdout).toContain(`  + ${name}\n`);
       expect(hs.store.property('companies', name)).toMatchObject({ type: 'string', fieldType: 'text' });
     }
-    const second = await runCli(['setup', '--crm', 'hubspot'], env());
+    const second = await runCliInProcess(['setup', '--crm', 'hubspot'], env());
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toMatch(/: 0 fields created, \d+ already there/);
   });
 
   it('leaves a property the customer named alone, and refuses one enrichment writes', async () => {
-    const own = await runCli(
+    const own = await runCliInProcess(
       ['setup', '--crm', 'hubspot'],
       env({ HUBSPOT_ID_PROPERTIES: 'nces=district_nces' }),
     );
     expect(own.code, own.stderr).toBe(0);
     expect(hs.store.property('companies', 'district_nces')).toBeUndefined();
 
-    const clash = await runCli(
+    const clash = await runCliInProcess(
       ['setup', '--crm', 'hubspot'],
       env({ HUBSPOT_ID_PROPERTIES: 'nces=buyer_intel_nces_id' }),
     );

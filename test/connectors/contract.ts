@@ -1,4 +1,4 @@
-// One contract every CRM connector must pass, run once per adapter (see *-contract.test.ts): a harness
+// One contract every CRM connector must pass, run once per adapter (see *-contract.unit.test.ts): a harness
 // starts that CRM's emulator, creates accounts as a person would, and reads values and notes straight
 // from the emulator, so the suite checks behaviour through the `CrmConnector` interface alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -238,7 +238,7 @@ describe('duplicates within a chunk', () => {
     const marked = ids.filter((id) => hs.store.getCompany(id)?.values.get(P.duplicateOf));
     expect(marked.length).toBeGreaterThanOrEqual(20);
     // The marks wait for the chunk's group like its other CRM calls (step order: test/batch/
-    // lockstep.test.ts): observed 3–4 updates for the chunk, its fields and its 40 marks; marks sent as
+    // lockstep.unit.test.ts): observed 3–4 updates for the chunk, its fields and its 40 marks; marks sent as
     // each account finished trickled into 6 (4 runs of each).
     expect(hs.stats.count('crm.companies.batchApi.update')).toBeLessThanOrEqual(5);
   }, 120_000);

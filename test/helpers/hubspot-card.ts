@@ -99,7 +99,7 @@ export function fakeFetch(routes: FakeRoutes) {
     const method = options?.method ?? 'GET';
     calls.push({ url, method, body: options?.body });
     const path = new URL(url).pathname;
-    // The "Last changes" section (test/ui/hubspot-card-history.test.ts): nothing written yet.
+    // The "Last changes" section (test/ui/hubspot-card-history.unit.test.ts): nothing written yet.
     if (method === 'GET' && path.endsWith('/history'))
       return reply({ status: 200, body: { changes: [], next: null } });
     if (method === 'GET' && path.startsWith('/api/accounts/')) {

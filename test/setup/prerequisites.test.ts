@@ -120,7 +120,7 @@ describe('an integration run on a machine missing both', () => {
 describe('a unit run on the same machine', () => {
   it('asks for neither and runs its tests', async () => {
     const url = await silentUrl();
-    const result = await bareMachineRun(['--project', 'unit', 'test/map/fit.test.ts'], url);
+    const result = await bareMachineRun(['--project', 'unit', 'test/map/fit.unit.test.ts'], url);
     expect(result.stderr).not.toMatch(/not installed|does not answer/);
     expect(result.stdout).toMatch(/Test Files {2}1 passed/);
     expect(result.code).toBe(0);

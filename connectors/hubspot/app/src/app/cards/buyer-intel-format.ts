@@ -1,6 +1,6 @@
 // How the card shows the service's values to a person (no JSX, unit-tested directly), and the history's
 // changes as the "Last changes" section reads them. The Salesforce quick action says the same words
-// (lwc/buyerIntelRefresh/buyerIntelFormat.js; test/ui/salesforce-metadata.test.ts compares the two).
+// (lwc/buyerIntelRefresh/buyerIntelFormat.js; test/ui/salesforce-metadata.unit.test.ts compares the two).
 import type { HistoryChange, HistoryField, MatchStatus } from './buyer-intel-api.ts';
 
 export function formatValue(value: unknown): string {

@@ -1,7 +1,7 @@
 // Size: the quick action's pure helpers in one module LWC and vitest both load: the match, the forms, and the last changes.
 // Pure helpers for the buyerIntelRefresh component (no LWC imports, so vitest can load them). The "Last changes"
 // words and paging are the HubSpot card's (connectors/hubspot/app/src/app/cards/buyer-intel-format.ts and
-// history-logic.ts); test/ui/salesforce-metadata.test.ts checks that both say the same.
+// history-logic.ts); test/ui/salesforce-metadata.unit.test.ts checks that both say the same.
 
 export const TERMINAL_STATES = ['completed', 'failed'];
 

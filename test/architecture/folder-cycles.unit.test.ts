@@ -174,7 +174,7 @@ describe('the cycle finder', () => {
     expect(folderOf('src/cli.ts')).toBe('src/cli.ts');
     expect(folderOf('connectors/hubspot/webhooks/x.ts')).toBe('connectors/hubspot');
     expect(folderOf('queues/enrich-queue.ts')).toBe('queues');
-    expect(folderOf('test/map/plan.test.ts')).toBeUndefined();
+    expect(folderOf('test/map/plan.unit.test.ts')).toBeUndefined();
   });
 });
 

@@ -1,4 +1,4 @@
-// The conformance check's rules, exchange by exchange (conformance-capture.test.ts sends its 24 kinds
+// The conformance check's rules, exchange by exchange (conformance-capture.unit.test.ts sends its 24 kinds
 // over HTTP): the documented answers pass — every error a vendor documents for a status, HubSpot's 403
 // MISSING_SCOPES on every CRM operation of its documents, the OAuth errors, Salesforce's error array —
 // and their swapped or malformed twins do not; a refused request is judged by its status, not its body;
