@@ -3,7 +3,13 @@
 // --yes). Read from the database alone (DATABASE_URL, or the embedded one when no `start` holds it).
 import { z } from 'zod';
 import { canonicalAccountId, isCrmKind } from '../../connectors/registry.ts';
-import { accountHistoryQuerySchema, changeSource, changesOf, decisionWords } from '../api/history-routes.ts';
+import {
+  accountHistoryQuerySchema,
+  changeSource,
+  changesOf,
+  decisionWords,
+  learnedJson,
+} from '../api/history-routes.ts';
 import { Store } from '../store/store.ts';
 import { type CommandBody, UsageError } from './command.ts';
 import { crmChoices } from './crm-option.ts';
@@ -31,13 +37,31 @@ function valid<T>(schema: z.ZodType<T, unknown>, input: unknown): T {
   throw new UsageError(`--${String(issue?.path[0] ?? 'option')}: ${issue?.message ?? 'invalid'}`);
 }
 
+type LearnedRow = Parameters<typeof learnedJson>[0] & { tenant: string };
+
+/**
+ * What a person's decisions on the account taught its tenant, in the words the admin page uses: each
+ * rule with when it was made and whether it still holds (an undo takes it back).
+ */
+export function learnedWords(rows: readonly LearnedRow[]): string {
+  const tenants = new Set(rows.map((r) => r.tenant));
+  const lines = rows.map((row) => {
+    const r = learnedJson(row);
+    const now = r.undoneAt ? `taken back ${when(r.undoneAt)}` : 'holds for the next account typed this way';
+    const tenant = tenants.size > 1 ? ` [tenant ${row.tenant}]` : '';
+    return `  ${when(r.at)}${tenant}  ${r.rule} — ${now}`;
+  });
+  return [`what a person's decisions taught (UTC):`, ...lines].join('\n');
+}
+
 export const historyCommand: CommandBody = {
   usage: `buyer-intel-sync history --crm ${crmChoices()} --account <id> [--tenant <id>] [--limit 50] [--after <cursor>]
 buyer-intel-sync history prune --before YYYY-MM-DD [--yes]
 
 history: newest first, each field we wrote (or a policy kept from us) with its old and new value, the
 decision and the run or trigger, and each note we created (the last line names the next page's
---after). Without --tenant, the account of that id in every tenant.
+--after); above them, the rules a person's confirm or reject on the account taught its tenant, "taken
+back <date>" once undone. Without --tenant, the account of that id in every tenant.
 prune: deletes what was recorded before the date (midnight UTC); without --yes it only counts.
 Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` holds it.`,
   options: {
@@ -104,15 +128,25 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
     );
     const store = new Store(env.DATABASE_URL ? { url: env.DATABASE_URL } : { pgliteDir: env.PGLITE_DIR });
     try {
-      const { writes } = await store.open();
+      const { writes, learned } = await store.open();
       const page = await writes.forAccount(
         { crm, tenant: query.tenant, accountId },
         { limit: query.limit, after: query.after },
       );
+      // The rules go above the first page only: a later page (--after) continues the changes.
+      const rules = query.after ? [] : await learned.forAccount({ crm, tenant: query.tenant, accountId });
       const changes = changesOf(page.events);
-      if (!changes.length) {
+      if (!changes.length && !rules.length) {
         out(query.after ? 'no more history' : `nothing recorded for ${crm} account ${accountId}`);
         return 0;
+      }
+      if (rules.length) {
+        out(learnedWords(rules));
+        if (!changes.length) {
+          out(`no changes recorded for ${crm} account ${accountId}`);
+          return 0;
+        }
+        out('what we changed:');
       }
       const tenants = new Set(changes.map((c) => c.tenant));
       const rows = changes.flatMap((c) => {

@@ -222,6 +222,23 @@ function namesAState(tokens: readonly string[]): boolean {
   return plain.length > 0 && findState(plain.join(' '))?.country === 'US';
 }
 
+/** Whether a US state's name (one to three words, not followed by "state") starts at `at`. */
+function stateNameAt(tokens: readonly string[], at: number): boolean {
+  for (let n = 3; n >= 1; n--) {
+    const words = tokens.slice(at, at + n);
+    const name = words.join(' ');
+    // A name, not a postal code: "U in …", "U or …" are words.
+    if (
+      words.length === n &&
+      name.length > 2 &&
+      tokens[at + n] !== 'state' &&
+      findState(name)?.country === 'US'
+    )
+      return true;
+  }
+  return false;
+}
+
 interface Classified {
   core: string[];
   typeTokens: string[];
@@ -459,6 +476,9 @@ function readName(input: string, options: NormalizeOptions): NormalizedName {
     if (token === 'st' && i === 0) replacement = 'saint';
     else if (token === 'ste' && i === 0) replacement = 'sainte';
     else if (token === 'u' && next === 'of') replacement = 'university';
+    // "U Missouri Kansas City": a leading "U" before a state's name is that state's university (its
+    // campus when a place follows), not "U" as a word; "U Kansas State" is another university.
+    else if (token === 'u' && i === 0 && stateNameAt(tokens, 1)) replacement = 'university of';
     else if (token === 'ed' && previous === 'of') replacement = 'education';
     // "Los Angeles Unified": a closing "Unified" is the district's name cut short.
     else if (token === 'unified' && i > 0 && next === undefined) replacement = 'unified school district';

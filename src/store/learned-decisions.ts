@@ -93,14 +93,16 @@ export class LearnedDecisions {
     return Number(r.numAffectedRows ?? 0);
   }
 
-  /** The rules an account's decisions made, for its history. */
-  async forAccount(key: { crm: string; tenant: string; accountId: string }) {
+  /** The rules an account's decisions made, for its history; without a tenant, in every tenant. */
+  async forAccount(key: { crm: string; tenant?: string | undefined; accountId: string }) {
+    const tenant = key.tenant ?? null;
     const { rows } = await sql<
-      Row & { name_form: string; undone_at: Date | null; decision_id: string | null }
+      Row & { tenant: string; name_form: string; undone_at: Date | null; decision_id: string | null }
     >`select verdict, buyer_id, buyer_name, account_name, state, created_at, name_form, undone_at,
-      decision_id::text as decision_id from learned_decisions
-      where crm = ${key.crm} and tenant = ${key.tenant} and account_id = ${key.accountId}
-      order by created_at desc`.execute(this.#db);
+      tenant, decision_id::text as decision_id from learned_decisions
+      where crm = ${key.crm} and (${tenant}::text is null or tenant = ${tenant})
+      and account_id = ${key.accountId}
+      order by created_at desc, id desc`.execute(this.#db);
     return rows;
   }
 }

@@ -34,7 +34,41 @@ const entry = (over: Partial<FieldWriteEntry>): FieldWriteEntry => ({
 
 beforeAll(async () => {
   const store = new Store((await cliDatabase()).settings);
-  const { runs, writes } = await store.open();
+  const { runs, writes, learned } = await store.open();
+  const rule = {
+    crm: 'hubspot',
+    tenant: '1',
+    accountId: '101',
+    decisionId: null,
+    runId: null,
+    nameForm: 'hcpss',
+    state: 'MD',
+    accountName: 'HCPSS',
+  };
+  await learned.record({
+    ...rule,
+    buyerId: 'b9',
+    buyerName: 'Baltimore County Public Schools',
+    verdict: 'reject',
+  });
+  // Taken back as an undo of the reject does; the confirm after it still holds.
+  await learned.undoForAccount({ crm: 'hubspot', tenant: '1', accountId: '101' }, 'reject');
+  await learned.record({
+    ...rule,
+    buyerId: 'b1',
+    buyerName: 'Howard County Public School System',
+    verdict: 'confirm',
+  });
+  await learned.record({
+    ...rule,
+    accountId: '103',
+    nameForm: 'springfield',
+    state: 'MO',
+    accountName: 'Springfield',
+    buyerId: 'b7',
+    buyerName: 'City of Springfield',
+    verdict: 'reject',
+  });
   const run = await runs.create({ kind: 'backfill', label: 'backfill of 2 accounts', at: OLD });
   runId = run.id;
   await writes.recordFieldWrites([
@@ -136,6 +170,36 @@ describe('buyer-intel-sync history', () => {
       ['', '', 'note', 'Contract awarded', 'created (7001)'],
     ]);
     expect(shown.stdout).not.toContain('next page');
+  }, 60_000);
+
+  it('says above the changes what a person’s decisions taught, and which were taken back', async () => {
+    const shown = await history(['--crm', 'hubspot', '--account', '101']);
+    expect(shown.code).toBe(0);
+    const lines = shown.stdout.split('\n');
+    const table = lines.findIndex((l) => l.startsWith('┌'));
+    const taught = lines.slice(0, table).filter((l) => l.trim());
+    expect(taught[0]).toBe("what a person's decisions taught (UTC):");
+    expect(taught[1]).toMatch(
+      /^ {2}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d {2}a person matched "HCPSS" \(MD\) to Howard County Public School System on \d{4}-\d\d-\d\d — holds for the next account typed this way$/,
+    );
+    expect(taught[2]).toMatch(
+      /a person rejected Baltimore County Public Schools for "HCPSS" \(MD\) on \d{4}-\d\d-\d\d: never its automatic match — taken back \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/,
+    );
+    expect(taught.at(-1)).toBe('what we changed:');
+    // A later page continues the changes; the rules are not repeated on it.
+    const first = await history(['--crm', 'hubspot', '--account', '101', '--limit', '2']);
+    const after = first.stdout.match(/next page: --after (\d+)/)?.[1] ?? '';
+    const later = await history(['--crm', 'hubspot', '--account', '101', '--limit', '2', '--after', after]);
+    expect(later.stdout).toContain('950000 → 961855');
+    expect(later.stdout).not.toContain('a person');
+    // A reject on an account we never wrote still shows; the account has no changes.
+    const rejectOnly = await history(['--crm', 'hubspot', '--account', '103', '--tenant', '1']);
+    expect(rejectOnly.stdout.trim().split('\n').slice(1)).toEqual([
+      expect.stringMatching(
+        /a person rejected City of Springfield for "Springfield" \(MO\) on .*: never its automatic match — holds for the next account typed this way$/,
+      ),
+      'no changes recorded for hubspot account 103',
+    ]);
   }, 60_000);
 
   it('pages with --limit and --after, and says when an account has nothing', async () => {

@@ -23,11 +23,12 @@ afterAll(async () => {
 describe('match-eval --learning-pass', () => {
   // Figures of 2026-12-02: accounts.csv 11 reviews confirmed, 55 of 55 second accounts matched to
   // the buyer; 537 rejects, 0 of 2,685 second accounts matched to the rejected buyer by name (125 by
-  // an id they carry); 1.54 → 1.49 calls per account. accounts-long-tail-2.csv: 8 confirmed, 40 of 40;
-  // 182 rejects, 0 of 910; 1.5 → 1.38 calls per account.
+  // an id they carry); 1.54 → 1.49 calls per account. accounts-long-tail-2.csv: 7 confirmed (8 before "U
+  // Missouri Kansas City" was read as its university), 35 of 35; 183 rejects, 0 of 915; 1.49 → 1.39
+  // calls per account.
   it.each([
     ['accounts.csv', 11],
-    ['accounts-long-tail-2.csv', 8],
+    ['accounts-long-tail-2.csv', 7],
   ])(
     '%s: a decision taught once holds for the next account typed the same way',
     async (name, reviews) => {

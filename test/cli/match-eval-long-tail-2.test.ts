@@ -44,7 +44,8 @@ describe('match-eval on the second long-tail set', () => {
     // name equal to the best's, kind words and all, told it from rivals that only resemble it; 135
     // (89 %) with a department named in full on its parent's site read as the department; 142 (93 %)
     // with Michigan's charter townships read as townships and a part's name without its kind word.
-    // 143 with a closing "VA" that contradicts the account's state read as Veterans Affairs.
-    expect(scorecard.oneBuyer.matched).toBeGreaterThanOrEqual(143);
+    // 143 with a closing "VA" that contradicts the account's state read as Veterans Affairs; 144
+    // (95 %) with a leading "U" before a state's name read as its university.
+    expect(scorecard.oneBuyer.matched).toBeGreaterThanOrEqual(144);
   }, 120_000);
 });

@@ -96,6 +96,17 @@ describe('normalizeName', () => {
     expect(similarity('Univ. of Texas at Austin', 'The University of Texas at Austin')).toBe(1);
   });
 
+  it('reads a leading "U" before a state’s name as its university, the place after it as the campus', () => {
+    const campus = normalizeName('U Missouri Kansas City');
+    expect(campus.tokens).toEqual(normalizeName('University of Missouri-Kansas City').tokens);
+    expect(campus.typeHint).toBe('higher-education');
+    expect(similarity('U New Mexico', 'University of New Mexico')).toBe(1);
+    // Another university ("Kansas State"), a postal code ("U In Springfield"), no state: not read.
+    expect(normalizeName('U Kansas State').tokens).not.toContain('university');
+    expect(normalizeName('U In Springfield').tokens).not.toContain('university');
+    expect(normalizeName('U Haul Depot').tokens).not.toContain('university');
+  });
+
   it('"City of Austin" and "Austin County" share the core and differ by type', () => {
     const city = normalizeName('City of Austin');
     const county = normalizeName('Austin County');
