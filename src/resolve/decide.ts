@@ -233,7 +233,14 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
   if (blocked) {
     explanation = `Needs review: ${shown(best.candidate)} scores ${fixed(best.result.score)} (${why}), but ${blocked}`;
   } else if (decisiveScore(best) < acceptThreshold) {
-    explanation = `Needs review: the best candidate ${shown(best.candidate)} scores ${fixed(best.result.score)}, below the ${fixed(acceptThreshold)} needed (${why})`;
+    // The search's own rank counts in the score shown but not toward a match (decisiveScore): say
+    // what was compared, or "scores 0.76, below the 0.75 needed" reads as a contradiction.
+    const rank = best.result.rankPoints;
+    const counted =
+      rank > 0
+        ? `${fixed(decisiveScore(best))} without the search's rank (${fixed(best.result.score)} with it)`
+        : fixed(best.result.score);
+    explanation = `Needs review: the best candidate ${shown(best.candidate)} scores ${counted}, below the ${fixed(acceptThreshold)} needed (${why})`;
     if (close.length)
       explanation += `, and ${close.length} other${close.length === 1 ? '' : 's'} score within ${ambiguityMargin}`;
   } else {

@@ -174,3 +174,33 @@ describe('"U.S." gives two initials', () => {
     expect(readCompound('usda', usda)?.how).toBe('initials');
   });
 });
+
+describe('a review below the threshold', () => {
+  it("says the score it compared: the search's rank counts in the score shown, not toward a match", () => {
+    const buyer = { id: 'b-spr', name: 'City of Springfield', stateCode: 'IL', type: 'City' };
+    const account = { name: 'City of Springfield', state: 'IL' };
+    const result = scoreCandidate(account, buyer);
+    // A weak name that the search ranked first: 0.73 of evidence, 0.03 of rank.
+    const ranked = { ...result, score: 0.76, rankPoints: 0.03 };
+    const candidate = { buyerId: buyer.id, name: buyer.name, stateCode: 'IL', type: 'City', url: null };
+    const decision = decide(
+      {
+        given: account.name,
+        name: normalizeName(account.name),
+        scored: [
+          { candidate: { ...candidate, score: 0.76, signals: result.signals }, result: ranked, order: 0 },
+        ],
+        found: 1,
+        asked: [`"${account.name}"`],
+        state: findState('IL'),
+        contradiction: null,
+        mailOnly: false,
+      },
+      OPTIONS,
+    );
+    expect(decision.status).toBe('needs_review');
+    expect(decision.explanation).toContain(
+      "scores 0.73 without the search's rank (0.76 with it), below the 0.75 needed",
+    );
+  });
+});
