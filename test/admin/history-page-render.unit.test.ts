@@ -111,7 +111,9 @@ describe('history pages', () => {
     expect(html).toContain('to &lt;img src=x onerror=&quot;alert(1)&quot;&gt;&#39;&amp; on 2026-12-03');
     expect(html).toContain('<tr class="learned live" data-verdict="confirm">');
     expect(html).toContain('holds for the next account typed this way');
-    expect(html).toContain('taken back 2026-12-04 10:00:00 UTC');
+    expect(html).toContain(
+      'taken back <time datetime="2026-12-04T10:00:00.000Z">4 Dec 2026, 10:00 UTC</time>',
+    );
     // An account that taught nothing shows no such table.
     expect(
       renderAccountHistoryPage({ crm: 'hubspot', accountId: '42', changes: [change], next: null }),
