@@ -11,6 +11,7 @@ import { Store } from '../../src/store/store.ts';
 import { launchChromium } from '../helpers/browser.ts';
 import { checkConsolePage } from '../helpers/console-check.ts';
 import { releaseTestFile } from '../helpers/release.ts';
+import { seedConsoleOutcomes } from '../helpers/seed-outcomes.ts';
 import { serviceDatabase } from '../helpers/test-database.ts';
 
 const tenant = `acc-${Math.random().toString(36).slice(2, 8)}`;
@@ -22,30 +23,7 @@ let browser: import('playwright-core').Browser;
 beforeAll(async () => {
   const settings = await serviceDatabase();
   store = new Store(settings);
-  const { outcomes } = await store.open();
-  for (let i = 0; i < 60; i++)
-    await outcomes.record({
-      crm: i % 2 ? 'hubspot' : 'salesforce',
-      tenant,
-      accountId: `a${i}`,
-      accountName: i === 7 ? '=HYPERLINK("x")' : `County ${i}`,
-      state: 'TX',
-      status: i % 3 ? 'enriched' : 'needs_review',
-      matchedBy: 'name',
-      buyerId: `b${i}`,
-      buyerName: `Buyer ${i}`,
-      buyerType: 'county',
-      confidence: 0.9,
-      reason: 'r',
-      candidates: [],
-      detail: {
-        source: null,
-        fields: [],
-        written: {},
-        notes: { created: [], alreadyPresent: 0, overCap: 0 },
-      },
-      at: new Date(Date.UTC(2026, 0, 1, 0, i)),
-    });
+  await seedConsoleOutcomes(store, tenant);
   const router = express.Router();
   // Real connectors (nothing is called): each says where its records open.
   const hubspot = createHubSpotConnector({ portalId: tenant, accessToken: 'not-used' });
