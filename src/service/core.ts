@@ -20,6 +20,7 @@ import { redisPoolFeed } from '../resolve/shared-pool.ts';
 import type { MatchThresholds } from '../resolve/thresholds.ts';
 import { accountLockKey, redisAccountLocks } from '../signals/account-lock.ts';
 import { OutcomeHistory } from '../store/history.ts';
+import { batchedLearnedLookup } from '../store/learned-lookup.ts';
 import { describeError, Store } from '../store/store.ts';
 import { parseTenant, TenantStore, tenantIdOf } from '../tenants/store.ts';
 import { batchedWrites } from '../write/batched-writes.ts';
@@ -162,7 +163,7 @@ export function buildCore(settings: ServiceSettings) {
     connectorFor: connector,
     readAccount: reads.readAccount,
     noteKeysOf: reads.noteKeysOf,
-    learned: async (scope, form) => (await store.open()).learned.rulesFor(scope, form),
+    learned: batchedLearnedLookup(async () => (await store.open()).learned),
     resolver: resolverOf(settings.match),
     resolverFor: resolverOf,
     mapping: settings.mapping,

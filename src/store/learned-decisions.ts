@@ -46,18 +46,42 @@ export class LearnedDecisions {
 
   /** The live rules for a name form in one tenant, newest first. */
   async rulesFor(scope: { crm: string; tenant: string }, form: NameForm): Promise<LearnedRule[]> {
-    const { rows } = await sql<Row>`select verdict, buyer_id, buyer_name, account_name, state, created_at
-      from learned_decisions where crm = ${scope.crm} and tenant = ${scope.tenant}
-      and name_form = ${form.nameForm} and state = ${form.state} and undone_at is null
+    return (await this.rulesForMany(scope, [form]))[0] ?? [];
+  }
+
+  /**
+   * The live rules for several name forms of one tenant in one statement, newest first, one list per
+   * form: a backfill chunk's accounts ask together (learned-lookup.ts), not one statement each.
+   */
+  async rulesForMany(
+    scope: { crm: string; tenant: string },
+    forms: readonly NameForm[],
+  ): Promise<LearnedRule[][]> {
+    if (!forms.length) return [];
+    const names = forms.map((f) => f.nameForm);
+    const states = forms.map((f) => f.state);
+    const { rows } = await sql<
+      Row & { name_form: string }
+    >`select verdict, buyer_id, buyer_name, account_name,
+      state, created_at, name_form
+      from learned_decisions where crm = ${scope.crm} and tenant = ${scope.tenant} and undone_at is null
+      and (name_form, state) in (select * from unnest(${names}::text[], ${states}::text[]))
       order by created_at desc, id desc`.execute(this.#db);
-    return rows.map((r) => ({
-      verdict: r.verdict,
-      buyerId: r.buyer_id,
-      buyerName: r.buyer_name,
-      accountName: r.account_name,
-      state: r.state,
-      at: new Date(r.created_at),
-    }));
+    const byForm = new Map<string, LearnedRule[]>();
+    for (const r of rows) {
+      const key = formKey(r.name_form, r.state);
+      const list = byForm.get(key) ?? [];
+      list.push({
+        verdict: r.verdict,
+        buyerId: r.buyer_id,
+        buyerName: r.buyer_name,
+        accountName: r.account_name,
+        state: r.state,
+        at: new Date(r.created_at),
+      });
+      byForm.set(key, list);
+    }
+    return forms.map((f) => byForm.get(formKey(f.nameForm, f.state)) ?? []);
   }
 
   /** Takes back the rules an account's decisions made (the account's undo). Returns how many. */
@@ -106,3 +130,5 @@ export class LearnedDecisions {
     return rows;
   }
 }
+
+const formKey = (nameForm: string, state: string) => `${nameForm}\u0000${state}`;

@@ -3,6 +3,7 @@
 // rule of a bulk approve names its own decision.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { NewLearned } from '../../src/store/learned-decisions.ts';
+import { batchedLearnedLookup } from '../../src/store/learned-lookup.ts';
 import type { Repositories, Store } from '../../src/store/store.ts';
 import { describeEachDatabase } from '../helpers/databases.ts';
 
@@ -90,5 +91,48 @@ describeEachDatabase('learned decisions on the record', (variant) => {
     ).rejects.toThrow();
     for (const a of failing)
       expect(await repos.decisions.forAccount({ crm: 'hubspot', tenant: 'p1', accountId: a })).toEqual([]);
+  });
+
+  it("a chunk's accounts asking together get each their own form's rules, per tenant, in one statement per tenant", async () => {
+    const at = (tenant: string, accountId: string, over: Partial<NewLearned>) =>
+      repos.decisions.append(
+        {
+          crm: 'hubspot',
+          tenant,
+          accountId,
+          action: 'confirm',
+          buyerId: 'x',
+          actor: { kind: 'admin', name: 'ops' },
+        },
+        rule(accountId, { tenant, runId: null, ...over }),
+      );
+    await at('t-a', 'l1', { nameForm: 'springfield', state: 'MO', buyerId: 'b-mo', verdict: 'reject' });
+    await at('t-a', 'l2', { nameForm: 'springfield', state: 'IL', buyerId: 'b-il' });
+    await at('t-b', 'l3', { nameForm: 'springfield', state: 'MO', buyerId: 'b-other-tenant' });
+    let statements = 0;
+    const counted = new Proxy(repos.learned, {
+      get(target, key, receiver) {
+        const value = Reflect.get(target, key, receiver);
+        if (key !== 'rulesForMany') return typeof value === 'function' ? value.bind(target) : value;
+        return (...args: Parameters<typeof target.rulesForMany>) => {
+          statements++;
+          return target.rulesForMany(...args);
+        };
+      },
+    });
+    const lookup = batchedLearnedLookup(async () => counted);
+    const a = { crm: 'hubspot', tenant: 't-a' };
+    const b = { crm: 'hubspot', tenant: 't-b' };
+    const [mo, il, none, otherTenant] = await Promise.all([
+      lookup(a, { nameForm: 'springfield', state: 'MO' }),
+      lookup(a, { nameForm: 'springfield', state: 'IL' }),
+      lookup(a, { nameForm: 'springfield', state: 'OH' }),
+      lookup(b, { nameForm: 'springfield', state: 'MO' }),
+    ]);
+    expect(mo?.map((r) => [r.verdict, r.buyerId])).toEqual([['reject', 'b-mo']]);
+    expect(il?.map((r) => [r.verdict, r.buyerId])).toEqual([['confirm', 'b-il']]);
+    expect(none).toEqual([]);
+    expect(otherTenant?.map((r) => r.buyerId)).toEqual(['b-other-tenant']);
+    expect(statements).toBe(2);
   });
 });
