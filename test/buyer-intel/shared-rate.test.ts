@@ -135,6 +135,23 @@ describe('one Buyer Intelligence rate for every worker', () => {
     expect(order.indexOf('urgent')).toBeGreaterThan(0);
   }, 30_000);
 
+  it('at burst 1, slots that came due while the event loop stalled still leave an interval apart', async () => {
+    // A provider with no burst refuses the second of two requests closer than its interval. A GC pause
+    // or a loaded machine stalls the loop; every slot timer that came due meanwhile then fires at once.
+    const limiter = sharedRate({ redis, prefix, token: TOKEN, ratePerSecond: 10, burst: 1 });
+    const left: number[] = [];
+    const all = Array.from({ length: 8 }, () => limiter.take().then(() => left.push(performance.now())));
+    // The first slots are reserved (a horizon's worth), then the loop stalls for five of them.
+    await new Promise((r) => setTimeout(r, 30));
+    const until = performance.now() + 500;
+    while (performance.now() < until) {
+      // busy, as a stalled event loop is
+    }
+    await Promise.all(all);
+    const gaps = left.slice(1).map((t, i) => t - (left[i] ?? t));
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(98);
+  }, 30_000);
+
   describe('requests waiting together take their slots in few script calls', () => {
     /** The pace's script calls on `client` (the real script on the real Redis, counted on the way). */
     function countTakes(client: Redis): { calls: number } {
