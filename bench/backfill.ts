@@ -7,7 +7,6 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import type { HubSpotConfig } from '../connectors/hubspot/config.ts';
 import type { SandboxDataset } from '../emulators/buyer-intel/data/dataset.ts';
-import { startBuyerIntelSandbox } from '../emulators/buyer-intel/server.ts';
 import { sandboxSettings } from '../emulators/settings.ts';
 import { runBackfill } from '../src/backfill/backfill.ts';
 import type { SignalPlan } from '../src/enrich/run-signals.ts';
@@ -22,6 +21,7 @@ import { crmSandbox } from './crm-sandbox.ts';
 import { busyCpuMs, cpuCeiling } from './machine.ts';
 import { backendCpu, backendCpuDelta } from './pg-cost.ts';
 import { preloadOutcomes } from './preload-outcomes.ts';
+import { startProviderProcess } from './provider-process.ts';
 import { deletePrefix } from './redis-cleanup.ts';
 import { redisMonitor } from './redis-monitor.ts';
 import { commandDelta, commandStats } from './redis-stats.ts';
@@ -132,14 +132,22 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function runBackfillBench(o: BackfillBenchOptions): Promise<BackfillBenchResult> {
   const deadline = Date.now() + o.timeoutS * 1000;
-  const bi = await startBuyerIntelSandbox({
-    dataset: o.dataset,
-    rateLimit: {
-      ratePerSecond: o.buyerIntelPerMinute / 60,
-      burst: o.buyerIntelBurst ?? Math.max(1, Math.floor(o.buyerIntelPerMinute / 60)),
+  // The provider in a process of its own, as its edge is (provider-process.ts says why).
+  const bi = await startProviderProcess(
+    {
+      dataset: {
+        seed: o.dataset.seed,
+        now: o.dataset.now.toISOString(),
+        buyerCount: o.dataset.buyers.length,
+      },
+      rateLimit: {
+        ratePerSecond: o.buyerIntelPerMinute / 60,
+        burst: o.buyerIntelBurst ?? Math.max(1, Math.floor(o.buyerIntelPerMinute / 60)),
+      },
+      faults: { latencyMs: o.latencyMs },
     },
-    faults: { latencyMs: o.latencyMs },
-  });
+    { buyers: o.dataset.buyers.length, firstBuyerId: o.dataset.buyers[0]?.id },
+  );
   const crm = await crmSandbox(o.crm, o.latencyMs).catch(async (err) => {
     await bi.close();
     throw err;
@@ -210,7 +218,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       const of = op ? { [op]: c[op] ?? {} } : c;
       return totalCalls(of) - totalCalls(of, '429');
     };
-    const biBeforeRun = bi.stats.toJSON();
+    const biBeforeRun = await bi.calls();
     // Signals as the CLI's backfill plans them: the org-wide feed or one call per new buyer.
     const signalPlan = await service.planSignals(o.accounts);
     await Promise.all(ready);
@@ -238,8 +246,8 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       const monitorFile = process.env.BENCH_REDIS_MONITOR;
       const monitor = monitorFile ? await redisMonitor(o.redisUrl, monitorFile) : undefined;
       crm.stats.reset();
-      const biBeforeWindow = bi.stats.toJSON();
-      bi.stats.reset();
+      const biBeforeWindow = await bi.calls();
+      await bi.resetCalls();
       return {
         biBeforeWindow,
         start: await Promise.all(workers.map((w) => w.sample())),
@@ -257,6 +265,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     // Per second of a customer run: the accounts with an outcome (per account, from the store).
     const progress: { s: number; outcomes: number; answered: number; limited: number }[] = [];
     const storm = o.customer?.storm;
+    let stormOn = false;
     const hooks = o.customer?.webhooks
       ? webhookAccounts(o.customer.webhooks, {
           queue: service.queue,
@@ -275,17 +284,19 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
       const s = (Date.now() - t0) / 1000;
       if (storm) {
         const on = s >= storm.fromS && s < storm.fromS + storm.seconds;
-        bi.faults.settings = { ...bi.faults.settings, rateLimitRate: on ? storm.share : 0 };
+        if (on !== stormOn) await bi.setFaults({ rateLimitRate: on ? storm.share : 0 });
+        stormOn = on;
       }
       if (hooks) await hooks.tick(s);
       if (whole && state.storeRunId) {
         const c = await (await service.store.open()).runs.outcomeCounts(state.storeRunId);
         const outcomes = c.enriched + c.needs_review + c.no_match + c.error;
+        const answers = await bi.calls();
         progress.push({
           s: +s.toFixed(1),
           outcomes,
-          answered: bi.stats.count(undefined, 200),
-          limited: bi.stats.count(undefined, 429),
+          answered: totalCalls(answers, '200'),
+          limited: totalCalls(answers, '429'),
         });
       }
       if ((await unfinishedJobs()) === 0) {
@@ -299,7 +310,7 @@ export async function runBackfillBench(o: BackfillBenchOptions): Promise<Backfil
     const end = await Promise.all(workers.map((w) => w.sample()));
     const pgAfter = db.server ? await backendCpu(db.server.url, db.server.database) : null;
     const crmCalls = crm.stats.toJSON();
-    const biCalls = bi.stats.toJSON();
+    const biCalls = await bi.calls();
     // After the window's counts: the collection pauses the worker, with its accounts still in flight.
     const live = await Promise.all(workers.map((w) => w.liveHeapMb()));
     // A worker that cannot stop in time (its accounts in flight on a loaded machine) is killed; its

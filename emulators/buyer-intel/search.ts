@@ -23,6 +23,15 @@ interface Indexed {
 
 const indexes = new WeakMap<SandboxDataset, Indexed[]>();
 
+/**
+ * Builds the search's index of a data set now rather than on its first search: the index reads every
+ * buyer's attributes (~1.5 s of CPU for 6,000 buyers), and on a first search that stall held every
+ * request behind it, whose arrivals then met the token bucket together (bench, issue #42).
+ */
+export function prepareSearch(dataset: SandboxDataset): void {
+  indexOf(dataset);
+}
+
 function indexOf(dataset: SandboxDataset): Indexed[] {
   let index = indexes.get(dataset);
   if (!index) {
