@@ -232,4 +232,10 @@ export interface CrmDescriptor<C = unknown, T extends { crm: string } = { crm: s
   secretHeaders?: readonly string[];
   /** For the OpenAPI document: what POST /webhooks/<kind> accepts. */
   webhookSummary?: string;
+  /**
+   * Set when the CRM signs the full URL it calls (its webhooks, its signed API calls): what it signs,
+   * for `doctor`'s PUBLIC_BASE_URL line. Those checks rebuild the URL from PUBLIC_BASE_URL, or from
+   * each request when it is unset, so a wrong one refuses every delivery (401).
+   */
+  signsUrl?: string;
 }

@@ -116,4 +116,6 @@ export const hubspot: CrmDescriptor<HubSpotConfig, HubSpotTenant> = {
       : undefined,
   secretHeaders: ['x-hubspot-signature-v3', 'x-hubspot-signature'],
   webhookSummary: 'HubSpot company events (v3 signature)',
+  // v3 signs method + full URL + body + timestamp (webhook-signature.ts), webhooks and hubspot.fetch alike.
+  signsUrl: 'HubSpot signs each webhook and app-card call over the full URL it called (v3)',
 };

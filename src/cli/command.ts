@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { inspect, type ParseArgsConfig, parseArgs } from 'node:util';
 import { ConfigError } from '../config/config-error.ts';
+import { redact, secretsOf } from '../shared/secrets.ts';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -130,10 +131,15 @@ export function failureText(err: unknown): string {
   return message.replace(/\s*\n\s*/g, ' ').trim() || (err instanceof Error ? err.name : 'failed');
 }
 
-/** Writes a failure that escaped a command: one line, and with --verbose the stack and causes. */
+/**
+ * Writes a failure that escaped a command: one line, and with --verbose the stack and causes. Neither
+ * holds a secret of the environment: a library's error (a request's options, a connection string)
+ * can carry one that no message of ours would, above all in what --verbose inspects.
+ */
 export function reportFailure(prefix: string, err: unknown, verbose: boolean): void {
-  process.stderr.write(`${prefix}: ${failureText(err)}\n`);
-  if (verbose) process.stderr.write(`${inspect(err, { depth: 6 })}\n`);
+  const secrets = secretsOf(process.env);
+  process.stderr.write(`${redact(`${prefix}: ${failureText(err)}`, secrets)}\n`);
+  if (verbose) process.stderr.write(`${redact(inspect(err, { depth: 6 }), secrets)}\n`);
 }
 
 function runWithin(command: Command, run: () => Promise<number>): Promise<number> {

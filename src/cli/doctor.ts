@@ -15,6 +15,7 @@ import {
 } from '../doctor/checks.ts';
 import { checkCrmLimits } from '../doctor/crm-limits.ts';
 import { checkDatabase } from '../doctor/database.ts';
+import { checkPublicBaseUrl } from '../doctor/public-base-url.ts';
 import type { CheckResult, CheckStatus } from '../doctor/result.ts';
 import { checkStoredTenants } from '../doctor/stored-tenants.ts';
 import { checkWorkers } from '../doctor/workers.ts';
@@ -59,6 +60,9 @@ export const doctorCommand: CommandBody = {
 
 Checks, one PASS / WARN / FAIL / SKIP line each:
   config                   the environment (every problem is listed)
+  public base url          PUBLIC_BASE_URL, which signed webhooks are checked against: not an absolute
+                           http(s) URL, with a query, fragment, credentials or a route's path: FAIL;
+                           another path, or unset where a configured CRM signs the URL it calls: WARN
   redis                    PING at REDIS_URL
   redis mode               standalone, or a cluster (REDIS_URL ?cluster=true, REDIS_PREFIX a hash tag
                            such as {bis}); a cluster the URL does not say, or a replica: FAIL
@@ -126,6 +130,15 @@ Options:
         more: err.problems,
       });
     }
+
+    // As given, like REDIS_URL below: a malformed value is named even when the configuration fails.
+    const signers = env
+      ? CRMS.filter((c) => c.signsUrl && env?.crms[c.kind] !== undefined).map((c) => ({
+          kind: c.kind,
+          signsUrl: c.signsUrl ?? '',
+        }))
+      : undefined;
+    print(checkPublicBaseUrl(process.env.PUBLIC_BASE_URL, signers));
 
     // Redis is checked even with a bad configuration, at REDIS_URL as given (the default when unset);
     // an invalid REDIS_URL fails the check: testing the default instead would pass on another Redis.

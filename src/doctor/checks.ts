@@ -17,11 +17,12 @@ import { crmFeatures } from '../config/crm-features.ts';
 import { coreSchema, type Env } from '../config/env.ts';
 import { followUpSettings } from '../follow-ups/settings.ts';
 import { withTimeout } from '../shared/deadline.ts';
+import { redact, secretsOf } from '../shared/secrets.ts';
 import { modeCheck, parseInfo, worstOf } from './redis-mode.ts';
 import { permissionsCheck } from './redis-permissions.ts';
 import type { CheckResult } from './result.ts';
 
-export { parseInfo, withTimeout };
+export { parseInfo, redact, secretsOf, withTimeout };
 
 /** BullMQ needs Redis 6.2 or newer. */
 export const MIN_REDIS_VERSION = '6.2.0';
@@ -333,33 +334,4 @@ export function checkCrms(env: Env, timeoutMs = DEFAULT_CHECK_TIMEOUT_MS): Promi
       return { name: crm.kind, status: 'fail', detail: reason(err) };
     }
   });
-}
-
-/** Every secret-looking variable's value, and the Redis and database URLs' passwords: never printed. */
-export function secretsOf(source: NodeJS.ProcessEnv): string[] {
-  const secrets = new Set<string>();
-  for (const [key, value] of Object.entries(source)) {
-    if (!value) continue;
-    if (/TOKEN|SECRET|PASSWORD|API_KEYS/i.test(key)) {
-      secrets.add(value.trim());
-      for (const part of value.split(',')) secrets.add(part.trim());
-    }
-    if (key === 'REDIS_URL' || key === 'DATABASE_URL') {
-      try {
-        const u = new URL(value);
-        if (u.password) {
-          secrets.add(u.password);
-          secrets.add(decodeURIComponent(u.password));
-        }
-      } catch {}
-    }
-  }
-  // Short values would blank out ordinary words; the shortest real secret here is far longer.
-  return [...secrets].filter((s) => s.length >= 6).sort((a, b) => b.length - a.length);
-}
-
-export function redact(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) out = out.split(s).join('***');
-  return out;
 }

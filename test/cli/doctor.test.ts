@@ -98,6 +98,8 @@ const env = (overrides: Record<string, string> = {}): Record<string, string> => 
   SALESFORCE_CLIENT_SECRET: sf.clientSecret,
   SALESFORCE_REFRESH_TOKEN: sf.refreshToken,
   SALESFORCE_ORG_ID: sf.orgId,
+  // Where the HubSpot app would post (unset: WARN, its own test below).
+  PUBLIC_BASE_URL: 'https://sync.example.com',
   ...overrides,
 });
 
@@ -139,6 +141,7 @@ describe('buyer-intel-sync doctor', () => {
       expect(run.stdout).toMatch(/^PASS {2}config/m);
       for (const check of [
         'config',
+        'public base url',
         'redis',
         'redis version',
         'redis maxmemory-policy',
@@ -255,6 +258,33 @@ describe('buyer-intel-sync doctor', () => {
     },
     60_000,
   );
+
+  it('says the PUBLIC_BASE_URL in use, warns when unset with HubSpot on, fails a malformed one', async () => {
+    const [set, unset, withQuery, notUrl] = await Promise.all([
+      doctor(env()),
+      doctor(env({ PUBLIC_BASE_URL: '' })),
+      doctor(env({ PUBLIC_BASE_URL: 'https://sync.example.com/?from=proxy' })),
+      doctor(env({ PUBLIC_BASE_URL: 'sync.example.com' })),
+    ]);
+    expect(set.stdout).toMatch(
+      /^PASS {2}public base url +https:\/\/sync\.example\.com: signed URLs are checked as https:\/\/sync\.example\.com\/webhooks\/hubspot/m,
+    );
+    expect(status(unset.stdout, 'public base url')).toBe('WARN');
+    expect(unset.stdout).toMatch(
+      /^WARN {2}public base url +PUBLIC_BASE_URL is unset: HubSpot signs .*Host header/m,
+    );
+    expect(status(withQuery.stdout, 'public base url')).toBe('FAIL');
+    expect(withQuery.stdout).toMatch(
+      /PUBLIC_BASE_URL has a query or fragment .*set it to https:\/\/sync\.example\.com$/m,
+    );
+    expect(withQuery.code).toBe(1);
+    // Not a URL: the configuration fails too, and the line still names what to set.
+    expect(notUrl.stdout).toMatch(
+      /^FAIL {2}public base url +PUBLIC_BASE_URL must be an absolute http\(s\) URL/m,
+    );
+    expect(status(notUrl.stdout, 'config')).toBe('FAIL');
+    expect(notUrl.code).toBe(1);
+  }, 60_000);
 
   it('lists every configuration problem and skips the checks that need a configuration', async () => {
     const e = env({ BUYER_INTEL_TOKEN: '', HUBSPOT_PORTAL_ID: 'not-a-number', PORT: 'eighty' });
