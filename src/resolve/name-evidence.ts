@@ -6,7 +6,7 @@
 import { findState } from '../buyer-intel/states.ts';
 import { compareNames, compareTokens, kindWords, sameWord, shortFormOf } from './compare.ts';
 import { domainLabel, organizationDomain, parseWebAddress, registrableDomain } from './domains.ts';
-import { isConsolidatedGovernment, wordsWithin } from './evidence.ts';
+import { consolidatedParts, isConsolidatedGovernment, wordsWithin } from './evidence.ts';
 import { memoized } from './memo.ts';
 import { foldText, isTypoOf, type NormalizedName, normalizeName, STOP_WORDS } from './normalize.ts';
 import { statesWrittenOut } from './queries.ts';
@@ -319,20 +319,6 @@ export function bestNameEvidence(
     };
   }
   return best;
-}
-
-const GOVERNMENT_WORDS = new Set(['metro', 'metropolitan', 'unified', 'consolidated', 'government']);
-
-/** A consolidated government's words that name its county ("davidson") and the rest, its city. */
-function consolidatedParts(buyer: NormalizedName): { county: string[]; city: string[] } {
-  const county = buyer.tokens.filter((t, i) => {
-    const next = buyer.tokens[i + 1];
-    return (next === 'county' || next === 'parish') && !STOP_WORDS.has(t);
-  });
-  const city = buyer.core.filter(
-    (t) => !county.includes(t) && !GOVERNMENT_WORDS.has(t) && !STOP_WORDS.has(t),
-  );
-  return { county, city };
 }
 
 /**

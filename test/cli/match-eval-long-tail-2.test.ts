@@ -48,6 +48,8 @@ describe('match-eval on the second long-tail set', () => {
     // (95 %) with a leading "U" before a state's name read as its university. 147 (97 %) with a
     // consolidated government named by its two places ("Nashville-Davidson") or with its closing
     // words ("Athens Clarke Co Unified Govt", in its state), and a state's initial after "U of".
-    expect(scorecard.oneBuyer.matched).toBeGreaterThanOrEqual(147);
+    // 150 (99 %) with a department on a consolidated parent's site ("Louisville Fire Department"),
+    // named by a short form ("Miami-Dade Fire Rescue"), or behind an owner held back as "a part of it".
+    expect(scorecard.oneBuyer.matched).toBeGreaterThanOrEqual(150);
   }, 120_000);
 });

@@ -131,3 +131,65 @@ describe('a single letter after "U of" is the account’s state', () => {
     expect(d.status, d.explanation).not.toBe('matched');
   });
 });
+
+describe('a department on its parent’s site', () => {
+  const buyers: Buyer[] = [
+    {
+      id: 'lou',
+      name: 'Louisville/Jefferson County Metro Government',
+      stateCode: 'KY',
+      type: 'County',
+      url: 'https://louisvilleky.gov',
+    },
+    {
+      id: 'lfd',
+      name: 'Louisville Fire Department',
+      stateCode: 'KY',
+      type: 'FireDepartment',
+      url: 'https://louisvilleky.gov/departments/fire',
+    },
+    {
+      id: 'mdc',
+      name: 'Miami-Dade County',
+      stateCode: 'FL',
+      type: 'County',
+      url: 'https://miamidadecountyfl.gov',
+    },
+    {
+      id: 'mdfr',
+      name: 'Miami-Dade County Fire Rescue',
+      stateCode: 'FL',
+      type: 'FireDepartment',
+      url: 'https://miamidadecountyfl.gov/departments/fire',
+    },
+    { id: 'kc', name: 'King County', stateCode: 'WA', type: 'County', url: 'https://kingcountywa.gov' },
+    {
+      id: 'kce',
+      name: 'King County Elections',
+      stateCode: 'WA',
+      type: 'GovernmentAgency',
+      url: 'https://kingcountywa.gov/elections',
+    },
+  ];
+
+  it('a consolidated parent is named by one of its places: "Louisville Fire Department" on louisvilleky.gov', async () => {
+    const d = await resolve(buyers, 'Louisville Fire Department', 'KY', 'louisvilleky.gov');
+    expect(matchedId(d), d.explanation).toBe('lfd');
+    // The government by its own name on its own site is still the government.
+    const metro = await resolve(buyers, 'Louisville Metro Government', 'KY', 'louisvilleky.gov');
+    expect(matchedId(metro), metro.explanation).toBe('lou');
+  });
+
+  it('a short form of the department names it as its full name does: "Miami-Dade Fire Rescue"', async () => {
+    const d = await resolve(buyers, 'Miami-Dade Fire Rescue', 'FL', 'miamidadecountyfl.gov');
+    expect(matchedId(d), d.explanation).toBe('mdfr');
+  });
+
+  it('the owner held back as "a part of it": the candidate that is the owner with that part', async () => {
+    const d = await resolve(buyers, 'King County Elections', 'WA', 'kingcountywa.gov');
+    expect(matchedId(d), d.explanation).toBe('kce');
+    // A part no candidate carries still goes to a person.
+    const parks = await resolve(buyers, 'King County Parks', 'WA', 'kingcountywa.gov');
+    expect(parks.status, parks.explanation).toBe('needs_review');
+  });
+});
