@@ -50,6 +50,7 @@ describe('match-eval on the second long-tail set', () => {
     // words ("Athens Clarke Co Unified Govt", in its state), and a state's initial after "U of".
     // 150 (99 %) with a department on a consolidated parent's site ("Louisville Fire Department"),
     // named by a short form ("Miami-Dade Fire Rescue"), or behind an owner held back as "a part of it".
-    expect(scorecard.oneBuyer.matched).toBeGreaterThanOrEqual(150);
+    // 151 with a leading "VA" before a place of another state read as the closing one ("VA Minneapolis").
+    expect(scorecard.oneBuyer.matched).toBeGreaterThanOrEqual(151);
   }, 120_000);
 });

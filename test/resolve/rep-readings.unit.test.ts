@@ -193,3 +193,25 @@ describe('a department on its parent’s site', () => {
     expect(parks.status, parks.explanation).toBe('needs_review');
   });
 });
+
+describe('a leading "VA" before a place of another state is Veterans Affairs', () => {
+  const buyers: Buyer[] = [
+    { id: 'mpls', name: 'City of Minneapolis', stateCode: 'MN', type: 'City' },
+    { id: 'mva', name: 'Minneapolis VA Health Care System', stateCode: 'MN', type: 'Federal' },
+    { id: 'ntx', name: 'VA North Texas Health Care System', stateCode: 'TX', type: 'Federal' },
+    { id: 'ric', name: 'City of Richmond', stateCode: 'VA', type: 'City' },
+    { id: 'ricva', name: 'Richmond VA Medical Center', stateCode: 'VA', type: 'Federal' },
+  ];
+
+  it('"VA Minneapolis" filed in MN is the Minneapolis VA, as "Minneapolis VA" is', async () => {
+    const d = await resolve(buyers, 'VA Minneapolis', 'MN');
+    expect(matchedId(d), d.explanation).toBe('mva');
+  });
+
+  it('not in Virginia, and not before more than a place: those names are read as written', async () => {
+    const ric = await resolve(buyers, 'VA Richmond', 'VA');
+    expect(matchedId(ric), ric.explanation).not.toBe('ricva');
+    const ntx = await resolve(buyers, 'VA North Texas Health Care System', 'TX');
+    expect(matchedId(ntx), ntx.explanation).toBe('ntx');
+  });
+});
