@@ -4,6 +4,7 @@
 // within the margin unless evidence tells them apart, and nothing contradicting it.
 import type { StateEntry } from '../buyer-intel/states.ts';
 import { nameCarries } from './compare.ts';
+import { consolidatedParts, isConsolidatedGovernment } from './evidence.ts';
 import { hintOfBuyerType, type NormalizedName, normalizeName } from './normalize.ts';
 import { isPlaceName } from './places.ts';
 import { round3 } from './round.ts';
@@ -113,8 +114,8 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
   const listed = (list: readonly Scored[]) => list.slice(0, MAX_LISTED).map((s) => s.candidate);
   const searched = listing(asked);
 
-  const best = eligible[0];
-  if (!best) {
+  const top = eligible[0];
+  if (!top) {
     if (related.length) {
       const others = [...new Set(related.map((s) => s.candidate.stateCode ?? '?'))].join(', ');
       return {
@@ -150,9 +151,9 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
     };
   }
 
-  const close = eligible
-    .slice(1)
-    .filter((s) => round3(decisiveScore(best) - decisiveScore(s)) < ambiguityMargin);
+  const best = partBehindItsOwner(top, eligible) ?? top;
+  const others = eligible.filter((s) => s !== best);
+  const close = others.filter((s) => round3(decisiveScore(best) - decisiveScore(s)) < ambiguityMargin);
   // Evidence the best has and every close rival lacks tells them apart: the website; the number
   // ("Tarrant County 911": the district that carries it, not the county); the words of the name
   // ("Harris County Clerk": the clerk's office, not the county, whose name lacks "clerk"); the address.
@@ -167,12 +168,19 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
   // Department" on cityoftacoma.org is the department, filed with the city's address as most are.
   // The owner's name must be the account's less its part ("City of Tacoma" in "Tacoma Police
   // Department"), not more ("Harris County" on the sheriff's page is not the sheriff's office).
+  // A short form names the department as its full name does ("Miami-Dade Fire Rescue"), and a
+  // consolidated owner is named by one of its places ("Louisville Fire Department" on the site of
+  // Louisville/Jefferson County Metro Government).
   const partOfOwner = (owner: Scored) => {
-    if (!best.result.nameEqual || owner.result.nameEqual || !name) return false;
+    if (!(best.result.nameEqual || best.result.shortForm) || owner.result.nameEqual || !name) return false;
     const mine = new Set(name.tokens);
-    const theirs = normalizeName(owner.candidate.name).tokens;
+    const ownerName = normalizeName(owner.candidate.name);
+    const theirs = ownerName.tokens;
+    const parts = isConsolidatedGovernment(owner.candidate.name) ? consolidatedParts(ownerName) : null;
+    const placeOfIt =
+      !!parts && [parts.city, parts.county].some((p) => p.length && p.every((t) => mine.has(t)));
     return (
-      theirs.every((t) => mine.has(t) || GOVERNMENT_WORDS.has(t)) &&
+      (theirs.every((t) => mine.has(t) || GOVERNMENT_WORDS.has(t)) || placeOfIt) &&
       name.tokens.some((t) => !theirs.includes(t))
     );
   };
@@ -211,7 +219,7 @@ export function decide(input: DecideInput, options: DecideOptions): MatchDecisio
 
   const identified = ownAddress(best, eligible);
   if ((decisiveScore(best) >= acceptThreshold || identified) && !blocked && (close.length === 0 || decider)) {
-    const next = eligible[1];
+    const next = others[0];
     const tail = decider
       ? `; ${decider[0]} tells it from ${close.map((s) => shown(s.candidate)).join(', ')}`
       : next
@@ -266,6 +274,22 @@ function ownAddress(best: Scored, eligible: readonly Scored[]): string | null {
   return best.result.web === 'home-page'
     ? 'the website is its home page and no other buyer’s'
     : 'the email domain is its own and no other buyer’s';
+}
+
+/**
+ * "King County Elections" on kingcountywa.gov: the site's owner ranks first, held back because the
+ * account names a part of it that its name lacks ("elections"). A candidate named as the account is,
+ * whose name is the owner's with that part, is the part the account names: it is decided on instead
+ * (rivals, the threshold and every contradiction still apply to it).
+ */
+function partBehindItsOwner(top: Scored, eligible: readonly Scored[]): Scored | undefined {
+  if (!top.result.unitsBeyond.length) return undefined;
+  const owner = normalizeName(top.candidate.name).tokens;
+  return eligible.find((s) => {
+    if (s === top || !s.result.nameEqual || s.result.unitsBeyond.length) return false;
+    const theirs = normalizeName(s.candidate.name).tokens;
+    return owner.every((t) => theirs.includes(t));
+  });
 }
 
 /**

@@ -3,7 +3,7 @@
 // the buyer are (zip, city, county). Every function is pure and answers with the signal it adds.
 
 import { memoizedByObject } from './memo.ts';
-import { foldText, type NormalizedName } from './normalize.ts';
+import { foldText, type NormalizedName, STOP_WORDS } from './normalize.ts';
 import { round3 } from './round.ts';
 import type { BuyerProfile, ScoreSignal, Weights } from './weights.ts';
 
@@ -85,6 +85,20 @@ const CONSOLIDATED = [
 export function isConsolidatedGovernment(buyerName: string): boolean {
   const folded = foldText(buyerName);
   return CONSOLIDATED.some((pattern) => pattern.test(folded));
+}
+
+const CONSOLIDATED_WORDS = new Set(['metro', 'metropolitan', 'unified', 'consolidated', 'government']);
+
+/** A consolidated government's words that name its county ("davidson") and the rest, its city. */
+export function consolidatedParts(buyer: NormalizedName): { county: string[]; city: string[] } {
+  const county = buyer.tokens.filter((t, i) => {
+    const next = buyer.tokens[i + 1];
+    return (next === 'county' || next === 'parish') && !STOP_WORDS.has(t);
+  });
+  const city = buyer.core.filter(
+    (t) => !county.includes(t) && !CONSOLIDATED_WORDS.has(t) && !STOP_WORDS.has(t),
+  );
+  return { county, city };
 }
 
 /** The account's address as the CRM has it (each part optional). */

@@ -6,7 +6,7 @@
 import { findState } from '../buyer-intel/states.ts';
 import { compareNames, compareTokens, kindWords, sameWord, shortFormOf } from './compare.ts';
 import { domainLabel, organizationDomain, parseWebAddress, registrableDomain } from './domains.ts';
-import { isConsolidatedGovernment, wordsWithin } from './evidence.ts';
+import { consolidatedParts, isConsolidatedGovernment, wordsWithin } from './evidence.ts';
 import { memoized } from './memo.ts';
 import { foldText, isTypoOf, type NormalizedName, normalizeName, STOP_WORDS } from './normalize.ts';
 import { statesWrittenOut } from './queries.ts';
@@ -50,19 +50,91 @@ function unmatched(name: NormalizedName, buyer: NormalizedName): string[] {
 /** The words of a name as written, for the nicknames they may be. */
 const wordsOf = memoized((text: string): readonly string[] => text.split(/[^\p{L}\p{N}]+/u).filter(Boolean));
 
+/** The account's state and the buyer's are one (both known). */
+const sameState = (a: string | null | undefined, b: string | null | undefined): boolean => {
+  const mine = a ? findState(a) : undefined;
+  return !!mine && !!b && mine.code === findState(b)?.code;
+};
+
+/** "Athens Clarke Co Unified Govt": the name, then a consolidated government's closing words. */
+const CLOSING_GOVERNMENT =
+  /^(.*[\p{L}\p{N}])[\s,-]+(unified|consolidated|metro|metropolitan)\s+(?:government|gov't|govt|gov)\.?$/iu;
+/** "U of I Springfield": a single letter after "U of", then the rest of the name. */
+const UNIVERSITY_OF_LETTER = /^(?:u|univ\.?|university)\s+of\s+([a-z])\.?\s+(\S.*)$/i;
+
+/**
+ * Readings that need the buyer or the account's state: a consolidated government's closing words read
+ * as the prefix its legal name opens with, and a state's initial after "U of".
+ */
+function accountStateReadings(
+  name: NormalizedName,
+  buyer: ScoringBuyer,
+  accountState: string | null,
+  compare: (read: NormalizedName, share: number) => { similarity: number; detail: string },
+  w: Weights,
+): Reading[] {
+  const out: Reading[] = [];
+  // Legal names open with the words ("Unified Government of Athens-Clarke County") that reps write
+  // last. Only against a consolidated government of the account's state: read so against any buyer,
+  // "Lafayette Consolidated Government" filed in IN (Louisiana's city-parish) read as the City of
+  // Lafayette, IN — the words say a consolidated government, which that city is not.
+  const closing = CLOSING_GOVERNMENT.exec(name.searchName);
+  if (
+    closing?.[1] &&
+    closing[2] &&
+    isConsolidatedGovernment(buyer.name) &&
+    sameState(accountState, buyer.stateCode)
+  ) {
+    const text = `${closing[2]} Government of ${closing[1]}`;
+    const read = { ...normalizeName(text), stateCode: name.stateCode };
+    const c = compare(read, w.readingCredit);
+    out.push({
+      kind: 'consolidated',
+      name: read,
+      ...c,
+      detail: `"${name.searchName}" read as "${text}", the consolidated government's form: ${c.detail}`,
+      reason: `"${name.searchName}" read as "${text}"`,
+    });
+  }
+  // "U of I Springfield" filed in IL: reps shorten the state's university to its initial, which the
+  // account's state spells out. Only a single letter, and only the account's own state's initial.
+  const letter = UNIVERSITY_OF_LETTER.exec(name.searchName);
+  const state = accountState ? findState(accountState) : undefined;
+  if (
+    letter?.[1] &&
+    letter[2] &&
+    state?.country === 'US' &&
+    state.name[0]?.toLowerCase() === letter[1].toLowerCase()
+  ) {
+    const text = `University of ${state.name} ${letter[2]}`;
+    const read = { ...normalizeName(text), stateCode: name.stateCode };
+    const c = compare(read, w.readingCredit);
+    out.push({
+      kind: 'acronym',
+      name: read,
+      ...c,
+      detail: `"${letter[1].toUpperCase()}" after "U of" read as the initial of ${state.name}, the account's state: ${c.detail}`,
+      reason: `"${letter[1].toUpperCase()}" read as ${state.name}, the account's state`,
+    });
+  }
+  return out;
+}
+
 function readings(
   name: NormalizedName,
   buyer: NormalizedName,
-  buyerUrl: string | null | undefined,
+  scoring: ScoringBuyer,
   accountState: string | null,
   credit: number,
   w: Weights,
 ): Reading[] {
+  const buyerUrl = scoring.url;
   const out: Reading[] = [];
   const compare = (read: NormalizedName, share: number) => {
     const c = compareNames(read, buyer, { typos: true });
     return { similarity: c.similarity * share * credit, detail: c.detail };
   };
+  out.push(...accountStateReadings(name, scoring, accountState, compare, w));
   // The states a name names by postal code, written out: "Port Authority of NY & NJ".
   const written = statesWrittenOut(name.searchName);
   if (written !== name.searchName) {
@@ -171,7 +243,7 @@ function nameEvidence(
     }
   }
 
-  const best = readings(name, buyerName, buyer.url, accountState, credit, w).reduce<Reading | null>(
+  const best = readings(name, buyerName, buyer, accountState, credit, w).reduce<Reading | null>(
     (top, r) => (r.similarity > (top?.similarity ?? similarity) ? r : top),
     null,
   );
@@ -249,20 +321,6 @@ export function bestNameEvidence(
   return best;
 }
 
-const GOVERNMENT_WORDS = new Set(['metro', 'metropolitan', 'unified', 'consolidated', 'government']);
-
-/** A consolidated government's words that name its county ("davidson") and the rest, its city. */
-function consolidatedParts(buyer: NormalizedName): { county: string[]; city: string[] } {
-  const county = buyer.tokens.filter((t, i) => {
-    const next = buyer.tokens[i + 1];
-    return (next === 'county' || next === 'parish') && !STOP_WORDS.has(t);
-  });
-  const city = buyer.core.filter(
-    (t) => !county.includes(t) && !GOVERNMENT_WORDS.has(t) && !STOP_WORDS.has(t),
-  );
-  return { county, city };
-}
-
 /**
  * Readings of identity the words alone undersell: a number the buyer's name carries too, the name's
  * other words all among the buyer's ("USD 512" for "Shawnee Mission USD 512"); one place of a
@@ -301,12 +359,31 @@ export function identityReading(
         similarity: kind,
       };
   }
-  if (similarity >= credit || !given.core.length || !isConsolidatedGovernment(buyer.name)) return null;
+  if (similarity >= 1 || !given.core.length || !isConsolidatedGovernment(buyer.name)) return null;
   const hint = given.typeHint;
   if (hint && hint !== 'city' && hint !== 'county') return null;
   const parts = consolidatedParts(legal);
   const words = given.core.filter((t) => !STOP_WORDS.has(t));
   const within = (part: string[]) => part.length > 0 && words.every((t) => part.some((u) => sameWord(t, u)));
+  // "Nashville-Davidson", "Athens-Clarke": its city and its county together, nothing else, name the
+  // consolidated government as fully as its legal name (whose other words only say it is one) does.
+  const inPart = (t: string, part: string[]) => part.some((u) => sameWord(t, u));
+  const bothNamed =
+    parts.city.length > 0 &&
+    parts.county.length > 0 &&
+    words.every((t) => inPart(t, parts.city) || inPart(t, parts.county)) &&
+    [...parts.city, ...parts.county].every((u) => words.some((t) => sameWord(t, u)));
+  if (bothNamed)
+    return {
+      signal: {
+        signal: 'consolidated',
+        points: w.name * (1 - similarity),
+        detail: `"${given.searchName}" names both places of the consolidated government "${buyer.name}"`,
+      },
+      reason: `"${given.searchName}" names both places of the consolidated "${buyer.name}"`,
+      similarity: 1,
+    };
+  if (similarity >= credit) return null;
   const named =
     hint === 'county' ? within(parts.county) : within(parts.city) || (!hint && within(parts.county));
   if (!named) return null;

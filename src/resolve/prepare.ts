@@ -74,6 +74,23 @@ export function prepare(input: AccountForMatching): Prepared | MatchDecision {
     const reread = normalizeName((cleaned?.name ?? '').replace(new RegExp(`\\b${fromName.code}\\s*$`), word));
     if (!reread.stateCode) return prepare({ ...input, name: reread.input });
   }
+  // "VA Minneapolis" filed in MN: a leading "VA" before a place of the account's state, which is not
+  // Virginia, is the VA's facility there, as "Minneapolis VA" is; the VA names its facilities with
+  // the place on either side ("VA North Texas …", "Minneapolis VA …"), so it is read in the closing
+  // form. Only before a place's name alone: "VA North Texas Health Care System" is read as written.
+  const leading = /^([A-Z]{2})\s+(\S.*)$/.exec(cleaned?.name ?? '');
+  if (
+    leading?.[1] &&
+    leading[2] &&
+    AGENCY_CODES.has(leading[1]) &&
+    fromField &&
+    fromField.code !== leading[1] &&
+    !fromName &&
+    isPlaceName(leading[2], fromField.code)
+  ) {
+    const word = `${leading[1].charAt(0)}${leading[1].charAt(1).toLowerCase()}`;
+    return prepare({ ...input, name: `${leading[2]} ${word}` });
+  }
   const contradiction =
     fromField && fromName && fromField.code !== fromName.code
       ? `the account's state is ${fromField.code} and its name says ${fromName.code}`

@@ -25,10 +25,13 @@ describe('match-eval --learning-pass', () => {
   // the buyer; 537 rejects, 0 of 2,685 second accounts matched to the rejected buyer by name (125 by
   // an id they carry); 1.54 → 1.49 calls per account. accounts-long-tail-2.csv: 7 confirmed (8 before "U
   // Missouri Kansas City" was read as its university), 35 of 35; 183 rejects, 0 of 915; 1.49 → 1.39
-  // calls per account.
+  // calls per account (0 confirmed, 188 rejects, 0 of 940, 1.40 → 1.42 since). Since issue 46's readings of consolidated governments, "U of I", a leading "VA"
+  // and departments on a parent's site, long-tail-2 holds no review with its right buyer left to
+  // confirm (151 of 152 matched; the last one's buyer is not among its candidates): there only the
+  // rejects are measured, and the confirms on accounts.csv.
   it.each([
     ['accounts.csv', 11],
-    ['accounts-long-tail-2.csv', 7],
+    ['accounts-long-tail-2.csv', 0],
   ])(
     '%s: a decision taught once holds for the next account typed the same way',
     async (name, reviews) => {
@@ -47,7 +50,7 @@ describe('match-eval --learning-pass', () => {
         JSON.stringify(c.misses),
       ).toEqual([]);
       expect(c.wrong).toBe(0);
-      expect(c.rate, JSON.stringify(c.misses)).toBeGreaterThanOrEqual(0.95);
+      if (c.taught > 0) expect(c.rate, JSON.stringify(c.misses)).toBeGreaterThanOrEqual(0.95);
       for (const t of c.byTyping)
         expect(t.matched, t.typing).toBeGreaterThanOrEqual(Math.ceil(t.second * 0.95));
       // The rejects are of buyers the resolver did match: the check could fail.
