@@ -8,6 +8,7 @@ import type { CrmKind } from '../../connectors/types.ts';
 import { learnedReason } from '../resolve/learned.ts';
 import { ActionProblem } from '../review/problem.ts';
 import { canonicalAccount } from '../review/schemas.ts';
+import { learnedRuleOf } from '../store/learned-decisions.ts';
 import type { Repositories, Store } from '../store/store.ts';
 import { type HistoryEvent, type HistoryPage, isHistoryCursor } from '../store/write-history.ts';
 import type { Caller } from './authenticate.ts';
@@ -127,14 +128,7 @@ export function changesOf(events: readonly HistoryEvent[]): ChangeJson[] {
 
 /** A rule the account's decisions taught, in the words its matches give (src/resolve/learned.ts). */
 export function learnedJson(r: Awaited<ReturnType<Repositories['learned']['forAccount']>>[number]) {
-  const rule = {
-    verdict: r.verdict,
-    buyerId: r.buyer_id,
-    buyerName: r.buyer_name,
-    accountName: r.account_name,
-    state: r.state,
-    at: new Date(r.created_at),
-  };
+  const rule = learnedRuleOf(r);
   const shown = `"${r.account_name ?? r.name_form}"${r.state ? ` (${r.state})` : ''}`;
   return {
     ...rule,

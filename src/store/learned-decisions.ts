@@ -26,6 +26,18 @@ interface Row {
   created_at: Date | string;
 }
 
+/** A stored rule as the resolver reads it (src/resolve/learned.ts). */
+export function learnedRuleOf(r: Row): LearnedRule {
+  return {
+    verdict: r.verdict,
+    buyerId: r.buyer_id,
+    buyerName: r.buyer_name,
+    accountName: r.account_name,
+    state: r.state,
+    at: new Date(r.created_at),
+  };
+}
+
 export class LearnedDecisions {
   readonly #db: Kysely<Database>;
 
@@ -70,16 +82,7 @@ export class LearnedDecisions {
     const byForm = new Map<string, LearnedRule[]>();
     for (const r of rows) {
       const key = formKey(r.name_form, r.state);
-      const list = byForm.get(key) ?? [];
-      list.push({
-        verdict: r.verdict,
-        buyerId: r.buyer_id,
-        buyerName: r.buyer_name,
-        accountName: r.account_name,
-        state: r.state,
-        at: new Date(r.created_at),
-      });
-      byForm.set(key, list);
+      byForm.set(key, [...(byForm.get(key) ?? []), learnedRuleOf(r)]);
     }
     return forms.map((f) => byForm.get(formKey(f.nameForm, f.state)) ?? []);
   }
