@@ -14,8 +14,11 @@
 // change nothing in the CRM; a fill-empty keep (blocked-not-empty) says only that the field is not
 // empty. An undo leaves "last written" as it was (the write happened) and lowers the count. A prune
 // that deletes an account's deciding row lowers the count (the history no longer says it is ours), so
-// a recount from the rows left always agrees. What is there already is counted once here. Frozen once
-// released.
+// a recount from the rows left always agrees. Each statement reads the rows before it as its snapshot
+// shows them: two transactions writing the same account's field at once could both count it, which the
+// service never does (one writer per account at a time: src/signals/account-lock.ts). Summary rows are
+// written in key order, so two writers take their locks in the same order (no deadlock). What is
+// there already is counted once here. Frozen once released.
 import { type Kysely, sql } from 'kysely';
 
 const DECISIVE = (r: string) =>
