@@ -79,13 +79,15 @@ export async function consolePagesBench(options: ConsolePagesOptions): Promise<C
     await sql`insert into field_writes (run_id, crm, tenant, account_id, buyer_id, field, kind, policy,
         old_value, new_value, decision, crm_result, at)
       select 1 + g % 300, 'hubspot', '4410021', 'w' || (g % ${accounts}), 'b' || g,
-        (array['buyer_intel_type','buyer_intel_state','buyer_intel_budget'])[1 + g % 3], 'mapped', 'fill_empty',
-        null, 'v' || g, 'written', 'ok', now() - (g % 8000) * interval '1 minute'
+        (array['buyer_intel_type','buyer_intel_county','buyer_intel_budget_amount','buyer_intel_url',
+          'buyer_intel_population','buyer_intel_classifications','buyer_intel_employee_fte',
+          'buyer_intel_budget_url','buyer_intel_fiscal_year_start_date','buyer_intel_email_domains'])[1 + g % 10],
+        'mapped', 'fill-empty', null, 'v' || g, 'write', 'ok', now() - (g % 8000) * interval '1 minute'
       from generate_series(1, ${options.writes}) g`.execute(kysely);
     await sql`insert into field_writes (run_id, crm, tenant, account_id, buyer_id, field, kind, policy,
         old_value, new_value, decision, crm_result, at)
       select 1 + g % 300, ${one.crm}, ${one.tenant}, ${one.account_id}, 'b' || g, 'buyer_intel_type', 'mapped',
-        'overwrite', 'old ' || g, 'new ' || g, 'written', 'ok', now() - g * interval '1 day'
+        'overwrite', 'old ' || g, 'new ' || g, 'write', 'ok', now() - g * interval '1 day'
       from generate_series(1, 40) g`.execute(kysely);
     await sql`analyze`.execute(kysely);
     const seeded = Math.round((performance.now() - seeding) / 1000);

@@ -39,6 +39,9 @@ export function refreshingConnector(options: {
     ...(inner.fieldName ? { fieldName: (field: string) => inner.fieldName?.(field) ?? field } : {}),
     // Where a record opens does not depend on the token: the inner connector of the moment says.
     ...(inner.recordUrl ? { recordUrl: (id: string) => inner.recordUrl?.(id) ?? '' } : {}),
+    ...(inner.prepareRecordUrls
+      ? { prepareRecordUrls: () => inner.prepareRecordUrls?.() ?? Promise.resolve() }
+      : {}),
     getAccount: (id, fields) => withRefresh((c) => c.getAccount(id, fields)),
     getAccounts: (ids, fields) => withRefresh((c) => c.getAccounts(ids, fields)),
     listAccounts: (fields, page) => withRefresh((c) => c.listAccounts(fields, page)),

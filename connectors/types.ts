@@ -206,6 +206,12 @@ export interface CrmConnector {
    * Lightning record page), for the links on the admin console. Absent: the CRM has no such page.
    */
   recordUrl?(accountId: string): string;
+  /**
+   * Reads, once a connection, what `recordUrl` needs to know of the tenant (HubSpot: the portal's UI
+   * domain, app-eu1.hubspot.com for an EU portal). Never rejects and waits briefly: until it has an
+   * answer, `recordUrl` gives the CRM's default. Absent: `recordUrl` needs nothing.
+   */
+  prepareRecordUrls?(): Promise<void>;
 
   /** Reads one account with the given CRM fields. Throws AccountNotFoundError for an unknown id. */
   getAccount(accountId: string, fieldNames: readonly string[]): Promise<AccountSnapshot>;

@@ -77,6 +77,11 @@ export interface HubSpotCalls {
    * `pat-`, as its private-apps guide shows them).
    */
   readonly tokenInfo?: () => Promise<HttpAnswer<TokenInfo>>;
+  /**
+   * The portal's account details (GET /account-info/v3/details, scope `oauth`): its UI domain among
+   * them. The SDK has no API for it, so a plain fetch; a refusal rejects as the SDK's do.
+   */
+  readonly accountDetails: () => Promise<HttpAnswer<unknown>>;
 }
 
 type TokenInfo = Awaited<ReturnType<Client['oauth']['accessTokensApi']['getWithHttpInfo']>>['data'];
@@ -106,6 +111,24 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
   const tokenInfo = options.accessToken.startsWith('pat-')
     ? undefined
     : () => accessTokens.getWithHttpInfo(options.accessToken);
+
+  const accountDetails = async (): Promise<HttpAnswer<unknown>> => {
+    const res = await fetch(`${basePath ?? HUBSPOT_API_BASE}/account-info/v3/details`, {
+      headers: { authorization: `Bearer ${options.accessToken}`, accept: 'application/json' },
+    });
+    const headers = Object.fromEntries(res.headers);
+    const text = await res.text();
+    let data: unknown = text;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      // Not JSON: kept as text, for the error's message.
+    }
+    // Shaped as the SDK's ApiException (code, body, headers), which toConnectorError reads.
+    if (!res.ok)
+      throw Object.assign(new Error(`HTTP ${res.status}`), { code: res.status, body: data, headers });
+    return { httpStatusCode: res.status, headers, data };
+  };
 
   const report = (event: HubSpotCallEvent) => {
     try {
@@ -177,6 +200,7 @@ export function createHubSpotCalls(options: HubSpotClientOptions): HubSpotCalls 
     owners,
     call,
     redact,
+    accountDetails,
     ...(tokenInfo ? { tokenInfo } : {}),
   };
 }

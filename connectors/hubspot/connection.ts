@@ -7,6 +7,7 @@ import { recordRefusal } from '../permission-refusals.ts';
 import type { CrmConnector } from '../types.ts';
 import type { HubSpotApp } from './config.ts';
 import { createHubSpotConnector } from './connector.ts';
+import { HUBSPOT_CALL_SCOPES } from './scopes.ts';
 
 export function hubspotConnection(
   app: HubSpotApp,
@@ -28,13 +29,17 @@ export function hubspotConnection(
       windowMs: 10_000,
     }),
     onCall: (e) => runtime.recordCall({ operation: e.operation, status: e.status, durationMs: e.durationMs }),
-    onMissingScopes: (operation, missing) =>
-      recordRefusal(runtime.redis, runtime.prefix, {
-        crm: 'hubspot',
-        tenant: portal.portalId,
-        missing: [...missing],
-        operation,
-        at: Date.now(),
-      }),
+    // The record links' domain is no permission the connection lacks (scopes.ts, `links`): refused, the
+    // links stay on app.hubspot.com and nothing else is affected.
+    onMissingScopes: async (operation, missing) =>
+      HUBSPOT_CALL_SCOPES[operation]?.feature === 'links'
+        ? undefined
+        : recordRefusal(runtime.redis, runtime.prefix, {
+            crm: 'hubspot',
+            tenant: portal.portalId,
+            missing: [...missing],
+            operation,
+            at: Date.now(),
+          }),
   });
 }

@@ -20,6 +20,7 @@ import { ownUserOf } from './own-user.ts';
 import { listOwners } from './owners.ts';
 import { getAccount, getAccounts, listAccounts } from './read.ts';
 import { taskStates } from './tasks.ts';
+import { uiDomainOf } from './ui-domain.ts';
 import { updateAccounts } from './write.ts';
 
 export {
@@ -51,6 +52,7 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
   );
   const ownUser = ownUserOf(calls);
   const owners = cachedOwners(() => listOwners(calls, ownUser));
+  const ui = uiDomainOf(calls);
 
   return {
     kind: 'hubspot',
@@ -63,8 +65,10 @@ export function createHubSpotConnector(options: HubSpotConnectorOptions): CrmCon
     maxNoteKeyBatch: NOTE_KEY_BATCH,
     maxTaskStateBatch: HUBSPOT_BATCH_LIMIT,
     fieldLimits: HUBSPOT_FIELD_LIMITS,
+    // An EU portal's screens are on app-eu1.hubspot.com (ui-domain.ts), asked once a connection.
     recordUrl: (accountId) =>
-      `https://app.hubspot.com/contacts/${encodeURIComponent(options.portalId)}/company/${encodeURIComponent(accountId)}`,
+      `https://${ui.current()}/contacts/${encodeURIComponent(options.portalId)}/company/${encodeURIComponent(accountId)}`,
+    prepareRecordUrls: () => ui.ready(),
     getAccount: (accountId, fieldNames) => getAccount(calls, accountId, fieldNames, idFields),
     getAccounts: (accountIds, fieldNames) => getAccounts(calls, accountIds, fieldNames, idFields),
     listAccounts: (fieldNames, page) => listAccounts(calls, fieldNames, page, idFields),

@@ -7,7 +7,8 @@
 // test/connectors/hubspot-scopes.test.ts fails when a call the connector makes is missing here.
 import type { CrmFeatures } from '../descriptor.ts';
 
-export type HubSpotFeature = 'accounts' | keyof CrmFeatures;
+/** `links`: the console's record links (the portal's UI domain); never asked or reported for itself. */
+export type HubSpotFeature = 'accounts' | 'links' | keyof CrmFeatures;
 
 export interface CallScopes {
   /** Every one of these is needed. */
@@ -72,6 +73,10 @@ export const HUBSPOT_CALL_SCOPES: Readonly<Record<string, CallScopes>> = {
   'crm.owners.ownersApi.getPage': { scopes: [OWNERS_READ], feature: 'owners', source: 'owners-v3' },
   // An OAuth token's own user (own-user.ts): the token is its own credential, no scope is named for it.
   'oauth.accessTokensApi.get': { scopes: [], feature: 'owners', source: 'hubspot-oauth-v1' },
+  // The portal's UI domain for record links (ui-domain.ts). `oauth` is what every OAuth install asks for
+  // already (hubspotInstallScopes); a token without it gets links on app.hubspot.com, nothing fails,
+  // so it is not counted among a connection's missing scopes.
+  'accountInfo.details.get': { scopes: ['oauth'], feature: 'links', source: 'hubspot-account-info-v3' },
 };
 
 const FEATURE_LABEL: Record<HubSpotFeature, string> = {
@@ -79,10 +84,11 @@ const FEATURE_LABEL: Record<HubSpotFeature, string> = {
   notes: 'notes on companies',
   tasks: 'follow-up tasks',
   owners: 'company owners (follow-ups, the per-owner digest)',
+  links: 'the console’s links to HubSpot records',
 };
 
 const enabled = (feature: HubSpotFeature, features: CrmFeatures) =>
-  feature === 'accounts' || features[feature];
+  feature === 'accounts' || (feature !== 'links' && features[feature]);
 
 /** The scopes the enabled features need, each once, in the table's order. */
 export function hubspotScopes(features: CrmFeatures): string[] {

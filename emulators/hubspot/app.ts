@@ -1,7 +1,8 @@
 // Express app that emulates the HubSpot CRM APIs the product uses — companies, notes, properties and
-// property groups (v3), associations (v4), owners (v3), OAuth tokens — closely enough for the unmodified
-// @hubspot/api-client to run against it, plus HubSpot-style webhooks and sandbox-only knobs under
-// /__sandbox. Every response carries X-HubSpot-Correlation-Id; errors use HubSpot's bodies.
+// property groups (v3), associations (v4), owners (v3), the account's details (account-info v3),
+// OAuth tokens — closely enough for the unmodified @hubspot/api-client to run against it, plus
+// HubSpot-style webhooks and sandbox-only knobs under /__sandbox. Every response carries
+// X-HubSpot-Correlation-Id; errors use HubSpot's bodies.
 
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -19,6 +20,7 @@ import {
 import { type OperationContext, registerOperations } from './operation.ts';
 import { HubSpotRateLimits, type RateLimitOptions } from './rate-limit.ts';
 import { HUBSPOT_REFERENCE } from './reference.ts';
+import { registerAccountInfoRoutes } from './routes/account-info.ts';
 import { registerAssociationRoutes } from './routes/associations.ts';
 import { registerCompanyRoutes } from './routes/companies.ts';
 import { registerNoteRoutes } from './routes/notes.ts';
@@ -123,6 +125,7 @@ export function createHubSpotSandbox(options: HubSpotSandboxOptions = {}): HubSp
     registerPropertyRoutes,
     registerAssociationRoutes,
     registerOwnerRoutes,
+    registerAccountInfoRoutes,
   ]);
   app.use(router);
 

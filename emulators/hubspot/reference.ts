@@ -14,5 +14,6 @@ export const HUBSPOT_REFERENCE: ConformanceReference = {
     'hubspot-openapi/oauth-v3.json',
     'hubspot-openapi/owners-v3.json',
     'hubspot-oauth-v1.json',
+    'hubspot-account-info-v3.json',
   ],
 };

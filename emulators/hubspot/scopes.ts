@@ -59,6 +59,8 @@ const OWNERS: Need = ['crm.objects.owners.read', 'automation'];
 export function scopeNeeds(method: string, route: string, params: Record<string, unknown>): Need[] {
   const m = method.toLowerCase();
   if (route.startsWith('/crm/v3/owners')) return [OWNERS];
+  // hubspot-account-info-v3.json (transcribed from the API reference's "Get account details"): `oauth`.
+  if (route === '/account-info/v3/details') return [['oauth']];
   const object = /^\/crm\/v3\/objects\/([a-z]+)(\/.*)?$/.exec(route);
   if (object) {
     const f = family(object[1]);

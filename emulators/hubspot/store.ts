@@ -93,7 +93,17 @@ export interface StoreOptions {
   seed?: number;
   /** The person CRM_UI writes are attributed to. */
   userId?: number;
+  /** Where the portal is hosted (the account details' dataHostingLocation). Default na1. */
+  dataHostingLocation?: HostingLocation;
 }
+
+/**
+ * The hosting locations whose UI domain HubSpot's "Get account details" shows (na1: app.hubspot.com,
+ * eu1: app-eu1.hubspot.com). Others exist, but their domain is not documented there: left out rather
+ * than guessed.
+ */
+export const UI_DOMAINS = { na1: 'app.hubspot.com', eu1: 'app-eu1.hubspot.com' } as const;
+export type HostingLocation = keyof typeof UI_DOMAINS;
 
 export const DEFAULT_PORTAL_ID = 48_213_907;
 export const DEFAULT_USER_ID = 71_530_244;
@@ -104,6 +114,7 @@ export const compareIds = (a: string, b: string) => a.length - b.length || (a < 
 export class HubSpotStore {
   readonly portalId: number;
   readonly userId: number;
+  readonly dataHostingLocation: HostingLocation;
   /** The users records can be assigned to (`hubspot_owner_id`): the Owners API. */
   readonly owners = new OwnerDirectory();
   readonly #properties = new Map<ObjectType, Map<string, PropertyDefinition>>();
@@ -118,6 +129,7 @@ export class HubSpotStore {
   constructor(options: StoreOptions = {}) {
     this.portalId = options.portalId ?? DEFAULT_PORTAL_ID;
     this.userId = options.userId ?? DEFAULT_USER_ID;
+    this.dataHostingLocation = options.dataHostingLocation ?? 'na1';
     this.#random = seededRandom(options.seed ?? 11);
     this.#nextId = options.firstObjectId ?? 21_438_000_000 + Math.floor(this.#random() * 900_000);
     for (const type of Object.keys(OBJECT_TYPES) as ObjectType[]) {

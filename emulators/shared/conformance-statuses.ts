@@ -31,6 +31,11 @@ const category = (...names: string[]) => ({
 });
 
 const CRM = /^\/crm\//;
+/**
+ * The CRM's routes and the account's details (account-info v3): HubSpot's error-handling page is
+ * about all of its APIs, so its authentication, scope, limit and server statuses apply to both.
+ */
+const CRM_AND_ACCOUNT = /^\/(crm|account-info)\//;
 /** The categories of HubSpot's refusals (the bodies above): none of them is a server's failure. */
 const CLIENT_CATEGORIES = [
   'VALIDATION_ERROR',
@@ -67,14 +72,14 @@ const hubspot: StatusRule[] = [
   {
     api: 'hubspot',
     statuses: [401],
-    route: CRM,
+    route: CRM_AND_ACCOUNT,
     body: category('INVALID_AUTHENTICATION', 'EXPIRED_AUTHENTICATION'),
     why: `${HUBSPOT_ERRORS}: "401 Unauthorized: returned when the authentication provided is invalid"`,
   },
   {
     api: 'hubspot',
     statuses: [403],
-    route: CRM,
+    route: CRM_AND_ACCOUNT,
     body: {
       type: 'object',
       required: ['status', 'message', 'correlationId', 'errors', 'category'],
@@ -139,7 +144,7 @@ const hubspot: StatusRule[] = [
   {
     api: 'hubspot',
     statuses: [429],
-    route: CRM,
+    route: CRM_AND_ACCOUNT,
     replacesDefault: true,
     body: {
       type: 'object',
@@ -155,13 +160,13 @@ const hubspot: StatusRule[] = [
   {
     api: 'hubspot',
     statuses: [477],
-    route: /^\/(crm|oauth)\//,
+    route: /^\/(crm|oauth|account-info)\//,
     why: `${HUBSPOT_ERRORS}: "477 Migration in Progress" (with Retry-After, conformance-headers.ts)`,
   },
   {
     api: 'hubspot',
     statuses: [500, 502, 503, 504, ...range(521, 526)],
-    route: /^\/(crm|oauth)\//,
+    route: /^\/(crm|oauth|account-info)\//,
     // A category names what went wrong: one of a refused request's is no server failure.
     body: {
       not: {

@@ -83,6 +83,7 @@ export function addAdminAccountsRoutes(
         },
         'the accounts',
       );
+      await options.recordUrl?.prepare?.(rows);
       const offset = after ? (trail.length + 1) * PAGE : 0;
       const href = (a: string | undefined, t: string[]) =>
         `/admin/accounts${filterQuery(filter, { ...(a ? { after: a } : {}), ...(t.length ? { trail: t.join('.') } : {}) })}`;

@@ -14,6 +14,6 @@ export function crmFieldNames(crms: {
     const tenant = crms.tenantsOf(kind)[0];
     if (tenant === undefined) return [];
     const connector = crms.get(kind, tenant);
-    return [{ label: crmOf(kind).label, nameOf: (f: string) => connector.fieldName?.(f) ?? f }];
+    return [{ kind, label: crmOf(kind).label, nameOf: (f: string) => connector.fieldName?.(f) ?? f }];
   });
 }

@@ -166,7 +166,11 @@ export function addAdminExportRoutes(
       const pages = keysetPages((after) =>
         readStore(
           store,
-          ({ outcomes }) => outcomes.list(filter, { sort: 'date', direction: 'desc', limit: PAGE, after }),
+          async ({ outcomes }) => {
+            const page = await outcomes.list(filter, { sort: 'date', direction: 'desc', limit: PAGE, after });
+            await recordUrl?.prepare?.(page.rows);
+            return page;
+          },
           'the review queue',
         ),
       );

@@ -10,13 +10,17 @@ import { type Mapping, type MappingField, TRANSFORMS, WRITE_POLICIES } from '../
 import type { ActiveVersion } from '../mapping-versions/active.ts';
 import { describeChange, diffMappings, thresholdChanges } from '../mapping-versions/diff.ts';
 import type { MatchThresholds } from '../resolve/thresholds.ts';
+import type { FieldWritten } from '../store/field-summary.ts';
 import type { MappingVersion } from '../store/mapping-versions.ts';
 import { esc } from './html.ts';
 import { readableTime, renderConsolePage } from './layout.ts';
 import { renderVersions } from './mapping-versions-view.ts';
+import { writtenCell } from './mapping-written.ts';
 
 /** One connected CRM: its label and the name it knows each of our fields by. */
 export interface CrmFieldNames {
+  /** The CRM's kind, as the write history names it. */
+  kind: string;
   label: string;
   nameOf: (property: string) => string;
 }
@@ -39,6 +43,8 @@ export interface MappingPageView {
   file?: Mapping | undefined;
   /** The version just saved (the page after a save or a revert). */
   saved?: number | undefined;
+  /** Per CRM field of each tenant, our last write and the accounts holding ours (the Last written column). */
+  written?: readonly FieldWritten[] | undefined;
 }
 
 const options = (values: readonly string[], selected: string) =>
@@ -47,7 +53,12 @@ const options = (values: readonly string[], selected: string) =>
 const problem = (key: string) => `<small class="problem" data-key="${key}"></small>`;
 
 /** One row of the form; `from` is its index in the version shown (absent for a new row). */
-function row(f: MappingField | undefined, from: number | undefined, crms: readonly CrmFieldNames[]): string {
+function row(
+  f: MappingField | undefined,
+  from: number | undefined,
+  crms: readonly CrmFieldNames[],
+  written: readonly FieldWritten[] = [],
+): string {
   const name = f ? `${f.attribute} (${f.property})` : 'the new row';
   const policy = f?.policy ?? 'ours';
   return `<tr${from === undefined ? '' : ` data-from="${from}"`}>
@@ -56,6 +67,7 @@ function row(f: MappingField | undefined, from: number | undefined, crms: readon
 ${crms.map((c) => `<td><code>${f ? esc(c.nameOf(f.property)) : '—'}</code></td>`).join('')}
 <td><select name="transform" aria-label="Transform of ${esc(name)}">${options(TRANSFORMS, f?.transform ?? 'text')}</select>${problem('transform')}${problem('enumLabels')}</td>
 <td><select name="policy" aria-label="Write policy of ${esc(name)}">${options(WRITE_POLICIES, policy)}</select><small class="words">${esc(POLICY_WORDS[policy] ?? '')}</small>${problem('policy')}</td>
+${writtenCell(f?.property, written, (kind) => crms.find((c) => c.kind === kind)?.label ?? kind)}
 <td><button type="button" class="remove" aria-label="Remove ${esc(name)}">Remove</button></td>
 </tr>`;
 }
@@ -90,7 +102,7 @@ function fileNotice(view: MappingPageView): string {
 export function renderMappingPage(view: MappingPageView): string {
   const { active, crms } = view;
   const head = crms.map((c) => `<th scope="col">${esc(c.label)} name</th>`).join('');
-  const rows = active.mapping.fields.map((f, i) => row(f, i, crms)).join('\n');
+  const rows = active.mapping.fields.map((f, i) => row(f, i, crms, view.written)).join('\n');
   const next = active.version + 1;
   return renderConsolePage({
     title: 'Mapping',
@@ -100,14 +112,14 @@ export function renderMappingPage(view: MappingPageView): string {
 #mapping-form input[name=attribute]{width:13em}#mapping-form input[name=property]{width:15em}
 @media (max-width:1280px){#mapping-form input[name=attribute]{width:11.5em}#mapping-form input[name=property]{width:13em}}
 .notice{border:1px solid #d9a400;background:#fff8e1;border-radius:6px;padding:0 12px;margin:0 0 12px}#form-problems{color:#a3141c}#form-problems:empty{display:none}
-td.differs{background:#fff4d6}button:disabled{cursor:not-allowed;color:#5c6373;border-color:#aab1bf}`,
+td.differs{background:#fff4d6}td.written span{display:block;min-width:9em}button:disabled{cursor:not-allowed;color:#5c6373;border-color:#aab1bf}`,
     active: 'mapping',
     body: `<h1>Field mapping</h1>
 <p class="summary">${summary(view)}</p>
 ${fileNotice(view)}${view.saved === undefined ? '' : `<p id="flash" role="status">Version ${view.saved} saved: it is the mapping in force, for every job from now on.</p>`}
 <form id="mapping-form" data-base="${active.version}" novalidate>
 <div class="scroll"><table><caption class="muted">Each Buyer Intelligence attribute, the CRM field it is written to, how it is converted and when it is written. Edit a row, add or remove one, then preview the change.</caption>
-<thead><tr><th scope="col">Provider attribute</th><th scope="col">CRM field</th>${head}<th scope="col">Transform</th><th scope="col">Write policy</th><th scope="col"><span class="muted">Row</span></th></tr></thead>
+<thead><tr><th scope="col">Provider attribute</th><th scope="col">CRM field</th>${head}<th scope="col">Transform</th><th scope="col">Write policy</th><th scope="col">Last written</th><th scope="col"><span class="muted">Row</span></th></tr></thead>
 <tbody>
 ${rows}
 </tbody></table></div>

@@ -9,6 +9,7 @@ import type { Mapping } from '../map/mapping-schema.ts';
 import { type MappingEdit, mappingEditSchema } from '../mapping-versions/edit.ts';
 import { EditProblem, type MappingConsole } from '../mapping-versions/service.ts';
 import type { MatchThresholds } from '../resolve/thresholds.ts';
+import type { Store } from '../store/store.ts';
 import { type CrmFieldNames, renderMappingPage } from './mapping-page.ts';
 import { renderPreview } from './mapping-versions-view.ts';
 import { queryOf, valid } from './query.ts';
@@ -28,6 +29,8 @@ export interface MappingRoutesOptions {
   /** The mapping file as read at start (the page says when it no longer matches version 1). */
   file?: Mapping | undefined;
   crms: () => CrmFieldNames[];
+  /** The field summary's rows (the Last written column): a few rows whatever the number of accounts. */
+  store: Pick<Store, 'open'>;
   /** Who a saved version is recorded as. */
   actor: string;
   json: express.RequestHandler;
@@ -46,7 +49,11 @@ export function addAdminMappingRoutes(router: express.Router, options: MappingRo
   router.get('/mapping', async (req, res, next) => {
     try {
       const { saved } = valid(pageQuery, queryOf(req.query), 'query');
-      const [active, versions] = await Promise.all([mappings.active(), mappings.versions()]);
+      const [active, versions, written] = await Promise.all([
+        mappings.active(),
+        mappings.versions(),
+        options.store.open().then((repos) => repos.fields.all()),
+      ]);
       res.type('html').send(
         renderMappingPage({
           active,
@@ -56,6 +63,7 @@ export function addAdminMappingRoutes(router: express.Router, options: MappingRo
           configured: options.configured,
           file: options.file,
           saved,
+          written,
         }),
       );
     } catch (err) {

@@ -5,11 +5,17 @@ import { crmOf } from '../../connectors/registry.ts';
 import type { CrmConnector } from '../../connectors/types.ts';
 import { esc } from './html.ts';
 
-/** Where a person opens one account in its CRM; null when there is no such page. */
-export type RecordUrl = (crm: string, tenant: string, accountId: string) => string | null;
+/**
+ * Where a person opens one account in its CRM; null when there is no such page. `prepare`, awaited
+ * before a page's rows are drawn, lets each of their tenants' connectors learn what its links need
+ * (CrmConnector.prepareRecordUrls: once a connection, briefly, never failing the page).
+ */
+export type RecordUrl = ((crm: string, tenant: string, accountId: string) => string | null) & {
+  prepare?: (rows: readonly { crm: string; tenant: string }[]) => Promise<void>;
+};
 
 export function recordUrlOf(connector: (crm: string, tenant: string) => CrmConnector): RecordUrl {
-  return (crm, tenant, accountId) => {
+  const url: RecordUrl = (crm, tenant, accountId) => {
     try {
       const url = connector(crm, tenant).recordUrl?.(accountId);
       return url && /^https?:\/\//.test(url) ? url : null;
@@ -17,6 +23,19 @@ export function recordUrlOf(connector: (crm: string, tenant: string) => CrmConne
       return null;
     }
   };
+  url.prepare = async (rows) => {
+    const tenants = new Map(rows.map((r) => [`${r.crm}\u0000${r.tenant}`, r]));
+    await Promise.all(
+      [...tenants.values()].map(async ({ crm, tenant }) => {
+        try {
+          await connector(crm, tenant).prepareRecordUrls?.();
+        } catch {
+          // A tenant no longer connected has no link to prepare.
+        }
+      }),
+    );
+  };
+  return url;
 }
 
 /** "Open in HubSpot" (its accessible name adds the account, starting with the visible text): the row's link to its record, or nothing. Opens in a new tab, without a referrer. */

@@ -111,6 +111,7 @@ export function addAdminReviewRoutes(
         review.list(outcomeFilter, pageOf({ sort, direction, after, limit })),
         readStore(store, ({ outcomes }) => outcomes.count(outcomeFilter), 'the review queue'),
       ]);
+      await options.recordUrl?.prepare?.(listed.rows);
       res.type('html').send(
         renderReviewPage({
           recordUrl: options.recordUrl,

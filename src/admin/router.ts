@@ -129,7 +129,14 @@ export function adminRouter(options: {
       `body ${formatPath(issue?.path ?? [])}: ${issue?.message ?? 'invalid'}`,
     );
   };
-  if (options.mapping) addAdminMappingRoutes(router, { ...options.mapping, actor: options.user, json, body });
+  if (options.mapping)
+    addAdminMappingRoutes(router, {
+      ...options.mapping,
+      store: options.store,
+      actor: options.user,
+      json,
+      body,
+    });
   addAdminAccountsRoutes(router, { store: options.store, recordUrl: options.recordUrl });
   addAdminExportRoutes(router, { store: options.store, recordUrl: options.recordUrl });
   addAdminHistoryRoutes(router, { store: options.store, rate: options.rate, undoable: !!options.undo });

@@ -220,6 +220,15 @@ export interface NotesByWeekTable {
   n: ColumnType<string, never, never>;
 }
 
+/** Per CRM field of a tenant: our last write and the accounts holding ours, kept by triggers (0018). */
+export interface FieldSummaryTable {
+  crm: string;
+  tenant: string;
+  field: string;
+  last_written_at: ColumnType<Date | string | null, never, never>;
+  holding: ColumnType<string, never, never>;
+}
+
 /** Accounts waiting for review per tenant and day (UTC) of their outcome, kept by triggers (0015). */
 export interface ReviewWaitingByDayTable {
   crm: string;
@@ -295,6 +304,7 @@ export interface Database {
   field_writes: FieldWritesTable;
   notes_created: NotesCreatedTable;
   notes_by_week: NotesByWeekTable;
+  field_summary: FieldSummaryTable;
   review_waiting_by_day: ReviewWaitingByDayTable;
   notes_pending: NotesPendingTable;
   notes_removed: NotesRemovedTable;

@@ -12,6 +12,7 @@ import { DashboardQueries } from './dashboard.ts';
 import { type DatabaseHandle, type DatabaseSettings, openDatabase } from './db.ts';
 import { Decisions } from './decisions.ts';
 import { DigestStates } from './digest-state.ts';
+import { FieldSummary } from './field-summary.ts';
 import { FollowUps } from './follow-ups.ts';
 import { LearnedDecisions } from './learned-decisions.ts';
 import { MappingVersions } from './mapping-versions.ts';
@@ -67,6 +68,8 @@ export interface Repositories {
   mappings: MappingVersions;
   /** The console dashboard's counts and ages, cheap at any size (src/store/dashboard.ts). */
   dashboard: DashboardQueries;
+  /** Per CRM field of a tenant, our last write and the accounts holding ours (the mapping page). */
+  fields: FieldSummary;
 }
 
 export class Store {
@@ -124,6 +127,7 @@ export class Store {
         followUps: new FollowUps(db),
         mappings: new MappingVersions(db),
         dashboard: new DashboardQueries(db),
+        fields: new FieldSummary(db),
       };
     })();
     // A failed check (database down, migrations pending) is asked again next time.

@@ -1,10 +1,14 @@
 // The Accounts page in a browser, as a sales-ops lead uses it: search an account by name and read its
 // buyer and date, filter by status, page Next and Previous, follow History; and the console checks.
+// The HubSpot tenant is a portal hosted in the EU: its rows open on app-eu1.hubspot.com, the domain its
+// account details name (the emulator answering as HubSpot documents them).
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHubSpotConnector } from '../../connectors/hubspot/connector.ts';
 import { createSalesforceConnector } from '../../connectors/salesforce/connector.ts';
+import { ALL_PRODUCT_SCOPES } from '../../emulators/hubspot/scopes.ts';
+import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { addAdminAccountsRoutes } from '../../src/admin/accounts-routes.ts';
 import { recordUrlOf } from '../../src/admin/record-link.ts';
 import { Store } from '../../src/store/store.ts';
@@ -19,14 +23,20 @@ let store: Store;
 let base: string;
 let server: import('node:http').Server;
 let browser: import('playwright-core').Browser;
+let eu: RunningHubSpotSandbox;
 
 beforeAll(async () => {
   const settings = await serviceDatabase();
   store = new Store(settings);
   await seedConsoleOutcomes(store, tenant);
   const router = express.Router();
-  // Real connectors (nothing is called): each says where its records open.
-  const hubspot = createHubSpotConnector({ portalId: tenant, accessToken: 'not-used' });
+  // Real connectors: each says where its records open (HubSpot's asks its portal's details once).
+  eu = await startHubSpotSandbox({
+    dataHostingLocation: 'eu1',
+    rateLimits: false,
+    auth: { privateAppScopes: [...ALL_PRODUCT_SCOPES, 'oauth'] },
+  });
+  const hubspot = createHubSpotConnector({ portalId: tenant, accessToken: eu.accessToken, basePath: eu.url });
   const salesforce = createSalesforceConnector({
     instanceUrl: 'https://acme.my.salesforce.com',
     orgId: tenant,
@@ -47,6 +57,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   server?.close();
+  await eu?.close();
   await store?.close();
   await releaseTestFile();
 });
@@ -70,7 +81,9 @@ describe('accounts console', () => {
     await page.getByText('1–1 of 1').waitFor();
     expect(
       await page.getByRole('link', { name: 'Open in HubSpot: County 43 (new tab)' }).getAttribute('href'),
-    ).toBe(`https://app.hubspot.com/contacts/${tenant}/company/a43`);
+    ).toBe(`https://app-eu1.hubspot.com/contacts/${tenant}/company/a43`);
+    // Asked once for every page drawn since.
+    expect(eu.stats.count('accountInfo.details.get')).toBe(1);
     await page.getByLabel('Name', { exact: true }).fill('');
     await page
       .getByLabel('Status', { exact: false })

@@ -3,7 +3,8 @@
 // previewing its effect" in at most 5 interactions (open the page, pick the policy, preview, save),
 // the preview showing an enriched account's value now → what the change would write; the new version
 // in force for the next job without a restart and listed with who changed what; a bad value named
-// beside its input (a 400); a revert to the file's version. Screenshots at both widths and no serious
+// beside its input (a 400); a revert to the file's version; when each field was last written and how
+// many accounts hold our value. Screenshots at both widths and no serious
 // accessibility violation.
 import { randomBytes } from 'node:crypto';
 import type { Browser, Page } from 'playwright-core';
@@ -96,6 +97,16 @@ describe('the mapping page', () => {
     expect(await page.locator('thead').first().textContent()).toMatch(/HubSpot name.*Salesforce name/);
     expect(await rowOf(page, PHONE).textContent()).toContain('only into an empty field');
     expect(await page.locator('.summary').first().textContent()).toContain('version 1: the built-in mapping');
+    // Last written: both accounts' population is ours, at the enrichment just made.
+    expect(await page.locator('thead').first().textContent()).toContain('Last written');
+    const when = population.locator('td.written time');
+    expect(await when.textContent()).toMatch(/^\d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC$/);
+    const at = Date.parse((await when.getAttribute('datetime')) ?? '');
+    expect(Date.now() - at).toBeLessThan(10 * 60_000);
+    expect(await population.locator('td.written small').textContent()).toBe('2 accounts hold ours');
+    // Nothing of ours in the phone yet: Austin's kept by fill-empty, and Travis County's buyer has none.
+    expect(running.hs.store.getCompany(travis)?.values.get(PHONE)).toBeUndefined();
+    expect(await rowOf(page, PHONE).locator('td.written').textContent()).toBe('never');
     await context.close();
   }, 60_000);
 
@@ -149,6 +160,10 @@ describe('the mapping page', () => {
     // The running worker takes the new version at its next job, without a restart.
     await enrichNow(austin);
     expect(phoneInCrm()).toBe(written);
+    // Its Last written says so now.
+    await page.reload();
+    expect(await rowOf(page, PHONE).locator('td.written small').textContent()).toBe('1 account holds ours');
+    expect(await rowOf(page, PHONE).locator('td.written time').count()).toBe(1);
     await context.close();
   }, 90_000);
 

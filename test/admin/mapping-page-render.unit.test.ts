@@ -40,7 +40,7 @@ const page = (file: Mapping, configured = T) =>
       version(2, OVERWRITE, '<b>ops</b>', 'phones <script>'),
       version(1, FILE, 'the mapping file', 'mapping.yaml'),
     ],
-    crms: [{ label: 'HubSpot', nameOf: (p) => p }],
+    crms: [{ kind: 'hubspot', label: 'HubSpot', nameOf: (p) => p }],
     source: 'mapping.yaml',
     configured,
     file,

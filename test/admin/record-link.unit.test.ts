@@ -57,4 +57,13 @@ describe('record links', () => {
     expect(html).toContain('aria-label="Open in HubSpot: &lt;b&gt;Travis&lt;/b&gt; (new tab)"');
     expect(html).toContain('rel="noopener noreferrer"');
   });
+
+  it('prepares the links of a page’s tenants without failing for one no longer connected', async () => {
+    await expect(
+      urlOf.prepare?.([
+        { crm: 'memory', tenant: 'gone' },
+        { crm: 'salesforce', tenant: '00D000000000001EAA' },
+      ]),
+    ).resolves.toBeUndefined();
+  });
 });

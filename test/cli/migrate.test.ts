@@ -81,7 +81,7 @@ describe('buyer-intel-sync migrate', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(
-      'applied 17 migrations (0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo, 0008_durable_from_redis, 0009_undo_claim, 0010_pending_writes, 0011_pending_notes, 0012_follow_ups, 0013_note_recorded_index, 0014_learned_decisions, 0015_mapping_versions, 0016_mapping_document_json, 0017_dashboard_counters)',
+      'applied 18 migrations (0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo, 0008_durable_from_redis, 0009_undo_claim, 0010_pending_writes, 0011_pending_notes, 0012_follow_ups, 0013_note_recorded_index, 0014_learned_decisions, 0015_mapping_versions, 0016_mapping_document_json, 0017_dashboard_counters, 0018_field_summary)',
     );
     expect(first.stdout).toContain('3 found, 2 imported, 0 already in the database, 1 unreadable');
     expect(first.stdout).toContain(`tenants in Redis (${prefix}:tenants): 1 found, 1 imported`);
@@ -154,14 +154,14 @@ describe('buyer-intel-sync migrate', () => {
         expect(refused.code).toBe(1);
         expect(refused.stderr.trim().split('\n')).toHaveLength(1);
         expect(refused.stderr).toMatch(
-          /pending migrations \(0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo, 0008_durable_from_redis, 0009_undo_claim, 0010_pending_writes, 0011_pending_notes, 0012_follow_ups, 0013_note_recorded_index, 0014_learned_decisions, 0015_mapping_versions, 0016_mapping_document_json, 0017_dashboard_counters\): run `buyer-intel-sync migrate`/,
+          /pending migrations \(0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo, 0008_durable_from_redis, 0009_undo_claim, 0010_pending_writes, 0011_pending_notes, 0012_follow_ups, 0013_note_recorded_index, 0014_learned_decisions, 0015_mapping_versions, 0016_mapping_document_json, 0017_dashboard_counters, 0018_field_summary\): run `buyer-intel-sync migrate`/,
         );
         expect(refused.stderr).not.toContain(new URL(url).password || '\u0000');
 
         const migrated = await runCli(['migrate', '--skip-import'], env);
         expect(migrated.code).toBe(0);
         expect(migrated.stdout).toContain(
-          'applied 17 migrations (0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo, 0008_durable_from_redis, 0009_undo_claim, 0010_pending_writes, 0011_pending_notes, 0012_follow_ups, 0013_note_recorded_index, 0014_learned_decisions, 0015_mapping_versions, 0016_mapping_document_json, 0017_dashboard_counters)',
+          'applied 18 migrations (0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo, 0008_durable_from_redis, 0009_undo_claim, 0010_pending_writes, 0011_pending_notes, 0012_follow_ups, 0013_note_recorded_index, 0014_learned_decisions, 0015_mapping_versions, 0016_mapping_document_json, 0017_dashboard_counters, 0018_field_summary)',
         );
         expect((await runCli(['migrate', '--skip-import'], env)).stdout).toContain('schema up to date');
       } finally {

@@ -141,6 +141,9 @@ describe('a token without a scope', () => {
         },
       ]),
     ).rejects.toMatchObject({ missingPermissions: ['crm.objects.contacts.write'] });
+    // The account details refused (no `oauth`): the links fall back, and no permission is said lacking.
+    await connector.prepareRecordUrls?.();
+    expect(hs.stats.count('accountInfo.details.get', 403)).toBe(1);
 
     const refusals = await readRefusals(redis, prefix);
     expect(refusals.map((r) => [r.tenant, r.missing[0], r.operation]).sort()).toEqual([

@@ -49,4 +49,15 @@ describe('HubSpot emulator scopes', () => {
       }
       expect(wrong).toEqual([]);
     });
+
+  it('needs the documented `oauth` for the account details (transcribed: hubspot-account-info-v3.json)', () => {
+    const doc = JSON.parse(
+      readFileSync(new URL('../fixtures/reference/hubspot-account-info-v3.json', import.meta.url), 'utf8'),
+    ) as Doc;
+    const documented = (doc.paths['/account-info/v3/details']?.get?.security ?? []).flatMap(
+      (s) => s.oauth2 ?? [],
+    );
+    expect(documented).toEqual(['oauth']);
+    expect(scopeNeeds('get', '/account-info/v3/details', {})).toEqual([documented]);
+  });
 });

@@ -70,6 +70,7 @@ describeEachDatabase('store contract', (variant) => {
       '0015_mapping_versions',
       '0016_mapping_document_json',
       '0017_dashboard_counters',
+      '0018_field_summary',
     ];
     expect(await store.pending()).toEqual(all);
     if (!store.embedded) {
@@ -77,7 +78,7 @@ describeEachDatabase('store contract', (variant) => {
       const refused = await store.open().catch((err: unknown) => err);
       expect(refused).toBeInstanceOf(MigrationsPending);
       expect((refused as Error).message).toMatch(
-        /pending migrations \(0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo, 0008_durable_from_redis, 0009_undo_claim, 0010_pending_writes, 0011_pending_notes, 0012_follow_ups, 0013_note_recorded_index, 0014_learned_decisions, 0015_mapping_versions, 0016_mapping_document_json, 0017_dashboard_counters\).*buyer-intel-sync migrate/,
+        /pending migrations \(0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo, 0008_durable_from_redis, 0009_undo_claim, 0010_pending_writes, 0011_pending_notes, 0012_follow_ups, 0013_note_recorded_index, 0014_learned_decisions, 0015_mapping_versions, 0016_mapping_document_json, 0017_dashboard_counters, 0018_field_summary\).*buyer-intel-sync migrate/,
       );
     }
     expect(await store.migrate()).toEqual(all);

@@ -18,6 +18,7 @@ import * as learnedDecisions from './0014_learned_decisions.ts';
 import * as mappingVersions from './0015_mapping_versions.ts';
 import * as mappingDocumentJson from './0016_mapping_document_json.ts';
 import * as dashboardCounters from './0017_dashboard_counters.ts';
+import * as fieldSummary from './0018_field_summary.ts';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initial,
@@ -37,4 +38,5 @@ export const MIGRATIONS: Record<string, Migration> = {
   '0015_mapping_versions': mappingVersions,
   '0016_mapping_document_json': mappingDocumentJson,
   '0017_dashboard_counters': dashboardCounters,
+  '0018_field_summary': fieldSummary,
 };
