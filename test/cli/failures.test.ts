@@ -1,12 +1,13 @@
 // What a person sees when something is down: each failure one line on stderr (no stack unless
 // --verbose) naming where and why, a non-zero exit code, within 5 seconds — the deadline the issue
 // sets, so this file measures each run's wall time. Most runs go through the CLI's own `main` in this
-// process (runCliInProcess), timed once that command's modules are loaded (its `--help` run just
-// before), so the deadline measures the failure path and not Node's start on a loaded machine. One
+// process (runCliInProcess), timed once that command's modules are loaded (by the same run with Redis
+// unreachable just before, which fails right after its imports), so the deadline measures the failure path and not Node's start on a loaded machine. One
 // case of each family stays a real child process (`binary`), for what only a process shows: that it
 // exits, with that code and that line, once a role's start fails or a library's retry timer is left
-// (jsforce's); its deadline counts from when the CLI is loaded (the same command's `--help` run's time
-// is added to it).
+// (jsforce's). A child's deadline counts from when its command is loaded: the time of the same run
+// with Redis unreachable, which fails right after those imports, is added to it (a `--help` run no
+// longer loads them: commands import their service graph once the arguments are valid).
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,21 +67,30 @@ async function binary(args: string[], env: Record<string, string>): Promise<Run>
   });
 }
 
-/** The CLI's `main` in this process, timed from when its command's modules are loaded. */
+/** The CLI's `main` in this process, timed. */
 async function cli(args: string[], env: Record<string, string>): Promise<Run> {
-  const command = commandOf(args);
-  if (command) await runCliInProcess([command, '--help'], { PGLITE_DIR: 'memory' });
   const started = performance.now();
   const run = await runCliInProcess(args, env);
-  return { ...run, ms: performance.now() - started, command, binary: false };
+  return { ...run, ms: performance.now() - started, command: commandOf(args), binary: false };
+}
+
+/**
+ * `cli`, timed from when the command's modules are loaded: the same run with Redis unreachable goes
+ * first, failing at its first step, right after the command's imports.
+ */
+async function timedCli(args: string[], env: Record<string, string>): Promise<Run> {
+  await runCliInProcess(args, { ...env, REDIS_URL: `redis://127.0.0.1:${CLOSED_PORT}` });
+  return cli(args, env);
 }
 
 /**
  * The run took at most the deadline from when its command was loaded: in this process, from the
- * run's start; a child process, less what starting its command takes now (its `--help` run).
+ * run's start; a child process, less what starting its command takes now: `loaded`, the same run
+ * failing at its first step (Redis refused), whose time is Node's start and the command's imports.
  */
-async function expectWithinDeadline(run: Run): Promise<void> {
-  const start = run.binary ? (await binary([run.command, '--help'], { PGLITE_DIR: 'memory' })).ms : 0;
+async function expectWithinDeadline(run: Run, loaded?: () => Promise<Run>): Promise<void> {
+  if (run.binary && !loaded) throw new Error('a child process needs the run that measures its start');
+  const start = loaded ? (await loaded()).ms : 0;
   expect(run.ms).toBeLessThanOrEqual(DEADLINE_AFTER_START_MS + start);
 }
 
@@ -130,8 +140,7 @@ describe('an unreachable Redis', () => {
   it.each(commands)(
     '%s says so in one line naming the URL and the cause, within 5 s, exit 1',
     async (_, args) => {
-      // `start` as the real binary: a role whose start fails exits, with its one line.
-      const run = await (args[0] === 'start' ? binary : cli)(args, env({ REDIS_URL: deadRedisUrl }));
+      const run = await timedCli(args, env({ REDIS_URL: deadRedisUrl }));
       expect(run.code).toBe(1);
       expect(lines(run.stderr)).toEqual([
         `buyer-intel-sync ${args[0]}: Redis does not answer at ${deadRedisUrl} (connection refused): start Redis or set REDIS_URL`,
@@ -139,6 +148,14 @@ describe('an unreachable Redis', () => {
       await expectWithinDeadline(run);
     },
   );
+
+  it('start as the real binary exits 1 with the same one line', async () => {
+    const run = await binary(['start'], env({ REDIS_URL: deadRedisUrl }));
+    expect(run.code).toBe(1);
+    expect(lines(run.stderr)).toEqual([
+      `buyer-intel-sync start: Redis does not answer at ${deadRedisUrl} (connection refused): start Redis or set REDIS_URL`,
+    ]);
+  });
 
   // What lets this file run the roles in its own process: a failed start takes back the SIGTERM/SIGINT
   // and error listeners it added (left behind, a SIGTERM to this process would no longer stop it).
@@ -183,7 +200,7 @@ describe('an unreachable API', () => {
 
   it('names the HubSpot URL and "connection refused" in one line, within 5 s', async () => {
     const url = `http://127.0.0.1:${deadPort}`;
-    const run = await cli(enrich, env({ HUBSPOT_BASE_PATH: url }));
+    const run = await timedCli(enrich, env({ HUBSPOT_BASE_PATH: url }));
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toEqual([
       `buyer-intel-sync enrich: HubSpot crm.companies.batchApi.read got no answer from ${url}: connection refused`,
@@ -195,18 +212,18 @@ describe('an unreachable API', () => {
   it('names the Salesforce URL and "connection refused" in one line, within 5 s (no silent retries)', async () => {
     const url = `http://127.0.0.1:${deadPort}`;
     // The real binary: jsforce's retry timer left behind must not keep the process from exiting.
-    const run = await binary(
-      ['enrich', '--crm', 'salesforce', '--account', '001Dn000000LmjeIAC', '--dry-run'],
-      {
-        ...env(),
-        SALESFORCE_INSTANCE_URL: url,
-        SALESFORCE_LOGIN_URL: url,
-        SALESFORCE_CLIENT_ID: 'client-id',
-        SALESFORCE_CLIENT_SECRET: 'client-secret',
-        SALESFORCE_REFRESH_TOKEN: 'refresh-token',
-        SALESFORCE_ORG_ID: '00D5g0000007C9R',
-      },
-    );
+    const args = ['enrich', '--crm', 'salesforce', '--account', '001Dn000000LmjeIAC', '--dry-run'];
+    const salesforceEnv = (overrides: Record<string, string> = {}) => ({
+      ...env(),
+      SALESFORCE_INSTANCE_URL: url,
+      SALESFORCE_LOGIN_URL: url,
+      SALESFORCE_CLIENT_ID: 'client-id',
+      SALESFORCE_CLIENT_SECRET: 'client-secret',
+      SALESFORCE_REFRESH_TOKEN: 'refresh-token',
+      SALESFORCE_ORG_ID: '00D5g0000007C9R',
+      ...overrides,
+    });
+    const run = await binary(args, salesforceEnv());
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toHaveLength(1);
     expect(run.stderr).toMatch(
@@ -215,11 +232,11 @@ describe('an unreachable API', () => {
       ),
     );
     expect(run.stderr).not.toContain('refresh-token');
-    await expectWithinDeadline(run);
+    await expectWithinDeadline(run, () => binary(args, salesforceEnv({ REDIS_URL: deadRedisUrl })));
   });
 
   it('says "host not found" for a host DNS does not know', async () => {
-    const run = await cli(enrich, env({ HUBSPOT_BASE_PATH: 'http://no-such-host.invalid' }));
+    const run = await timedCli(enrich, env({ HUBSPOT_BASE_PATH: 'http://no-such-host.invalid' }));
     expect(run.code).toBe(1);
     expect(lines(run.stderr)).toHaveLength(1);
     expect(run.stderr).toMatch(
@@ -240,7 +257,7 @@ describe('an unreachable API', () => {
   it('names the Buyer Intelligence URL and the cause in one line, within 5 s', async () => {
     const id = hs.store.createCompany({ name: 'Travis County', state: 'TX' }, { source: 'CRM_UI' }).id;
     const url = `http://127.0.0.1:${deadPort}`;
-    const run = await cli(
+    const run = await timedCli(
       ['enrich', '--crm', 'hubspot', '--account', id, '--dry-run'],
       env({ BUYER_INTEL_BASE_URL: url }),
     );
@@ -291,6 +308,16 @@ describe('usage errors', () => {
     expect(run.code).toBe(2);
     expect(lines(run.stderr)).toEqual([
       'buyer-intel-sync enrich: unknown option --foo (see buyer-intel-sync enrich --help)',
+    ]);
+  });
+
+  // As the real binary: `enrich` checks its arguments before it imports the service graph
+  // (src/cli/enrich.ts), so a mistyped option is answered without the ~1 s of CPU that loading costs.
+  it('a bad argument to the real enrich is one clean line, exit 2', async () => {
+    const run = await binary(['enrich', '--crm', 'hubspot'], env());
+    expect(run.code).toBe(2);
+    expect(lines(run.stderr)).toEqual([
+      'buyer-intel-sync enrich: --account <id> is required (see buyer-intel-sync enrich --help)',
     ]);
   });
 
