@@ -6,8 +6,11 @@
 // Asserts: transient faults → the job retries and ends enriched with the right buyer, every mapped
 // field written once (one property-history entry) and no note twice; a fault that never clears → the
 // job ends in the failed set with a reason naming it, and the account is marked `error` with it.
-// The REQUEST_LIMIT_EXCEEDED case makes its job wait ~60 s, so it runs on a second service (own prefix,
-// emulators and queue), started in beforeAll, while the other cases run one after the other.
+// The REQUEST_LIMIT_EXCEEDED case runs on a second service (own prefix, emulators and queue), started
+// in beforeAll, while the other cases run one after the other. Its job is delayed by the 60 s the
+// connector asks for; the test checks that delay on the job, waits until the org's allocation has
+// room again (what the minute waits for, ~15 s here) and then promotes the job instead of idling out
+// the rest of the minute.
 // HubSpot timeouts are not covered: the service gives the HubSpot connector no timeout setting (its
 // default is 30 s), see the report.
 import { randomUUID } from 'node:crypto';
@@ -25,6 +28,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { testRedis } from '../helpers/redis.ts';
 import {
   companyFor,
   distinctBuyers,
@@ -57,6 +61,8 @@ let limited: {
   buyer: SandboxBuyer;
   accountId: string;
   outcome: Promise<Outcome | Error>;
+  /** The delay the job was given (ms), once it was promoted after the allocation freed up. */
+  delayed: Promise<number | Error>;
   rejectedBefore: number;
 };
 
@@ -112,6 +118,9 @@ beforeAll(async () => {
     accountId,
     rejectedBefore: lsf.stats.count(undefined, 403),
     outcome: runJob('salesforce', accountId, 4, 100_000, lservice, lsf.orgId).catch((e: Error) => e),
+    delayed: promoteOnceAllowed(lservice, lsf, jobIdOf('rel-fault', 'salesforce', accountId)).catch(
+      (e: Error) => e,
+    ),
   };
 });
 
@@ -121,6 +130,39 @@ afterAll(async () => {
   await closeService(service, REDIS_URL, prefix);
   await Promise.all([bi?.close(), hs?.close(), sf?.close()]);
 });
+
+/**
+ * Once the job sits delayed by the API limit and the org's rolling allocation has room again, moves
+ * it on (BullMQ's promote) rather than waiting out the rest of the delay; resolves with the delay the
+ * worker gave it.
+ */
+async function promoteOnceAllowed(
+  on: Service,
+  org: RunningSalesforceSandbox,
+  jobId: string,
+): Promise<number> {
+  const job = await waitFor(
+    `job ${jobId} delayed by the API limit`,
+    async () => ((await on.queue.getJobState(jobId)) === 'delayed' ? on.queue.getJob(jobId) : undefined),
+    60_000,
+    50,
+  );
+  const seenAt = Date.now();
+  // When it is due: BullMQ scores a delayed job by that time × 0x1000 (plus a counter).
+  const redis = testRedis();
+  const score = Number(
+    await redis.zscore(on.queue.keys.delayed ?? '', jobId).finally(() => redis.disconnect()),
+  );
+  const delayMs = Math.floor(score / 0x1000) - seenAt;
+  await waitFor(
+    'the org allocation to have room',
+    () => org.apiUsage.used(org.store.orgId) < org.apiUsage.limit,
+    60_000,
+    100,
+  );
+  await job.promote();
+  return delayMs;
+}
 
 let nextBuyer = 0;
 function takeBuyer(): SandboxBuyer {
@@ -329,9 +371,14 @@ describe('Salesforce API faults', () => {
   });
 
   it('REQUEST_LIMIT_EXCEEDED waits the allocation out (the job delayed) and then succeeds', async () => {
-    // Started in beforeAll; the connector asks for 60 s, and only this job waits them out.
-    const outcome = await limited.outcome;
+    // Started in beforeAll; the connector asks for 60 s, and only this job is delayed by them.
+    const [outcome, delayMs] = await Promise.all([limited.outcome, limited.delayed]);
     if (outcome instanceof Error) throw outcome;
+    if (delayMs instanceof Error) throw delayMs;
+    // The job was put off by the minute the connector asks for (its moveToDelayed, not a retry), less
+    // the moments before this test saw it delayed.
+    expect(delayMs).toBeGreaterThanOrEqual(50_000);
+    expect(delayMs).toBeLessThanOrEqual(60_000);
     expect(limited.sf.stats.count(undefined, 403) - limited.rejectedBefore).toBeGreaterThanOrEqual(1);
     expectCleanSalesforceEnrichment(limited.sf, limited.accountId, limited.buyer, outcome);
     expect(outcome.attemptsMade).toBe(1);
