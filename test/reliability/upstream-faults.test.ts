@@ -6,8 +6,9 @@
 // Asserts: transient faults → the job retries and ends enriched with the right buyer, every mapped
 // field written once (one property-history entry) and no note twice; a fault that never clears → the
 // job ends in the failed set with a reason naming it, and the account is marked `error` with it.
-// The REQUEST_LIMIT_EXCEEDED case runs on a second service (own prefix, emulators and queue), started
-// in beforeAll, while the other cases run one after the other. Its job is delayed by the 60 s the
+// The REQUEST_LIMIT_EXCEEDED case and the Salesforce 500s each run on a service of their own (own
+// prefix, emulators and queue), started in beforeAll, while the other cases run one after the other:
+// their waits (a delayed job; two job retries' backoff) overlap those of the HubSpot cases. Its job is delayed by the 60 s the
 // connector asks for; the test checks that delay on the job, waits until the org's allocation has
 // room again (what the minute waits for, ~15 s here) and then promotes the job instead of idling out
 // the rest of the minute.
@@ -44,6 +45,7 @@ const prefix = `test-rel-faults-${randomUUID().slice(0, 8)}`;
 const MAPPED = DEFAULT_MAPPING.fields.map((f) => f.property);
 const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
 const limitedPrefix = `${prefix}-sflimit`;
+const sf500Prefix = `${prefix}-sf500`;
 
 let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
@@ -54,6 +56,15 @@ let buyers: SandboxBuyer[];
  * REQUEST_LIMIT_EXCEEDED delays its job for ~60 s, so that case runs on its own service, queue
  * and emulators, started in beforeAll and awaited by its test, alongside the others.
  */
+/** The Salesforce 500s case: its job's two retries wait out their backoff beside the other cases. */
+let sf500: {
+  bi: RunningBuyerIntelSandbox;
+  sf: RunningSalesforceSandbox;
+  service: Service;
+  buyer: SandboxBuyer;
+  accountId: string;
+  outcome: Promise<Outcome | Error>;
+};
 let limited: {
   bi: RunningBuyerIntelSandbox;
   sf: RunningSalesforceSandbox;
@@ -90,6 +101,32 @@ beforeAll(async () => {
   service.startWorker();
   buyers = distinctBuyers(bi, 20, 100);
 
+  const [fbi, fsf] = await Promise.all([startSandbox(), startSalesforceSandbox({})]);
+  const fservice = await createTestService(
+    sandboxSettings(
+      { buyerIntel: fbi, salesforce: fsf },
+      { redisUrl: REDIS_URL, prefix: sf500Prefix },
+      {
+        signals: { period: 'LastTwoYears', maxNotesPerRun: 20 },
+        worker: { concurrency: 4, writeBatchWaitMs: 10, attempts: 4 },
+      },
+    ),
+  );
+  await fservice.connector('salesforce', fsf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+  fservice.startWorker();
+  const fbuyer = distinctBuyers(fbi, 1, 140)[0] as SandboxBuyer;
+  const faccount = sfAccount(fsf, fbuyer);
+  fsf.faults.inject({ kind: 'status', status: 500, match: 'composite.sobjects.update', times: 1 });
+  fsf.faults.inject({ kind: 'status', status: 500, match: 'composite.sobjects.create', times: 1 });
+  sf500 = {
+    bi: fbi,
+    sf: fsf,
+    service: fservice,
+    buyer: fbuyer,
+    accountId: faccount,
+    outcome: runJob('salesforce', faccount, 4, 40_000, fservice, fsf.orgId).catch((e: Error) => e),
+  };
+
   const [lbi, lsf] = await Promise.all([startSandbox(), startSalesforceSandbox({ dailyApiRequests: 1_000 })]);
   const lservice = await createTestService(
     sandboxSettings(
@@ -125,6 +162,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await closeService(sf500?.service, REDIS_URL, sf500Prefix);
+  await Promise.all([sf500?.bi.close(), sf500?.sf.close()]);
   await closeService(limited?.service, REDIS_URL, limitedPrefix);
   await Promise.all([limited?.bi.close(), limited?.sf.close()]);
   await closeService(service, REDIS_URL, prefix);
@@ -359,14 +398,13 @@ describe('Salesforce API faults', () => {
   }
 
   it('500s on the composite sObject writes are retried; no Task is created twice', async () => {
-    const buyer = takeBuyer();
-    const id = sfAccount(sf, buyer);
-    sf.faults.inject({ kind: 'status', status: 500, match: 'composite.sobjects.update', times: 1 });
-    sf.faults.inject({ kind: 'status', status: 500, match: 'composite.sobjects.create', times: 1 });
-    const outcome = await runJob('salesforce', id);
-    expectCleanSalesforceEnrichment(sf, id, buyer, outcome);
+    // Started in beforeAll, on its own service and emulators.
+    const outcome = await sf500.outcome;
+    if (outcome instanceof Error) throw outcome;
+    expectCleanSalesforceEnrichment(sf500.sf, sf500.accountId, sf500.buyer, outcome);
     expect(
-      sf.stats.count('composite.sobjects.update', 500) + sf.stats.count('composite.sobjects.create', 500),
+      sf500.sf.stats.count('composite.sobjects.update', 500) +
+        sf500.sf.stats.count('composite.sobjects.create', 500),
     ).toBe(2);
   });
 
