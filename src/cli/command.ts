@@ -16,7 +16,12 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 export interface Command<O extends Options = Options> {
   name: string;
   summary: string;
-  usage: string;
+  /**
+   * The --help text, or what builds it: a command whose text names what only a heavy module knows
+   * (the CRMs' registry, ~1 s of imports) builds it on --help alone, so a bad argument is answered
+   * before anything heavy loads.
+   */
+  usage: string | (() => Promise<string>);
   options: O;
   /**
    * A one-shot command that must not outlive this (ms): past it, it fails with one line instead of
@@ -196,7 +201,8 @@ export async function runCli(
       'load' in entry ? { name, summary: entry.summary, ...(await entry.load()) } : entry;
     const { values, positionals } = parse(command, rest);
     if (values.help) {
-      process.stdout.write(`${command.usage}\n`);
+      const usage = typeof command.usage === 'string' ? command.usage : await command.usage();
+      process.stdout.write(`${usage}\n`);
       return 0;
     }
     return await Promise.race([

@@ -17,10 +17,15 @@ export const ROLES: Record<Role, { http: boolean; worker: boolean }> = {
   worker: { http: false, worker: true },
 };
 
-/** Resolves with the first SIGTERM/SIGINT; listening starts at once, so one during start-up is not lost. */
-function firstSignal(log: () => LogPort | undefined): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const on = (signal: NodeJS.Signals) => {
+/**
+ * Resolves with the first SIGTERM/SIGINT; listening starts at once, so one during start-up is not lost.
+ * `stop` takes the listeners back, for a role that failed to start: main() in a test's process must
+ * leave that process's signals as it found them.
+ */
+function firstSignal(log: () => LogPort | undefined): { signal: Promise<NodeJS.Signals>; stop(): void } {
+  let on: (signal: NodeJS.Signals) => void = () => {};
+  const signal = new Promise<NodeJS.Signals>((resolve) => {
+    on = (signal: NodeJS.Signals) => {
       process.off('SIGTERM', on);
       process.off('SIGINT', on);
       // While draining, a second signal means "now".
@@ -35,6 +40,13 @@ function firstSignal(log: () => LogPort | undefined): Promise<NodeJS.Signals> {
     process.on('SIGTERM', on);
     process.on('SIGINT', on);
   });
+  return {
+    signal,
+    stop: () => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+    },
+  };
 }
 
 /** The embedded database serves one process; `serve` and `worker` are two. */
@@ -44,27 +56,51 @@ export const NEEDS_SHARED_DATABASE =
 /**
  * Whatever escapes every handler (a rejection nobody awaited, an uncaught exception) is logged as a
  * JSON line with its stack, ahead of the CLI's own handler (runCli), which then says it in one line
- * and exits 1.
+ * and exits 1. Returns what takes the two listeners back.
  */
-function logUnhandled(logger: Logger): void {
-  process.prependListener('unhandledRejection', (reason) => {
+function logUnhandled(logger: Logger): () => void {
+  const rejection = (reason: unknown) => {
     logger.fatal({ err: reason }, 'unhandled rejection');
-  });
-  process.prependListener('uncaughtException', (err) => {
+  };
+  const exception = (err: Error) => {
     logger.fatal({ err }, 'uncaught exception');
-  });
+  };
+  process.prependListener('unhandledRejection', rejection);
+  process.prependListener('uncaughtException', exception);
+  return () => {
+    process.off('unhandledRejection', rejection);
+    process.off('uncaughtException', exception);
+  };
 }
 
 export async function runService(role: Role): Promise<number> {
   let jsonLog: LogPort | undefined;
-  const signal = firstSignal(() => jsonLog);
+  const signals = firstSignal(() => jsonLog);
+  let unhook = () => {};
+  try {
+    const env = loadEnv();
+    // One logger for the role at LOG_LEVEL: request lines, unhandled errors and job lines alike.
+    const logger = createLogger({ level: env.LOG_LEVEL });
+    jsonLog = workerLog(logger);
+    unhook = logUnhandled(logger);
+    return await serveRole(role, env, logger, jsonLog, signals.signal);
+  } catch (err) {
+    // Failed to start (or to stop): the process exits with this failure, and a caller running main()
+    // in its own process (the tests) gets its signals and error handlers back as they were.
+    signals.stop();
+    unhook();
+    throw err;
+  }
+}
+
+async function serveRole(
+  role: Role,
+  env: ReturnType<typeof loadEnv>,
+  logger: Logger,
+  log: LogPort,
+  signal: Promise<NodeJS.Signals>,
+): Promise<number> {
   const parts = ROLES[role];
-  const env = loadEnv();
-  // One logger for the role at LOG_LEVEL: request lines, unhandled errors and job lines alike.
-  const logger = createLogger({ level: env.LOG_LEVEL });
-  const log = workerLog(logger);
-  jsonLog = log;
-  logUnhandled(logger);
   // Redis first: without it no role can do anything, whatever else is missing.
   await requireRedis(env.REDIS_URL, env.REDIS_PREFIX);
   if (role !== 'start' && !env.DATABASE_URL) throw new Error(NEEDS_SHARED_DATABASE);

@@ -1,5 +1,4 @@
 import type { CommandBody } from './command.ts';
-import { runService } from './run-service.ts';
 
 export const workerCommand: CommandBody = {
   usage: `buyer-intel-sync worker
@@ -9,5 +8,6 @@ REDIS_URL / REDIS_PREFIX and declares the schedules (idempotent: every replica m
 SIGTERM or SIGINT stops taking work, lets active jobs finish, flushes pending writes and exits.
 Reads the environment (see .env.example).`,
   options: {},
-  run: () => runService('worker'),
+  // The service graph loads once the arguments are valid (this role takes none).
+  run: async () => (await import('./run-service.ts')).runService('worker'),
 };

@@ -2,7 +2,7 @@
 // recorded, not when its 100-account chunk's job ends, and the API's run shows the same number; the
 // provider's throttling is said; `--wait --timeout` gives up only when nothing moves for that long.
 // A worker in this process on the emulators (slowed by their latency knobs), real Redis and PostgreSQL;
-// the CLI as a real process on the same Redis and database.
+// the CLI through its own `main` in this process too (runCliInProcess), on the same Redis and database.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,7 @@ import { isChunk } from '../../queues/enrich-queue.ts';
 import { runBackfill } from '../../src/backfill/backfill.ts';
 import { describeThrottle, runProgressReader } from '../../src/backfill/run-progress.ts';
 import { sharedRate } from '../../src/buyer-intel/shared-rate.ts';
-import { runCli, sandboxCliEnv } from '../helpers/cli.ts';
+import { runCliInProcess, sandboxCliEnv } from '../helpers/cli.ts';
 import { itWithPostgres } from '../helpers/databases.ts';
 import { eventually } from '../helpers/poll.ts';
 import { deleteKeysOf, testRedis } from '../helpers/redis.ts';
@@ -60,7 +60,7 @@ function companies(city: string, n: number): void {
 const inCity = (city: string) => [{ field: 'city', negate: false, value: city }];
 
 const cli = (args: string[], prefix: string) =>
-  runCli(args, {
+  runCliInProcess(args, {
     REDIS_PREFIX: prefix,
     BUYER_INTEL_RATE_PER_SECOND: String(RATE),
     ...database.env,

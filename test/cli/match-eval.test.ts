@@ -1,7 +1,8 @@
-// `buyer-intel-sync match-eval` as a real process against the Buyer Intelligence emulator, on the
-// shipped set of realistic CRM accounts (test/fixtures/match-eval/): the table and the scorecard add
-// up, JSON parses, bad files fail with the line named, and the goal that must hold: no wrong
-// automatic match.
+// `buyer-intel-sync match-eval` against the Buyer Intelligence emulator, on the shipped set of
+// realistic CRM accounts (test/fixtures/match-eval/): the table and the scorecard add up, JSON parses,
+// bad files fail with the line named, and the goal that must hold: no wrong automatic match. The two
+// runs on the whole set are real processes (side by side, a core each); the small runs go through the
+// CLI's own `main` in this process (runCliInProcess), which a real process would tell nothing more about.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,7 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { parseAccounts } from '../../src/match-eval/accounts.ts';
 import type { Scorecard } from '../../src/match-eval/evaluate.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { runCli, sandboxCliEnv } from '../helpers/cli.ts';
+import { runCli, runCliInProcess, sandboxCliEnv } from '../helpers/cli.ts';
 
 const SET = new URL('../fixtures/match-eval/accounts.csv', import.meta.url).pathname;
 const accounts = parseAccounts(readFileSync(SET, 'utf8'));
@@ -273,7 +274,7 @@ describe('buyer-intel-sync match-eval on the set', () => {
 
 describe('buyer-intel-sync match-eval, usage and bad files', () => {
   it('--help says what the file holds', async () => {
-    const { code, stdout } = await runCli(['match-eval', '--help'], {});
+    const { code, stdout } = await runCliInProcess(['match-eval', '--help'], {});
     expect(code).toBe(0);
     expect(stdout).toContain('buyer-intel-sync match-eval <accounts.csv>');
     expect(stdout).toContain('nces_id, ipeds_id, census_id, buyer_id');
@@ -288,7 +289,7 @@ describe('buyer-intel-sync match-eval, usage and bad files', () => {
     ],
     ['an unknown option', ['x.csv', '--fast'], /unknown option --fast/],
   ])('%s → exit 2 and one line', async (_, args, message) => {
-    const { code, stderr } = await runCli(['match-eval', ...args], env());
+    const { code, stderr } = await runCliInProcess(['match-eval', ...args], env());
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
     expect(stderr.trim().split('\n')).toHaveLength(1);
@@ -318,7 +319,7 @@ describe('buyer-intel-sync match-eval, usage and bad files', () => {
       /line \d+: a quoted field is never closed/,
     ],
   ])('a bad CSV (%s) → exit 2 naming the line', async (_, csv, message) => {
-    const { code, stderr } = await runCli(['match-eval', file('bad.csv', csv)], env());
+    const { code, stderr } = await runCliInProcess(['match-eval', file('bad.csv', csv)], env());
     expect(code).toBe(2);
     expect(stderr).toMatch(message);
     expect(stderr.trim().split('\n')).toHaveLength(1);
@@ -330,13 +331,13 @@ describe('buyer-intel-sync match-eval, usage and bad files', () => {
     const header = 'name,state,website,expected\n';
     const right = file('right.csv', `${header}City of Austin,TX,austintexas.gov,${austin}\n`);
     const wrong = file('wrong.csv', `${header}City of Austin,TX,austintexas.gov,${county}\n`);
-    const ok = await runCli(['match-eval', right, '--fail-on-wrong'], env());
+    const ok = await runCliInProcess(['match-eval', right, '--fail-on-wrong'], env());
     expect(ok.code, ok.stderr).toBe(0);
-    const failed = await runCli(['match-eval', wrong, '--fail-on-wrong'], env());
+    const failed = await runCliInProcess(['match-eval', wrong, '--fail-on-wrong'], env());
     expect(failed.code).toBe(1);
     expect(failed.stdout).toMatch(/Wrong automatic matches\s+│ 1\s/);
     expect(failed.stdout).toContain('expected Austin County (TX, County)');
-    const plain = await runCli(['match-eval', wrong], env());
+    const plain = await runCliInProcess(['match-eval', wrong], env());
     expect(plain.code).toBe(0);
   });
 
@@ -345,10 +346,10 @@ describe('buyer-intel-sync match-eval, usage and bad files', () => {
       'one.csv',
       `name,state,website,expected\nTravis County,TX,,${buyerId('Travis County', 'TX')}\n`,
     );
-    const strict = await runCli(['match-eval', one], env({ MATCH_ACCEPT_THRESHOLD: '0.9' }));
+    const strict = await runCliInProcess(['match-eval', one], env({ MATCH_ACCEPT_THRESHOLD: '0.9' }));
     expect(strict.code, strict.stderr).toBe(0);
     expect(strict.stdout).toContain('(matched from 0.90, ambiguity margin 0.1)');
-    const bad = await runCli(['match-eval', one], { MATCH_ACCEPT_THRESHOLD: '2' });
+    const bad = await runCliInProcess(['match-eval', one], { MATCH_ACCEPT_THRESHOLD: '2' });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('BUYER_INTEL_BASE_URL is required');
     expect(bad.stderr).toContain('MATCH_ACCEPT_THRESHOLD');
@@ -361,7 +362,7 @@ describe('buyer-intel-sync match-eval, usage and bad files', () => {
     const csv = `name,state,website,expected\n${names.map((n) => `${n},,,review`).join('\n')}\n`;
     bi.stats.reset();
     const started = Date.now();
-    const { code, stderr } = await runCli(
+    const { code, stderr } = await runCliInProcess(
       ['match-eval', file('paced.csv', csv), '--concurrency', '6'],
       env({ BUYER_INTEL_RATE_PER_SECOND: '2', BUYER_INTEL_BURST: '1' }),
     );
@@ -375,7 +376,10 @@ describe('buyer-intel-sync match-eval, usage and bad files', () => {
 
   it('fails with one line when the API refuses the token, after one call', async () => {
     bi.stats.reset();
-    const { code, stderr } = await runCli(['match-eval', SET], env({ BUYER_INTEL_TOKEN: 'not-the-token' }));
+    const { code, stderr } = await runCliInProcess(
+      ['match-eval', SET],
+      env({ BUYER_INTEL_TOKEN: 'not-the-token' }),
+    );
     expect(code).toBe(1);
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).not.toContain('not-the-token');

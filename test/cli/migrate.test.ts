@@ -1,6 +1,8 @@
 // `buyer-intel-sync migrate` as an operator runs it on upgrade: the schema is brought up to date, the
 // outcomes, CRM connections and digest state an earlier version kept only in Redis land in the database, and a second run changes
-// nothing. On a shared PostgreSQL the service refuses to start until it has run.
+// nothing. On a shared PostgreSQL the service refuses to start until it has run. The runs go through
+// the CLI's own `main` in this process (runCliInProcess) save two real ones: a worker refusing to start,
+// and the first migrate on PostgreSQL, what an operator's upgrade runs as a process.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.ts';
 import { TokenCipher } from '../../src/tenants/cipher.ts';
 import { TenantStore } from '../../src/tenants/store.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, runCliInProcess } from '../helpers/cli.ts';
 import { freshPostgresDatabase, itWithPostgres } from '../helpers/databases.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -77,7 +79,7 @@ afterAll(async () => {
 describe('buyer-intel-sync migrate', () => {
   it('migrates the embedded database and imports the outcomes, tenants and digest state kept in Redis, once', async () => {
     const env = { REDIS_URL, REDIS_PREFIX: prefix, PGLITE_DIR: dir };
-    const first = await runCli(['migrate'], env);
+    const first = await runCliInProcess(['migrate'], env);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toContain(
@@ -89,7 +91,7 @@ describe('buyer-intel-sync migrate', () => {
     // Copied, then gone from Redis: a tenant removed later cannot come back from there.
     expect(await redis.exists(`${prefix}:tenants`, `${prefix}:digest:org`)).toBe(0);
 
-    const again = await runCli(['migrate'], env);
+    const again = await runCliInProcess(['migrate'], env);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('schema up to date');
     expect(again.stdout).toContain('3 found, 0 imported, 2 already in the database, 1 unreadable');
@@ -127,7 +129,7 @@ describe('buyer-intel-sync migrate', () => {
   });
 
   it('says which variable is wrong, in one line per problem', async () => {
-    const bad = await runCli(['migrate'], { DATABASE_URL: 'mysql://x' });
+    const bad = await runCliInProcess(['migrate'], { DATABASE_URL: 'mysql://x' });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('DATABASE_URL must be a postgres:// or postgresql:// URL');
   });
@@ -163,7 +165,9 @@ describe('buyer-intel-sync migrate', () => {
         expect(migrated.stdout).toContain(
           'applied 18 migrations (0001_initial, 0002_duplicate_of, 0003_approvable_index, 0004_outcome_counts, 0005_outcomes_by_run, 0006_write_history, 0007_undo, 0008_durable_from_redis, 0009_undo_claim, 0010_pending_writes, 0011_pending_notes, 0012_follow_ups, 0013_note_recorded_index, 0014_learned_decisions, 0015_mapping_versions, 0016_mapping_document_json, 0017_dashboard_counters, 0018_field_summary)',
         );
-        expect((await runCli(['migrate', '--skip-import'], env)).stdout).toContain('schema up to date');
+        expect((await runCliInProcess(['migrate', '--skip-import'], env)).stdout).toContain(
+          'schema up to date',
+        );
       } finally {
         await database?.drop();
       }

@@ -1,10 +1,12 @@
-// `buyer-intel-sync undo` as a real process against a 300-account run on the HubSpot and the Salesforce
+// `buyer-intel-sync undo` against a 300-account run on the HubSpot and the Salesforce
 // emulators (ContentNotes), the run enriched by the service's own pipeline into a database the CLI
 // shares (test-database.ts), one account then edited by a person: the dry run's plan; the undo interrupted midway (HubSpot:
 // SIGKILL while a batch is in flight; Salesforce: Ctrl-C, which stops after the batch) and run again,
 // which resumes the same undo run and restores every account once, keeps the person's value and
 // leaves none of our notes; a rate limit or a passing failure on the way is waited out or retried; a
-// second undo changes nothing and writes nothing; and bad usage exits 2.
+// second undo changes nothing and writes nothing; and bad usage exits 2. The interrupted undo is the
+// real binary (a signal stops it); the other runs go through the CLI's own `main` in this process
+// (runCliInProcess), which a real process would tell nothing more about.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +22,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { Store } from '../../src/store/store.ts';
 import { sharedDataset, startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { CLI_PATH, runCli, sandboxCliEnv } from '../helpers/cli.ts';
+import { CLI_PATH, runCliInProcess, sandboxCliEnv } from '../helpers/cli.ts';
 import { eventually } from '../helpers/poll.ts';
 import { closeService, createTestService } from '../helpers/service.ts';
 import { sharedDatabase, type TestDatabase } from '../helpers/test-database.ts';
@@ -125,7 +127,7 @@ for (const [make, stop] of [
     let written: { fields: number; notes: number };
 
     const env = () => ({ ...crm.env, REDIS_URL, REDIS_PREFIX: prefix, ...database.env });
-    const cli = (args: string[]) => runCli(args, env());
+    const cli = (args: string[]) => runCliInProcess(args, env());
 
     beforeAll(async () => {
       crm = await make();

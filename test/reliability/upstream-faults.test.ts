@@ -6,8 +6,12 @@
 // Asserts: transient faults → the job retries and ends enriched with the right buyer, every mapped
 // field written once (one property-history entry) and no note twice; a fault that never clears → the
 // job ends in the failed set with a reason naming it, and the account is marked `error` with it.
-// The REQUEST_LIMIT_EXCEEDED case makes its job wait ~60 s, so it runs on a second service (own prefix,
-// emulators and queue), started in beforeAll, while the other cases run one after the other.
+// The REQUEST_LIMIT_EXCEEDED case and the Salesforce 500s each run on a service of their own (own
+// prefix, emulators and queue), started in beforeAll, while the other cases run one after the other:
+// their waits (a delayed job; two job retries' backoff) overlap those of the HubSpot cases. Its job is delayed by the 60 s the
+// connector asks for; the test checks that delay on the job, waits until the org's allocation has
+// room again (what the minute waits for, ~15 s here) and then promotes the job instead of idling out
+// the rest of the minute.
 // HubSpot timeouts are not covered: the service gives the HubSpot connector no timeout setting (its
 // default is 30 s), see the report.
 import { randomUUID } from 'node:crypto';
@@ -25,6 +29,7 @@ import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { fieldDefinitions, PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import type { Service } from '../../src/service/runtime.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
+import { testRedis } from '../helpers/redis.ts';
 import {
   companyFor,
   distinctBuyers,
@@ -40,6 +45,7 @@ const prefix = `test-rel-faults-${randomUUID().slice(0, 8)}`;
 const MAPPED = DEFAULT_MAPPING.fields.map((f) => f.property);
 const POPULATION = DEFAULT_MAPPING.fields.find((f) => f.attribute === 'Population')?.property ?? '';
 const limitedPrefix = `${prefix}-sflimit`;
+const sf500Prefix = `${prefix}-sf500`;
 
 let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
@@ -50,6 +56,15 @@ let buyers: SandboxBuyer[];
  * REQUEST_LIMIT_EXCEEDED delays its job for ~60 s, so that case runs on its own service, queue
  * and emulators, started in beforeAll and awaited by its test, alongside the others.
  */
+/** The Salesforce 500s case: its job's two retries wait out their backoff beside the other cases. */
+let sf500: {
+  bi: RunningBuyerIntelSandbox;
+  sf: RunningSalesforceSandbox;
+  service: Service;
+  buyer: SandboxBuyer;
+  accountId: string;
+  outcome: Promise<Outcome | Error>;
+};
 let limited: {
   bi: RunningBuyerIntelSandbox;
   sf: RunningSalesforceSandbox;
@@ -57,6 +72,8 @@ let limited: {
   buyer: SandboxBuyer;
   accountId: string;
   outcome: Promise<Outcome | Error>;
+  /** The delay the job was given (ms), once it was promoted after the allocation freed up. */
+  delayed: Promise<number | Error>;
   rejectedBefore: number;
 };
 
@@ -83,6 +100,32 @@ beforeAll(async () => {
   await service.connector('salesforce', sf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
   service.startWorker();
   buyers = distinctBuyers(bi, 20, 100);
+
+  const [fbi, fsf] = await Promise.all([startSandbox(), startSalesforceSandbox({})]);
+  const fservice = await createTestService(
+    sandboxSettings(
+      { buyerIntel: fbi, salesforce: fsf },
+      { redisUrl: REDIS_URL, prefix: sf500Prefix },
+      {
+        signals: { period: 'LastTwoYears', maxNotesPerRun: 20 },
+        worker: { concurrency: 4, writeBatchWaitMs: 10, attempts: 4 },
+      },
+    ),
+  );
+  await fservice.connector('salesforce', fsf.orgId).ensureFields(fieldDefinitions(DEFAULT_MAPPING));
+  fservice.startWorker();
+  const fbuyer = distinctBuyers(fbi, 1, 140)[0] as SandboxBuyer;
+  const faccount = sfAccount(fsf, fbuyer);
+  fsf.faults.inject({ kind: 'status', status: 500, match: 'composite.sobjects.update', times: 1 });
+  fsf.faults.inject({ kind: 'status', status: 500, match: 'composite.sobjects.create', times: 1 });
+  sf500 = {
+    bi: fbi,
+    sf: fsf,
+    service: fservice,
+    buyer: fbuyer,
+    accountId: faccount,
+    outcome: runJob('salesforce', faccount, 4, 40_000, fservice, fsf.orgId).catch((e: Error) => e),
+  };
 
   const [lbi, lsf] = await Promise.all([startSandbox(), startSalesforceSandbox({ dailyApiRequests: 1_000 })]);
   const lservice = await createTestService(
@@ -112,15 +155,53 @@ beforeAll(async () => {
     accountId,
     rejectedBefore: lsf.stats.count(undefined, 403),
     outcome: runJob('salesforce', accountId, 4, 100_000, lservice, lsf.orgId).catch((e: Error) => e),
+    delayed: promoteOnceAllowed(lservice, lsf, jobIdOf('rel-fault', 'salesforce', accountId)).catch(
+      (e: Error) => e,
+    ),
   };
 });
 
 afterAll(async () => {
+  await closeService(sf500?.service, REDIS_URL, sf500Prefix);
+  await Promise.all([sf500?.bi.close(), sf500?.sf.close()]);
   await closeService(limited?.service, REDIS_URL, limitedPrefix);
   await Promise.all([limited?.bi.close(), limited?.sf.close()]);
   await closeService(service, REDIS_URL, prefix);
   await Promise.all([bi?.close(), hs?.close(), sf?.close()]);
 });
+
+/**
+ * Once the job sits delayed by the API limit and the org's rolling allocation has room again, moves
+ * it on (BullMQ's promote) rather than waiting out the rest of the delay; resolves with the delay the
+ * worker gave it.
+ */
+async function promoteOnceAllowed(
+  on: Service,
+  org: RunningSalesforceSandbox,
+  jobId: string,
+): Promise<number> {
+  const job = await waitFor(
+    `job ${jobId} delayed by the API limit`,
+    async () => ((await on.queue.getJobState(jobId)) === 'delayed' ? on.queue.getJob(jobId) : undefined),
+    60_000,
+    50,
+  );
+  const seenAt = Date.now();
+  // When it is due: BullMQ scores a delayed job by that time × 0x1000 (plus a counter).
+  const redis = testRedis();
+  const score = Number(
+    await redis.zscore(on.queue.keys.delayed ?? '', jobId).finally(() => redis.disconnect()),
+  );
+  const delayMs = Math.floor(score / 0x1000) - seenAt;
+  await waitFor(
+    'the org allocation to have room',
+    () => org.apiUsage.used(org.store.orgId) < org.apiUsage.limit,
+    60_000,
+    100,
+  );
+  await job.promote();
+  return delayMs;
+}
 
 let nextBuyer = 0;
 function takeBuyer(): SandboxBuyer {
@@ -317,21 +398,25 @@ describe('Salesforce API faults', () => {
   }
 
   it('500s on the composite sObject writes are retried; no Task is created twice', async () => {
-    const buyer = takeBuyer();
-    const id = sfAccount(sf, buyer);
-    sf.faults.inject({ kind: 'status', status: 500, match: 'composite.sobjects.update', times: 1 });
-    sf.faults.inject({ kind: 'status', status: 500, match: 'composite.sobjects.create', times: 1 });
-    const outcome = await runJob('salesforce', id);
-    expectCleanSalesforceEnrichment(sf, id, buyer, outcome);
+    // Started in beforeAll, on its own service and emulators.
+    const outcome = await sf500.outcome;
+    if (outcome instanceof Error) throw outcome;
+    expectCleanSalesforceEnrichment(sf500.sf, sf500.accountId, sf500.buyer, outcome);
     expect(
-      sf.stats.count('composite.sobjects.update', 500) + sf.stats.count('composite.sobjects.create', 500),
+      sf500.sf.stats.count('composite.sobjects.update', 500) +
+        sf500.sf.stats.count('composite.sobjects.create', 500),
     ).toBe(2);
   });
 
   it('REQUEST_LIMIT_EXCEEDED waits the allocation out (the job delayed) and then succeeds', async () => {
-    // Started in beforeAll; the connector asks for 60 s, and only this job waits them out.
-    const outcome = await limited.outcome;
+    // Started in beforeAll; the connector asks for 60 s, and only this job is delayed by them.
+    const [outcome, delayMs] = await Promise.all([limited.outcome, limited.delayed]);
     if (outcome instanceof Error) throw outcome;
+    if (delayMs instanceof Error) throw delayMs;
+    // The job was put off by the minute the connector asks for (its moveToDelayed, not a retry), less
+    // the moments before this test saw it delayed.
+    expect(delayMs).toBeGreaterThanOrEqual(50_000);
+    expect(delayMs).toBeLessThanOrEqual(60_000);
     expect(limited.sf.stats.count(undefined, 403) - limited.rejectedBefore).toBeGreaterThanOrEqual(1);
     expectCleanSalesforceEnrichment(limited.sf, limited.accountId, limited.buyer, outcome);
     expect(outcome.attemptsMade).toBe(1);
