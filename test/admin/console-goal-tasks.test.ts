@@ -187,13 +187,13 @@ describe('the goal’s tasks from the dashboard, each in at most 5 interactions'
   }, 40_000);
 
   it('(1) sees how far a running backfill is and that the provider is throttling it', async () => {
-    const accounts = 30;
+    const accounts = 40;
     for (let i = 1; i <= accounts; i++)
       env.hs.store.createCompany(
         { name: `Goal Town ${i}`, city: 'Goal City', state: i % 2 ? 'TX' : 'OH' },
         { source: 'CRM_UI' },
       );
-    env.running.bi.faults.settings.latencyMs = 100;
+    env.running.bi.faults.settings.latencyMs = 250; // a run of some seconds: the 429 lands well before its end
     const state = await runBackfill({
       connector: env.service.connector('hubspot', String(env.hs.portalId)),
       queue: env.service.backfillQueue,
