@@ -1,6 +1,7 @@
 // The console's Runs list (/admin/runs) and the live part of a run's page (/admin/runs/:id): what each
 // backfill, re-enrichment, undo or digest did and how far it is, so a sales-ops lead sees at a glance
 // whether the run they started is still going, held back by the provider, or done. Every value escaped.
+import { describeThrottle } from '../backfill/run-progress.ts';
 import { esc } from './html.ts';
 import { rangeLabel, readableTime, renderConsolePage } from './layout.ts';
 import { etaWords, type RunProgressJson } from './runs-progress.ts';
@@ -19,8 +20,12 @@ const STATE_BADGE = { running: 'warn', finished: 'ok', failed: 'fail' } as const
 const stateBadge = (p: RunProgressJson) =>
   `<span class="badge ${STATE_BADGE[p.state]}" data-state="${p.state}">${p.state}</span>`;
 
-const doneOf = (p: RunProgressJson) =>
-  `${p.done.toLocaleString('en-US')}${p.total === null ? '' : ` / ${p.total.toLocaleString('en-US')}`}`;
+const doneOf = (p: RunProgressJson, of = ' / ') =>
+  `${p.done.toLocaleString('en-US')}${p.total === null ? '' : `${of}${p.total.toLocaleString('en-US')}`}`;
+
+/** The CLI's words (describeThrottle): "provider throttling, 7.5 req/s", the rate to a tenth. */
+const throttleWords = (p: RunProgressJson) =>
+  p.ratePerSecond === null ? 'provider throttling' : describeThrottle(p.ratePerSecond);
 
 export function renderRunsList(view: {
   rows: readonly RunsListRow[];
@@ -74,10 +79,10 @@ export function runProgressPanel(
     )
     .join('');
   return `<section aria-labelledby="progress-h"><h2 id="progress-h">Progress</h2>
-<p><span id="run-state">${stateBadge(p)}</span> <span id="run-throttled" class="badge warn"${p.throttled ? '' : ' hidden'}>the provider is throttling us<span id="run-rate">${p.ratePerSecond === null ? '' : ` (${esc(String(p.ratePerSecond))} req/s)`}</span></span></p>
+<p><span id="run-state">${stateBadge(p)}</span> <span id="run-throttled" class="badge warn"${p.throttled ? '' : ' hidden'}>${esc(throttleWords(p))}</span></p>
 <progress id="run-bar" max="100" value="${pct}" aria-label="Accounts done">${pct}%</progress>
 <div class="cards" aria-live="polite">
-<div class="card"><div class="value" id="run-done">${esc(doneOf(p))}</div>accounts done</div>
+<div class="card"><div class="value" id="run-done">${esc(doneOf(p, ' of '))}</div>accounts done</div>
 <div class="card"><div class="value" id="run-enriched">${p.enriched}</div>enriched</div>
 <div class="card"><div class="value" id="run-review">${p.needsReview}</div>to review</div>
 <div class="card"><div class="value" id="run-nomatch">${p.noMatch}</div>no match</div>
@@ -117,10 +122,10 @@ function eta(s){if(s===null)return '—';if(s<60)return 'under a minute';if(s<36
 function show(p){
   var b=$('run-state').firstElementChild;b.textContent=p.state;b.setAttribute('data-state',p.state);
   b.className='badge '+({running:'warn',finished:'ok',failed:'fail'})[p.state];
-  $('run-done').textContent=fmt(p.done)+(p.total===null?'':' / '+fmt(p.total));
+  $('run-done').textContent=fmt(p.done)+(p.total===null?'':' of '+fmt(p.total));
   $('run-enriched').textContent=p.enriched;$('run-review').textContent=p.needsReview;
   $('run-nomatch').textContent=p.noMatch;$('run-failed').textContent=p.failed;$('run-eta').textContent=eta(p.etaSeconds);
-  $('run-throttled').hidden=!p.throttled;$('run-rate').textContent=p.ratePerSecond===null?'':' ('+p.ratePerSecond+' req/s)';
+  $('run-throttled').hidden=!p.throttled;$('run-throttled').textContent=p.ratePerSecond===null?'provider throttling':'provider throttling, '+Math.round(p.ratePerSecond*10)/10+' req/s';
   var pct=p.total?Math.min(100,Math.round(p.done/p.total*100)):(p.state==='running'?0:100);$('run-bar').value=pct;$('run-bar').textContent=pct+'%';
 }
 function poll(){fetch(${url},{headers:{accept:'application/json'}}).then(function(r){return r.ok?r.json():null}).then(function(p){if(p){show(p);if(p.state==='running')setTimeout(poll,3000)}else setTimeout(poll,5000)}).catch(function(){setTimeout(poll,5000)})}
