@@ -8,6 +8,7 @@ import { withoutImportNoise } from './import-noise.ts';
 import { type NormalizedName, normalizeName } from './normalize.ts';
 import { isPlaceName } from './places.ts';
 import type { AccountForMatching, MatchDecision } from './types.ts';
+import { STOP_WORDS, TYPE_PHRASES, UNIT_WORDS } from './vocabulary.ts';
 
 /** The account as the searches see it: its name read, its state found, its website. */
 export interface Prepared {
@@ -26,6 +27,12 @@ export interface Prepared {
    * is the Naperville Park District, "911 District" in Tarrant County the Tarrant County 911 District).
    */
   placed: NormalizedName[];
+  /**
+   * A name of kind words only ("Tribal Council", "Fire District") says which buyer only with the
+   * account's place: its city, or the place its zip names when it has no city or county of its own.
+   * Its buyers there are searched for (resolver.ts), since the name search finds a kind, not a place.
+   */
+  local: { city: string; fromZip: boolean } | null;
 }
 
 /** State codes that are also an agency's initials when they close a name ("Minneapolis VA"). */
@@ -98,8 +105,47 @@ export function prepare(input: AccountForMatching): Prepared | MatchDecision {
   if (name) name = kindAfterPlace(name, state?.code ?? null);
   // A state read from the zip is the account's state for scoring too.
   const scored = fromZip ? { ...account, state: fromZip.code } : account;
-  const placed = name ? withPlace(name, account, state?.code ?? null) : [];
-  return { account: scored, given, website, name, givenState, state, contradiction, mailOnly, placed };
+  const local = name && kindWordsOnly(name) ? localPlace(account, state?.code ?? null) : null;
+  // The zip's place reads the name as the account's city would ("Fire District" at 60540 is the
+  // Naperville Fire District); the account's own city or county, when it has one, is that place.
+  const placing = local?.fromZip ? { ...account, city: local.city } : account;
+  const placed = name ? withPlace(name, placing, state?.code ?? null) : [];
+  return { account: scored, given, website, name, givenState, state, contradiction, mailOnly, placed, local };
+}
+
+/** Words that say what kind of body, and no more: a body's governing board, its kind, its parts. */
+const GOVERNING_WORDS = new Set([
+  'council',
+  'education',
+  'trustees',
+  'commissioners',
+  'supervisors',
+  'government',
+]);
+const KIND_WORDS: ReadonlySet<string> = new Set([
+  ...TYPE_PHRASES.flatMap((t) => t.words),
+  ...UNIT_WORDS,
+  ...GOVERNING_WORDS,
+]);
+
+/** "Tribal Council", "Board of Education", "Water Department": every word a kind's (numbers aside). */
+export function kindWordsOnly(name: NormalizedName): boolean {
+  if (name.company || name.acronyms.length) return false;
+  const words = name.tokens.filter((t) => !STOP_WORDS.has(t) && !/^\d+$/.test(t));
+  return words.length > 0 && words.every((t) => KIND_WORDS.has(t));
+}
+
+/**
+ * The account's city; without a city or a county, the place its zip names — only in the account's
+ * state (a zip of another state says the account is elsewhere than its state field, and a person
+ * decides that). Null when neither is known.
+ */
+function localPlace(account: AccountForMatching, state: string | null): Prepared['local'] {
+  const city = account.city?.trim();
+  if (city) return { city, fromZip: false };
+  if (account.county?.trim() || !state) return null;
+  const place = placeOfZip(account.zip);
+  return place?.city && place.state === state ? { city: place.city, fromZip: true } : null;
 }
 
 /**
@@ -139,15 +185,21 @@ function withPlace(
   );
 }
 
-// zipcodes holds every US zip (a few MB): loaded only when an account has a zip and no state.
-let zipcodes: { lookup(zip: string): { state?: string } | undefined } | undefined;
+// zipcodes holds every US zip (a few MB): loaded only when an account has a zip and no state, or a
+// name of kind words only with a zip and no city.
+let zipcodes: { lookup(zip: string): { state?: string; city?: string } | undefined } | undefined;
 
-/** The state a US zip code lies in. */
-function stateOfZip(zip: string | null | undefined): StateEntry | undefined {
+/** The place (its state, its city) a US zip code names. */
+function placeOfZip(zip: string | null | undefined): { state?: string; city?: string } | undefined {
   const five = /^\s*(\d{5})(?:-\d{4})?\s*$/.exec(zip ?? '')?.[1];
   if (!five) return undefined;
   zipcodes ??= createRequire(import.meta.url)('zipcodes') as NonNullable<typeof zipcodes>;
-  const code = zipcodes.lookup(five)?.state;
+  return zipcodes.lookup(five);
+}
+
+/** The state a US zip code lies in. */
+function stateOfZip(zip: string | null | undefined): StateEntry | undefined {
+  const code = placeOfZip(zip)?.state;
   return code ? findState(code) : undefined;
 }
 

@@ -99,6 +99,8 @@ interface Found {
   order: number;
   /** Its attributes, once read for a close decision (profiles.ts); null when the provider had none. */
   profiled?: Profiled | null;
+  /** Found only among the buyers of this place (a name of kind words only): see `#findIn`. */
+  localTo?: string;
 }
 
 /** One search of the plan: what it asks, and whether its order is the API's relevance order. */
@@ -109,6 +111,8 @@ interface Search {
   rewritesName: boolean;
   /** Looks across states: the last search, with a place of its own in the budget. */
   anywhere?: boolean;
+  /** Asks for the buyers of this place, not for a name. */
+  localTo?: string;
   /** The buyers found, or null when the search could not be made (then `called` says if it was tried). */
   run: () => Promise<{ buyers: BuyerBrief[] | null; called: boolean }>;
 }
@@ -174,6 +178,8 @@ export class Resolver {
   /** The feed's read in flight: the accounts that wait on it together fold its answers once. */
   #reading: Promise<boolean> | null = null;
   #criteriaFailures = 0;
+  /** Whether the criteria search takes a city: refused once, not asked again in this process. */
+  #byPlace: 'unknown' | 'unsupported' = 'unknown';
 
   constructor(deps: {
     client: ResolverClient;
@@ -269,13 +275,18 @@ export class Resolver {
       asked.push(search.shown);
       buyers.forEach((buyer, i) => {
         if (!found.has(buyer.id))
-          found.set(buyer.id, { buyer, rank: search.ranked ? i : null, order: found.size });
+          found.set(buyer.id, {
+            buyer,
+            rank: search.ranked ? i : null,
+            order: found.size,
+            ...(search.localTo ? { localTo: search.localTo } : {}),
+          });
       });
       scored = this.#score(scoring, name, [...found.values()], p.placed);
       return decideNow();
     };
     let anywhereAsked = false;
-    for (const search of this.#plan(name, p.placed, website, givenState, state, convincing)) {
+    for (const search of this.#plan(name, p.placed, p.local, website, givenState, state, convincing)) {
       if (calls >= (search.anywhere ? MAX_SEARCHES : MAX_SEARCHES - 1)) continue;
       if (nameSettled && search.rewritesName) continue;
       const { buyers, called } = await search.run();
@@ -467,6 +478,7 @@ export class Resolver {
   *#plan(
     name: NormalizedName | null,
     placed: readonly NormalizedName[],
+    local: Prepared['local'],
     website: string | null,
     accountState: string | null,
     state: StateEntry | undefined,
@@ -490,6 +502,18 @@ export class Resolver {
       () => (name ? byName(nicknameQuery(name, code) ?? name.searchName) : null),
       // A name that names no place, with the account's county or city, when it alone found none.
       ...placed.map((read) => () => (convincing() ? null : byName(read.searchName))),
+      // A name of kind words only, when its place's name did not find it either: the buyers of that
+      // place ("Tribal Council" at 86039: the Hopi Tribe, whose name holds neither word nor place).
+      (): Search | null =>
+        local && state && !convincing()
+          ? {
+              shown: `the buyers in ${local.city}${where}`,
+              ranked: false,
+              rewritesName: false,
+              localTo: local.fromZip ? `${local.city} (its zip)` : local.city,
+              run: () => this.#findIn(local.city, state),
+            }
+          : null,
       (): Search | null =>
         host
           ? {
@@ -560,13 +584,34 @@ export class Resolver {
     }
   }
 
+  /**
+   * The buyers of a place, by the criteria search's city (a guess like the rest of its shape): null
+   * when the API has no criteria search or does not take a city, which it is then not asked again.
+   */
+  async #findIn(city: string, state: StateEntry): Promise<{ buyers: BuyerBrief[] | null; called: boolean }> {
+    if (this.#byPlace === 'unsupported' || !this.#criteriaSearch.available)
+      return { buyers: null, called: false };
+    try {
+      const buyers = await this.#criteriaSearch.search({
+        city,
+        stateCode: state.code,
+        limit: this.#options.searchLimit,
+      });
+      return { buyers, called: true };
+    } catch (err) {
+      if (sharedFailure(err)) throw err;
+      if (criteriaUnsupported(err)) this.#byPlace = 'unsupported';
+      return { buyers: null, called: true };
+    }
+  }
+
   #score(
     account: AccountForMatching,
     name: NormalizedName | null,
     buyers: readonly Found[],
     placed: readonly NormalizedName[],
   ): Scored[] {
-    const scored = buyers.map(({ buyer: brief, rank, order, profiled }): Scored => {
+    const scored = buyers.map(({ buyer: brief, rank, order, profiled, localTo }): Scored => {
       // What the attributes say fills in what the search result left out.
       const buyer = profiled
         ? {
@@ -590,7 +635,7 @@ export class Resolver {
         },
         buyer,
         this.#options.weights,
-        { rank },
+        { rank, localTo: localTo ?? null },
       );
       return {
         order,

@@ -52,6 +52,11 @@ export interface ScoringAccount {
 export interface ScoringContext {
   /** 0-based place of the buyer in the API's answer to the name search; null when not from one. */
   rank?: number | null;
+  /**
+   * Found among the buyers of the account's place for a name of kind words only (resolver.ts): the
+   * place's name, which the account's name lacks, relates them; a person chooses among them.
+   */
+  localTo?: string | null;
 }
 
 export interface ScoreResult {
@@ -422,6 +427,14 @@ export function scoreCandidate(
     });
   }
 
+  const localTo = context.localTo && !state.otherState && !type.conflict ? context.localTo : null;
+  if (localTo)
+    add({
+      signal: 'placed',
+      points: 0,
+      detail: `a buyer of ${localTo}, the account's place, which the name of kind words only does not say`,
+    });
+
   const raw = round3(signals.reduce((sum, s) => sum + s.points, 0));
   const score = Math.min(1, Math.max(0, raw));
   if (score !== raw) {
@@ -465,6 +478,7 @@ export function scoreCandidate(
     // in its state: a person chooses among them.
     related:
       nameSimilarity > 0 ||
+      !!localTo ||
       (webPoints > 0 && positiveWeb) ||
       (!!baseName && !baseName.core.length && !!type.reason && !type.conflict && !state.otherState),
     reasons,

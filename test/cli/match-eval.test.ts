@@ -49,6 +49,8 @@ interface JsonReport {
     name: string | null;
     verdict: string;
     expected: string;
+    state: string | null;
+    status: string;
     buyerId: string | null;
     source: string | null;
     ids: Record<string, string>;
@@ -260,6 +262,18 @@ describe('buyer-intel-sync match-eval on the set', () => {
     const missed = byEvidence.filter((a) => a.verdict !== 'right').map((a) => `line ${a.line} ${a.name}`);
     expect(byEvidence.length).toBeGreaterThan(150);
     expect(missed.length / byEvidence.length).toBeLessThanOrEqual(0.05);
+  });
+
+  // Issue 46's goal: no right buyer lost to a no-match. The last was "Tribal Council" (AZ, zip 86039):
+  // a name of kind words only, the Hopi Tribe's zip its only place — now a review holding the tribe.
+  it('loses no account with one right buyer to no_match', () => {
+    const lost = report.accounts
+      .filter((a) => isBuyerId(a.expected) && a.status === 'no_match')
+      .map((a) => `line ${a.line} ${a.name}`);
+    expect(lost).toEqual([]);
+    expect(report.scorecard.oneBuyer.noMatch).toBe(0);
+    const tribal = report.accounts.find((a) => a.name === 'Tribal Council' && a.state === 'AZ');
+    expect(tribal?.verdict).toBe('review-holds');
   });
 
   it('sends no account with one right buyer to review without that buyer, but where the API did not return it', () => {
