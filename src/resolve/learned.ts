@@ -2,7 +2,7 @@
 // typed in — the resolver's own normalised tokens (prepare.ts) and its state — and the rules recorded
 // for it. Record and lookup both compute the form here, so a confirm is found by the next account
 // typed the same way. Rules apply to the resolver's final decision, after any cache or pool answer.
-import { prepare } from './prepare.ts';
+import { kindWordsOnly, prepare } from './prepare.ts';
 import type { AccountForMatching, MatchDecision } from './types.ts';
 
 export interface NameForm {
@@ -28,7 +28,9 @@ export function nameFormOf(
   // "Police Department", "School District 65": kind words and numbers say which buyer only with the
   // account's place, which the form does not hold (the outcome a review records from keeps no city):
   // learnt, one town's department would be every town's in the state.
-  if (!prepared.name.core.some((t) => !/^\d+$/.test(t))) return null;
+  // So do kind words alone ("Tribal Council", "Board of Education"), which a zip may place for the
+  // resolver (prepare.ts) but not for a rule: one person's confirm would be every such name's in the state.
+  if (!prepared.name.core.some((t) => !/^\d+$/.test(t)) || kindWordsOnly(prepared.name)) return null;
   const tokens = prepared.name.tokens.join(' ').trim();
   if (!tokens) return null;
   return { nameForm: tokens, state: prepared.state?.code ?? '' } satisfies NameForm;

@@ -30,7 +30,9 @@ describe('match-eval --learning-pass', () => {
   // confirm (151 of 152 matched; the last one's buyer is not among its candidates): there only the
   // rejects are measured, and the confirms on accounts.csv.
   it.each([
-    ['accounts.csv', 11],
+    // 10 since names of kind words alone teach nothing (learned.ts: "Tribal Council" placed by its zip
+    // would otherwise become every Tribal Council of the state); 12 were taught with that one in review.
+    ['accounts.csv', 10],
     ['accounts-long-tail-2.csv', 0],
   ])(
     '%s: a decision taught once holds for the next account typed the same way',
