@@ -8,12 +8,13 @@ import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/serve
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { runCli, sandboxCliEnv } from '../helpers/cli.ts';
 
-const KING_ELECTIONS = '60700e53-4ad1-4fb2-a5a4-0ca7afbdd9b7';
+const TVA = '64e8efd6-f625-4b44-b37b-2ff4de1b0739';
 const TUCSON = '5f75e69e-0158-413c-b658-71c693646256';
-// Three accounts of the second long-tail set: one the resolver sends to review with the right buyer
-// among its candidates, one it matches automatically and rightly, one no decision names.
+// Three accounts of the match-eval sets: one the resolver sends to review with the right buyer among
+// its candidates (a federal corporation of seven states, filed under one it is not registered in),
+// one it matches automatically and rightly, one it matches automatically that no decision names.
 const ACCOUNTS = `name,state,website,expected
-King County Elections,WA,kingcountywa.gov,${KING_ELECTIONS}
+Tennessee Valley Authority,AL,,${TVA}
 City of Tucson – Attn: J. Smith,AZ,,${TUCSON}
 Louisville Fire Department,KY,louisvilleky.gov,ec00d5b4-6f49-4ef1-90e2-b7bc2570b906
 `;
@@ -60,7 +61,7 @@ describe('match-eval --decisions', () => {
     const decisions = file(
       'decisions.csv',
       `name,state,buyer_id,buyer_name,verdict
-KING COUNTY ELECTIONS,wa,${KING_ELECTIONS},King County Elections,confirm
+TENNESSEE VALLEY AUTHORITY,al,${TVA},Tennessee Valley Authority,confirm
 City of Tucson,AZ,${TUCSON},City of Tucson,reject
 Police Department,KY,ec00d5b4-6f49-4ef1-90e2-b7bc2570b906,,confirm
 `,
@@ -75,10 +76,10 @@ Police Department,KY,ec00d5b4-6f49-4ef1-90e2-b7bc2570b906,,confirm
       reject: 1,
       notLearnable: ['line 4 "Police Department"'],
     });
-    expect(report.decisions.before).toMatchObject({ automatic: 1, wrong: 0 });
-    expect(report.decisions.after).toMatchObject({ automatic: 1, wrong: 0 });
+    expect(report.decisions.before).toMatchObject({ automatic: 2, wrong: 0 });
+    expect(report.decisions.after).toMatchObject({ automatic: 2, wrong: 0 });
     expect(report.decisions.changed.map((c) => [c.name, c.before, c.after])).toEqual([
-      ['King County Elections', 'needs_review', `matched ${KING_ELECTIONS}`],
+      ['Tennessee Valley Authority', 'needs_review', `matched ${TVA}`],
       ['City of Tucson – Attn: J. Smith', `matched ${TUCSON}`, 'needs_review'],
     ]);
     // Calibration by evidence names the rule as what carried the match, not a resemblance.
@@ -89,7 +90,7 @@ Police Department,KY,ec00d5b4-6f49-4ef1-90e2-b7bc2570b906,,confirm
       wrong: 0,
     });
     expect(report.decisions.changed[0]?.why).toMatch(
-      /^a person matched "KING COUNTY ELECTIONS" \(WA\) to King County Elections on \d{4}-\d{2}-\d{2}$/,
+      /^a person matched "TENNESSEE VALLEY AUTHORITY" \(AL\) to Tennessee Valley Authority on \d{4}-\d{2}-\d{2}$/,
     );
     // The report's own figure is the provider's count: every request of both passes.
     const counted = bi.stats.count() - calls;
@@ -104,7 +105,7 @@ Police Department,KY,ec00d5b4-6f49-4ef1-90e2-b7bc2570b906,,confirm
 
     const text = await runCli(['match-eval', accounts, '--decisions', decisions], env);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toMatch(/Matched automatically \(one right buyer\) │ 1 of 3 \(33\.3 %\) +│ 1 of 3/);
+    expect(text.stdout).toMatch(/Matched automatically \(one right buyer\) │ 2 of 3 \(66\.7 %\) +│ 2 of 3/);
     expect(text.stdout).toContain('Accounts whose decision changed');
   }, 120_000);
 
@@ -113,14 +114,14 @@ Police Department,KY,ec00d5b4-6f49-4ef1-90e2-b7bc2570b906,,confirm
     const decisions = file(
       'decisions.json',
       JSON.stringify([
-        { name: 'King County Elections', state: 'WA', buyer_id: KING_ELECTIONS, verdict: 'confirm' },
+        { name: 'Tennessee Valley Authority', state: 'AL', buyer_id: TVA, verdict: 'confirm' },
       ]),
     );
     const run = await runCli(['match-eval', accounts, '--decisions', decisions, '--json'], env);
     expect(run.code, run.stderr).toBe(0);
     const report = JSON.parse(run.stdout) as Report;
-    expect(report.decisions.after.automatic).toBe(2);
-    expect(report.accounts[0]?.explanation).toMatch(/to buyer 60700e53-4ad1-4fb2-a5a4-0ca7afbdd9b7 on/);
+    expect(report.decisions.after.automatic).toBe(3);
+    expect(report.accounts[0]?.explanation).toMatch(/to buyer 64e8efd6-f625-4b44-b37b-2ff4de1b0739 on/);
   }, 120_000);
 
   it.each([

@@ -181,11 +181,17 @@ describe('Redis loses everything', () => {
       source: 'CRM_UI',
     }).id;
     await enrichedByWebhook(accountId);
+    const account = { crm: 'hubspot', tenant: String(hs.portalId), accountId };
+    const { writes } = await service.store.open();
+    // The CRM shows the values a moment before their history rows settle (written ahead as pending,
+    // settled on the CRM's answer): on a loaded machine that moment is long enough to be seen.
+    await waitFor(
+      'the enrichment settled',
+      async () => (await writes.pendingOf(account)).fields.length === 0,
+    );
 
     expect(await admin.flushall()).toBe('OK');
     // A write whose CRM answer never reached the store, left pending long enough for the sweep.
-    const account = { crm: 'hubspot', tenant: String(hs.portalId), accountId };
-    const { writes } = await service.store.open();
     await writes.recordPendingFieldWrites([
       {
         ...account,
