@@ -25,7 +25,7 @@ import { settingsFromEnv } from '../../src/service/settings.ts';
 import { TokenCipher } from '../../src/tenants/cipher.ts';
 import { TenantStore } from '../../src/tenants/store.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
-import { cliDatabase, runCli } from '../helpers/cli.ts';
+import { cliDatabase, runCli, runCliInProcess } from '../helpers/cli.ts';
 import { eventually } from '../helpers/poll.ts';
 import { closeService } from '../helpers/service.ts';
 
@@ -120,7 +120,8 @@ afterAll(async () => {
   await Promise.all([bi?.close(), hsA?.close(), hsB?.close(), hsC?.close(), sfA?.close(), sfB?.close()]);
 });
 
-const cli = (args: string[], stdin = '') => runCli(args, env, stdin);
+// In this process unless the command reads standard input (a subprocess adds nothing else here).
+const cli = (args: string[], stdin = '') => (stdin ? runCli(args, env, stdin) : runCliInProcess(args, env));
 
 async function deliver(portalId: number, objectId: string): Promise<void> {
   const payload = JSON.stringify([

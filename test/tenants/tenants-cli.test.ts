@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { Store } from '../../src/store/store.ts';
-import { cliDatabase, runCli } from '../helpers/cli.ts';
+import { cliDatabase, runCli, runCliInProcess } from '../helpers/cli.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const prefix = `test-tenants-cli-${randomUUID().slice(0, 8)}`;
@@ -25,19 +25,18 @@ afterAll(async () => {
   await redis.quit();
 });
 
-const cli = (args: string[], stdin = '') =>
-  runCli(
-    ['tenants', ...args],
-    {
-      REDIS_PREFIX: prefix,
-      TOKEN_ENCRYPTION_KEY: KEY,
-      BUYER_INTEL_BASE_URL: 'http://127.0.0.1:9',
-      BUYER_INTEL_TOKEN: 'unused',
-      HUBSPOT_CLIENT_SECRET: 'app-secret',
-      HUBSPOT_BASE_PATH: hs.url,
-    },
-    stdin,
-  );
+// In this process unless the command reads standard input (a subprocess adds nothing else here).
+const cli = (args: string[], stdin = '') => {
+  const env = {
+    REDIS_PREFIX: prefix,
+    TOKEN_ENCRYPTION_KEY: KEY,
+    BUYER_INTEL_BASE_URL: 'http://127.0.0.1:9',
+    BUYER_INTEL_TOKEN: 'unused',
+    HUBSPOT_CLIENT_SECRET: 'app-secret',
+    HUBSPOT_BASE_PATH: hs.url,
+  };
+  return stdin ? runCli(['tenants', ...args], env, stdin) : runCliInProcess(['tenants', ...args], env);
+};
 
 describe('buyer-intel-sync tenants', () => {
   it('adds from stdin with our fields, lists without secrets, removes', async () => {
