@@ -5,7 +5,9 @@
 // others once their locks expire (within about 20 s).
 // Asserts: every account has its one outcome and its status on the CRM, most are enriched, no account
 // has two notes of the same key, no job failed.
-// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
+// @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster). CI runs it there only
+// (CI_CLUSTER_SUITE_FOLLOWS=1 in .ci/run): the cluster is the stricter Redis for the same four processes,
+// and the ~40 s of four workers' CPU twice over was the longest part of CI's 15 minutes.
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,7 +21,7 @@ import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { Store } from '../../src/store/store.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { freshPostgresDatabase, itWithPostgres } from '../helpers/databases.ts';
-import { deleteKeysOf, testPrefix, testRedis } from '../helpers/redis.ts';
+import { deleteKeysOf, ON_CLUSTER, testPrefix, testRedis } from '../helpers/redis.ts';
 import { CLI, cliEnv, duplicates, noteKeysOf, untilStarted, waitFor } from '../helpers/reliability-env.ts';
 
 // Eight chunks of 100: the kill lands with some done and the victim holding one.
@@ -97,7 +99,8 @@ function runCli(args: string[]): Promise<{ code: number | null; stdout: string; 
 // Part of the suite: ~28 s on a quiet machine (9-10 s to the kill, 17-18 s after it; the same on the
 // cluster), 55 s at load 5-10, 164 s at load ~15, 4-6 minutes at load 20-25. It found a note created twice on 10 of 2,000 accounts in one
 // loaded run in four, before notes were claimed (src/write/note-claims.ts).
-describe(`${WORKERS} workers on one Redis and one PostgreSQL`, () => {
+const clusterRunFollows = process.env.CI_CLUSTER_SUITE_FOLLOWS === '1' && !ON_CLUSTER;
+describe.skipIf(clusterRunFollows)(`${WORKERS} workers on one Redis and one PostgreSQL`, () => {
   itWithPostgres(
     `a backfill of ${ACCOUNTS} accounts with one worker killed: every account once, no note twice`,
     async () => {
