@@ -99,17 +99,26 @@ async function window(sandbox: RunningBuyerIntelSandbox, from: number, to: numbe
 
 const noneLost = (seen: Seen[]) => expect(seen.map((s) => s.failed + s.gaveUp)).toEqual(seen.map(() => 0));
 
+/** A provider of its own that enforces LIMIT with `burst`, 80 ms away, for the length of `run`. */
+async function withProvider(burst: number, run: (sandbox: RunningBuyerIntelSandbox) => Promise<void>) {
+  const sandbox = await startSandbox({
+    rateLimit: { ratePerSecond: LIMIT, burst },
+    faults: { latencyMs: 80 },
+  });
+  try {
+    await run(sandbox);
+  } finally {
+    await sandbox.close();
+  }
+}
+
 describe.concurrent('the shared pace converges to an enforcing provider’s limit', () => {
   for (const [burst, processes, concurrency] of [
     [10, 2, 30],
     [20, 4, 25],
   ] as const) {
     it(`a provider's burst of ${burst}: ${processes} workers × ${concurrency} calls in flight`, async () => {
-      const sandbox = await startSandbox({
-        rateLimit: { ratePerSecond: LIMIT, burst },
-        faults: { latencyMs: 80 },
-      });
-      try {
+      await withProvider(burst, async (sandbox) => {
         const start = Date.now() + 1_500;
         const runMs = 19_000;
         const done = workers(sandbox, { prefix: newPrefix(), processes, concurrency, start, runMs });
@@ -117,18 +126,12 @@ describe.concurrent('the shared pace converges to an enforcing provider’s limi
         noneLost(await done);
         expect(judged.share429).toBeLessThanOrEqual(0.01);
         expect(judged.usedOfLimit).toBeGreaterThanOrEqual(0.9);
-      } finally {
-        await sandbox.close();
-      }
+      });
     }, 60_000);
   }
 
   it('after a storm of 429s (60 % of calls for 10 s) it is back at the limit within 30 s', async () => {
-    const sandbox = await startSandbox({
-      rateLimit: { ratePerSecond: LIMIT, burst: 10 },
-      faults: { latencyMs: 80 },
-    });
-    try {
+    await withProvider(10, async (sandbox) => {
       const start = Date.now() + 1_500;
       const stormFrom = start + 3_000;
       const stormTo = stormFrom + 10_000;
@@ -148,9 +151,7 @@ describe.concurrent('the shared pace converges to an enforcing provider’s limi
       noneLost(await done);
       expect(after.refused).toBe(0);
       expect(after.usedOfLimit).toBeGreaterThanOrEqual(0.9);
-    } finally {
-      await sandbox.close();
-    }
+    });
   }, 90_000);
 });
 
@@ -160,11 +161,7 @@ describe('the shared pace against a provider with no burst', () => {
     // emulator's own event loop move arrivals by tens of ms, and each such 429 pauses everyone a
     // whole second (Retry-After is in seconds). The bench measures the goal (≥ 0.9, ≤ 1 %) where the
     // service runs; here, that the pace settles under the limit instead of sawing down to nothing.
-    const sandbox = await startSandbox({
-      rateLimit: { ratePerSecond: LIMIT, burst: 1 },
-      faults: { latencyMs: 80 },
-    });
-    try {
+    await withProvider(1, async (sandbox) => {
       const start = Date.now() + 1_500;
       const runMs = 17_000;
       const prefix = newPrefix();
@@ -176,8 +173,6 @@ describe('the shared pace against a provider with no burst', () => {
       const pace = await readSharedRate(redis, prefix, sandbox.token, LIMIT);
       expect(pace.ratePerSecond).toBeGreaterThan(LIMIT * 0.6);
       expect(pace.throttled).toBe(true);
-    } finally {
-      await sandbox.close();
-    }
+    });
   }, 60_000);
 });
