@@ -24,6 +24,37 @@ export class RememberingCluster extends Cluster {
     this.on('ready', remember);
   }
 
+  /**
+   * connect(), settled by what the cluster does next. ioredis (5.x, cluster/index.js) stops listening
+   * for 'close' once CLUSTER SLOTS answered; when the ready check after it then fails (a frozen node
+   * that is still in the slot map, mid-failover), ioredis reconnects internally and this promise is
+   * never settled. BullMQ awaits it when it resets a blocking connection (RedisConnection.reconnect),
+   * so the worker stopped taking jobs for good (cluster-seed-failover.test.ts: 2 of ~30 runs under
+   * load; 0 of 24 with this). The cluster's later 'ready' resolves it; 'end' (it gave up) rejects it.
+   */
+  override connect(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const settle = (done: () => void) => {
+        if (settled) return;
+        settled = true;
+        this.off('ready', onReady);
+        this.off('end', onEnd);
+        done();
+      };
+      // ioredis emits a status on the next tick: an event whose status is already gone belongs to
+      // an earlier connection (a disconnect just before this connect), not to this one.
+      const onReady = () => this.status === 'ready' && settle(resolve);
+      const onEnd = () => this.status === 'end' && settle(() => reject(new Error('Connection is closed.')));
+      this.on('ready', onReady);
+      this.on('end', onEnd);
+      super.connect().then(
+        () => settle(resolve),
+        (err: unknown) => settle(() => reject(err)),
+      );
+    });
+  }
+
   /** The startup nodes now: the URL's seeds first, then every node seen since. */
   knownNodes(): Address[] {
     return [...this.seeds()];
