@@ -351,6 +351,10 @@ function blocker(best: Scored, state: StateEntry | undefined, contradiction: str
     return `the account names ${units.map((u) => `"${u}"`).join(' and ')}, which ${shown(best.candidate)} does not: a part of it or another body, not the buyer itself`;
   if (best.result.otherState && !best.result.independent)
     return `it is in ${best.candidate.stateCode ?? '?'}, not ${state?.code ?? 'the account’s state'}, and only the name says it is the account’s (a website or email domain of the buyer's would)`;
+  // Found among the buyers of the account's place, by a name that says no more than a place and a
+  // kind ("Tribal Council" at 86039, "Dallas VA Medical Center"): a person says which.
+  if (best.result.foundByPlace && !best.result.independent)
+    return `it was found among the buyers of the account's place, and a place and a kind are not a name`;
   if (onlyResembles(best))
     return `the name only resembles ${shown(best.candidate)}'s: no reading makes it one of its names, and nothing independent (an id, the website, an email domain, the address) agrees`;
   return null;

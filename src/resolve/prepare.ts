@@ -31,8 +31,10 @@ export interface Prepared {
    * A name of kind words only ("Tribal Council", "Fire District") says which buyer only with the
    * account's place: its city, or the place its zip names when it has no city or county of its own.
    * Its buyers there are searched for (resolver.ts), since the name search finds a kind, not a place.
+   * So is a name that is a place and then kind words only ("Dallas VA Medical Center": `fromName`),
+   * whose buyer may carry the place in its attributes only ("VA North Texas Health Care System").
    */
-  local: { city: string; fromZip: boolean } | null;
+  local: { city: string; fromZip: boolean; fromName?: boolean; rest?: NormalizedName } | null;
 }
 
 /** State codes that are also an agency's initials when they close a name ("Minneapolis VA"). */
@@ -105,7 +107,11 @@ export function prepare(input: AccountForMatching): Prepared | MatchDecision {
   if (name) name = kindAfterPlace(name, state?.code ?? null);
   // A state read from the zip is the account's state for scoring too.
   const scored = fromZip ? { ...account, state: fromZip.code } : account;
-  const local = name && kindWordsOnly(name) ? localPlace(account, state?.code ?? null) : null;
+  const local = !name
+    ? null
+    : kindWordsOnly(name)
+      ? localPlace(account, state?.code ?? null)
+      : placeBeforeKind(name, state?.code ?? null);
   // The zip's place reads the name as the account's city would ("Fire District" at 60540 is the
   // Naperville Fire District); the account's own city or county, when it has one, is that place.
   const placing = local?.fromZip ? { ...account, city: local.city } : account;
@@ -133,6 +139,43 @@ export function kindWordsOnly(name: NormalizedName): boolean {
   if (name.company || name.acronyms.length) return false;
   const words = name.tokens.filter((t) => !STOP_WORDS.has(t) && !/^\d+$/.test(t));
   return words.length > 0 && words.every((t) => KIND_WORDS.has(t));
+}
+
+/** Words that say what a facility is ("Medical Center", "Field Office"), as kind words say a body. */
+const FACILITY_WORDS: ReadonlySet<string> = new Set([
+  'medical',
+  'center',
+  'care',
+  'system',
+  'clinic',
+  'facility',
+  'office',
+  'field',
+  'station',
+  'campus',
+]);
+
+/**
+ * "Dallas VA Medical Center": a place of the account's state (up to three words), then only kind or
+ * facility words and the name's initials. The place is where to look, the rest of the name what its
+ * buyers are scored by; a place and a kind are no name to match by, so what is found there goes to a
+ * person (decide.ts). Needs the
+ * state: a place's name alone is a different place in each.
+ */
+function placeBeforeKind(name: NormalizedName, state: string | null): Prepared['local'] {
+  if (!state || name.company) return null;
+  const words = name.tokens.filter((t) => !STOP_WORDS.has(t) && !/^\d+$/.test(t));
+  const described = (t: string) => KIND_WORDS.has(t) || FACILITY_WORDS.has(t) || name.acronyms.includes(t);
+  for (let n = Math.min(3, words.length - 1); n >= 1; n--) {
+    const place = words.slice(0, n);
+    if (!isPlaceName(place.join(' '), state) || !words.slice(n).every(described)) continue;
+    const city = place.map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(' ');
+    // Every buyer of the place shares its name: what tells them apart is the rest of the name.
+    const written = words.slice(n).map((w) => (name.acronyms.includes(w) ? w.toUpperCase() : w));
+    const rest = { ...normalizeName(written.join(' ')), stateCode: name.stateCode };
+    return { city, fromZip: false, fromName: true, rest };
+  }
+  return null;
 }
 
 /**

@@ -101,6 +101,8 @@ interface Found {
   profiled?: Profiled | null;
   /** Found only among the buyers of this place (a name of kind words only): see `#findIn`. */
   localTo?: string;
+  /** The name it is scored by, when not the account's: the rest after the place it was found by. */
+  localName?: NormalizedName;
 }
 
 /** One search of the plan: what it asks, and whether its order is the API's relevance order. */
@@ -113,6 +115,7 @@ interface Search {
   anywhere?: boolean;
   /** Asks for the buyers of this place, not for a name. */
   localTo?: string;
+  localName?: NormalizedName;
   /** The buyers found, or null when the search could not be made (then `called` says if it was tried). */
   run: () => Promise<{ buyers: BuyerBrief[] | null; called: boolean }>;
 }
@@ -274,12 +277,18 @@ export class Resolver {
     const take = (search: Search, buyers: BuyerBrief[]): MatchDecision => {
       asked.push(search.shown);
       buyers.forEach((buyer, i) => {
-        if (!found.has(buyer.id))
+        // A buyer the name found that is also one of the place's: scored, as the place's others are,
+        // by the rest of the name, since the place's name is in all of theirs.
+        const known = found.get(buyer.id);
+        if (known && search.localName)
+          Object.assign(known, { localTo: search.localTo, localName: search.localName });
+        if (!known)
           found.set(buyer.id, {
             buyer,
             rank: search.ranked ? i : null,
             order: found.size,
             ...(search.localTo ? { localTo: search.localTo } : {}),
+            ...(search.localName ? { localName: search.localName } : {}),
           });
       });
       scored = this.#score(scoring, name, [...found.values()], p.placed);
@@ -315,7 +324,32 @@ export class Resolver {
       scored = this.#score(scoring, name, [...found.values()], p.placed);
       decision = decideNow();
     }
+    // "Dallas VA Medical Center" unmatched: its buyer may hold the place in its attributes only ("VA
+    // North Texas Health Care System", in Dallas). The place's buyers, scored by the rest of the name,
+    // are offered to a person; asked last, as it rescores what the name found.
+    if (decision?.status !== 'matched' && p.local?.fromName && state && calls < MAX_SEARCHES - 1) {
+      const search = this.#placeSearch(p.local, state);
+      const { buyers, called } = await search.run();
+      if (called) calls++;
+      if (buyers) decision = take(search, buyers);
+    }
     return decision ?? decideNow();
+  }
+
+  /** The buyers of the account's place (`Prepared.local`), found by the criteria search's city. */
+  #placeSearch(local: NonNullable<Prepared['local']>, state: StateEntry): Search {
+    return {
+      shown: `the buyers in ${local.city} in ${state.code}`,
+      ranked: false,
+      rewritesName: false,
+      localTo: local.fromZip
+        ? `${local.city} (its zip)`
+        : local.fromName
+          ? `${local.city} (the place its name begins with)`
+          : local.city,
+      ...(local.rest ? { localName: local.rest } : {}),
+      run: () => this.#findIn(local.city, state),
+    };
   }
 
   /** The decision on the account's scored candidates (decide.ts). */
@@ -504,16 +538,9 @@ export class Resolver {
       ...placed.map((read) => () => (convincing() ? null : byName(read.searchName))),
       // A name of kind words only, when its place's name did not find it either: the buyers of that
       // place ("Tribal Council" at 86039: the Hopi Tribe, whose name holds neither word nor place).
+      // (A place then kind words, "Dallas VA Medical Center", is asked last: see `#search`.)
       (): Search | null =>
-        local && state && !convincing()
-          ? {
-              shown: `the buyers in ${local.city}${where}`,
-              ranked: false,
-              rewritesName: false,
-              localTo: local.fromZip ? `${local.city} (its zip)` : local.city,
-              run: () => this.#findIn(local.city, state),
-            }
-          : null,
+        local && !local.fromName && state && !convincing() ? this.#placeSearch(local, state) : null,
       (): Search | null =>
         host
           ? {
@@ -595,7 +622,9 @@ export class Resolver {
       const buyers = await this.#criteriaSearch.search({
         city,
         stateCode: state.code,
-        limit: this.#options.searchLimit,
+        // A place holds many buyers and what the account names is not what ranks them: as many as a
+        // search in a state asks for its pool.
+        limit: this.#options.searchLimit * POOL_LIMIT_FACTOR,
       });
       return { buyers, called: true };
     } catch (err) {
@@ -611,7 +640,7 @@ export class Resolver {
     buyers: readonly Found[],
     placed: readonly NormalizedName[],
   ): Scored[] {
-    const scored = buyers.map(({ buyer: brief, rank, order, profiled, localTo }): Scored => {
+    const scored = buyers.map(({ buyer: brief, rank, order, profiled, localTo, localName }): Scored => {
       // What the attributes say fills in what the search result left out.
       const buyer = profiled
         ? {
@@ -624,7 +653,7 @@ export class Resolver {
         : brief;
       const result = scoreCandidate(
         {
-          name,
+          name: localName ?? name,
           state: account.state,
           website: account.website,
           emailDomains: account.emailDomains ?? null,

@@ -91,6 +91,8 @@ export interface ScoreResult {
   sameCore: boolean;
   /** Evidence that does not come from the name: the website, an email domain. */
   independent: boolean;
+  /** Found among the buyers of the account's place (`ScoreContext.localTo`), not by its name. */
+  foundByPlace: boolean;
   /** 0..1 similarity of the names, through the reading that compared best. */
   nameSimilarity: number;
   web: WebEvidence;
@@ -432,7 +434,7 @@ export function scoreCandidate(
     add({
       signal: 'placed',
       points: 0,
-      detail: `a buyer of ${localTo}, the account's place, which the name of kind words only does not say`,
+      detail: `a buyer of ${localTo}, the account's place: a place and a kind are not a name`,
     });
 
   const raw = round3(signals.reduce((sum, s) => sum + s.points, 0));
@@ -470,6 +472,7 @@ export function scoreCandidate(
       compareTokens(baseName.core, buyerName.core).exact ===
         Math.max(baseName.core.length, buyerName.core.length),
     independent: positiveWeb,
+    foundByPlace: !!localTo,
     nameSimilarity: round3(nameSimilarity),
     web: web.evidence,
     webPoints,

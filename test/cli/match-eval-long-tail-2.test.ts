@@ -52,5 +52,9 @@ describe('match-eval on the second long-tail set', () => {
     // named by a short form ("Miami-Dade Fire Rescue"), or behind an owner held back as "a part of it".
     // 151 with a leading "VA" before a place of another state read as the closing one ("VA Minneapolis").
     expect(scorecard.oneBuyer.matched).toBeGreaterThanOrEqual(151);
+    // Issue 46: reviews hold the right buyer. The last without it was "Dallas VA Medical Center",
+    // whose buyer (VA North Texas) is found among the buyers of Dallas, scored by "VA Medical Center".
+    const lacking = accounts.filter((a) => a.verdict === 'review-lacks').map((a) => `${a.line} ${a.name}`);
+    expect(lacking).toEqual([]);
   }, 120_000);
 });

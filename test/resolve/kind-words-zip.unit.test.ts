@@ -1,7 +1,8 @@
 // A name of kind words only ("Tribal Council", "Fire District") with a zip and no city or county: the
 // zip names the place, the only part of the account that says which buyer (issue 46: "Tribal Council"
 // AZ at 86039, the Hopi Tribe's zip, was no match — no search used the zip's place). Against a stand-in
-// API whose answers each test sets.
+// API whose answers each test sets. And a place then kind words only ("Dallas VA Medical Center"):
+// its buyer may hold the place in its attributes only, so the place's buyers are asked for last.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { BuyerCriteria, QuickSearchParams } from '../../src/buyer-intel/client.ts';
@@ -92,5 +93,44 @@ describe('a name of kind words only, placed by its zip', () => {
       website: null,
     });
     expect(calls.some((c) => /Kykotsmovi/.test(c))).toBe(false);
+  });
+});
+
+describe('a place then kind words only', () => {
+  const county = brief('Dallas County', 'TX', 'County');
+  const city = brief('City of Dallas', 'TX', 'City');
+  const va = brief('VA North Texas Health Care System', 'TX', 'Federal');
+
+  it('"Dallas VA Medical Center" TX: the buyers of Dallas, scored by "VA Medical Center", offer the VA first', async () => {
+    const { client, calls } = api(
+      (q) => (/dallas/i.test(q) ? [county, city] : []),
+      (c, state) => (c === 'Dallas' && state === 'TX' ? [county, city, va] : []),
+    );
+    const decision = await new Resolver({ client }).resolve({
+      id: 'd',
+      name: 'Dallas VA Medical Center',
+      state: 'TX',
+      website: null,
+    });
+    expect(calls.at(-1)).toBe('criteria city Dallas state TX url -');
+    expect(decision.status).toBe('needs_review');
+    expect(decision.candidates[0]?.buyerId).toBe(va.id);
+    expect(decision.explanation).toMatch(/a place and a kind are not a name/);
+  });
+
+  it('a name its search matches asks for no place: "Dallas Police Department"', async () => {
+    const police = brief('Dallas Police Department', 'TX', 'PoliceDepartment');
+    const { client, calls } = api(
+      (q) => (/police/i.test(q) ? [police, city] : []),
+      () => [county, city, police],
+    );
+    const decision = await new Resolver({ client }).resolve({
+      id: 'e',
+      name: 'Dallas Police Department',
+      state: 'TX',
+      website: null,
+    });
+    expect(decision.status).toBe('matched');
+    expect(calls.some((c) => c.startsWith('criteria city'))).toBe(false);
   });
 });
