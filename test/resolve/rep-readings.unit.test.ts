@@ -4,60 +4,12 @@
 // own (a plain search over legal names, the state filter honoured), with the look-alikes that must
 // stay a person's choice.
 import { describe, expect, it } from 'vitest';
-import { Resolver, type ResolverClient } from '../../src/resolve/resolver.ts';
+import { Resolver } from '../../src/resolve/resolver.ts';
 import type { MatchDecision } from '../../src/resolve/types.ts';
-
-interface Buyer {
-  id: string;
-  name: string;
-  stateCode: string;
-  type?: string;
-  url?: string;
-}
-
-const words = (s: string) =>
-  s
-    .toLowerCase()
-    .split(/[^a-z0-9]+/)
-    .filter(Boolean);
-
-/** Every buyer sharing a word with the name asked, in the state asked, most words first. */
-function server(buyers: readonly Buyer[]): ResolverClient {
-  return {
-    async searchBuyers({ buyerName, buyerStateCode, limit }) {
-      const asked = new Set(words(buyerName));
-      const found = buyers
-        .filter((b) => !buyerStateCode || b.stateCode === buyerStateCode)
-        .map((b) => ({ b, n: words(b.name).filter((w) => asked.has(w)).length }))
-        .filter((x) => x.n > 0)
-        .sort((x, y) => y.n - x.n)
-        .slice(0, Number(limit ?? 10))
-        .map(({ b }) => ({
-          id: b.id,
-          name: b.name,
-          countryCode: 'US',
-          fromSourceFile: false,
-          stateCode: b.stateCode,
-          url: b.url ?? null,
-          type: b.type ?? null,
-        }));
-      return { buyers: found };
-    },
-    async getBuyerAttributesBulk(buyerId, keys) {
-      const b = buyers.find((x) => x.id === buyerId);
-      const all: Record<string, unknown> = {
-        Name: b?.name ?? null,
-        StateCode: b?.stateCode ?? null,
-        Type: b?.type ?? null,
-        Url: b?.url ?? null,
-      };
-      return { buyerId, buyerData: Object.fromEntries((keys ?? []).map((k) => [k, all[k] ?? null])) };
-    },
-  };
-}
+import { type WordSearchBuyer as Buyer, wordSearch } from '../helpers/word-search.ts';
 
 const resolve = (buyers: readonly Buyer[], name: string, state: string, website: string | null = null) =>
-  new Resolver({ client: server(buyers) }).resolve({ id: 'a1', name, state, website });
+  new Resolver({ client: wordSearch(buyers).client }).resolve({ id: 'a1', name, state, website });
 
 const matchedId = (d: MatchDecision) => (d.status === 'matched' ? d.buyerId : null);
 
