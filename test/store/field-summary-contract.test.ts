@@ -6,37 +6,10 @@ import { expect, it } from 'vitest';
 import type { FieldWritten } from '../../src/store/field-summary.ts';
 import type { FieldWriteEntry } from '../../src/write/journal.ts';
 import { describeEachDatabase, migratedStore } from '../helpers/databases.ts';
+import { at, fieldWrite, T0 } from '../helpers/history-entries.ts';
 
-const T0 = new Date('2026-03-01T12:00:00.000Z');
-const at = (s: number) => new Date(T0.getTime() + s * 1000);
-
-function write(
-  tenant: string,
-  accountId: string,
-  field: string,
-  over: Partial<FieldWriteEntry> = {},
-): FieldWriteEntry {
-  return {
-    crm: 'hubspot',
-    tenant,
-    accountId,
-    runId: null,
-    jobId: `job-${accountId}`,
-    trigger: 'webhook',
-    buyerId: 'b1',
-    field,
-    attribute: 'Population',
-    kind: 'mapped',
-    policy: 'ours',
-    old: null,
-    new: '100',
-    decision: 'write',
-    result: 'ok',
-    error: null,
-    at: T0,
-    ...over,
-  };
-}
+const write = (tenant: string, accountId: string, field: string, over: Partial<FieldWriteEntry> = {}) =>
+  fieldWrite(accountId, field, { tenant, ...over });
 
 describeEachDatabase('field summary', (variant) => {
   const db = migratedStore(variant);

@@ -4,52 +4,11 @@
 // kept values recorded with a job's outcome, and pruning.
 import { expect, it } from 'vitest';
 import type { OutcomeRecord } from '../../src/store/outcome-rows.ts';
-
-import type { FieldWriteEntry, NoteEntry } from '../../src/write/journal.ts';
 import { describeEachDatabase, migratedStore } from '../helpers/databases.ts';
+import { at, fieldWrite, noteEntry, T0 } from '../helpers/history-entries.ts';
 
-const T0 = new Date('2026-03-01T12:00:00.000Z');
-const at = (s: number) => new Date(T0.getTime() + s * 1000);
-
-function write(accountId: string, field: string, over: Partial<FieldWriteEntry> = {}): FieldWriteEntry {
-  return {
-    crm: 'hubspot',
-    tenant: 'p1',
-    accountId,
-    runId: null,
-    jobId: `job-${accountId}`,
-    trigger: 'webhook',
-    buyerId: 'b1',
-    field,
-    attribute: 'Population',
-    kind: 'mapped',
-    policy: 'ours',
-    old: null,
-    new: '100',
-    decision: 'write',
-    result: 'ok',
-    error: null,
-    at: T0,
-    ...over,
-  };
-}
-
-function note(accountId: string, key: string, over: Partial<NoteEntry> = {}): NoteEntry {
-  return {
-    crm: 'hubspot',
-    tenant: 'p1',
-    accountId,
-    runId: null,
-    jobId: `job-${accountId}`,
-    trigger: 'webhook',
-    buyerId: 'b1',
-    noteId: `n-${key}`,
-    dedupeKey: key,
-    title: `Signal ${key}`,
-    at: T0,
-    ...over,
-  };
-}
+const write = fieldWrite;
+const note = noteEntry;
 
 describeEachDatabase('write history', (variant) => {
   const db = migratedStore(variant);
