@@ -210,12 +210,13 @@ describe('the goal’s tasks from the dashboard, each in at most 5 interactions'
         await fetch(`${env.base}/admin/api/runs/${runId}/progress`, { headers: { authorization: basic } })
       ).json()) as { state: string; done: number; throttled: boolean; ratePerSecond: number };
     try {
-      // Some accounts done; then the provider answers 429 with a Retry-After, which holds every worker.
+      // Some accounts done; then the provider answers every call 429 with a Retry-After, which holds
+      // every worker, for as long as the page is read (however slow the machine is to open it).
       await eventually(async () => (await progress()).done > 0 || undefined, 'a first account done', {
         timeoutMs: 20_000,
         intervalMs: 50,
       });
-      env.running.bi.faults.inject({ kind: 'status', status: 429, retryAfterSeconds: 6 });
+      env.running.bi.faults.settings.rateLimitRate = 1;
       await eventually(async () => (await progress()).throttled || undefined, 'the pace held down', {
         timeoutMs: 10_000,
         intervalMs: 50,
@@ -240,6 +241,7 @@ describe('the goal’s tasks from the dashboard, each in at most 5 interactions'
       expect(Number(/([\d.]+) req/.exec(words)?.[1])).toBeLessThan(50);
       await context.close();
     } finally {
+      env.running.bi.faults.settings.rateLimitRate = 0;
       env.running.bi.faults.settings.latencyMs = 0;
     }
     // The run still ends once the provider lets it through again: nothing is left running at close.
