@@ -18,5 +18,12 @@ if (existsSync(source)) {
   }
   await import(source.href);
 } else {
+  // The built package runs on the Node that starts it. Said here in one line, not by an `engines`
+  // field: npm checks that against the Node npm itself runs on, so in a clone (whose npm scripts and
+  // npx run the bundled Node 24) it printed ten lines of EBADENGINE on npx's first call, for nothing.
+  if (Number(process.versions.node.split('.')[0]) < 24) {
+    process.stderr.write(`buyer-intel-sync needs Node ≥ 24; this is Node ${process.versions.node}\n`);
+    process.exit(1);
+  }
   await import(new URL('../dist/src/cli.js', import.meta.url).href);
 }

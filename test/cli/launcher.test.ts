@@ -38,8 +38,8 @@ interface Run {
   stderr: string;
 }
 
-function run(file: string, args: string[], cwd = ROOT): Promise<Run> {
-  return promisify(execFile)(file, args, { cwd, env: { ...process.env, PATH: SHELL_PATH } }).then(
+function run(file: string, args: string[], cwd = ROOT, env: NodeJS.ProcessEnv = {}): Promise<Run> {
+  return promisify(execFile)(file, args, { cwd, env: { ...process.env, PATH: SHELL_PATH, ...env } }).then(
     (r) => ({ code: 0, stdout: r.stdout, stderr: r.stderr }),
     (e: { code: number; stdout: string; stderr: string }) => ({
       code: e.code,
@@ -61,6 +61,19 @@ describe('from a clone', () => {
     const version = await run('npx', ['buyer-intel-sync', '--version']);
     expect(version).toMatchObject({ code: 0, stdout: `buyer-intel-sync ${PACKAGE_VERSION}\n` });
   });
+
+  // Issue 48: npx's first call in a clone installs the project into npx's cache, and npm, on the
+  // shell's Node 20, printed ten lines of EBADENGINE for the project's `engines` (and its update
+  // banner): nothing but the version now.
+  it('`npx buyer-intel-sync --version` on a fresh npm cache prints the version and nothing else', async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'bis-npx-cache-'));
+    try {
+      const first = await run('npx', ['buyer-intel-sync', '--version'], ROOT, { npm_config_cache: cache });
+      expect(first).toEqual({ code: 0, stdout: `buyer-intel-sync ${PACKAGE_VERSION}\n`, stderr: '' });
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('passes the CLI’s exit codes through: 2 for an unknown command', async () => {
     const unknown = await run('npx', ['buyer-intel-sync', 'nope']);
@@ -116,5 +129,16 @@ describe('from the built package (dist/, no src/)', () => {
     expect(usage.stderr).toContain('--account <id> is required');
     const version = await run(process.execPath, [join(dir, 'bin/buyer-intel-sync.js'), '--version'], dir);
     expect(version).toMatchObject({ code: 0, stdout: `buyer-intel-sync ${PACKAGE_VERSION}\n` });
+    // On an older Node (the shell's, v20 on the development machine) the package says so in one line.
+    const node = shellNode();
+    const major = Number((await run(node, ['-p', 'process.versions.node'])).stdout.split('.')[0]);
+    const old = await run(node, [join(dir, 'bin/buyer-intel-sync.js'), '--version'], dir);
+    if (major < 24)
+      expect(old).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: expect.stringMatching(/^buyer-intel-sync needs Node ≥ 24; this is Node [\d.]+\n$/),
+      });
+    else expect(old.code).toBe(0);
   });
 });
