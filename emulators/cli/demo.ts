@@ -9,6 +9,7 @@ import { isChunk } from '../../queues/enrich-queue.ts';
 import { nodesOf, redisClient } from '../../queues/redis-url.ts';
 import { BUYER_FIELD_LABELS } from '../../src/buyer-intel/fields.ts';
 import type { Command } from '../../src/cli/command.ts';
+import { requireRedis } from '../../src/cli/redis-check.ts';
 import { renderRecords, renderTable, wrapParagraph } from '../../src/cli/table.ts';
 import type { EnrichResult } from '../../src/enrich/types.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
@@ -49,7 +50,15 @@ export async function runDemo(options: {
 }): Promise<number> {
   const { out } = options;
   const emulators = EMULATORS.filter((e) => !options.kinds || options.kinds.includes(e.kind));
+  // A hash tag, so the demo runs on a Redis Cluster too (REDIS_URL ?cluster=true).
+  const prefix = `{bis-demo-${randomUUID().slice(0, 8)}}`;
   const redis = await redisForDemo(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  // The check `start` makes, before anything starts: a cluster node named by a plain URL otherwise
+  // ended the demo after ~20 s with a bare "MOVED <slot> <node>" (or, on one node, passed for standalone).
+  await requireRedis(redis.url, prefix).catch(async (err: unknown) => {
+    await redis.stop();
+    throw err;
+  });
   // The provider's limit as the sandbox enforces it (10/s, burst 1), and the service's own pace
   // settings against it: the demo shows the product as a customer gets it.
   const bi = await startBuyerIntelSandbox({});
@@ -58,8 +67,6 @@ export async function runDemo(options: {
     const running = await emulator.start();
     crms.push({ emulator, running, tenant: emulator.tenantOf(running), ids: [] });
   }
-  // A hash tag, so the demo runs on a Redis Cluster too (REDIS_URL ?cluster=true).
-  const prefix = `{bis-demo-${randomUUID().slice(0, 8)}}`;
   const standIns = await startOwnerDigestStandIns();
   const settings = sandboxSettings(
     { buyerIntel: bi, ...Object.fromEntries(crms.map((c) => [c.emulator.kind, c.running])) },

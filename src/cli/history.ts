@@ -10,10 +10,9 @@ import {
   decisionWords,
   learnedJson,
 } from '../api/history-routes.ts';
-import { Store } from '../store/store.ts';
 import { type CommandBody, UsageError } from './command.ts';
 import { crmChoices } from './crm-option.ts';
-import { storeEnvFrom } from './migrate.ts';
+import { storeToRead } from './read-store.ts';
 import { renderTable } from './table.ts';
 
 /** `2026-03-01 12:00:05` (UTC). */
@@ -63,7 +62,7 @@ decision and the run or trigger, and each note we created (the last line names t
 --after); above them, the rules a person's confirm or reject on the account taught its tenant, "taken
 back <date>" once undone. Without --tenant, the account of that id in every tenant.
 prune: deletes what was recorded before the date (midnight UTC); without --yes it only counts.
-Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` holds it.`,
+Reads DATABASE_URL, or an existing embedded database in PGLITE_DIR when no \`start\` holds it.`,
   options: {
     crm: { type: 'string' },
     account: { type: 'string' },
@@ -79,7 +78,6 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
     if (action !== undefined && action !== 'prune')
       throw new UsageError(`unexpected ${action} (history, or history prune)`);
     if (extra.length) throw new UsageError(`unexpected ${extra.join(' ')}`);
-    const env = storeEnvFrom(process.env);
     const out = (text: string) => process.stdout.write(`${text}\n`);
 
     if (action === 'prune') {
@@ -89,7 +87,7 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
       if (values.before === undefined) throw new UsageError('--before YYYY-MM-DD is required');
       const text = valid(z.strictObject({ before: beforeSchema }), { before: values.before }).before;
       const before = new Date(text);
-      const store = new Store(env.DATABASE_URL ? { url: env.DATABASE_URL } : { pgliteDir: env.PGLITE_DIR });
+      const { store } = storeToRead(process.env);
       try {
         const { writes } = await store.open();
         const since = `recorded before ${before.toISOString()}`;
@@ -126,7 +124,7 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
         ),
       ),
     );
-    const store = new Store(env.DATABASE_URL ? { url: env.DATABASE_URL } : { pgliteDir: env.PGLITE_DIR });
+    const { store } = storeToRead(process.env);
     try {
       const { writes, learned } = await store.open();
       const page = await writes.forAccount(

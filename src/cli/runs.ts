@@ -3,9 +3,8 @@
 // alone (DATABASE_URL, or the embedded one when no `start` holds it): no Redis, no CRM needed.
 import { runIdSchema, runJson, runsQuerySchema } from '../api/runs-routes.ts';
 import { RUN_KINDS } from '../store/schema.ts';
-import { Store } from '../store/store.ts';
 import { type CommandBody, UsageError } from './command.ts';
-import { storeEnvFrom } from './migrate.ts';
+import { storeToRead } from './read-store.ts';
 import { renderTable } from './table.ts';
 
 const ACTIONS = ['list', 'show'] as const;
@@ -26,7 +25,7 @@ show: the run, its accounts with an outcome (while a backfill runs: as many as i
 those queued so far) and by the status of their latest outcome (an account a later run enriched
 again counts there, not here), and what it changed (fields written, values kept, notes created; each
 account's detail: buyer-intel-sync history). Kinds: ${RUN_KINDS.join(', ')}.
-Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` holds it.`,
+Reads DATABASE_URL, or an existing embedded database in PGLITE_DIR when no \`start\` holds it.`,
   options: {
     kind: { type: 'string' },
     limit: { type: 'string' },
@@ -56,8 +55,7 @@ Reads DATABASE_URL, or the embedded database in PGLITE_DIR when no \`start\` hol
       if (!runIdSchema.safeParse(id).success) throw new UsageError(`"${id}" is not a run id (digits)`);
     }
 
-    const env = storeEnvFrom(process.env);
-    const store = new Store(env.DATABASE_URL ? { url: env.DATABASE_URL } : { pgliteDir: env.PGLITE_DIR });
+    const { env, store } = storeToRead(process.env);
     const out = (text: string) => process.stdout.write(`${text}\n`);
     try {
       const { runs, writes } = await store.open();

@@ -15,6 +15,7 @@ const NEEDS_A_SERVICE: Readonly<Record<string, string>> = {
   'test/helpers/start-service.ts': 'Redis (the service and its emulators)',
   'test/helpers/private-servers.ts': 'Redis (a private redis-server)',
   'test/helpers/private-cluster.ts': 'a Redis Cluster (redis-server)',
+  'test/helpers/one-node-cluster.ts': 'a Redis Cluster node (redis-server)',
   'test/helpers/redis-monitor.ts': 'Redis (a MONITOR connection)',
   'test/helpers/reliability-env.ts': 'Redis (service processes on REDIS_URL)',
   // Its PostgreSQL variants are skipped where TEST_DATABASE_URL is unset — and the unit project clears

@@ -1,10 +1,14 @@
 // `doctor`'s `redis mode` line against the Redis of the run: standalone here, a 3-master cluster under
 // `npm run test:cluster`. The mistakes that passed before and failed at the first job (MOVED, CROSSSLOT)
-// are FAIL lines that say what to set; a command that needs Redis refuses them in one line too.
+// are FAIL lines that say what to set; a command that needs Redis refuses them in one line too, the
+// demo among them (on a one-node cluster of this file's own, whichever Redis the run has).
 // @redis-cluster: also runs on a 3-master Redis Cluster (npm run test:cluster).
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoCommand } from '../../emulators/cli/demo.ts';
+import { runCli as runProgram } from '../../src/cli/command.ts';
 import { requireRedis } from '../../src/cli/redis-check.ts';
-import { runCli } from '../helpers/cli.ts';
+import { runCli, runInProcess } from '../helpers/cli.ts';
+import { type OneNodeCluster, oneNodeCluster } from '../helpers/one-node-cluster.ts';
 import { ON_CLUSTER, REDIS_URL } from '../helpers/redis.ts';
 
 const line = (stdout: string, check: string) =>
@@ -47,4 +51,31 @@ describe('doctor: redis mode', () => {
     expect(line(wrong.stdout, 'redis')).toMatch(/^FAIL .*no cluster answered at this address/);
     await expect(requireRedis(REDIS_URL, 'bis')).resolves.toBeUndefined();
   });
+});
+
+describe('a cluster node named by a plain URL', () => {
+  let node: OneNodeCluster;
+  beforeAll(async () => {
+    node = await oneNodeCluster();
+    await node.cli('cluster', 'addslotsrange', '0', '16383');
+  });
+  afterAll(() => node?.remove());
+
+  it('is refused by the demo in one line before it starts anything, as by every command', async () => {
+    const url = `redis://127.0.0.1:${node.port}`;
+    await expect(requireRedis(url, '{bis}')).rejects.toThrow(/this Redis is a cluster/);
+    // One node holds every slot, so the demo went through without the check (~20 s, exit 0) and on
+    // three masters ended in a bare "MOVED 13331 127.0.0.1:7302" after 23 s.
+    const started = Date.now();
+    const demo = await runInProcess(
+      { REDIS_URL: url },
+      async () => () => runProgram('buyer-intel-sync', [demoCommand], ['demo']),
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(demo.code).toBe(1);
+    expect(demo.stdout).toBe('');
+    expect(demo.stderr).toMatch(
+      /^buyer-intel-sync demo: Redis at redis:\/\/127\.0\.0\.1:\d+: this Redis is a cluster: add \?cluster=true to REDIS_URL and set REDIS_PREFIX to a hash tag such as \{bis-demo-[0-9a-f]{8}\}\n$/,
+    );
+  }, 60_000);
 });

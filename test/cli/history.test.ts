@@ -1,6 +1,9 @@
 // `buyer-intel-sync history` in process (runCliInProcess) on the file's database: an account's
 // changes newest first (old → new, the decision, the run), a page at a time; `history prune` counting
-// first and deleting only with --yes; and refusals of bad input.
+// first and deleting only with --yes; and refusals of bad input, a missing embedded database among them.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/store.ts';
 import type { FieldWriteEntry } from '../../src/write/journal.ts';
@@ -245,6 +248,25 @@ describe('buyer-intel-sync history', () => {
     const left = await history(['--crm', 'hubspot', '--account', '101']);
     expect(left.stdout).toContain('1000001 → 961855');
     expect(left.stdout).not.toContain('Contract awarded');
+  }, 60_000);
+
+  it('without DATABASE_URL, refuses in one line to create an embedded database to read or prune', async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), 'history-embedded-')), 'db');
+    try {
+      for (const args of [
+        ['--crm', 'hubspot', '--account', '101'],
+        ['prune', '--before', '2025-06-01'],
+      ]) {
+        const r = await runCliInProcess(['history', ...args], { PGLITE_DIR: dir });
+        expect([args, r.code, r.stdout]).toEqual([args, 1, '']);
+        expect(r.stderr).toMatch(
+          /^buyer-intel-sync history: DATABASE_URL is not set and there is no embedded database at .+db: set DATABASE_URL to your service's database, .+\n$/,
+        );
+      }
+      expect(existsSync(dir)).toBe(false);
+    } finally {
+      rmSync(dirname(dir), { recursive: true, force: true });
+    }
   }, 60_000);
 
   it('refuses bad input with exit 2', async () => {

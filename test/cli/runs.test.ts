@@ -1,6 +1,7 @@
 // `buyer-intel-sync runs` in process (runCliInProcess) on the file's database: a list newest first
-// (by kind, a page at a time), a run's accounts by their latest outcome, and refusals of bad input.
-import { mkdtempSync, rmSync } from 'node:fs';
+// (by kind, a page at a time), a run's accounts by their latest outcome, and refusals of bad input
+// (a missing embedded database among them).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -85,9 +86,22 @@ beforeAll(async () => {
 const runs = (args: string[]) => runCliInProcess(['runs', ...args], {});
 
 describe('buyer-intel-sync runs', () => {
-  it('without DATABASE_URL, an empty list names the embedded database it read', async () => {
+  it('without DATABASE_URL, refuses in one line to create an embedded database; reads one that exists', async () => {
     const dir = join(mkdtempSync(join(tmpdir(), 'runs-embedded-')), 'db');
     try {
+      // A terminal without the service's exports: no database is created only to be found empty.
+      const started = Date.now();
+      const missing = await runCliInProcess(['runs', 'list'], { PGLITE_DIR: dir });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(missing.code).toBe(1);
+      expect(missing.stdout).toBe('');
+      expect(missing.stderr).toBe(
+        `buyer-intel-sync runs: DATABASE_URL is not set and there is no embedded database at ${dir}: set DATABASE_URL to your service's database, or create the embedded one with \`buyer-intel-sync migrate\`\n`,
+      );
+      expect(existsSync(dir)).toBe(false);
+
+      // Once there is one (as the line says to make it), an empty list names the database it read.
+      expect((await runCliInProcess(['migrate', '--skip-import'], { PGLITE_DIR: dir })).code).toBe(0);
       const empty = await runCliInProcess(['runs', 'list'], { PGLITE_DIR: dir });
       expect(empty.code).toBe(0);
       expect(empty.stdout.trim()).toBe(

@@ -2,7 +2,8 @@
 // names one, the file's database) and resolves with its exit code and output: `runCli` as the real
 // binary in a child process (optionally fed standard input), `runCliInProcess` through the CLI's own
 // `main` in this process, ~1 s of Node start and imports cheaper a run — for what a real process adds
-// nothing to (no signals, no exit of the process, no launcher or engine checks, no standard input).
+// nothing to (no signals, no exit of the process, no launcher or engine checks, no standard input) —
+// and `runInProcess` the same way for another program of the same runner.
 import { spawn } from 'node:child_process';
 import { onRelease } from './release.ts';
 import { sharedDatabase, type TestDatabase } from './test-database.ts';
@@ -79,7 +80,22 @@ function capture(append: (text: string) => void): typeof process.stdout.write {
  * read both at call time; one run at a time (a file's tests run in turn), and a test that needs the
  * real process — a signal, standard input, the process exiting — uses `runCli`.
  */
-export async function runCliInProcess(args: string[], env: Record<string, string>): Promise<CliRun> {
+export function runCliInProcess(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return runInProcess(env, async () => {
+    const { main } = await import('../../src/cli/main.ts');
+    return () => main(args);
+  });
+}
+
+/**
+ * A run of what `load` returns, resolving with an exit code, as runCliInProcess runs `main`: for
+ * another program on the same runner (src/cli/command.ts's runCli), such as the emulators' dev
+ * commands (emulators/cli.ts). `load` imports before the environment is the run's.
+ */
+export async function runInProcess(
+  env: Record<string, string>,
+  load: () => Promise<() => Promise<number>>,
+): Promise<CliRun> {
   if (inProcessRun)
     throw new Error(
       'runCliInProcess: an earlier run in this worker has not finished (did its test time out?); one at a time, as it borrows process.env and stdout',
@@ -90,7 +106,7 @@ export async function runCliInProcess(args: string[], env: Record<string, string
   let stderr = '';
   try {
     const runEnvironment = await runEnv(env);
-    const { main } = await import('../../src/cli/main.ts');
+    const run = await load();
     process.env = runEnvironment;
     process.stdout.write = capture((t) => {
       stdout += t;
@@ -98,7 +114,7 @@ export async function runCliInProcess(args: string[], env: Record<string, string
     process.stderr.write = capture((t) => {
       stderr += t;
     });
-    const code = await main(args);
+    const code = await run();
     return { code, stdout, stderr };
   } finally {
     process.env = saved.env;

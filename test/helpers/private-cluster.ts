@@ -29,6 +29,20 @@ export interface PrivateCluster {
   remove(): Promise<void>;
 }
 
+/** A redis-server of a test's own as a cluster node: on 127.0.0.1, its files in `dir`, no snapshots. */
+export const clusterNodeArgs = (port: number, dir: string): string[] => [
+  '--port',
+  String(port),
+  '--bind',
+  '127.0.0.1',
+  '--dir',
+  dir,
+  '--cluster-enabled',
+  'yes',
+  '--save',
+  '',
+];
+
 export async function privateCluster(): Promise<PrivateCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'bis-cluster-'));
   const ports: number[] = [];
@@ -81,14 +95,7 @@ export async function privateCluster(): Promise<PrivateCluster> {
       const proc = spawn(
         'redis-server',
         [
-          '--port',
-          String(port),
-          '--bind',
-          '127.0.0.1',
-          '--dir',
-          home,
-          '--cluster-enabled',
-          'yes',
+          ...clusterNodeArgs(port, home),
           '--cluster-config-file',
           'nodes.conf',
           '--cluster-node-timeout',
@@ -97,8 +104,6 @@ export async function privateCluster(): Promise<PrivateCluster> {
           // first sync can lag, and a replica that judges its data too old never stands for election.
           '--cluster-replica-validity-factor',
           '0',
-          '--save',
-          '',
           '--appendonly',
           'no',
           '--maxmemory-policy',

@@ -6,59 +6,26 @@
 // Here the failing ready check is made on purpose, on a real one-node cluster of the test's own:
 // with slot 0 unassigned the node answers CLUSTER INFO with cluster_state:fail, and once it is
 // assigned again, with ok.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { RememberingCluster } from '../../queues/redis-cluster.ts';
+import { type OneNodeCluster, oneNodeCluster } from '../helpers/one-node-cluster.ts';
 import { eventually } from '../helpers/poll.ts';
-import { freePort } from '../helpers/ports.ts';
 
-const run = promisify(execFile);
-let port: number;
-let node: ChildProcess;
-let dir: string;
-const cli = async (...args: string[]) =>
-  (await run('redis-cli', ['-p', String(port), ...args], { timeout: 10_000 })).stdout.trim();
+let node: OneNodeCluster;
+const cli = (...args: string[]) => node.cli(...args);
 const clusterState = async () => /cluster_state:(\w+)/.exec(await cli('cluster', 'info'))?.[1];
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'bis-cluster-connect-'));
-  do port = await freePort();
-  while (port + 10_000 > 65_535);
-  node = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--cluster-enabled',
-      'yes',
-      '--cluster-announce-ip',
-      '127.0.0.1',
-      '--save',
-      '',
-    ],
-    { stdio: 'ignore' },
-  );
-  await eventually(async () => (await cli('ping')) === 'PONG', 'the node answers', { timeoutMs: 20_000 });
+  node = await oneNodeCluster();
   // Slot 0 stays unassigned: the node holds 1–16383 and, lacking full coverage, is in state fail.
   await cli('cluster', 'addslotsrange', '1', '16383');
   expect(await clusterState()).toBe('fail');
 });
 
-afterAll(async () => {
-  node?.kill('SIGKILL');
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => node?.remove());
 
 it('connect() waits through a failing ready check and resolves when the cluster is ready', async () => {
-  const cluster = new RememberingCluster([{ host: '127.0.0.1', port }], {
+  const cluster = new RememberingCluster([{ host: '127.0.0.1', port: node.port }], {
     lazyConnect: true,
     clusterRetryStrategy: () => 100,
   });
