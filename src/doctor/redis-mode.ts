@@ -44,7 +44,10 @@ export async function modeCheck(
     return {
       name,
       status: 'fail',
-      detail: `this Redis is a cluster: add ?cluster=true to REDIS_URL and set REDIS_PREFIX to a hash tag such as {${prefix.replace(/[{}]/g, '')}}`,
+      // A prefix that is a hash tag already (the demo's own) needs no advice about REDIS_PREFIX.
+      detail: /^\{[^{}]+\}$/.test(prefix)
+        ? 'this Redis is a cluster: add ?cluster=true to REDIS_URL'
+        : `this Redis is a cluster: add ?cluster=true to REDIS_URL and set REDIS_PREFIX to a hash tag such as {${prefix.replace(/[{}]/g, '')}}`,
     };
   if (!enabled && wanted)
     return { name, status: 'fail', detail: 'REDIS_URL says cluster=true but this Redis is not a cluster' };

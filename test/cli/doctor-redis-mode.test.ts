@@ -75,7 +75,8 @@ describe('a cluster node named by a plain URL', () => {
     expect(demo.code).toBe(1);
     expect(demo.stdout).toBe('');
     expect(demo.stderr).toMatch(
-      /^buyer-intel-sync demo: Redis at redis:\/\/127\.0\.0\.1:\d+: this Redis is a cluster: add \?cluster=true to REDIS_URL and set REDIS_PREFIX to a hash tag such as \{bis-demo-[0-9a-f]{8}\}\n$/,
+      // The demo's prefix is a hash tag of its own: REDIS_PREFIX is not the thing to fix.
+      /^buyer-intel-sync demo: Redis at redis:\/\/127\.0\.0\.1:\d+: this Redis is a cluster: add \?cluster=true to REDIS_URL\n$/,
     );
   }, 60_000);
 });
