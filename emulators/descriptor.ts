@@ -49,7 +49,11 @@ export interface EmulatorDescriptor<R extends RunningEmulator = RunningEmulator,
   readonly label: string;
   /** The demo's heading over its accounts' table, e.g. "HubSpot companies (notes = …):". */
   readonly demoHeading: string;
-  /** Its port in `npm run sandbox` (`--<kind>-port`) and in docker-compose.yml's sandbox service. */
+  /**
+   * Its port in `npm run sandbox` (`--<kind>-port`): a free one in the sandbox's range, 4010–4049, which
+   * docker-compose.yml's sandbox service publishes whole (test/docker/compose.unit.test.ts); 0: it
+   * listens on none (an in-process CRM).
+   */
   readonly port: number;
   readonly conformance: ConformanceReference;
   /**
