@@ -2,7 +2,7 @@
 // throwaway CRM — the in-memory connector (connectors/memory/) and its emulator (emulators/memory/),
 // registered as the test-only lines `registerCrm` and `registerEmulator` — is picked up by
 // `npm run sandbox` (its port option, its accounts, its export line), by the compose check (its port lies
-// in the range the sandbox service publishes), by startTestService (started, configured, enriched from
+// in the range the sandbox service publishes), by the conformance setup (its reference), by startTestService (started, configured, enriched from
 // its own event), and by `npm run demo` (its table), with no other edit.
 import '../helpers/memory-crm.ts'; // first: registers the connector before the registry is read
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +16,7 @@ import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { PROVIDER_SANDBOX_PORT, sandboxPortProblems, sandboxPortRange } from '../docker/compose-file.ts';
 import { finishedJob } from '../helpers/service.ts';
 import { startTestService, type TestService } from '../helpers/start-service.ts';
+import { referenceProblems, references } from '../setup/conformance.ts';
 
 let unregister: () => void;
 beforeAll(() => {
@@ -72,6 +73,15 @@ describe('a throwaway CRM added through its two folders and the two registry lin
     expect(free).toBeDefined();
     const listening = EMULATORS.map((e) => (e.kind === MEMORY_CRM ? { ...e, port: free ?? 0 } : e));
     expect(sandboxPortProblems(listening)).toEqual([]);
+  });
+
+  it('is one of the APIs the conformance setup checks, from its descriptor’s reference', () => {
+    expect(references().map((r) => r.api)).toContain(memoryEmulator.conformance.api);
+    expect(referenceProblems()).toEqual([]);
+    // It answers no HTTP, so it names no document; one it named would have to be there and sourced.
+    expect(referenceProblems([{ ...memoryEmulator.conformance, documents: ['memory-crm.json'] }])).toEqual([
+      `${MEMORY_CRM}: its reference document memory-crm.json is not in test/fixtures/reference/`,
+    ]);
   });
 
   describe('startTestService', () => {
