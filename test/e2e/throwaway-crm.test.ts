@@ -7,6 +7,7 @@
 import '../helpers/memory-crm.ts'; // first: registers the connector before the registry is read
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMORY_CRM } from '../../connectors/memory/connector.ts';
+import { memory } from '../../connectors/memory/index.ts';
 import { sandboxCommand } from '../../emulators/cli/sandbox.ts';
 import { SANDBOX_ACCOUNTS } from '../../emulators/cli/sandbox-accounts.ts';
 import { startSandboxes } from '../../emulators/cli/sandbox-start.ts';
@@ -14,6 +15,7 @@ import { memoryEmulator, type RunningMemoryCrm } from '../../emulators/memory/in
 import { EMULATORS, registerEmulator } from '../../emulators/registry.ts';
 import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
 import { PROVIDER_SANDBOX_PORT, sandboxPortProblems, sandboxPortRange } from '../docker/compose-file.ts';
+import { missingFromEnvExample } from '../helpers/env-example.ts';
 import { finishedJob } from '../helpers/service.ts';
 import { startTestService, type TestService } from '../helpers/start-service.ts';
 import { referenceProblems, references } from '../setup/conformance.ts';
@@ -82,6 +84,12 @@ describe('a throwaway CRM added through its two folders and the two registry lin
     expect(referenceProblems([{ ...memoryEmulator.conformance, documents: ['memory-crm.json'] }])).toEqual([
       `${MEMORY_CRM}: its reference document memory-crm.json is not in test/fixtures/reference/`,
     ]);
+  });
+
+  it('would need its variables in .env.example as a product CRM (CONTRIBUTING’s docs step)', () => {
+    // The check (defaults-agree.unit.test.ts) reads every registered product CRM's variables from its
+    // connector; this test double is left out of .env.example, so its one variable is what it names.
+    expect(missingFromEnvExample(Object.keys(memory.config.variables))).toEqual(['MEMORY_CRM_WORKSPACE']);
   });
 
   describe('startTestService', () => {
