@@ -3,6 +3,7 @@
 // connectors/descriptor.ts. `npm run sandbox`, `npm run demo`, sandboxSettings (the bench and the tests),
 // startTestService, the conformance check and the compose test iterate over the registry, so none of
 // them names a CRM and a new one needs no edit there.
+import type { ConformanceRules } from './shared/conformance-rules.ts';
 
 /** An emulator that listens: where it answers, and how to stop it. */
 export interface RunningEmulator {
@@ -36,10 +37,16 @@ export interface EmulatedPerson {
 
 /** The reference documents every answer of the emulator is checked against (emulators/README.md). */
 export interface ConformanceReference {
-  /** The API's name in the conformance report and the rule tables (emulators/shared/conformance-*.ts). */
+  /** The API's name in the conformance report. */
   api: string;
   /** Files under test/fixtures/reference/, each with its row in SOURCES.md. */
   documents: readonly string[];
+  /**
+   * The sourced rules beyond the documents (the statuses and error bodies, headers, excused divergences
+   * and undocumented routes the vendor documents elsewhere), in the emulator's own folder
+   * (emulators/<kind>/conformance-rules.ts): the check names no API. None: the documents alone.
+   */
+  rules?: ConformanceRules;
 }
 
 export interface EmulatorDescriptor<R extends RunningEmulator = RunningEmulator, E = R> {
@@ -49,7 +56,11 @@ export interface EmulatorDescriptor<R extends RunningEmulator = RunningEmulator,
   readonly label: string;
   /** The demo's heading over its accounts' table, e.g. "HubSpot companies (notes = …):". */
   readonly demoHeading: string;
-  /** Its port in `npm run sandbox` (`--<kind>-port`) and in docker-compose.yml's sandbox service. */
+  /**
+   * Its port in `npm run sandbox` (`--<kind>-port`): a free one in the sandbox's range, 4010–4049, which
+   * docker-compose.yml's sandbox service publishes whole (test/docker/compose.unit.test.ts); 0: it
+   * listens on none (an in-process CRM).
+   */
   readonly port: number;
   readonly conformance: ConformanceReference;
   /**

@@ -2,6 +2,7 @@
 // files under test/fixtures/reference/, each with its row in SOURCES.md. Its descriptor (index.ts) and
 // its app (app.ts) both read it, so the conformance check learns the documents from the emulator.
 import type { ConformanceReference } from '../descriptor.ts';
+import { HUBSPOT_RULES } from './conformance-rules.ts';
 
 export const HUBSPOT_REFERENCE: ConformanceReference = {
   api: 'hubspot',
@@ -16,4 +17,5 @@ export const HUBSPOT_REFERENCE: ConformanceReference = {
     'hubspot-oauth-v1.json',
     'hubspot-account-info-v3.json',
   ],
+  rules: HUBSPOT_RULES,
 };

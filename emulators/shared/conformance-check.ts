@@ -1,23 +1,16 @@
 // One exchange (a request and the answer an emulator sent) held to the reference documents
-// (conformance-spec.ts) and the rules beside them: the status must be one the operation lists or one a
-// sourced rule documents for it (conformance-statuses.ts) — a `default` names no status; an error's body
+// (conformance-spec.ts) and the rules its emulator registered beside them (emulators/<kind>/
+// conformance-rules.ts; conformance-rules.ts says what each kind is): the status must be one the
+// operation lists or one a sourced rule documents for it — a `default` names no status; an error's body
 // must be the error documented for its status; the body must match the schema of its status (else of
 // `default`) and be JSON where the document declares JSON; the headers the document marks required and
-// those the vendors document elsewhere (conformance-headers.ts) must be there, in their format. The
+// those the vendor documents elsewhere (its header rules) must be there, in their format. The
 // request: a refused one (≥ 400) is judged by its status alone (its body is expected to be wrong); an
 // accepted one must have come in a media type the operation takes and match its schema (JSON or
 // form-encoded), and with the body the operation requires. Also says what it could check, for the
-// coverage the suite's teardown reports.
-import { ALLOWLIST, UNDOCUMENTED_ROUTES, UNKNOWN_RESOURCE, type Where } from './conformance-allowlist.ts';
-import { HEADER_RULES } from './conformance-headers.ts';
-import {
-  type ConformanceApi,
-  type ErrorLike,
-  newAjv,
-  referenceFor,
-  type Validate,
-} from './conformance-spec.ts';
-import { STATUS_RULES, type StatusRule } from './conformance-statuses.ts';
+// coverage the suite's teardown reports. It names no API: every rule comes from the API's reference.
+import { type ErrorLike, EVERY_API, type StatusRule, type Where } from './conformance-rules.ts';
+import { type ConformanceApi, newAjv, referenceFor, rulesOf, type Validate } from './conformance-spec.ts';
 
 export interface Exchange {
   method: string;
@@ -82,7 +75,8 @@ export function checkExchange(api: ConformanceApi, x: Exchange): Verdict {
   const lines: Line[] = [];
   const report = (errors: string[], route?: string) =>
     lines.push({ api, method, path, ...(route ? { route } : {}), status, errors });
-  const elsewhere = UNDOCUMENTED_ROUTES.find((u) => u.api === api && u.path.test(path));
+  const rules = rulesOf(api);
+  const elsewhere = rules.undocumented?.find((u) => u.path.test(path));
   if (elsewhere) {
     const why = `excluded: ${elsewhere.name}`;
     return { lines, answer: why, request: why };
@@ -92,7 +86,7 @@ export function checkExchange(api: ConformanceApi, x: Exchange): Verdict {
 
   const found = referenceFor(api)(m, path);
   if (!found) {
-    const fallback = UNKNOWN_RESOURCE[api];
+    const fallback = rules.unknownResource;
     if (!(status === 404 && fallback && body !== undefined && fallback.answers(body)))
       report(['no operation in the reference documents for this method and path']);
     return {
@@ -104,24 +98,20 @@ export function checkExchange(api: ConformanceApi, x: Exchange): Verdict {
   const { route } = found;
   const verdict = (request: string): Verdict => ({ lines, route, answer: 'checked', request });
   const excused = (errors: readonly ErrorLike[], part: Where['part']) =>
-    errors.filter((e) => !ALLOWLIST.some((a) => a.api === api && a.matches(e, { route, status, part })));
+    errors.filter((e) => !rules.allowlist?.some((a) => a.matches(e, { route, status, part })));
 
   // The status: listed by the operation, or documented for it by a sourced rule.
-  const rules = STATUS_RULES.filter(
-    (r) =>
-      r.api === api &&
-      r.statuses.includes(status) &&
-      r.route.test(route) &&
-      (!r.methods || r.methods.includes(m)),
+  const statusRules = (rules.statuses ?? []).filter(
+    (r) => r.statuses.includes(status) && r.route.test(route) && (!r.methods || r.methods.includes(m)),
   );
-  if (!found.lists(status) && rules.length === 0) {
+  if (!found.lists(status) && statusRules.length === 0) {
     const only = found.hasDefault ? " (only as the document's `default`, which names no status)" : '';
     report([`status ${status} is not documented for this operation${only}`], route);
   }
   const documented = found.response(status);
 
   // The body: the documented error of its status, then the document's schema.
-  const bodyRules = rules.filter((r): r is StatusRule & { body: object } => r.body !== undefined);
+  const bodyRules = statusRules.filter((r): r is StatusRule & { body: object } => r.body !== undefined);
   const expectsJson = documented?.validate != null || bodyRules.length > 0;
   let data: unknown;
   let parsed = false;
@@ -166,14 +156,8 @@ export function checkExchange(api: ConformanceApi, x: Exchange): Verdict {
   }
   const authorization = request.authorization ?? '';
   const required = new Set((documented?.headers ?? []).map((h) => h.name.toLowerCase()));
-  for (const h of HEADER_RULES) {
-    if (
-      h.api !== api ||
-      !h.route.test(route) ||
-      !h.statuses(status) ||
-      (h.when && !h.when({ authorization }))
-    )
-      continue;
+  for (const h of [...(rules.headers ?? []), ...EVERY_API]) {
+    if (!h.route.test(route) || !h.statuses(status) || (h.when && !h.when({ authorization }))) continue;
     if (required.has(h.name.toLowerCase())) continue;
     const value = x.headers[h.name.toLowerCase()];
     const presence = h.presence ?? 'required';

@@ -8,17 +8,12 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { ConformanceReference } from '../descriptor.ts';
+import type { ConformanceRules, ErrorLike } from './conformance-rules.ts';
 
 /** An API's name, as its emulator's reference names it (emulators/descriptor.ts). */
 export type ConformanceApi = string;
 
-export interface ErrorLike {
-  keyword: string;
-  instancePath: string;
-  params: Record<string, unknown>;
-  data?: unknown;
-  message?: string;
-}
+export type { ErrorLike };
 
 export type Validate = ((data: unknown) => boolean) & { errors?: ErrorLike[] | null };
 
@@ -27,14 +22,23 @@ export type Validate = ((data: unknown) => boolean) & { errors?: ErrorLike[] | n
  * emulator declares them (emulators/<kind>/reference.ts): registered when its app mounts the check.
  */
 const SPEC_FILES = new Map<ConformanceApi, readonly string[]>();
+/** Each API's sourced rules (emulators/<kind>/conformance-rules.ts), registered with its documents. */
+const RULES = new Map<ConformanceApi, ConformanceRules>();
 
 /** Makes an API's documents known to the check; the same API again must name the same documents. */
 export function registerReference(reference: ConformanceReference): void {
   const known = SPEC_FILES.get(reference.api);
   if (known && known.join('\n') !== reference.documents.join('\n'))
     throw new Error(`conformance: two different reference lists for "${reference.api}"`);
+  const rules = RULES.get(reference.api);
+  if (known && rules !== reference.rules)
+    throw new Error(`conformance: two different rule sets for "${reference.api}"`);
   SPEC_FILES.set(reference.api, reference.documents);
+  if (reference.rules) RULES.set(reference.api, reference.rules);
 }
+
+/** The sourced rules of an API, as its reference registered them (none: its documents alone). */
+export const rulesOf = (api: ConformanceApi): ConformanceRules => RULES.get(api) ?? {};
 
 type Media = Record<string, { schema?: unknown }>;
 interface Response {
@@ -95,7 +99,7 @@ interface AjvLike {
   compile(schema: object): Validate;
 }
 
-/** One Ajv instance per API; also compiles the rule tables' own schemas (conformance-statuses.ts). */
+/** One Ajv instance per API; also compiles the rules' own schemas (conformance-rules.ts). */
 export function newAjv(): AjvLike {
   const require = createRequire(import.meta.url);
   const { Ajv } = require('ajv') as { Ajv: new (o: object) => AjvLike };

@@ -11,7 +11,7 @@
 // every process, for the coverage the teardown prints and holds at 100 % of answers. Not checked nor
 // counted: the control plane (/__sandbox, no vendor's). Counted apart, as not in scope: deliberately
 // broken answers (injected faults, `res.locals.injectedFault`), routes outside every document
-// (conformance-allowlist.ts), and a request whose connection closed before any answer.
+// (each emulator's conformance-rules.ts), and a request whose connection closed before any answer.
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';

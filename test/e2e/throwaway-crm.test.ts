@@ -1,19 +1,24 @@
 // Adding a CRM is two folders and one line in each registry (CONTRIBUTING.md, "Add a CRM"): a
 // throwaway CRM — the in-memory connector (connectors/memory/) and its emulator (emulators/memory/),
 // registered as the test-only lines `registerCrm` and `registerEmulator` — is picked up by
-// `npm run sandbox` (its port option, its accounts, its export line), by startTestService (started,
-// configured, enriched from its own event), and by `npm run demo` (its table), with no other edit.
+// `npm run sandbox` (its port option, its accounts, its export line), by the compose check (its port lies
+// in the range the sandbox service publishes), by the conformance setup (its reference), by startTestService (started, configured, enriched from
+// its own event), and by `npm run demo` (its table), with no other edit.
 import '../helpers/memory-crm.ts'; // first: registers the connector before the registry is read
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMORY_CRM } from '../../connectors/memory/connector.ts';
+import { memory } from '../../connectors/memory/index.ts';
 import { sandboxCommand } from '../../emulators/cli/sandbox.ts';
 import { SANDBOX_ACCOUNTS } from '../../emulators/cli/sandbox-accounts.ts';
 import { startSandboxes } from '../../emulators/cli/sandbox-start.ts';
 import { memoryEmulator, type RunningMemoryCrm } from '../../emulators/memory/index.ts';
 import { EMULATORS, registerEmulator } from '../../emulators/registry.ts';
 import { PROVENANCE_FIELDS as P } from '../../src/map/field-definitions.ts';
+import { PROVIDER_SANDBOX_PORT, sandboxPortProblems, sandboxPortRange } from '../docker/compose-file.ts';
+import { missingFromEnvExample } from '../helpers/env-example.ts';
 import { finishedJob } from '../helpers/service.ts';
 import { startTestService, type TestService } from '../helpers/start-service.ts';
+import { referenceProblems, references } from '../setup/conformance.ts';
 
 let unregister: () => void;
 beforeAll(() => {
@@ -56,6 +61,36 @@ describe('a throwaway CRM added through its two folders and the two registry lin
       await sandboxes.close();
     }
   }, 60_000);
+
+  it('needs no edit of docker-compose.yml or emulators/Dockerfile: the published range holds its port', () => {
+    expect(sandboxPortProblems(EMULATORS)).toEqual([]);
+    // It listens on no port of its own (port 0: in-process); a CRM that listens takes a free port of the
+    // range, as it would: the compose check passes with that too.
+    const range = sandboxPortRange();
+    if (!range) throw new Error('docker-compose.yml publishes no sandbox port range');
+    const taken = new Set([PROVIDER_SANDBOX_PORT, ...EMULATORS.map((e) => e.port)]);
+    const free = Array.from({ length: range.to - range.from + 1 }, (_, i) => range.from + i).find(
+      (port) => !taken.has(port),
+    );
+    expect(free).toBeDefined();
+    const listening = EMULATORS.map((e) => (e.kind === MEMORY_CRM ? { ...e, port: free ?? 0 } : e));
+    expect(sandboxPortProblems(listening)).toEqual([]);
+  });
+
+  it('is one of the APIs the conformance setup checks, from its descriptor’s reference', () => {
+    expect(references().map((r) => r.api)).toContain(memoryEmulator.conformance.api);
+    expect(referenceProblems()).toEqual([]);
+    // It answers no HTTP, so it names no document; one it named would have to be there and sourced.
+    expect(referenceProblems([{ ...memoryEmulator.conformance, documents: ['memory-crm.json'] }])).toEqual([
+      `${MEMORY_CRM}: its reference document memory-crm.json is not in test/fixtures/reference/`,
+    ]);
+  });
+
+  it('would need its variables in .env.example as a product CRM (CONTRIBUTING’s docs step)', () => {
+    // The check (defaults-agree.unit.test.ts) reads every registered product CRM's variables from its
+    // connector; this test double is left out of .env.example, so its one variable is what it names.
+    expect(missingFromEnvExample(Object.keys(memory.config.variables))).toEqual(['MEMORY_CRM_WORKSPACE']);
+  });
 
   describe('startTestService', () => {
     let t: TestService;

@@ -19,7 +19,7 @@ import { type ExchangeLine, exchangesFile } from '../../emulators/shared/conform
 const REFERENCE_DIR = new URL('../fixtures/reference/', import.meta.url);
 
 /** The APIs checked: the provider's and each registered CRM emulator's. */
-const references = (): ConformanceReference[] => [
+export const references = (): ConformanceReference[] => [
   BUYER_INTEL_REFERENCE,
   ...EMULATORS.map((e) => e.conformance),
 ];
