@@ -47,11 +47,6 @@ const ALLOWED: { file: string; what: string; why: string }[] = [
     what: 'UnrecoverableError',
     why: "BullMQ's own signal that no attempt is left; BullMQ itself decides by that class",
   },
-  ...['AuthenticationError', 'PermissionDeniedError', 'ConnectionError'].map((what) => ({
-    file: 'src/cli/match-eval.ts',
-    what,
-    why: 'which failure ends an evaluation early: a refused connection and a timeout state the same facts (no status, transient), but only the first says the address is wrong',
-  })),
 ];
 
 // A for-of, for-in or counted for walks items: its catch moves on to the next one, it does not repeat
