@@ -2,7 +2,7 @@
 // the HTTP status, the provider's request id and its response body. Messages never include the token
 // or any request header.
 
-import { IntegrationError } from '../shared/errors.ts';
+import { type FailureKind, IntegrationError } from '../shared/errors.ts';
 
 export interface BuyerIntelErrorDetails {
   operation: string;
@@ -15,6 +15,8 @@ export interface BuyerIntelErrorDetails {
 export class BuyerIntelError extends IntegrationError {
   /** A kind of failure that may pass when the same request is sent again; sets `permanent`. */
   protected static readonly transient: boolean = false;
+  /** How a kind of failure that got no answer failed; sets `kind`. */
+  protected static readonly noAnswer: FailureKind | undefined = undefined;
   readonly operation: string;
   readonly body: unknown;
 
@@ -25,6 +27,7 @@ export class BuyerIntelError extends IntegrationError {
   ) {
     super(message, {
       permanent: !new.target.transient,
+      kind: new.target.noAnswer,
       status: details.status,
       requestId: details.requestId,
       cause: details.cause,
@@ -67,11 +70,13 @@ export class UnexpectedStatusError extends BuyerIntelError {}
 /** The request never got an HTTP answer: DNS, refused or reset connection. */
 export class ConnectionError extends BuyerIntelError {
   protected static override readonly transient = true;
+  protected static override readonly noAnswer = 'unreachable';
 }
 
 /** No answer within the per-request timeout. */
 export class TimeoutError extends BuyerIntelError {
   protected static override readonly transient = true;
+  protected static override readonly noAnswer = 'timeout';
 }
 
 /**

@@ -2,7 +2,7 @@
 // (src/shared/retry.ts): the client's settings (BUYER_INTEL_MAX_ATTEMPTS and the delays) become the
 // executor's plan, so the decision itself is the one every loop shares.
 
-import { failureFacts, type RetryFacts } from '../shared/errors.ts';
+import { answeredAgainstContract, failureFacts, type RetryFacts } from '../shared/errors.ts';
 import type { RetryPlan } from '../shared/retry.ts';
 
 export interface RetryPolicy {
@@ -32,8 +32,7 @@ export const DEFAULT_RETRY_POLICY: RetryPolicy = {
  */
 const classify = (err: unknown): RetryFacts | undefined => {
   const facts = failureFacts(err);
-  const answered = facts?.status !== undefined && facts.status >= 200 && facts.status < 300;
-  return answered ? { ...facts, permanent: true } : facts;
+  return facts && answeredAgainstContract(facts) ? { ...facts, permanent: true } : facts;
 };
 
 /**

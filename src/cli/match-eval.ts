@@ -4,7 +4,6 @@
 import { readFileSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import { cachedBuyerIntel } from '../buyer-intel/cache.ts';
-import { AuthenticationError, ConnectionError, PermissionDeniedError } from '../buyer-intel/errors.ts';
 import { loadCoreVariables } from '../config/env.ts';
 import { AccountsFileError, type EvalAccount, parseAccounts } from '../match-eval/accounts.ts';
 import { summaryOf } from '../match-eval/compare.ts';
@@ -14,6 +13,7 @@ import { openLearning } from '../match-eval/learning.ts';
 import { type LearningPassReport, learningPass } from '../match-eval/learning-pass.ts';
 import { Resolver } from '../resolve/resolver.ts';
 import { buyerIntelClient } from '../service/buyer-intel.ts';
+import { failureFacts } from '../shared/errors.ts';
 import { type CommandBody, EXIT_FAILURE, numberOption, UsageError } from './command.ts';
 import {
   DECISIONS_TENANT,
@@ -38,11 +38,15 @@ const VARIABLES = [
   'MATCH_AMBIGUITY_MARGIN',
 ] as const;
 
-/** Failures no other account would escape: stop at the first instead of failing every account. */
-const isFatal = (err: unknown) =>
-  err instanceof AuthenticationError ||
-  err instanceof PermissionDeniedError ||
-  err instanceof ConnectionError;
+/**
+ * Failures no other account would escape: stop at the first instead of failing every account. A
+ * refused token (401), one that may not read (403), an API that cannot be reached (the address is
+ * wrong); not a timeout, which states the same no-status transient facts but may be one slow answer.
+ */
+const isFatal = (err: unknown) => {
+  const facts = failureFacts(err);
+  return facts?.status === 401 || facts?.status === 403 || facts?.kind === 'unreachable';
+};
 
 /** Reads and parses a file of the command; a problem is one line naming the file (exit 2). */
 function readFile<T>(path: string, parse: (text: string) => T): T {

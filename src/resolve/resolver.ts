@@ -14,9 +14,9 @@
 import type { Redis } from 'ioredis';
 import { Batcher } from '../batch/batcher.ts';
 import type { BuyerIntelClient } from '../buyer-intel/client.ts';
-import { BuyerIntelError, ResponseValidationError } from '../buyer-intel/errors.ts';
 import type { BuyerBrief } from '../buyer-intel/schemas.ts';
 import type { StateEntry } from '../buyer-intel/states.ts';
+import { answeredAgainstContract, failureFacts } from '../shared/errors.ts';
 import { AnswerPool } from './answer-pool.ts';
 import { type IdMatchClient, IdMatcher } from './by-id.ts';
 import { CriteriaSearch } from './criteria-search.ts';
@@ -147,12 +147,14 @@ function canReadAttributes(client: ResolverClient): client is ResolverClient & I
 
 /**
  * Answers of a server whose criteria search does not take a web address in the shape we guess: ask it
- * no more. (One without the operation at all — 404, 405, 501 — is criteria-search.ts's to learn.)
+ * no more. (One without the operation at all — 404, 405, 501 — is criteria-search.ts's to learn.) An
+ * answer that breaks the contract is one too: the server answered, in a shape not ours.
  */
 const UNSUPPORTED_STATUSES = new Set([400, 403, 415, 422]);
 function criteriaUnsupported(err: unknown): boolean {
-  if (!(err instanceof BuyerIntelError)) return false;
-  return err instanceof ResponseValidationError || UNSUPPORTED_STATUSES.has(err.status ?? 0);
+  const facts = failureFacts(err);
+  if (!facts) return false;
+  return answeredAgainstContract(facts) || UNSUPPORTED_STATUSES.has(facts.status ?? 0);
 }
 /**
  * Before the criteria search has ever answered, another failure (a 500 from a route the server does
@@ -161,7 +163,8 @@ function criteriaUnsupported(err: unknown): boolean {
  */
 const CRITERIA_FAILURES_BEFORE_GIVING_UP = 3;
 function sharedFailure(err: unknown): boolean {
-  return err instanceof BuyerIntelError && (err.status === 401 || err.status === 429);
+  const status = failureFacts(err)?.status;
+  return status === 401 || status === 429;
 }
 
 export class Resolver {

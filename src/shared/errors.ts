@@ -1,7 +1,15 @@
 // The one error root. Every failure that crosses a module boundary says what a caller must know to
 // act on it — may it ever succeed (`permanent`), when to try again (`retryAfterMs`), whose limit was
-// hit (`limit`), the upstream's status and request id — so retry and give-up decisions read fields,
-// never class names (a new upstream's errors are handled the day they extend this class).
+// hit (`limit`), the upstream's status and request id, how a call that got no answer failed (`kind`) —
+// so retry and give-up decisions read fields, never class names (a new upstream's errors are handled
+// the day they extend this class).
+
+/**
+ * How a call failed where no status can say, for it got no answer: `unreachable` — no connection
+ * (DNS, refused or reset), so the address or the network is wrong for every call; `timeout` — no
+ * answer in time, which the next call may well get. Both are transient and carry no status.
+ */
+export type FailureKind = 'unreachable' | 'timeout';
 
 export interface FailureFacts {
   /** Sending the same request again cannot succeed (bad credentials, unknown record, invalid value). */
@@ -17,6 +25,8 @@ export interface FailureFacts {
   status?: number | undefined;
   /** The upstream's request id (for its support), when it sent one. */
   requestId?: string | undefined;
+  /** How a call without an answer failed (see FailureKind); undefined when the upstream answered. */
+  kind?: FailureKind | undefined;
   /**
    * What the credentials lack for this call (OAuth scopes, field access), as the upstream named it:
    * permanent until an admin grants it, and reported as such rather than retried.
@@ -31,6 +41,7 @@ export class IntegrationError extends Error {
   readonly limit: 'shared' | 'tenant' | undefined;
   readonly status: number | undefined;
   readonly requestId: string | undefined;
+  readonly kind: FailureKind | undefined;
   readonly missingPermissions: readonly string[] | undefined;
 
   constructor(message: string, facts: FailureFacts) {
@@ -41,6 +52,7 @@ export class IntegrationError extends Error {
     this.limit = facts.limit;
     this.status = facts.status;
     this.requestId = facts.requestId;
+    this.kind = facts.kind;
     this.missingPermissions = facts.missingPermissions;
   }
 }
@@ -48,7 +60,14 @@ export class IntegrationError extends Error {
 export const isIntegrationError = (err: unknown): err is IntegrationError => err instanceof IntegrationError;
 
 /** What a failure says about trying again: the facts a retry or give-up decision may read. */
-export type RetryFacts = Pick<FailureFacts, 'permanent' | 'retryAfterMs' | 'status' | 'limit'>;
+export type RetryFacts = Pick<FailureFacts, 'permanent' | 'retryAfterMs' | 'status' | 'limit' | 'kind'>;
+
+/**
+ * The upstream answered 2xx and the call failed all the same: the answer broke the contract (not JSON,
+ * a field missing). The same request would most likely get the same answer.
+ */
+export const answeredAgainstContract = (facts: RetryFacts): boolean =>
+  facts.status !== undefined && facts.status >= 200 && facts.status < 300;
 
 /**
  * The facts of any failure, or undefined when it states none. The root's errors carry them; an error
@@ -60,7 +79,13 @@ export type RetryFacts = Pick<FailureFacts, 'permanent' | 'retryAfterMs' | 'stat
  */
 export function failureFacts(err: unknown): RetryFacts | undefined {
   if (isIntegrationError(err))
-    return { permanent: err.permanent, retryAfterMs: err.retryAfterMs, status: err.status, limit: err.limit };
+    return {
+      permanent: err.permanent,
+      retryAfterMs: err.retryAfterMs,
+      status: err.status,
+      limit: err.limit,
+      kind: err.kind,
+    };
   if (err instanceof RangeError) return { permanent: true };
   if (typeof err !== 'object' || err === null) return undefined;
   const e = err as { permanent?: unknown; retryAfterMs?: unknown; status?: unknown };

@@ -13,7 +13,8 @@
 // a token bucket's wait has no catch that goes round: not flagged.
 // A class decision is `instanceof SomeError` (not `Error` itself), `err.name ===`/`!==`, or
 // `constructor.name`, where the statement or the function around it speaks of permanent, retry,
-// final, fatal, transient or giving up.
+// final, fatal, transient or giving up — or where a call of that function does (a predicate on the
+// class whose answer decides elsewhere in the file), its callers followed in turn.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ts from 'typescript';
@@ -47,11 +48,6 @@ const ALLOWED: { file: string; what: string; why: string }[] = [
     what: 'UnrecoverableError',
     why: "BullMQ's own signal that no attempt is left; BullMQ itself decides by that class",
   },
-  ...['AuthenticationError', 'PermissionDeniedError', 'ConnectionError'].map((what) => ({
-    file: 'src/cli/match-eval.ts',
-    what,
-    why: 'which failure ends an evaluation early: a refused connection and a timeout state the same facts (no status, transient), but only the first says the address is wrong',
-  })),
 ];
 
 // A for-of, for-in or counted for walks items: its catch moves on to the next one, it does not repeat
@@ -62,7 +58,7 @@ const walksItems = (n: ts.ForStatement | ts.WhileStatement | ts.DoStatement) =>
   ts.isForStatement(n) && n.incrementor !== undefined;
 const WAITS = /^(sleep|delay|pause|wait|setTimeout|backoffDelay)$/;
 const COUNTS_TRIES = /attempt|retr|tries/i;
-const DECIDES = /permanent|retr|final|fatal|give ?up|transient/i;
+const DECIDES = /permanent|retr|final|fatal|giv(?:e|ing)[ _]?up|transient/i;
 
 const calleeName = (call: ts.CallExpression): string | undefined => {
   const e = call.expression;
@@ -144,14 +140,38 @@ function classDecisions(source: string): { line: number; what: string }[] {
   const file = ts.createSourceFile('x.ts', source, ts.ScriptTarget.Latest, true);
   const found: { line: number; what: string }[] = [];
   const at = (n: ts.Node) => file.getLineAndCharacterOfPosition(n.getStart(file)).line + 1;
-  const context = (n: ts.Node): string => {
-    let stmt: ts.Node = n;
-    while (stmt.parent && !ts.isStatement(stmt)) stmt = stmt.parent;
+  const holderOf = (n: ts.Node): string | undefined => {
     let fn: ts.Node | undefined = n;
     while (fn && !ts.isFunctionLike(fn)) fn = fn.parent;
     const named = fn && (fn as ts.FunctionLikeDeclaration).name;
     const holder = fn && ts.isVariableDeclaration(fn.parent) ? fn.parent.name : named;
-    return `${stmt.getText(file)} ${holder?.getText(file) ?? ''}`;
+    return holder?.getText(file);
+  };
+  const context = (n: ts.Node): string => {
+    let stmt: ts.Node = n;
+    while (stmt.parent && !ts.isStatement(stmt)) stmt = stmt.parent;
+    return `${stmt.getText(file)} ${holderOf(n) ?? ''}`;
+  };
+  const calls: ts.CallExpression[] = [];
+  const collect = (n: ts.Node) => {
+    if (ts.isCallExpression(n)) calls.push(n);
+    ts.forEachChild(n, collect);
+  };
+  collect(file);
+  // A predicate that tests a class decides wherever its answer is used: `if (unsupported(err) ||
+  // failures >= GIVING_UP)` decides by the class `unsupported` tests. Its callers are followed (and
+  // theirs) in the file until one speaks of a decision.
+  const decides = (n: ts.Node): boolean => {
+    const seen = new Set<string>();
+    const pending: ts.Node[] = [n];
+    for (let next = pending.pop(); next; next = pending.pop()) {
+      if (DECIDES.test(context(next))) return true;
+      const holder = holderOf(next);
+      if (holder === undefined || seen.has(holder)) continue;
+      seen.add(holder);
+      pending.push(...calls.filter((call) => calleeName(call) === holder));
+    }
+    return false;
   };
   const visit = (node: ts.Node) => {
     let what: string | undefined;
@@ -170,7 +190,7 @@ function classDecisions(source: string): { line: number; what: string }[] {
     }
     if (ts.isPropertyAccessExpression(node) && node.getText(file).endsWith('constructor.name'))
       what = 'constructor.name';
-    if (what && DECIDES.test(context(node))) found.push({ line: at(node), what });
+    if (what && decides(node)) found.push({ line: at(node), what });
     ts.forEachChild(node, visit);
   };
   visit(file);
@@ -229,6 +249,18 @@ describe('decisions read facts, not classes', () => {
       classDecisions('if (!(err instanceof SalesforceRequestError)) throw err; read(err.errorCode);'),
     ).toEqual([]);
     expect(classDecisions('if (err instanceof Error) log(err.message);')).toEqual([]);
+    // A predicate on the class, used where the decision is made (the resolver's criteria search had it).
+    const predicate = [
+      'function unsupported(err) { return err instanceof ResponseValidationError; }',
+      'function learn(err) { failures++; if (unsupported(err) || failures >= FAILURES_BEFORE_GIVING_UP) off(); }',
+    ];
+    expect(classDecisions(predicate.join('\n'))).toEqual([{ line: 1, what: 'ResponseValidationError' }]);
+    expect(classDecisions(`${predicate[0]}\nconst ok = (err) => !unsupported(err);`)).toEqual([]);
+    expect(
+      classDecisions(
+        'const stops = (err) => err instanceof AuthError;\nrun({ isFatal: (err) => stops(err) });',
+      ),
+    ).toEqual([{ line: 1, what: 'AuthError' }]);
   });
 
   it('makes no retry or give-up decision by class outside the error root', () => {

@@ -4,6 +4,7 @@
 // runs on the whole set are real processes (side by side, a core each); the small runs go through the
 // CLI's own `main` in this process (runCliInProcess), which a real process would tell nothing more about.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -398,5 +399,29 @@ describe('buyer-intel-sync match-eval, usage and bad files', () => {
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).not.toContain('not-the-token');
     expect(bi.stats.count()).toBeLessThan(10);
+  });
+
+  it('fails with one line when the API cannot be reached, without trying every account', async () => {
+    // Something listens at the address but is no API: each connection is closed at once.
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const { code, stderr } = await runCliInProcess(
+        ['match-eval', SET],
+        env({ BUYER_INTEL_BASE_URL: `http://127.0.0.1:${port}`, BUYER_INTEL_MAX_ATTEMPTS: '1' }),
+      );
+      expect(code).toBe(1);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(stderr).toContain('could not reach the Buyer Intelligence API');
+      expect(connections).toBeGreaterThan(0);
+      expect(connections).toBeLessThan(10);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

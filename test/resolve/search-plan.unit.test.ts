@@ -5,7 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { BuyerCriteria, QuickSearchParams } from '../../src/buyer-intel/client.ts';
-import { NotFoundError, RateLimitError, ServerError } from '../../src/buyer-intel/errors.ts';
+import {
+  NotFoundError,
+  RateLimitError,
+  ResponseValidationError,
+  ServerError,
+} from '../../src/buyer-intel/errors.ts';
 import type { BuyerBrief } from '../../src/buyer-intel/schemas.ts';
 import { MAX_SEARCHES, Resolver, type ResolverClient } from '../../src/resolve/resolver.ts';
 import type { AccountForMatching } from '../../src/resolve/types.ts';
@@ -21,7 +26,7 @@ const brief = (name: string, stateCode: string, type: string, url: string | null
 /** A stand-in API: name searches answer from `byName`, criteria searches from `byHost` (or 404). */
 function api(options: {
   byName?: (query: string) => BuyerBrief[];
-  byHost?: ((host: string) => BuyerBrief[]) | 'unsupported' | 'fails' | 'rate-limited';
+  byHost?: ((host: string) => BuyerBrief[]) | 'unsupported' | 'fails' | 'rate-limited' | 'malformed';
 }) {
   const calls: { op: 'name' | 'criteria'; arg: string }[] = [];
   const client: ResolverClient = {
@@ -34,6 +39,12 @@ function api(options: {
       const details = { operation: 'searchBuyersByCriteria' as const };
       if (options.byHost === 'fails') throw new ServerError('HTTP 500', { ...details, status: 500 });
       if (options.byHost === 'rate-limited') throw new RateLimitError('HTTP 429', details);
+      if (options.byHost === 'malformed')
+        throw new ResponseValidationError('unexpected response at buyers', {
+          ...details,
+          status: 200,
+          path: 'buyers',
+        });
       if (options.byHost === 'unsupported' || !options.byHost)
         throw new NotFoundError('searchBuyersByCriteria: HTTP 404', {
           operation: 'searchBuyersByCriteria',
@@ -112,6 +123,16 @@ describe('the searches', () => {
     await expect(
       new Resolver({ client: limited.client }).resolve(account({ name: 'Zzyzx', website: 'zzyzx.org' })),
     ).rejects.toBeInstanceOf(RateLimitError);
+  });
+
+  it('a criteria search that answers in a shape not the contract’s is asked once, then never again', async () => {
+    const { client, calls } = api({ byHost: 'malformed' });
+    const resolver = new Resolver({ client });
+    for (let i = 0; i < 5; i++) {
+      const decision = await resolver.resolve(account({ name: 'Zzyzx Authority', website: `zzyzx${i}.org` }));
+      expect(decision.status).toBe('no_match');
+    }
+    expect(calls.filter((c) => c.op === 'criteria')).toHaveLength(1);
   });
 
   it('a nickname is searched by the name it stands for', async () => {
