@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { BETA } from '../../src/buyer-intel/pace-scripts.ts';
 import { readSharedRate } from '../../src/buyer-intel/shared-rate.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { deleteKeysOf, REDIS_URL, testPrefix, testRedis } from '../helpers/redis.ts';
@@ -171,7 +172,9 @@ describe('the shared pace against a provider with no burst', () => {
       expect(judged.share429).toBeLessThanOrEqual(0.05);
       expect(judged.usedOfLimit).toBeGreaterThanOrEqual(0.6);
       const pace = await readSharedRate(redis, prefix, sandbox.token, LIMIT);
-      expect(pace.ratePerSecond).toBeGreaterThan(LIMIT * 0.6);
+      // Read at any moment, it may be just after a cut: BETA of a pace that kept ≥ 0.6 of the limit
+      // (at load 8, two copies of the suite side by side, it read 5.86 one such moment).
+      expect(pace.ratePerSecond).toBeGreaterThan(LIMIT * 0.6 * BETA);
       expect(pace.throttled).toBe(true);
     });
   }, 60_000);

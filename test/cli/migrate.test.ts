@@ -126,7 +126,9 @@ describe('buyer-intel-sync migrate', () => {
     } finally {
       await store.close();
     }
-  });
+    // A new embedded database runs initdb in WebAssembly, then the file opens it twice more: 8–12 s on a
+    // quiet 2-core machine, past 30 s with a second copy of the suite beside it (load 8).
+  }, 120_000);
 
   it('says which variable is wrong, in one line per problem', async () => {
     const bad = await runCliInProcess(['migrate'], { DATABASE_URL: 'mysql://x' });
