@@ -31,10 +31,11 @@ export interface Prepared {
    * A name of kind words only ("Tribal Council", "Fire District") says which buyer only with the
    * account's place: its city, or the place its zip names when it has no city or county of its own.
    * Its buyers there are searched for (resolver.ts), since the name search finds a kind, not a place.
-   * So is a name that is a place and then kind words only ("Dallas VA Medical Center": `fromName`),
-   * whose buyer may carry the place in its attributes only ("VA North Texas Health Care System").
+   * So is a name that is a place and then kind words only ("Dallas VA Medical Center"), whose buyer may
+   * carry the place in its attributes only ("VA North Texas Health Care System"): `rest`, the name
+   * after its place, is what that place's buyers are scored by.
    */
-  local: { city: string; fromZip: boolean; fromName?: boolean; rest?: NormalizedName } | null;
+  local: { city: string; fromZip: boolean; rest?: NormalizedName } | null;
 }
 
 /** State codes that are also an agency's initials when they close a name ("Minneapolis VA"). */
@@ -159,8 +160,7 @@ const FACILITY_WORDS: ReadonlySet<string> = new Set([
  * "Dallas VA Medical Center": a place of the account's state (up to three words), then only kind or
  * facility words and the name's initials. The place is where to look, the rest of the name what its
  * buyers are scored by; a place and a kind are no name to match by, so what is found there goes to a
- * person (decide.ts). Needs the
- * state: a place's name alone is a different place in each.
+ * person (decide.ts). Needs the state: a place's name alone is a different place in each.
  */
 function placeBeforeKind(name: NormalizedName, state: string | null): Prepared['local'] {
   if (!state || name.company) return null;
@@ -173,7 +173,7 @@ function placeBeforeKind(name: NormalizedName, state: string | null): Prepared['
     // Every buyer of the place shares its name: what tells them apart is the rest of the name.
     const written = words.slice(n).map((w) => (name.acronyms.includes(w) ? w.toUpperCase() : w));
     const rest = { ...normalizeName(written.join(' ')), stateCode: name.stateCode };
-    return { city, fromZip: false, fromName: true, rest };
+    return { city, fromZip: false, rest };
   }
   return null;
 }

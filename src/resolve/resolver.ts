@@ -330,7 +330,7 @@ export class Resolver {
     // "Dallas VA Medical Center" unmatched: its buyer may hold the place in its attributes only ("VA
     // North Texas Health Care System", in Dallas). The place's buyers, scored by the rest of the name,
     // are offered to a person; asked last, as it rescores what the name found.
-    if (decision?.status !== 'matched' && p.local?.fromName && state && calls < MAX_SEARCHES - 1) {
+    if (decision?.status !== 'matched' && p.local?.rest && state && calls < MAX_SEARCHES - 1) {
       const search = this.#placeSearch(p.local, state);
       const { buyers, called } = await search.run();
       if (called) calls++;
@@ -347,7 +347,7 @@ export class Resolver {
       rewritesName: false,
       localTo: local.fromZip
         ? `${local.city} (its zip)`
-        : local.fromName
+        : local.rest
           ? `${local.city} (the place its name begins with)`
           : local.city,
       ...(local.rest ? { localName: local.rest } : {}),
@@ -543,7 +543,7 @@ export class Resolver {
       // place ("Tribal Council" at 86039: the Hopi Tribe, whose name holds neither word nor place).
       // (A place then kind words, "Dallas VA Medical Center", is asked last: see `#search`.)
       (): Search | null =>
-        local && !local.fromName && state && !convincing() ? this.#placeSearch(local, state) : null,
+        local && !local.rest && state && !convincing() ? this.#placeSearch(local, state) : null,
       (): Search | null =>
         host
           ? {
