@@ -166,12 +166,19 @@ describe.concurrent('the shared pace converges to an enforcing provider’s limi
   }, 90_000);
 });
 
+/** The share of the limit a pace must keep against no burst, on a machine at load 8 (see below). */
+const KEPT_AT_LOAD = 0.5;
+
 describe('the shared pace against a provider with no burst', () => {
   it('a provider with no burst at all: even pacing, a few 429s, most of the limit used', async () => {
     // A burst of 1 leaves no room for timing noise: on a loaded 2-core machine, timers and the
     // emulator's own event loop move arrivals by tens of ms, and each such 429 pauses everyone a
     // whole second (Retry-After is in seconds). The bench measures the goal (≥ 0.9, ≤ 1 %) where the
-    // service runs; here, that the pace settles under the limit instead of sawing down to nothing.
+    // service runs; here, that the pace settles under the limit instead of sawing down to nothing:
+    // the defect of issue #42 kept 0.13 of the limit or less. Quiet, this run kept 0.90; beside six
+    // busy loops 0.78; at load 8 (two copies of the suite side by side) 0.54, where timers fire ~30 ms
+    // late at the median and the learned cap must leave that much room (a probe of the sends: gaps of
+    // 12–93 ms at its 429s).
     await withProvider(1, async (sandbox) => {
       const start = Date.now() + 1_500;
       const runMs = 17_000;
@@ -180,11 +187,10 @@ describe('the shared pace against a provider with no burst', () => {
       const judged = await window(sandbox, start + FIRST_WINDOW_MS, start + runMs);
       noneLost(await done);
       expect(judged.share429).toBeLessThanOrEqual(0.05);
-      expect(judged.usedOfLimit).toBeGreaterThanOrEqual(0.6);
+      expect(judged.usedOfLimit).toBeGreaterThanOrEqual(KEPT_AT_LOAD);
       const pace = await readSharedRate(redis, prefix, sandbox.token, LIMIT);
-      // Read at any moment, it may be just after a cut: BETA of a pace that kept ≥ 0.6 of the limit
-      // (at load 8, two copies of the suite side by side, it read 5.86 one such moment).
-      expect(pace.ratePerSecond).toBeGreaterThan(LIMIT * 0.6 * BETA);
+      // Read at any moment, it may be just after a cut: BETA of a pace that kept that much.
+      expect(pace.ratePerSecond).toBeGreaterThan(LIMIT * KEPT_AT_LOAD * BETA);
       expect(pace.throttled).toBe(true);
     });
   }, 60_000);
