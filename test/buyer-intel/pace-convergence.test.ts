@@ -8,11 +8,10 @@
 // covers that there; these runs are not repeated. Three runs go side by side (each its own provider
 // and key prefix, as three deployments): each is tens of seconds of paced waiting, not of CPU. The
 // burst-1 run goes alone: its provider refuses any arrival a few ms early.
-// Each provider runs in a process of its own (bench/provider-process.ts), as a provider's edge does:
-// its bucket counts a request when its handler runs, and three emulators sharing this file's event loop
-// counted them when that loop was free. At load 8 (two copies of the suite side by side) the loop's
-// stalls let a second's requests meet the bucket together: 3.4 % 429s at bursts 10 and 20, for the
-// emulators' stalls and not for the pace (19 % side by side at burst 1, ~1 % alone).
+// Each provider runs in a process of its own (bench/provider-process.ts), apart from its clients as a
+// provider's edge is: sharing this file's event loop, three emulators' buckets counted arrivals when
+// that loop was free. So placed, at load 8 (two copies of the suite side by side) bursts 10 and 20 met
+// 3.4 % 429s in one copy of two; apart, in none of four.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
