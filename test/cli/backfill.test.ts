@@ -19,6 +19,7 @@ import {
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { CLI_PATH as CLI, runCli, sandboxCliEnv } from '../helpers/cli.ts';
 import { eventually } from '../helpers/poll.ts';
+import { testPrefix } from '../helpers/redis.ts';
 import { concurrentDatabase } from '../helpers/test-database.ts';
 
 /** The demo's companies, as a person creates them in HubSpot. */
@@ -138,7 +139,7 @@ describe('buyer-intel-sync backfill', () => {
   }, 60_000);
 
   it('with --wait, follows the run until a worker finished every account, and counts them as BullMQ does', async () => {
-    const waitPrefix = `${prefix}-wait`;
+    const waitPrefix = testPrefix('test-backfill-wait');
     const city = 'Backfill Demo';
     for (const c of DEMO_COMPANIES)
       hs.store.createCompany(

@@ -1,11 +1,11 @@
 // `buyer-intel-sync enrich --crm salesforce --dry-run` speaks Salesforce: the fields it plans are named as
 // an admin finds them in Setup (their API names), not as HubSpot's properties.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningSalesforceSandbox, startSalesforceSandbox } from '../../emulators/salesforce/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { runCliInProcess } from '../helpers/cli.ts';
+import { testPrefix } from '../helpers/redis.ts';
 
 let bi: RunningBuyerIntelSandbox;
 let sf: RunningSalesforceSandbox;
@@ -24,7 +24,7 @@ const env = () => ({
   SALESFORCE_CLIENT_ID: sf.clientId,
   SALESFORCE_CLIENT_SECRET: sf.clientSecret,
   SALESFORCE_REFRESH_TOKEN: sf.refreshToken,
-  REDIS_PREFIX: `test-sf-dry-${randomUUID().slice(0, 8)}`,
+  REDIS_PREFIX: testPrefix('test-sf-dry'),
 });
 
 describe('buyer-intel-sync enrich --crm salesforce --dry-run', () => {

@@ -9,13 +9,14 @@
 // with Redis unreachable, which fails right after those imports, is added to it (a `--help` run no
 // longer loads them: commands import their service graph once the arguments are valid).
 import { spawn } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { CLI_PATH, cliDatabase, runCliInProcess, sandboxCliEnv } from '../helpers/cli.ts';
 import { CLOSED_PORT } from '../helpers/ports.ts';
+import { testPrefix } from '../helpers/redis.ts';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 /** The issue's deadline for any failure to be said, once the CLI has started. */
@@ -113,7 +114,7 @@ afterAll(() => Promise.all([bi?.close(), hs?.close()]));
 /** A valid configuration for every command: the sandboxes, tenants in Redis, a digest schedule. */
 const env = (overrides: Record<string, string> = {}): Record<string, string> => ({
   REDIS_URL,
-  REDIS_PREFIX: `test-failures-${randomUUID().slice(0, 8)}`,
+  REDIS_PREFIX: testPrefix('test-failures'),
   HOST: '127.0.0.1',
   PORT: '0',
   ...sandboxCliEnv(bi, hs),
