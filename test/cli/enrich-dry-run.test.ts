@@ -1,12 +1,12 @@
 // `buyer-intel-sync enrich --dry-run` in process (runCliInProcess) against the sandboxes: prints the plan,
 // writes nothing.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
 import { type RunningHubSpotSandbox, startHubSpotSandbox } from '../../emulators/hubspot/server.ts';
 import { DEFAULT_MAPPING } from '../../src/map/default-mapping.ts';
 import { startSandbox } from '../helpers/buyer-intel-sandbox.ts';
 import { cliDatabase, runCliInProcess, sandboxCliEnv } from '../helpers/cli.ts';
+import { testPrefix } from '../helpers/redis.ts';
 
 let bi: RunningBuyerIntelSandbox;
 let hs: RunningHubSpotSandbox;
@@ -22,7 +22,7 @@ const cli = runCliInProcess;
 const sandboxEnv = async () => ({
   ...sandboxCliEnv(bi, hs),
   ...(await cliDatabase()).env,
-  REDIS_PREFIX: `test-cli-${randomUUID().slice(0, 8)}`,
+  REDIS_PREFIX: testPrefix('test-cli-dry'),
 });
 
 describe('buyer-intel-sync enrich --dry-run', () => {
