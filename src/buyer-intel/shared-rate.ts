@@ -123,7 +123,7 @@ export function sharedRate(options: SharedRateOptions): RateGate {
   let lastSent = Number.NEGATIVE_INFINITY;
   const release = (w: Waiter, reservedAt: number) => {
     // Not a ms early either: a provider with no burst at exactly the configured rate refuses a request
-    // 99.3 ms after the last (bench probe, issue #42: the burst-1 run's first 429, two such gaps before it).
+    // 99.3 ms after the last (bench probe, issue #42: sends 99.6 and 99.3 ms apart just before a 429).
     const wait = lastSent + spacing - performance.now();
     if (wait > 0) {
       scheduled.add(w);
