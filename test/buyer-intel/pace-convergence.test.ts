@@ -19,7 +19,7 @@ import { type ProviderProcess, startProviderProcess } from '../../bench/provider
 import { buildDataset } from '../../emulators/buyer-intel/data/dataset.ts';
 import { BETA } from '../../src/buyer-intel/pace-scripts.ts';
 import { readSharedRate } from '../../src/buyer-intel/shared-rate.ts';
-import { deleteKeysOf, REDIS_URL, testPrefix, testRedis } from '../helpers/redis.ts';
+import { REDIS_URL, testPrefix, testRedis } from '../helpers/redis.ts';
 
 const CHILD = fileURLToPath(new URL('./pace-child.ts', import.meta.url));
 /** The provider's limit, and the service's default rate with a burst above the provider's. */
@@ -28,17 +28,10 @@ const SERVICE_BURST = 20;
 /** The first window: the service meets the provider's burst and learns from it; not judged. */
 const FIRST_WINDOW_MS = 7_000;
 const redis = testRedis();
-const prefixes: string[] = [];
-const newPrefix = () => {
-  const prefix = testPrefix('test-pace');
-  prefixes.push(prefix);
-  return prefix;
-};
+// Each run's prefix is its own deployment's; testPrefix deletes their keys after the file.
+const newPrefix = () => testPrefix('test-pace');
 
-afterAll(async () => {
-  for (const p of prefixes) await deleteKeysOf(redis, p);
-  redis.disconnect();
-});
+afterAll(() => redis.disconnect());
 
 interface Seen {
   ok: number;
