@@ -13,6 +13,7 @@
 // also takes back the slots it had reserved ahead, so they are paced anew after the pause instead of
 // leaving into it. Each change is logged and the rate in use and the time spent waiting are metrics.
 import { createHash } from 'node:crypto';
+import { channel } from 'node:diagnostics_channel';
 import type { Redis } from 'ioredis';
 import type { LogPort } from '../shared/log.ts';
 import { isUrgent } from '../shared/urgency.ts';
@@ -99,6 +100,12 @@ interface Waiter {
 
 const perSecond = (milli: number) => Math.round(milli) / 1000;
 
+/**
+ * Published as a request leaves the pace (`{ at }`, performance.now()): the bench's send probe pairs it
+ * with the socket write undici publishes, to tell a late write from a pace that sent too close.
+ */
+export const paceReleased = channel('buyer-intel-sync:pace:release');
+
 /** The provider's pace, shared by every process that names the same prefix and token. */
 export function sharedRate(options: SharedRateOptions): RateGate {
   const r = scripted(options.redis);
@@ -134,6 +141,7 @@ export function sharedRate(options: SharedRateOptions): RateGate {
       return;
     }
     lastSent = performance.now();
+    if (paceReleased.hasSubscribers) paceReleased.publish({ at: lastSent });
     w.go(reservedAt);
   };
   const ask = async (): Promise<void> => {
