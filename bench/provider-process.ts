@@ -12,6 +12,7 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FaultSettings } from '../emulators/shared/faults.ts';
 import type { CallCounts } from './calls.ts';
+import { sendProbeExecArgv } from './send-probe-flags.ts';
 
 export interface ProviderProcessOptions {
   dataset: { seed: number; now: string; buyerCount: number };
@@ -46,9 +47,12 @@ export async function startProviderProcess(
   const child = fork(SELF, ['--child'], {
     env: { ...process.env, BENCH_PROVIDER: JSON.stringify(options) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv: process.env.BENCH_PROVIDER_PROF
-      ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROVIDER_PROF]
-      : [],
+    execArgv: [
+      ...(process.env.BENCH_PROVIDER_PROF
+        ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROVIDER_PROF]
+        : []),
+      ...sendProbeExecArgv(),
+    ],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const ready = await new Promise<Ready>((resolve, reject) => {

@@ -3,6 +3,7 @@
 import { type ChildProcess, execFileSync, fork } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sendProbeExecArgv } from './send-probe-flags.ts';
 
 /**
  * The worker's heap settings, as docker-compose.yml runs it (test/docker/compose.unit.test.ts keeps the two
@@ -123,9 +124,11 @@ export async function startWorkerProcess(
       BENCH_SETTINGS: JSON.stringify(settings),
     },
     // BENCH_CPU_PROF=dir: a V8 CPU profile of each worker (written as it exits), to see where its time goes.
+    // BENCH_SEND_PROBE=dir: when each provider request was written (bench/send-probe.ts).
     execArgv: [
       ...workerExecArgv([...heapFlags]),
       ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []),
+      ...sendProbeExecArgv(),
     ],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
