@@ -9,7 +9,12 @@ import { mountStatsAndFaults } from '../shared/control.ts';
 import { CallStats, FaultPlan, type FaultSettings, TokenBucketLimiter } from '../shared/faults.ts';
 import { buildDataset, type SandboxDataset } from './data/dataset.ts';
 import { HttpError, sendError } from './http-error.ts';
-import { type OperationContext, type RowStatusChange, registerOperations } from './operation.ts';
+import {
+  countArrivals,
+  type OperationContext,
+  type RowStatusChange,
+  registerOperations,
+} from './operation.ts';
 import { BUYER_INTEL_REFERENCE } from './reference.ts';
 import { registerBridgeRoutes } from './routes/bridges.ts';
 import { registerBuyerRoutes } from './routes/buyers.ts';
@@ -86,6 +91,7 @@ export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}):
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.use(countArrivals(limiter));
   app.use(conformanceCheck(BUYER_INTEL_REFERENCE));
   app.use((_req, res, next) => {
     res.setHeader('X-Request-Id', randomUUID());
@@ -116,7 +122,6 @@ export function createBuyerIntelSandbox(options: BuyerIntelSandboxOptions = {}):
     dataset,
     faults,
     stats,
-    limiter,
     tokens,
     webhooks,
     statusChanges,

@@ -1,7 +1,7 @@
 // Every sandbox operation runs through the same steps: count it, add latency, check the bearer token,
-// apply the rate limit, apply a scripted or random fault, then run the handler and send its JSON.
+// apply the rate limit (counted as the request arrived: countArrivals), apply a scripted or random fault, then run the handler and send its JSON.
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Request, Response, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import type { CallStats, FaultPlan, TokenBucketLimiter } from '../shared/faults.ts';
 import type { SandboxDataset } from './data/dataset.ts';
 import { HttpError, sendError } from './http-error.ts';
@@ -11,7 +11,6 @@ export interface OperationContext {
   dataset: SandboxDataset;
   faults: FaultPlan;
   stats: CallStats;
-  limiter: TokenBucketLimiter | null;
   tokens: { full: string[]; restricted: string[] };
   /** Row changes made through the API send their webhook (when configured). */
   webhooks?: SandboxWebhookSender;
@@ -64,15 +63,33 @@ function bearer(req: Request): string | undefined {
   return match?.[1];
 }
 
+type Verdict = ReturnType<TokenBucketLimiter['hit']>;
+
+/**
+ * The rate limit counts a request as it arrives, as a provider's edge does: the app's first
+ * middleware, before the conformance check, the body's read and the route. Counted in the route's
+ * handler, a request met the bucket up to 14–17 ms after it began whenever this process's loop was
+ * busy, and the next one on time, so two requests sent 111.7 ms apart were counted 97.8 ms apart and
+ * refused (bench/send-probe-report.ts, issue #42). Every request with a bearer token counts, an
+ * unknown route's too (an edge does not know the routes); the control plane (`/__sandbox`) never.
+ */
+export function countArrivals(limiter: TokenBucketLimiter | null): RequestHandler {
+  return (req, res, next) => {
+    const token = limiter && !req.path.startsWith('/__sandbox') ? bearer(req) : undefined;
+    if (token && limiter) res.locals.rateVerdict = limiter.hit(token) satisfies Verdict;
+    next();
+  };
+}
+
 export function registerOperations(router: Router, ctx: OperationContext, modules: RouteModule[]): void {
   const define: DefineOperation = (method, path, operation, handler) => {
     router[method](path, async (req, res, next) => {
       res.on('finish', () => ctx.stats.record(operation, res.statusCode));
       try {
-        // The limit counts a request when it arrives, as a provider's edge does; the added latency
-        // (the network's and the server's) then delays every answer, a 429's too.
+        // The limit counted the request as it arrived (countArrivals); the added latency (the
+        // network's and the server's) then delays every answer, a 429's too.
         const token = bearer(req);
-        const verdict = token && ctx.limiter ? ctx.limiter.hit(token) : undefined;
+        const verdict = res.locals.rateVerdict as Verdict | undefined;
         const { latencyMs } = ctx.faults.settings;
         if (latencyMs > 0) await delay(latencyMs);
 
