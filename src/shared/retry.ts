@@ -94,6 +94,8 @@ export async function retrying<T>(call: (attempt: number) => Promise<T>, run: Re
     try {
       return await call(attempt);
     } catch (err) {
+      // The caller gave up: not a failure to retry, whatever it says.
+      if (run.signal?.aborted) throw run.signal.reason;
       const step = nextRetry(err, { tries: tries + 1, waitedMs }, run, run.random);
       if (!step.retry) throw err;
       if (step.spendsTry) tries++;

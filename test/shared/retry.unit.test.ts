@@ -116,4 +116,19 @@ describe('retrying', () => {
     await expect(retrying(g.call, { tries: 3, backoff, signal: controller.signal })).rejects.toThrow();
     expect(g.calls()).toBe(1);
   });
+
+  it('never retries once the caller gave up, whatever the failure, even with a sleep that ignores the signal', async () => {
+    const controller = new AbortController();
+    let calls = 0;
+    const call = async () => {
+      calls++;
+      // What a paced request meets when its caller gives up while it waits for its slot.
+      controller.abort(new Error('given up'));
+      throw down();
+    };
+    await expect(
+      retrying(call, { tries: 3, backoff, signal: controller.signal, sleep: async () => {} }),
+    ).rejects.toThrow('given up');
+    expect(calls).toBe(1);
+  });
 });
