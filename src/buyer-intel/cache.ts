@@ -172,6 +172,53 @@ function criteriaKey(criteria: BuyerCriteria): string {
   return JSON.stringify(entries.sort(([a], [b]) => a.localeCompare(b)));
 }
 
+/** An upstream call, given up when every caller has given up (Flight). */
+type Upstream<T> = (signal: AbortSignal) => Promise<T>;
+
+/**
+ * A call in flight and who waits on it. It runs without any one caller's signal, so one caller giving
+ * up fails no other; once every caller has given up, and none came without a signal, it is given up
+ * too: a request still waiting for its slot in the provider's pace leaves it, and no call is made that
+ * nobody would read (an account the pool answered while its search waited: src/resolve/resolver.ts).
+ */
+interface Flight {
+  pending: Promise<unknown>;
+  urgent: boolean;
+  /** What the upstream call listens to. */
+  signal: AbortSignal;
+  /** A caller waits on the call; with no signal, it waits to the end. */
+  join(signal: AbortSignal | undefined): void;
+  /** The call ended: its callers' signals are no longer listened to. */
+  settle(): void;
+}
+
+function newFlight(urgent: boolean): Flight {
+  const ac = new AbortController();
+  const listening: { signal: AbortSignal; onAbort: () => void }[] = [];
+  let open = false;
+  let waiting = 0;
+  return {
+    pending: Promise.resolve(),
+    urgent,
+    signal: ac.signal,
+    join(signal) {
+      if (!signal) {
+        open = true;
+        return;
+      }
+      waiting++;
+      const onAbort = () => {
+        if (--waiting === 0 && !open) ac.abort(signal.reason);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      listening.push({ signal, onAbort });
+    },
+    settle() {
+      for (const { signal, onAbort } of listening.splice(0)) signal.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
 /** Resolves with the shared promise, or rejects as soon as this caller's own signal aborts. */
 function withSignal<T>(shared: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return shared;
@@ -216,7 +263,7 @@ export function cachedBuyerIntel(
     ...(options.now ? { perf: { now: options.now } } : {}),
   });
   /** Calls in flight by key, and whether a person waits on them (they go first at the provider's pace). */
-  const inflight = new Map<string, { pending: Promise<unknown>; urgent: boolean }>();
+  const inflight = new Map<string, Flight>();
   const stats: BuyerIntelCacheStats = {
     hits: 0,
     sharedHits: 0,
@@ -245,12 +292,13 @@ export function cachedBuyerIntel(
   const pollMs = redis?.pollMs ?? 15;
   const maxWaitMs = redis?.maxWaitMs ?? 120_000;
 
-  async function upstream<T>(fetchUpstream: () => Promise<T>): Promise<T> {
+  async function upstream<T>(fetchUpstream: Upstream<T>, signal: AbortSignal): Promise<T> {
     stats.misses++;
     try {
-      return await fetchUpstream();
+      return await fetchUpstream(signal);
     } catch (err) {
-      stats.errors++;
+      // Every caller gave up (Flight): not the API's failure.
+      if (!signal.aborted) stats.errors++;
       throw err;
     }
   }
@@ -286,8 +334,14 @@ export function cachedBuyerIntel(
     }
   }
 
-  async function load<T>(key: string, ttl: number, fetchUpstream: () => Promise<T>): Promise<Loaded<T>> {
-    if (!redis || ttl <= 0) return { value: await upstream(fetchUpstream) };
+  async function load<T>(
+    key: string,
+    ttl: number,
+    fetchUpstream: Upstream<T>,
+    signal: AbortSignal,
+  ): Promise<Loaded<T>> {
+    const call = () => upstream(fetchUpstream, signal);
+    if (!redis || ttl <= 0) return { value: await call() };
     const sharedKey = `${redis.prefix}${key}`;
     /** Shares the value over the lease, if any; with its JSON's length, and whether Redis took it. */
     const store = async (value: T) => {
@@ -301,17 +355,17 @@ export function cachedBuyerIntel(
       stats.sharedHits++;
       return seen.found;
     }
-    if (!leases) return store(await upstream(fetchUpstream));
+    if (!leases) return store(await call());
     // A person waits on this one: it never waits on another process's call, which may be a backfill's
     // far back in the provider's pace (src/shared/urgency.ts). At worst a buyer is read twice.
-    if (isUrgent()) return store(await upstream(fetchUpstream));
+    if (isUrgent()) return store(await call());
     // At most two waits for another process; then call upstream regardless.
     for (let round = 0; round < 2; round++) {
       const mine = seen?.lease ? null : await leases.take(sharedKey);
       if (mine) {
         let stored = false;
         try {
-          const result = await store(await upstream(fetchUpstream));
+          const result = await store(await call());
           stored = result.stored;
           return result;
         } finally {
@@ -331,6 +385,7 @@ export function cachedBuyerIntel(
       while (Date.now() < deadline) {
         const waited = Date.now() - began;
         await pollTick(ticks, Math.max(pollMs, Math.min(MAX_POLL_MS, waited * POLL_SHARE)));
+        signal.throwIfAborted();
         // The key and its holder's liveness in one MGET (both through the batched reads).
         const holder = lease ? reads?.submit(leases.holderKeyOf(lease)).catch(() => null) : undefined;
         const [now, alive] = await Promise.all([readShared<T>(sharedKey), holder]);
@@ -349,34 +404,34 @@ export function cachedBuyerIntel(
         lease = now.lease;
       }
     }
-    return store(await upstream(fetchUpstream));
+    return store(await call());
   }
 
-  function through<T>(
-    key: string,
-    opts: CallOptions,
-    fetchUpstream: () => Promise<T>,
-    ttl = ttlMs,
-  ): Promise<T> {
+  function through<T>(key: string, opts: CallOptions, fetchUpstream: Upstream<T>, ttl = ttlMs): Promise<T> {
     const hit = recall(key);
     if (hit) {
       stats.hits++;
       return Promise.resolve(hit.value as T);
     }
     const urgent = isUrgent();
+    // Given up already: no call is started or joined for it.
+    if (opts.signal?.aborted) return Promise.reject(opts.signal.reason);
     const flight = inflight.get(key);
     let pending: Promise<T>;
     // A person's call joins a call in flight only if a person waits on that one too: a backfill's may
     // still be far back in the provider's pace. Then later callers join the person's.
     if (flight && (flight.urgent || !urgent)) {
       stats.coalesced++;
+      flight.join(opts.signal);
       pending = flight.pending as Promise<T>;
     } else {
-      const entry = { pending: undefined as unknown as Promise<T>, urgent };
+      const entry = newFlight(urgent);
       const settled = () => {
+        entry.settle();
         if (inflight.get(key) === entry) inflight.delete(key);
       };
-      entry.pending = load(key, ttl, fetchUpstream).then(
+      entry.join(opts.signal);
+      entry.pending = load(key, ttl, fetchUpstream, entry.signal).then(
         ({ value, chars }) => {
           settled();
           remember(key, value, ttl, chars);
@@ -387,10 +442,9 @@ export function cachedBuyerIntel(
           throw err;
         },
       );
-      pending = entry.pending;
+      pending = entry.pending as Promise<T>;
       inflight.set(key, entry);
     }
-    // The upstream call runs without any one caller's signal, so one caller giving up fails no other.
     return withSignal(pending, opts.signal);
   }
 
@@ -403,25 +457,34 @@ export function cachedBuyerIntel(
       lru.clear();
     },
     getBuyerAttributesBulk(buyerId, attributes, opts = {}) {
-      return through(`attributes:${attributesKey(buyerId, attributes)}`, opts, () =>
-        client.getBuyerAttributesBulk(buyerId, attributes),
+      return through(`attributes:${attributesKey(buyerId, attributes)}`, opts, (signal) =>
+        client.getBuyerAttributesBulk(buyerId, attributes, { signal }),
       );
     },
     listRecentBuyerSignals(params, opts = {}) {
-      return through(`signals:${signalKey(params)}`, opts, () => client.listRecentBuyerSignals(params));
+      return through(`signals:${signalKey(params)}`, opts, (signal) =>
+        client.listRecentBuyerSignals(params, { signal }),
+      );
     },
     // A run's pages of the org-wide feed: every worker reads them once (run-signals.ts).
     listTopRecentSignals(params = {}, opts = {}) {
-      return through(`feed:${signalKey(params)}`, opts, () => client.listTopRecentSignals(params));
+      return through(`feed:${signalKey(params)}`, opts, (signal) =>
+        client.listTopRecentSignals(params, { signal }),
+      );
     },
     searchBuyers(params, opts = {}) {
-      return through(`search:${searchKey(params)}`, opts, () => client.searchBuyers(params), searchTtlMs);
+      return through(
+        `search:${searchKey(params)}`,
+        opts,
+        (signal) => client.searchBuyers(params, { signal }),
+        searchTtlMs,
+      );
     },
     searchBuyersByCriteria(criteria, opts = {}) {
       return through(
         `criteria:${criteriaKey(criteria)}`,
         opts,
-        () => client.searchBuyersByCriteria(criteria),
+        (signal) => client.searchBuyersByCriteria(criteria, { signal }),
         searchTtlMs,
       );
     },
