@@ -24,6 +24,7 @@ import { decide, decisiveScore, type Scored } from './decide.ts';
 import { parseWebAddress } from './domains.ts';
 import { carriesIds } from './ids.ts';
 import { fallbackQuery, foldText, type NormalizedName } from './normalize.ts';
+import { PoolWaiters } from './pool-waiters.ts';
 import { type Prepared, prepare } from './prepare.ts';
 import { MAX_PROFILES, type ProfileClient, type Profiled, readProfile } from './profiles.ts';
 import { domainQuery, initialsQuery, nicknameQuery, statesWrittenOut, typoQuery } from './queries.ts';
@@ -117,7 +118,7 @@ interface Search {
   localTo?: string;
   localName?: NormalizedName;
   /** The buyers found, or null when the search could not be made (then `called` says if it was tried). */
-  run: () => Promise<{ buyers: BuyerBrief[] | null; called: boolean }>;
+  run: (signal?: AbortSignal) => Promise<{ buyers: BuyerBrief[] | null; called: boolean }>;
 }
 
 function resolveOptions(options: Partial<ResolverOptions> = {}): ResolverOptions & { weights: Weights } {
@@ -181,6 +182,8 @@ export class Resolver {
   #criteria: 'unknown' | 'supported' | 'unsupported' = 'unknown';
   /** The pool's answers exchanged with the install's other workers (shared-pool.ts); none without a pool. */
   readonly #feed: PoolFeed | undefined;
+  /** The accounts whose first search waits, for the pool to answer them first (pool-waiters.ts). */
+  readonly #waiters = new PoolWaiters();
   /** The feed's read in flight: the accounts that wait on it together fold its answers once. */
   #reading: Promise<boolean> | null = null;
   #criteriaFailures = 0;
@@ -301,7 +304,21 @@ export class Resolver {
     for (const search of this.#plan(name, p.placed, p.local, website, givenState, state, convincing)) {
       if (calls >= (search.anywhere ? MAX_SEARCHES : MAX_SEARCHES - 1)) continue;
       if (nameSettled && search.rewritesName) continue;
-      const { buyers, called } = await search.run();
+      // The first search may be given up for the pool's match while it waits (pool-waiters.ts).
+      const waiting =
+        !decision && calls === 0 && this.#pool && state && poolable(p)
+          ? this.#waiters.watch(state.code, () => this.#fromPool(p))
+          : undefined;
+      let ran: Awaited<ReturnType<Search['run']>>;
+      try {
+        ran = await search.run(waiting?.signal);
+      } catch (err) {
+        if (waiting?.answer) return waiting.answer;
+        throw err;
+      } finally {
+        waiting?.stop();
+      }
+      const { buyers, called } = ran;
       if (called) calls++;
       anywhereAsked ||= !!search.anywhere;
       if (buyers === null) continue;
@@ -394,9 +411,15 @@ export class Resolver {
    * another worker's answer matches only what this worker's own search of it would have let it match.
    */
   async #fromSharedPool(p: Prepared): Promise<MatchDecision | null> {
+    if (!this.#feed || !this.#pool || !poolable(p)) return null;
+    return (await this.#foldShared()) ? this.#fromPool(p) : null;
+  }
+
+  /** Folds what the other workers received into the pool; whether anything came. */
+  #foldShared(): Promise<boolean> {
     const feed = this.#feed;
     const pool = this.#pool;
-    if (!feed || !pool || !poolable(p)) return null;
+    if (!feed || !pool) return Promise.resolve(false);
     const limit = this.#poolLimit();
     this.#reading ??= feed
       .read()
@@ -404,6 +427,7 @@ export class Resolver {
         // A rank is weighed against `searchLimit` in an answer of this length: another length, another rule.
         const fitting = answers.filter((a) => a.limit === limit);
         for (const a of fitting) pool.addRanked(a.state, a.buyers);
+        for (const state of new Set(fitting.map((a) => a.state))) this.#waiters.grew(state);
         return fitting.length > 0;
       })
       // A feed that fails leaves the pool as it was: the account searches.
@@ -411,7 +435,7 @@ export class Resolver {
       .finally(() => {
         this.#reading = null;
       });
-    return (await this.#reading) ? this.#fromPool(p) : null;
+    return this.#reading;
   }
 
   /** Results a search in a state asks for when a pool keeps them. */
@@ -530,7 +554,7 @@ export class Resolver {
         shown: `"${query}"${where}`,
         ranked: true,
         rewritesName: true,
-        run: async () => ({ buyers: await this.#find(query, state), called: true }),
+        run: async (signal) => ({ buyers: await this.#find(query, state, signal), called: true }),
       };
     };
     const host = parseWebAddress(website)?.host;
@@ -571,22 +595,30 @@ export class Resolver {
     }
   }
 
-  #find(buyerName: string, state: StateEntry | undefined): Promise<BuyerBrief[]> {
+  #find(buyerName: string, state: StateEntry | undefined, signal?: AbortSignal): Promise<BuyerBrief[]> {
     const limit = this.#options.searchLimit;
     // A search in a state asks for more than the decision reads: the rest is for the pool, whose
     // answer is the more complete for it (the same call; only the first `searchLimit` decide here).
     const pooled = state && this.#pool ? this.#poolLimit() : limit;
     return this.#client
-      .searchBuyers({ buyerName, limit: pooled, ...(state ? { buyerStateCode: state.code } : {}) })
+      .searchBuyers(
+        { buyerName, limit: pooled, ...(state ? { buyerStateCode: state.code } : {}) },
+        signal ? { signal } : {},
+      )
       .then((r) => {
         const kept = state && this.#pool?.add(state.code, r.buyers);
-        if (state && kept)
+        if (state && kept) {
           this.#feed?.publish({
             search: JSON.stringify([state.code, foldText(buyerName), pooled]),
             state: state.code,
             limit: pooled,
             buyers: kept,
           });
+          this.#waiters.grew(state.code);
+        }
+        // What the other workers found, for the searches still waiting here (the feed reads at most
+        // every quarter second).
+        if (this.#feed && this.#waiters.waiting) void this.#foldShared();
         return r.buyers.slice(0, limit);
       });
   }

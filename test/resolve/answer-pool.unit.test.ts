@@ -3,6 +3,7 @@
 // with the one a resolver that keeps nothing makes for the same account alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningBuyerIntelSandbox } from '../../emulators/buyer-intel/server.ts';
+import { cachedBuyerIntel } from '../../src/buyer-intel/cache.ts';
 import type { BuyerIntelClient } from '../../src/buyer-intel/index.ts';
 import { Resolver } from '../../src/resolve/resolver.ts';
 import type { AccountForMatching, MatchDecision } from '../../src/resolve/types.ts';
@@ -67,6 +68,28 @@ describe('the buyers earlier searches found, offered to the next accounts', () =
     await resolved(resolver, account('Erie County', 'PA'));
     const elsewhere = await resolved(resolver, account('City of Erie', 'NY'));
     expect(elsewhere.searched).toBeGreaterThan(0);
+  });
+});
+
+describe('an account whose search waits for its slot in the pace', () => {
+  it('"City of Erie" behind "Erie County": the county\'s answer matches it while it waits, and its search is never sent', async () => {
+    const expected = outcome(await alone(account('City of Erie', 'PA')));
+    const county = await resolved(
+      new Resolver({ client, options: { sharedAnswerTtlSeconds: 0 } }),
+      account('Erie County', 'PA'),
+    );
+    // Two searches a second, one at a time: the city's first search waits half a second behind the
+    // county's, as the service's client and cache call it (the cache lets a given-up call go).
+    const paced = clientFor(sandbox, { rateLimit: { ratePerSecond: 2, burst: 1 } }).client;
+    const resolver = new Resolver({ client: cachedBuyerIntel(paced, { ttlMs: 0, maxEntries: 100 }) });
+    const before = searches();
+    const [, city] = await Promise.all([
+      resolver.resolve(account('Erie County', 'PA')),
+      resolver.resolve(account('City of Erie', 'PA')),
+    ]);
+    expect(city.status).toBe('matched');
+    expect(outcome(city)).toBe(expected);
+    expect(searches() - before).toBe(county.searched);
   });
 });
 
