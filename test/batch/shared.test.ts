@@ -189,7 +189,9 @@ describe('shared batch channels', () => {
   });
 
   it('a sender whose call outlasts its slot time keeps the key (heartbeat): nothing is sent twice', async () => {
-    const timing = { slotTtlMs: 150, deadlineMs: 5_000, retakeMs: 30 };
+    // A slot of 600 ms, renewed every 200: at 150 ms, a stall of the test's loop as long as a slot (the
+    // whole suite on two cores) let b take the key once in a full run.
+    const timing = { slotTtlMs: 600, deadlineMs: 10_000, retakeMs: 30 };
     const { calls, sendOf } = manualSends();
     const a = processChannels('a', timing)('k6', { maxBatch: 100, send: sendOf('a') });
     const b = processChannels('b', timing)('k6', { maxBatch: 100, send: sendOf('b') });
