@@ -419,8 +419,9 @@ export function cachedBuyerIntel(
     const flight = inflight.get(key);
     let pending: Promise<T>;
     // A person's call joins a call in flight only if a person waits on that one too: a backfill's may
-    // still be far back in the provider's pace. Then later callers join the person's.
-    if (flight && (flight.urgent || !urgent)) {
+    // still be far back in the provider's pace. Then later callers join the person's. A call that every
+    // caller gave up is not joined: it ends with their abort.
+    if (flight && !flight.signal.aborted && (flight.urgent || !urgent)) {
       stats.coalesced++;
       flight.join(opts.signal);
       pending = flight.pending as Promise<T>;

@@ -59,7 +59,14 @@ export class PoolWaiters {
     const set = this.#byState.get(state.toUpperCase());
     if (!set) return;
     for (const entry of [...set]) {
-      const answer = entry.check();
+      let answer: MatchDecision | null;
+      try {
+        answer = entry.check();
+      } catch {
+        // Asking again failed: this account's search goes on as if it had not been asked, and the
+        // answer that landed still reaches the account whose search it was.
+        answer = null;
+      }
       if (!answer) continue;
       entry.answer = answer;
       set.delete(entry);

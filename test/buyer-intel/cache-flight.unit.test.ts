@@ -54,3 +54,15 @@ it('one caller giving up fails no other: the call goes for the caller still wait
   expect((await d).buyers.length).toBeGreaterThan(0);
   expect(searches()).toBe(3);
 });
+
+it('a caller that comes after every other gave up gets its own call, not their abort', async () => {
+  const cache = paced();
+  await cache.searchBuyers({ buyerName: 'Travis County' });
+  const gone = new AbortController();
+  const left = cache.searchBuyers({ buyerName: 'Erie County' }, { signal: gone.signal });
+  gone.abort();
+  const late = cache.searchBuyers({ buyerName: 'Erie County' });
+  await expect(left).rejects.toThrow();
+  expect((await late).buyers.length).toBeGreaterThan(0);
+  expect(searches()).toBe(2);
+});
