@@ -1,5 +1,6 @@
 // Every sandbox operation runs through the same steps: count it, add latency, check the bearer token,
-// apply the rate limit (counted as the request arrived: countArrivals), apply a scripted or random fault, then run the handler and send its JSON.
+// apply the rate limit (counted as the request arrived: countArrivals), apply a scripted or random
+// fault, then run the handler and send its JSON.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Request, RequestHandler, Response, Router } from 'express';
 import type { CallStats, FaultPlan, TokenBucketLimiter } from '../shared/faults.ts';
